@@ -1,0 +1,117 @@
+import { randomBytes } from "node:crypto";
+import { Writable } from "node:stream";
+import pg from "pg";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb, ensureDatabase, migrateToLatest, type Kysely } from "@support/db";
+import { createLogger } from "@support/logging";
+import {
+  ack, connectBus, createConsumer, createOutboxRelay, createOutboxTable, ensureStream, retryIn, streamNameFor, term, writeEvents,
+  type EventEnvelope, type NatsConnection,
+} from "./index.ts";
+
+// Real Postgres and NATS (TEST_POSTGRES_URL / NATS_URL, else the local servers).
+const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
+const run = randomBytes(4).toString("hex");
+const prefix = `t_${run}_`;
+const databaseUrl = adminUrl.replace(/\/[^/]*$/, `/t_bus_${run}`);
+const logger = createLogger({ service: "bus-test", destination: new Writable({ write: (_c, _e, done) => done() }) });
+
+describe("outbox relay and consumer", () => {
+  let db: Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  let nc: NatsConnection;
+  const stream = streamNameFor(prefix, "demo");
+
+  beforeAll(async () => {
+    await ensureDatabase(databaseUrl);
+    db = createDb({ url: databaseUrl, schema: "demo" });
+    await migrateToLatest(db, "demo", { "0001_outbox": { up: createOutboxTable } });
+    nc = await connectBus(natsUrl, "bus-test");
+    await ensureStream(nc, { name: stream, subjects: [`${prefix}demo.>`] });
+    await ensureStream(nc, { name: stream, subjects: [`${prefix}demo.>`] }); // idempotent
+  });
+
+  afterAll(async () => {
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.delete(stream).catch(() => undefined);
+    await nc.drain();
+    await db.destroy();
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`drop database if exists t_bus_${run} with (force)`);
+    await admin.end();
+  });
+
+  it("publishes committed events once each and never rolled-back ones", async () => {
+    const companyId = "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a11";
+    await db.transaction().execute((trx) =>
+      writeEvents(trx, [
+        { type: "demo.thing.created", companyId, data: { n: 1 } },
+        { type: "demo.thing.updated", companyId, data: { n: 2 } },
+      ]),
+    );
+    await db
+      .transaction()
+      .execute(async (trx) => {
+        await writeEvents(trx, [{ type: "demo.thing.deleted", companyId, data: { n: 99 } }]);
+        throw new Error("roll back");
+      })
+      .catch(() => undefined);
+
+    const relay = createOutboxRelay({ db, databaseUrl, schema: "demo", nc, subjectPrefix: prefix, logger, pollIntervalMs: 50 });
+    relay.start();
+
+    const received: EventEnvelope[] = [];
+    const consumer = createConsumer({
+      nc, stream, durable: "once", filterSubject: `${prefix}demo.>`, logger,
+      handle: async (event) => {
+        received.push(event);
+        return ack;
+      },
+    });
+    await consumer.start();
+    await expect.poll(() => received.length, { timeout: 5000 }).toBe(2);
+    expect(received.map((e) => e.type)).toEqual(["demo.thing.created", "demo.thing.updated"]);
+    expect(received[0]).toMatchObject({ companyId, data: { n: 1 } });
+    expect(received[0]!.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Date.parse(received[0]!.occurredAt)).not.toBeNaN();
+
+    // A re-publish of the same event (a relay crash after publish, before delete) is dropped.
+    const js = (await import("@nats-io/jetstream")).jetstream(nc);
+    const duplicate = await js.publish(`${prefix}demo.thing.created`, JSON.stringify(received[0]), { msgID: received[0]!.id });
+    expect(duplicate.duplicate).toBe(true);
+
+    // The relay wakes on commit without waiting for its poll.
+    await db.transaction().execute((trx) => writeEvents(trx, [{ type: "demo.thing.renamed", companyId, data: {} }]));
+    await expect.poll(() => received.length, { timeout: 5000 }).toBe(3);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(received.length).toBe(3);
+    expect(await db.selectFrom("outbox").selectAll().execute()).toEqual([]);
+    await consumer.stop();
+    await relay.stop();
+  });
+
+  it("redelivers after a retry verdict and stops after term", async () => {
+    const companyId = "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a12";
+    await writeEvents(db, [{ type: "demo.retry.asked", companyId, data: {} }, { type: "demo.poison.sent", companyId, data: {} }]);
+    const relay = createOutboxRelay({ db, databaseUrl, schema: "demo", nc, subjectPrefix: prefix, logger });
+    expect(await relay.flush()).toBe(2);
+
+    const deliveries: Record<string, number> = {};
+    const consumer = createConsumer({
+      nc, stream, durable: "verdicts", filterSubject: `${prefix}demo.>`, logger,
+      handle: async (event) => {
+        deliveries[event.type] = (deliveries[event.type] ?? 0) + 1;
+        if (event.type === "demo.retry.asked") return deliveries[event.type] === 1 ? retryIn(50) : ack;
+        if (event.type === "demo.poison.sent") return term("cannot be processed");
+        return ack;
+      },
+    });
+    await consumer.start();
+    await expect.poll(() => deliveries["demo.retry.asked"], { timeout: 5000 }).toBe(2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(deliveries["demo.poison.sent"]).toBe(1);
+    await consumer.stop();
+  });
+});

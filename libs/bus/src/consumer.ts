@@ -1,0 +1,85 @@
+// Durable JetStream consumers with an explicit verdict per message (ack, retry later, or give
+// up) and bounded concurrency. Handlers must be idempotent: delivery is at least once.
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { Logger } from "@support/logging";
+import type { EventEnvelope } from "./envelope.ts";
+
+export type Verdict = { ack: true } | { retryInMs: number } | { term: string };
+
+export const ack: Verdict = { ack: true };
+export const retryIn = (ms: number): Verdict => ({ retryInMs: ms });
+export const term = (reason: string): Verdict => ({ term: reason });
+
+export interface ConsumerSettings {
+  nc: NatsConnection;
+  stream: string;
+  durable: string;
+  filterSubject: string;
+  logger: Logger;
+  handle: (event: EventEnvelope, message: JsMsg) => Promise<Verdict>;
+  concurrency?: number;
+  ackWaitMs?: number;
+  maxDeliver?: number;
+}
+
+export interface Consumer {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createConsumer(settings: ConsumerSettings): Consumer {
+  const concurrency = settings.concurrency ?? 4;
+  let stopped = false;
+  let messages: AsyncIterable<JsMsg> & { close(): Promise<void | Error> } | undefined;
+  let loop: Promise<void> | undefined;
+  const inFlight = new Set<Promise<void>>();
+
+  async function process(message: JsMsg): Promise<void> {
+    let verdict: Verdict;
+    try {
+      verdict = await settings.handle(message.json<EventEnvelope>(), message);
+    } catch (error) {
+      const delay = Math.min(60_000, 1000 * 2 ** Math.min(message.info.deliveryCount, 6));
+      settings.logger.warn({ err: error, subject: message.subject, delivery: message.info.deliveryCount }, "event handler failed; retrying");
+      verdict = retryIn(delay);
+    }
+    if ("ack" in verdict) message.ack();
+    else if ("retryInMs" in verdict) message.nak(verdict.retryInMs);
+    else {
+      settings.logger.error({ subject: message.subject, reason: verdict.term }, "event dropped");
+      message.term(verdict.term);
+    }
+  }
+
+  return {
+    async start() {
+      const jsm = await jetstreamManager(settings.nc);
+      await jsm.consumers.add(settings.stream, {
+        durable_name: settings.durable,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        filter_subject: settings.filterSubject,
+        ack_wait: (settings.ackWaitMs ?? 30_000) * 1_000_000,
+        max_deliver: settings.maxDeliver ?? -1,
+        max_ack_pending: concurrency * 4,
+      });
+      const consumer = await jetstream(settings.nc).consumers.get(settings.stream, settings.durable);
+      messages = await consumer.consume({ max_messages: concurrency * 2 });
+      loop = (async () => {
+        for await (const message of messages!) {
+          if (stopped) break;
+          const task = process(message).finally(() => inFlight.delete(task));
+          inFlight.add(task);
+          if (inFlight.size >= concurrency) await Promise.race(inFlight);
+        }
+      })();
+    },
+    async stop() {
+      stopped = true;
+      await messages?.close();
+      await loop;
+      await Promise.all(inFlight);
+    },
+  };
+}

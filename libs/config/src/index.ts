@@ -1,0 +1,33 @@
+// Typed, frozen configuration read only from environment variables (envalid does the parsing).
+// A missing required value or a malformed one throws, naming every bad variable at once,
+// instead of envalid's default of exiting the process: callers decide how to fail.
+import { bool, cleanEnv, num, port, str, url, type ValidatorSpec } from "envalid";
+
+export { bool, num, port, str, url };
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+type Specs<T> = { [K in keyof T]: ValidatorSpec<T[K]> };
+
+export function loadConfig<T extends object>(
+  specs: Specs<T>,
+  env: Record<string, string | undefined> = process.env,
+): Readonly<T> {
+  const cleaned = cleanEnv(env, specs, {
+    reporter: ({ errors }) => {
+      const names = Object.keys(errors);
+      if (names.length === 0) return;
+      const reasons = names.map((name) => `${name}: ${(errors as Record<string, Error>)[name]?.message ?? "invalid"}`);
+      throw new ConfigError(`Invalid configuration: ${reasons.join("; ")}`);
+    },
+  });
+  // Copy into a plain frozen object: envalid's proxy is awkward to spread or log.
+  const plain = {} as T;
+  for (const key of Object.keys(specs) as (keyof T)[]) plain[key] = (cleaned as T)[key];
+  return Object.freeze(plain);
+}

@@ -1,0 +1,99 @@
+// Postgres access for one service: a kysely instance whose connections live in the service's
+// own schema (search_path), and migrations whose bookkeeping tables sit in that schema too,
+// so services share a database server without sharing tables.
+import { Kysely, PostgresDialect, sql, type Generated } from "kysely";
+import { Migrator, type Migration, type MigrationResultSet } from "kysely/migration";
+import pg from "pg";
+
+export { sql };
+export type { Generated, Kysely, Migration };
+
+// Return int8 (bigint, counts) as numbers: our counters stay far below 2^53.
+pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+// numeric stays a string in pg; we store fractional hours as double precision instead.
+
+export interface DatabaseSettings {
+  url: string;
+  /** The service's schema; also where its migration tables live. */
+  schema: string;
+  /** Pool size; small by default because every service shares one Postgres. */
+  maxConnections?: number;
+  applicationName?: string;
+}
+
+const schemaName = /^[a-z_][a-z0-9_]*$/;
+
+function assertSchemaName(schema: string): void {
+  if (!schemaName.test(schema)) throw new Error(`Invalid schema name: ${schema}`);
+}
+
+export function createPool(settings: DatabaseSettings): pg.Pool {
+  assertSchemaName(settings.schema);
+  return new pg.Pool({
+    connectionString: settings.url,
+    max: settings.maxConnections ?? 10,
+    application_name: settings.applicationName ?? settings.schema,
+    // Unqualified names resolve in the service's schema first; `public` holds extensions.
+    options: `-c search_path=${settings.schema},public`,
+    idleTimeoutMillis: 30_000,
+  });
+}
+
+export function createDb<DB>(settings: DatabaseSettings): Kysely<DB> {
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: createPool(settings) }) });
+}
+
+/** Applies every pending migration of a service. Throws with the failing migration's error. */
+export async function migrateToLatest(
+  db: Kysely<unknown>,
+  schema: string,
+  migrations: Record<string, Migration>,
+): Promise<MigrationResultSet> {
+  assertSchemaName(schema);
+  await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableSchema: schema,
+    migrationTableName: "kysely_migration",
+    migrationLockTableName: "kysely_migration_lock",
+  });
+  const result = await migrator.migrateToLatest();
+  if (result.error) throw result.error instanceof Error ? result.error : new Error(String(result.error));
+  return result;
+}
+
+/** Creates the database named in `url` when it does not exist (local stack and tests). */
+export async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query("select 1 from pg_database where datname = $1", [name]);
+    if (found.rowCount === 0) {
+      await client.query(`create database "${name.replaceAll('"', '""')}"`).catch((error: { code?: string }) => {
+        if (error.code !== "42P04") throw error; // created concurrently by another service
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/** True when the database answers a trivial query (readiness). */
+export async function isDatabaseReachable(db: Kysely<unknown>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Postgres error code of a failed query, e.g. 23505 for a unique violation. */
+export function pgErrorCode(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : undefined;
+}

@@ -1,0 +1,72 @@
+// Errors that domain code raises without knowing about HTTP or RPC. The `code` values are the
+// stable machine strings of the public error body (decisions D3); libs/rpc carries them over
+// Connect and the gateway turns them into HTTP statuses.
+
+export const errorCodes = [
+  "invalid_argument",
+  "failed_precondition",
+  "not_found",
+  "unauthenticated",
+  "permission_denied",
+  "conflict",
+  "payload_too_large",
+  "rate_limited",
+  "not_implemented",
+  "internal",
+  "unavailable",
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];
+
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+export interface ErrorDetails {
+  type: string;
+  issues?: ValidationIssue[];
+  payload?: Record<string, unknown>;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails) {
+    super(message);
+    this.name = "AppError";
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}
+
+/** A 400 naming each invalid input by JSON pointer (D3 VALIDATION_ERROR). */
+export function validationError(issues: ValidationIssue[], message = "Request validation failed"): AppError {
+  return new AppError("invalid_argument", message, { type: "VALIDATION_ERROR", issues });
+}
+
+export function notFound(message: string): AppError {
+  return new AppError("not_found", message);
+}
+
+export function conflict(message: string): AppError {
+  return new AppError("conflict", message);
+}
+
+export function permissionDenied(message: string): AppError {
+  return new AppError("permission_denied", message);
+}
+
+export function unauthenticated(message = "A valid API key is required"): AppError {
+  return new AppError("unauthenticated", message);
+}
+
+/** A business rejection (D3: 400 failed_precondition with typed details). */
+export function failedPrecondition(message: string, details: ErrorDetails): AppError {
+  return new AppError("failed_precondition", message, details);
+}

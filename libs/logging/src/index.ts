@@ -1,0 +1,55 @@
+// Structured logs (pino, JSON to stderr) with the request id of the current call attached
+// automatically: the gateway starts a request context, libs/rpc carries the id across
+// Connect calls in the `x-request-id` header, and every service logs under the same id.
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
+import { pino, type Logger, type LoggerOptions } from "pino";
+
+export type { Logger };
+
+export const REQUEST_ID_HEADER = "x-request-id";
+
+interface RequestContext {
+  requestId: string;
+}
+
+const requestContext = new AsyncLocalStorage<RequestContext>();
+
+/** Runs `fn` with `requestId` as the current request id (for logs and outgoing RPCs). */
+export function withRequestId<T>(requestId: string, fn: () => T): T {
+  return requestContext.run({ requestId }, fn);
+}
+
+export function currentRequestId(): string | undefined {
+  return requestContext.getStore()?.requestId;
+}
+
+// A request id comes from outside (a client's header): accept only short, printable ids so that
+// a caller cannot inject log lines or huge values; anything else is replaced.
+const acceptableRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestIdFrom(header: string | null | undefined): string {
+  return header && acceptableRequestId.test(header) ? header : randomUUID();
+}
+
+export interface LoggerSettings {
+  service: string;
+  level?: string;
+  /** A writable destination; stderr by default so stdout stays free for command output. */
+  destination?: NodeJS.WritableStream;
+}
+
+export function createLogger(settings: LoggerSettings): Logger {
+  const options: LoggerOptions = {
+    level: settings.level ?? process.env.LOG_LEVEL ?? "info",
+    base: { service: settings.service },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // Every line written inside a request context names its request.
+    mixin: () => {
+      const requestId = currentRequestId();
+      return requestId ? { requestId } : {};
+    },
+    redact: { paths: ["req.headers.authorization", "*.authorization", "*.apiKey", "*.secret"], censor: "[redacted]" },
+  };
+  return pino(options, settings.destination ?? pino.destination({ dest: 2, sync: false }));
+}

@@ -1,0 +1,4 @@
+// Generated contracts of every service, re-exported from one place.
+export * from "./gen/content/v1/content_pb.js";
+export * from "./gen/rpc/v1/errors_pb.js";
+export * as health from "./gen/grpc/health/v1/health_pb.js";
