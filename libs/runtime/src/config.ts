@@ -1,0 +1,17 @@
+// Settings every internal service reads, with safe local defaults.
+import { num, port, str } from "@support/config";
+
+export const serviceConfigSpecs = {
+  HOST: str({ default: "0.0.0.0", desc: "Address the RPC port binds to" }),
+  DATABASE_URL: str({ default: "postgres://postgres@127.0.0.1:5432/support", desc: "Postgres connection URL" }),
+  DB_POOL_MAX: num({ default: 10, desc: "Connections in the service's pool" }),
+  NATS_URL: str({ default: "nats://127.0.0.1:4222", desc: "NATS servers, comma-separated" }),
+  NATS_PREFIX: str({ default: "", desc: "Prefix of subjects and stream names (isolates environments sharing a NATS)" }),
+  LOG_LEVEL: str({ default: "info", choices: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] }),
+  SHUTDOWN_TIMEOUT_MS: num({ default: 10_000, desc: "Longest graceful shutdown before exiting anyway" }),
+};
+
+/** The listening port spec with a per-service default (content 50051, tickets 50052, ...). */
+export function portSpec(defaultPort: number) {
+  return port({ default: defaultPort, desc: "Port serving Connect, gRPC, gRPC-Web, /healthz and /readyz" });
+}

@@ -1,0 +1,3 @@
+export { serviceConfigSpecs, portSpec } from "./config.ts";
+export { createServiceHost, type ServiceHost, type ServiceHostOptions, type Startable } from "./host.ts";
+export { runUntilSignal, type Stoppable } from "./main.ts";

@@ -1,0 +1,5 @@
+// What other packages (the gateway's integration tests, the local stack) use of this service.
+export { createServer, type PlayersDeps } from "./server.ts";
+export { loadPlayersConfig, type PlayersConfig } from "./config.ts";
+export { migrations } from "./migrations/index.ts";
+export type { PlayersDatabase } from "./database.ts";
