@@ -1,33 +1,33 @@
-import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
-import pg from "pg";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, ensureDatabase, migrateToLatest, type Kysely } from "@support/db";
 import { createLogger } from "@support/logging";
+import { createTestInfra, type TestInfra } from "@support/testkit";
 import {
   ack, connectBus, createConsumer, createOutboxRelay, createOutboxTable, ensureStream, retryIn, streamNameFor, term, writeEvents,
   type EventEnvelope, type NatsConnection,
 } from "./index.ts";
 
-// Real Postgres and NATS (TEST_POSTGRES_URL / NATS_URL, else the local servers).
-const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
-const run = randomBytes(4).toString("hex");
-const prefix = `t_${run}_`;
-const databaseUrl = adminUrl.replace(/\/[^/]*$/, `/t_bus_${run}`);
+// Real Postgres and NATS, in a database and a stream prefix of this run's own (testkit).
+let infra: TestInfra;
+let databaseUrl: string;
+let prefix: string;
 const logger = createLogger({ service: "bus-test", destination: new Writable({ write: (_c, _e, done) => done() }) });
 
 describe("outbox relay and consumer", () => {
   let db: Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   let nc: NatsConnection;
-  const stream = streamNameFor(prefix, "demo");
+  let stream: string;
 
   beforeAll(async () => {
+    infra = await createTestInfra();
+    ({ databaseUrl, natsPrefix: prefix } = infra);
+    stream = streamNameFor(prefix, "demo");
     await ensureDatabase(databaseUrl);
     db = createDb({ url: databaseUrl, schema: "demo" });
     await migrateToLatest(db, "demo", { "0001_outbox": { up: createOutboxTable } });
-    nc = await connectBus(natsUrl, "bus-test");
+    nc = await connectBus(infra.natsUrl, "bus-test");
     await ensureStream(nc, { name: stream, subjects: [`${prefix}demo.>`] });
     await ensureStream(nc, { name: stream, subjects: [`${prefix}demo.>`] }); // idempotent
   });
@@ -37,10 +37,7 @@ describe("outbox relay and consumer", () => {
     await jsm.streams.delete(stream).catch(() => undefined);
     await nc.drain();
     await db.destroy();
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`drop database if exists t_bus_${run} with (force)`);
-    await admin.end();
+    await infra.stop();
   });
 
   it("publishes committed events once each and never rolled-back ones", async () => {

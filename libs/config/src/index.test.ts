@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, num, port, str } from "./index.ts";
+import { ConfigError, listenPort, loadConfig, num, port, str } from "./index.ts";
 
 describe("loadConfig", () => {
   const specs = { PORT: port({ default: 8080 }), DATABASE_URL: str(), RATIO: num({ default: 0.5 }) };
@@ -22,5 +22,10 @@ describe("loadConfig", () => {
 
   it("throws on a malformed value", () => {
     expect(() => loadConfig(specs, { DATABASE_URL: "x", PORT: "not-a-port" })).toThrow(/PORT/);
+  });
+
+  it("lets a listening port be 0 (any free port) but not out of range", () => {
+    expect(loadConfig({ PORT: listenPort({ default: 1 }) }, { PORT: "0" }).PORT).toBe(0);
+    expect(() => loadConfig({ PORT: listenPort({ default: 1 }) }, { PORT: "70000" })).toThrow(/PORT/);
   });
 });

@@ -1,9 +1,16 @@
 // Typed, frozen configuration read only from environment variables (envalid does the parsing).
 // A missing required value or a malformed one throws, naming every bad variable at once,
 // instead of envalid's default of exiting the process: callers decide how to fail.
-import { bool, cleanEnv, num, port, str, url, type ValidatorSpec } from "envalid";
+import { bool, cleanEnv, makeValidator, num, port, str, url, type ValidatorSpec } from "envalid";
 
 export { bool, num, port, str, url };
+
+/** A port to listen on: like `port`, but 0 (any free port, used by tests) is allowed. */
+export const listenPort = makeValidator<number>((input) => {
+  const value = Number(input);
+  if (!Number.isInteger(value) || value < 0 || value > 65535) throw new Error(`Invalid port: "${input}"`);
+  return value;
+});
 
 export class ConfigError extends Error {
   constructor(message: string) {

@@ -1,17 +1,17 @@
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import pg from "pg";
+import { createTestInfra, type TestInfra } from "@support/testkit";
 import { createDb, ensureDatabase, isDatabaseReachable, migrateToLatest, sql, type Generated, type Kysely } from "./index.ts";
 
-// Runs against a real Postgres: DATABASE_ADMIN_URL, else the local server.
-const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const dbName = `t_db_${randomBytes(4).toString("hex")}`;
-const url = adminUrl.replace(/\/[^/]*$/, `/${dbName}`);
+// Runs against a real Postgres, in a database of this run's own (testkit).
+let infra: TestInfra;
+let url: string;
 
 describe("db", () => {
   let db: Kysely<{ notes: { id: Generated<number>; body: string } }>;
 
   beforeAll(async () => {
+    infra = await createTestInfra();
+    url = infra.databaseUrl;
     await ensureDatabase(url);
     await ensureDatabase(url); // idempotent
     db = createDb({ url, schema: "notes_svc" });
@@ -19,10 +19,7 @@ describe("db", () => {
 
   afterAll(async () => {
     await db.destroy();
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
+    await infra.stop();
   });
 
   it("migrates inside the service schema and keeps its migration table there", async () => {

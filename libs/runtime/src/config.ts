@@ -1,5 +1,5 @@
 // Settings every internal service reads, with safe local defaults.
-import { num, port, str } from "@support/config";
+import { listenPort, num, str } from "@support/config";
 
 export const serviceConfigSpecs = {
   HOST: str({ default: "0.0.0.0", desc: "Address the RPC port binds to" }),
@@ -13,5 +13,5 @@ export const serviceConfigSpecs = {
 
 /** The listening port spec with a per-service default (content 50051, tickets 50052, ...). */
 export function portSpec(defaultPort: number) {
-  return port({ default: defaultPort, desc: "Port serving Connect, gRPC, gRPC-Web, /healthz and /readyz" });
+  return listenPort({ default: defaultPort, desc: "Port serving Connect, gRPC, gRPC-Web, /healthz and /readyz" });
 }

@@ -1,6 +1,4 @@
-import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
-import pg from "pg";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { afterAll, describe, expect, it } from "vitest";
 import { connectBus, createOutboxTable, streamNameFor, writeEvents } from "@support/bus";
@@ -8,27 +6,18 @@ import { createDb, ensureDatabase, migrateToLatest } from "@support/db";
 import { createLogger } from "@support/logging";
 import { health } from "@support/proto";
 import { createServiceClient } from "@support/rpc";
+import { createTestInfra, type TestInfra } from "@support/testkit";
 import { createServiceHost } from "./index.ts";
 
-const adminUrl = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
-const run = randomBytes(4).toString("hex");
-const databaseUrl = adminUrl.replace(/\/[^/]*$/, `/t_host_${run}`);
-const prefix = `t_${run}_`;
+let infra: TestInfra;
 const logger = createLogger({ service: "host-test", destination: new Writable({ write: (_c, _e, done) => done() }) });
 
 describe("service host", () => {
-  afterAll(async () => {
-    const nc = await connectBus(natsUrl, "cleanup");
-    await (await jetstreamManager(nc)).streams.delete(streamNameFor(prefix, "demo")).catch(() => undefined);
-    await nc.close();
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`drop database if exists t_host_${run} with (force)`);
-    await admin.end();
-  });
+  afterAll(() => infra.stop());
 
   it("creates its stream, serves health, publishes pending events at stop, and releases its connections", async () => {
+    infra = await createTestInfra();
+    const { databaseUrl, natsUrl, natsPrefix: prefix } = infra;
     await ensureDatabase(databaseUrl);
     const db = createDb({ url: databaseUrl, schema: "demo" });
     await migrateToLatest(db, "demo", { "0001": { up: createOutboxTable } });

@@ -1,0 +1,81 @@
+// Adds up the vitest JSON reports in a folder (default .ci/out) and prints one line per
+// report, then the closing line CI reads: "N passed, N failed, N skipped".
+// --check-missing: also name workspace packages with a test script but no report.
+// Exits 1 when anything failed. A test file that failed without a failing test (an import
+// error, a failing hook) counts as one failure.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+
+interface AssertionResult {
+  status: string;
+}
+interface FileResult {
+  name: string;
+  status: string;
+  message?: string;
+  assertionResults?: AssertionResult[];
+}
+interface VitestReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  numTodoTests?: number;
+  testResults?: FileResult[];
+}
+
+const args = process.argv.slice(2);
+const dir = resolve(args.find((a) => !a.startsWith("--")) ?? ".ci/out");
+const checkMissing = args.includes("--check-missing");
+let files: string[] = [];
+try {
+  files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+} catch {
+  // no reports at all
+}
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+for (const file of files) {
+  const report = JSON.parse(readFileSync(join(dir, file), "utf8")) as VitestReport;
+  const brokenFiles = (report.testResults ?? []).filter(
+    (r) => r.status === "failed" && !(r.assertionResults ?? []).some((a) => a.status === "failed"),
+  ).length;
+  const p = report.numPassedTests;
+  const f = report.numFailedTests + brokenFiles;
+  const s = report.numPendingTests + (report.numTodoTests ?? 0);
+  passed += p;
+  failed += f;
+  skipped += s;
+  console.log(`  ${file.replace(/\.json$/, "").padEnd(16)} ${p} passed, ${f} failed, ${s} skipped`);
+}
+if (files.length === 0) console.log(`  no vitest JSON reports in ${dir}`);
+
+// Packages with a test script but no report: their tests ran (or not) uncounted.
+const reported = new Set(files.map((f) => f.replace(/\.json$/, "")));
+for (const pkg of checkMissing ? workspacePackagesWithTests(resolve(dirname(import.meta.dirname))) : []) {
+  if (!reported.has(pkg)) console.log(`  ${pkg.padEnd(16)} no report: its vitest config should extend vitest.shared.ts`);
+}
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exitCode = failed > 0 ? 1 : 0;
+
+/** Short names (`@support/x` -> `x`) of workspace packages that have a `test` script. */
+function workspacePackagesWithTests(root: string): string[] {
+  const workspace = readFileSync(join(root, "pnpm-workspace.yaml"), "utf8");
+  const globs = [...workspace.matchAll(/^\s+-\s+["']?([^"'\n]+?)["']?\s*$/gm)]
+    .map((m) => m[1] ?? "")
+    .filter((g) => g && !g.includes("@") && !g.includes(":"));
+  const dirs = globs.flatMap((g) => {
+    if (!g.endsWith("/*")) return [join(root, g)];
+    const parent = join(root, g.slice(0, -2));
+    return existsSync(parent) ? readdirSync(parent).map((d) => join(parent, d)) : [];
+  });
+  const names: string[] = [];
+  for (const d of dirs) {
+    const manifest = join(d, "package.json");
+    if (!existsSync(manifest)) continue;
+    const pkg = JSON.parse(readFileSync(manifest, "utf8")) as { name?: string; scripts?: Record<string, string> };
+    if (pkg.scripts?.test) names.push((pkg.name ?? basename(d)).replace(/^@[^/]+\//, ""));
+  }
+  return names.sort();
+}

@@ -1,0 +1,23 @@
+# The two commands of the README's quick start. Each works alone on a fresh machine:
+# scripts/bootstrap.sh installs pnpm, the packages (Node 24) and the server binaries first.
+SHELL := bash
+export TURBO_TELEMETRY_DISABLED := 1
+
+.PHONY: up test bootstrap reset
+
+## Start the whole system with a demo tenant (Ctrl-C stops it).
+up: bootstrap
+	pnpm exec turbo run generate
+	pnpm run up
+
+## Lint, typecheck, buf lint and all tests.
+test: bootstrap
+	pnpm run lint && pnpm run typecheck && pnpm test
+
+## Install what is missing (idempotent).
+bootstrap:
+	@bash scripts/bootstrap.sh
+
+## Delete the local stack's data: .data/ and the `support` database (stop `make up` first).
+reset: bootstrap
+	pnpm run up --reset

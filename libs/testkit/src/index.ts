@@ -1,0 +1,49 @@
+// Test infrastructure resolution (Postgres, NATS JetStream, S3) shared by every package's
+// tests and by scripts/up.ts.
+export { createTestInfra } from "./infra.ts";
+export type { TestInfra } from "./infra.ts";
+export {
+  LOCAL_POSTGRES_PORT,
+  createTestDatabase,
+  databaseIdentity,
+  dropDatabase,
+  ensureDatabase,
+  findPostgresBinDir,
+  postgresAnswers,
+  postgresUrl,
+  resolvePostgres,
+  startPostgresServer,
+  withDatabase,
+} from "./postgres.ts";
+export type {
+  InfraSource,
+  PostgresServer,
+  PostgresServerOptions,
+  ResolveOptions,
+  ResolvedPostgres,
+  TestDatabase,
+} from "./postgres.ts";
+export {
+  LOCAL_NATS_PORT,
+  deleteStreamsMatching,
+  deleteStreamsWithPrefix,
+  findNatsServer,
+  listStreams,
+  natsJetStreamAnswers,
+  resolveNats,
+  startNatsServer,
+  streamHasPrefix,
+} from "./nats.ts";
+export type { NatsServer, NatsServerOptions, ResolvedNats } from "./nats.ts";
+export {
+  DEFAULT_TEST_BUCKET,
+  S3RVER_CREDENTIALS,
+  createS3Client,
+  ensureBucket,
+  resolveS3,
+  startS3rver,
+} from "./s3.ts";
+export type { ResolvedS3, S3Settings, S3rverOptions, S3rverServer } from "./s3.ts";
+export { containerEngineAnswers } from "./containers.ts";
+export { freePort, isRoot, lookupUser, portIsFree, randomId, tcpAnswers, waitFor } from "./net.ts";
+export { testInfraGlobalSetup } from "./vitest.ts";

@@ -1,0 +1,25 @@
+import { createServer } from "node:net";
+import { describe, expect, it } from "vitest";
+import { freePort, portIsFree, tcpAnswers } from "./net.ts";
+
+describe("tcpAnswers", () => {
+  it("reports a closed port as not answering within the probe timeout", async () => {
+    const port = await freePort();
+    const started = performance.now();
+    expect(await tcpAnswers("127.0.0.1", port, 300)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(400);
+  });
+
+  it("reports a listening port as answering", async () => {
+    const server = createServer((s) => s.destroy());
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    try {
+      expect(await tcpAnswers("127.0.0.1", port)).toBe(true);
+      expect(await portIsFree(port)).toBe(false);
+    } finally {
+      server.close();
+    }
+  });
+});

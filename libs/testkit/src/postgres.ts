@@ -1,0 +1,273 @@
+// PostgreSQL for tests and the local stack: DATABASE_URL, else the local server, else a
+// container, else a private server started from the Debian binaries (as the `postgres` OS
+// user when we are root, since initdb and postgres refuse to run as root).
+import { spawn, spawnSync } from "node:child_process";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import pg from "pg";
+import { containerEngineAnswers, startPostgresContainer } from "./containers.ts";
+import { freePort, isRoot, lookupUser, randomId, tcpAnswers } from "./net.ts";
+import type { OsUser } from "./net.ts";
+import { createShared, onProcessExit } from "./shared.ts";
+
+export type InfraSource = "env" | "local" | "container" | "binary";
+
+export interface ResolvedPostgres {
+  /** A superuser URL (database `postgres`) used to create and drop test databases. */
+  adminUrl: string;
+  source: InfraSource;
+  stop(): Promise<void>;
+}
+
+export interface ResolveOptions {
+  /** Environment to read DATABASE_URL / NATS_URL / S3_* from (default process.env). */
+  env?: Record<string, string | undefined>;
+  /** Where to look for an already running local server (default 127.0.0.1 and the standard port). */
+  localHost?: string;
+  localPort?: number;
+  /** Set false to skip the testcontainers step. */
+  containers?: boolean;
+}
+
+export const LOCAL_POSTGRES_PORT = 5432;
+
+/** True when a Postgres server accepts `url` (TCP probe first, so a closed port costs ~nothing). */
+export async function postgresAnswers(url: string, timeoutMs = 1000): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  if (!(await tcpAnswers(hostname || "127.0.0.1", Number(port || LOCAL_POSTGRES_PORT), Math.min(timeoutMs, 300)))) {
+    return false;
+  }
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
+  client.on("error", () => {});
+  try {
+    await client.connect();
+    await client.query("SELECT 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+export function postgresUrl(host: string, port: number, database = "postgres", user = "postgres"): string {
+  return `postgres://${user}@${host}:${port}/${database}`;
+}
+
+/** The newest `/usr/lib/postgresql/<v>/bin` that has initdb and pg_ctl. */
+export function findPostgresBinDir(): string | undefined {
+  const root = "/usr/lib/postgresql";
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, "bin", "initdb")) && existsSync(join(root, v, "bin", "pg_ctl")))
+    .sort((a, b) => Number.parseFloat(b) - Number.parseFloat(a));
+  return versions[0] === undefined ? undefined : join(root, versions[0], "bin");
+}
+
+export interface PostgresServerOptions {
+  /** Data directory; initialised when it holds no cluster yet. */
+  dataDir: string;
+  /** Port on 127.0.0.1 (default: a free one). */
+  port?: number;
+  /** false (tests): fsync off and friends. true (local stack): crash-safe defaults. */
+  durable?: boolean;
+  /** Remove dataDir after stopping (temp instances). */
+  removeOnStop?: boolean;
+}
+
+export interface PostgresServer {
+  adminUrl: string;
+  port: number;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** The OS user that runs our private Postgres: ourselves, or `postgres` when we are root. */
+function serverUser(): OsUser | undefined {
+  if (!isRoot()) return undefined;
+  const user = lookupUser("postgres") ?? lookupUser("nobody");
+  if (!user) throw new Error("running as root but there is no `postgres` (or `nobody`) OS user to run Postgres as");
+  return user;
+}
+
+function run(cmd: string, args: string[], user: OsUser | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {
+      stdio: ["ignore", "pipe", "pipe"],
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      env: { ...process.env, ...(user ? { HOME: "/tmp", USER: user.name } : {}) },
+    });
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    child.once("error", reject);
+    child.once("close", (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`${cmd} ${args.join(" ")} exited with ${code}${user ? ` (as ${user.name})` : ""}:\n${output.trim()}`));
+    });
+  });
+}
+
+/**
+ * Starts a Postgres server from the local binaries (pg_ctl, detached in its own session).
+ * Trust auth, superuser `postgres`, listening on 127.0.0.1 only, no Unix socket.
+ */
+export async function startPostgresServer(options: PostgresServerOptions): Promise<PostgresServer> {
+  const bin = findPostgresBinDir();
+  if (!bin) throw new Error("no PostgreSQL binaries under /usr/lib/postgresql/*/bin (apt-get install postgresql)");
+  const user = serverUser();
+  const { dataDir } = options;
+  const port = options.port ?? (await freePort());
+  // The parent keeps default permissions so the server's OS user can reach the data dir.
+  mkdirSync(dirname(dataDir), { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (user) {
+    chownSync(dataDir, user.uid, user.gid);
+    const reach = spawnSync("test", ["-w", dataDir], { uid: user.uid, gid: user.gid });
+    if (reach.status !== 0) {
+      throw new Error(
+        `the ${user.name} OS user cannot write ${dataDir}: make its parent directories traversable (chmod o+x) or move the checkout`,
+      );
+    }
+  }
+
+  if (!existsSync(join(dataDir, "PG_VERSION"))) {
+    await run(
+      join(bin, "initdb"),
+      ["-D", dataDir, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8", ...(options.durable ? [] : ["--no-sync"])],
+      user,
+    );
+  }
+
+  const settings = [
+    `-p ${port}`,
+    "-c listen_addresses=127.0.0.1",
+    "-c unix_socket_directories=''",
+    "-c max_connections=200",
+    ...(options.durable ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
+  ].join(" ");
+  const pgCtl = join(bin, "pg_ctl");
+  const logFile = join(dataDir, "server.log");
+  await run(pgCtl, ["-D", dataDir, "-l", logFile, "-o", settings, "-w", "-t", "60", "start"], user);
+
+  const stopSync = (): void => {
+    spawnSync(pgCtl, ["-D", dataDir, "-m", "immediate", "-w", "stop"], {
+      stdio: "ignore",
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+    });
+    if (options.removeOnStop) rmSync(dataDir, { recursive: true, force: true });
+  };
+  const unregister = onProcessExit(stopSync);
+  let stopped = false;
+  return {
+    adminUrl: postgresUrl("127.0.0.1", port),
+    port,
+    dataDir,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      unregister();
+      await run(pgCtl, ["-D", dataDir, "-m", "fast", "-w", "-t", "60", "stop"], user);
+      if (options.removeOnStop) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A throw-away private server in a temp dir, shared by every caller in this process. */
+const privatePostgres = createShared(async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "testkit-pg-"));
+  try {
+    return await startPostgresServer({ dataDir, removeOnStop: true });
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+});
+
+const containerPostgres = createShared(startPostgresContainer);
+
+export async function resolvePostgres(options: ResolveOptions = {}): Promise<ResolvedPostgres> {
+  const env = options.env ?? process.env;
+  if (env.DATABASE_URL) return { adminUrl: env.DATABASE_URL, source: "env", stop: async () => {} };
+
+  const localUrl = postgresUrl(options.localHost ?? "127.0.0.1", options.localPort ?? LOCAL_POSTGRES_PORT);
+  if (await postgresAnswers(localUrl)) return { adminUrl: localUrl, source: "local", stop: async () => {} };
+
+  if (options.containers !== false && (await containerEngineAnswers())) {
+    const lease = await containerPostgres.acquire();
+    return { adminUrl: postgresUrl(lease.value.host, lease.value.port), source: "container", stop: lease.release };
+  }
+
+  const lease = await privatePostgres.acquire();
+  return { adminUrl: lease.value.adminUrl, source: "binary", stop: lease.release };
+}
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
+  client.on("error", () => {});
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Same server and credentials as `url`, another database. */
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+/** Creates a fresh, uniquely named database (`t_<ms>_<random>`); `drop()` removes it with FORCE. */
+export async function createTestDatabase(adminUrl: string): Promise<TestDatabase> {
+  const name = `t_${Date.now()}_${randomId(6)}`;
+  await withAdmin(adminUrl, (c) => c.query(`CREATE DATABASE "${name}"`));
+  let dropped = false;
+  return {
+    name,
+    url: withDatabase(adminUrl, name),
+    drop: async () => {
+      if (dropped) return;
+      dropped = true;
+      await withAdmin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    },
+  };
+}
+
+/** Creates database `name` when missing; true when it was created now. */
+export async function ensureDatabase(adminUrl: string, name: string): Promise<boolean> {
+  return withAdmin(adminUrl, async (c) => {
+    const found = await c.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (found.rowCount) return false;
+    await c.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+    return true;
+  });
+}
+
+/** Drops database `name` (ending its connections) when it exists. */
+export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  await withAdmin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${name.replaceAll('"', '""')}" WITH (FORCE)`));
+}
+
+/**
+ * A string that changes when the server's cluster or the database itself is recreated
+ * (cluster system identifier + database oid); undefined when the database does not exist.
+ */
+export async function databaseIdentity(adminUrl: string, name: string): Promise<string | undefined> {
+  return withAdmin(adminUrl, async (c) => {
+    const r = await c.query<{ id: string }>(
+      "SELECT (SELECT system_identifier FROM pg_control_system())::text || ':' || oid::text AS id FROM pg_database WHERE datname = $1",
+      [name],
+    );
+    return r.rows[0]?.id;
+  });
+}

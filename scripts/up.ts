@@ -1,0 +1,410 @@
+// Starts the whole system on this machine: Postgres, NATS and S3 (reused when already running,
+// otherwise started from local binaries with data under .data/), the migrations, the five
+// services and a demo tenant. Ctrl-C stops the services, then the infrastructure it started.
+// Run through pnpm (Node 24): `pnpm run up` (NOT `pnpm up`, which is pnpm's own update command).
+// `pnpm run up -- --reset` deletes the local stack's data instead (see docs/local-stack.md).
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  LOCAL_NATS_PORT,
+  LOCAL_POSTGRES_PORT,
+  S3RVER_CREDENTIALS,
+  databaseIdentity,
+  dropDatabase,
+  ensureDatabase,
+  findPostgresBinDir,
+  freePort,
+  listStreams,
+  natsJetStreamAnswers,
+  portIsFree,
+  postgresAnswers,
+  postgresUrl,
+  startNatsServer,
+  startPostgresServer,
+  startS3rver,
+  withDatabase,
+} from "@support/testkit";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const DATA = join(ROOT, ".data");
+const DEMO_TENANT_FILE = join(ROOT, "scripts", "demo-tenant.json");
+const DEMO_TENANT_RECORD = join(DATA, "demo-tenant.json");
+const DATABASE = "support";
+const BUCKET = "support-attachments";
+const S3_PORT = 4568;
+const HEALTH_TIMEOUT_MS = Number(process.env.UP_HEALTH_TIMEOUT_S ?? 90) * 1000;
+const STOP_TIMEOUT_MS = 10_000;
+
+interface Service {
+  name: string;
+  port: number;
+  /** Env var under which the gateway finds this service. */
+  urlVar?: string;
+}
+
+const GATEWAY_PORT = Number(process.env.PORT ?? 8080);
+// Backends first: the gateway is started last and its /healthz is what we wait for.
+const SERVICES: Service[] = [
+  { name: "content", port: 50051, urlVar: "CONTENT_URL" },
+  { name: "tickets", port: 50052, urlVar: "TICKETS_URL" },
+  { name: "media", port: 50053, urlVar: "MEDIA_URL" },
+  { name: "players", port: 50054, urlVar: "PLAYERS_URL" },
+  { name: "gateway", port: GATEWAY_PORT },
+];
+
+// ---- output -------------------------------------------------------------------------------
+
+const COLOR = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+const COLORS: Record<string, number> = { up: 1, gateway: 36, content: 32, tickets: 33, media: 35, players: 34 };
+const WIDTH = Math.max(...SERVICES.map((s) => s.name.length), "admin".length) + 2;
+
+function paint(code: number, text: string): string {
+  return COLOR ? `\x1b[${code}m${text}\x1b[0m` : text;
+}
+
+function tag(name: string): string {
+  return paint(COLORS[name] ?? 90, `[${name}]`.padEnd(WIDTH));
+}
+
+function log(message: string): void {
+  process.stdout.write(`${tag("up")} ${message}\n`);
+}
+
+function pipeLines(name: string, from: Readable | null, to: Writable): void {
+  if (!from) return;
+  createInterface({ input: from, crlfDelay: Infinity }).on("line", (line) => to.write(`${tag(name)} ${line}\n`));
+}
+
+// ---- lifecycle ----------------------------------------------------------------------------
+
+interface Child {
+  name: string;
+  child: ChildProcess;
+  exited: Promise<void>;
+}
+
+const children = new Set<Child>();
+const infraStops: Array<{ name: string; stop: () => Promise<void> }> = [];
+let stopping = false;
+
+function isRunning(c: Child): boolean {
+  return c.child.exitCode === null && c.child.signalCode === null;
+}
+
+function spawnChild(name: string, args: string[], env: NodeJS.ProcessEnv, captureStdout = false): Child {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+    // Own process group: a terminal's Ctrl-C reaches only us, and we stop children in order.
+    detached: true,
+  });
+  if (!captureStdout) pipeLines(name, child.stdout, process.stdout);
+  pipeLines(name, child.stderr, process.stderr);
+  const entry: Child = {
+    name,
+    child,
+    exited: new Promise((done) => {
+      child.once("exit", () => done());
+      child.once("error", () => done());
+    }),
+  };
+  children.add(entry);
+  void entry.exited.then(() => children.delete(entry));
+  return entry;
+}
+
+/** Runs a one-off Node script (migration, admin command); resolves with its stdout. */
+async function runTask(name: string, args: string[], env: NodeJS.ProcessEnv, captureStdout = false): Promise<string> {
+  const task = spawnChild(name, args, env, captureStdout);
+  let stdout = "";
+  if (captureStdout) task.child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
+  await task.exited;
+  const { exitCode, signalCode } = task.child;
+  if (stopping) throw new Stopping();
+  if (exitCode !== 0) throw new Error(`${name} (${args.map((a) => relative(ROOT, a) || a).join(" ")}) failed with ${exitCode ?? signalCode}`);
+  return stdout;
+}
+
+class Stopping extends Error {}
+
+async function stopChildren(): Promise<void> {
+  const live = [...children].filter(isRunning);
+  for (const c of live) c.child.kill("SIGTERM");
+  const timer = setTimeout(() => {
+    for (const c of live.filter(isRunning)) {
+      log(`${c.name} did not stop within ${STOP_TIMEOUT_MS / 1000} s: killing it`);
+      c.child.kill("SIGKILL");
+    }
+  }, STOP_TIMEOUT_MS);
+  await Promise.all(live.map((c) => c.exited));
+  clearTimeout(timer);
+}
+
+async function stopInfra(): Promise<void> {
+  for (const { name, stop } of infraStops.reverse()) {
+    try {
+      await stop();
+      log(`${name} stopped`);
+    } catch (error) {
+      log(`could not stop ${name}: ${(error as Error).message}`);
+    }
+  }
+  infraStops.length = 0;
+}
+
+async function shutdown(exitCode: number, reason?: string): Promise<never> {
+  if (stopping) {
+    // A second Ctrl-C: stop waiting for the services.
+    for (const c of children) if (isRunning(c)) c.child.kill("SIGKILL");
+    return new Promise<never>(() => {});
+  }
+  stopping = true;
+  if (reason) log(reason);
+  if ([...children].some(isRunning)) log("stopping services…");
+  await stopChildren();
+  await stopInfra();
+  process.exit(exitCode);
+}
+
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(signal, () => void shutdown(signal === "SIGINT" ? 130 : 143, stopping ? undefined : `${signal}: shutting down`));
+}
+// Last resort when we die anyway (an uncaught error): leave no detached service behind.
+process.on("exit", () => {
+  for (const c of children) if (isRunning(c)) c.child.kill("SIGKILL");
+});
+
+// ---- infrastructure -----------------------------------------------------------------------
+
+interface Infra {
+  adminUrl: string;
+  natsUrl: string;
+  s3Endpoint: string;
+}
+
+async function startInfra(): Promise<Infra> {
+  const localPg = postgresUrl("127.0.0.1", LOCAL_POSTGRES_PORT);
+  let adminUrl: string;
+  if (await postgresAnswers(localPg)) {
+    adminUrl = localPg;
+    log(`Postgres: reusing the server on 127.0.0.1:${LOCAL_POSTGRES_PORT}`);
+  } else {
+    const port = (await portIsFree(LOCAL_POSTGRES_PORT)) ? LOCAL_POSTGRES_PORT : await freePort();
+    log(`Postgres: starting ${findPostgresBinDir() ?? "(no binaries found)"}/postgres on 127.0.0.1:${port}, data in .data/postgres`);
+    const server = await startPostgresServer({ dataDir: join(DATA, "postgres"), port, durable: true });
+    infraStops.push({ name: "Postgres", stop: server.stop });
+    adminUrl = server.adminUrl;
+  }
+
+  const localNats = `nats://127.0.0.1:${LOCAL_NATS_PORT}`;
+  let natsUrl: string;
+  if (await natsJetStreamAnswers(localNats)) {
+    natsUrl = localNats;
+    log(`NATS: reusing the JetStream server on 127.0.0.1:${LOCAL_NATS_PORT}`);
+  } else {
+    const port = (await portIsFree(LOCAL_NATS_PORT)) ? LOCAL_NATS_PORT : await freePort();
+    log(`NATS: starting nats-server -js on 127.0.0.1:${port}, data in .data/nats`);
+    const server = await startNatsServer({ storeDir: join(DATA, "nats"), port, detached: true });
+    infraStops.push({ name: "NATS", stop: server.stop });
+    natsUrl = server.url;
+  }
+
+  const s3Port = (await portIsFree(S3_PORT)) ? S3_PORT : 0;
+  const s3 = await startS3rver({ directory: join(DATA, "s3"), port: s3Port, bucket: BUCKET });
+  infraStops.push({ name: "S3 (s3rver)", stop: s3.stop });
+  log(`S3: s3rver on ${s3.endpoint}, bucket ${BUCKET}, data in .data/s3`);
+
+  if (await ensureDatabase(adminUrl, DATABASE)) log(`Postgres: created database ${DATABASE}`);
+  return { adminUrl, natsUrl, s3Endpoint: s3.endpoint };
+}
+
+function serviceEnv(infra: Infra, port: number): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    DATABASE_URL: withDatabase(infra.adminUrl, DATABASE),
+    NATS_URL: infra.natsUrl,
+    S3_ENDPOINT: infra.s3Endpoint,
+    S3_BUCKET: BUCKET,
+    S3_REGION: "us-east-1",
+    S3_ACCESS_KEY_ID: S3RVER_CREDENTIALS.accessKeyId,
+    S3_SECRET_ACCESS_KEY: S3RVER_CREDENTIALS.secretAccessKey,
+    S3_FORCE_PATH_STYLE: "true",
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+    LOG_PRETTY: process.env.LOG_PRETTY ?? (COLOR ? "true" : "false"),
+    SUPPORT_APP_URL: process.env.SUPPORT_APP_URL ?? "https://support.example.com",
+    WEB_SUPPORT_URL: process.env.WEB_SUPPORT_URL ?? "https://help.example.com/web-support",
+  };
+  for (const s of SERVICES) if (s.urlVar) env[s.urlVar] = `http://127.0.0.1:${s.port}`;
+  return env;
+}
+
+// ---- services -----------------------------------------------------------------------------
+
+function entry(service: string, file: string): string {
+  return join(ROOT, "services", service, "src", file);
+}
+
+async function runMigrations(infra: Infra): Promise<void> {
+  for (const s of SERVICES) {
+    const script = entry(s.name, "migrate.ts");
+    if (!existsSync(script)) continue;
+    await runTask(s.name, [script], serviceEnv(infra, s.port));
+  }
+  log("migrations applied");
+}
+
+function startServices(infra: Infra): Service[] {
+  const started: Service[] = [];
+  for (const s of SERVICES) {
+    const main = entry(s.name, "main.ts");
+    if (!existsSync(main)) {
+      log(paint(33, `services/${s.name}/src/main.ts does not exist: ${s.name} is not started`));
+      continue;
+    }
+    const c = spawnChild(s.name, [main], serviceEnv(infra, s.port));
+    c.child.once("exit", (code, signal) => {
+      if (!stopping) void shutdown(1, paint(31, `${s.name} exited (${code ?? signal}): stopping everything`));
+    });
+    started.push(s);
+  }
+  return started;
+}
+
+async function waitHealthy(port: number): Promise<void> {
+  const url = `http://127.0.0.1:${port}/healthz`;
+  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (stopping) throw new Stopping();
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      if (res.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(250);
+  }
+  throw new Error(`the gateway did not answer 200 on ${url} within ${HEALTH_TIMEOUT_MS / 1000} s`);
+}
+
+// ---- demo tenant --------------------------------------------------------------------------
+
+interface TenantResult {
+  companyId: string;
+  apiKeys: Record<string, string>;
+  games?: unknown;
+  users?: unknown;
+}
+
+interface TenantRecord {
+  /** databaseIdentity() of the database the tenant was applied to. */
+  database: string;
+  appliedAt: string;
+  tenant: TenantResult;
+}
+
+function parseTenant(stdout: string): TenantResult {
+  const text = stdout.trim();
+  const json = text.startsWith("{") ? text : text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1);
+  const parsed = JSON.parse(json) as TenantResult;
+  if (!parsed || typeof parsed.apiKeys !== "object") throw new Error("the admin command printed no apiKeys");
+  return parsed;
+}
+
+/** Applies scripts/demo-tenant.json once per database; later starts reuse the saved result. */
+async function demoTenant(infra: Infra): Promise<TenantRecord | undefined> {
+  const identity = await databaseIdentity(infra.adminUrl, DATABASE);
+  if (existsSync(DEMO_TENANT_RECORD)) {
+    const record = JSON.parse(readFileSync(DEMO_TENANT_RECORD, "utf8")) as TenantRecord;
+    if (record.database === identity) return record;
+    log("the demo tenant on record belongs to another database: applying it again");
+  }
+  const cli = entry("content", join("admin", "cli.ts"));
+  if (!existsSync(cli)) {
+    log(paint(33, "services/content/src/admin/cli.ts does not exist: no demo tenant"));
+    return undefined;
+  }
+  log("applying the demo tenant (scripts/demo-tenant.json)");
+  const stdout = await runTask("admin", [cli, "apply", DEMO_TENANT_FILE], serviceEnv(infra, 50051), true);
+  const record: TenantRecord = { database: identity ?? "", appliedAt: new Date().toISOString(), tenant: parseTenant(stdout) };
+  writeFileSync(DEMO_TENANT_RECORD, `${JSON.stringify(record, null, 2)}\n`);
+  return record;
+}
+
+function printReady(record: TenantRecord | undefined): void {
+  const base = `http://127.0.0.1:${GATEWAY_PORT}`;
+  const key = record ? Object.values(record.tenant.apiKeys)[0] : undefined;
+  const lines = [
+    "",
+    paint(32, "The support platform is running."),
+    `  Gateway   ${base}`,
+    `  API docs  ${base}/docs`,
+  ];
+  if (key) {
+    lines.push(
+      `  API key   ${key}   (demo tenant, saved in .data/demo-tenant.json)`,
+      `  Try       curl -H "Authorization: Bearer ${key}" ${base}/games`,
+    );
+  }
+  lines.push("  Stop      Ctrl-C", "");
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+// ---- reset --------------------------------------------------------------------------------
+
+async function reset(): Promise<void> {
+  const pid = join(DATA, "postgres", "postmaster.pid");
+  if (existsSync(pid) || !(await portIsFree(GATEWAY_PORT))) {
+    throw new Error("the stack seems to be running (stop `make up` first)");
+  }
+  const localPg = postgresUrl("127.0.0.1", LOCAL_POSTGRES_PORT);
+  if (await postgresAnswers(localPg)) {
+    await dropDatabase(localPg, DATABASE);
+    log(`dropped database ${DATABASE} on 127.0.0.1:${LOCAL_POSTGRES_PORT}`);
+  }
+  const localNats = `nats://127.0.0.1:${LOCAL_NATS_PORT}`;
+  if (await natsJetStreamAnswers(localNats)) {
+    // A reused NATS is shared (tests, other checkouts): its streams are listed, never deleted.
+    const streams = await listStreams(localNats);
+    if (streams.length) {
+      log(`left ${streams.length} JetStream stream(s) on the shared 127.0.0.1:${LOCAL_NATS_PORT} alone: ${streams.join(", ")}`);
+    }
+  }
+  rmSync(DATA, { recursive: true, force: true });
+  log("removed .data/");
+}
+
+// ---- main ---------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  if (process.argv.includes("--reset")) {
+    await reset();
+    return;
+  }
+  if (!existsSync(entry("gateway", "main.ts"))) {
+    throw new Error("services/gateway/src/main.ts does not exist: nothing to start");
+  }
+  for (const s of SERVICES) {
+    if (existsSync(entry(s.name, "main.ts")) && !(await portIsFree(s.port))) {
+      throw new Error(`port ${s.port} (${s.name}) is already in use: is another \`make up\` running?`);
+    }
+  }
+  const infra = await startInfra();
+  await runMigrations(infra);
+  startServices(infra);
+  log(`waiting for the gateway on http://127.0.0.1:${GATEWAY_PORT}/healthz`);
+  await waitHealthy(GATEWAY_PORT);
+  const record = await demoTenant(infra);
+  printReady(record);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof Stopping) return; // a signal is already shutting us down
+  void shutdown(1, paint(31, `failed: ${(error as Error).message}`));
+});
