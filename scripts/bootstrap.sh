@@ -17,7 +17,7 @@ if ! command -v pnpm >/dev/null 2>&1; then
 fi
 
 # Workspace packages (and Node 24). pnpm answers in about a second when nothing changed.
-pnpm install --frozen-lockfile --prefer-offline --loglevel=error >&2
+pnpm install --frozen-lockfile --prefer-offline --reporter=default --loglevel=error >&2
 
 node_version=$(pnpm exec node --version)
 case "$node_version" in

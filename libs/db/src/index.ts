@@ -19,6 +19,8 @@ export interface DatabaseSettings {
   /** Pool size; small by default because every service shares one Postgres. */
   maxConnections?: number;
   applicationName?: string;
+  /** Told about connections that failed while idle (they are replaced automatically). */
+  onIdleError?: (error: Error) => void;
 }
 
 const schemaName = /^[a-z_][a-z0-9_]*$/;
@@ -29,7 +31,7 @@ function assertSchemaName(schema: string): void {
 
 export function createPool(settings: DatabaseSettings): pg.Pool {
   assertSchemaName(settings.schema);
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString: settings.url,
     max: settings.maxConnections ?? 10,
     application_name: settings.applicationName ?? settings.schema,
@@ -37,6 +39,10 @@ export function createPool(settings: DatabaseSettings): pg.Pool {
     options: `-c search_path=${settings.schema},public`,
     idleTimeoutMillis: 30_000,
   });
+  // An idle connection that the server ends (a restart, a failover, a dropped test database)
+  // must not crash the process: the pool discards it and the next query opens a new one.
+  pool.on("error", (error) => settings.onIdleError?.(error));
+  return pool;
 }
 
 export function createDb<DB>(settings: DatabaseSettings): Kysely<DB> {

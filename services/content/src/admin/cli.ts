@@ -1,0 +1,217 @@
+// The operators' admin command (D10), run as `pnpm admin <verb>` from the repository root.
+// It works on the content schema directly (migrating it first, so a fresh database works) and
+// through the service's use cases, so its changes reach NATS through the outbox like any other.
+// Contract: logs go to stderr; stdout gets exactly one JSON object (the result, or
+// {"error": ...} on failure) or the help text. Exit 0 ok, 1 runtime failure, 2 usage or input.
+import { readFile } from "node:fs/promises";
+import { isAbsolute, resolve } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { parseArgs } from "node:util";
+import { ConfigError, loadConfig } from "@support/config";
+import { createDb, ensureDatabase, migrateToLatest, type Kysely } from "@support/db";
+import { isAppError, type ValidationIssue } from "@support/errors";
+import { createLogger, type Logger } from "@support/logging";
+import { serviceConfigSpecs } from "@support/runtime";
+import type { ContentDatabase } from "../database.ts";
+import { migrations } from "../migrations/index.ts";
+import { isUuid } from "../shared/validation.ts";
+import { runCommand, type AdminCommand } from "./commands.ts";
+import { parseTenantFile, TenantFileError } from "./tenant-file.ts";
+
+export const USAGE = `Usage: pnpm admin <command> [arguments]
+
+Commands:
+  apply <file>                                  Create a NEW company from a tenant file (JSON; "-" reads
+                                                stdin) in one transaction. Prints the company id, the
+                                                API key secrets (shown only now), game, environment
+                                                and user ids. Schema:
+                                                services/content/src/admin/tenant-file.schema.json
+  api-keys create --company <companyId> --name <name>
+                                                Create an API key; prints {apiKeyId, name, secret}.
+  api-keys revoke <apiKeyId>                    Revoke an API key; prints {apiKeyId, revoked: true}.
+  games delete <gameId>                         Soft-delete a game; prints {gameId, deleted: true}.
+  help, --help, -h                              Show this text (on stdout, exit 0).
+
+Without a command the text goes to stderr and the exit code is 2.
+
+Environment:
+  DATABASE_URL   Postgres (default postgres://postgres@127.0.0.1:5432/support)
+  LOG_LEVEL      fatal|error|warn|info|debug|trace|silent (default info); logs go to stderr
+
+Output: one JSON object on stdout, {"error": {"code", "message", "issues"?}} on failure.
+Exit codes: 0 done, 1 runtime failure (database unreachable, unknown id), 2 usage error or
+invalid input (nothing was changed).
+`;
+
+export interface CliIo {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  env: Record<string, string | undefined>;
+  /** Where relative file names are resolved. */
+  cwd: string;
+}
+
+class UsageError extends Error {}
+
+/** Input that cannot be used (unreadable file, not JSON): exit 2 like a usage error, without the usage text. */
+class InputError extends Error {}
+
+type ParsedCommand = { verb: "help" } | { verb: "apply"; source: string } | Exclude<AdminCommand, { verb: "apply" }>;
+
+export function parseCommandLine(argv: readonly string[]): ParsedCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: { help: { type: "boolean", short: "h" }, company: { type: "string" }, name: { type: "string" } },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [verb, sub, ...rest] = positionals;
+  if (values.help || verb === "help") return { verb: "help" };
+  if (verb === undefined) throw new UsageError("no command given");
+
+  const noOptions = (command: string) => {
+    if (values.company !== undefined || values.name !== undefined) throw new UsageError(`${command} takes no --company or --name`);
+  };
+  const uuidArgument = (value: string | undefined, what: string, command: string): string => {
+    if (value === undefined || rest.length > 0) throw new UsageError(`${command} takes exactly one ${what}`);
+    if (!isUuid(value)) throw new UsageError(`${what} must be a UUID: ${value}`);
+    return value.toLowerCase();
+  };
+
+  if (verb === "apply") {
+    noOptions("apply");
+    if (sub === undefined || rest.length > 0) throw new UsageError("apply takes exactly one file (or - for stdin)");
+    return { verb: "apply", source: sub };
+  }
+  if (verb === "api-keys" && sub === "create") {
+    if (rest.length > 0) throw new UsageError("api-keys create takes no positional arguments");
+    if (values.company === undefined || values.name === undefined) throw new UsageError("api-keys create needs --company and --name");
+    if (!isUuid(values.company)) throw new UsageError(`--company must be a UUID: ${values.company}`);
+    if (values.name.trim() === "") throw new UsageError("--name must not be blank");
+    return { verb: "api-keys create", companyId: values.company.toLowerCase(), name: values.name };
+  }
+  if (verb === "api-keys" && sub === "revoke") {
+    noOptions("api-keys revoke");
+    return { verb: "api-keys revoke", apiKeyId: uuidArgument(rest.shift(), "apiKeyId", "api-keys revoke") };
+  }
+  if (verb === "games" && sub === "delete") {
+    noOptions("games delete");
+    return { verb: "games delete", gameId: uuidArgument(rest.shift(), "gameId", "games delete") };
+  }
+  throw new UsageError(`unknown command: ${[verb, sub].filter(Boolean).join(" ")}`);
+}
+
+async function readTenantFile(source: string, io: CliIo): Promise<unknown> {
+  let text: string;
+  try {
+    if (source === "-") {
+      const chunks: Buffer[] = [];
+      for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
+      text = Buffer.concat(chunks).toString("utf8");
+    } else {
+      text = await readFile(isAbsolute(source) ? source : resolve(io.cwd, source), "utf8");
+    }
+  } catch (error) {
+    throw new InputError(`cannot read ${source}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InputError(`${source === "-" ? "stdin" : source} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+async function withContentDatabase<T>(databaseUrl: string, work: (db: Kysely<ContentDatabase>) => Promise<T>): Promise<T> {
+  await ensureDatabase(databaseUrl);
+  const db = createDb<ContentDatabase>({ url: databaseUrl, schema: "content", maxConnections: 2, applicationName: "content-admin" });
+  try {
+    await migrateToLatest(db as unknown as Kysely<unknown>, "content", migrations);
+    return await work(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+function writeJson(stream: Writable, value: unknown): void {
+  stream.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Prints a failure (human lines on stderr, one JSON object on stdout) and returns the exit code. */
+function fail(error: unknown, io: CliIo, logger: Logger | undefined): number {
+  let code = "internal";
+  const message = error instanceof Error ? error.message : String(error);
+  let issues: ValidationIssue[] | undefined;
+  let exitCode = 1;
+  if (error instanceof UsageError) {
+    code = "usage";
+    exitCode = 2;
+  } else if (error instanceof InputError || error instanceof ConfigError) {
+    code = "invalid_argument";
+    exitCode = 2;
+  } else if (error instanceof TenantFileError) {
+    code = "invalid_argument";
+    issues = error.issues;
+    exitCode = 2;
+  } else if (isAppError(error)) {
+    code = error.code;
+    issues = error.details?.issues?.map((issue) => ({ path: issue.path.replace(/^\//, ""), message: issue.message }));
+    exitCode = error.code === "invalid_argument" || error.code === "failed_precondition" ? 2 : 1;
+  } else {
+    logger?.error({ err: error }, "admin command failed");
+  }
+  const lines = [`error: ${message}`, ...(issues ?? []).map((issue) => `  ${issue.path || "(file)"}: ${issue.message}`)];
+  if (error instanceof UsageError) lines.push("Run `pnpm admin help` for usage.");
+  io.stderr.write(`${lines.join("\n")}\n`);
+  writeJson(io.stdout, { error: { code, message, ...(issues ? { issues } : {}) } });
+  return exitCode;
+}
+
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  let parsed: ParsedCommand;
+  try {
+    parsed = parseCommandLine(argv);
+  } catch (error) {
+    if (error instanceof UsageError && argv.length === 0) {
+      io.stderr.write(USAGE);
+      return 2;
+    }
+    return fail(error, io, undefined);
+  }
+  if (parsed.verb === "help") {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+
+  let logger: Logger | undefined;
+  try {
+    const config = loadConfig({ DATABASE_URL: serviceConfigSpecs.DATABASE_URL, LOG_LEVEL: serviceConfigSpecs.LOG_LEVEL }, io.env);
+    logger = createLogger({ service: "content-admin", level: config.LOG_LEVEL, destination: io.stderr });
+    // Check the file before touching the database: a bad file needs no connection.
+    const command: AdminCommand =
+      parsed.verb === "apply" ? { verb: "apply", file: parseTenantFile(await readTenantFile(parsed.source, io)) } : parsed;
+    const result = await withContentDatabase(config.DATABASE_URL, (db) => runCommand(db, command));
+    logger.info({ verb: command.verb }, "admin command done");
+    writeJson(io.stdout, result);
+    return 0;
+  } catch (error) {
+    return fail(error, io, logger);
+  }
+}
+
+if (import.meta.main) {
+  process.exitCode = await main(process.argv.slice(2), {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    // `pnpm admin` runs in the repository root; INIT_CWD is where the operator typed it.
+    cwd: process.env.INIT_CWD ?? process.cwd(),
+  });
+}

@@ -1,0 +1,119 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { LANGUAGE_CODES } from "../shared/language.ts";
+import schema from "./tenant-file.schema.json" with { type: "json" };
+import { BLOCKED_PLAYERS_UNSUPPORTED, parseTenantFile, TenantFileError } from "./tenant-file.ts";
+
+const minimal = () => ({
+  company: { name: "Studio" },
+  apiKeys: [{ name: "main" }],
+  games: [{ ref: "g", name: "Game", slug: "game", languages: ["en"], environments: [{ ref: "prod", name: "production" }] }],
+  users: [{ ref: "alice", name: "Alice", email: "alice@example.com", games: ["g"] }],
+  tags: [{ name: "bug", game: null }],
+  fields: [{ key: "level", name: "Level", type: "number", game: "g" }],
+});
+
+function issuesOf(value: unknown) {
+  try {
+    parseTenantFile(value);
+  } catch (error) {
+    if (error instanceof TenantFileError) return error.issues;
+    throw error;
+  }
+  return [];
+}
+
+describe("tenant file", () => {
+  it("lists exactly the language codes of support-api.md 2.1", () => {
+    expect(schema.definitions.language.enum).toEqual([...LANGUAGE_CODES]);
+  });
+
+  it("accepts the demo tenant of the local stack", () => {
+    const demo = JSON.parse(readFileSync(new URL("../../../../scripts/demo-tenant.json", import.meta.url), "utf8"));
+    expect(issuesOf(demo)).toEqual([]);
+  });
+
+  it("accepts a minimal file", () => {
+    expect(issuesOf(minimal())).toEqual([]);
+    expect(issuesOf({ company: { name: "Only a company" } })).toEqual([]);
+  });
+
+  it("names the path of each bad value", () => {
+    const file = minimal();
+    file.games[0]!.languages = ["en", "klingon"];
+    (file.company as Record<string, unknown>).autoCloseWaitingAfterHours = 0;
+    (file.games[0] as Record<string, unknown>).enviroments = [];
+    delete (file.users[0] as Record<string, unknown>).email;
+    expect(issuesOf(file)).toEqual(
+      expect.arrayContaining([
+        { path: "games/0/languages/1", message: "must be equal to one of the allowed values" },
+        { path: "company/autoCloseWaitingAfterHours", message: "must be > 0" },
+        { path: "games/0/enviroments", message: "is not allowed here" },
+        { path: "users/0/email", message: "is required" },
+      ]),
+    );
+  });
+
+  it("accepts localized text as a map or a plain string and names keys that are not languages", () => {
+    const file = minimal();
+    (file.games[0]!.environments[0] as Record<string, unknown>).announcement = { shortContent: "Hello", longContent: { en: "More", fr: null } };
+    expect(issuesOf(file)).toEqual([]);
+    (file.games[0]!.environments[0] as Record<string, unknown>).announcement = { shortContent: { en: "Hi", english: "Hi" } };
+    expect(issuesOf(file)).toEqual([{ path: "games/0/environments/0/announcement/shortContent/english", message: "is not a language code" }]);
+  });
+
+  it("checks dropdown options", () => {
+    const file = minimal();
+    const withOptions = {
+      ...file,
+      fields: [
+        { key: "a", name: "A", type: "dropdown", game: null },
+        { key: "b", name: "B", type: "text", game: null, options: ["x"] },
+      ],
+    };
+    expect(issuesOf(withOptions)).toEqual([
+      { path: "fields/0/options", message: "is required" },
+      { path: "fields/1/options", message: "only dropdown fields have options" },
+    ]);
+  });
+
+  it("names game refs that are not in games", () => {
+    const file = minimal();
+    file.users[0]!.games = ["g", "nope"];
+    file.tags = [{ name: "crash", game: "missing" as unknown as null }];
+    file.fields[0]!.game = "other";
+    expect(issuesOf(file)).toEqual([
+      { path: "users/0/games/1", message: 'unknown game ref "nope" (not in games)' },
+      { path: "tags/0/game", message: 'unknown game ref "missing" (not in games)' },
+      { path: "fields/0/game", message: 'unknown game ref "other" (not in games)' },
+    ]);
+  });
+
+  it("names duplicates", () => {
+    const file = minimal();
+    file.apiKeys.push({ name: "main" });
+    file.games.push({ ...file.games[0]!, name: "Again" });
+    file.users.push({ ref: "bob", name: "Bob", email: "ALICE@example.com", games: ["g", "g"] });
+    file.tags.push({ name: "bug", game: null });
+    expect(issuesOf(file)).toEqual([
+      { path: "apiKeys/1/name", message: "duplicates the name of apiKeys/0/name" },
+      { path: "games/1/ref", message: "duplicates the ref of games/0/ref" },
+      { path: "games/1/slug", message: "duplicates the slug of games/0/slug" },
+      { path: "users/1/email", message: "duplicates the email of users/0/email" },
+      { path: "users/1/games/1", message: "duplicates the game ref at users/1/games/0" },
+      { path: "tags/1/name", message: "duplicates the tag (same name and game) at tags/0/name" },
+    ]);
+  });
+
+  it("allows the same tag name company-wide and per game", () => {
+    const file = minimal();
+    file.tags = [{ name: "bug", game: null }, { name: "bug", game: "g" as unknown as null }];
+    expect(issuesOf(file)).toEqual([]);
+  });
+
+  it("refuses blocked players until the players service exists", () => {
+    const file = { ...minimal(), blockedPlayers: [{ game: "g", playerId: "p1" }] };
+    expect(issuesOf(file)).toEqual([{ path: "blockedPlayers", message: BLOCKED_PLAYERS_UNSUPPORTED }]);
+    expect(issuesOf({ ...minimal(), blockedPlayers: [] })).toEqual([]);
+  });
+});

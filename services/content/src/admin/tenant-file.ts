@@ -1,0 +1,159 @@
+// The tenant file of `pnpm admin apply`: its shape (tenant-file.schema.json, checked with ajv)
+// and the cross-references a schema cannot express (refs that must exist, names that must be
+// unique). Every problem is reported with the path of the bad value, e.g. `games/0/languages/1`.
+import { Ajv, type ErrorObject } from "ajv";
+import schema from "./tenant-file.schema.json" with { type: "json" };
+
+export type LocalizedText = string | Record<string, string | null>;
+
+export interface TenantFile {
+  company: {
+    name: string;
+    primaryLanguage?: string;
+    allowImmediateDeletion?: boolean;
+    autoCloseWaitingAfterHours?: number;
+  };
+  apiKeys?: { name: string }[];
+  games?: {
+    ref: string;
+    name: string;
+    slug: string;
+    languages: string[];
+    environments?: {
+      ref: string;
+      name: string;
+      announcement?: { shortContent: LocalizedText; longContent?: LocalizedText | null };
+    }[];
+    resources?: { key: string; title: string }[];
+    metadataJwks?: { keys: Record<string, unknown>[] };
+    blockUnverifiedPlayers?: boolean;
+  }[];
+  users?: { ref: string; name: string; email: string; games?: string[] }[];
+  tags?: { name: string; game: string | null; description?: string | null; isAiTag?: boolean; isSkill?: boolean }[];
+  fields?: {
+    key: string;
+    name: string;
+    type: string;
+    game: string | null;
+    description?: string | null;
+    isAiField?: boolean;
+    options?: string[];
+  }[];
+  blockedPlayers?: { game: string; playerId?: string; email?: string }[];
+}
+
+/** A problem in the file: `path` is a JSON pointer without the leading slash ("" for the root). */
+export interface TenantFileIssue {
+  path: string;
+  message: string;
+}
+
+export class TenantFileError extends Error {
+  readonly issues: TenantFileIssue[];
+  constructor(issues: TenantFileIssue[], message = "the tenant file is invalid") {
+    super(message);
+    this.name = "TenantFileError";
+    this.issues = issues;
+  }
+}
+
+export const BLOCKED_PLAYERS_UNSUPPORTED =
+  "blockedPlayers needs the players service, which is not available yet; remove the key";
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+const validateShape = ajv.compile<TenantFile>(schema);
+
+function join(base: string, token: string | number): string {
+  const escaped = String(token).replaceAll("~", "~0").replaceAll("/", "~1");
+  return base === "" ? escaped : `${base}/${escaped}`;
+}
+
+// ajv's pattern messages quote the regular expression; say what it means instead.
+const patternMessages: Record<string, string> = {
+  slug: "must be 1-64 lower-case letters, digits and inner hyphens",
+  key: "must be 1-64 letters, digits, '_' or '-'",
+  email: "must be an email address",
+  name: "must not contain a comma",
+};
+
+/** Turns ajv's errors into one issue per bad value, naming the value itself where ajv names its parent. */
+function shapeIssues(errors: ErrorObject[]): TenantFileIssue[] {
+  const issues: TenantFileIssue[] = [];
+  for (const error of errors) {
+    const at = error.instancePath.replace(/^\//, "");
+    // Summaries of other errors on the same value ("must match then schema") add nothing.
+    if (error.keyword === "if" || error.keyword === "anyOf") continue;
+    if (error.keyword === "propertyNames") continue;
+    if (error.propertyName !== undefined) {
+      issues.push({ path: join(at, error.propertyName), message: "is not a language code" });
+    } else if (error.keyword === "required") {
+      issues.push({ path: join(at, (error.params as { missingProperty: string }).missingProperty), message: "is required" });
+    } else if (error.keyword === "additionalProperties") {
+      issues.push({ path: join(at, (error.params as { additionalProperty: string }).additionalProperty), message: "is not allowed here" });
+    } else if (error.keyword === "pattern") {
+      const property = error.schemaPath.split("/").at(-2) ?? "";
+      issues.push({ path: at, message: patternMessages[property] ?? error.message ?? "is invalid" });
+    } else if (error.keyword === "maxItems" && at.endsWith("/options")) {
+      issues.push({ path: at, message: "only dropdown fields have options" });
+    } else {
+      issues.push({ path: at, message: error.message ?? "is invalid" });
+    }
+  }
+  return issues;
+}
+
+function duplicates<T>(items: readonly T[], keyOf: (item: T) => string | undefined, path: (index: number) => string, what: string): TenantFileIssue[] {
+  const first = new Map<string, number>();
+  const issues: TenantFileIssue[] = [];
+  items.forEach((item, index) => {
+    const key = keyOf(item);
+    if (key === undefined) return;
+    const earlier = first.get(key);
+    if (earlier === undefined) first.set(key, index);
+    else issues.push({ path: path(index), message: `duplicates ${what} ${path(earlier)}` });
+  });
+  return issues;
+}
+
+function crossReferenceIssues(file: TenantFile): TenantFileIssue[] {
+  const games = file.games ?? [];
+  const gameRefs = new Set(games.map((g) => g.ref));
+  const unknownGame = (ref: string | null, path: string): TenantFileIssue[] =>
+    ref === null || gameRefs.has(ref) ? [] : [{ path, message: `unknown game ref ${JSON.stringify(ref)} (not in games)` }];
+  const scopeOf = (game: string | null) => (game === null ? "" : game);
+
+  return [
+    ...duplicates(file.apiKeys ?? [], (k) => k.name, (i) => `apiKeys/${i}/name`, "the name of"),
+    ...duplicates(games, (g) => g.ref, (i) => `games/${i}/ref`, "the ref of"),
+    ...duplicates(games, (g) => g.slug, (i) => `games/${i}/slug`, "the slug of"),
+    ...games.flatMap((game, g) => [
+      ...duplicates(game.environments ?? [], (e) => e.ref, (i) => `games/${g}/environments/${i}/ref`, "the ref of"),
+      ...duplicates(game.environments ?? [], (e) => e.name, (i) => `games/${g}/environments/${i}/name`, "the name of"),
+      ...duplicates(game.resources ?? [], (r) => r.key, (i) => `games/${g}/resources/${i}/key`, "the key of"),
+    ]),
+    ...duplicates(file.users ?? [], (u) => u.ref, (i) => `users/${i}/ref`, "the ref of"),
+    ...duplicates(file.users ?? [], (u) => u.email.toLowerCase(), (i) => `users/${i}/email`, "the email of"),
+    ...(file.users ?? []).flatMap((user, u) => [
+      ...(user.games ?? []).flatMap((ref, i) => unknownGame(ref, `users/${u}/games/${i}`)),
+      ...duplicates(user.games ?? [], (ref) => ref, (i) => `users/${u}/games/${i}`, "the game ref at"),
+    ]),
+    ...(file.tags ?? []).flatMap((tag, i) => unknownGame(tag.game, `tags/${i}/game`)),
+    ...duplicates(file.tags ?? [], (t) => `${scopeOf(t.game)}\u0000${t.name.trim()}`, (i) => `tags/${i}/name`, "the tag (same name and game) at"),
+    ...(file.fields ?? []).flatMap((field, i) => unknownGame(field.game, `fields/${i}/game`)),
+    ...duplicates(file.fields ?? [], (f) => `${scopeOf(f.game)}\u0000${f.key}`, (i) => `fields/${i}/key`, "the field (same key and game) at"),
+  ];
+}
+
+/** Checks a parsed tenant file; throws TenantFileError naming every bad path. */
+export function parseTenantFile(value: unknown): TenantFile {
+  if (typeof value === "object" && value !== null && "blockedPlayers" in value) {
+    const blocked = (value as { blockedPlayers: unknown }).blockedPlayers;
+    if (!Array.isArray(blocked) || blocked.length > 0) {
+      throw new TenantFileError([{ path: "blockedPlayers", message: BLOCKED_PLAYERS_UNSUPPORTED }], BLOCKED_PLAYERS_UNSUPPORTED);
+    }
+  }
+  if (!validateShape(value)) throw new TenantFileError(shapeIssues(validateShape.errors ?? []));
+  const issues = crossReferenceIssues(value);
+  if (issues.length > 0) throw new TenantFileError(issues);
+  return value;
+}

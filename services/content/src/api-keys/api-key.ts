@@ -1,0 +1,56 @@
+// API keys (D2): 32 random bytes shown once at creation; only their SHA-256 is stored, so a
+// leaked database does not leak usable keys. The gateway hashes the presented key the same way.
+import { createHash, randomBytes } from "node:crypto";
+import { requiredText, throwIfInvalid, type ValidationIssue } from "../shared/validation.ts";
+
+export interface ApiKey {
+  id: string;
+  companyId: string;
+  name: string;
+  /** The first characters of the secret, enough to recognise a key in a list; not secret. */
+  keyPrefix: string;
+  keyHash: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export const API_KEY_PREFIX = "psk_";
+const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 6;
+
+export function generateApiKeySecret(): string {
+  return API_KEY_PREFIX + randomBytes(32).toString("base64url");
+}
+
+/** Lower-case hex SHA-256 of the whole key as presented in `Authorization: Bearer <key>`. */
+export function hashApiKey(secret: string): string {
+  return createHash("sha256").update(secret, "utf8").digest("hex");
+}
+
+export function displayPrefixOf(secret: string): string {
+  return secret.slice(0, DISPLAY_PREFIX_LENGTH);
+}
+
+const sha256Hex = /^[0-9a-f]{64}$/;
+
+export function isKeyHash(value: string): boolean {
+  return sha256Hex.test(value);
+}
+
+export function parseApiKeyName(name: unknown): string {
+  const issues: ValidationIssue[] = [];
+  const value = requiredText(name, "/name", issues, 100);
+  throwIfInvalid(issues);
+  return value;
+}
+
+/** The data of content.api_key.* events: ids and the hash (gateways evict cached keys by it), never the secret. */
+export function apiKeyEventData(key: ApiKey) {
+  return {
+    apiKeyId: key.id,
+    name: key.name,
+    keyPrefix: key.keyPrefix,
+    keyHash: key.keyHash,
+    createdAt: key.createdAt.toISOString(),
+    revokedAt: key.revokedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,39 @@
+// Queries on companies.
+import type { Kysely, Selectable } from "kysely";
+import type { ContentDatabase } from "../database.ts";
+import type { LanguageCode } from "../shared/language.ts";
+import type { Company, NewCompany } from "./company.ts";
+import type { CompanyTable } from "./company.table.ts";
+
+type Db = Kysely<ContentDatabase>;
+
+function toCompany(row: Selectable<CompanyTable>): Company {
+  return {
+    id: row.id,
+    name: row.name,
+    primaryLanguage: row.primary_language as LanguageCode,
+    allowImmediateDeletion: row.allow_immediate_deletion,
+    autoCloseWaitingAfterHours: row.auto_close_waiting_after_hours,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export async function insertCompany(db: Db, company: NewCompany): Promise<Company> {
+  const row = await db
+    .insertInto("companies")
+    .values({
+      name: company.name,
+      primary_language: company.primaryLanguage,
+      allow_immediate_deletion: company.allowImmediateDeletion,
+      auto_close_waiting_after_hours: company.autoCloseWaitingAfterHours,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toCompany(row);
+}
+
+export async function findCompany(db: Db, companyId: string): Promise<Company | undefined> {
+  const row = await db.selectFrom("companies").selectAll().where("id", "=", companyId).executeTakeFirst();
+  return row && toCompany(row);
+}

@@ -1,0 +1,18 @@
+// Tables of the content schema, as kysely sees them.
+import type { OutboxTable } from "@support/bus";
+import type { AnnouncementTables } from "./announcements/announcement.table.ts";
+import type { ApiKeyTables } from "./api-keys/api-key.table.ts";
+import type { CompanyTables } from "./companies/company.table.ts";
+import type { FieldTables } from "./fields/field.table.ts";
+import type { GameTables } from "./games/game.table.ts";
+import type { TagTables } from "./tags/tag.table.ts";
+import type { UserTables } from "./users/user.table.ts";
+
+export type ContentDatabase = OutboxTable &
+  CompanyTables &
+  ApiKeyTables &
+  GameTables &
+  UserTables &
+  TagTables &
+  FieldTables &
+  AnnouncementTables;

@@ -1,0 +1,55 @@
+// Queries on field definitions.
+import type { Kysely, Selectable } from "kysely";
+import type { ContentDatabase } from "../database.ts";
+import type { FieldDefinition, FieldType, NewField } from "./field.ts";
+import type { FieldDefinitionTable } from "./field.table.ts";
+
+type Db = Kysely<ContentDatabase>;
+
+function toField(row: Selectable<FieldDefinitionTable>): FieldDefinition {
+  return {
+    id: row.id,
+    companyId: row.company_id,
+    gameId: row.game_id,
+    key: row.key,
+    name: row.name,
+    type: row.type as FieldType,
+    description: row.description,
+    isAiField: row.is_ai_field,
+    options: row.options,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export async function insertField(db: Db, companyId: string, field: NewField): Promise<FieldDefinition> {
+  const row = await db
+    .insertInto("field_definitions")
+    .values({
+      company_id: companyId,
+      game_id: field.gameId,
+      key: field.key,
+      name: field.name,
+      type: field.type,
+      description: field.description,
+      is_ai_field: field.isAiField,
+      options: field.options,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toField(row);
+}
+
+/** Company-wide fields first, then per-game fields of live games, by game id and key. */
+export async function listLiveFields(db: Db, companyId: string): Promise<FieldDefinition[]> {
+  const rows = await db
+    .selectFrom("field_definitions as f")
+    .leftJoin("games as g", "g.id", "f.game_id")
+    .selectAll("f")
+    .where("f.company_id", "=", companyId)
+    .where((eb) => eb.or([eb("f.game_id", "is", null), eb("g.deleted_at", "is", null)]))
+    .orderBy("f.game_id", (ob) => ob.asc().nullsFirst())
+    .orderBy("f.key")
+    .execute();
+  return rows.map(toField);
+}

@@ -1,0 +1,41 @@
+import type { ColumnType, Generated } from "kysely";
+import type { Jwks } from "./game.ts";
+
+export interface GameTable {
+  id: Generated<string>;
+  company_id: string;
+  name: string;
+  slug: string;
+  languages: string[];
+  /** Written as JSON text, read back as an object. */
+  metadata_jwks: ColumnType<Jwks | null, string | null, string | null>;
+  block_unverified_players: boolean;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  /** Soft delete: a deleted game is "game not found" everywhere. */
+  deleted_at: Date | null;
+}
+
+export interface GameEnvironmentTable {
+  id: Generated<string>;
+  company_id: string;
+  game_id: string;
+  name: string;
+  token: Generated<string>;
+  created_at: Generated<Date>;
+}
+
+export interface GameResourceTable {
+  id: Generated<string>;
+  company_id: string;
+  game_id: string;
+  key: string;
+  title: string;
+  created_at: Generated<Date>;
+}
+
+export interface GameTables {
+  games: GameTable;
+  game_environments: GameEnvironmentTable;
+  game_resources: GameResourceTable;
+}

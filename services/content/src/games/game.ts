@@ -1,0 +1,153 @@
+// Games, their environments (each with a public token) and support resources (D1), and the
+// JWKS that verifies signed player metadata (D8). Pure rules and types only.
+import { isLanguageCode, type LanguageCode } from "../shared/language.ts";
+import { optionalBoolean, pointerToken, requiredText, throwIfInvalid, type ValidationIssue } from "../shared/validation.ts";
+
+export type Jwk = Record<string, unknown> & { kty: string };
+
+export interface Jwks {
+  keys: Jwk[];
+}
+
+export interface Game {
+  id: string;
+  companyId: string;
+  name: string;
+  slug: string;
+  languages: LanguageCode[];
+  blockUnverifiedPlayers: boolean;
+  metadataJwks: Jwks | null;
+  createdAt: Date;
+  updatedAt: Date;
+  deletedAt: Date | null;
+}
+
+export interface GameEnvironment {
+  id: string;
+  companyId: string;
+  gameId: string;
+  name: string;
+  /** Public random token naming the environment in the public endpoints. */
+  token: string;
+  createdAt: Date;
+}
+
+export interface GameResource {
+  id: string;
+  gameId: string;
+  key: string;
+  title: string;
+}
+
+export interface NewGameInput {
+  name: string;
+  slug: string;
+  languages: readonly string[];
+  metadataJwks?: unknown;
+  blockUnverifiedPlayers?: boolean | undefined;
+}
+
+export type NewGame = Pick<Game, "name" | "slug" | "languages" | "metadataJwks" | "blockUnverifiedPlayers">;
+
+const slugPattern = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
+
+/** Lower-case letters, digits and inner hyphens, 1..64 characters: safe in URLs and file names. */
+export function isSlug(value: unknown): value is string {
+  return typeof value === "string" && slugPattern.test(value);
+}
+
+export function checkLanguages(value: unknown, path: string, issues: ValidationIssue[]): LanguageCode[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    issues.push({ path, message: "must be a non-empty array of language codes" });
+    return [];
+  }
+  const seen = new Set<string>();
+  value.forEach((language, index) => {
+    if (!isLanguageCode(language)) issues.push({ path: `${path}/${index}`, message: "must be a language code" });
+    else if (seen.has(language)) issues.push({ path: `${path}/${index}`, message: "is listed twice" });
+    else seen.add(language);
+  });
+  return value.filter(isLanguageCode).filter((language, index, all) => all.indexOf(language) === index);
+}
+
+// Members that only private or symmetric keys have: a JWKS for verifying tokens holds public keys.
+const secretMembers = ["d", "p", "q", "dp", "dq", "qi", "k"];
+
+/** `{keys: [{kty, ...}]}` of public keys, or null when absent. */
+export function checkJwks(value: unknown, path: string, issues: ValidationIssue[]): Jwks | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "object" || Array.isArray(value) || !Array.isArray((value as { keys?: unknown }).keys)) {
+    issues.push({ path, message: "must be an object with a keys array" });
+    return null;
+  }
+  const keys = (value as { keys: unknown[] }).keys;
+  keys.forEach((key, index) => {
+    const at = `${path}/keys/${index}`;
+    if (typeof key !== "object" || key === null || Array.isArray(key)) {
+      issues.push({ path: at, message: "must be a JWK object" });
+      return;
+    }
+    const jwk = key as Record<string, unknown>;
+    if (typeof jwk.kty !== "string" || jwk.kty === "") issues.push({ path: `${at}/kty`, message: "must be a nonblank string" });
+    for (const member of secretMembers) {
+      if (member in jwk) issues.push({ path: `${at}/${pointerToken(member)}`, message: "must not be present: only public keys belong in a JWKS" });
+    }
+  });
+  return { keys: keys as Jwk[] };
+}
+
+export function parseNewGame(input: NewGameInput): NewGame {
+  const issues: ValidationIssue[] = [];
+  const name = requiredText(input.name, "/name", issues);
+  if (!isSlug(input.slug)) {
+    issues.push({ path: "/slug", message: "must be 1-64 lower-case letters, digits and inner hyphens" });
+  }
+  const languages = checkLanguages(input.languages, "/languages", issues);
+  const metadataJwks = checkJwks(input.metadataJwks, "/metadataJwks", issues);
+  const blockUnverifiedPlayers = optionalBoolean(input.blockUnverifiedPlayers, "/blockUnverifiedPlayers", issues);
+  throwIfInvalid(issues);
+  return { name, slug: input.slug, languages, metadataJwks, blockUnverifiedPlayers };
+}
+
+export function parseNewEnvironment(input: { name: string }): { name: string } {
+  const issues: ValidationIssue[] = [];
+  const name = requiredText(input.name, "/name", issues, 100);
+  throwIfInvalid(issues);
+  return { name };
+}
+
+const resourceKeyPattern = /^[A-Za-z0-9_-]{1,64}$/;
+
+export function isResourceKey(value: unknown): value is string {
+  return typeof value === "string" && resourceKeyPattern.test(value);
+}
+
+export function parseNewResource(input: { key: string; title: string }): { key: string; title: string } {
+  const issues: ValidationIssue[] = [];
+  if (!isResourceKey(input.key)) issues.push({ path: "/key", message: "must be 1-64 letters, digits, '_' or '-'" });
+  const title = requiredText(input.title, "/title", issues);
+  throwIfInvalid(issues);
+  return { key: input.key, title };
+}
+
+/** The data of content.game.created (2.7 plus the verification settings). */
+export function gameEventData(game: Game) {
+  return {
+    id: game.id,
+    name: game.name,
+    slug: game.slug,
+    languages: game.languages,
+    blockUnverifiedPlayers: game.blockUnverifiedPlayers,
+    metadataJwks: game.metadataJwks,
+    createdAt: game.createdAt.toISOString(),
+    updatedAt: game.updatedAt.toISOString(),
+  };
+}
+
+export function environmentEventData(environment: GameEnvironment) {
+  return { id: environment.id, gameId: environment.gameId, name: environment.name, token: environment.token };
+}
+
+export function resourceEventData(resource: GameResource) {
+  return { id: resource.id, gameId: resource.gameId, key: resource.key, title: resource.title };
+}

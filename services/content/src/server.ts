@@ -1,0 +1,30 @@
+// Builds the content service from its dependencies; no globals, so tests start it in-process.
+import type { NatsConnection } from "@support/bus";
+import type { Kysely } from "@support/db";
+import type { Logger } from "@support/logging";
+import { createServiceHost, type ServiceHost } from "@support/runtime";
+import type { ContentConfig } from "./config.ts";
+import type { ContentDatabase } from "./database.ts";
+import { registerRoutes } from "./routes.ts";
+
+export interface ContentDeps {
+  config: ContentConfig;
+  logger: Logger;
+  db: Kysely<ContentDatabase>;
+  nc: NatsConnection;
+}
+
+export function createServer(deps: ContentDeps): ServiceHost {
+  return createServiceHost({
+    name: "content",
+    rpcServiceName: "content.v1.ContentService",
+    db: deps.db,
+    databaseUrl: deps.config.DATABASE_URL,
+    nc: deps.nc,
+    natsPrefix: deps.config.NATS_PREFIX,
+    logger: deps.logger,
+    host: deps.config.HOST,
+    port: deps.config.PORT,
+    routes: (router) => registerRoutes(router, deps),
+  });
+}

@@ -1,0 +1,54 @@
+// Tag definitions (2.8): company-wide (gameId null) or per game; names unique within that scope.
+import { optionalBoolean, optionalText, requiredText, throwIfInvalid, type ValidationIssue } from "../shared/validation.ts";
+
+export interface Tag {
+  id: string;
+  companyId: string;
+  gameId: string | null;
+  name: string;
+  description: string | null;
+  isAiTag: boolean;
+  isSkill: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewTagInput {
+  gameId: string | null;
+  name: string;
+  description?: string | null | undefined;
+  isAiTag?: boolean | undefined;
+  isSkill?: boolean | undefined;
+}
+
+export type NewTag = Pick<Tag, "gameId" | "name" | "description" | "isAiTag" | "isSkill">;
+
+/** Tag names travel comma-separated in the public session query (D8), so they hold no comma. */
+export function checkTagName(value: unknown, path: string, issues: ValidationIssue[]): string {
+  const name = requiredText(value, path, issues, 100);
+  if (name.includes(",")) issues.push({ path, message: "must not contain a comma" });
+  return name;
+}
+
+export function parseNewTag(input: NewTagInput): NewTag {
+  const issues: ValidationIssue[] = [];
+  const name = checkTagName(input.name, "/name", issues);
+  const description = optionalText(input.description, "/description", issues);
+  const isAiTag = optionalBoolean(input.isAiTag, "/isAiTag", issues);
+  const isSkill = optionalBoolean(input.isSkill, "/isSkill", issues);
+  throwIfInvalid(issues);
+  return { gameId: input.gameId, name, description, isAiTag, isSkill };
+}
+
+export function tagEventData(tag: Tag) {
+  return {
+    id: tag.id,
+    gameId: tag.gameId,
+    name: tag.name,
+    description: tag.description,
+    isAiTag: tag.isAiTag,
+    isSkill: tag.isSkill,
+    createdAt: tag.createdAt.toISOString(),
+    updatedAt: tag.updatedAt.toISOString(),
+  };
+}

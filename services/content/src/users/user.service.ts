@@ -1,0 +1,32 @@
+// User use cases: operators create users with game access; the tickets service checks access.
+import type { Kysely } from "kysely";
+import { writeEvents } from "@support/bus";
+import { notFound } from "@support/errors";
+import type { ContentDatabase } from "../database.ts";
+import { findCompany } from "../companies/company.repository.ts";
+import { requireLiveGame } from "../games/game.service.ts";
+import { uniqueOrConflict } from "../shared/db-errors.ts";
+import { inTransaction } from "../shared/transaction.ts";
+import { isUuid } from "../shared/validation.ts";
+import { parseNewUser, userEventData, type NewUserInput, type User } from "./user.ts";
+import { hasLiveGameAccess, insertUser } from "./user.repository.ts";
+
+type Db = Kysely<ContentDatabase>;
+
+export async function createUser(db: Db, companyId: string, input: NewUserInput): Promise<User> {
+  const values = parseNewUser(input);
+  return inTransaction(db, async (trx) => {
+    if (!isUuid(companyId) || !(await findCompany(trx, companyId))) throw notFound("company not found");
+    // Every game must be a live game of the same company.
+    for (const gameId of values.gameIds) await requireLiveGame(trx, companyId, gameId);
+    const user = await uniqueOrConflict(insertUser(trx, companyId, values), `a user with email ${values.email} already exists`);
+    await writeEvents(trx, [{ type: "content.user.created", companyId, data: userEventData(user) }]);
+    return user;
+  });
+}
+
+/** False for unknown users, other companies' users, games without access and deleted games. */
+export async function checkUserAccess(db: Db, companyId: string, userId: string, gameId: string): Promise<boolean> {
+  if (!isUuid(companyId) || !isUuid(userId) || !isUuid(gameId)) return false;
+  return hasLiveGameAccess(db, companyId, userId, gameId);
+}

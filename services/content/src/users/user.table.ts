@@ -1,0 +1,23 @@
+import type { Generated } from "kysely";
+
+export interface UserTable {
+  id: Generated<string>;
+  company_id: string;
+  name: string;
+  email: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** Which games a user may act on. */
+export interface UserGameAccessTable {
+  company_id: string;
+  user_id: string;
+  game_id: string;
+  created_at: Generated<Date>;
+}
+
+export interface UserTables {
+  users: UserTable;
+  user_game_access: UserGameAccessTable;
+}

@@ -1,0 +1,140 @@
+// Every change publishes its outbox event on NATS exactly once, in the shape that
+// docs/events.md documents.
+import { readFileSync } from "node:fs";
+import { Ajv, type ValidateFunction } from "ajv";
+import addFormats from "ajv-formats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ack, connectBus, createConsumer, streamNameFor, type Consumer, type EventEnvelope, type NatsConnection } from "@support/bus";
+import { createLogger } from "@support/logging";
+import { revokeApiKey } from "../src/api-keys/api-key.service.ts";
+import { createField } from "../src/fields/field.service.ts";
+import { createResource, deleteGame } from "../src/games/game.service.ts";
+import { createTag } from "../src/tags/tag.service.ts";
+import { createUser } from "../src/users/user.service.ts";
+import { startContent, type ContentTestContext } from "./context.ts";
+import { seedApiKey, seedCompany, seedGame } from "./fixtures.ts";
+
+/** `### <type>` headings each followed by a json block: the documented data schemas. */
+function documentedSchemas(): Map<string, object> {
+  const markdown = readFileSync(new URL("../docs/events.md", import.meta.url), "utf8");
+  const schemas = new Map<string, object>();
+  for (const match of markdown.matchAll(/^### (content\.[a-z_]+\.[a-z_]+)\s*\n[\s\S]*?```json\n([\s\S]*?)```/gm)) {
+    schemas.set(match[1]!, JSON.parse(match[2]!));
+  }
+  return schemas;
+}
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+addFormats.default(ajv);
+const envelopeSchema = JSON.parse(/```json\n([\s\S]*?)```/.exec(readFileSync(new URL("../docs/events.md", import.meta.url), "utf8"))![1]!);
+const validateEnvelope = ajv.compile(envelopeSchema);
+const validators = new Map<string, ValidateFunction>([...documentedSchemas()].map(([type, schema]) => [type, ajv.compile(schema)]));
+
+let ctx: ContentTestContext;
+let consumer: Consumer;
+let nc: NatsConnection;
+const received: EventEnvelope[] = [];
+
+beforeAll(async () => {
+  ctx = await startContent();
+  nc = await connectBus(ctx.infra.natsUrl, "content-events-test");
+  consumer = createConsumer({
+    nc,
+    stream: streamNameFor(ctx.infra.natsPrefix, "content"),
+    durable: "content_events_test",
+    filterSubject: `${ctx.infra.natsPrefix}content.>`,
+    logger: createLogger({ service: "content-events-test", level: "silent" }),
+    handle: async (event) => {
+      received.push(event);
+      return ack;
+    },
+  });
+  await consumer.start();
+});
+
+afterAll(async () => {
+  await consumer?.stop();
+  await nc?.drain();
+  await ctx?.stop();
+});
+
+describe("outbox events", () => {
+  it("documents a JSON Schema for each event type", () => {
+    expect([...validators.keys()].sort()).toEqual([
+      "content.announcement.cleared",
+      "content.announcement.updated",
+      "content.api_key.created",
+      "content.api_key.revoked",
+      "content.company.created",
+      "content.environment.created",
+      "content.field.created",
+      "content.game.created",
+      "content.game.deleted",
+      "content.resource.created",
+      "content.tag.created",
+      "content.user.created",
+    ]);
+  });
+
+  it("publishes every change once, with the documented data", async () => {
+    const company = await seedCompany(ctx.db);
+    const other = await seedCompany(ctx.db);
+    const { apiKey, secret } = await seedApiKey(ctx.db, company.id);
+    await revokeApiKey(ctx.db, apiKey.id);
+    await revokeApiKey(ctx.db, apiKey.id); // no change, no event
+    const { game, environment } = await seedGame(ctx.db, company.id);
+    await createResource(ctx.db, company.id, game.id, { key: "faq", title: "FAQ" });
+    await createUser(ctx.db, company.id, { name: "Alice", email: "alice@example.com", gameIds: [game.id] });
+    await createTag(ctx.db, company.id, { gameId: null, name: "bug" });
+    await createField(ctx.db, company.id, { gameId: game.id, key: "ship", name: "Ship", type: "dropdown", options: ["a"] });
+    await ctx.client.putAnnouncement({ companyId: company.id, shortContent: { en: "Shared" } });
+    await ctx.client.putAnnouncement({ companyId: company.id, gameId: game.id, shortContent: { en: "Game" } });
+    await ctx.client.putEnvironmentAnnouncement({ companyId: company.id, environmentId: environment.id, shortContent: { en: "Env" } });
+    await ctx.client.deleteAnnouncement({ companyId: company.id, gameId: game.id });
+    await ctx.client.deleteAnnouncement({ companyId: company.id, gameId: game.id }); // nothing to clear, no event
+    await ctx.client.deleteEnvironmentAnnouncement({ companyId: company.id, environmentId: environment.id });
+    await ctx.client.putAnnouncement({ companyId: company.id, shortContent: { fr: "no primary text" } }).catch(() => undefined); // refused
+    await deleteGame(ctx.db, game.id);
+
+    const expected = {
+      "content.company.created": 2,
+      "content.api_key.created": 1,
+      "content.api_key.revoked": 1,
+      "content.game.created": 1,
+      "content.environment.created": 1,
+      "content.resource.created": 1,
+      "content.user.created": 1,
+      "content.tag.created": 1,
+      "content.field.created": 1,
+      "content.announcement.updated": 3,
+      "content.announcement.cleared": 2,
+      "content.game.deleted": 1,
+    };
+    const total = Object.values(expected).reduce((sum, n) => sum + n, 0);
+    await expect.poll(() => received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(total);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    expect(received).toHaveLength(total);
+    expect(new Set(received.map((e) => e.id)).size).toBe(total);
+    const counts: Record<string, number> = {};
+    for (const event of received) counts[event.type] = (counts[event.type] ?? 0) + 1;
+    expect(counts).toEqual(expected);
+
+    for (const event of received) {
+      expect(event.companyId, event.type).toBe(event.type === "content.company.created" && event.data.id === other.id ? other.id : company.id);
+      expect(validateEnvelope(event) ? [] : validateEnvelope.errors, event.type).toEqual([]);
+      const validate = validators.get(event.type)!;
+      expect(validate(event.data) ? [] : validate.errors, event.type).toEqual([]);
+    }
+
+    const revoked = received.find((e) => e.type === "content.api_key.revoked")!;
+    expect(revoked.data).toMatchObject({ apiKeyId: apiKey.id, keyHash: apiKey.keyHash });
+    const cleared = received.filter((e) => e.type === "content.announcement.cleared").map((e) => e.data);
+    expect(cleared).toEqual([
+      { scope: "game", gameId: game.id, environmentId: null },
+      { scope: "environment", gameId: game.id, environmentId: environment.id },
+    ]);
+    expect(JSON.stringify(received)).not.toContain(secret);
+    expect(await ctx.db.selectFrom("outbox").selectAll().execute()).toEqual([]);
+  });
+});

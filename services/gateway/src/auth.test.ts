@@ -1,0 +1,126 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { bearerKey, hashApiKey } from "./auth.ts";
+import { applyContentEvent } from "./events.ts";
+import { startTestGateway, type TestGateway } from "./test-helpers.ts";
+
+const COMPANY_A = "aaaaaaaa-0000-4000-8000-000000000001";
+const FORBIDDEN = { code: "unauthenticated", message: "A valid API key is required" };
+
+describe("bearerKey", () => {
+  it("takes the key of a Bearer header, any case of the scheme", () => {
+    expect(bearerKey("Bearer sk_live_0123456789abcdef")).toBe("sk_live_0123456789abcdef");
+    expect(bearerKey("bearer sk_live_0123456789abcdef")).toBe("sk_live_0123456789abcdef");
+  });
+
+  it("refuses other schemes, empty keys and implausible keys", () => {
+    for (const header of [undefined, "", "Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Token sk_live_0123456789abcdef", "Bearersk_live_0123456789abcdef", "Bearer short", "Bearer has spaces in it 0123456789", `Bearer ${"a".repeat(513)}`]) {
+      expect(bearerKey(header)).toBeUndefined();
+    }
+  });
+
+  it("hashes keys to SHA-256 hex", () => {
+    expect(hashApiKey("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  });
+});
+
+describe("API key authentication", () => {
+  let t: TestGateway;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await startTestGateway();
+    key = t.content.addKey(COMPANY_A);
+  });
+  afterAll(() => t.stop());
+  beforeEach(() => {
+    t.gateway.caches.keys.clear();
+    t.content.calls.clear();
+    t.content.failure = undefined;
+    t.content.delayMs = 0;
+  });
+
+  it("lets a valid key through and scopes the request to its company", async () => {
+    t.content.addGame(COMPANY_A, "Alpha");
+    const response = await t.request("/games", { key });
+    expect(response.status).toBe(200);
+    expect((response.body as { games: { name: string }[] }).games.map((g) => g.name)).toContain("Alpha");
+  });
+
+  it("answers 403 with one identical body for a missing header, another scheme, an unknown and a revoked key", async () => {
+    const revokedKey = t.content.addKey(COMPANY_A);
+    t.content.revoke(revokedKey);
+    const answers = await Promise.all([
+      t.request("/games"),
+      t.request("/games", { headers: { authorization: `Basic ${Buffer.from("user:pass").toString("base64")}` } }),
+      t.request("/games", { headers: { authorization: key } }),
+      t.request("/games", { key: "sk_test_00000000000000000000000000000000" }),
+      t.request("/games", { key: revokedKey }),
+      t.request("/games", { key: "garbage" }),
+    ]);
+    for (const answer of answers) {
+      expect(answer.status).toBe(403);
+      expect(answer.body).toEqual(FORBIDDEN);
+      expect(answer.headers.get("content-type")).toMatch(/^application\/json/);
+    }
+    expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+  });
+
+  it("asks content once for N requests with the same key", async () => {
+    for (let i = 0; i < 20; i++) expect((await t.request("/fields", { key })).status).toBe(200);
+    expect(t.content.count("authenticateApiKey")).toBe(1);
+  });
+
+  it("shares one RPC between concurrent first requests with the same key", async () => {
+    t.content.delayMs = 50;
+    const answers = await Promise.all(Array.from({ length: 10 }, () => t.request("/fields", { key })));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(t.content.count("authenticateApiKey")).toBe(1);
+  });
+
+  it("remembers unknown keys briefly, so repeating garbage costs no RPC each", async () => {
+    for (let i = 0; i < 5; i++) expect((await t.request("/games", { key: "sk_test_unknown_unknown_unknown" })).status).toBe(403);
+    expect(t.content.count("authenticateApiKey")).toBe(1);
+  });
+
+  it("never asks content about a header that cannot hold a key", async () => {
+    await t.request("/games", { headers: { authorization: "Bearer x" } });
+    expect(t.content.count("authenticateApiKey")).toBe(0);
+  });
+
+  it("answers 503 (not 403) when content is down, and does not cache the outage", async () => {
+    t.content.failure = new ConnectError("connect ECONNREFUSED", Code.Unavailable);
+    const response = await t.request("/games", { key });
+    expect(response.status).toBe(503);
+    expect(response.body).toMatchObject({ code: "unavailable" });
+    t.content.failure = undefined;
+    expect((await t.request("/games", { key })).status).toBe(200);
+  });
+
+  it("refuses a key as soon as its revocation event arrives", async () => {
+    const victim = t.content.addKey(COMPANY_A);
+    expect((await t.request("/games", { key: victim })).status).toBe(200);
+    const keyHash = t.content.revoke(victim);
+    // Still trusted from the cache until the event (within the TTL).
+    expect((await t.request("/games", { key: victim })).status).toBe(200);
+    applyContentEvent({ id: "e1", type: "content.api_key.revoked", occurredAt: new Date().toISOString(), companyId: COMPANY_A, data: { keyHash } }, t.gateway.caches);
+    expect((await t.request("/games", { key: victim })).status).toBe(403);
+  });
+
+  it("honours revocation within the TTL without an event", async () => {
+    const short = await startTestGateway({ config: { API_KEY_CACHE_TTL_MS: 100 } });
+    try {
+      const victim = short.content.addKey(COMPANY_A);
+      expect((await short.request("/games", { key: victim })).status).toBe(200);
+      short.content.revoke(victim);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect((await short.request("/games", { key: victim })).status).toBe(403);
+    } finally {
+      await short.stop();
+    }
+  });
+
+  it("needs no key for /healthz, /readyz, /openapi.json and /docs", async () => {
+    for (const path of ["/healthz", "/readyz", "/openapi.json", "/docs"]) expect((await t.request(path)).status).toBe(200);
+  });
+});

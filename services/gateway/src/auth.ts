@@ -1,0 +1,67 @@
+// API key authentication (D2): `Authorization: Bearer <key>` -> SHA-256 hex -> content's
+// AuthenticateApiKey, with answers cached so that a steady client costs no RPC per request.
+// Missing header, another scheme, an unknown or a revoked key all get the same 403.
+import { createHash } from "node:crypto";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { unauthenticated } from "@support/errors";
+import type { Middleware } from "koa";
+import { CoalescingCache } from "./cache.ts";
+import type { ContentClient } from "./clients.ts";
+
+/** Cached answer for a key that content does not know (or has revoked). */
+const NO_COMPANY = "";
+
+export type ApiKeyCache = CoalescingCache<string>;
+
+export function createApiKeyCache(options: { ttlMs: number; negativeTtlMs: number; max?: number }): ApiKeyCache {
+  return new CoalescingCache<string>({
+    max: options.max ?? 50_000,
+    ttlMs: options.ttlMs,
+    ttlOf: (companyId) => (companyId === NO_COMPANY ? options.negativeTtlMs : options.ttlMs),
+  });
+}
+
+// RFC 6750 b64token, and a length that any key with >= 32 bytes of entropy has: anything else
+// is refused without asking content.
+const plausibleKey = /^[A-Za-z0-9._~+/-]{16,512}=*$/;
+
+/** The key of an `Authorization: Bearer <key>` header; undefined for anything else. */
+export function bearerKey(header: string | undefined): string | undefined {
+  if (!header || header.length < 8) return undefined;
+  const space = header.indexOf(" ");
+  if (space !== 6 || header.slice(0, 6).toLowerCase() !== "bearer") return undefined;
+  const key = header.slice(7).trim();
+  return plausibleKey.test(key) ? key : undefined;
+}
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+export interface AuthDeps {
+  content: ContentClient;
+  keys: ApiKeyCache;
+}
+
+/** Koa middleware: sets `ctx.state.companyId` or throws the D2 403. */
+export function createAuthMiddleware(deps: AuthDeps): Middleware {
+  const load = async (keyHash: string): Promise<string> => {
+    try {
+      const response = await deps.content.authenticateApiKey({ keyHash });
+      return response.companyId || NO_COMPANY;
+    } catch (error) {
+      // Only "no such live key" is an answer worth caching; an outage propagates (503).
+      if (error instanceof ConnectError && error.code === Code.NotFound) return NO_COMPANY;
+      throw error;
+    }
+  };
+  return async (ctx, next) => {
+    const key = bearerKey(ctx.headers.authorization);
+    if (key === undefined) throw unauthenticated();
+    const found = deps.keys.get(hashApiKey(key), load);
+    const companyId = typeof found === "string" ? found : await found;
+    if (companyId === NO_COMPANY) throw unauthenticated();
+    ctx.state.companyId = companyId;
+    await next();
+  };
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { CoalescingCache, createReferenceCaches } from "./cache.ts";
+
+const deferred = <T>() => {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+};
+
+describe("CoalescingCache", () => {
+  it("loads a miss once for concurrent callers and answers hits synchronously", async () => {
+    const cache = new CoalescingCache<string>({ max: 10, ttlMs: 10_000 });
+    let loads = 0;
+    const load = async (key: string) => {
+      loads++;
+      return `value-${key}`;
+    };
+    const [a, b] = await Promise.all([cache.get("k", load), cache.get("k", load)]);
+    expect([a, b, loads]).toEqual(["value-k", "value-k", 1]);
+    expect(cache.get("k", load)).toBe("value-k");
+    expect(loads).toBe(1);
+  });
+
+  it("does not store a load overtaken by an eviction", async () => {
+    const cache = new CoalescingCache<string>({ max: 10, ttlMs: 10_000 });
+    const first = deferred<string>();
+    const running = cache.get("k", () => first.promise);
+    cache.evict("k");
+    first.resolve("stale");
+    expect(await running).toBe("stale");
+    const fresh = cache.get("k", async () => "fresh");
+    expect(fresh).toBeInstanceOf(Promise);
+    await fresh;
+    expect(cache.get("k", async () => "other")).toBe("fresh");
+  });
+
+  it("does not cache failures", async () => {
+    const cache = new CoalescingCache<string>({ max: 10, ttlMs: 10_000 });
+    await expect(cache.get("k", async () => Promise.reject(new Error("down")))).rejects.toThrow("down");
+    expect(await cache.get("k", async () => "ok")).toBe("ok");
+  });
+
+  it("expires entries after their TTL, per value when asked", async () => {
+    const cache = new CoalescingCache<string>({ max: 10, ttlMs: 10_000, ttlOf: (v) => (v === "" ? 20 : 10_000) });
+    await cache.get("neg", async () => "");
+    await cache.get("pos", async () => "company");
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(cache.get("neg", async () => "reloaded")).toBeInstanceOf(Promise);
+    expect(cache.get("pos", async () => "reloaded")).toBe("company");
+  });
+
+  it("keeps at most `max` entries", async () => {
+    const cache = new CoalescingCache<string>({ max: 2, ttlMs: 10_000 });
+    for (const key of ["a", "b", "c"]) await cache.get(key, async () => key);
+    expect(cache.size).toBe(2);
+  });
+});
+
+describe("reference caches", () => {
+  it("evicts one company's entries of every kind and leaves other companies alone", async () => {
+    const caches = createReferenceCaches({ ttlMs: 10_000 });
+    for (const kind of ["games", "tags", "fields", "announcements"] as const) {
+      await caches[kind].get("A", async () => `${kind}-A`);
+      await caches[kind].get("B", async () => `${kind}-B`);
+    }
+    caches.evictCompany("A");
+    for (const kind of ["games", "tags", "fields", "announcements"] as const) {
+      expect(caches[kind].get("A", async () => "x")).toBeInstanceOf(Promise);
+      expect(caches[kind].get("B", async () => "x")).toBe(`${kind}-B`);
+    }
+  });
+});

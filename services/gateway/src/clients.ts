@@ -1,0 +1,39 @@
+// One Connect client per internal service. Only content has a contract today; tickets, media
+// and players are reached through grpc.health.v1 until their issues add their services.
+import type { Client } from "@connectrpc/connect";
+import { ContentService, health } from "@support/proto";
+import { createServiceClient } from "@support/rpc";
+import type { GatewayConfig } from "./config.ts";
+
+export const SERVICE_NAMES = ["content", "tickets", "media", "players"] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export type ContentClient = Client<typeof ContentService>;
+export type HealthClient = Client<typeof health.Health>;
+
+export interface GatewayClients {
+  content: ContentClient;
+  /** grpc.health.v1 of every service, for /healthz and /readyz. */
+  health: Record<ServiceName, HealthClient>;
+}
+
+type ClientConfig = Pick<GatewayConfig, "CONTENT_URL" | "TICKETS_URL" | "MEDIA_URL" | "PLAYERS_URL" | "RPC_TIMEOUT_MS">;
+
+export function createClients(config: ClientConfig): GatewayClients {
+  const options = { timeoutMs: config.RPC_TIMEOUT_MS };
+  const urls: Record<ServiceName, string> = {
+    content: config.CONTENT_URL,
+    tickets: config.TICKETS_URL,
+    media: config.MEDIA_URL,
+    players: config.PLAYERS_URL,
+  };
+  return {
+    content: createServiceClient(ContentService, urls.content, options),
+    health: {
+      content: createServiceClient(health.Health, urls.content, options),
+      tickets: createServiceClient(health.Health, urls.tickets, options),
+      media: createServiceClient(health.Health, urls.media, options),
+      players: createServiceClient(health.Health, urls.players, options),
+    },
+  };
+}

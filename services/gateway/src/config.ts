@@ -1,0 +1,30 @@
+// The gateway's configuration, from environment variables only.
+import { loadConfig, num, port, str, url } from "@support/config";
+import { serviceConfigSpecs } from "@support/runtime";
+
+const { NATS_URL, NATS_PREFIX, LOG_LEVEL, SHUTDOWN_TIMEOUT_MS } = serviceConfigSpecs;
+
+export const configSpecs = {
+  PORT: port({ default: 8080, desc: "Port of the public REST API" }),
+  HOST: str({ default: "0.0.0.0", desc: "Address the REST port binds to" }),
+  CONTENT_URL: url({ default: "http://127.0.0.1:50051", desc: "Content service (Connect over h2c)" }),
+  TICKETS_URL: url({ default: "http://127.0.0.1:50052", desc: "Tickets service" }),
+  MEDIA_URL: url({ default: "http://127.0.0.1:50053", desc: "Media service" }),
+  PLAYERS_URL: url({ default: "http://127.0.0.1:50054", desc: "Players service" }),
+  NATS_URL,
+  NATS_PREFIX,
+  LOG_LEVEL,
+  API_KEY_CACHE_TTL_MS: num({ default: 30_000, desc: "How long a valid API key is trusted without asking content (revocation events evict sooner)" }),
+  API_KEY_NEGATIVE_CACHE_TTL_MS: num({ default: 5_000, desc: "How long an unknown or revoked key is remembered, so garbage keys cost no RPC each" }),
+  REFERENCE_CACHE_TTL_MS: num({ default: 60_000, desc: "Lifetime of cached games/tags/fields/announcements per company (content events evict sooner)" }),
+  RPC_TIMEOUT_MS: num({ default: 5_000, desc: "Deadline of one call to an internal service" }),
+  HEALTH_CHECK_TIMEOUT_MS: num({ default: 1_000, desc: "Deadline of one grpc.health.v1 Check for /healthz and /readyz" }),
+  BODY_LIMIT_BYTES: num({ default: 1_048_576, desc: "Largest accepted request body (D3: 1 MiB)" }),
+  SHUTDOWN_TIMEOUT_MS,
+};
+
+export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
+
+export function loadGatewayConfig(env: Record<string, string | undefined> = process.env) {
+  return loadConfig(configSpecs, env);
+}

@@ -1,0 +1,41 @@
+// The one place where errors become HTTP responses (D3): `{code, message, details?}`.
+// Domain and RPC errors go through libs/rpc's mapping; anything else is a 500 whose
+// message and stack are logged and never sent.
+import type { Logger } from "@support/logging";
+import { toHttpError } from "@support/rpc";
+import type { Middleware } from "koa";
+
+/** An HTTP-level refusal that has no domain error code (405 method_not_allowed). */
+export class HttpProblem extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = "HttpProblem";
+    this.status = status;
+    this.code = code;
+    this.headers = headers;
+  }
+}
+
+export function errorHandler(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof HttpProblem) {
+        ctx.status = error.status;
+        for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+        ctx.body = { code: error.code, message: error.message };
+        return;
+      }
+      const { status, body } = toHttpError(error);
+      if (status === 500) logger.error({ err: error, method: ctx.method, path: ctx.path }, "request failed");
+      else if (status === 503) logger.warn({ err: error, method: ctx.method, path: ctx.path }, "dependency unavailable");
+      ctx.status = status;
+      ctx.body = body;
+    }
+  };
+}

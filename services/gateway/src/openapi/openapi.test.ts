@@ -1,0 +1,185 @@
+// The document itself: valid OpenAPI 3.1, exactly the operations of support-api.md, and
+// the conventions the gateway relies on (errors, auth, request ids).
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { describe, expect, it } from "vitest";
+import { openapiDocument, openapiJson } from "./openapi.ts";
+import { operations, resolvePointer } from "./operations.ts";
+
+type Json = Record<string, unknown>;
+
+// The 18 endpoints of support-api.md part 4 (4.1 to 4.18).
+const SPEC_OPERATIONS = [
+  ["get", "/announcements", "listAnnouncements"],
+  ["put", "/announcements", "putAnnouncement"],
+  ["delete", "/announcements", "deleteSharedAnnouncement"],
+  ["delete", "/announcements/{gameId}", "deleteGameAnnouncement"],
+  ["get", "/tickets", "listTickets"],
+  ["post", "/tickets", "createTicket"],
+  ["post", "/attachments", "createAttachment"],
+  ["get", "/attachments/{attachmentId}", "getAttachment"],
+  ["post", "/tickets/{ticketId}/actions", "performTicketActions"],
+  ["get", "/tickets/{ticketId}/events", "listTicketEvents"],
+  ["get", "/tickets/{ticketId}/breadcrumbs", "listTicketBreadcrumbs"],
+  ["get", "/games", "listGames"],
+  ["get", "/tags", "listTags"],
+  ["get", "/fields", "listFields"],
+  ["post", "/player/schedule-deletion", "schedulePlayerDeletion"],
+  ["delete", "/player", "deletePlayer"],
+  ["get", "/support/sessions/redirect", "redirectToSupportSession"],
+  ["post", "/support/sessions", "createSupportSession"],
+] as const;
+const PUBLIC_OPERATIONS = new Set(["redirectToSupportSession", "createSupportSession"]);
+
+/** Every object in the document with its JSON pointer. */
+function* walk(value: unknown, pointer = ""): Generator<[Json, string]> {
+  if (value === null || typeof value !== "object") return;
+  if (!Array.isArray(value)) yield [value as Json, pointer];
+  for (const [key, child] of Object.entries(value)) {
+    yield* walk(child, `${pointer}/${key.replaceAll("~", "~0").replaceAll("/", "~1")}`);
+  }
+}
+
+describe("the OpenAPI document", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(openapiDocument) as unknown as Parameters<Validator["validate"]>[0]);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.1");
+    expect(openapiDocument.openapi).toBe("3.1.0");
+    expect(openapiDocument.info.version).toBe("1.0.0");
+    expect(openapiDocument.servers).toEqual([expect.objectContaining({ url: "/" })]);
+  });
+
+  it("is refused by the validator when broken (the check above is not vacuous)", async () => {
+    const broken = structuredClone(openapiDocument) as Json;
+    delete (broken.info as Json).version;
+    const result = await new Validator().validate(broken as unknown as Parameters<Validator["validate"]>[0]);
+    expect(result.valid).toBe(false);
+  });
+
+  it("has exactly the 18 operations of the spec, each with its operationId", () => {
+    const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
+    expect(actual).toEqual(SPEC_OPERATIONS.map((op) => [...op]).sort());
+  });
+
+  it("resolves every $ref", () => {
+    for (const [object, pointer] of walk(openapiDocument)) {
+      const ref = object.$ref;
+      if (typeof ref !== "string") continue;
+      expect(ref, pointer).toMatch(/^#\//);
+      expect(() => resolvePointer(openapiDocument, ref.slice(1)), `${pointer} -> ${ref}`).not.toThrow();
+    }
+  });
+
+  it("uses only JSON Schema keywords ajv knows (catches misspelled keywords)", () => {
+    // Strict schema mode refuses unknown keywords; OpenAPI's own additions are allowed.
+    const ajv = new Ajv2020({ strictSchema: true, strictTypes: false, strictRequired: false, discriminator: true });
+    addFormats.default(ajv);
+    ajv.addVocabulary(["example"]);
+    // Only the component schemas are JSON Schema: add them alone, as `$defs` of one schema.
+    const schemas = structuredClone(openapiDocument.components.schemas!) as Json;
+    for (const [object] of walk(schemas)) {
+      if (object.discriminator !== undefined) delete (object.discriminator as Json).mapping;
+      if (typeof object.$ref === "string") object.$ref = object.$ref.replace("#/components/schemas/", "#/$defs/");
+    }
+    ajv.addSchema({ $defs: schemas }, "schemas.json");
+    for (const name of Object.keys(schemas)) {
+      expect(() => ajv.compile({ $ref: `schemas.json#/$defs/${name}` }), name).not.toThrow();
+    }
+    // The check works: a misspelled keyword is refused.
+    expect(() => ajv.compile({ type: "array", minitems: 1 })).toThrow(/unknown keyword/);
+  });
+
+  it("declares every required property of an object schema", () => {
+    const declared = (schema: Json): Set<string> => {
+      const names = new Set(Object.keys((schema.properties ?? {}) as Json));
+      for (const part of (schema.allOf ?? []) as Json[]) {
+        const target = typeof part.$ref === "string" ? (resolvePointer(openapiDocument, part.$ref.slice(1)) as Json) : part;
+        for (const name of declared(target)) names.add(name);
+      }
+      return names;
+    };
+    for (const [object, pointer] of walk(openapiDocument.components.schemas)) {
+      if (!Array.isArray(object.required) || object.properties === undefined) continue;
+      const names = declared(object);
+      for (const name of object.required as string[]) expect(names.has(name), `${pointer} requires ${name}`).toBe(true);
+    }
+  });
+
+  it("requires the bearer API key except on the two public routes", () => {
+    expect(openapiDocument.components.securitySchemes).toEqual({
+      bearerAuth: expect.objectContaining({ type: "http", scheme: "bearer" }),
+    });
+    expect(openapiDocument.security).toEqual([{ bearerAuth: [] }]);
+    for (const op of operations.values()) {
+      expect(op.authenticated, op.operationId).toBe(!PUBLIC_OPERATIONS.has(op.operationId));
+      const raw = openapiDocument.paths[op.path]![op.method] as Json;
+      if (PUBLIC_OPERATIONS.has(op.operationId)) expect(raw.security).toEqual([]);
+    }
+  });
+
+  it("documents the errors each route can answer, all with the D3 error body", () => {
+    const errorSchema = "/components/schemas/Error";
+    for (const op of operations.values()) {
+      const statuses = [...op.responses.keys()];
+      for (const status of ["500", "501", "503"]) expect(statuses, op.operationId).toContain(status);
+      if (op.authenticated) {
+        expect(statuses, op.operationId).toContain("403");
+        expect(statuses, op.operationId).not.toContain("429");
+      } else {
+        expect(statuses, op.operationId).toContain("429");
+        expect(op.responses.get("429")!.requiredHeaders, op.operationId).toContain("retry-after");
+        expect(statuses, op.operationId).not.toContain("403");
+      }
+      if (op.requestBody !== undefined || op.parameters.length > 0) expect(statuses, op.operationId).toContain("400");
+      if (op.requestBody !== undefined) expect(statuses, op.operationId).toContain("413");
+      for (const [status, response] of op.responses) {
+        expect(response.requiredHeaders, `${op.operationId} ${status}`).toContain("x-request-id");
+        if (Number(status) >= 400) {
+          const schema = resolvePointer(openapiDocument, response.schemaPointer!) as Json;
+          expect(schema.$ref, `${op.operationId} ${status}`).toBe(`#${errorSchema}`);
+        }
+      }
+    }
+    expect(operations.get("performTicketActions")!.responses.has("409")).toBe(true);
+  });
+
+  it("answers the two redirects with 307, a Location header and no body", () => {
+    for (const id of ["getAttachment", "redirectToSupportSession"]) {
+      const redirect = operations.get(id)!.responses.get("307")!;
+      expect(redirect.schemaPointer).toBeUndefined();
+      expect(redirect.requiredHeaders).toContain("location");
+      expect(operations.get(id)!.responses.has("200")).toBe(false);
+    }
+  });
+
+  it("gives every operation a summary and tags, and every parameter a schema", () => {
+    for (const op of operations.values()) {
+      const raw = openapiDocument.paths[op.path]![op.method] as Json;
+      expect(typeof raw.summary, op.operationId).toBe("string");
+      expect(raw.tags, op.operationId).toHaveLength(1);
+      for (const parameter of op.parameters) {
+        expect(resolvePointer(openapiDocument, parameter.schemaPointer), `${op.operationId} ${parameter.name}`).toBeTypeOf("object");
+      }
+    }
+  });
+
+  it("declares the GET /tickets query as the spec and D4 say", () => {
+    const query = Object.fromEntries(
+      operations.get("listTickets")!.parameters.map((p) => [p.name, resolvePointer(openapiDocument, p.schemaPointer)]),
+    );
+    expect(Object.keys(query).sort()).toEqual(
+      ["playerId", "email", "gameId", "ticketId", "tags", "fields", "status", "createdAfter", "createdBefore", "order", "cursor", "limit"].sort(),
+    );
+    for (const name of ["tags", "fields", "status"]) expect(query[name]).toEqual({ type: "string" });
+    expect(query.limit).toEqual({ type: "integer", minimum: 1, maximum: 1000, default: 100 });
+    expect(query.order).toEqual({ type: "string", enum: ["asc", "desc"], default: "asc" });
+  });
+
+  it("serializes the same document for GET /openapi.json", () => {
+    expect(JSON.parse(openapiJson)).toEqual(openapiDocument);
+  });
+});

@@ -1,0 +1,285 @@
+// Test support for the handler tests: an in-memory ContentService and health services behind
+// Connect's router transport, a captured logger and a gateway started on a free port.
+// Not part of the package's public API.
+import { createHash, randomUUID } from "node:crypto";
+import { Writable } from "node:stream";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import type { NatsConnection } from "@support/bus";
+import { createLogger, type Logger } from "@support/logging";
+import { ContentService, health } from "@support/proto";
+import type { GatewayClients, ServiceName } from "./clients.ts";
+import { loadGatewayConfig, type GatewayConfig } from "./config.ts";
+import { createServer, type Gateway } from "./server.ts";
+
+interface FakeGame {
+  id: string;
+  companyId: string;
+  name: string;
+  slug: string;
+  languages: string[];
+  deleted: boolean;
+}
+
+interface FakeAnnouncement {
+  shortContent: JsonObject;
+  longContent: JsonObject;
+}
+
+const CREATED = new Date("2026-01-02T03:04:05.000Z");
+const UPDATED = new Date("2026-02-03T04:05:06.000Z");
+
+/** ContentService in memory, with call counters and switchable failures. */
+export class FakeContent {
+  readonly calls = new Map<string, number>();
+  /** When set, every call fails with this error. */
+  failure: Error | undefined;
+  /** Delays every answer (to test coalescing of concurrent misses). */
+  delayMs = 0;
+  /** Answers games without timestamps (a broken contract: the gateway must fail with a bare 500). */
+  omitTimestamps = false;
+  readonly keys = new Map<string, { companyId: string; revoked: boolean }>();
+  readonly games: FakeGame[] = [];
+  readonly announcements = new Map<string, Map<string, FakeAnnouncement>>();
+  readonly primaryLanguage = new Map<string, string>();
+
+  count(method: string): number {
+    return this.calls.get(method) ?? 0;
+  }
+
+  /** Creates a key for a company and returns the plain key. */
+  addKey(companyId: string): string {
+    const key = `sk_test_${randomUUID().replaceAll("-", "")}`;
+    this.keys.set(createHash("sha256").update(key).digest("hex"), { companyId, revoked: false });
+    return key;
+  }
+
+  revoke(key: string): string {
+    const hash = createHash("sha256").update(key).digest("hex");
+    this.keys.get(hash)!.revoked = true;
+    return hash;
+  }
+
+  addGame(companyId: string, name: string): FakeGame {
+    const game = { id: randomUUID(), companyId, name, slug: name.toLowerCase(), languages: ["en", "de"], deleted: false };
+    this.games.push(game);
+    return game;
+  }
+
+  async enter(method: string): Promise<void> {
+    this.calls.set(method, this.count(method) + 1);
+    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    if (this.failure) throw this.failure;
+  }
+
+  liveGame(companyId: string, gameId: string | undefined): void {
+    if (gameId === undefined) return;
+    if (!this.games.some((game) => game.id === gameId && game.companyId === companyId && !game.deleted)) {
+      throw new ConnectError("Game not found", Code.NotFound);
+    }
+  }
+
+  client(): GatewayClients["content"] {
+    const transport = createRouterTransport(({ service }) =>
+      service(ContentService, {
+        authenticateApiKey: async ({ keyHash }) => {
+          await this.enter("authenticateApiKey");
+          const key = this.keys.get(keyHash);
+          if (!key || key.revoked) throw new ConnectError("api key not found", Code.NotFound);
+          return { companyId: key.companyId, apiKeyId: "k1" };
+        },
+        listGames: async ({ companyId }) => {
+          await this.enter("listGames");
+          return {
+            games: this.games
+              .filter((game) => game.companyId === companyId && !game.deleted)
+              .map((game) =>
+                this.omitTimestamps ? game : { ...game, createdAt: timestampFromDate(CREATED), updatedAt: timestampFromDate(UPDATED) },
+              ),
+          };
+        },
+        listTags: async ({ companyId }) => {
+          await this.enter("listTags");
+          const game = this.games.find((g) => g.companyId === companyId);
+          return {
+            tags: [
+              { name: `vip-${companyId}`, description: "Very important", isAiTag: false, isSkill: true, createdAt: timestampFromDate(CREATED), updatedAt: timestampFromDate(UPDATED) },
+              { gameId: game?.id, name: "billing", isAiTag: true, isSkill: false, createdAt: timestampFromDate(CREATED), updatedAt: timestampFromDate(UPDATED) },
+            ],
+          };
+        },
+        listFields: async () => {
+          await this.enter("listFields");
+          return {
+            fields: [
+              { name: "Server", key: "server", type: "dropdown", description: "Game server", isAiField: false, options: ["eu", "us"] },
+              { name: "Level", key: "level", type: "number", isAiField: true, options: [] },
+            ],
+          };
+        },
+        listAnnouncements: async ({ companyId }) => {
+          // Read before the delay: a slow answer carries the data of when it was asked.
+          const byGame = this.announcements.get(companyId) ?? new Map<string, FakeAnnouncement>();
+          const announcements = [...byGame.entries()]
+            .sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b)))
+            .map(([gameId, announcement]) => ({ gameId: gameId || undefined, ...announcement }));
+          await this.enter("listAnnouncements");
+          return { announcements };
+        },
+        putAnnouncement: async ({ companyId, gameId, shortContent, longContent }) => {
+          await this.enter("putAnnouncement");
+          this.liveGame(companyId, gameId);
+          const primary = this.primaryLanguage.get(companyId) ?? "en";
+          const text = shortContent?.[primary];
+          if (typeof text !== "string" || text.trim() === "") {
+            throw new ConnectError(`shortContent must be nonblank in ${primary}`, Code.InvalidArgument);
+          }
+          const stored = { shortContent: shortContent ?? {}, longContent: longContent ?? {} };
+          const byGame = this.announcements.get(companyId) ?? new Map<string, FakeAnnouncement>();
+          byGame.set(gameId ?? "", stored);
+          this.announcements.set(companyId, byGame);
+          return { announcement: { gameId, ...stored } };
+        },
+        deleteAnnouncement: async ({ companyId, gameId }) => {
+          await this.enter("deleteAnnouncement");
+          this.liveGame(companyId, gameId);
+          this.announcements.get(companyId)?.delete(gameId ?? "");
+          return {};
+        },
+      }),
+    );
+    return createClient(ContentService, transport);
+  }
+}
+
+/** grpc.health.v1 of the four services; `down` lists the ones that answer NOT_SERVING or fail. */
+export function fakeHealth(down: Set<ServiceName>, calls?: { count: number }): GatewayClients["health"] {
+  const make = (name: ServiceName) =>
+    createClient(
+      health.Health,
+      createRouterTransport(({ service }) =>
+        service(health.Health, {
+          check: async () => {
+            if (calls) calls.count++;
+            if (down.has(name)) throw new ConnectError("connect ECONNREFUSED 10.1.2.3:50052", Code.Unavailable);
+            return { status: health.HealthCheckResponse_ServingStatus.SERVING };
+          },
+        }),
+      ),
+    );
+  return { content: make("content"), tickets: make("tickets"), media: make("media"), players: make("players") };
+}
+
+/** A logger whose JSON lines are kept in `lines`. */
+export function captureLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString("utf8").split("\n")) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: createLogger({ service: "gateway-test", level: "info", destination }), lines };
+}
+
+export function testConfig(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
+  return { ...loadGatewayConfig({ HOST: "127.0.0.1", LOG_LEVEL: "silent" }), PORT: 0, ...overrides };
+}
+
+export interface TestGateway {
+  gateway: Gateway;
+  content: FakeContent;
+  down: Set<ServiceName>;
+  lines: Record<string, unknown>[];
+  url: string;
+  /** fetch against the gateway; a JSON body object is serialized with its content type. */
+  request(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<{ status: number; headers: Headers; body: unknown; text: string }>;
+  stop(): Promise<void>;
+}
+
+export async function startTestGateway(options: { config?: Partial<GatewayConfig>; nc?: NatsConnection; content?: FakeContent } = {}): Promise<TestGateway> {
+  const content = options.content ?? new FakeContent();
+  const down = new Set<ServiceName>();
+  const { logger, lines } = captureLogger();
+  const gateway = createServer({
+    config: testConfig(options.config),
+    logger,
+    clients: { content: content.client(), health: fakeHealth(down) },
+    nc: options.nc,
+  });
+  const { port } = await gateway.start();
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    gateway,
+    content,
+    down,
+    lines,
+    url,
+    async request(path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (init.key !== undefined) headers.set("authorization", `Bearer ${init.key}`);
+      let body = init.body;
+      if (init.json !== undefined) {
+        body = JSON.stringify(init.json);
+        if (!headers.has("content-type")) headers.set("content-type", "application/json");
+      }
+      const response = await fetch(url + path, { ...init, headers, body });
+      const text = await response.text();
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: response.status, headers: response.headers, body: parsed, text };
+    },
+    stop: () => gateway.stop(),
+  };
+}
+
+/** The part of a NATS connection the gateway uses, in memory: publish events, simulate reconnects. */
+export function fakeNats(): { nc: NatsConnection; subjects: string[]; publish(subject: string, payload: unknown): void; status(type: string): void } {
+  const subscriptions: { subject: string; callback: (error: Error | null, msg: { subject: string; string(): string }) => void; closed: boolean }[] = [];
+  const waiting: ((result: IteratorResult<{ type: string }>) => void)[] = [];
+  const queued: { type: string }[] = [];
+  const matches = (pattern: string, subject: string) =>
+    pattern.endsWith(">") ? subject.startsWith(pattern.slice(0, -1)) : pattern === subject;
+  const nc = {
+    subscribe(subject: string, options: { callback: (typeof subscriptions)[number]["callback"] }) {
+      const entry = { subject, callback: options.callback, closed: false };
+      subscriptions.push(entry);
+      return { unsubscribe: () => void (entry.closed = true), isClosed: () => entry.closed };
+    },
+    status() {
+      return {
+        [Symbol.asyncIterator]: () => ({
+          next: () => {
+            const value = queued.shift();
+            if (value) return Promise.resolve({ value, done: false as const });
+            return new Promise<IteratorResult<{ type: string }>>((resolve) => waiting.push(resolve));
+          },
+        }),
+        stop: () => {
+          for (const resolve of waiting.splice(0)) resolve({ value: undefined, done: true });
+        },
+      };
+    },
+    flush: async () => {},
+  };
+  return {
+    nc: nc as unknown as NatsConnection,
+    get subjects() {
+      return subscriptions.map((s) => s.subject);
+    },
+    publish(subject, payload) {
+      const data = typeof payload === "string" ? payload : JSON.stringify(payload);
+      for (const s of subscriptions) if (!s.closed && matches(s.subject, subject)) s.callback(null, { subject, string: () => data });
+    },
+    status(type) {
+      const resolve = waiting.shift();
+      if (resolve) resolve({ value: { type }, done: false });
+      else queued.push({ type });
+    },
+  };
+}

@@ -1,0 +1,15 @@
+// Koa context types shared by the gateway's middleware and routes.
+import type { Router, RouterContext } from "@koa/router";
+import type { Middleware } from "koa";
+import type { ValidatedRequest } from "./openapi/validation.ts";
+
+export interface GatewayState {
+  /** The API key's company; set by the auth middleware on authenticated routes. */
+  companyId: string;
+  /** Set by `validateOperation`: coerced params, query and body. */
+  validated: ValidatedRequest;
+}
+
+export type GatewayContext = RouterContext<GatewayState>;
+export type GatewayRouter = Router<GatewayState>;
+export type GatewayMiddleware = Middleware<GatewayState, GatewayContext>;

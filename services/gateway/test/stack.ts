@@ -1,0 +1,252 @@
+// The whole backend in-process for the gateway's integration tests: a fresh database and NATS
+// prefix (testkit), the four services on free ports with their migrations applied, and the
+// gateway in front of them. Tenants are provisioned with content's real admin command, so
+// the data and the events are exactly what production produces.
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { connectBus } from "@support/bus";
+import { createServer as createContentServer, loadContentConfig, migrations as contentMigrations } from "@support/content";
+import { createDb, migrateToLatest, sql, type Migration } from "@support/db";
+import { createLogger, type Logger } from "@support/logging";
+import { createServer as createMediaServer, loadMediaConfig, migrations as mediaMigrations } from "@support/media";
+import { createServer as createPlayersServer, loadPlayersConfig, migrations as playersMigrations } from "@support/players";
+import type { ServiceHost } from "@support/runtime";
+import { createTestInfra, withDatabase, type TestInfra } from "@support/testkit";
+import { createServer as createTicketsServer, loadTicketsConfig, migrations as ticketsMigrations } from "@support/tickets";
+import { expect } from "vitest";
+import { createClients, createServer, loadGatewayConfig, type Gateway, type GatewayConfig, type ServiceName } from "../src/index.ts";
+import { operations } from "../src/openapi/operations.ts";
+import { validateResponse } from "../src/openapi/validation.ts";
+
+const contentCli = fileURLToPath(import.meta.resolve("@support/content").replace(/index\.ts$/, "admin/cli.ts"));
+
+export interface StackResponse {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  text: string;
+}
+
+export interface RequestOptions extends Omit<RequestInit, "body"> {
+  /** Sent as `Authorization: Bearer <key>`. */
+  key?: string;
+  /** Serialized as the JSON body with `content-type: application/json`. */
+  json?: unknown;
+  body?: string;
+}
+
+export interface TenantResult {
+  companyId: string;
+  apiKeys: Record<string, string>;
+  games: Record<string, { id: string; environments: Record<string, { id: string; token: string }> }>;
+  users: Record<string, string>;
+}
+
+export interface Stack {
+  infra: TestInfra;
+  gateway: Gateway;
+  url: string;
+  /**
+   * A request to the gateway. Every answer is checked against the OpenAPI document: the
+   * operation's declared status, body schema and required headers (or, for a path the
+   * document does not have, the `Error` schema).
+   */
+  request(path: string, options?: RequestOptions): Promise<StackResponse>;
+  /** Runs content's admin command (`pnpm admin ...`) against the stack's database. */
+  admin<T = Record<string, unknown>>(args: string[], stdin?: string): Promise<T>;
+  applyTenant(file: unknown): Promise<TenantResult>;
+  stopService(name: ServiceName): Promise<void>;
+  stop(): Promise<void>;
+}
+
+interface ServiceModule {
+  name: Exclude<ServiceName, "gateway">;
+  migrations: Record<string, Migration>;
+  start(env: Record<string, string>, logger: Logger): Promise<{ host: ServiceHost; port: number }>;
+}
+
+/** Builds and starts one service like its main.ts does, on a free port. */
+function serviceModule<C extends { PORT: number; DATABASE_URL: string; DB_POOL_MAX: number; NATS_URL: string }>(
+  name: ServiceModule["name"],
+  migrations: Record<string, Migration>,
+  loadConfig: (env: Record<string, string>) => C,
+  createHost: (deps: { config: C; logger: Logger; db: never; nc: never }) => ServiceHost,
+): ServiceModule {
+  return {
+    name,
+    migrations,
+    async start(env, logger) {
+      const config = { ...loadConfig(env), PORT: 0 };
+      const db = createDb({ url: config.DATABASE_URL, schema: name, maxConnections: 4 });
+      const nc = await connectBus(config.NATS_URL, name);
+      const host = createHost({ config, logger, db: db as never, nc: nc as never });
+      const { port } = await host.start();
+      return { host, port };
+    },
+  };
+}
+
+const services: ServiceModule[] = [
+  serviceModule("content", contentMigrations, loadContentConfig, createContentServer as never),
+  serviceModule("tickets", ticketsMigrations, loadTicketsConfig, createTicketsServer as never),
+  serviceModule("media", mediaMigrations, loadMediaConfig, createMediaServer as never),
+  serviceModule("players", playersMigrations, loadPlayersConfig, createPlayersServer as never),
+];
+
+/** The operation of the document serving `method path`, if any. */
+function operationFor(method: string, path: string): string | undefined {
+  const pathname = path.split("?")[0]!;
+  const wanted = method === "HEAD" ? "get" : method.toLowerCase();
+  for (const operation of operations.values()) {
+    if (operation.method !== wanted) continue;
+    const pattern = new RegExp(`^${operation.path.replace(/\{[^}]+\}/g, "[^/]+")}/?$`);
+    if (pattern.test(pathname)) return operation.operationId;
+  }
+  return undefined;
+}
+
+/** Checks an answer against the document; throws (failing the test) with the issues. */
+export function expectContract(method: string, path: string, response: StackResponse): void {
+  const pathname = path.split("?")[0]!;
+  if (["/healthz", "/readyz", "/openapi.json", "/docs"].includes(pathname) || method === "HEAD" || method === "OPTIONS") return;
+  const operationId = operationFor(method, path);
+  const issues = operationId
+    ? validateResponse(operationId, response.status, response.body, response.headers)
+    : // Unknown route (404) or wrong method (405): no operation declares them, but the body is
+      // the document's Error schema, reached through an operation that declares one.
+      validateResponse("deleteGameAnnouncement", 404, response.body);
+  expect(issues, `${method} ${path} -> ${response.status} ${response.text} does not match the OpenAPI document`).toBeNull();
+  if (!operationId) expect(response.headers.get("x-request-id")).toBeTruthy();
+}
+
+export async function startStack(options: { gateway?: Partial<GatewayConfig> } = {}): Promise<Stack> {
+  const infra = await createTestInfra();
+  const logger = createLogger({ service: "stack", level: process.env.STACK_LOG_LEVEL ?? "silent" });
+  const env = { ...infra.env, NATS_PREFIX: infra.natsPrefix, HOST: "127.0.0.1", LOG_LEVEL: "silent" };
+  const running = new Map<ServiceName, ServiceHost>();
+  const ports: Partial<Record<ServiceName, number>> = {};
+  let gateway: Gateway | undefined;
+  let gatewayNc: Awaited<ReturnType<typeof connectBus>> | undefined;
+
+  const stopAll = async () => {
+    await gateway?.stop();
+    if (gatewayNc && !gatewayNc.isClosed()) await gatewayNc.drain();
+    const stopped = await Promise.allSettled([...running.values()].map((host) => host.stop()));
+    for (const result of stopped) if (result.status === "rejected") console.error("service stop failed", result.reason);
+    running.clear();
+    await connectionsClosed(infra);
+    await infra.stop();
+  };
+
+  try {
+    for (const service of services) {
+      const db = createDb({ url: infra.databaseUrl, schema: service.name, maxConnections: 1 });
+      try {
+        await migrateToLatest(db, service.name, service.migrations);
+      } finally {
+        await db.destroy();
+      }
+    }
+    for (const service of services) {
+      const { host, port } = await service.start(env, logger);
+      running.set(service.name, host);
+      ports[service.name] = port;
+    }
+    const config: GatewayConfig = {
+      ...loadGatewayConfig({
+        ...env,
+        CONTENT_URL: `http://127.0.0.1:${ports.content}`,
+        TICKETS_URL: `http://127.0.0.1:${ports.tickets}`,
+        MEDIA_URL: `http://127.0.0.1:${ports.media}`,
+        PLAYERS_URL: `http://127.0.0.1:${ports.players}`,
+      }),
+      PORT: 0,
+      ...options.gateway,
+    };
+    gatewayNc = await connectBus(infra.natsUrl, "gateway");
+    gateway = createServer({ config, logger, clients: createClients(config), nc: gatewayNc });
+    const { port } = await gateway.start();
+    const url = `http://127.0.0.1:${port}`;
+
+    const admin = async <T>(args: string[], stdin?: string): Promise<T> => {
+      const child = spawn(process.execPath, [contentCli, ...args], {
+        env: { ...process.env, DATABASE_URL: infra.databaseUrl, LOG_LEVEL: "warn" },
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+      child.stdin.end(stdin ?? "");
+      const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+      if (code !== 0) throw new Error(`admin ${args.join(" ")} exited ${code}: ${stdout}${stderr}`);
+      return JSON.parse(stdout) as T;
+    };
+
+    return {
+      infra,
+      gateway,
+      url,
+      async request(path, requestOptions = {}) {
+        const { key, json, ...init } = requestOptions;
+        const headers = new Headers(init.headers);
+        if (key !== undefined) headers.set("authorization", `Bearer ${key}`);
+        let body = init.body;
+        if (json !== undefined) {
+          body = JSON.stringify(json);
+          if (!headers.has("content-type")) headers.set("content-type", "application/json");
+        }
+        const method = (init.method ?? "GET").toUpperCase();
+        const answer = await fetch(url + path, { ...init, method, headers, body, redirect: "manual" });
+        const text = await answer.text();
+        let parsed: unknown;
+        try {
+          parsed = text ? JSON.parse(text) : undefined;
+        } catch {
+          parsed = undefined;
+        }
+        const response = { status: answer.status, headers: answer.headers, body: parsed, text };
+        expectContract(method, path, response);
+        return response;
+      },
+      admin,
+      applyTenant: (file) => admin<TenantResult>(["apply", "-"], JSON.stringify(file)),
+      async stopService(name) {
+        await running.get(name)?.stop();
+        running.delete(name);
+      },
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll().catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * Waits until no session of the stack is left on its database. A pool's `end()` resolves
+ * before its sockets are gone, and the testkit drops the database WITH (FORCE): a backend
+ * terminated in that gap surfaces as an unhandled 57P01 error on the closing client.
+ */
+async function connectionsClosed(infra: TestInfra): Promise<void> {
+  const admin = createDb<unknown>({ url: withDatabase(infra.databaseUrl, "postgres"), schema: "public", maxConnections: 1 });
+  try {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = ${infra.databaseName}`.execute(admin);
+      if (rows[0]!.n === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await admin.destroy();
+  }
+}
+
+/** Polls `check` until it returns true (events travel through the outbox and NATS). */
+export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,103 @@
+// Player use cases: resolve (find or create) a player for a ticket or session, read it, change
+// its info, block and unblock it. Each change writes its outbox event in the same transaction.
+import type { NewEvent } from "@support/bus";
+import type { Kysely } from "@support/db";
+import { notFound } from "@support/errors";
+import type { PlayersDatabase } from "../database.ts";
+import { writePlayerEvents } from "../outbox.ts";
+import {
+  isUuid, parseBlockInput, parsePlayerInfo, parseResolveInput, playerBlockChangeData, playerCreatedData, playerEventTypes,
+  playerUpdatedData, type BlockInput, type Player, type PlayerOutcome, type ResolveInput,
+} from "./player.ts";
+import { findPlayerById, findPlayerByKey, markUnblocked, updatePlayerInfo, upsertBlockedPlayer, upsertResolvedPlayer } from "./player.repository.ts";
+
+type Db = Kysely<PlayersDatabase>;
+
+/** Joins the caller's transaction (the admin command applying a tenant file) or opens one. */
+async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db);
+  return db.transaction().execute((trx) => work(trx));
+}
+
+function event(type: string, player: Player, data: Record<string, unknown>): NewEvent {
+  return { type, companyId: player.companyId, data };
+}
+
+// The players service does not know games: a game id that belongs to another company looks,
+// from here, like a player row of that company, and is answered as not found.
+const gameNotFound = () => notFound("game not found");
+
+/** D6: finds the player by (game, external id), else by (game, email); creates it when new. */
+export async function resolvePlayer(db: Db, input: ResolveInput): Promise<PlayerOutcome> {
+  const values = parseResolveInput(input);
+  return inTransaction(db, async (trx) => {
+    const written = await upsertResolvedPlayer(trx, values);
+    if (written) {
+      const { player, created } = written;
+      await writePlayerEvents(trx, [
+        created ? event(playerEventTypes.created, player, playerCreatedData(player)) : event(playerEventTypes.updated, player, playerUpdatedData(player)),
+      ]);
+      return written;
+    }
+    // Nothing changed (or the row is another company's): the row exists and this statement
+    // has locked it, so it can be read now.
+    const player = await findPlayerByKey(trx, values.companyId, values.gameId, values.key);
+    if (!player) throw gameNotFound();
+    return { player, created: false };
+  });
+}
+
+export async function getPlayer(db: Db, companyId: string, playerId: string): Promise<Player> {
+  const player = isUuid(companyId) && isUuid(playerId) ? await findPlayerById(db, companyId, playerId) : undefined;
+  if (!player) throw notFound("player not found");
+  return player;
+}
+
+/** Ticket action setPlayerInfo (D5): changes the given name and/or tier. */
+export async function setPlayerInfo(db: Db, companyId: string, playerId: string, input: { name?: string | null | undefined; tier?: number | null | undefined }): Promise<Player> {
+  const info = parsePlayerInfo(input);
+  if (!isUuid(companyId) || !isUuid(playerId)) throw notFound("player not found");
+  return inTransaction(db, async (trx) => {
+    const updated = await updatePlayerInfo(trx, companyId, playerId, info);
+    if (updated) {
+      await writePlayerEvents(trx, [event(playerEventTypes.updated, updated, playerUpdatedData(updated))]);
+      return updated;
+    }
+    return getPlayer(trx, companyId, playerId);
+  });
+}
+
+/**
+ * Blocks a player (operators, D10). An unknown player is created blocked, so the block holds
+ * from its first contact on. Blocking a blocked player changes nothing and publishes nothing.
+ */
+export async function blockPlayer(db: Db, input: BlockInput): Promise<PlayerOutcome> {
+  const values = parseBlockInput(input);
+  return inTransaction(db, async (trx) => {
+    const written = await upsertBlockedPlayer(trx, values);
+    if (written) {
+      const { player, created } = written;
+      const blocked = event(playerEventTypes.blocked, player, playerBlockChangeData(player));
+      await writePlayerEvents(trx, created ? [event(playerEventTypes.created, player, playerCreatedData(player)), blocked] : [blocked]);
+      return written;
+    }
+    const player = await findPlayerByKey(trx, values.companyId, values.gameId, values.key);
+    if (!player) throw gameNotFound();
+    return { player, created: false };
+  });
+}
+
+/** Lifts a block; an unknown player is not found. Unblocking an unblocked player changes nothing. */
+export async function unblockPlayer(db: Db, input: BlockInput): Promise<Player> {
+  const values = parseBlockInput(input);
+  return inTransaction(db, async (trx) => {
+    const unblocked = await markUnblocked(trx, values.companyId, values.gameId, values.key);
+    if (unblocked) {
+      await writePlayerEvents(trx, [event(playerEventTypes.unblocked, unblocked, playerBlockChangeData(unblocked))]);
+      return unblocked;
+    }
+    const player = await findPlayerByKey(trx, values.companyId, values.gameId, values.key);
+    if (!player) throw notFound("player not found");
+    return player;
+  });
+}

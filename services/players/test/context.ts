@@ -1,0 +1,81 @@
+// A started players service for integration tests: its own database and NATS prefix (testkit),
+// a Connect client, the server's pool, and a reader of the service's event stream.
+import { jetstreamManager } from "@nats-io/jetstream";
+import type { Client } from "@connectrpc/connect";
+import { connectBus, streamNameFor, type EventEnvelope, type NatsConnection } from "@support/bus";
+import { createDb, migrateToLatest, type Kysely } from "@support/db";
+import { createLogger } from "@support/logging";
+import { PlayersService } from "@support/proto";
+import { connectToAppError, createServiceClient } from "@support/rpc";
+import type { ServiceHost } from "@support/runtime";
+import { createTestInfra, type TestInfra } from "@support/testkit";
+import { createServer, loadPlayersConfig, migrations, type PlayersConfig, type PlayersDatabase } from "../src/index.ts";
+
+export interface PlayersTestContext {
+  infra: TestInfra;
+  config: PlayersConfig;
+  db: Kysely<PlayersDatabase>;
+  server: ServiceHost;
+  client: Client<typeof PlayersService>;
+  /** A NATS connection of the test's own, for reading the stream. */
+  nc: NatsConnection;
+  /** Publishes what the outbox holds now and returns every event in the stream, in order. */
+  publishedEvents(): Promise<EventEnvelope[]>;
+  stop(): Promise<void>;
+}
+
+export async function startPlayers(): Promise<PlayersTestContext> {
+  const infra = await createTestInfra();
+  try {
+    const config: PlayersConfig = {
+      ...loadPlayersConfig({ ...infra.env, NATS_PREFIX: infra.natsPrefix, HOST: "127.0.0.1", LOG_LEVEL: "silent" }),
+      PORT: 0,
+    };
+    const logger = createLogger({ service: "players-test", level: process.env.TEST_LOG_LEVEL ?? "silent" });
+    const db = createDb<PlayersDatabase>({ url: infra.databaseUrl, schema: "players", maxConnections: 10 });
+    await migrateToLatest(db, "players", migrations);
+    const server = createServer({ config, logger, db, nc: await connectBus(infra.natsUrl, "players-test") });
+    const { port } = await server.start();
+    const client = createServiceClient(PlayersService, `http://127.0.0.1:${port}`);
+    const nc = await connectBus(infra.natsUrl, "players-test-reader");
+    const stream = streamNameFor(infra.natsPrefix, "players");
+    return {
+      infra,
+      config,
+      db,
+      server,
+      client,
+      nc,
+      async publishedEvents() {
+        await server.relay.flush();
+        const jsm = await jetstreamManager(nc);
+        const { state } = await jsm.streams.info(stream);
+        const events: EventEnvelope[] = [];
+        for (let seq = state.first_seq; state.messages > 0 && seq <= state.last_seq; seq++) {
+          const message = await jsm.streams.getMessage(stream, { seq });
+          if (message) events.push(message.json<EventEnvelope>());
+        }
+        return events;
+      },
+      stop: async () => {
+        await nc.drain();
+        await server.stop();
+        await infra.stop();
+      },
+    };
+  } catch (error) {
+    await infra.stop();
+    throw error;
+  }
+}
+
+/** The domain error behind a failed call: `{code, message, issues}` as the gateway sees it. */
+export async function failureOf(call: Promise<unknown>) {
+  try {
+    await call;
+  } catch (error) {
+    const appError = connectToAppError(error);
+    return { code: appError.code, message: appError.message, issues: appError.details?.issues };
+  }
+  throw new Error("expected the call to fail");
+}
