@@ -1,12 +1,15 @@
 // The operators' admin command end to end: run as a child process against the test database,
-// with its results checked through the running service.
+// with its results checked through the running service (and, for players, in the players
+// schema of the same database).
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PlayersDatabase } from "@support/players";
 import { failureOf, startContent, type ContentTestContext } from "./context.ts";
 
 const cliPath = fileURLToPath(new URL("../src/admin/cli.ts", import.meta.url));
@@ -66,6 +69,30 @@ async function counts() {
     apiKeys: await count("api_keys"),
     announcements: await count("announcements"),
   };
+}
+
+/**
+ * players.players rows (of one company, or all), oldest first (rows of one transaction share
+ * created_at: then by player id, email players last); none before the schema exists.
+ */
+async function playerRows(companyId?: string) {
+  const table = await sql<{ name: string | null }>`select to_regclass('players.players')::text as name`.execute(ctx.db);
+  if (!table.rows[0]?.name) return [];
+  let query = (ctx.db as unknown as Kysely<PlayersDatabase>)
+    .withSchema("players")
+    .selectFrom("players")
+    .select(["company_id", "game_id", "external_id", "email", "blocked"])
+    .orderBy("created_at")
+    .orderBy("external_id")
+    .orderBy("email")
+    .orderBy("id");
+  if (companyId !== undefined) query = query.where("company_id", "=", companyId);
+  return query.execute();
+}
+
+async function playerEventTypes(companyId: string) {
+  const rows = await sql<{ type: string }>`select type from players.outbox where company_id = ${companyId} order by seq`.execute(ctx.db);
+  return rows.rows.map((row) => row.type);
 }
 
 const uuid = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
@@ -163,12 +190,57 @@ describe("pnpm admin apply", () => {
     expect(await counts()).toEqual(before);
   });
 
-  it("refuses blockedPlayers until the players service exists", async () => {
-    const before = await counts();
-    const run = await runCli(["apply", tenantFile({ ...demoTenant, blockedPlayers: [{ game: "galaxy", playerId: "p-1" }] })]);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain("blockedPlayers needs the players service, which is not available yet; remove the key");
-    expect(await counts()).toEqual(before);
+  it("blocks the file's blockedPlayers, by player id or email, for the right game", async () => {
+    const file = {
+      ...demoTenant,
+      blockedPlayers: [
+        { game: "galaxy", playerId: "p-1" },
+        { game: "farm", email: "Cheater@Example.com" },
+      ],
+    };
+    const run = await runCli(["apply", tenantFile(file)]);
+    expect(run.code, run.stderr).toBe(0);
+    const output = JSON.parse(run.stdout);
+    expect(Object.keys(output)).toEqual(["companyId", "apiKeys", "games", "users"]);
+    expect(await playerRows(output.companyId)).toEqual([
+      { company_id: output.companyId, game_id: output.games.galaxy.id, external_id: "p-1", email: null, blocked: true },
+      { company_id: output.companyId, game_id: output.games.farm.id, external_id: null, email: "Cheater@Example.com", blocked: true },
+    ]);
+    // Through the players use cases: each block wrote its events to players.outbox.
+    expect(await playerEventTypes(output.companyId)).toEqual([
+      "players.player.created",
+      "players.player.blocked",
+      "players.player.created",
+      "players.player.blocked",
+    ]);
+  });
+
+  it("names the path of a bad blocked player and changes nothing, players included", async () => {
+    const before = { ...(await counts()), players: (await playerRows()).length };
+    const after = async () => ({ ...(await counts()), players: (await playerRows()).length });
+
+    const both = await runCli(["apply", tenantFile({ ...demoTenant, blockedPlayers: [{ game: "galaxy", playerId: "p-2", email: "p2@example.com" }] })]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("blockedPlayers/0: give exactly one of playerId and email");
+    expect(JSON.parse(both.stdout)).toMatchObject({ error: { code: "invalid_argument", issues: [{ path: "blockedPlayers/0" }] } });
+
+    const unknownGame = await runCli([
+      "apply",
+      tenantFile({ ...demoTenant, blockedPlayers: [{ game: "galaxy", playerId: "p-2" }, { game: "nowhere", playerId: "p-3" }] }),
+    ]);
+    expect(unknownGame.code).toBe(2);
+    expect(unknownGame.stderr).toContain('blockedPlayers/1/game: unknown game ref "nowhere"');
+    expect(await after()).toEqual(before);
+
+    // A rule checked only while creating fails after the players were blocked: the one
+    // transaction takes the blocks back with the company.
+    const late = structuredClone(demoTenant);
+    late.blockedPlayers = [{ game: "galaxy", playerId: "p-4" }];
+    late.fields.push({ key: "blank_option", name: "Blank option", type: "dropdown", game: null, options: [" "] });
+    const lateRun = await runCli(["apply", tenantFile(late)]);
+    expect(lateRun.code).toBe(2);
+    expect(lateRun.stderr).toContain(`fields/${late.fields.length - 1}/options/0: must be a nonblank string`);
+    expect(await after()).toEqual(before);
   });
 
   it("answers 2 for a file that is missing or not JSON", async () => {
@@ -178,6 +250,69 @@ describe("pnpm admin apply", () => {
     const run = await runCli(["apply", notJson]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("is not valid JSON");
+  });
+});
+
+describe("pnpm admin players", () => {
+  it("blocks and unblocks a player of a game, by player id or email", async () => {
+    const tenant = JSON.parse((await runCli(["apply", tenantFile(demoTenant)])).stdout);
+    const { companyId } = tenant;
+    const gameId = tenant.games.galaxy.id as string;
+
+    const blocked = await runCli(["players", "block", "--game", gameId.toUpperCase(), "--player-id", "p1"]);
+    expect(blocked.code, blocked.stderr).toBe(0);
+    const player = JSON.parse(blocked.stdout);
+    expect(player).toEqual({ playerId: uuid, companyId, gameId, externalId: "p1", email: null, name: null, tier: 1, blocked: true, created: true });
+    expect(await playerRows(companyId)).toEqual([{ company_id: companyId, game_id: gameId, external_id: "p1", email: null, blocked: true }]);
+
+    // Blocking again changes nothing.
+    const again = await runCli(["players", "block", "--game", gameId, "--player-id", "p1"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ ...player, created: false });
+
+    const unblocked = await runCli(["players", "unblock", "--game", gameId, "--player-id", "p1"]);
+    expect(unblocked.code, unblocked.stderr).toBe(0);
+    expect(JSON.parse(unblocked.stdout)).toEqual({ ...player, blocked: false, created: false });
+    expect(await playerRows(companyId)).toEqual([{ company_id: companyId, game_id: gameId, external_id: "p1", email: null, blocked: false }]);
+
+    // An email player of the other game; the same player id in another game is another player.
+    const byEmail = await runCli(["players", "block", "--game", tenant.games.farm.id, "--email", "web@example.com"]);
+    expect(byEmail.code, byEmail.stderr).toBe(0);
+    expect(JSON.parse(byEmail.stdout)).toMatchObject({ gameId: tenant.games.farm.id, externalId: null, email: "web@example.com", tier: null, blocked: true, created: true });
+    expect(await playerEventTypes(companyId)).toEqual([
+      "players.player.created",
+      "players.player.blocked",
+      "players.player.unblocked",
+      "players.player.created",
+      "players.player.blocked",
+    ]);
+
+    const unknownPlayer = await runCli(["players", "unblock", "--game", gameId, "--email", "nobody@example.com"]);
+    expect(unknownPlayer.code).toBe(1);
+    expect(JSON.parse(unknownPlayer.stdout)).toMatchObject({ error: { code: "not_found", message: "player not found" } });
+  });
+
+  it("answers 1 for an unknown or deleted game and 2 for a usage error", async () => {
+    const unknownGame = await runCli(["players", "block", "--game", "6c9b1c58-3a0e-4b8e-9e7e-1b2f0f6e8d11", "--player-id", "p1"]);
+    expect(unknownGame.code).toBe(1);
+    expect(JSON.parse(unknownGame.stdout)).toEqual({ error: { code: "not_found", message: "game not found" } });
+
+    const tenant = JSON.parse((await runCli(["apply", tenantFile(demoTenant)])).stdout);
+    expect((await runCli(["games", "delete", tenant.games.farm.id])).code).toBe(0);
+    const deletedGame = await runCli(["players", "block", "--game", tenant.games.farm.id, "--player-id", "p1"]);
+    expect(deletedGame.code).toBe(1);
+    expect(deletedGame.stderr).toContain("game not found");
+
+    const rowsBefore = await playerRows();
+    const missing = await runCli(["players", "block", "--game", tenant.games.galaxy.id]);
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ error: { code: "usage", message: "players block needs exactly one of --player-id and --email" } });
+    const both = await runCli(["players", "unblock", "--game", tenant.games.galaxy.id, "--player-id", "p1", "--email", "a@example.com"]);
+    expect(both.code).toBe(2);
+    const badEmail = await runCli(["players", "block", "--game", tenant.games.galaxy.id, "--email", "not-an-email"]);
+    expect(badEmail.code).toBe(2);
+    expect(JSON.parse(badEmail.stdout)).toMatchObject({ error: { code: "invalid_argument", issues: [{ path: "email", message: "must be an email address" }] } });
+    expect(await playerRows()).toEqual(rowsBefore);
   });
 });
 

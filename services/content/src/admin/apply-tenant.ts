@@ -1,8 +1,10 @@
 // `pnpm admin apply`: creates a new company and everything in a tenant file through the same
 // use cases the service runs (so every change writes its outbox event), in one transaction: a
-// file that fails anywhere changes nothing.
+// file that fails anywhere changes nothing. Its blockedPlayers go through the players service's
+// admin function inside the same transaction (the caller has migrated the players schema).
 import type { Kysely } from "kysely";
 import { isAppError, type ValidationIssue } from "@support/errors";
+import { blockPlayersWithExecutor } from "@support/players";
 import type { ContentDatabase } from "../database.ts";
 import { putEnvironmentAnnouncement } from "../announcements/announcement.service.ts";
 import { createApiKey } from "../api-keys/api-key.service.ts";
@@ -80,6 +82,12 @@ export async function applyTenant(db: Kysely<ContentDatabase>, file: TenantFile)
 
     // parseTenantFile has checked that every ref names a game of the file.
     const gameIdOf = (ref: string | null) => (ref === null ? null : gameIds.get(ref)!);
+
+    for (const [b, entry] of (file.blockedPlayers ?? []).entries()) {
+      await at(`blockedPlayers/${b}`, () =>
+        blockPlayersWithExecutor(trx, companyId, [{ gameId: gameIdOf(entry.game)!, externalId: entry.playerId, email: entry.email }]),
+      );
+    }
 
     for (const [u, user] of (file.users ?? []).entries()) {
       const created = await at(`users/${u}`, () =>

@@ -14,6 +14,16 @@ describe("admin command line", () => {
     });
     expect(parseCommandLine(["api-keys", "revoke", id])).toEqual({ verb: "api-keys revoke", apiKeyId: id });
     expect(parseCommandLine(["games", "delete", id.toUpperCase()])).toEqual({ verb: "games delete", gameId: id });
+    expect(parseCommandLine(["players", "block", "--game", id.toUpperCase(), "--player-id", "p1"])).toEqual({
+      verb: "players block",
+      gameId: id,
+      playerId: "p1",
+    });
+    expect(parseCommandLine(["players", "unblock", "--email", "a@example.com", "--game", id])).toEqual({
+      verb: "players unblock",
+      gameId: id,
+      email: "a@example.com",
+    });
   });
 
   it("recognises every way of asking for help", () => {
@@ -34,6 +44,21 @@ describe("admin command line", () => {
       ["games", "delete", id, id],
       ["games", "remove", id],
       ["apply", "a.json", "--force"],
+      ["apply", "a.json", "--game", id],
+      ["api-keys", "create", "--company", id, "--name", "ci", "--email", "a@example.com"],
+      ["api-keys", "revoke", id, "--player-id", "p1"],
+      ["games", "delete", id, "--game", id],
+      ["players", "block", "--game", id],
+      ["players", "block", "--player-id", "p1"],
+      ["players", "block", "--game", "nope", "--player-id", "p1"],
+      ["players", "block", "--game", id, "--player-id", "p1", "--email", "a@example.com"],
+      ["players", "block", "--game", id, "--player-id", " "],
+      ["players", "unblock", "--game", id, "--email", ""],
+      ["players", "block", "--game", id, "--player-id", "p1", "--company", id],
+      ["players", "unblock", "--game", id, "--player-id", "p1", "--name", "x"],
+      ["players", "block", id, "--player-id", "p1"],
+      ["players", "block", "--game", id, "--player-id", "p1", "extra"],
+      ["players", "delete", "--game", id, "--player-id", "p1"],
     ]) {
       expect(() => parseCommandLine(argv), argv.join(" ")).toThrow();
     }

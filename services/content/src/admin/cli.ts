@@ -1,6 +1,8 @@
 // The operators' admin command (D10), run as `pnpm admin <verb>` from the repository root.
 // It works on the content schema directly (migrating it first, so a fresh database works) and
-// through the service's use cases, so its changes reach NATS through the outbox like any other.
+// through the service's use cases, so its changes reach NATS through the outbox like any other;
+// the players verbs and a tenant file's blockedPlayers go through the players service's admin
+// functions (@support/players), which migrate and write the players schema the same way.
 // Contract: logs go to stderr; stdout gets exactly one JSON object (the result, or
 // {"error": ...} on failure) or the help text. Exit 0 ok, 1 runtime failure, 2 usage or input.
 import { readFile } from "node:fs/promises";
@@ -30,6 +32,14 @@ Commands:
                                                 Create an API key; prints {apiKeyId, name, secret}.
   api-keys revoke <apiKeyId>                    Revoke an API key; prints {apiKeyId, revoked: true}.
   games delete <gameId>                         Soft-delete a game; prints {gameId, deleted: true}.
+  players block --game <gameId> (--player-id <id> | --email <email>)
+                                                Block a player of the game (one not seen yet is
+                                                created blocked); prints the player: {playerId,
+                                                companyId, gameId, externalId, email, name, tier,
+                                                blocked, created}.
+  players unblock --game <gameId> (--player-id <id> | --email <email>)
+                                                Lift a block; prints the player as above. An
+                                                unknown player is an error (exit 1).
   help, --help, -h                              Show this text (on stdout, exit 0).
 
 Without a command the text goes to stderr and the exit code is 2.
@@ -66,7 +76,14 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       args: [...argv],
       allowPositionals: true,
       strict: true,
-      options: { help: { type: "boolean", short: "h" }, company: { type: "string" }, name: { type: "string" } },
+      options: {
+        help: { type: "boolean", short: "h" },
+        company: { type: "string" },
+        name: { type: "string" },
+        game: { type: "string" },
+        "player-id": { type: "string" },
+        email: { type: "string" },
+      },
     });
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -76,9 +93,12 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   if (values.help || verb === "help") return { verb: "help" };
   if (verb === undefined) throw new UsageError("no command given");
 
-  const noOptions = (command: string) => {
-    if (values.company !== undefined || values.name !== undefined) throw new UsageError(`${command} takes no --company or --name`);
+  const refuseOptions = (command: string, names: readonly (keyof typeof values)[]) => {
+    const given = names.filter((option) => values[option] !== undefined);
+    if (given.length > 0) throw new UsageError(`${command} takes no ${given.map((option) => `--${option}`).join(" or ")}`);
   };
+  const playerOptions = ["game", "player-id", "email"] as const;
+  const noOptions = (command: string) => refuseOptions(command, ["company", "name", ...playerOptions]);
   const uuidArgument = (value: string | undefined, what: string, command: string): string => {
     if (value === undefined || rest.length > 0) throw new UsageError(`${command} takes exactly one ${what}`);
     if (!isUuid(value)) throw new UsageError(`${what} must be a UUID: ${value}`);
@@ -91,6 +111,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     return { verb: "apply", source: sub };
   }
   if (verb === "api-keys" && sub === "create") {
+    refuseOptions("api-keys create", playerOptions);
     if (rest.length > 0) throw new UsageError("api-keys create takes no positional arguments");
     if (values.company === undefined || values.name === undefined) throw new UsageError("api-keys create needs --company and --name");
     if (!isUuid(values.company)) throw new UsageError(`--company must be a UUID: ${values.company}`);
@@ -104,6 +125,19 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   if (verb === "games" && sub === "delete") {
     noOptions("games delete");
     return { verb: "games delete", gameId: uuidArgument(rest.shift(), "gameId", "games delete") };
+  }
+  if (verb === "players" && (sub === "block" || sub === "unblock")) {
+    const command = `players ${sub}` as const;
+    refuseOptions(command, ["company", "name"]);
+    if (rest.length > 0) throw new UsageError(`${command} takes no positional arguments`);
+    if (values.game === undefined) throw new UsageError(`${command} needs --game`);
+    if (!isUuid(values.game)) throw new UsageError(`--game must be a UUID: ${values.game}`);
+    const playerId = values["player-id"];
+    const email = values.email;
+    if ((playerId === undefined) === (email === undefined)) throw new UsageError(`${command} needs exactly one of --player-id and --email`);
+    if (playerId !== undefined && playerId.trim() === "") throw new UsageError("--player-id must not be blank");
+    if (email !== undefined && email.trim() === "") throw new UsageError("--email must not be blank");
+    return { verb: command, gameId: values.game.toLowerCase(), ...(playerId !== undefined ? { playerId } : { email: email! }) };
   }
   throw new UsageError(`unknown command: ${[verb, sub].filter(Boolean).join(" ")}`);
 }
@@ -196,7 +230,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     // Check the file before touching the database: a bad file needs no connection.
     const command: AdminCommand =
       parsed.verb === "apply" ? { verb: "apply", file: parseTenantFile(await readTenantFile(parsed.source, io)) } : parsed;
-    const result = await withContentDatabase(config.DATABASE_URL, (db) => runCommand(db, command));
+    const result = await withContentDatabase(config.DATABASE_URL, (db) => runCommand(db, command, config.DATABASE_URL));
     logger.info({ verb: command.verb }, "admin command done");
     writeJson(io.stdout, result);
     return 0;

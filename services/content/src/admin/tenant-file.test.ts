@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { LANGUAGE_CODES } from "../shared/language.ts";
 import schema from "./tenant-file.schema.json" with { type: "json" };
-import { BLOCKED_PLAYERS_UNSUPPORTED, parseTenantFile, TenantFileError } from "./tenant-file.ts";
+import { parseTenantFile, TenantFileError } from "./tenant-file.ts";
 
 const minimal = () => ({
   company: { name: "Studio" },
@@ -111,9 +111,32 @@ describe("tenant file", () => {
     expect(issuesOf(file)).toEqual([]);
   });
 
-  it("refuses blocked players until the players service exists", () => {
-    const file = { ...minimal(), blockedPlayers: [{ game: "g", playerId: "p1" }] };
-    expect(issuesOf(file)).toEqual([{ path: "blockedPlayers", message: BLOCKED_PLAYERS_UNSUPPORTED }]);
+  it("accepts blocked players named by player id or email", () => {
+    const file = { ...minimal(), blockedPlayers: [{ game: "g", playerId: "p1" }, { game: "g", email: "cheater@example.com" }] };
+    expect(issuesOf(file)).toEqual([]);
     expect(issuesOf({ ...minimal(), blockedPlayers: [] })).toEqual([]);
+  });
+
+  it("names the path of a bad blocked player", () => {
+    const file = {
+      ...minimal(),
+      blockedPlayers: [
+        { game: "g", playerId: "p1", email: "p1@example.com" },
+        { game: "g" },
+        { game: "g", playerId: "  " },
+        { game: "g", email: "not-an-email" },
+        { game: "g", playerId: "p2", note: "x" },
+      ],
+    };
+    expect(issuesOf(file)).toEqual([
+      { path: "blockedPlayers/0", message: "give exactly one of playerId and email" },
+      { path: "blockedPlayers/1", message: "give exactly one of playerId and email" },
+      { path: "blockedPlayers/2/playerId", message: "must not be blank" },
+      { path: "blockedPlayers/3/email", message: "must be an email address" },
+      { path: "blockedPlayers/4/note", message: "is not allowed here" },
+    ]);
+    expect(issuesOf({ ...minimal(), blockedPlayers: [{ game: "g", playerId: "p1" }, { game: "elsewhere", playerId: "p1" }] })).toEqual([
+      { path: "blockedPlayers/1/game", message: 'unknown game ref "elsewhere" (not in games)' },
+    ]);
   });
 });

@@ -57,9 +57,6 @@ export class TenantFileError extends Error {
   }
 }
 
-export const BLOCKED_PLAYERS_UNSUPPORTED =
-  "blockedPlayers needs the players service, which is not available yet; remove the key";
-
 const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
 const validateShape = ajv.compile<TenantFile>(schema);
 
@@ -74,6 +71,13 @@ const patternMessages: Record<string, string> = {
   key: "must be 1-64 letters, digits, '_' or '-'",
   email: "must be an email address",
   name: "must not contain a comma",
+  playerId: "must not be blank",
+};
+
+// ajv's oneOf message ("must match exactly one schema in oneOf") does not say which; keyed by
+// the list whose entries carry the oneOf.
+const oneOfMessages: Record<string, string> = {
+  blockedPlayers: "give exactly one of playerId and email",
 };
 
 /** Turns ajv's errors into one issue per bad value, naming the value itself where ajv names its parent. */
@@ -84,6 +88,8 @@ function shapeIssues(errors: ErrorObject[]): TenantFileIssue[] {
     // Summaries of other errors on the same value ("must match then schema") add nothing.
     if (error.keyword === "if" || error.keyword === "anyOf") continue;
     if (error.keyword === "propertyNames") continue;
+    // The branches of a oneOf ("playerId is required", "email is required"): its own message says it.
+    if (error.schemaPath.includes("/oneOf/")) continue;
     if (error.propertyName !== undefined) {
       issues.push({ path: join(at, error.propertyName), message: "is not a language code" });
     } else if (error.keyword === "required") {
@@ -93,6 +99,9 @@ function shapeIssues(errors: ErrorObject[]): TenantFileIssue[] {
     } else if (error.keyword === "pattern") {
       const property = error.schemaPath.split("/").at(-2) ?? "";
       issues.push({ path: at, message: patternMessages[property] ?? error.message ?? "is invalid" });
+    } else if (error.keyword === "oneOf") {
+      const list = error.schemaPath.split("/").at(-3) ?? "";
+      issues.push({ path: at, message: oneOfMessages[list] ?? error.message ?? "is invalid" });
     } else if (error.keyword === "maxItems" && at.endsWith("/options")) {
       issues.push({ path: at, message: "only dropdown fields have options" });
     } else {
@@ -141,17 +150,12 @@ function crossReferenceIssues(file: TenantFile): TenantFileIssue[] {
     ...duplicates(file.tags ?? [], (t) => `${scopeOf(t.game)}\u0000${t.name.trim()}`, (i) => `tags/${i}/name`, "the tag (same name and game) at"),
     ...(file.fields ?? []).flatMap((field, i) => unknownGame(field.game, `fields/${i}/game`)),
     ...duplicates(file.fields ?? [], (f) => `${scopeOf(f.game)}\u0000${f.key}`, (i) => `fields/${i}/key`, "the field (same key and game) at"),
+    ...(file.blockedPlayers ?? []).flatMap((entry, i) => unknownGame(entry.game, `blockedPlayers/${i}/game`)),
   ];
 }
 
 /** Checks a parsed tenant file; throws TenantFileError naming every bad path. */
 export function parseTenantFile(value: unknown): TenantFile {
-  if (typeof value === "object" && value !== null && "blockedPlayers" in value) {
-    const blocked = (value as { blockedPlayers: unknown }).blockedPlayers;
-    if (!Array.isArray(blocked) || blocked.length > 0) {
-      throw new TenantFileError([{ path: "blockedPlayers", message: BLOCKED_PLAYERS_UNSUPPORTED }], BLOCKED_PLAYERS_UNSUPPORTED);
-    }
-  }
   if (!validateShape(value)) throw new TenantFileError(shapeIssues(validateShape.errors ?? []));
   const issues = crossReferenceIssues(value);
   if (issues.length > 0) throw new TenantFileError(issues);
