@@ -1,19 +1,7 @@
 // Applies the media schema's migrations and exits (a Kubernetes Job or the local stack runs it).
-import { createDb, ensureDatabase, migrateToLatest } from "@support/db";
-import { createLogger } from "@support/logging";
+import { runMigrateCommand } from "@support/runtime";
 import { loadMediaConfig } from "./config.ts";
 import { migrations } from "./migrations/index.ts";
 
 const config = loadMediaConfig();
-const logger = createLogger({ service: "media-migrate", level: config.LOG_LEVEL });
-await ensureDatabase(config.DATABASE_URL);
-const db = createDb({ url: config.DATABASE_URL, schema: "media", maxConnections: 1 });
-try {
-  const result = await migrateToLatest(db, "media", migrations);
-  logger.info({ applied: result.results?.map((r) => r.migrationName) ?? [] }, "migrations applied");
-} catch (error) {
-  logger.fatal({ err: error }, "migration failed");
-  process.exitCode = 1;
-} finally {
-  await db.destroy();
-}
+await runMigrateCommand({ schema: "media", migrations, databaseUrl: config.DATABASE_URL, logLevel: config.LOG_LEVEL });

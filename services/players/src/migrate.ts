@@ -1,19 +1,7 @@
 // Applies the players schema's migrations and exits (a Kubernetes Job or the local stack runs it).
-import { createDb, ensureDatabase, migrateToLatest } from "@support/db";
-import { createLogger } from "@support/logging";
+import { runMigrateCommand } from "@support/runtime";
 import { loadPlayersConfig } from "./config.ts";
 import { migrations } from "./migrations/index.ts";
 
 const config = loadPlayersConfig();
-const logger = createLogger({ service: "players-migrate", level: config.LOG_LEVEL });
-await ensureDatabase(config.DATABASE_URL);
-const db = createDb({ url: config.DATABASE_URL, schema: "players", maxConnections: 1 });
-try {
-  const result = await migrateToLatest(db, "players", migrations);
-  logger.info({ applied: result.results?.map((r) => r.migrationName) ?? [] }, "migrations applied");
-} catch (error) {
-  logger.fatal({ err: error }, "migration failed");
-  process.exitCode = 1;
-} finally {
-  await db.destroy();
-}
+await runMigrateCommand({ schema: "players", migrations, databaseUrl: config.DATABASE_URL, logLevel: config.LOG_LEVEL });
