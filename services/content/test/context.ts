@@ -18,6 +18,8 @@ export interface ContentTestContext {
   db: Kysely<ContentDatabase>;
   server: ServiceHost;
   client: Client<typeof ContentService>;
+  /** Where the service answers, e.g. http://127.0.0.1:41234. */
+  baseUrl: string;
   stop(): Promise<void>;
 }
 
@@ -34,13 +36,15 @@ export async function startContent(): Promise<ContentTestContext> {
     const nc = await connectBus(infra.natsUrl, "content-test");
     const server = createServer({ config, logger, db, nc });
     const { port } = await server.start();
-    const client = createServiceClient(ContentService, `http://127.0.0.1:${port}`);
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const client = createServiceClient(ContentService, baseUrl);
     return {
       infra,
       config,
       db,
       server,
       client,
+      baseUrl,
       stop: async () => {
         await server.stop();
         await infra.stop();
