@@ -1,7 +1,7 @@
-// One Connect client per internal service. Only content has a contract today; tickets, media
+// One Connect client per internal service. Content and tickets have their contracts here; media
 // and players are reached through grpc.health.v1 until their issues add their services.
 import type { Client } from "@connectrpc/connect";
-import { ContentService, health } from "@support/proto";
+import { ContentService, health, TicketsService } from "@support/proto";
 import { createServiceClient } from "@support/rpc";
 import type { GatewayConfig } from "./config.ts";
 
@@ -9,10 +9,12 @@ export const SERVICE_NAMES = ["content", "tickets", "media", "players"] as const
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 export type ContentClient = Client<typeof ContentService>;
+export type TicketsClient = Client<typeof TicketsService>;
 export type HealthClient = Client<typeof health.Health>;
 
 export interface GatewayClients {
   content: ContentClient;
+  tickets: TicketsClient;
   /** grpc.health.v1 of every service, for /healthz and /readyz. */
   health: Record<ServiceName, HealthClient>;
 }
@@ -29,6 +31,7 @@ export function createClients(config: ClientConfig): GatewayClients {
   };
   return {
     content: createServiceClient(ContentService, urls.content, options),
+    tickets: createServiceClient(TicketsService, urls.tickets, options),
     health: {
       content: createServiceClient(health.Health, urls.content, options),
       tickets: createServiceClient(health.Health, urls.tickets, options),

@@ -27,6 +27,7 @@ import { registerFieldRoutes } from "./routes/fields.ts";
 import { registerGameRoutes } from "./routes/games.ts";
 import { registerNotImplementedRoutes } from "./routes/not-implemented.ts";
 import { registerTagRoutes } from "./routes/tags.ts";
+import { registerTicketRoutes } from "./routes/tickets.ts";
 import type { GatewayMiddleware, GatewayRouter, GatewayState } from "./types.ts";
 
 export interface GatewayDeps {
@@ -84,6 +85,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerGameRoutes(api, routeDeps);
   registerTagRoutes(api, routeDeps);
   registerFieldRoutes(api, routeDeps);
+  registerTicketRoutes(api, { tickets: clients.tickets });
   registerNotImplementedRoutes(api);
 
   const app = new Koa<GatewayState>();

@@ -51,9 +51,9 @@ describe("authentication and errors through the real stack", () => {
   });
 
   it("answers 501 not_implemented, after the key check, for the endpoints not built yet", async () => {
-    const response = await stack.request(`/tickets/${SOME_UUID}/events`, { key: a.apiKeys.main });
+    const response = await stack.request("/attachments/att_1", { key: a.apiKeys.main });
     expect(response.status).toBe(501);
-    expect(response.body).toEqual({ code: "not_implemented", message: "GET /tickets/{ticketId}/events is not implemented yet" });
+    expect(response.body).toEqual({ code: "not_implemented", message: "GET /attachments/{attachmentId} is not implemented yet" });
     const session = await stack.request("/support/sessions", { method: "POST", json: { token: SOME_UUID } });
     expect(session.status).toBe(501);
   });

@@ -86,11 +86,13 @@ function serviceModule<C extends { PORT: number; DATABASE_URL: string; DB_POOL_M
   };
 }
 
+// In dependency order: each service is told where the ones before it answer (tickets calls
+// content and players).
 const services: ServiceModule[] = [
   serviceModule("content", contentMigrations, loadContentConfig, createContentServer as never),
-  serviceModule("tickets", ticketsMigrations, loadTicketsConfig, createTicketsServer as never),
-  serviceModule("media", mediaMigrations, loadMediaConfig, createMediaServer as never),
   serviceModule("players", playersMigrations, loadPlayersConfig, createPlayersServer as never),
+  serviceModule("media", mediaMigrations, loadMediaConfig, createMediaServer as never),
+  serviceModule("tickets", ticketsMigrations, loadTicketsConfig, createTicketsServer as never),
 ];
 
 /** The operation of the document serving `method path`, if any. */
@@ -148,7 +150,8 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig> } =
       }
     }
     for (const service of services) {
-      const { host, port } = await service.start(env, logger);
+      const urls = Object.fromEntries(Object.entries(ports).map(([name, port]) => [`${name.toUpperCase()}_URL`, `http://127.0.0.1:${port}`]));
+      const { host, port } = await service.start({ ...env, ...urls }, logger);
       running.set(service.name, host);
       ports[service.name] = port;
     }

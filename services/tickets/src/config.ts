@@ -1,11 +1,40 @@
 // The tickets service's configuration, from environment variables only.
-import { loadConfig } from "@support/config";
+import { createHmac } from "node:crypto";
+import { loadConfig, num, str } from "@support/config";
 import { portSpec, serviceConfigSpecs } from "@support/runtime";
 
-export const configSpecs = { ...serviceConfigSpecs, PORT: portSpec(50052) };
+export const configSpecs = {
+  ...serviceConfigSpecs,
+  PORT: portSpec(50052),
+  CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers" }),
+  PLAYERS_URL: str({ default: "http://127.0.0.1:50054", desc: "Where the players service answers" }),
+  RPC_TIMEOUT_MS: num({ default: 10_000, desc: "Deadline of each call to another service" }),
+  SUPPORT_APP_URL: str({ default: "https://support.example.com", desc: "Base of a ticket's url: <SUPPORT_APP_URL>/tickets/<id>" }),
+  CURSOR_SECRET: str({
+    default: "",
+    desc: "HMAC key of GET /tickets cursors; the same on every replica. Empty: derived from DATABASE_URL (development only)",
+  }),
+  CONTENT_CACHE_TTL_MS: num({ default: 30_000, desc: "Longest staleness of cached company settings, games, tags and fields" }),
+  AUTO_CLOSE_INTERVAL_MS: num({ default: 60_000, desc: "Period of the sweep closing waiting tickets (0 disables it)" }),
+};
 
-export type TicketsConfig = ReturnType<typeof loadTicketsConfig>;
-
-export function loadTicketsConfig(env: Record<string, string | undefined> = process.env) {
+function loadRaw(env: Record<string, string | undefined>) {
   return loadConfig(configSpecs, env);
+}
+
+export type TicketsConfig = ReturnType<typeof loadRaw> & { readonly cursorSecret: string };
+
+export function loadTicketsConfig(env: Record<string, string | undefined> = process.env): TicketsConfig {
+  const raw = loadRaw(env);
+  return Object.freeze({ ...raw, cursorSecret: cursorSecretOf(raw.CURSOR_SECRET, raw.DATABASE_URL) });
+}
+
+/**
+ * The cursor key: CURSOR_SECRET when set; otherwise a key derived from DATABASE_URL, so that
+ * replicas sharing a database (the local stack, tests) agree without configuration. A
+ * deployment sets CURSOR_SECRET: the database URL is not a secret everywhere.
+ */
+export function cursorSecretOf(configured: string, databaseUrl: string): string {
+  if (configured !== "") return configured;
+  return createHmac("sha256", "tickets-cursor-dev-key").update(databaseUrl).digest("base64url");
 }

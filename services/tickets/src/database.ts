@@ -1,4 +1,7 @@
 // Tables of the tickets schema, as kysely sees them.
 import type { OutboxTable } from "@support/bus";
+import type { TicketBreadcrumbTables } from "./breadcrumbs/breadcrumb.table.ts";
+import type { TicketEventTables } from "./ticket-events/event.table.ts";
+import type { TicketTables } from "./tickets/ticket.table.ts";
 
-export type TicketsDatabase = OutboxTable;
+export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketBreadcrumbTables;

@@ -1,6 +1,186 @@
-// RPC routes of the tickets service. Its contract (tickets.v1) arrives with the tickets issue;
-// until then the service answers health checks only.
+// tickets.v1 RPCs mapped onto the use cases. Handlers only translate messages: rules live in
+// the domain folders, SQL in the repositories.
+import { fromJson, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
+import { timestampDate, timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
-import type { TicketsDeps } from "./server.ts";
+import { validationError } from "@support/errors";
+import { TicketsService, type TicketAction as TicketActionMessage, type TicketEventSchema, type TicketSchema } from "@support/proto";
+import { addTicketBreadcrumbs, listTicketBreadcrumbs } from "./breadcrumbs/breadcrumb.service.ts";
+import type { TicketsContext } from "./context.ts";
+import type { TicketEvent } from "./ticket-events/event.ts";
+import { listTicketEvents } from "./ticket-events/event.service.ts";
+import type { TicketActionInput } from "./tickets/ticket-actions.ts";
+import { createTicket, getTicket, listTickets, performTicketActions } from "./tickets/ticket.service.ts";
+import { isUuid, ticketUrl, type Ticket } from "./tickets/ticket.ts";
 
-export function registerRoutes(_router: ConnectRouter, _deps: TicketsDeps): void {}
+/** Every request names the caller's company; the gateway always sends a uuid, so anything else is a caller's bug. */
+function company(companyId: string): string {
+  if (!isUuid(companyId)) throw validationError([{ path: "/companyId", message: "must be a uuid" }]);
+  return companyId.toLowerCase();
+}
+
+export function ticketMessage(ticket: Ticket, supportAppUrl: string): MessageInitShape<typeof TicketSchema> {
+  return {
+    id: ticket.id,
+    runningId: BigInt(ticket.runningId),
+    url: ticketUrl(supportAppUrl, ticket.id),
+    gameId: ticket.gameId,
+    gameEnvironmentId: ticket.gameEnvironmentId,
+    servicePlayerId: ticket.servicePlayerId ?? undefined,
+    playerId: ticket.playerId ?? undefined,
+    playerName: ticket.playerName ?? undefined,
+    email: ticket.email ?? undefined,
+    status: ticket.status,
+    supportSource: ticket.supportSource ?? undefined,
+    channels: ticket.channels,
+    language: ticket.language,
+    resolutionType: ticket.resolutionType ?? undefined,
+    csatScore: ticket.csatScore ?? undefined,
+    csatReview: ticket.csatReview ?? undefined,
+    issueSummary: ticket.issueSummary ?? undefined,
+    issueResolution: ticket.issueResolution ?? undefined,
+    followUpTicketId: ticket.followUpTicketId ?? undefined,
+    reopenedFromTicketId: ticket.reopenedFromTicketId ?? undefined,
+    createdAt: timestampFromDate(ticket.createdAt),
+    lastActivityAt: ticket.lastActivityAt ? timestampFromDate(ticket.lastActivityAt) : undefined,
+    tags: ticket.tags,
+    fields: ticket.fields as JsonObject,
+    metadata: ticket.metadata as JsonObject,
+    assigneeId: ticket.assigneeId ?? undefined,
+  };
+}
+
+function eventMessage(event: TicketEvent): MessageInitShape<typeof TicketEventSchema> {
+  const common = { id: event.id, createdAt: timestampFromDate(event.createdAt) };
+  switch (event.type) {
+    case "PLAYER_MESSAGE":
+      return { ...common, payload: { case: "playerMessage", value: event.data } };
+    case "AGENT_MESSAGE":
+      return { ...common, payload: { case: "agentMessage", value: event.data } };
+    case "PRIVATE_NOTE":
+      return { ...common, payload: { case: "privateNote", value: event.data } };
+    case "CSAT":
+      return { ...common, payload: { case: "csat", value: { score: event.data.score, review: event.data.review ?? undefined } } };
+    case "END":
+      return { ...common, payload: { case: "end", value: event.data } };
+    case "COLLECTOR_RESULT":
+      return {
+        ...common,
+        payload: {
+          case: "collectorResult",
+          value: {
+            ...event.data,
+            fields: event.data.fields.map((field) => ({
+              key: field.key ?? undefined,
+              label: field.label,
+              type: field.type,
+              value: field.type === "FILE" ? undefined : fromJson(ValueSchema, field.value ?? null),
+              attachments: field.attachments ?? [],
+            })),
+          },
+        },
+      };
+  }
+}
+
+/** A wire action as the domain's input; an unset oneof is an action type this version does not know. */
+function actionInput(action: TicketActionMessage): TicketActionInput {
+  const { case: type, value } = action.action;
+  switch (type) {
+    case "addTags":
+    case "removeTags":
+      return { type, tagNames: value.tagNames, userId: value.userId };
+    case "setFields":
+      return { type, fields: value.fields ?? {}, userId: value.userId };
+    case "setOnHold":
+      return { type, onHold: value.onHold, userId: value.userId };
+    case "setStatus":
+      return { type, status: value.status, userId: value.userId };
+    case "setPlayerInfo":
+      return { type, player: { name: value.name, tier: value.tier } };
+    case "sendMessage":
+    case "addPrivateNote":
+      return { type, message: value.message, userId: value.userId };
+    case "assignTicket":
+      return { type, assigneeId: value.assigneeId, userId: value.userId };
+    case "resolveTicket":
+    case "rejectTicket":
+    case "unassignTicket":
+      return { type, userId: value.userId };
+    default:
+      return { type: "unknown" };
+  }
+}
+
+export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void {
+  const toMessage = (ticket: Ticket) => ticketMessage(ticket, ctx.supportAppUrl);
+
+  router.service(TicketsService, {
+    createTicket: async (req) => {
+      const { ticketId, runningId } = await createTicket(ctx, {
+        companyId: company(req.companyId),
+        gameId: req.gameId,
+        message: req.message,
+        attachments: req.attachments,
+        skipDuplicateCheck: req.skipDuplicateCheck,
+        language: req.language,
+        channels: req.channels,
+        platform: req.platform,
+        player: { id: req.player?.id, name: req.player?.name, email: req.player?.email, tier: req.player?.tier },
+        tags: req.tags,
+        fields: req.fields ?? {},
+      });
+      return { ticketId, runningId: BigInt(runningId) };
+    },
+
+    listTickets: async (req) => {
+      const { tickets, nextCursor } = await listTickets(ctx, company(req.companyId), {
+        playerId: req.playerId,
+        email: req.email,
+        gameId: req.gameId,
+        ticketId: req.ticketId,
+        tags: req.tags,
+        fields: req.fields,
+        status: req.status,
+        createdAfter: req.createdAfter,
+        createdBefore: req.createdBefore,
+        order: req.order,
+        cursor: req.cursor,
+        limit: req.limit,
+      });
+      return { tickets: tickets.map(toMessage), nextCursor: nextCursor ?? undefined };
+    },
+
+    getTicket: async (req) => ({ ticket: toMessage(await getTicket(ctx, company(req.companyId), req.ticketId)) }),
+
+    performTicketActions: async (req) => {
+      const ticket = await performTicketActions(ctx, {
+        companyId: company(req.companyId),
+        ticketId: req.ticketId,
+        actions: req.actions.map(actionInput),
+        apiKeyId: req.apiKeyId ?? null,
+      });
+      return { success: true, ticket: toMessage(ticket) };
+    },
+
+    listTicketEvents: async (req) => ({ events: (await listTicketEvents(ctx, company(req.companyId), req.ticketId)).map(eventMessage) }),
+
+    listTicketBreadcrumbs: async (req) => {
+      const { breadcrumbs, clientClockOffsetMs } = await listTicketBreadcrumbs(ctx, company(req.companyId), req.ticketId);
+      return {
+        breadcrumbs: breadcrumbs.map((b) => ({ message: b.message, clientOccurredAt: timestampFromDate(b.clientOccurredAt) })),
+        clientClockOffsetMs: clientClockOffsetMs === null ? undefined : BigInt(clientClockOffsetMs),
+      };
+    },
+
+    addTicketBreadcrumbs: async (req) => {
+      const added = await addTicketBreadcrumbs(ctx, {
+        companyId: company(req.companyId),
+        ticketId: req.ticketId,
+        breadcrumbs: req.breadcrumbs.map((b) => ({ message: b.message, clientOccurredAt: b.clientOccurredAt ? timestampDate(b.clientOccurredAt) : undefined })),
+        clientClockOffsetMs: req.clientClockOffsetMs === undefined ? null : Number(req.clientClockOffsetMs),
+      });
+      return { added };
+    },
+  });
+}

@@ -3,28 +3,56 @@ import type { NatsConnection } from "@support/bus";
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
+import { createAutoCloseJob, type AutoCloseJob } from "./auto-close/auto-close.job.ts";
+import { createClients, type TicketsClients } from "./clients.ts";
 import type { TicketsConfig } from "./config.ts";
-import { registerRoutes } from "./routes.ts";
+import type { TicketsContext } from "./context.ts";
 import type { TicketsDatabase } from "./database.ts";
+import { subscribeToContentChanges } from "./events/content-changed.subscription.ts";
+import { createContentReference, type ContentReference } from "./reference/content-reference.ts";
+import { registerRoutes } from "./routes.ts";
 
 export interface TicketsDeps {
   config: TicketsConfig;
   logger: Logger;
   db: Kysely<TicketsDatabase>;
   nc: NatsConnection;
+  /** Clients of content and players; by default Connect clients of CONTENT_URL and PLAYERS_URL. */
+  clients?: TicketsClients;
 }
 
-export function createServer(deps: TicketsDeps): ServiceHost {
-  return createServiceHost({
+export interface TicketsServer extends ServiceHost {
+  /** The auto-close sweep, for tests (runOnce) and operators. */
+  autoClose: AutoCloseJob;
+  /** The cached reference data of content. */
+  reference: ContentReference;
+}
+
+export function createServer(deps: TicketsDeps): TicketsServer {
+  const { config, logger } = deps;
+  const clients = deps.clients ?? createClients(config);
+  const reference = createContentReference(clients.content, config.CONTENT_CACHE_TTL_MS);
+  const ctx: TicketsContext = {
+    db: deps.db,
+    logger,
+    reference,
+    players: clients.players,
+    supportAppUrl: config.SUPPORT_APP_URL,
+    cursorSecret: config.cursorSecret,
+  };
+  const autoClose = createAutoCloseJob(ctx, { intervalMs: config.AUTO_CLOSE_INTERVAL_MS, logger });
+  const host = createServiceHost({
     name: "tickets",
     rpcServiceName: "tickets.v1.TicketsService",
     db: deps.db,
-    databaseUrl: deps.config.DATABASE_URL,
+    databaseUrl: config.DATABASE_URL,
     nc: deps.nc,
-    natsPrefix: deps.config.NATS_PREFIX,
-    logger: deps.logger,
-    host: deps.config.HOST,
-    port: deps.config.PORT,
-    routes: (router) => registerRoutes(router, deps),
+    natsPrefix: config.NATS_PREFIX,
+    logger,
+    host: config.HOST,
+    port: config.PORT,
+    routes: (router) => registerRoutes(router, ctx),
+    workers: [subscribeToContentChanges({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger }), autoClose],
   });
+  return Object.assign(host, { autoClose, reference });
 }

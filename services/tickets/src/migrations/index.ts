@@ -1,7 +1,9 @@
 // Every migration of the tickets schema, in order. Migrations never import application code.
 import type { Migration } from "@support/db";
 import * as createOutbox from "./2026_11_22_00_00_00_create_outbox.ts";
+import * as createTickets from "./2026_11_23_00_00_00_create_tickets.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_00_00_create_outbox": createOutbox,
+  "2026_11_23_00_00_00_create_tickets": createTickets,
 };

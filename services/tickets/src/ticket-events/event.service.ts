@@ -1,0 +1,11 @@
+// Reading a ticket's events (4.10).
+import type { TicketsContext } from "../context.ts";
+import { getTicket } from "../tickets/ticket.service.ts";
+import type { TicketEvent } from "./event.ts";
+import { listPublicEvents } from "./event.repository.ts";
+
+/** The public events of a ticket of the company, in creation order; NOT_FOUND for any other ticket. */
+export async function listTicketEvents(ctx: TicketsContext, companyId: string, ticketId: string): Promise<TicketEvent[]> {
+  const ticket = await getTicket(ctx, companyId, ticketId);
+  return listPublicEvents(ctx.db, ticket.id);
+}

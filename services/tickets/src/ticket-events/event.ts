@@ -1,0 +1,38 @@
+// Ticket events (2.5): the six public types, returned by GET /tickets/{id}/events, and the
+// internal types that audit actions (who changed what), which are stored but never returned.
+import type { Actor, FieldValues, Language, ResolutionType, TicketStatus } from "../tickets/ticket.ts";
+
+export const PUBLIC_EVENT_TYPES = ["PLAYER_MESSAGE", "AGENT_MESSAGE", "PRIVATE_NOTE", "CSAT", "END", "COLLECTOR_RESULT"] as const;
+export type PublicEventType = (typeof PUBLIC_EVENT_TYPES)[number];
+
+export interface AttachmentRef {
+  id: string;
+}
+
+/** A collector answer as stored: `value` for every type but FILE, `attachments` for FILE. */
+export interface CollectorField {
+  key: string | null;
+  label: string;
+  type: "TEXT" | "SELECT_GROUP" | "DROPDOWN" | "DATE" | "EMAIL" | "CHECKBOX" | "PLATFORM_SELECTOR" | "FILE";
+  value?: string | string[] | boolean | null;
+  attachments?: AttachmentRef[];
+}
+
+export type NewTicketEvent =
+  | { type: "PLAYER_MESSAGE" | "AGENT_MESSAGE"; data: { message: string; language: Language; attachments: AttachmentRef[] } }
+  | { type: "PRIVATE_NOTE"; data: { message: string; attachments: AttachmentRef[] } }
+  | { type: "CSAT"; data: { score: number; review: string | null } }
+  | { type: "END"; data: { resolutionType: Exclude<ResolutionType, "merged"> } }
+  | { type: "COLLECTOR_RESULT"; data: { collectorId: string; resultId: string; title: string; fields: CollectorField[] } }
+  // Internal: the audit trail of actions.
+  | { type: "STATUS_CHANGED"; data: { from: TicketStatus; to: TicketStatus } }
+  | { type: "ASSIGNEE_CHANGED"; data: { from: string | null; to: string | null } }
+  | { type: "TAGS_CHANGED"; data: { added: string[]; removed: string[] } }
+  | { type: "FIELDS_CHANGED"; data: { changed: FieldValues } }
+  | { type: "PLAYER_INFO_CHANGED"; data: { name?: string; tier?: number } };
+
+/** An event ready to store: what happened and who did it. */
+export type RecordedEvent = NewTicketEvent & { id: string; actor: Actor };
+
+/** A stored public event as the events endpoint returns it. */
+export type TicketEvent = { id: string; createdAt: Date } & Extract<NewTicketEvent, { type: PublicEventType }>;

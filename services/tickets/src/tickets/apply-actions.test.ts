@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import { isAppError } from "@support/errors";
+import { applyActions, type ActionContext } from "./apply-actions.ts";
+import type { TicketAction } from "./ticket-actions.ts";
+import type { Ticket } from "./ticket.ts";
+
+const GAME = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa";
+const ALICE = "11111111-1111-4111-8111-111111111111";
+const NOW = new Date("2026-03-01T12:00:00.000Z");
+
+const ticket: Ticket = {
+  id: "tttttttt-tttt-4ttt-8ttt-tttttttttttt",
+  companyId: "cccccccc-cccc-4ccc-8ccc-cccccccccccc",
+  runningId: 7,
+  gameId: GAME,
+  gameEnvironmentId: "eeeeeeee-eeee-4eee-8eee-eeeeeeeeeeee",
+  servicePlayerId: "pppppppp-pppp-4ppp-8ppp-pppppppppppp",
+  playerId: "p-1",
+  playerName: "Pat",
+  email: "pat@example.com",
+  status: "new",
+  supportSource: "API",
+  channels: ["email"],
+  language: "de",
+  platform: "ios",
+  resolutionType: null,
+  csatScore: null,
+  csatReview: null,
+  issueSummary: null,
+  issueResolution: null,
+  followUpTicketId: null,
+  reopenedFromTicketId: null,
+  createdAt: new Date("2026-03-01T10:00:00.000Z"),
+  lastActivityAt: new Date("2026-03-01T10:00:00.000Z"),
+  tags: ["bug"],
+  fields: { level: 1 },
+  metadata: { platform: "ios", playerTier: 1 },
+  assigneeId: null,
+  waitingSince: null,
+  lastPlayerMessageAt: new Date("2026-03-01T10:00:00.000Z"),
+};
+
+const context: ActionContext = {
+  now: NOW,
+  apiKeyId: "kkkkkkkk-kkkk-4kkk-8kkk-kkkkkkkkkkkk",
+  hasAccess: (userId) => userId === ALICE,
+  definitions: {
+    tags: [{ gameId: null, name: "bug" }, { gameId: GAME, name: "vip" }],
+    fields: [{ gameId: null, key: "level", type: "number", options: [] }],
+  },
+};
+
+function failure(actions: TicketAction[]) {
+  try {
+    applyActions(ticket, actions, context);
+  } catch (error) {
+    if (isAppError(error)) return { code: error.code, message: error.message, paths: error.details?.issues?.map((i) => i.path) };
+    throw error;
+  }
+  throw new Error("expected a failure");
+}
+
+describe("applying actions", () => {
+  it("applies them in order and records what each did", () => {
+    const plan = applyActions(ticket, [
+      { type: "assignTicket", assigneeId: ALICE, userId: ALICE },
+      { type: "addTags", tagNames: ["vip", "bug"] },
+      { type: "setFields", fields: { level: 2 } },
+      { type: "sendMessage", message: "Hallo" },
+      { type: "setStatus", status: "waiting" },
+      { type: "setPlayerInfo", player: { name: "Sam" } },
+      { type: "setPlayerInfo", player: { tier: 3 } },
+    ], context);
+    expect(plan.ticket).toMatchObject({
+      status: "waiting", assigneeId: ALICE, tags: ["bug", "vip"], fields: { level: 2 }, playerName: "Sam",
+      metadata: { platform: "ios", playerTier: 3 }, waitingSince: NOW, lastActivityAt: NOW,
+    });
+    expect(plan.events.map((e) => e.type)).toEqual([
+      "STATUS_CHANGED", "ASSIGNEE_CHANGED", "TAGS_CHANGED", "FIELDS_CHANGED", "AGENT_MESSAGE", "STATUS_CHANGED", "PLAYER_INFO_CHANGED", "PLAYER_INFO_CHANGED",
+    ]);
+    expect(plan.events.find((e) => e.type === "AGENT_MESSAGE")).toMatchObject({ data: { message: "Hallo", language: "de", attachments: [] } });
+    expect(plan.events[0]!.actor).toEqual({ type: "user", id: ALICE });
+    expect(plan.events[2]!.actor).toEqual({ type: "api_key", id: context.apiKeyId });
+    expect(plan.domainEvents.map((e) => e.type)).toEqual([
+      "tickets.ticket.status_changed", "tickets.ticket.assigned", "tickets.ticket.tags_changed", "tickets.ticket.fields_changed",
+      "tickets.ticket.message_added", "tickets.ticket.status_changed",
+    ]);
+    expect(plan.playerInfo).toEqual({ name: "Sam", tier: 3 });
+  });
+
+  it("records nothing for changes that change nothing", () => {
+    const plan = applyActions(ticket, [
+      { type: "addTags", tagNames: ["bug"] },
+      { type: "removeTags", tagNames: ["vip"] },
+      { type: "setFields", fields: { level: 1 } },
+      { type: "setOnHold", onHold: false },
+    ], context);
+    expect(plan.events).toEqual([]);
+    expect(plan.domainEvents).toEqual([]);
+    expect(plan.ticket.lastActivityAt).toEqual(NOW);
+  });
+
+  it("closes with an END event and the closed domain event", () => {
+    const plan = applyActions(ticket, [{ type: "rejectTicket" }], context);
+    expect(plan.ticket).toMatchObject({ status: "closed", resolutionType: "rejected" });
+    expect(plan.events.map((e) => [e.type, e.data])).toEqual([
+      ["STATUS_CHANGED", { from: "new", to: "closed" }],
+      ["END", { resolutionType: "rejected" }],
+    ]);
+    expect(plan.domainEvents.map((e) => e.type)).toEqual(["tickets.ticket.status_changed", "tickets.ticket.closed"]);
+  });
+
+  it("fails on the first invalid action, naming its index", () => {
+    expect(failure([{ type: "addTags", tagNames: ["bug"] }, { type: "addTags", tagNames: ["bug", "nope"] }])).toMatchObject({
+      code: "invalid_argument", paths: ["/actions/1/tagNames/1"],
+    });
+    expect(failure([{ type: "addPrivateNote", message: "x" }, { type: "resolveTicket" }, { type: "sendMessage", message: "late" }])).toMatchObject({
+      code: "conflict", message: expect.stringContaining("/actions/2"),
+    });
+    expect(failure([{ type: "resolveTicket", userId: "22222222-2222-4222-8222-222222222222" }])).toMatchObject({ paths: ["/actions/0/userId"] });
+    expect(failure([{ type: "setFields", fields: { "a/b": 1 } }])).toMatchObject({ paths: ["/actions/0/fields/a~1b"] });
+  });
+
+  it("leaves the ticket it was given untouched", () => {
+    const copy = structuredClone(ticket);
+    applyActions(ticket, [{ type: "addTags", tagNames: ["vip"] }, { type: "setFields", fields: { level: 5 } }, { type: "resolveTicket" }], context);
+    expect(ticket).toEqual(copy);
+  });
+});

@@ -1,0 +1,67 @@
+// The domain events the tickets service publishes (D11) and their data; each is written to
+// the outbox in the transaction of the change it describes. Schemas: docs/events.md.
+import type { NewEvent } from "@support/bus";
+import type { RecordedEvent } from "../ticket-events/event.ts";
+import { ticketEventData, type Actor, type FieldValues, type Ticket, type TicketStatus } from "./ticket.ts";
+
+export const TICKET_EVENT_TYPES = {
+  created: "tickets.ticket.created",
+  statusChanged: "tickets.ticket.status_changed",
+  assigned: "tickets.ticket.assigned",
+  messageAdded: "tickets.ticket.message_added",
+  closed: "tickets.ticket.closed",
+  tagsChanged: "tickets.ticket.tags_changed",
+  fieldsChanged: "tickets.ticket.fields_changed",
+} as const;
+
+function base(ticket: Ticket) {
+  return { ticketId: ticket.id, runningId: ticket.runningId, gameId: ticket.gameId };
+}
+
+function event(type: string, ticket: Ticket, data: Record<string, unknown>): NewEvent {
+  return { type, companyId: ticket.companyId, data };
+}
+
+export function ticketCreated(ticket: Ticket, url: string): NewEvent {
+  return event(TICKET_EVENT_TYPES.created, ticket, ticketEventData(ticket, url));
+}
+
+export function statusChanged(ticket: Ticket, from: TicketStatus, actor: Actor): NewEvent {
+  return event(TICKET_EVENT_TYPES.statusChanged, ticket, {
+    ...base(ticket), from, to: ticket.status, resolutionType: ticket.resolutionType, actor,
+  });
+}
+
+export function ticketClosed(ticket: Ticket, closedAt: Date, actor: Actor): NewEvent {
+  return event(TICKET_EVENT_TYPES.closed, ticket, {
+    ...base(ticket), resolutionType: ticket.resolutionType, closedAt: closedAt.toISOString(), actor,
+  });
+}
+
+export function ticketAssigned(ticket: Ticket, previousAssigneeId: string | null, actor: Actor): NewEvent {
+  return event(TICKET_EVENT_TYPES.assigned, ticket, { ...base(ticket), assigneeId: ticket.assigneeId, previousAssigneeId, actor });
+}
+
+/** A PLAYER_MESSAGE, AGENT_MESSAGE or PRIVATE_NOTE was added. */
+export function messageAdded(ticket: Ticket, recorded: RecordedEvent): NewEvent {
+  if (recorded.type !== "PLAYER_MESSAGE" && recorded.type !== "AGENT_MESSAGE" && recorded.type !== "PRIVATE_NOTE") {
+    throw new Error(`not a message event: ${recorded.type}`);
+  }
+  return event(TICKET_EVENT_TYPES.messageAdded, ticket, {
+    ...base(ticket),
+    eventId: recorded.id,
+    type: recorded.type,
+    message: recorded.data.message,
+    language: "language" in recorded.data ? recorded.data.language : null,
+    attachments: recorded.data.attachments,
+    actor: recorded.actor,
+  });
+}
+
+export function tagsChanged(ticket: Ticket, added: string[], removed: string[], actor: Actor): NewEvent {
+  return event(TICKET_EVENT_TYPES.tagsChanged, ticket, { ...base(ticket), added, removed, tags: ticket.tags, actor });
+}
+
+export function fieldsChanged(ticket: Ticket, changed: FieldValues, actor: Actor): NewEvent {
+  return event(TICKET_EVENT_TYPES.fieldsChanged, ticket, { ...base(ticket), changed, fields: ticket.fields, actor });
+}

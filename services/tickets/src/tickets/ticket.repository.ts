@@ -1,0 +1,258 @@
+// Queries on tickets and the per-company counters. Free functions taking the executor (the
+// pool or the caller's transaction); no rules here.
+import { sql, type Kysely, type Selectable, type Updateable } from "kysely";
+import type { TicketsDatabase } from "../database.ts";
+import type { ListQuery } from "./list-query.ts";
+import type {
+  Channel, FieldValues, Language, Platform, ResolutionType, SupportSource, Ticket, TicketStatus,
+} from "./ticket.ts";
+import type { TicketTable } from "./ticket.table.ts";
+
+type Db = Kysely<TicketsDatabase>;
+
+function toTicket(row: Selectable<TicketTable>): Ticket {
+  return {
+    id: row.id,
+    companyId: row.company_id,
+    runningId: Number(row.running_id),
+    gameId: row.game_id,
+    gameEnvironmentId: row.game_environment_id,
+    servicePlayerId: row.service_player_id,
+    playerId: row.player_external_id,
+    playerName: row.player_name,
+    email: row.email,
+    status: row.status as TicketStatus,
+    supportSource: row.support_source as SupportSource | null,
+    channels: row.channels as Channel[],
+    language: row.language as Language,
+    platform: row.platform as Platform,
+    resolutionType: row.resolution_type as ResolutionType | null,
+    csatScore: row.csat_score,
+    csatReview: row.csat_review,
+    issueSummary: row.issue_summary,
+    issueResolution: row.issue_resolution,
+    followUpTicketId: row.follow_up_ticket_id,
+    reopenedFromTicketId: row.reopened_from_ticket_id,
+    createdAt: row.created_at,
+    lastActivityAt: row.last_activity_at,
+    tags: row.tags,
+    fields: row.fields,
+    metadata: row.metadata,
+    assigneeId: row.assignee_id,
+    waitingSince: row.waiting_since,
+    lastPlayerMessageAt: row.last_player_message_at,
+  };
+}
+
+/**
+ * Hands out the company's next running id and its creation time, in the caller's transaction.
+ * The counter row stays locked until that transaction ends, so creations of one company are
+ * serialised from here to commit: ids have no gaps (a rollback returns its id), tickets
+ * become visible in running-id order, and created_at (never below the previous one, in
+ * whole milliseconds) orders them exactly like the running id.
+ */
+export async function allocateRunningId(trx: Db, companyId: string): Promise<{ runningId: number; createdAt: Date }> {
+  const result = await sql<{ last_running_id: number; last_created_at: Date }>`
+    insert into ticket_counters as c (company_id, last_running_id, last_created_at)
+    values (${companyId}, 1, date_trunc('milliseconds', clock_timestamp()))
+    on conflict (company_id) do update
+      set last_running_id = c.last_running_id + 1,
+          last_created_at = greatest(date_trunc('milliseconds', clock_timestamp()), c.last_created_at)
+    returning last_running_id, last_created_at`.execute(trx);
+  const row = result.rows[0]!;
+  return { runningId: Number(row.last_running_id), createdAt: row.last_created_at };
+}
+
+export interface NewTicketRow {
+  companyId: string;
+  runningId: number;
+  createdAt: Date;
+  gameId: string;
+  gameEnvironmentId: string;
+  servicePlayerId: string | null;
+  playerId: string | null;
+  playerName: string | null;
+  email: string | null;
+  status: TicketStatus;
+  supportSource: SupportSource;
+  channels: Channel[];
+  language: Language;
+  platform: Platform;
+  metadata: FieldValues;
+  tags: string[];
+  fields: FieldValues;
+  firstMessage: string;
+  firstMessageNormalized: string;
+  lastPlayerMessageAt: Date | null;
+}
+
+export async function insertTicket(trx: Db, ticket: NewTicketRow): Promise<Ticket> {
+  const row = await trx
+    .insertInto("tickets")
+    .values({
+      company_id: ticket.companyId,
+      running_id: ticket.runningId,
+      created_at: ticket.createdAt,
+      last_activity_at: ticket.createdAt,
+      game_id: ticket.gameId,
+      game_environment_id: ticket.gameEnvironmentId,
+      service_player_id: ticket.servicePlayerId,
+      player_external_id: ticket.playerId,
+      player_name: ticket.playerName,
+      email: ticket.email,
+      status: ticket.status,
+      support_source: ticket.supportSource,
+      channels: ticket.channels,
+      language: ticket.language,
+      platform: ticket.platform,
+      metadata: JSON.stringify(ticket.metadata),
+      tags: ticket.tags,
+      fields: JSON.stringify(ticket.fields),
+      first_message: ticket.firstMessage,
+      first_message_normalized: ticket.firstMessageNormalized,
+      last_player_message_at: ticket.lastPlayerMessageAt,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toTicket(row);
+}
+
+/**
+ * Serialises the creations of one player (until the transaction ends) so that two identical
+ * requests sent at once cannot both pass the duplicate check.
+ */
+export async function lockPlayerForCreation(trx: Db, companyId: string, servicePlayerId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`tickets:create:${companyId}:${servicePlayerId}`}, 0))`.execute(trx);
+}
+
+/** The oldest open ticket of the player in the game whose first message is equal or similar. */
+export async function findDuplicateOpenTicket(
+  db: Db,
+  where: { companyId: string; gameId: string; servicePlayerId: string; normalizedMessage: string; threshold: number },
+): Promise<string | undefined> {
+  const result = await sql<{ id: string }>`
+    select id from tickets
+    where company_id = ${where.companyId} and service_player_id = ${where.servicePlayerId}
+      and game_id = ${where.gameId} and status <> 'closed'
+      and (first_message_normalized = ${where.normalizedMessage}
+           or similarity(first_message_normalized, ${where.normalizedMessage}) >= ${where.threshold})
+    order by created_at, running_id
+    limit 1`.execute(db);
+  return result.rows[0]?.id;
+}
+
+/** One ticket of the company; `lock` takes its row lock until the transaction ends. */
+export async function findTicket(db: Db, companyId: string, ticketId: string, lock = false): Promise<Ticket | undefined> {
+  let query = db.selectFrom("tickets").selectAll().where("company_id", "=", companyId).where("id", "=", ticketId);
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row ? toTicket(row) : undefined;
+}
+
+export type TicketChanges = Partial<
+  Pick<Ticket, "status" | "assigneeId" | "resolutionType" | "waitingSince" | "tags" | "fields" | "metadata" | "playerName" | "lastActivityAt">
+>;
+
+export async function updateTicket(trx: Db, ticketId: string, changes: TicketChanges): Promise<Ticket> {
+  const values: Updateable<TicketTable> = { updated_at: sql<Date>`clock_timestamp()` as never };
+  if (changes.status !== undefined) values.status = changes.status;
+  if (changes.assigneeId !== undefined) values.assignee_id = changes.assigneeId;
+  if (changes.resolutionType !== undefined) values.resolution_type = changes.resolutionType;
+  if (changes.waitingSince !== undefined) values.waiting_since = changes.waitingSince;
+  if (changes.tags !== undefined) values.tags = changes.tags;
+  if (changes.fields !== undefined) values.fields = JSON.stringify(changes.fields);
+  if (changes.metadata !== undefined) values.metadata = JSON.stringify(changes.metadata);
+  if (changes.playerName !== undefined) values.player_name = changes.playerName;
+  if (changes.lastActivityAt !== undefined) values.last_activity_at = changes.lastActivityAt;
+  const row = await trx.updateTable("tickets").set(values).where("id", "=", ticketId).returningAll().executeTakeFirstOrThrow();
+  return toTicket(row);
+}
+
+export async function setClientClockOffset(db: Db, ticketId: string, offsetMs: number): Promise<void> {
+  await db.updateTable("tickets").set({ client_clock_offset_ms: offsetMs }).where("id", "=", ticketId).execute();
+}
+
+export async function findClientClockOffset(db: Db, ticketId: string): Promise<number | null> {
+  const row = await db.selectFrom("tickets").select("client_clock_offset_ms").where("id", "=", ticketId).executeTakeFirst();
+  return row?.client_clock_offset_ms === null || row === undefined ? null : Number(row.client_clock_offset_ms);
+}
+
+/**
+ * One page of the company's tickets (limit + 1 rows, so the caller knows whether more
+ * exist), keyset-paginated on (created_at, running_id). Every equality filter has an index
+ * (company_id, <column>, created_at, running_id) and tags/fields use GIN containment, so a
+ * page costs the same however many tickets the company has.
+ */
+export async function listTickets(db: Db, companyId: string, query: ListQuery): Promise<Ticket[]> {
+  const rows = await listTicketsQuery(db, companyId, query).execute();
+  return rows.map(toTicket);
+}
+
+/** The page query of listTickets, unexecuted (tests EXPLAIN it). */
+export function listTicketsQuery(db: Db, companyId: string, query: ListQuery) {
+  const descending = query.order === "desc";
+  let select = db.selectFrom("tickets").selectAll().where("company_id", "=", companyId);
+  if (query.playerId !== undefined) select = select.where("player_external_id", "=", query.playerId);
+  if (query.email !== undefined) select = select.where(sql<boolean>`lower(email) = lower(${query.email})`);
+  if (query.gameId !== undefined) select = select.where("game_id", "=", query.gameId);
+  if (query.ticketId !== undefined) select = select.where("id", "=", query.ticketId);
+  if (query.statuses !== undefined) select = select.where("status", "in", query.statuses);
+  if (query.tags !== undefined) select = select.where(sql<boolean>`tags @> ${query.tags}::text[]`);
+  for (const [key, value] of Object.entries(query.fields ?? {})) {
+    const contains = (v: unknown) => sql<boolean>`fields @> ${JSON.stringify({ [key]: v })}::jsonb`;
+    if (typeof value === "string") {
+      // A single option also matches a multi-select that contains it.
+      select = select.where((eb) => eb.or([contains(value), contains([value])]));
+    } else if (Array.isArray(value) && value.length === 1) {
+      select = select.where((eb) => eb.or([contains(value), contains(value[0])]));
+    } else {
+      select = select.where(contains(value));
+    }
+  }
+  if (query.createdAfter !== undefined) select = select.where("created_at", ">=", query.createdAfter.at);
+  if (query.createdBefore !== undefined) {
+    select = select.where("created_at", query.createdBefore.exclusive ? "<" : "<=", query.createdBefore.at);
+  }
+  if (query.cursor !== undefined) {
+    const { createdAt, runningId } = query.cursor;
+    select = descending
+      ? select.where(sql<boolean>`(created_at, running_id) < (${createdAt}::timestamptz, ${runningId}::bigint)`)
+      : select.where(sql<boolean>`(created_at, running_id) > (${createdAt}::timestamptz, ${runningId}::bigint)`);
+  }
+  const direction = descending ? "desc" : "asc";
+  return select.orderBy("created_at", direction).orderBy("running_id", direction).limit(query.limit + 1);
+}
+
+/** Companies that have waiting tickets (the auto-close sweep visits each). */
+export async function companiesWithWaitingTickets(db: Db): Promise<string[]> {
+  const rows = await db.selectFrom("tickets").select("company_id").distinct().where("status", "=", "waiting").execute();
+  return rows.map((row) => row.company_id);
+}
+
+/** Waiting tickets of a company that have waited (and heard nothing from the player) since before `cutoff`. */
+export async function dueWaitingTicketIds(db: Db, companyId: string, cutoff: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom("tickets")
+    .select("id")
+    .where("company_id", "=", companyId)
+    .where("status", "=", "waiting")
+    .where("waiting_since", "<=", cutoff)
+    .where((eb) => eb.or([eb("last_player_message_at", "is", null), eb("last_player_message_at", "<=", cutoff)]))
+    .orderBy("waiting_since")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** Locks a waiting ticket unless another transaction (another replica's sweep, an action) holds it. */
+export async function lockWaitingTicket(trx: Db, ticketId: string): Promise<Ticket | undefined> {
+  const row = await trx
+    .selectFrom("tickets")
+    .selectAll()
+    .where("id", "=", ticketId)
+    .where("status", "=", "waiting")
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+  return row ? toTicket(row) : undefined;
+}

@@ -1,0 +1,219 @@
+// Ticket use cases: create (4.6), list (4.5), get, perform actions (4.9) and auto-close (D5).
+// Each opens its transaction, calls the rules and the repository, and writes its domain
+// events to the outbox in that same transaction. Calls to other services happen before the
+// transaction (or, for the player update, last inside it) so that row locks stay short.
+import { randomUUID } from "node:crypto";
+import { writeEvents } from "@support/bus";
+import { failedPrecondition, notFound } from "@support/errors";
+import { connectToAppError } from "@support/rpc";
+import type { TicketsContext } from "../context.ts";
+import type { RecordedEvent } from "../ticket-events/event.ts";
+import { insertEvents } from "../ticket-events/event.repository.ts";
+import { applyActions } from "./apply-actions.ts";
+import { encodeCursor } from "./cursor.ts";
+import * as domain from "./domain-events.ts";
+import { DUPLICATE_SIMILARITY_THRESHOLD, normalizeMessage } from "./duplicate.ts";
+import { acceptMetadata, fieldsForGame, tagsForGame, type Definitions } from "./field-values.ts";
+import { parseListQuery, type RawListQuery } from "./list-query.ts";
+import { checkNewTicket, type NewTicketInput } from "./new-ticket.ts";
+import {
+  allocateRunningId, dueWaitingTicketIds, findDuplicateOpenTicket, findTicket, insertTicket, listTickets as listTicketRows,
+  lockPlayerForCreation, lockWaitingTicket, updateTicket,
+} from "./ticket.repository.ts";
+import { checkActions, referencedUsers, type TicketAction, type TicketActionInput } from "./ticket-actions.ts";
+import { isDueForAutoClose, transition } from "./ticket-state.ts";
+import { isUuid, ticketUrl, type Actor, type FieldValues, type Ticket } from "./ticket.ts";
+
+async function rpc<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw connectToAppError(error);
+  }
+}
+
+export async function createTicket(ctx: TicketsContext, input: NewTicketInput): Promise<{ ticketId: string; runningId: number }> {
+  const request = checkNewTicket(input);
+  const { companyId } = request;
+
+  const game = await ctx.reference.getGame(companyId, request.gameId);
+  const gameEnvironmentId = game.environmentIds[0];
+  if (gameEnvironmentId === undefined) throw notFound("game not found");
+
+  // SDK metadata is lenient (D4): what the game does not define is dropped and logged.
+  const definitions = await ctx.reference.getDefinitions(companyId);
+  const metadata = acceptMetadata(definitions, game.id, request.tags, request.fields);
+  if (metadata.ignored.length > 0) {
+    ctx.logger.info({ companyId, gameId: game.id, ignored: metadata.ignored }, "ignored ticket metadata that the game does not define");
+  }
+
+  const { player } = await rpc(() =>
+    ctx.players.resolvePlayer({
+      companyId,
+      gameId: game.id,
+      externalId: request.player.id ?? undefined,
+      email: request.player.email,
+      name: request.player.name ?? undefined,
+      tier: request.player.tier ?? undefined,
+    }),
+  );
+  if (!player) throw new Error("players returned no player");
+  if (player.blocked) throw failedPrecondition("The player is blocked from contacting support", { type: "PLAYER_BLOCKED" });
+
+  // An identified player (with an id) is tier 1 unless a tier is known (D4, D6).
+  const tier = request.player.tier ?? player.tier ?? (request.player.id !== null ? 1 : null);
+  const ticketMetadata: FieldValues = { platform: request.platform, ...(tier !== null ? { playerTier: tier } : {}) };
+  const normalizedMessage = normalizeMessage(request.message);
+
+  return ctx.db.transaction().execute(async (trx) => {
+    if (!request.skipDuplicateCheck) {
+      await lockPlayerForCreation(trx, companyId, player.id);
+      const duplicate = await findDuplicateOpenTicket(trx, {
+        companyId, gameId: game.id, servicePlayerId: player.id, normalizedMessage, threshold: DUPLICATE_SIMILARITY_THRESHOLD,
+      });
+      if (duplicate !== undefined) {
+        throw failedPrecondition("The player already has a similar open ticket", {
+          type: "DUPLICATE_OPEN_TICKET_DETECTED",
+          payload: { duplicateConversationId: duplicate },
+        });
+      }
+    }
+    // Last before the inserts: the counter row lock is held from here to commit.
+    const { runningId, createdAt } = await allocateRunningId(trx, companyId);
+    const ticket = await insertTicket(trx, {
+      companyId,
+      runningId,
+      createdAt,
+      gameId: game.id,
+      gameEnvironmentId,
+      servicePlayerId: player.id,
+      playerId: request.player.id,
+      playerName: request.player.name ?? player.name ?? null,
+      email: request.player.email,
+      status: "new",
+      supportSource: "API",
+      channels: request.channels,
+      language: request.language,
+      platform: request.platform,
+      metadata: ticketMetadata,
+      tags: metadata.tags,
+      fields: metadata.fields,
+      firstMessage: request.message,
+      firstMessageNormalized: normalizedMessage,
+      lastPlayerMessageAt: createdAt,
+    });
+    const message: RecordedEvent = {
+      id: randomUUID(),
+      type: "PLAYER_MESSAGE",
+      data: { message: request.message, language: request.language, attachments: [] },
+      actor: { type: "player", id: player.id },
+    };
+    await insertEvents(trx, companyId, ticket.id, [message]);
+    await writeEvents(trx, [domain.ticketCreated(ticket, ticketUrl(ctx.supportAppUrl, ticket.id)), domain.messageAdded(ticket, message)]);
+    return { ticketId: ticket.id, runningId };
+  });
+}
+
+export async function getTicket(ctx: TicketsContext, companyId: string, ticketId: string): Promise<Ticket> {
+  const ticket = isUuid(ticketId) ? await findTicket(ctx.db, companyId, ticketId.toLowerCase()) : undefined;
+  if (!ticket) throw notFound("ticket not found");
+  return ticket;
+}
+
+export async function listTickets(
+  ctx: TicketsContext,
+  companyId: string,
+  raw: RawListQuery,
+): Promise<{ tickets: Ticket[]; nextCursor: string | null }> {
+  const query = parseListQuery(raw, { companyId, cursorSecret: ctx.cursorSecret });
+  const rows = await listTicketRows(ctx.db, companyId, query);
+  const tickets = rows.slice(0, query.limit);
+  const last = tickets.at(-1);
+  const nextCursor = rows.length > query.limit && last
+    ? encodeCursor(ctx.cursorSecret, companyId, query.order, { createdAt: last.createdAt, runningId: last.runningId })
+    : null;
+  return { tickets, nextCursor };
+}
+
+/** Whether an action names a tag or field key the (possibly stale) definitions do not know. */
+function namesUnknownDefinition(actions: readonly TicketAction[], definitions: Definitions, gameId: string): boolean {
+  const tags = tagsForGame(definitions, gameId);
+  const fields = fieldsForGame(definitions, gameId);
+  return actions.some((action) =>
+    action.type === "addTags" || action.type === "removeTags"
+      ? action.tagNames.some((name) => !tags.has(name))
+      : action.type === "setFields"
+        ? Object.keys(action.fields).some((key) => !fields.has(key))
+        : false,
+  );
+}
+
+export async function performTicketActions(
+  ctx: TicketsContext,
+  input: { companyId: string; ticketId: string; actions: TicketActionInput[]; apiKeyId: string | null },
+): Promise<Ticket> {
+  const actions = checkActions(input.actions);
+  const { companyId } = input;
+  const current = await getTicket(ctx, companyId, input.ticketId);
+
+  // Read-only lookups before the row lock: who may act on the ticket's game (its game never
+  // changes), and the definitions for the strict tag/field checks.
+  const userIds = [...new Set(actions.flatMap((action, index) => referencedUsers(action, index).map((user) => user.userId)))];
+  const access = new Map(
+    await Promise.all(userIds.map(async (userId) => [userId, await ctx.reference.hasGameAccess(companyId, userId, current.gameId)] as const)),
+  );
+  let definitions: Definitions | undefined;
+  if (actions.some((action) => action.type === "addTags" || action.type === "removeTags" || action.type === "setFields")) {
+    definitions = await ctx.reference.getDefinitions(companyId);
+    // Agents are strict; a tag defined a moment ago must not be refused because of the cache.
+    if (namesUnknownDefinition(actions, definitions, current.gameId)) definitions = await ctx.reference.getDefinitions(companyId, { fresh: true });
+  }
+
+  return ctx.db.transaction().execute(async (trx) => {
+    // The row lock serialises concurrent action requests on one ticket.
+    const locked = await findTicket(trx, companyId, current.id, true);
+    if (!locked) throw notFound("ticket not found");
+    const plan = applyActions(locked, actions, {
+      now: new Date(),
+      apiKeyId: input.apiKeyId,
+      hasAccess: (userId) => access.get(userId) === true,
+      definitions,
+    });
+    const updated = await updateTicket(trx, locked.id, plan.changes);
+    await insertEvents(trx, companyId, locked.id, plan.events);
+    await writeEvents(trx, plan.domainEvents);
+    // Last, so that a failure of any earlier step leaves the player untouched; a failure here
+    // rolls the ticket back.
+    if (plan.playerInfo && locked.servicePlayerId !== null) {
+      const playerId = locked.servicePlayerId;
+      await rpc(() => ctx.players.setPlayerInfo({ companyId, playerId, ...plan.playerInfo }));
+    }
+    return updated;
+  });
+}
+
+/**
+ * Closes one waiting ticket as auto_closed if it is still due (D5), in its own transaction.
+ * The row is locked with SKIP LOCKED: a ticket another replica (or an action) holds is left
+ * for the next sweep, and the re-check under the lock makes a second close impossible.
+ */
+export async function autoCloseTicket(ctx: TicketsContext, ticketId: string, hours: number, now: Date): Promise<boolean> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const ticket = await lockWaitingTicket(trx, ticketId);
+    if (!ticket || !isDueForAutoClose(ticket, hours, now)) return false;
+    const result = transition(ticket, { type: "autoClose" }, now);
+    if (!result.ok) return false;
+    const actor: Actor = { type: "system", id: "auto-close" };
+    const closed = await updateTicket(trx, ticket.id, { ...result.state, lastActivityAt: now });
+    const end: RecordedEvent = { id: randomUUID(), type: "END", data: { resolutionType: "auto_closed" }, actor };
+    const status: RecordedEvent = { id: randomUUID(), type: "STATUS_CHANGED", data: { from: ticket.status, to: closed.status }, actor };
+    await insertEvents(trx, closed.companyId, closed.id, [status, end]);
+    await writeEvents(trx, [domain.statusChanged(closed, ticket.status, actor), domain.ticketClosed(closed, now, actor)]);
+    return true;
+  });
+}
+
+/** Ids of a company's waiting tickets due for auto-close at `now` (candidates; re-checked when closing). */
+export async function dueForAutoClose(ctx: TicketsContext, companyId: string, hours: number, now: Date, limit: number): Promise<string[]> {
+  return dueWaitingTicketIds(ctx.db, companyId, new Date(now.getTime() - hours * 3_600_000), limit);
+}
