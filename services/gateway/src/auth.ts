@@ -8,16 +8,22 @@ import type { Middleware } from "koa";
 import { CoalescingCache } from "./cache.ts";
 import type { ContentClient } from "./clients.ts";
 
-/** Cached answer for a key that content does not know (or has revoked). */
-const NO_COMPANY = "";
+/** Who a live key is: its company, and the key itself for attributing actions to it. */
+export interface ApiKeyIdentity {
+  companyId: string;
+  apiKeyId: string;
+}
 
-export type ApiKeyCache = CoalescingCache<string>;
+/** Cached answer for a key that content does not know (or has revoked). */
+const UNKNOWN_KEY: ApiKeyIdentity = Object.freeze({ companyId: "", apiKeyId: "" });
+
+export type ApiKeyCache = CoalescingCache<ApiKeyIdentity>;
 
 export function createApiKeyCache(options: { ttlMs: number; negativeTtlMs: number; max?: number }): ApiKeyCache {
-  return new CoalescingCache<string>({
+  return new CoalescingCache<ApiKeyIdentity>({
     max: options.max ?? 50_000,
     ttlMs: options.ttlMs,
-    ttlOf: (companyId) => (companyId === NO_COMPANY ? options.negativeTtlMs : options.ttlMs),
+    ttlOf: (identity) => (identity === UNKNOWN_KEY ? options.negativeTtlMs : options.ttlMs),
   });
 }
 
@@ -43,15 +49,15 @@ export interface AuthDeps {
   keys: ApiKeyCache;
 }
 
-/** Koa middleware: sets `ctx.state.companyId` or throws the D2 403. */
+/** Koa middleware: sets `ctx.state.companyId` and `ctx.state.apiKeyId` or throws the D2 403. */
 export function createAuthMiddleware(deps: AuthDeps): Middleware {
-  const load = async (keyHash: string): Promise<string> => {
+  const load = async (keyHash: string): Promise<ApiKeyIdentity> => {
     try {
       const response = await deps.content.authenticateApiKey({ keyHash });
-      return response.companyId || NO_COMPANY;
+      return response.companyId ? { companyId: response.companyId, apiKeyId: response.apiKeyId } : UNKNOWN_KEY;
     } catch (error) {
       // Only "no such live key" is an answer worth caching; an outage propagates (503).
-      if (error instanceof ConnectError && error.code === Code.NotFound) return NO_COMPANY;
+      if (error instanceof ConnectError && error.code === Code.NotFound) return UNKNOWN_KEY;
       throw error;
     }
   };
@@ -59,9 +65,10 @@ export function createAuthMiddleware(deps: AuthDeps): Middleware {
     const key = bearerKey(ctx.headers.authorization);
     if (key === undefined) throw unauthenticated();
     const found = deps.keys.get(hashApiKey(key), load);
-    const companyId = typeof found === "string" ? found : await found;
-    if (companyId === NO_COMPANY) throw unauthenticated();
-    ctx.state.companyId = companyId;
+    const identity = found instanceof Promise ? await found : found;
+    if (identity === UNKNOWN_KEY) throw unauthenticated();
+    ctx.state.companyId = identity.companyId;
+    ctx.state.apiKeyId = identity.apiKeyId;
     await next();
   };
 }

@@ -188,6 +188,7 @@ export function registerTicketRoutes(api: ApiRoutes, deps: { tickets: TicketsCli
     const response = await tickets.performTicketActions({
       companyId: ctx.state.companyId,
       ticketId: ctx.state.validated.params.ticketId as string,
+      apiKeyId: ctx.state.apiKeyId,
       actions: body.actions.map(toActionMessage),
     });
     ctx.body = { success: response.success };
