@@ -2,5 +2,6 @@
 export * from "./gen/content/v1/content_pb.js";
 export * from "./gen/rpc/v1/errors_pb.js";
 export * as health from "./gen/grpc/health/v1/health_pb.js";
+export * from "./gen/media/v1/media_pb.js";
 export * from "./gen/players/v1/players_pb.js";
 export * from "./gen/tickets/v1/tickets_pb.js";

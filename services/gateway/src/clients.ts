@@ -1,7 +1,6 @@
-// One Connect client per internal service. Content and tickets have their contracts here; media
-// and players are reached through grpc.health.v1 until their issues add their services.
+// One Connect client per internal service, plus grpc.health.v1 of each for /healthz and /readyz.
 import type { Client } from "@connectrpc/connect";
-import { ContentService, health, TicketsService } from "@support/proto";
+import { ContentService, health, MediaService, PlayersService, TicketsService } from "@support/proto";
 import { createServiceClient } from "@support/rpc";
 import type { GatewayConfig } from "./config.ts";
 
@@ -10,11 +9,16 @@ export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 export type ContentClient = Client<typeof ContentService>;
 export type TicketsClient = Client<typeof TicketsService>;
+export type MediaClient = Client<typeof MediaService>;
+export type PlayersClient = Client<typeof PlayersService>;
 export type HealthClient = Client<typeof health.Health>;
 
 export interface GatewayClients {
   content: ContentClient;
   tickets: TicketsClient;
+  media: MediaClient;
+  /** Web support sessions and the shared counters of the public endpoints' rate limits. */
+  players: PlayersClient;
   /** grpc.health.v1 of every service, for /healthz and /readyz. */
   health: Record<ServiceName, HealthClient>;
 }
@@ -32,6 +36,8 @@ export function createClients(config: ClientConfig): GatewayClients {
   return {
     content: createServiceClient(ContentService, urls.content, options),
     tickets: createServiceClient(TicketsService, urls.tickets, options),
+    media: createServiceClient(MediaService, urls.media, options),
+    players: createServiceClient(PlayersService, urls.players, options),
     health: {
       content: createServiceClient(health.Health, urls.content, options),
       tickets: createServiceClient(health.Health, urls.tickets, options),

@@ -1,5 +1,6 @@
 // The gateway's configuration, from environment variables only.
-import { loadConfig, num, port, str, url } from "@support/config";
+import { ConfigError, loadConfig, num, port, str, url } from "@support/config";
+import { parseTrustProxy } from "./middleware/rate-limit.ts";
 import { serviceConfigSpecs } from "@support/runtime";
 
 const { NATS_URL, NATS_PREFIX, LOG_LEVEL, SHUTDOWN_TIMEOUT_MS } = serviceConfigSpecs;
@@ -20,11 +21,32 @@ export const configSpecs = {
   RPC_TIMEOUT_MS: num({ default: 5_000, desc: "Deadline of one call to an internal service" }),
   HEALTH_CHECK_TIMEOUT_MS: num({ default: 1_000, desc: "Deadline of one grpc.health.v1 Check for /healthz and /readyz" }),
   BODY_LIMIT_BYTES: num({ default: 1_048_576, desc: "Largest accepted request body (D3: 1 MiB)" }),
+  WEB_SUPPORT_URL: url({
+    default: "http://127.0.0.1:8080/support/web",
+    desc: "The public web support page: a session's url is this address with ?sid=<sessionCode> added (its own query is kept)",
+  }),
+  PUBLIC_RATE_LIMIT_PER_ADDRESS: num({ default: 120, desc: "Requests to the public endpoints per window and client address (0: no limit)" }),
+  PUBLIC_RATE_LIMIT_PER_TOKEN: num({ default: 6_000, desc: "Requests to the public endpoints per window and environment token (0: no limit)" }),
+  PUBLIC_RATE_LIMIT_WINDOW_SECONDS: num({ default: 60, desc: "Length of the fixed rate-limit windows; the limits above are per window" }),
+  TRUST_PROXY: str({
+    default: "false",
+    desc: "Client address behind proxies: false (socket peer), true (first X-Forwarded-For address; the proxy must overwrite the header) or N (N appending proxies)",
+  }),
   SHUTDOWN_TIMEOUT_MS,
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
 
 export function loadGatewayConfig(env: Record<string, string | undefined> = process.env) {
-  return loadConfig(configSpecs, env);
+  const config = loadConfig(configSpecs, env);
+  // Refuse a bad TRUST_PROXY at start-up, not on the first public request.
+  try {
+    parseTrustProxy(config.TRUST_PROXY);
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: ${(error as Error).message}`);
+  }
+  if (!Number.isInteger(config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS) || config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS < 1 || config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS > 86_400) {
+    throw new ConfigError("Invalid configuration: PUBLIC_RATE_LIMIT_WINDOW_SECONDS must be an integer from 1 to 86400");
+  }
+  return config;
 }

@@ -22,10 +22,12 @@ import { jsonBody } from "./middleware/json-body.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { registerDocsRoutes } from "./openapi/docs.ts";
 import { registerAnnouncementRoutes } from "./routes/announcements.ts";
+import { registerAttachmentRoutes } from "./routes/attachments.ts";
 import { createApiRoutes } from "./routes/api.ts";
 import { registerFieldRoutes } from "./routes/fields.ts";
 import { registerGameRoutes } from "./routes/games.ts";
 import { registerNotImplementedRoutes } from "./routes/not-implemented.ts";
+import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerTagRoutes } from "./routes/tags.ts";
 import { registerTicketRoutes } from "./routes/tickets.ts";
 import type { GatewayMiddleware, GatewayRouter, GatewayState } from "./types.ts";
@@ -86,6 +88,8 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerTagRoutes(api, routeDeps);
   registerFieldRoutes(api, routeDeps);
   registerTicketRoutes(api, { tickets: clients.tickets });
+  registerAttachmentRoutes(api, { media: clients.media });
+  registerSessionRoutes(api, { players: clients.players, config });
   registerNotImplementedRoutes(api);
 
   const app = new Koa<GatewayState>();

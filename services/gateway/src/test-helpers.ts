@@ -8,7 +8,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import type { NatsConnection } from "@support/bus";
 import { createLogger, type Logger } from "@support/logging";
-import { ContentService, health, TicketsService } from "@support/proto";
+import { ContentService, health, MediaService, PlayersService, TicketsService } from "@support/proto";
 import type { GatewayClients, ServiceName } from "./clients.ts";
 import { loadGatewayConfig, type GatewayConfig } from "./config.ts";
 import { createServer, type Gateway } from "./server.ts";
@@ -205,9 +205,15 @@ export async function startTestGateway(options: { config?: Partial<GatewayConfig
   const gateway = createServer({
     config: testConfig(options.config),
     logger,
-    // Tickets routes are exercised against the real service (test/tickets.test.ts); here a
-    // router without services answers every tickets call with Unimplemented.
-    clients: { content: content.client(), tickets: createClient(TicketsService, createRouterTransport(() => undefined)), health: fakeHealth(down) },
+    // Tickets and attachment routes are exercised against the real services (test/tickets.test.ts,
+    // test/attachments.test.ts); here a router without services answers their calls with Unimplemented.
+    clients: {
+      content: content.client(),
+      tickets: createClient(TicketsService, createRouterTransport(() => undefined)),
+      media: createClient(MediaService, createRouterTransport(() => undefined)),
+      players: createClient(PlayersService, createRouterTransport(() => undefined)),
+      health: fakeHealth(down),
+    },
     nc: options.nc,
   });
   const { port } = await gateway.start();

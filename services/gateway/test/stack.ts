@@ -55,6 +55,12 @@ export interface Stack {
   /** Runs content's admin command (`pnpm admin ...`) against the stack's database. */
   admin<T = Record<string, unknown>>(args: string[], stdin?: string): Promise<T>;
   applyTenant(file: unknown): Promise<TenantResult>;
+  /**
+   * Another gateway replica in front of the same services (without NATS), for state that
+   * replicas must share; `overrides` apply on top of the first gateway's configuration.
+   * Stopped with the stack.
+   */
+  startGateway(overrides?: Partial<GatewayConfig>): Promise<{ url: string; request: Stack["request"]; stop(): Promise<void> }>;
   stopService(name: ServiceName): Promise<void>;
   stop(): Promise<void>;
 }
@@ -129,8 +135,10 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig> } =
   const ports: Partial<Record<ServiceName, number>> = {};
   let gateway: Gateway | undefined;
   let gatewayNc: Awaited<ReturnType<typeof connectBus>> | undefined;
+  const replicas: Gateway[] = [];
 
   const stopAll = async () => {
+    await Promise.all(replicas.map((replica) => replica.stop()));
     await gateway?.stop();
     if (gatewayNc && !gatewayNc.isClosed()) await gatewayNc.drain();
     const stopped = await Promise.allSettled([...running.values()].map((host) => host.stop()));
@@ -190,30 +198,16 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig> } =
       infra,
       gateway,
       url,
-      async request(path, requestOptions = {}) {
-        const { key, json, ...init } = requestOptions;
-        const headers = new Headers(init.headers);
-        if (key !== undefined) headers.set("authorization", `Bearer ${key}`);
-        let body = init.body;
-        if (json !== undefined) {
-          body = JSON.stringify(json);
-          if (!headers.has("content-type")) headers.set("content-type", "application/json");
-        }
-        const method = (init.method ?? "GET").toUpperCase();
-        const answer = await fetch(url + path, { ...init, method, headers, body, redirect: "manual" });
-        const text = await answer.text();
-        let parsed: unknown;
-        try {
-          parsed = text ? JSON.parse(text) : undefined;
-        } catch {
-          parsed = undefined;
-        }
-        const response = { status: answer.status, headers: answer.headers, body: parsed, text };
-        expectContract(method, path, response);
-        return response;
-      },
+      request: requestTo(url),
       admin,
       applyTenant: (file) => admin<TenantResult>(["apply", "-"], JSON.stringify(file)),
+      async startGateway(overrides = {}) {
+        const replicaConfig: GatewayConfig = { ...config, ...overrides, PORT: 0 };
+        const replica = createServer({ config: replicaConfig, logger, clients: createClients(replicaConfig) });
+        replicas.push(replica);
+        const replicaUrl = `http://127.0.0.1:${(await replica.start()).port}`;
+        return { url: replicaUrl, request: requestTo(replicaUrl), stop: () => replica.stop() };
+      },
       async stopService(name) {
         await running.get(name)?.stop();
         running.delete(name);
@@ -224,6 +218,32 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig> } =
     await stopAll().catch(() => {});
     throw error;
   }
+}
+
+/** Requests to a gateway at `baseUrl`, each answer checked against the OpenAPI document. */
+function requestTo(baseUrl: string): Stack["request"] {
+  return async (path, requestOptions = {}) => {
+    const { key, json, ...init } = requestOptions;
+    const headers = new Headers(init.headers);
+    if (key !== undefined) headers.set("authorization", `Bearer ${key}`);
+    let body = init.body;
+    if (json !== undefined) {
+      body = JSON.stringify(json);
+      if (!headers.has("content-type")) headers.set("content-type", "application/json");
+    }
+    const method = (init.method ?? "GET").toUpperCase();
+    const answer = await fetch(baseUrl + path, { ...init, method, headers, body, redirect: "manual" });
+    const text = await answer.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    const response = { status: answer.status, headers: answer.headers, body: parsed, text };
+    expectContract(method, path, response);
+    return response;
+  };
 }
 
 /**

@@ -1,6 +1,49 @@
-// RPC routes of the media service. Its contract (media.v1) arrives with the media issue;
-// until then the service answers health checks only.
+// media.v1 RPCs mapped onto the use cases. Handlers only translate messages: rules live in
+// attachments/attachment.ts, SQL in the repository, S3 in storage/.
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
-import type { MediaDeps } from "./server.ts";
+import { MediaService, type MediaAttachmentSchema } from "@support/proto";
+import type { Attachment } from "./attachments/attachment.ts";
+import { claimAttachments, createUpload, deletePlayerAttachments, getDownload, type MediaContext } from "./attachments/attachment.service.ts";
 
-export function registerRoutes(_router: ConnectRouter, _deps: MediaDeps): void {}
+function attachmentMessage(attachment: Attachment): MessageInitShape<typeof MediaAttachmentSchema> {
+  return {
+    id: attachment.id,
+    companyId: attachment.companyId,
+    gameId: attachment.gameId,
+    fileName: attachment.fileName,
+    fileType: attachment.fileType,
+    fileSize: BigInt(attachment.fileSize),
+    playerId: attachment.playerId ?? undefined,
+    servicePlayerId: attachment.servicePlayerId ?? undefined,
+    ticketId: attachment.ticketId ?? undefined,
+    createdAt: timestampFromDate(attachment.createdAt),
+    uploadedAt: attachment.uploadedAt ? timestampFromDate(attachment.uploadedAt) : undefined,
+    usedAt: attachment.usedAt ? timestampFromDate(attachment.usedAt) : undefined,
+  };
+}
+
+export function registerRoutes(router: ConnectRouter, ctx: MediaContext): void {
+  router.service(MediaService, {
+    createAttachmentUpload: async (req) => {
+      const instruction = await createUpload(ctx, req);
+      return {
+        attachmentId: instruction.attachment.id,
+        uploadUrl: instruction.uploadUrl,
+        uploadMethod: instruction.uploadMethod,
+        uploadHeaders: instruction.uploadHeaders,
+        uploadExpiresInSeconds: instruction.uploadExpiresInSeconds,
+      };
+    },
+
+    getAttachmentDownload: async (req) => {
+      const download = await getDownload(ctx, req.companyId, req.attachmentId);
+      return { downloadUrl: download.url, expiresInSeconds: download.expiresInSeconds };
+    },
+
+    claimAttachments: async (req) => ({ attachments: (await claimAttachments(ctx, req)).map(attachmentMessage) }),
+
+    deletePlayerAttachments: async (req) => ({ deletedCount: await deletePlayerAttachments(ctx, req) }),
+  });
+}

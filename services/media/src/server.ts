@@ -3,28 +3,62 @@ import type { NatsConnection } from "@support/bus";
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
+import type { GameDirectory, MediaContext } from "./attachments/attachment.service.ts";
+import { createSweepJob, type SweepJob } from "./attachments/sweep.job.ts";
+import { createContentClient, createGameDirectory } from "./clients.ts";
 import type { MediaConfig } from "./config.ts";
-import { registerRoutes } from "./routes.ts";
 import type { MediaDatabase } from "./database.ts";
+import { registerRoutes } from "./routes.ts";
+import { createObjectStorage, type ObjectStorage } from "./storage/object-storage.ts";
 
 export interface MediaDeps {
   config: MediaConfig;
   logger: Logger;
   db: Kysely<MediaDatabase>;
   nc: NatsConnection;
+  /** Games of a company; by default content.GetGame at CONTENT_URL. */
+  games?: GameDirectory;
+  /** The bucket; by default the S3_* configuration. */
+  storage?: ObjectStorage;
 }
 
-export function createServer(deps: MediaDeps): ServiceHost {
-  return createServiceHost({
+export interface MediaServer extends ServiceHost {
+  /** The sweep of unused uploads, for tests (runOnce) and operators. */
+  sweep: SweepJob;
+}
+
+export function createServer(deps: MediaDeps): MediaServer {
+  const { config, logger } = deps;
+  const storage = deps.storage ?? createObjectStorage(config);
+  const ctx: MediaContext = {
+    db: deps.db,
+    storage,
+    games: deps.games ?? createGameDirectory(createContentClient(config)),
+    logger,
+    uploadExpiresInSeconds: config.UPLOAD_URL_EXPIRES_SECONDS,
+    downloadExpiresInSeconds: config.DOWNLOAD_URL_EXPIRES_SECONDS,
+    unusedTtlHours: config.UNUSED_ATTACHMENT_TTL_HOURS,
+  };
+  const sweep = createSweepJob(ctx, { intervalMs: config.ATTACHMENT_SWEEP_INTERVAL_MS, logger });
+  const host = createServiceHost({
     name: "media",
     rpcServiceName: "media.v1.MediaService",
     db: deps.db,
-    databaseUrl: deps.config.DATABASE_URL,
+    databaseUrl: config.DATABASE_URL,
     nc: deps.nc,
-    natsPrefix: deps.config.NATS_PREFIX,
-    logger: deps.logger,
-    host: deps.config.HOST,
-    port: deps.config.PORT,
-    routes: (router) => registerRoutes(router, deps),
+    natsPrefix: config.NATS_PREFIX,
+    logger,
+    host: config.HOST,
+    port: config.PORT,
+    routes: (router) => registerRoutes(router, ctx),
+    workers: [sweep],
+  });
+  const stopHost = host.stop;
+  return Object.assign(host, {
+    sweep,
+    async stop() {
+      await stopHost();
+      storage.destroy();
+    },
   });
 }

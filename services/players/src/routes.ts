@@ -1,9 +1,15 @@
 // players.v1 RPCs mapped onto the use cases. Handlers only translate messages: rules live in
-// players/player.ts, SQL in the repository. Every request is scoped by its company_id.
+// players/player.ts and sessions/session.ts, SQL in the repositories. Every player request is
+// scoped by its company_id; sessions are scoped by their environment token or code.
+import type { JsonObject } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { PlayersService } from "@support/proto";
+import { PlayersService, type SessionMetadata as SessionMetadataMessage } from "@support/proto";
 import type { Player } from "./players/player.ts";
 import { blockPlayer, getPlayer, resolvePlayer, setPlayerInfo, unblockPlayer } from "./players/player.service.ts";
+import { consumeRateLimit } from "./rate-limits/rate-limit.service.ts";
+import type { SessionMetadata, SupportSession } from "./sessions/session.ts";
+import { createSupportSession, getSupportSession, type SessionContext } from "./sessions/session.service.ts";
 import type { PlayersDeps } from "./server.ts";
 
 function playerMessage(player: Player) {
@@ -19,7 +25,39 @@ function playerMessage(player: Player) {
   };
 }
 
-export function registerRoutes(router: ConnectRouter, deps: PlayersDeps): void {
+/** Unsigned metadata of a request as the plain JSON the session rules read. */
+function metadataInput(metadata: SessionMetadataMessage | undefined): Record<string, unknown> {
+  if (!metadata) return {};
+  const input: Record<string, unknown> = {};
+  if (metadata.player) {
+    const { id, name, email, tier } = metadata.player;
+    input.player = { id, name, email, tier };
+  }
+  if (metadata.tags.length > 0) input.tags = metadata.tags;
+  if (metadata.fields) input.fields = metadata.fields;
+  return input;
+}
+
+function metadataMessage(metadata: SessionMetadata) {
+  return { player: metadata.player, tags: metadata.tags ?? [], fields: (metadata.fields ?? {}) as JsonObject };
+}
+
+function sessionMessage(session: SupportSession) {
+  return {
+    id: session.id,
+    companyId: session.companyId,
+    gameId: session.gameId,
+    environmentId: session.environmentId,
+    language: session.language ?? undefined,
+    resource: session.resource ?? undefined,
+    metadata: metadataMessage(session.metadata),
+    verification: session.verification,
+    createdAt: timestampFromDate(session.createdAt),
+    expiresAt: timestampFromDate(session.expiresAt),
+  };
+}
+
+export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, sessions: SessionContext): void {
   const { db } = deps;
   router.service(PlayersService, {
     resolvePlayer: async (req) => {
@@ -34,5 +72,24 @@ export function registerRoutes(router: ConnectRouter, deps: PlayersDeps): void {
     blockPlayer: async (req) => ({ player: playerMessage((await blockPlayer(db, req)).player) }),
 
     unblockPlayer: async (req) => ({ player: playerMessage(await unblockPlayer(db, req)) }),
+
+    createSupportSession: async (req) => {
+      const { session, code } = await createSupportSession(sessions, {
+        token: req.token,
+        language: req.language,
+        resource: req.resource,
+        signedMetadataToken: req.signedMetadataToken,
+        metadata: metadataInput(req.metadata),
+        fieldsFromQuery: req.fieldsFromQuery,
+      });
+      return { session: sessionMessage(session), sessionCode: code };
+    },
+
+    getSupportSession: async (req) => ({ session: sessionMessage(await getSupportSession(db, req.sessionCode)) }),
+
+    consumeRateLimit: async (req) => {
+      const decision = await consumeRateLimit(db, { windowSeconds: req.windowSeconds, buckets: req.buckets.map(({ key, limit }) => ({ key, limit })) });
+      return { allowed: decision.allowed, exceededKey: decision.exceededKey, retryAfterSeconds: decision.retryAfterSeconds };
+    },
   });
 }

@@ -7,15 +7,15 @@ import { createDb, migrateToLatest, type Kysely } from "@support/db";
 import { createLogger } from "@support/logging";
 import { PlayersService } from "@support/proto";
 import { connectToAppError, createServiceClient } from "@support/rpc";
-import type { ServiceHost } from "@support/runtime";
 import { createTestInfra, type TestInfra } from "@support/testkit";
-import { createServer, loadPlayersConfig, migrations, type PlayersConfig, type PlayersDatabase } from "../src/index.ts";
+import { createServer, loadPlayersConfig, migrations, type PlayersConfig, type PlayersDatabase, type PlayersServer } from "../src/index.ts";
+import type { ContentClient } from "../src/sessions/game-directory.ts";
 
 export interface PlayersTestContext {
   infra: TestInfra;
   config: PlayersConfig;
   db: Kysely<PlayersDatabase>;
-  server: ServiceHost;
+  server: PlayersServer;
   client: Client<typeof PlayersService>;
   /** A NATS connection of the test's own, for reading the stream. */
   nc: NatsConnection;
@@ -24,17 +24,25 @@ export interface PlayersTestContext {
   stop(): Promise<void>;
 }
 
-export async function startPlayers(): Promise<PlayersTestContext> {
+export interface StartPlayersOptions {
+  /** Content as sessions see it (environment tokens, JWKS, fields); by default a client of CONTENT_URL. */
+  content?: ContentClient;
+  config?: Partial<PlayersConfig>;
+}
+
+export async function startPlayers(options: StartPlayersOptions = {}): Promise<PlayersTestContext> {
   const infra = await createTestInfra();
   try {
     const config: PlayersConfig = {
       ...loadPlayersConfig({ ...infra.env, NATS_PREFIX: infra.natsPrefix, HOST: "127.0.0.1", LOG_LEVEL: "silent" }),
       PORT: 0,
+      EXPIRY_SWEEP_INTERVAL_MS: 0,
+      ...options.config,
     };
     const logger = createLogger({ service: "players-test", level: process.env.TEST_LOG_LEVEL ?? "silent" });
     const db = createDb<PlayersDatabase>({ url: infra.databaseUrl, schema: "players", maxConnections: 10 });
     await migrateToLatest(db, "players", migrations);
-    const server = createServer({ config, logger, db, nc: await connectBus(infra.natsUrl, "players-test") });
+    const server = createServer({ config, logger, db, nc: await connectBus(infra.natsUrl, "players-test"), content: options.content });
     const { port } = await server.start();
     const client = createServiceClient(PlayersService, `http://127.0.0.1:${port}`);
     const nc = await connectBus(infra.natsUrl, "players-test-reader");

@@ -197,6 +197,7 @@ describe("events", () => {
       "players.player.created",
       "players.player.unblocked",
       "players.player.updated",
+      "players.session.created",
     ]);
   });
 

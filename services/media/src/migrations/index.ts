@@ -1,7 +1,9 @@
 // Every migration of the media schema, in order. Migrations never import application code.
 import type { Migration } from "@support/db";
 import * as createOutbox from "./2026_11_22_00_00_00_create_outbox.ts";
+import * as createAttachments from "./2026_11_24_00_00_00_create_attachments.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_00_00_create_outbox": createOutbox,
+  "2026_11_24_00_00_00_create_attachments": createAttachments,
 };

@@ -3,7 +3,8 @@
 /* eslint-disable */
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file players/v1/players.proto.
@@ -331,9 +332,464 @@ export declare type UnblockPlayerResponse = Message<"players.v1.UnblockPlayerRes
 export declare const UnblockPlayerResponseSchema: GenMessage<UnblockPlayerResponse>;
 
 /**
+ * SessionPlayer is the player object of session metadata (2.11); every key is optional.
+ *
+ * @generated from message players.v1.SessionPlayer
+ */
+export declare type SessionPlayer = Message<"players.v1.SessionPlayer"> & {
+  /**
+   * The game's own player id; a player with an id is "identified".
+   *
+   * @generated from field: optional string id = 1;
+   */
+  id?: string | undefined;
+
+  /**
+   * @generated from field: optional string name = 2;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: optional string email = 3;
+   */
+  email?: string | undefined;
+
+  /**
+   * 1, 2 or 3.
+   *
+   * @generated from field: optional int32 tier = 4;
+   */
+  tier?: number | undefined;
+};
+
+/**
+ * Describes the message players.v1.SessionPlayer.
+ * Use `create(SessionPlayerSchema)` to create a new message.
+ */
+export declare const SessionPlayerSchema: GenMessage<SessionPlayer>;
+
+/**
+ * SessionMetadata is what a game tells about the player of a session: the player, tags and
+ * custom field values.
+ *
+ * @generated from message players.v1.SessionMetadata
+ */
+export declare type SessionMetadata = Message<"players.v1.SessionMetadata"> & {
+  /**
+   * @generated from field: optional players.v1.SessionPlayer player = 1;
+   */
+  player?: SessionPlayer | undefined;
+
+  /**
+   * @generated from field: repeated string tags = 2;
+   */
+  tags: string[];
+
+  /**
+   * Field values keyed by field key: a string, number, boolean or list of strings each.
+   *
+   * @generated from field: google.protobuf.Struct fields = 3;
+   */
+  fields?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message players.v1.SessionMetadata.
+ * Use `create(SessionMetadataSchema)` to create a new message.
+ */
+export declare const SessionMetadataSchema: GenMessage<SessionMetadata>;
+
+/**
+ * SupportSession is a stored web support session. Its code is not part of it: the code is
+ * the player's credential and is stored only as a hash.
+ *
+ * @generated from message players.v1.SupportSession
+ */
+export declare type SupportSession = Message<"players.v1.SupportSession"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string company_id = 2;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string game_id = 3;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string environment_id = 4;
+   */
+  environmentId: string;
+
+  /**
+   * Language code; absent when the request gave none.
+   *
+   * @generated from field: optional string language = 5;
+   */
+  language?: string | undefined;
+
+  /**
+   * Key of the game resource to open; absent for the support home page.
+   *
+   * @generated from field: optional string resource = 6;
+   */
+  resource?: string | undefined;
+
+  /**
+   * Unsigned and verified metadata merged (signed values take precedence).
+   *
+   * @generated from field: players.v1.SessionMetadata metadata = 7;
+   */
+  metadata?: SessionMetadata | undefined;
+
+  /**
+   * "verified" (the player comes from verified signed metadata), "unverified" (a player id
+   * without signature) or "anonymous" (no player id).
+   *
+   * @generated from field: string verification = 8;
+   */
+  verification: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 9;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 10;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message players.v1.SupportSession.
+ * Use `create(SupportSessionSchema)` to create a new message.
+ */
+export declare const SupportSessionSchema: GenMessage<SupportSession>;
+
+/**
+ * CreateSupportSessionRequest carries a public session request as the gateway received it.
+ *
+ * @generated from message players.v1.CreateSupportSessionRequest
+ */
+export declare type CreateSupportSessionRequest = Message<"players.v1.CreateSupportSessionRequest"> & {
+  /**
+   * Public token of the game environment.
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: optional string language = 2;
+   */
+  language?: string | undefined;
+
+  /**
+   * @generated from field: optional string resource = 3;
+   */
+  resource?: string | undefined;
+
+  /**
+   * JWT signed by the game (RS256/RS384/RS512, kid, exp) carrying the claim `metadata`.
+   *
+   * @generated from field: optional string signed_metadata_token = 4;
+   */
+  signedMetadataToken?: string | undefined;
+
+  /**
+   * Unsigned metadata of the request.
+   *
+   * @generated from field: players.v1.SessionMetadata metadata = 5;
+   */
+  metadata?: SessionMetadata | undefined;
+
+  /**
+   * True when the unsigned field values arrived as query text (4.17): a number-looking value
+   * of a number field becomes a number, "true"/"false" of a boolean field a boolean.
+   *
+   * @generated from field: bool fields_from_query = 6;
+   */
+  fieldsFromQuery: boolean;
+};
+
+/**
+ * Describes the message players.v1.CreateSupportSessionRequest.
+ * Use `create(CreateSupportSessionRequestSchema)` to create a new message.
+ */
+export declare const CreateSupportSessionRequestSchema: GenMessage<CreateSupportSessionRequest>;
+
+/**
+ * CreateSupportSessionResponse returns the session and its code (only here: the service keeps
+ * only a hash of it). The gateway turns the code into the web support address.
+ *
+ * @generated from message players.v1.CreateSupportSessionResponse
+ */
+export declare type CreateSupportSessionResponse = Message<"players.v1.CreateSupportSessionResponse"> & {
+  /**
+   * @generated from field: players.v1.SupportSession session = 1;
+   */
+  session?: SupportSession | undefined;
+
+  /**
+   * Random, URL-safe, at least 128 bits; the player's credential for the session.
+   *
+   * @generated from field: string session_code = 2;
+   */
+  sessionCode: string;
+};
+
+/**
+ * Describes the message players.v1.CreateSupportSessionResponse.
+ * Use `create(CreateSupportSessionResponseSchema)` to create a new message.
+ */
+export declare const CreateSupportSessionResponseSchema: GenMessage<CreateSupportSessionResponse>;
+
+/**
+ * GetSupportSessionRequest names a session by its code.
+ *
+ * @generated from message players.v1.GetSupportSessionRequest
+ */
+export declare type GetSupportSessionRequest = Message<"players.v1.GetSupportSessionRequest"> & {
+  /**
+   * @generated from field: string session_code = 1;
+   */
+  sessionCode: string;
+};
+
+/**
+ * Describes the message players.v1.GetSupportSessionRequest.
+ * Use `create(GetSupportSessionRequestSchema)` to create a new message.
+ */
+export declare const GetSupportSessionRequestSchema: GenMessage<GetSupportSessionRequest>;
+
+/**
+ * GetSupportSessionResponse returns the session; NOT_FOUND when unknown or expired.
+ *
+ * @generated from message players.v1.GetSupportSessionResponse
+ */
+export declare type GetSupportSessionResponse = Message<"players.v1.GetSupportSessionResponse"> & {
+  /**
+   * @generated from field: players.v1.SupportSession session = 1;
+   */
+  session?: SupportSession | undefined;
+};
+
+/**
+ * Describes the message players.v1.GetSupportSessionResponse.
+ * Use `create(GetSupportSessionResponseSchema)` to create a new message.
+ */
+export declare const GetSupportSessionResponseSchema: GenMessage<GetSupportSessionResponse>;
+
+/**
+ * RateLimitBucket is one counter, e.g. key "address:203.0.113.7" with its limit per window.
+ *
+ * @generated from message players.v1.RateLimitBucket
+ */
+export declare type RateLimitBucket = Message<"players.v1.RateLimitBucket"> & {
+  /**
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * Requests allowed per window; the request that makes the count exceed it is refused.
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message players.v1.RateLimitBucket.
+ * Use `create(RateLimitBucketSchema)` to create a new message.
+ */
+export declare const RateLimitBucketSchema: GenMessage<RateLimitBucket>;
+
+/**
+ * ConsumeRateLimitRequest counts one request against each bucket, in order.
+ *
+ * @generated from message players.v1.ConsumeRateLimitRequest
+ */
+export declare type ConsumeRateLimitRequest = Message<"players.v1.ConsumeRateLimitRequest"> & {
+  /**
+   * Length of the fixed windows in seconds, aligned to the epoch on the database clock.
+   *
+   * @generated from field: int32 window_seconds = 1;
+   */
+  windowSeconds: number;
+
+  /**
+   * Checked in order; a bucket over its limit refuses the request and later buckets are not
+   * charged (a flooding address does not use up its token's budget).
+   *
+   * @generated from field: repeated players.v1.RateLimitBucket buckets = 2;
+   */
+  buckets: RateLimitBucket[];
+};
+
+/**
+ * Describes the message players.v1.ConsumeRateLimitRequest.
+ * Use `create(ConsumeRateLimitRequestSchema)` to create a new message.
+ */
+export declare const ConsumeRateLimitRequestSchema: GenMessage<ConsumeRateLimitRequest>;
+
+/**
+ * ConsumeRateLimitResponse tells whether the request is within every limit.
+ *
+ * @generated from message players.v1.ConsumeRateLimitResponse
+ */
+export declare type ConsumeRateLimitResponse = Message<"players.v1.ConsumeRateLimitResponse"> & {
+  /**
+   * @generated from field: bool allowed = 1;
+   */
+  allowed: boolean;
+
+  /**
+   * The key of the bucket over its limit, when refused.
+   *
+   * @generated from field: optional string exceeded_key = 2;
+   */
+  exceededKey?: string | undefined;
+
+  /**
+   * Seconds until the current window ends (at least 1): the Retry-After of a refusal.
+   *
+   * @generated from field: int32 retry_after_seconds = 3;
+   */
+  retryAfterSeconds: number;
+};
+
+/**
+ * Describes the message players.v1.ConsumeRateLimitResponse.
+ * Use `create(ConsumeRateLimitResponseSchema)` to create a new message.
+ */
+export declare const ConsumeRateLimitResponseSchema: GenMessage<ConsumeRateLimitResponse>;
+
+/**
+ * SchedulePlayerDeletionRequest names the player whose data is to be deleted later.
+ *
+ * @generated from message players.v1.SchedulePlayerDeletionRequest
+ */
+export declare type SchedulePlayerDeletionRequest = Message<"players.v1.SchedulePlayerDeletionRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * The service player id (servicePlayerId of the public API).
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * The API key that asked (recorded for the audit); absent for other callers.
+   *
+   * @generated from field: optional string api_key_id = 3;
+   */
+  apiKeyId?: string | undefined;
+};
+
+/**
+ * Describes the message players.v1.SchedulePlayerDeletionRequest.
+ * Use `create(SchedulePlayerDeletionRequestSchema)` to create a new message.
+ */
+export declare const SchedulePlayerDeletionRequestSchema: GenMessage<SchedulePlayerDeletionRequest>;
+
+/**
+ * SchedulePlayerDeletionResponse describes the player's one schedule.
+ *
+ * @generated from message players.v1.SchedulePlayerDeletionResponse
+ */
+export declare type SchedulePlayerDeletionResponse = Message<"players.v1.SchedulePlayerDeletionResponse"> & {
+  /**
+   * @generated from field: string schedule_id = 1;
+   */
+  scheduleId: string;
+
+  /**
+   * When the erasure runs.
+   *
+   * @generated from field: google.protobuf.Timestamp due_at = 2;
+   */
+  dueAt?: Timestamp | undefined;
+
+  /**
+   * False when the player already had a schedule (which is kept unchanged).
+   *
+   * @generated from field: bool created = 3;
+   */
+  created: boolean;
+};
+
+/**
+ * Describes the message players.v1.SchedulePlayerDeletionResponse.
+ * Use `create(SchedulePlayerDeletionResponseSchema)` to create a new message.
+ */
+export declare const SchedulePlayerDeletionResponseSchema: GenMessage<SchedulePlayerDeletionResponse>;
+
+/**
+ * DeletePlayerRequest names the player whose data is deleted now.
+ *
+ * @generated from message players.v1.DeletePlayerRequest
+ */
+export declare type DeletePlayerRequest = Message<"players.v1.DeletePlayerRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * The service player id (servicePlayerId of the public API).
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * The API key that asked (recorded for the audit); absent for other callers.
+   *
+   * @generated from field: optional string api_key_id = 3;
+   */
+  apiKeyId?: string | undefined;
+};
+
+/**
+ * Describes the message players.v1.DeletePlayerRequest.
+ * Use `create(DeletePlayerRequestSchema)` to create a new message.
+ */
+export declare const DeletePlayerRequestSchema: GenMessage<DeletePlayerRequest>;
+
+/**
+ * DeletePlayerResponse identifies the completed erasure (its audit record).
+ *
+ * @generated from message players.v1.DeletePlayerResponse
+ */
+export declare type DeletePlayerResponse = Message<"players.v1.DeletePlayerResponse"> & {
+  /**
+   * @generated from field: string erasure_id = 1;
+   */
+  erasureId: string;
+};
+
+/**
+ * Describes the message players.v1.DeletePlayerResponse.
+ * Use `create(DeletePlayerResponseSchema)` to create a new message.
+ */
+export declare const DeletePlayerResponseSchema: GenMessage<DeletePlayerResponse>;
+
+/**
  * PlayersService owns player identity (decisions D6): players are found or created per game
  * by their external id, else by email. Every request carries the caller's company_id; a player
- * of another company is NOT_FOUND.
+ * of another company is NOT_FOUND. It also owns public web support sessions (D8) and the
+ * counters that rate limit the public endpoints across gateway replicas.
  *
  * @generated from service players.v1.PlayersService
  */
@@ -388,6 +844,68 @@ export declare const PlayersService: GenService<{
     methodKind: "unary";
     input: typeof UnblockPlayerRequestSchema;
     output: typeof UnblockPlayerResponseSchema;
+  },
+  /**
+   * CreateSupportSession creates a web support session (4.17, 4.18, decisions D8) for the game
+   * environment named by its public token: NOT_FOUND for an unknown token; INVALID_ARGUMENT
+   * (VALIDATION_ERROR) for a bad language or resource, a signed metadata token that does not
+   * verify against the game's JWKS, or an unverified player of a game that blocks them.
+   *
+   * @generated from rpc players.v1.PlayersService.CreateSupportSession
+   */
+  createSupportSession: {
+    methodKind: "unary";
+    input: typeof CreateSupportSessionRequestSchema;
+    output: typeof CreateSupportSessionResponseSchema;
+  },
+  /**
+   * GetSupportSession returns a session by its code while it has not expired (the player side,
+   * D9); NOT_FOUND otherwise.
+   *
+   * @generated from rpc players.v1.PlayersService.GetSupportSession
+   */
+  getSupportSession: {
+    methodKind: "unary";
+    input: typeof GetSupportSessionRequestSchema;
+    output: typeof GetSupportSessionResponseSchema;
+  },
+  /**
+   * ConsumeRateLimit counts one request against fixed-window counters kept in Postgres, so
+   * that every gateway replica sees the same counts.
+   *
+   * @generated from rpc players.v1.PlayersService.ConsumeRateLimit
+   */
+  consumeRateLimit: {
+    methodKind: "unary";
+    input: typeof ConsumeRateLimitRequestSchema;
+    output: typeof ConsumeRateLimitResponseSchema;
+  },
+  /**
+   * SchedulePlayerDeletion schedules the erasure of a player's data (4.15, D6) after the
+   * configured delay (PLAYER_DELETION_DELAY_SECONDS, 24 hours by default). Scheduling again
+   * keeps the first schedule and its due time. An operator can cancel it until it is due.
+   * NOT_FOUND for an unknown player or another company's.
+   *
+   * @generated from rpc players.v1.PlayersService.SchedulePlayerDeletion
+   */
+  schedulePlayerDeletion: {
+    methodKind: "unary";
+    input: typeof SchedulePlayerDeletionRequestSchema;
+    output: typeof SchedulePlayerDeletionResponseSchema;
+  },
+  /**
+   * DeletePlayer erases the player's data now (4.16, D6): tickets with their events and
+   * breadcrumbs (tickets service), attachments with their stored objects (media service), then
+   * the player record. Returns when all of it is gone. PERMISSION_DENIED for a company without
+   * allow_immediate_deletion; NOT_FOUND for an unknown player or another company's. A failure
+   * part way (UNAVAILABLE) leaves the erasure recorded: it is resumed until it completes.
+   *
+   * @generated from rpc players.v1.PlayersService.DeletePlayer
+   */
+  deletePlayer: {
+    methodKind: "unary";
+    input: typeof DeletePlayerRequestSchema;
+    output: typeof DeletePlayerResponseSchema;
   },
 }>;
 

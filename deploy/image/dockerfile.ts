@@ -1,0 +1,85 @@
+// Renders services/<service>/Dockerfile from spec.ts, so that the five images share one shape and
+// the production-build test runs exactly the steps the Dockerfiles run.
+import {
+  APP_DIR,
+  RUNTIME_UID,
+  SLIM_SCRIPT,
+  healthcheckCommand,
+  installStep,
+  pruneStep,
+  runtimeEnv,
+  slimStep,
+  startCommand,
+  workdir,
+  type ServiceImage,
+  type ToolVersions,
+} from "./spec.ts";
+
+const PRUNED = "/pruned";
+const PNPM_STORE = "/root/.local/share/pnpm/store";
+const SLIM_IN_IMAGE = "/usr/local/lib/support/slim-workspace.ts";
+
+/** Shell quoting for RUN lines: words that need it are single-quoted. */
+export function shellWords(argv: string[]): string {
+  return argv.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)).join(" ");
+}
+
+function execForm(argv: string[]): string {
+  return JSON.stringify(argv).replaceAll('","', '", "');
+}
+
+export function renderDockerfile(image: ServiceImage, versions: ToolVersions): string {
+  const env = Object.entries(runtimeEnv(image))
+    .map(([key, value]) => `${key}=${value}`)
+    .join(" ");
+  return `# syntax=docker/dockerfile:1
+# Generated from deploy/image/spec.ts by \`pnpm --filter @support/deploy dockerfiles\`: edit those, not this.
+#
+# The ${image.name} service's production image. Build from the repository root:
+#   docker build -f services/${image.name}/Dockerfile -t player-support/${image.name} .
+# deploy/test/production-build.test.ts runs the same prune, install, slim and start steps without Docker.
+# The image runs the service's TypeScript sources on Node ${versions.node.split(".")[0]} (type stripping), as every
+# environment of this repository does: the workspace libraries stay real folders under ${APP_DIR}, outside
+# node_modules, which Node requires for type stripping (see deploy/README.md, "Images").
+
+ARG NODE_IMAGE=node:${versions.node}-bookworm-slim
+
+FROM \${NODE_IMAGE} AS tools
+ENV TURBO_TELEMETRY_DISABLED=1 npm_config_update_notifier=false
+RUN npm install --global --no-fund --no-audit pnpm@${versions.pnpm} turbo@${versions.turbo}
+
+# Only this service, the workspace packages it uses and a pruned lockfile.
+FROM tools AS prune
+WORKDIR /repo
+COPY . .
+RUN ${shellWords(pruneStep(image, PRUNED))}
+
+# Third-party production dependencies, exactly as locked; the sources come after, so that a
+# change of code alone reuses the installed layer.
+FROM tools AS build
+WORKDIR ${APP_DIR}
+COPY --from=prune ${PRUNED}/json/ ./
+RUN --mount=type=cache,id=pnpm-store,target=${PNPM_STORE} \\
+    ${shellWords(installStep(image))}
+COPY --from=prune ${PRUNED}/full/ ./
+COPY ${SLIM_SCRIPT} ${SLIM_IN_IMAGE}
+RUN ${shellWords(slimStep(image, SLIM_IN_IMAGE))}
+
+FROM \${NODE_IMAGE} AS runtime
+# tini as PID 1: forwards SIGTERM to Node (which drains and exits) and reaps zombies.
+RUN apt-get update \\
+ && apt-get install --yes --no-install-recommends tini \\
+ && rm -rf /var/lib/apt/lists/*
+ENV ${env}
+# Owned by root and not writable by the service's user: the container also runs with a
+# read-only root filesystem; only /tmp is writable (an emptyDir in Kubernetes).
+COPY --from=build ${APP_DIR} ${APP_DIR}
+WORKDIR ${workdir(image)}
+USER ${RUNTIME_UID}:${RUNTIME_UID}
+EXPOSE ${image.port}
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \\
+  CMD ${execForm(healthcheckCommand(image))}
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ${execForm(startCommand())}
+`;
+}

@@ -1,0 +1,115 @@
+// What a service's production image is, as data: the Dockerfile generator (dockerfile.ts) writes
+// these steps into services/<service>/Dockerfile, and deploy/test/production-build.test.ts runs
+// the very same commands without Docker. Change the build here, then `pnpm --filter
+// @support/deploy dockerfiles`.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+export type ServiceName = "gateway" | "content" | "tickets" | "media" | "players";
+
+export interface ServiceImage {
+  name: ServiceName;
+  /** Workspace package name. */
+  pkg: string;
+  port: number;
+  /** The service applies its own schema's migrations with `node src/migrate.ts`. */
+  migrates: boolean;
+  /**
+   * Liveness semantics of the image's HEALTHCHECK: internal services answer GET /healthz while the
+   * process runs; the gateway's /healthz means "every dependency is up", so its check is a TCP connect.
+   */
+  healthcheck: "http-healthz" | "tcp";
+}
+
+export const SERVICES: readonly ServiceImage[] = [
+  { name: "gateway", pkg: "@support/gateway", port: 8080, migrates: false, healthcheck: "tcp" },
+  { name: "content", pkg: "@support/content", port: 50051, migrates: true, healthcheck: "http-healthz" },
+  { name: "tickets", pkg: "@support/tickets", port: 50052, migrates: true, healthcheck: "http-healthz" },
+  { name: "media", pkg: "@support/media", port: 50053, migrates: true, healthcheck: "http-healthz" },
+  { name: "players", pkg: "@support/players", port: 50054, migrates: true, healthcheck: "http-healthz" },
+];
+
+export function serviceImage(name: string): ServiceImage {
+  const found = SERVICES.find((service) => service.name === name);
+  if (!found) throw new Error(`Unknown service ${name}`);
+  return found;
+}
+
+/** UID/GID of the image's user (the `node` user of the official Node images). */
+export const RUNTIME_UID = 1000;
+/** Where the pruned workspace lives in the build and runtime stages. */
+export const APP_DIR = "/app";
+/** The slimming script, copied into the build stage from the build context. */
+export const SLIM_SCRIPT = "deploy/image/slim-workspace.ts";
+
+export interface ToolVersions {
+  node: string;
+  pnpm: string;
+  turbo: string;
+}
+
+/** Node, pnpm and turbo exactly as the repository pins them (root package.json). */
+export function toolVersions(repoRoot: string): ToolVersions {
+  const root = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+    packageManager?: string;
+    devDependencies?: Record<string, string>;
+  };
+  const pnpm = /^pnpm@(\d+\.\d+\.\d+)/.exec(root.packageManager ?? "")?.[1];
+  const node = root.devDependencies?.node;
+  const turbo = root.devDependencies?.turbo;
+  const exact = /^\d+\.\d+\.\d+$/;
+  if (!pnpm || !node || !turbo || !exact.test(node) || !exact.test(turbo)) {
+    throw new Error("package.json must pin packageManager pnpm@x.y.z and devDependencies node and turbo to exact versions");
+  }
+  return { node, pnpm, turbo };
+}
+
+// The build steps. Each is an argv; the Dockerfile quotes them for the shell.
+
+/** Copies the service, the workspace packages it depends on and a pruned lockfile into outDir. */
+export function pruneStep(image: ServiceImage, outDir: string): string[] {
+  return ["turbo", "prune", image.pkg, "--docker", "--out-dir", outDir];
+}
+
+/**
+ * Installs the third-party production dependencies of the service and of its workspace
+ * dependencies, exactly as locked. `--filter-prod` follows only `dependencies`, so test-only
+ * workspace packages (testkit, other services used in tests) get nothing installed.
+ */
+export function installStep(image: ServiceImage, extraFlags: string[] = []): string[] {
+  return ["pnpm", "install", "--prod", "--frozen-lockfile", "--filter-prod", `${image.pkg}...`, ...extraFlags];
+}
+
+/** Removes what the running service never reads (see slim-workspace.ts). */
+export function slimStep(image: ServiceImage, scriptPath: string): string[] {
+  return ["node", scriptPath, image.pkg];
+}
+
+/** Working directory of the running container. */
+export function workdir(image: ServiceImage): string {
+  return `${APP_DIR}/services/${image.name}`;
+}
+
+/** The container's command (after tini). */
+export function startCommand(): string[] {
+  return ["node", "src/main.ts"];
+}
+
+/** The migration command (the Kubernetes init container runs it with the schema owner's URL). */
+export function migrateCommand(): string[] {
+  return ["node", "src/migrate.ts"];
+}
+
+/** The HEALTHCHECK command: plain Node, so the image needs no curl. */
+export function healthcheckCommand(image: ServiceImage): string[] {
+  const script =
+    image.healthcheck === "tcp"
+      ? "require('node:net').connect(Number(process.env.PORT), '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(1))"
+      : "fetch('http://127.0.0.1:' + process.env.PORT + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))";
+  return ["node", "-e", script];
+}
+
+/** Environment of the running container (besides what Kubernetes sets). */
+export function runtimeEnv(image: ServiceImage): Record<string, string> {
+  return { NODE_ENV: "production", PORT: String(image.port) };
+}

@@ -1,0 +1,126 @@
+// The Dockerfiles, read (no Docker engine runs here; production-build.test.ts runs their steps):
+// generated from deploy/image/spec.ts and up to date, multi-stage, and a runtime stage with
+// nothing but Node, tini and the slimmed workspace, run as a non-root user.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { renderDockerfile } from "../image/dockerfile.ts";
+import { productionClosure, slimWorkspace } from "../image/slim-workspace.ts";
+import { RUNTIME_UID, SERVICES, toolVersions } from "../image/spec.ts";
+import { repoRoot } from "../scripts/repo.ts";
+import { dockerignoreMatcher } from "./support/image-build.ts";
+
+const root = repoRoot();
+const versions = toolVersions(root);
+const scratch: string[] = [];
+afterAll(() => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** Instructions of each stage: [{ from, lines }]. */
+function stages(dockerfile: string): { from: string; lines: string[] }[] {
+  const joined = dockerfile.replace(/\\\n\s*/g, " ");
+  const result: { from: string; lines: string[] }[] = [];
+  for (const line of joined.split("\n").map((l) => l.trim())) {
+    if (line === "" || line.startsWith("#")) continue;
+    if (line.startsWith("FROM ")) result.push({ from: line, lines: [] });
+    else result.at(-1)?.lines.push(line);
+  }
+  return result;
+}
+
+describe.each(SERVICES.map((image) => [image.name, image]))("services/%s/Dockerfile", (name, image) => {
+  const text = readFileSync(join(root, "services", name as string, "Dockerfile"), "utf8");
+
+  it("is the one deploy/image/spec.ts generates (pnpm --filter @support/deploy dockerfiles)", () => {
+    expect(text).toBe(renderDockerfile(image as (typeof SERVICES)[number], versions));
+  });
+
+  it("builds in stages from the repository's pinned Node, pnpm and turbo", () => {
+    expect(text).toContain(`ARG NODE_IMAGE=node:${versions.node}-bookworm-slim`);
+    expect(text).toContain(`pnpm@${versions.pnpm} turbo@${versions.turbo}`);
+    const all = stages(text);
+    expect(all.map((stage) => stage.from.split(" AS ")[1])).toEqual(["tools", "prune", "build", "runtime"]);
+    expect(all.find((s) => s.from.endsWith("prune"))!.lines.join("\n")).toContain(`turbo prune @support/${name} --docker`);
+    expect(all.find((s) => s.from.endsWith("build"))!.lines.join("\n")).toContain(`pnpm install --prod --frozen-lockfile --filter-prod @support/${name}...`);
+  });
+
+  it("runs as a non-root user under tini, in production mode, with a healthcheck and no build tools", () => {
+    const runtime = stages(text).at(-1)!;
+    expect(runtime.from).toBe("FROM ${NODE_IMAGE} AS runtime");
+    const lines = runtime.lines;
+    expect(lines).toContain(`USER ${RUNTIME_UID}:${RUNTIME_UID}`);
+    expect(RUNTIME_UID).toBeGreaterThan(0);
+    expect(lines.find((l) => l.startsWith("ENV "))).toContain("NODE_ENV=production");
+    expect(lines).toContain('ENTRYPOINT ["/usr/bin/tini", "--"]');
+    expect(lines).toContain('CMD ["node", "src/main.ts"]');
+    expect(lines.some((l) => l.startsWith("HEALTHCHECK "))).toBe(true);
+    expect(lines.filter((l) => l.startsWith("COPY "))).toEqual(["COPY --from=build /app /app"]);
+    expect(lines.join("\n")).not.toMatch(/\b(pnpm|turbo|npm install)\b/);
+  });
+});
+
+describe(".dockerignore", () => {
+  const excluded = dockerignoreMatcher(readFileSync(join(root, ".dockerignore"), "utf8"));
+
+  it("keeps local state, dependencies and secrets out of the build context", () => {
+    for (const path of [".git", "node_modules", "services/content/node_modules", "libs/db/node_modules/pg", ".data/postgres", ".turbo", "libs/proto/.turbo", ".env", ".env.local", "deploy/k8s/base"]) {
+      expect(excluded(path), path).toBe(true);
+    }
+  });
+
+  it("keeps what the images build from", () => {
+    for (const path of ["package.json", "pnpm-lock.yaml", "pnpm-workspace.yaml", "turbo.json", "patches", "services/gateway/src/openapi/openapi.yaml", "libs/proto/src/gen", "deploy/image/slim-workspace.ts", "deploy/package.json"]) {
+      expect(excluded(path), path).toBe(false);
+    }
+  });
+
+  it("reads patterns as Docker does: from the root, ** for any depth, ! to re-include", () => {
+    const match = dockerignoreMatcher("node_modules\n**/*.log\n*.md\n!README.md\n");
+    expect(match("node_modules")).toBe(true);
+    expect(match("a/node_modules")).toBe(false);
+    expect(match("a/b/x.log")).toBe(true);
+    expect(match("x.log")).toBe(true);
+    expect(match("NOTES.md")).toBe(true);
+    expect(match("README.md")).toBe(false);
+    expect(match("docs/NOTES.md")).toBe(false);
+  });
+});
+
+describe("slim-workspace", () => {
+  function workspace(): string {
+    const dir = mkdtempSync(join(tmpdir(), "slim-"));
+    scratch.push(dir);
+    const pkg = (path: string, json: object) => {
+      mkdirSync(join(dir, path, "src"), { recursive: true });
+      writeFileSync(join(dir, path, "package.json"), JSON.stringify(json));
+      writeFileSync(join(dir, path, "src", "index.ts"), "export {};\n");
+      writeFileSync(join(dir, path, "src", "index.test.ts"), "test\n");
+    };
+    writeFileSync(join(dir, "pnpm-workspace.yaml"), 'packages:\n  - "libs/*"\n  - services/*\n');
+    writeFileSync(join(dir, "turbo.json"), "{}");
+    pkg("libs/a", { name: "@x/a", dependencies: { "@x/b": "workspace:*", kysely: "1.0.0" } });
+    pkg("libs/b", { name: "@x/b" });
+    pkg("libs/testkit", { name: "@x/testkit" });
+    pkg("services/s", { name: "@x/s", dependencies: { "@x/a": "workspace:*" }, devDependencies: { "@x/testkit": "workspace:*", "@x/t": "workspace:*" } });
+    pkg("services/t", { name: "@x/t" });
+    mkdirSync(join(dir, "services/s/test"));
+    writeFileSync(join(dir, "services/s/test/e2e.test.ts"), "test\n");
+    mkdirSync(join(dir, "services/s/src/test-data"));
+    return dir;
+  }
+
+  it("follows production dependencies only", () => {
+    expect([...productionClosure(workspace(), "@x/s").keys()].sort()).toEqual(["@x/a", "@x/b", "@x/s"]);
+  });
+
+  it("removes the packages outside the closure, tests and tooling files", () => {
+    const dir = workspace();
+    const { removed } = slimWorkspace(dir, "@x/s");
+    expect(removed.filter((path) => path.endsWith("/")).sort()).toEqual(["libs/testkit/", "services/s/test/", "services/t/"]);
+    expect(removed).toContain("turbo.json");
+    expect(removed).toContain("services/s/src/index.test.ts");
+    expect(readFileSync(join(dir, "services/s/src/index.ts"), "utf8")).toBe("export {};\n");
+    // Only a package's top-level test/ goes: a folder of that name deeper in src stays.
+    expect(removed.some((path) => path.includes("test-data"))).toBe(false);
+  });
+});

@@ -1,0 +1,95 @@
+// The rendered network policies of each overlay, evaluated: exactly the platform's flows are
+// open (ingress controller -> gateway -> services, tickets -> content/players, media and players -> content, DNS,
+// NATS, S3 for media) and everything else is closed.
+import { beforeAll, describe, expect, it } from "vitest";
+import { SERVICES, type ServiceName } from "../image/spec.ts";
+import { repoRoot } from "../scripts/repo.ts";
+import { OVERLAYS, overlayDir, render, type Overlay } from "./support/kustomize.ts";
+import { connectionAllowed, matchesSelector, type Endpoint, type NetworkPolicy } from "./support/network-policy.ts";
+
+const root = repoRoot();
+const NAMESPACE: Record<Overlay, string> = { dev: "support-dev", production: "support" };
+const S3_PORT: Record<Overlay, number> = { dev: 9000, production: 443 };
+const PORT = Object.fromEntries(SERVICES.map((image) => [image.name, image.port])) as Record<ServiceName, number>;
+const INTERNAL: ServiceName[] = ["content", "tickets", "media", "players"];
+const ALL: ServiceName[] = ["gateway", ...INTERNAL];
+
+// Outside the namespace.
+const POSTGRES: Endpoint = { ip: "10.20.0.5" };
+const NATS: Endpoint = { ip: "10.20.0.6" };
+const S3: Endpoint = { ip: "52.95.1.1" };
+const INTERNET: Endpoint = { ip: "93.184.216.34" };
+const INGRESS_CONTROLLER: Endpoint = { pod: { "app.kubernetes.io/name": "ingress-nginx" }, namespace: "ingress-nginx" };
+const KUBE_DNS: Endpoint = { pod: { "k8s-app": "kube-dns" }, namespace: "kube-system" };
+const OTHER_NAMESPACE_POD: Endpoint = { pod: { app: "something" }, namespace: "default" };
+
+const policies = new Map<Overlay, NetworkPolicy[]>();
+
+beforeAll(() => {
+  for (const overlay of OVERLAYS) {
+    policies.set(
+      overlay,
+      render(overlayDir(root, overlay)).filter((object): object is NetworkPolicy => object.kind === "NetworkPolicy"),
+    );
+  }
+});
+
+describe("the evaluator", () => {
+  it("reads matchExpressions", () => {
+    const selector = { matchExpressions: [{ key: "app", operator: "In" as const, values: ["a", "b"] }] };
+    expect(matchesSelector(selector, { app: "a" })).toBe(true);
+    expect(matchesSelector(selector, { app: "c" })).toBe(false);
+  });
+
+  it("allows everything where no policy isolates a pod", () => {
+    expect(connectionAllowed([], { pod: { x: "1" }, namespace: "n" }, { pod: { y: "1" }, namespace: "n" }, 1234)).toBe(true);
+  });
+});
+
+describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (overlayName) => {
+  const overlay = overlayName as Overlay;
+  const pod = (name: ServiceName): Endpoint => ({ pod: { "app.kubernetes.io/name": name, "app.kubernetes.io/part-of": "player-support" }, namespace: NAMESPACE[overlay] });
+  const allowed = (from: Endpoint, to: Endpoint, port: number, protocol = "TCP") => connectionAllowed(policies.get(overlay)!, from, to, port, protocol);
+
+  it("opens the platform's flows", () => {
+    expect(allowed(INGRESS_CONTROLLER, pod("gateway"), 8080)).toBe(true);
+    for (const service of INTERNAL) expect(allowed(pod("gateway"), pod(service), PORT[service]), `gateway -> ${service}`).toBe(true);
+    expect(allowed(pod("tickets"), pod("content"), PORT.content)).toBe(true);
+    expect(allowed(pod("tickets"), pod("players"), PORT.players)).toBe(true);
+    expect(allowed(pod("media"), pod("content"), PORT.content)).toBe(true);
+    expect(allowed(pod("players"), pod("content"), PORT.content)).toBe(true);
+    for (const service of INTERNAL) expect(allowed(pod(service), POSTGRES, 5432), `${service} -> Postgres`).toBe(true);
+    for (const service of ALL) {
+      expect(allowed(pod(service), NATS, 4222), `${service} -> NATS`).toBe(true);
+      expect(allowed(pod(service), KUBE_DNS, 53, "UDP"), `${service} -> DNS/UDP`).toBe(true);
+      expect(allowed(pod(service), KUBE_DNS, 53, "TCP"), `${service} -> DNS/TCP`).toBe(true);
+    }
+    expect(allowed(pod("media"), S3, S3_PORT[overlay])).toBe(true);
+  });
+
+  it("closes everything else", () => {
+    // Only the ingress controller reaches the gateway, and nothing from outside reaches a service.
+    expect(allowed(OTHER_NAMESPACE_POD, pod("gateway"), 8080)).toBe(false);
+    expect(allowed(INGRESS_CONTROLLER, pod("gateway"), 9090)).toBe(false);
+    for (const service of INTERNAL) {
+      expect(allowed(INGRESS_CONTROLLER, pod(service), PORT[service]), `ingress -> ${service}`).toBe(false);
+      expect(allowed(OTHER_NAMESPACE_POD, pod(service), PORT[service]), `other namespace -> ${service}`).toBe(false);
+      expect(allowed(pod(service), pod("gateway"), 8080), `${service} -> gateway`).toBe(false);
+    }
+    // Services call only what they use.
+    const calls = new Set(["tickets>content", "tickets>players", "media>content", "players>content"]);
+    for (const from of INTERNAL) {
+      for (const to of INTERNAL) {
+        if (from === to || calls.has(`${from}>${to}`)) continue;
+        expect(allowed(pod(from), pod(to), PORT[to]), `${from} -> ${to}`).toBe(false);
+      }
+    }
+    // The gateway holds no database credentials and needs no Postgres; only media talks to S3.
+    expect(allowed(pod("gateway"), POSTGRES, 5432)).toBe(false);
+    for (const service of ALL.filter((name) => name !== "media")) expect(allowed(pod(service), S3, S3_PORT[overlay]), `${service} -> S3`).toBe(false);
+    for (const service of ALL) {
+      expect(allowed(pod(service), INTERNET, 443), `${service} -> internet:443 other than S3`).toBe(service === "media" && overlay === "production");
+      expect(allowed(pod(service), INTERNET, 80), `${service} -> internet:80`).toBe(false);
+    }
+  });
+});

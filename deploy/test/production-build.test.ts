@@ -1,0 +1,191 @@
+// The production images, built and started without Docker: for every service the Dockerfile's
+// steps (build context by .dockerignore, turbo prune, pnpm install --prod --frozen-lockfile
+// --offline, slim) and then the container's commands, as the image's non-root user: migrations
+// as the schema owner's role, the service as its data-only role, probes as the kubelet sends them.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { createTestInfra, freePort, randomId, type TestInfra } from "@support/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { productionClosure } from "../image/slim-workspace.ts";
+import { RUNTIME_UID, SERVICES, type ServiceName } from "../image/spec.ts";
+import { repoRoot } from "../scripts/repo.ts";
+import {
+  buildImage,
+  createBuildContext,
+  grpcHealthCheck,
+  httpStatus,
+  openForRuntimeUser,
+  runHealthcheck,
+  runMigrations,
+  startContainer,
+  useRepoTools,
+  waitForHttp200,
+  workspacePackagesIn,
+  type BuiltImage,
+  type RunningService,
+} from "./support/image-build.ts";
+import { dropRoles, provisionServiceRoles, type ServiceRoles } from "./support/roles.ts";
+
+const root = repoRoot();
+const INTERNAL = SERVICES.filter((image) => image.name !== "gateway");
+/** The workspace packages an image must hold: the service and what its `dependencies` reach, read from the repository. */
+function expectedPackages(pkg: string): string[] {
+  return [...productionClosure(root, pkg).values()].map((dir) => relative(root, dir)).sort();
+}
+const DEV_ONLY_PACKAGES = ["vitest", "typescript", "eslint", "testcontainers", "@20minutes+s3rver", "pino-pretty", "turbo", "@bufbuild+buf"];
+
+let infra: TestInfra;
+let work: string;
+const built = new Map<ServiceName, BuiltImage>();
+const roles = new Map<ServiceName, ServiceRoles>();
+const running = new Map<ServiceName, RunningService>();
+const rolePrefix = `t${randomId(6)}_`;
+
+/** The real uid of a process (Linux). */
+function processUid(pid: number): number {
+  return Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+}
+
+function serviceEnv(name: ServiceName): Record<string, string> {
+  return {
+    NATS_URL: infra.natsUrl,
+    NATS_PREFIX: infra.natsPrefix,
+    LOG_LEVEL: "info",
+    SHUTDOWN_TIMEOUT_MS: "10000",
+    ...(name === "media"
+      ? {
+          S3_ENDPOINT: infra.s3.endpoint,
+          S3_REGION: infra.s3.region,
+          S3_BUCKET: infra.s3.bucket,
+          S3_ACCESS_KEY_ID: infra.s3.accessKeyId,
+          S3_SECRET_ACCESS_KEY: infra.s3.secretAccessKey,
+          S3_FORCE_PATH_STYLE: "true",
+        }
+      : {}),
+    ...(name === "tickets" ? { CURSOR_SECRET: "production-build-test", AUTO_CLOSE_INTERVAL_MS: "0" } : {}),
+  };
+}
+
+beforeAll(async () => {
+  useRepoTools(root);
+  infra = await createTestInfra();
+  work = mkdtempSync(join(tmpdir(), "support-images-"));
+  openForRuntimeUser(work);
+  const context = join(work, "context");
+  createBuildContext(root, context);
+  // Two builds at a time: CI has two cores.
+  const queue = [...SERVICES];
+  const worker = async () => {
+    for (let image = queue.shift(); image; image = queue.shift()) {
+      const result = await buildImage(image, {
+        context,
+        workDir: join(work, image.name),
+        slimScriptRoot: context,
+        installFlags: ["--offline", "--reporter=append-only"],
+      });
+      built.set(image.name, result);
+    }
+  };
+  await Promise.all([worker(), worker()]);
+}, 240_000);
+
+afterAll(async () => {
+  await Promise.all([...running.values()].map((service) => service.stop(5_000)));
+  await infra?.stop();
+  await dropRoles(infra?.databaseUrl ?? "", [...roles.values()].flatMap((r) => [r.owner, r.app])).catch(() => undefined);
+  if (work) rmSync(work, { recursive: true, force: true });
+}, 60_000);
+
+describe("the image's contents", () => {
+  it.each(SERVICES.map((image) => [image.name]))("%s holds only its service, its production libraries and production dependencies", (name) => {
+    const image = built.get(name as ServiceName)!;
+    const packages = workspacePackagesIn(image.appDir);
+    expect(packages).toEqual(expectedPackages(image.image.pkg));
+    expect(packages).not.toContain("libs/testkit");
+    // The gateway's tests start the four services (devDependencies): its image holds none of them.
+    if (name === "gateway") expect(packages.filter((path) => path.startsWith("services/"))).toEqual(["services/gateway"]);
+    const installed = readdirSync(join(image.appDir, "node_modules", ".pnpm"));
+    for (const devOnly of DEV_ONLY_PACKAGES) {
+      expect(installed.filter((entry) => entry.startsWith(`${devOnly}@`)), `${devOnly} in the ${name} image`).toEqual([]);
+    }
+    const leftovers = readdirSync(image.appDir, { recursive: true, encoding: "utf8" }).filter(
+      (path) => !path.includes("node_modules") && (/\.test\.ts$/.test(path) || /(^|\/)(test|vitest\.config\.ts|tsconfig\.json|turbo\.json|patches)$/.test(path)),
+    );
+    expect(leftovers).toEqual([]);
+  });
+});
+
+describe("internal services from their images", () => {
+  it.each(INTERNAL.map((image) => [image.name]))(
+    "%s migrates as its schema owner, then serves /healthz, /readyz and grpc.health.v1 as its data-only role",
+    async (name) => {
+      const service = name as ServiceName;
+      const image = built.get(service)!;
+      const serviceRoles = provisionServiceRoles(root, infra.databaseUrl, service, rolePrefix);
+      roles.set(service, serviceRoles);
+
+      const migrated = await runMigrations(image, { ...serviceEnv(service), DATABASE_URL: serviceRoles.migrationUrl });
+      expect(migrated).toMatch(/migrations applied/);
+      // Twice: every pod's init container runs it, so it must be a no-op when up to date.
+      await runMigrations(image, { ...serviceEnv(service), DATABASE_URL: serviceRoles.migrationUrl });
+
+      const port = await freePort();
+      const started = startContainer(image, { ...serviceEnv(service), DATABASE_URL: serviceRoles.appUrl }, port);
+      running.set(service, started);
+      await waitForHttp200(started, "/healthz");
+      await waitForHttp200(started, "/readyz", 15_000);
+      expect(await grpcHealthCheck(port)).toBe(1); // SERVING
+      expect(await runHealthcheck(image, port)).toBe(0);
+      if (process.getuid?.() === 0) expect(processUid(started.child.pid!)).toBe(RUNTIME_UID);
+    },
+    60_000,
+  );
+});
+
+describe("the gateway from its image", () => {
+  it("answers /healthz 200 once the four services from their images are SERVING, and serves its OpenAPI document and docs", async () => {
+    for (const image of INTERNAL) expect(running.get(image.name), `${image.name} is running`).toBeDefined();
+    const image = built.get("gateway")!;
+    const url = (name: ServiceName) => `http://127.0.0.1:${running.get(name)!.port}`;
+    const port = await freePort();
+    const gateway = startContainer(
+      image,
+      {
+        ...serviceEnv("gateway"),
+        CONTENT_URL: url("content"),
+        TICKETS_URL: url("tickets"),
+        MEDIA_URL: url("media"),
+        PLAYERS_URL: url("players"),
+      },
+      port,
+    );
+    running.set("gateway", gateway);
+    await waitForHttp200(gateway, "/healthz");
+    expect(await httpStatus(port, "/readyz")).toBe(200);
+    // Files read at run time (openapi.yaml beside the code, redoc from node_modules) are in the image.
+    expect(await httpStatus(port, "/openapi.json")).toBe(200);
+    expect(await httpStatus(port, "/docs")).toBe(200);
+    expect(await runHealthcheck(image, port)).toBe(0);
+  }, 60_000);
+
+  it("turns unready (503) when a service it depends on stops, while its liveness check still passes", async () => {
+    const gateway = running.get("gateway")!;
+    const media = running.get("media")!;
+    expect(await media.stop()).toBe(0);
+    running.delete("media");
+    const deadline = Date.now() + 10_000;
+    let status = 0;
+    while (Date.now() < deadline && (status = await httpStatus(gateway.port, "/readyz")) !== 503) await new Promise((r) => setTimeout(r, 200));
+    expect(status).toBe(503);
+    expect(await runHealthcheck(built.get("gateway")!, gateway.port)).toBe(0);
+  }, 30_000);
+});
+
+describe("shutdown", () => {
+  it("every service drains and exits 0 on SIGTERM", async () => {
+    const codes = await Promise.all([...running.entries()].map(async ([name, service]) => [name, await service.stop()] as const));
+    running.clear();
+    expect(Object.fromEntries(codes)).toEqual(Object.fromEntries(codes.map(([name]) => [name, 0])));
+  }, 30_000);
+});

@@ -1,0 +1,63 @@
+// The sweep of unused uploads (UNUSED_ATTACHMENT_TTL_HOURS after their creation, never claimed
+// by a ticket) and of erased attachments' tombstones, every ATTACHMENT_SWEEP_INTERVAL_MS.
+// All state is in the database, so the job survives restarts; every replica may sweep, and
+// FOR UPDATE SKIP LOCKED hands each attachment to exactly one of them.
+import type { Logger } from "@support/logging";
+import type { Startable } from "@support/runtime";
+import { sweepTombstonesBatch, sweepUnusedBatch, type MediaContext } from "./attachment.service.ts";
+
+export interface SweepJob extends Startable {
+  /** One full sweep as of `now`; resolves with what it deleted. Tests call it directly. */
+  runOnce(now?: Date): Promise<{ unused: number; tombstones: number }>;
+}
+
+const BATCH = 100;
+
+export function createSweepJob(ctx: MediaContext, settings: { intervalMs: number; logger: Logger }): SweepJob {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+  let stopped = true;
+
+  async function drain(batch: () => Promise<number>): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const deleted = await batch();
+      total += deleted;
+      // A short batch: nothing more is due, or the rest is held by another replica.
+      if (deleted < BATCH) return total;
+    }
+  }
+
+  async function runOnce(now: Date = new Date()) {
+    const unused = await drain(() => sweepUnusedBatch(ctx, now, BATCH));
+    const tombstones = await drain(() => sweepTombstonesBatch(ctx, now, BATCH));
+    if (unused + tombstones > 0) settings.logger.info({ unused, tombstones }, "swept attachments");
+    return { unused, tombstones };
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      running = runOnce()
+        .catch((error: unknown) => settings.logger.warn({ err: error }, "attachment sweep failed; retrying next time"))
+        .finally(() => {
+          running = undefined;
+          schedule();
+        });
+    }, settings.intervalMs);
+  }
+
+  return {
+    runOnce,
+    start() {
+      if (settings.intervalMs <= 0 || !stopped) return;
+      stopped = false;
+      schedule();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

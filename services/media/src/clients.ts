@@ -1,0 +1,28 @@
+// Connect clients of the services the media service depends on: content (games of a company).
+import type { Client } from "@connectrpc/connect";
+import { ContentService } from "@support/proto";
+import { connectToAppError, createServiceClient } from "@support/rpc";
+import { notFound } from "@support/errors";
+import type { GameDirectory } from "./attachments/attachment.service.ts";
+import type { MediaConfig } from "./config.ts";
+
+export type ContentClient = Client<typeof ContentService>;
+
+export function createContentClient(config: Pick<MediaConfig, "CONTENT_URL" | "RPC_TIMEOUT_MS">): ContentClient {
+  return createServiceClient(ContentService, config.CONTENT_URL, { timeoutMs: config.RPC_TIMEOUT_MS });
+}
+
+/** Games through content.GetGame: another company's, a deleted or an unknown game is not found. */
+export function createGameDirectory(content: ContentClient): GameDirectory {
+  return {
+    async requireGame(companyId, gameId) {
+      try {
+        await content.getGame({ companyId, gameId });
+      } catch (error) {
+        const appError = connectToAppError(error);
+        // Content's own wording may differ ("game not found" is the public one, D1).
+        throw appError.code === "not_found" ? notFound("game not found") : appError;
+      }
+    },
+  };
+}

@@ -1,0 +1,80 @@
+// Queries on players.support_sessions. Sessions are found by the hash of their code only.
+import { sql, type Kysely } from "@support/db";
+import type { Selectable } from "kysely";
+import { PLAYERS_SCHEMA, type PlayersDatabase } from "../database.ts";
+import type { SessionMetadata, SupportSession, Verification } from "./session.ts";
+import type { SupportSessionTable } from "./session.table.ts";
+
+type Db = Kysely<PlayersDatabase>;
+
+function sessions(db: Db) {
+  return db.withSchema(PLAYERS_SCHEMA);
+}
+
+function toSession(row: Selectable<SupportSessionTable>): SupportSession {
+  return {
+    id: row.id,
+    companyId: row.company_id,
+    gameId: row.game_id,
+    environmentId: row.environment_id,
+    language: row.language,
+    resource: row.resource,
+    metadata: row.metadata,
+    verification: row.verification,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+export interface NewSessionRow {
+  codeHash: string;
+  companyId: string;
+  gameId: string;
+  environmentId: string;
+  language: string | null;
+  resource: string | null;
+  metadata: SessionMetadata;
+  verification: Verification;
+  playerExternalId: string | null;
+  playerEmailNormalized: string | null;
+  ttlSeconds: number;
+}
+
+/** Inserts a session expiring `ttlSeconds` after now (the database clock). */
+export async function insertSession(db: Db, values: NewSessionRow): Promise<SupportSession> {
+  const row = await sessions(db)
+    .insertInto("support_sessions")
+    .values({
+      code_hash: values.codeHash,
+      company_id: values.companyId,
+      game_id: values.gameId,
+      environment_id: values.environmentId,
+      language: values.language,
+      resource: values.resource,
+      metadata: JSON.stringify(values.metadata),
+      verification: values.verification,
+      player_external_id: values.playerExternalId,
+      player_email_normalized: values.playerEmailNormalized,
+      expires_at: sql<Date>`now() + make_interval(secs => ${values.ttlSeconds})`,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toSession(row);
+}
+
+/** The session with this code hash that has not expired yet. */
+export async function findLiveSessionByCodeHash(db: Db, codeHash: string): Promise<SupportSession | undefined> {
+  const row = await sessions(db)
+    .selectFrom("support_sessions")
+    .selectAll()
+    .where("code_hash", "=", codeHash)
+    .where("expires_at", ">", sql<Date>`now()`)
+    .executeTakeFirst();
+  return row && toSession(row);
+}
+
+/** Deletes expired sessions (they are useless as credentials and hold player data); returns how many. */
+export async function deleteExpiredSessions(db: Db): Promise<number> {
+  const result = await sessions(db).deleteFrom("support_sessions").where("expires_at", "<=", sql<Date>`now()`).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
