@@ -1,0 +1,199 @@
+// Child processes of a benchmark run, and the whole stack (four services and the gateway) in a
+// database and NATS prefix of its own. Everything started here is stopped, and the bench
+// database dropped, by `cleanup()`: at the end of a suite and on Ctrl-C / SIGTERM.
+import { fork, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import net from "node:net";
+import path from "node:path";
+import pg from "pg";
+import { resolveS3 } from "@support/testkit";
+
+export const root = path.resolve(import.meta.dirname, "../..");
+
+const children: ChildProcess[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+const beforeStop: (() => void)[] = [];
+let cleaning: Promise<void> | undefined;
+const startedAt = Date.now();
+
+/** A progress line on stderr, with the seconds since the run started. */
+export function progress(message: string): void {
+  console.error(`[bench +${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${message}`);
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A long-running child (a server); stopped by cleanup(). */
+export function start(script: string, env: Record<string, string>, quiet = true): ChildProcess {
+  const child = fork(script, [], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: "warn", ...env },
+    stdio: quiet ? ["ignore", "ignore", "pipe", "ipc"] : ["ignore", "inherit", "pipe", "ipc"],
+  });
+  // Forwarded until cleanup starts: on Ctrl-C the services (which get the signal too) would
+  // otherwise log every request still in flight.
+  child.stderr!.on("data", (chunk: Buffer) => {
+    if (!cleaning) process.stderr.write(chunk);
+  });
+  children.push(child);
+  progress(`started ${path.relative(root, script)} (pid ${child.pid})`);
+  child.on("exit", (code, signal) => {
+    if (!cleaning) progress(`${path.relative(root, script)} exited early (code ${code}, signal ${signal})`);
+  });
+  return child;
+}
+
+export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await fetch(url).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not answer in time`);
+}
+
+/** A child that runs to completion (migrations, the admin CLI); resolves with its stdout. */
+export async function runProcess(script: string, args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = fork(script, args, { cwd: root, env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "inherit", "ipc"] });
+    let out = "";
+    child.stdout!.on("data", (chunk) => (out += chunk));
+    child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} exited with ${code}`))));
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const kill = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    child.once("exit", () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+/** The last started (the gateway, in front) first, so it does not log every request it can no longer forward. */
+async function stopChildren(): Promise<void> {
+  const [last, ...others] = [...children].reverse();
+  if (last) await stopChild(last);
+  await Promise.all(others.map(stopChild));
+}
+
+/** True once cleanup() has begun (connections to the bench database are about to be cut). */
+export function isCleaningUp(): boolean {
+  return cleaning !== undefined;
+}
+
+/** Runs first when cleaning up, before the children stop (e.g. stops a load generator). */
+export function onBeforeStop(step: () => void): void {
+  beforeStop.push(step);
+}
+
+/** Stops every child and runs the registered cleanups (dropping bench databases); runs once. */
+export function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const step of beforeStop) step();
+    await stopChildren();
+    for (const step of cleanups.reverse()) {
+      await step().catch((error: unknown) => console.error("cleanup failed:", error));
+    }
+  })();
+  return cleaning;
+}
+
+for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+  process.on(signal, () => {
+    progress(`${signal}: stopping the stack and dropping the bench database`);
+    void cleanup().finally(() => process.exit(code));
+  });
+}
+
+export interface TenantResult {
+  companyId: string;
+  apiKeys: Record<string, string>;
+  games: Record<string, { id: string; environments: Record<string, { id: string; token: string }> }>;
+}
+
+export interface Stack {
+  /** The gateway's base URL. */
+  gateway: string;
+  /** The bench database (DATABASE_URL of every service) and the server's admin database. */
+  databaseUrl: string;
+  adminUrl: string;
+  /** Environment shared by every service and admin command of this stack. */
+  env: Record<string, string>;
+  /** `pnpm admin apply <file>` against this stack's database. */
+  applyTenant(file: string): Promise<TenantResult>;
+}
+
+/**
+ * Migrates and starts content, tickets, media, players and the gateway as child processes,
+ * wired to each other on free ports, in a new database `bench_<random>` and NATS prefix.
+ * `env` is added to every service's environment. The database is dropped by cleanup().
+ */
+export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+  const run = randomBytes(4).toString("hex");
+  const adminUrl = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+  const database = `bench_${run}`;
+  const databaseUrl = adminUrl.replace(/\/[^/]*$/, `/${database}`);
+  cleanups.push(async () => {
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    try {
+      await admin.query(`drop database if exists ${database} with (force)`);
+      progress(`dropped database ${database}`);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  // Media needs an S3 endpoint: S3_ENDPOINT if set, else an s3rver in this process (temp dir).
+  const s3 = await resolveS3();
+  cleanups.push(() => s3.stop());
+  const ports = { content: await freePort(), tickets: await freePort(), media: await freePort(), players: await freePort(), gateway: await freePort() };
+  const common = {
+    DATABASE_URL: databaseUrl,
+    NATS_URL: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
+    NATS_PREFIX: `bench_${run}_`,
+    HOST: "127.0.0.1",
+    CONTENT_URL: `http://127.0.0.1:${ports.content}`,
+    TICKETS_URL: `http://127.0.0.1:${ports.tickets}`,
+    MEDIA_URL: `http://127.0.0.1:${ports.media}`,
+    PLAYERS_URL: `http://127.0.0.1:${ports.players}`,
+    S3_ENDPOINT: s3.endpoint,
+    S3_REGION: s3.region,
+    S3_BUCKET: s3.bucket,
+    S3_ACCESS_KEY_ID: s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    S3_FORCE_PATH_STYLE: String(s3.forcePathStyle),
+    ...env,
+  };
+  progress(`starting the stack in database ${database}`);
+  for (const service of ["content", "tickets", "media", "players"] as const) {
+    await runProcess(path.join(root, `services/${service}/src/migrate.ts`), [], common);
+    start(path.join(root, `services/${service}/src/main.ts`), { ...common, PORT: String(ports[service]) });
+  }
+  start(path.join(root, "services/gateway/src/main.ts"), { ...common, PORT: String(ports.gateway) });
+  const gateway = `http://127.0.0.1:${ports.gateway}`;
+  await waitForHttp(`${gateway}/healthz`, 60_000);
+  progress(`stack up, gateway ${gateway}`);
+
+  return {
+    gateway,
+    databaseUrl,
+    adminUrl,
+    env: common,
+    applyTenant: async (file) =>
+      JSON.parse(await runProcess(path.join(root, "services/content/src/admin/cli.ts"), ["apply", file], common)) as TenantResult,
+  };
+}
