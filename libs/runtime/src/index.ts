@@ -2,3 +2,4 @@ export { serviceConfigSpecs, portSpec } from "./config.ts";
 export { createServiceHost, type ServiceHost, type ServiceHostOptions, type Startable } from "./host.ts";
 export { runUntilSignal, type Stoppable } from "./main.ts";
 export { runMigrateCommand, type MigrateCommandSettings } from "./migrate.ts";
+export { createPeriodicJob, type PeriodicJobSettings } from "./periodic-job.ts";

@@ -3,7 +3,7 @@
 // All state is in the database, so the job survives restarts; every replica may sweep, and
 // FOR UPDATE SKIP LOCKED hands each attachment to exactly one of them.
 import type { Logger } from "@support/logging";
-import type { Startable } from "@support/runtime";
+import { createPeriodicJob, type Startable } from "@support/runtime";
 import { sweepTombstonesBatch, sweepUnusedBatch, type MediaContext } from "./attachment.service.ts";
 
 export interface SweepJob extends Startable {
@@ -14,10 +14,6 @@ export interface SweepJob extends Startable {
 const BATCH = 100;
 
 export function createSweepJob(ctx: MediaContext, settings: { intervalMs: number; logger: Logger }): SweepJob {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
-
   async function drain(batch: () => Promise<number>): Promise<number> {
     let total = 0;
     for (;;) {
@@ -35,29 +31,6 @@ export function createSweepJob(ctx: MediaContext, settings: { intervalMs: number
     return { unused, tombstones };
   }
 
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = runOnce()
-        .catch((error: unknown) => settings.logger.warn({ err: error }, "attachment sweep failed; retrying next time"))
-        .finally(() => {
-          running = undefined;
-          schedule();
-        });
-    }, settings.intervalMs);
-  }
-
-  return {
-    runOnce,
-    start() {
-      if (settings.intervalMs <= 0 || !stopped) return;
-      stopped = false;
-      schedule();
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  const job = createPeriodicJob({ name: "attachment sweep", intervalMs: settings.intervalMs, logger: settings.logger, run: () => runOnce() });
+  return { runOnce, start: job.start, stop: job.stop };
 }

@@ -3,7 +3,7 @@
 // replica may sweep: the deletes are idempotent.
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
-import type { Startable } from "@support/runtime";
+import { createPeriodicJob, type Startable } from "@support/runtime";
 import type { PlayersDatabase } from "../database.ts";
 import { deleteEndedWindows } from "../rate-limits/rate-limit.repository.ts";
 import { deleteExpiredSessions } from "./session.repository.ts";
@@ -14,10 +14,6 @@ export interface ExpirySweep extends Startable {
 }
 
 export function createExpirySweep(db: Kysely<PlayersDatabase>, settings: { intervalMs: number; logger: Logger }): ExpirySweep {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
-
   async function runOnce() {
     const sessions = await deleteExpiredSessions(db);
     const rateLimitWindows = await deleteEndedWindows(db);
@@ -25,30 +21,6 @@ export function createExpirySweep(db: Kysely<PlayersDatabase>, settings: { inter
     return { sessions, rateLimitWindows };
   }
 
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = runOnce()
-        .catch((error: unknown) => settings.logger.warn({ err: error }, "expiry sweep failed; retrying next time"))
-        .finally(() => {
-          running = undefined;
-          schedule();
-        });
-    }, settings.intervalMs);
-    timer.unref();
-  }
-
-  return {
-    runOnce,
-    start() {
-      if (settings.intervalMs <= 0 || !stopped) return;
-      stopped = false;
-      schedule();
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  const job = createPeriodicJob({ name: "expiry sweep", intervalMs: settings.intervalMs, logger: settings.logger, run: runOnce });
+  return { runOnce, start: job.start, stop: job.stop };
 }
