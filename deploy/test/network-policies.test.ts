@@ -1,5 +1,6 @@
 // The rendered network policies of each overlay, evaluated: exactly the platform's flows are
-// open (ingress controller -> gateway -> services, tickets -> content/players, media and players -> content, DNS,
+// open (ingress controller -> gateway -> services, tickets -> content/players/media, media -> content,
+// players -> content/tickets/media, DNS,
 // NATS, S3 for media) and everything else is closed.
 import { beforeAll, describe, expect, it } from "vitest";
 import { SERVICES, type ServiceName } from "../image/spec.ts";
@@ -58,6 +59,9 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     expect(allowed(pod("tickets"), pod("players"), PORT.players)).toBe(true);
     expect(allowed(pod("media"), pod("content"), PORT.content)).toBe(true);
     expect(allowed(pod("players"), pod("content"), PORT.content)).toBe(true);
+    expect(allowed(pod("tickets"), pod("media"), PORT.media)).toBe(true);
+    expect(allowed(pod("players"), pod("tickets"), PORT.tickets)).toBe(true);
+    expect(allowed(pod("players"), pod("media"), PORT.media)).toBe(true);
     for (const service of INTERNAL) expect(allowed(pod(service), POSTGRES, 5432), `${service} -> Postgres`).toBe(true);
     for (const service of ALL) {
       expect(allowed(pod(service), NATS, 4222), `${service} -> NATS`).toBe(true);
@@ -77,7 +81,9 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
       expect(allowed(pod(service), pod("gateway"), 8080), `${service} -> gateway`).toBe(false);
     }
     // Services call only what they use.
-    const calls = new Set(["tickets>content", "tickets>players", "media>content", "players>content"]);
+    const calls = new Set([
+      "tickets>content", "tickets>players", "tickets>media", "media>content", "players>content", "players>tickets", "players>media",
+    ]);
     for (const from of INTERNAL) {
       for (const to of INTERNAL) {
         if (from === to || calls.has(`${from}>${to}`)) continue;

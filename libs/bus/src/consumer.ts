@@ -21,6 +21,12 @@ export interface ConsumerSettings {
   concurrency?: number;
   ackWaitMs?: number;
   maxDeliver?: number;
+  /**
+   * Messages delivered and not yet acknowledged, across every replica (default concurrency x 4).
+   * A message nak'ed with a delay stays pending until it is redelivered, so a consumer that
+   * holds messages back for a long time (delayed work) needs a limit above their number.
+   */
+  maxAckPending?: number;
 }
 
 export interface Consumer {
@@ -62,13 +68,17 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
         filter_subject: settings.filterSubject,
         ack_wait: (settings.ackWaitMs ?? 30_000) * 1_000_000,
         max_deliver: settings.maxDeliver ?? -1,
-        max_ack_pending: concurrency * 4,
+        max_ack_pending: settings.maxAckPending ?? concurrency * 4,
       });
       const consumer = await jetstream(settings.nc).consumers.get(settings.stream, settings.durable);
       messages = await consumer.consume({ max_messages: concurrency * 2 });
       loop = (async () => {
         for await (const message of messages!) {
-          if (stopped) break;
+          if (stopped) {
+            // Back to the server now rather than after AckWait: another replica takes it.
+            message.nak();
+            break;
+          }
           const task = process(message).finally(() => inFlight.delete(task));
           inFlight.add(task);
           if (inFlight.size >= concurrency) await Promise.race(inFlight);

@@ -27,6 +27,7 @@ import { createApiRoutes } from "./routes/api.ts";
 import { registerFieldRoutes } from "./routes/fields.ts";
 import { registerGameRoutes } from "./routes/games.ts";
 import { registerNotImplementedRoutes } from "./routes/not-implemented.ts";
+import { registerPlayerRoutes } from "./routes/players.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerTagRoutes } from "./routes/tags.ts";
 import { registerTicketRoutes } from "./routes/tickets.ts";
@@ -89,6 +90,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerFieldRoutes(api, routeDeps);
   registerTicketRoutes(api, { tickets: clients.tickets });
   registerAttachmentRoutes(api, { media: clients.media });
+  registerPlayerRoutes(api, { players: clients.players });
   registerSessionRoutes(api, { players: clients.players, config });
   registerNotImplementedRoutes(api);
 

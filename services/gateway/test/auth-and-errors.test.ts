@@ -50,12 +50,6 @@ describe("authentication and errors through the real stack", () => {
     });
   });
 
-  it("answers 501 not_implemented, after the key check, for the endpoints not built yet", async () => {
-    const response = await stack.request("/player/schedule-deletion", { method: "POST", key: a.apiKeys.main, json: { servicePlayerId: SOME_UUID } });
-    expect(response.status).toBe(501);
-    expect(response.body).toEqual({ code: "not_implemented", message: "POST /player/schedule-deletion is not implemented yet" });
-  });
-
   it("refuses a key within moments of its revocation (content's event), despite a long cache TTL", async () => {
     const created = await stack.admin<{ apiKeyId: string; secret: string }>(["api-keys", "create", "--company", a.companyId, "--name", "short-lived"]);
     expect((await stack.request("/games", { key: created.secret })).status).toBe(200);

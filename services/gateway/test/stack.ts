@@ -11,7 +11,7 @@ import { createLogger, type Logger } from "@support/logging";
 import { createServer as createMediaServer, loadMediaConfig, migrations as mediaMigrations } from "@support/media";
 import { createServer as createPlayersServer, loadPlayersConfig, migrations as playersMigrations } from "@support/players";
 import type { ServiceHost } from "@support/runtime";
-import { createTestInfra, withDatabase, type TestInfra } from "@support/testkit";
+import { createTestInfra, freePort, withDatabase, type TestInfra } from "@support/testkit";
 import { createServer as createTicketsServer, loadTicketsConfig, migrations as ticketsMigrations } from "@support/tickets";
 import { expect } from "vitest";
 import { createClients, createServer, loadGatewayConfig, type Gateway, type GatewayConfig, type ServiceName } from "../src/index.ts";
@@ -46,6 +46,8 @@ export interface Stack {
   infra: TestInfra;
   gateway: Gateway;
   url: string;
+  /** Where each internal service answers (Connect), for what the REST surface does not show. */
+  serviceUrls: Record<Exclude<ServiceName, "gateway">, string>;
   /**
    * A request to the gateway. Every answer is checked against the OpenAPI document: the
    * operation's declared status, body schema and required headers (or, for a path the
@@ -62,6 +64,8 @@ export interface Stack {
    */
   startGateway(overrides?: Partial<GatewayConfig>): Promise<{ url: string; request: Stack["request"]; stop(): Promise<void> }>;
   stopService(name: ServiceName): Promise<void>;
+  /** Starts a stopped service again, a new instance on the same port, database and NATS prefix (a restart). */
+  startService(name: Exclude<ServiceName, "gateway">): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -82,7 +86,7 @@ function serviceModule<C extends { PORT: number; DATABASE_URL: string; DB_POOL_M
     name,
     migrations,
     async start(env, logger) {
-      const config = { ...loadConfig(env), PORT: 0 };
+      const config = { ...loadConfig(env), PORT: Number(env.PORT ?? 0) };
       const db = createDb({ url: config.DATABASE_URL, schema: name, maxConnections: 4 });
       const nc = await connectBus(config.NATS_URL, name);
       const host = createHost({ config, logger, db: db as never, nc: nc as never });
@@ -92,8 +96,8 @@ function serviceModule<C extends { PORT: number; DATABASE_URL: string; DB_POOL_M
   };
 }
 
-// In dependency order: each service is told where the ones before it answer (tickets calls
-// content and players).
+// Started in this order, each on a port reserved up front and told where every other one
+// answers (tickets calls players; players calls tickets and media for erasures).
 const services: ServiceModule[] = [
   serviceModule("content", contentMigrations, loadContentConfig, createContentServer as never),
   serviceModule("players", playersMigrations, loadPlayersConfig, createPlayersServer as never),
@@ -127,10 +131,11 @@ export function expectContract(method: string, path: string, response: StackResp
   if (!operationId) expect(response.headers.get("x-request-id")).toBeTruthy();
 }
 
-export async function startStack(options: { gateway?: Partial<GatewayConfig> } = {}): Promise<Stack> {
+export async function startStack(options: { gateway?: Partial<GatewayConfig>; env?: Record<string, string> } = {}): Promise<Stack> {
   const infra = await createTestInfra();
   const logger = createLogger({ service: "stack", level: process.env.STACK_LOG_LEVEL ?? "silent" });
-  const env = { ...infra.env, NATS_PREFIX: infra.natsPrefix, HOST: "127.0.0.1", LOG_LEVEL: "silent" };
+  // `env` reaches every service (e.g. PLAYER_DELETION_DELAY_SECONDS).
+  const env = { ...infra.env, NATS_PREFIX: infra.natsPrefix, HOST: "127.0.0.1", LOG_LEVEL: "silent", ...options.env };
   const running = new Map<ServiceName, ServiceHost>();
   const ports: Partial<Record<ServiceName, number>> = {};
   let gateway: Gateway | undefined;
@@ -157,12 +162,13 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig> } =
         await db.destroy();
       }
     }
-    for (const service of services) {
-      const urls = Object.fromEntries(Object.entries(ports).map(([name, port]) => [`${name.toUpperCase()}_URL`, `http://127.0.0.1:${port}`]));
-      const { host, port } = await service.start({ ...env, ...urls }, logger);
+    for (const service of services) ports[service.name] = await freePort();
+    const urls = Object.fromEntries(Object.entries(ports).map(([name, port]) => [`${name.toUpperCase()}_URL`, `http://127.0.0.1:${port}`]));
+    const startService = async (service: ServiceModule) => {
+      const { host } = await service.start({ ...env, ...urls, PORT: String(ports[service.name]) }, logger);
       running.set(service.name, host);
-      ports[service.name] = port;
-    }
+    };
+    for (const service of services) await startService(service);
     const config: GatewayConfig = {
       ...loadGatewayConfig({
         ...env,
@@ -198,6 +204,12 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig> } =
       infra,
       gateway,
       url,
+      serviceUrls: {
+        content: urls.CONTENT_URL!,
+        tickets: urls.TICKETS_URL!,
+        media: urls.MEDIA_URL!,
+        players: urls.PLAYERS_URL!,
+      },
       request: requestTo(url),
       admin,
       applyTenant: (file) => admin<TenantResult>(["apply", "-"], JSON.stringify(file)),
@@ -211,6 +223,10 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig> } =
       async stopService(name) {
         await running.get(name)?.stop();
         running.delete(name);
+      },
+      async startService(name) {
+        if (running.has(name)) throw new Error(`${name} is running`);
+        await startService(services.find((service) => service.name === name)!);
       },
       stop: stopAll,
     };

@@ -1,6 +1,7 @@
 // The players service's configuration, from environment variables only.
-import { loadConfig, num, str } from "@support/config";
+import { ConfigError, loadConfig, num, str } from "@support/config";
 import { portSpec, serviceConfigSpecs } from "@support/runtime";
+import { deletionSettingsProblems } from "./deletion/deletion.ts";
 
 export const configSpecs = {
   ...serviceConfigSpecs,
@@ -9,10 +10,21 @@ export const configSpecs = {
   RPC_TIMEOUT_MS: num({ default: 5_000, desc: "Deadline of each call to another service" }),
   SESSION_TTL_SECONDS: num({ default: 86_400, desc: "Lifetime of a web support session (D8: 24 hours)" }),
   EXPIRY_SWEEP_INTERVAL_MS: num({ default: 60_000, desc: "Period of the sweep deleting expired sessions and ended rate-limit windows (0 disables it)" }),
+  // Player deletion (docs/player-deletion.md).
+  TICKETS_URL: str({ default: "http://127.0.0.1:50052", desc: "Where the tickets service answers (erasure of a player's tickets)" }),
+  MEDIA_URL: str({ default: "http://127.0.0.1:50053", desc: "Where the media service answers (erasure of a player's attachments)" }),
+  PLAYER_DELETION_DELAY_SECONDS: num({ default: 86_400, desc: "Delay of a scheduled deletion (4.15: 24 hours); at most 6 days" }),
+  PLAYER_DELETION_MAX_PENDING: num({
+    default: 100_000,
+    desc: "Scheduled deletions NATS holds back at once (the consumer's max_ack_pending); more wait until earlier ones are done",
+  }),
 };
 
 export type PlayersConfig = ReturnType<typeof loadPlayersConfig>;
 
 export function loadPlayersConfig(env: Record<string, string | undefined> = process.env) {
-  return loadConfig(configSpecs, env);
+  const config = loadConfig(configSpecs, env);
+  const problems = deletionSettingsProblems({ delaySeconds: config.PLAYER_DELETION_DELAY_SECONDS, maxPending: config.PLAYER_DELETION_MAX_PENDING });
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
+  return config;
 }

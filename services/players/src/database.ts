@@ -1,5 +1,6 @@
 // Tables of the players schema, as kysely sees them.
 import type { OutboxTable } from "@support/bus";
+import type { DeletionTables } from "./deletion/deletion.table.ts";
 import type { PlayerTables } from "./players/player.table.ts";
 import type { RateLimitTables } from "./rate-limits/rate-limit.table.ts";
 import type { SupportSessionTables } from "./sessions/session.table.ts";
@@ -7,4 +8,4 @@ import type { SupportSessionTables } from "./sessions/session.table.ts";
 /** The schema every players table lives in. Queries name it explicitly (see outbox.ts). */
 export const PLAYERS_SCHEMA = "players";
 
-export type PlayersDatabase = OutboxTable & PlayerTables & SupportSessionTables & RateLimitTables;
+export type PlayersDatabase = OutboxTable & PlayerTables & SupportSessionTables & RateLimitTables & DeletionTables;

@@ -14,3 +14,8 @@ export {
   type AdminPlayerResult,
   type PlayerTarget,
 } from "./admin/block-players.ts";
+export {
+  cancelScheduledDeletion,
+  listScheduledDeletions,
+  type AdminScheduleResult,
+} from "./admin/deletion-schedules.ts";

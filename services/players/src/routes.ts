@@ -5,6 +5,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { PlayersService, type SessionMetadata as SessionMetadataMessage } from "@support/proto";
+import { deletePlayerNow, scheduleDeletion, type DeletionContext } from "./deletion/deletion.service.ts";
 import type { Player } from "./players/player.ts";
 import { blockPlayer, getPlayer, resolvePlayer, setPlayerInfo, unblockPlayer } from "./players/player.service.ts";
 import { consumeRateLimit } from "./rate-limits/rate-limit.service.ts";
@@ -57,7 +58,7 @@ function sessionMessage(session: SupportSession) {
   };
 }
 
-export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, sessions: SessionContext): void {
+export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, sessions: SessionContext, deletion: DeletionContext): void {
   const { db } = deps;
   router.service(PlayersService, {
     resolvePlayer: async (req) => {
@@ -90,6 +91,24 @@ export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, session
     consumeRateLimit: async (req) => {
       const decision = await consumeRateLimit(db, { windowSeconds: req.windowSeconds, buckets: req.buckets.map(({ key, limit }) => ({ key, limit })) });
       return { allowed: decision.allowed, exceededKey: decision.exceededKey, retryAfterSeconds: decision.retryAfterSeconds };
+    },
+
+    schedulePlayerDeletion: async (req) => {
+      const { schedule, created } = await scheduleDeletion(deletion, {
+        companyId: req.companyId,
+        playerId: req.playerId,
+        requestedBy: { type: "api_key", id: req.apiKeyId ?? null },
+      });
+      return { scheduleId: schedule.id, dueAt: timestampFromDate(schedule.dueAt), created };
+    },
+
+    deletePlayer: async (req) => {
+      const erasure = await deletePlayerNow(deletion, {
+        companyId: req.companyId,
+        playerId: req.playerId,
+        requestedBy: { type: "api_key", id: req.apiKeyId ?? null },
+      });
+      return { erasureId: erasure.id };
     },
   });
 }

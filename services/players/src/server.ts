@@ -2,10 +2,13 @@
 import type { NatsConnection } from "@support/bus";
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
-import { ContentService } from "@support/proto";
+import { ContentService, MediaService, TicketsService } from "@support/proto";
 import { createServiceClient } from "@support/rpc";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import type { PlayersConfig } from "./config.ts";
+import type { DeletionContext } from "./deletion/deletion.service.ts";
+import { createErasureServices, ERASURE_CALL_TIMEOUT_MS, type MediaClient, type TicketsClient } from "./deletion/erasure-services.ts";
+import { createDeletionConsumer } from "./events/deletion.consumer.ts";
 import { registerRoutes } from "./routes.ts";
 import type { PlayersDatabase } from "./database.ts";
 import { createExpirySweep, type ExpirySweep } from "./sessions/expiry-sweep.job.ts";
@@ -18,6 +21,9 @@ export interface PlayersDeps {
   nc: NatsConnection;
   /** Content (environment tokens, JWKS, field types) for sessions; by default a client of CONTENT_URL. */
   content?: ContentClient;
+  /** Tickets and media, for erasures; by default clients of TICKETS_URL and MEDIA_URL. */
+  tickets?: TicketsClient;
+  media?: MediaClient;
 }
 
 export interface PlayersServer extends ServiceHost {
@@ -33,6 +39,26 @@ export function createServer(deps: PlayersDeps): PlayersServer {
     settings: { ttlSeconds: deps.config.SESSION_TTL_SECONDS },
   };
   const expirySweep = createExpirySweep(deps.db, { intervalMs: deps.config.EXPIRY_SWEEP_INTERVAL_MS, logger: deps.logger });
+  // An erasure step deletes everything of a player at once (many tickets, many objects): give
+  // it longer than a plain call. Steps are idempotent, so a timed-out one is simply run again.
+  const erasureCallOptions = { timeoutMs: Math.max(deps.config.RPC_TIMEOUT_MS, ERASURE_CALL_TIMEOUT_MS) };
+  const deletion: DeletionContext = {
+    db: deps.db,
+    services: createErasureServices({
+      content,
+      tickets: deps.tickets ?? createServiceClient(TicketsService, deps.config.TICKETS_URL, erasureCallOptions),
+      media: deps.media ?? createServiceClient(MediaService, deps.config.MEDIA_URL, erasureCallOptions),
+    }),
+    logger: deps.logger,
+    delaySeconds: deps.config.PLAYER_DELETION_DELAY_SECONDS,
+    lockWaitMs: 4 * deps.config.RPC_TIMEOUT_MS,
+  };
+  const deletionConsumer = createDeletionConsumer(deletion, {
+    nc: deps.nc,
+    natsPrefix: deps.config.NATS_PREFIX,
+    logger: deps.logger,
+    maxPending: deps.config.PLAYER_DELETION_MAX_PENDING,
+  });
   const host = createServiceHost({
     name: "players",
     rpcServiceName: "players.v1.PlayersService",
@@ -43,8 +69,8 @@ export function createServer(deps: PlayersDeps): PlayersServer {
     logger: deps.logger,
     host: deps.config.HOST,
     port: deps.config.PORT,
-    routes: (router) => registerRoutes(router, deps, sessions),
-    workers: [expirySweep],
+    routes: (router) => registerRoutes(router, deps, sessions, deletion),
+    workers: [expirySweep, deletionConsumer],
   });
   return Object.assign(host, { expirySweep });
 }

@@ -8,7 +8,9 @@ import { createLogger } from "@support/logging";
 import { PlayersService } from "@support/proto";
 import { connectToAppError, createServiceClient } from "@support/rpc";
 import { createTestInfra, type TestInfra } from "@support/testkit";
-import { createServer, loadPlayersConfig, migrations, type PlayersConfig, type PlayersDatabase, type PlayersServer } from "../src/index.ts";
+import {
+  createServer, loadPlayersConfig, migrations, type PlayersConfig, type PlayersDatabase, type PlayersDeps, type PlayersServer,
+} from "../src/index.ts";
 import type { ContentClient } from "../src/sessions/game-directory.ts";
 
 export interface PlayersTestContext {
@@ -27,6 +29,9 @@ export interface PlayersTestContext {
 export interface StartPlayersOptions {
   /** Content as sessions see it (environment tokens, JWKS, fields); by default a client of CONTENT_URL. */
   content?: ContentClient;
+  /** Tickets and media as erasures see them; by default clients of TICKETS_URL and MEDIA_URL. */
+  tickets?: PlayersDeps["tickets"];
+  media?: PlayersDeps["media"];
   config?: Partial<PlayersConfig>;
 }
 
@@ -42,7 +47,9 @@ export async function startPlayers(options: StartPlayersOptions = {}): Promise<P
     const logger = createLogger({ service: "players-test", level: process.env.TEST_LOG_LEVEL ?? "silent" });
     const db = createDb<PlayersDatabase>({ url: infra.databaseUrl, schema: "players", maxConnections: 10 });
     await migrateToLatest(db, "players", migrations);
-    const server = createServer({ config, logger, db, nc: await connectBus(infra.natsUrl, "players-test"), content: options.content });
+    const server = createServer({
+      config, logger, db, nc: await connectBus(infra.natsUrl, "players-test"), content: options.content, tickets: options.tickets, media: options.media,
+    });
     const { port } = await server.start();
     const client = createServiceClient(PlayersService, `http://127.0.0.1:${port}`);
     const nc = await connectBus(infra.natsUrl, "players-test-reader");

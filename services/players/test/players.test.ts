@@ -193,8 +193,12 @@ describe("BlockPlayer and UnblockPlayer", () => {
 describe("events", () => {
   it("documents a JSON Schema for each event type", () => {
     expect([...dataSchemas.keys()].sort()).toEqual([
+      "players.deletion.cancelled",
+      "players.deletion.scheduled",
+      "players.deletion.started",
       "players.player.blocked",
       "players.player.created",
+      "players.player.deleted",
       "players.player.unblocked",
       "players.player.updated",
       "players.session.created",

@@ -8,6 +8,7 @@ export const configSpecs = {
   PORT: portSpec(50052),
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers" }),
   PLAYERS_URL: str({ default: "http://127.0.0.1:50054", desc: "Where the players service answers" }),
+  MEDIA_URL: str({ default: "http://127.0.0.1:50053", desc: "Where the media service answers (attachments of new tickets)" }),
   RPC_TIMEOUT_MS: num({ default: 10_000, desc: "Deadline of each call to another service" }),
   SUPPORT_APP_URL: str({ default: "https://support.example.com", desc: "Base of a ticket's url: <SUPPORT_APP_URL>/tickets/<id>" }),
   CURSOR_SECRET: str({

@@ -1,7 +1,8 @@
 // Tables of the tickets schema, as kysely sees them.
 import type { OutboxTable } from "@support/bus";
 import type { TicketBreadcrumbTables } from "./breadcrumbs/breadcrumb.table.ts";
+import type { ErasedPlayerTables } from "./erasure/erased-player.table.ts";
 import type { TicketEventTables } from "./ticket-events/event.table.ts";
 import type { TicketTables } from "./tickets/ticket.table.ts";
 
-export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketBreadcrumbTables;
+export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketBreadcrumbTables & ErasedPlayerTables;

@@ -7,6 +7,7 @@ import { validationError } from "@support/errors";
 import { TicketsService, type TicketAction as TicketActionMessage, type TicketEventSchema, type TicketSchema } from "@support/proto";
 import { addTicketBreadcrumbs, listTicketBreadcrumbs } from "./breadcrumbs/breadcrumb.service.ts";
 import type { TicketsContext } from "./context.ts";
+import { erasePlayerTickets } from "./erasure/erasure.service.ts";
 import type { TicketEvent } from "./ticket-events/event.ts";
 import { listTicketEvents } from "./ticket-events/event.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
@@ -181,6 +182,17 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         clientClockOffsetMs: req.clientClockOffsetMs === undefined ? null : Number(req.clientClockOffsetMs),
       });
       return { added };
+    },
+
+    erasePlayerTickets: async (req) => {
+      const counts = await erasePlayerTickets(ctx, { companyId: company(req.companyId), servicePlayerId: req.servicePlayerId });
+      return {
+        deletedTickets: counts.tickets,
+        deletedEvents: counts.events,
+        deletedBreadcrumbs: counts.breadcrumbs,
+        deletedTags: counts.tags,
+        deletedFieldValues: counts.fieldValues,
+      };
     },
   });
 }

@@ -17,7 +17,7 @@ export interface TicketsDeps {
   logger: Logger;
   db: Kysely<TicketsDatabase>;
   nc: NatsConnection;
-  /** Clients of content and players; by default Connect clients of CONTENT_URL and PLAYERS_URL. */
+  /** Clients of content, players and media; by default Connect clients of CONTENT_URL, PLAYERS_URL and MEDIA_URL. */
   clients?: TicketsClients;
 }
 
@@ -37,6 +37,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
     logger,
     reference,
     players: clients.players,
+    media: clients.media,
     supportAppUrl: config.SUPPORT_APP_URL,
     cursorSecret: config.cursorSecret,
   };

@@ -1,5 +1,5 @@
-// A started tickets service for integration tests, with its real dependencies: the content
-// and players services on free ports, one fresh database and NATS prefix (testkit), tenants
+// A started tickets service for integration tests, with its real dependencies: the content,
+// players and media services on free ports (media on the testkit's S3), one fresh database and NATS prefix (testkit), tenants
 // provisioned with content's admin command (the operators' tool), a Connect client of each
 // service, and a recorder of the domain events published on NATS.
 import { spawn } from "node:child_process";
@@ -9,8 +9,9 @@ import { connectBus, type EventEnvelope, type NatsConnection } from "@support/bu
 import { createServer as createContentServer, loadContentConfig, migrations as contentMigrations } from "@support/content";
 import { createDb, migrateToLatest, type Kysely, type Migration } from "@support/db";
 import { createLogger } from "@support/logging";
+import { createServer as createMediaServer, loadMediaConfig, migrations as mediaMigrations } from "@support/media";
 import { createServer as createPlayersServer, loadPlayersConfig, migrations as playersMigrations } from "@support/players";
-import { PlayersService, TicketsService } from "@support/proto";
+import { MediaService, PlayersService, TicketsService } from "@support/proto";
 import { connectToAppError, createServiceClient } from "@support/rpc";
 import type { ServiceHost } from "@support/runtime";
 import { createTestInfra, type TestInfra } from "@support/testkit";
@@ -31,6 +32,7 @@ export interface TicketsTestContext {
   server: TicketsServer;
   tickets: Client<typeof TicketsService>;
   players: Client<typeof PlayersService>;
+  media: Client<typeof MediaService>;
   /** A separate pool on the tickets schema, for assertions and for seeding large tables. */
   db: Kysely<TicketsDatabase>;
   /** Domain events published on NATS under this run's prefix, in arrival order. */
@@ -69,6 +71,7 @@ export async function startTickets(overrides: Partial<TicketsConfig> = {}): Prom
   try {
     await migrate(infra.databaseUrl, "content", contentMigrations);
     await migrate(infra.databaseUrl, "players", playersMigrations);
+    await migrate(infra.databaseUrl, "media", mediaMigrations);
     await migrate(infra.databaseUrl, "tickets", migrations);
 
     const contentConfig = { ...loadContentConfig(env), PORT: 0 };
@@ -85,11 +88,19 @@ export async function startTickets(overrides: Partial<TicketsConfig> = {}): Prom
     hosts.push(playersHost);
     const playersPort = (await playersHost.start()).port;
 
+    const mediaConfig = { ...loadMediaConfig({ ...env, CONTENT_URL: `http://127.0.0.1:${contentPort}`, ATTACHMENT_SWEEP_INTERVAL_MS: "0" }), PORT: 0 };
+    const mediaHost = createMediaServer({
+      config: mediaConfig, logger, db: createDb({ url: infra.databaseUrl, schema: "media", maxConnections: 4 }), nc: await connectBus(infra.natsUrl, "media"),
+    });
+    hosts.push(mediaHost);
+    const mediaPort = (await mediaHost.start()).port;
+
     const config: TicketsConfig = {
       ...loadTicketsConfig({
         ...env,
         CONTENT_URL: `http://127.0.0.1:${contentPort}`,
         PLAYERS_URL: `http://127.0.0.1:${playersPort}`,
+        MEDIA_URL: `http://127.0.0.1:${mediaPort}`,
         AUTO_CLOSE_INTERVAL_MS: "0",
         CURSOR_SECRET: "tickets-test-cursor-secret",
       }),
@@ -142,6 +153,7 @@ export async function startTickets(overrides: Partial<TicketsConfig> = {}): Prom
       server,
       tickets: createServiceClient(TicketsService, `http://127.0.0.1:${port}`),
       players: createServiceClient(PlayersService, `http://127.0.0.1:${playersPort}`),
+      media: createServiceClient(MediaService, `http://127.0.0.1:${mediaPort}`),
       db,
       published,
       admin,

@@ -100,11 +100,6 @@ describe("CreateTicket", () => {
     expect(failure.details?.issues?.map((i) => i.path)).toEqual(["/metadata/fields/level", "/metadata/fields/note"]);
   });
 
-  it("refuses attachments until the media service exists, naming the first one", async () => {
-    const failure = await failureOf(ctx.tickets.createTicket(createRequest(tenant, { attachments: ["a1", "a2"] })));
-    expect(failure).toMatchObject({ code: "invalid_argument", details: { issues: [{ path: "/attachments/0", message: "attachments are not available yet" }] } });
-  });
-
   it("names every invalid input", async () => {
     const failure = await failureOf(
       ctx.tickets.createTicket(createRequest(tenant, { message: "  ", language: "xx", channels: [], platform: "amiga", player: { email: "nope", tier: 7 } })),

@@ -1,6 +1,6 @@
 // The domain events actually published match the JSON Schemas of docs/events.md: every
 // schema block of the document is compiled, and every event of a realistic run (creation,
-// every action, auto-close) is validated against the envelope and its type's schema.
+// every action, auto-close, a player's erasure) is validated against the envelope and its type's schema.
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
@@ -37,7 +37,10 @@ describe("published events against docs/events.md", () => {
     await ctx.server.autoClose.runOnce(new Date(Date.now() + 2 * 3_600_000));
     const second = await createTicket(ctx, tenant, { player: { email: "anonymous@example.com" } });
     await act(ctx, tenant, second.ticketId, [{ action: { case: "rejectTicket", value: {} } }]);
+    const { ticket } = await ctx.tickets.getTicket({ companyId: tenant.companyId, ticketId: second.ticketId });
+    await ctx.tickets.erasePlayerTickets({ companyId: tenant.companyId, servicePlayerId: ticket!.servicePlayerId! });
     await eventually(() => ctx.published.filter((e) => e.type === "tickets.ticket.closed").length === 2);
+    await eventually(() => ctx.published.some((e) => e.type === "tickets.ticket.deleted"));
   });
   afterAll(() => ctx?.stop());
 

@@ -24,6 +24,9 @@ describe("admin command line", () => {
       gameId: id,
       email: "a@example.com",
     });
+    expect(parseCommandLine(["players", "schedules"])).toEqual({ verb: "players schedules" });
+    expect(parseCommandLine(["players", "schedules", "--company", id.toUpperCase()])).toEqual({ verb: "players schedules", companyId: id });
+    expect(parseCommandLine(["players", "cancel-deletion", id.toUpperCase()])).toEqual({ verb: "players cancel-deletion", servicePlayerId: id });
   });
 
   it("recognises every way of asking for help", () => {
@@ -59,6 +62,13 @@ describe("admin command line", () => {
       ["players", "block", id, "--player-id", "p1"],
       ["players", "block", "--game", id, "--player-id", "p1", "extra"],
       ["players", "delete", "--game", id, "--player-id", "p1"],
+      ["players", "schedules", "extra"],
+      ["players", "schedules", "--company", "acme"],
+      ["players", "schedules", "--game", id],
+      ["players", "cancel-deletion"],
+      ["players", "cancel-deletion", "not-a-uuid"],
+      ["players", "cancel-deletion", id, id],
+      ["players", "cancel-deletion", id, "--company", id],
     ]) {
       expect(() => parseCommandLine(argv), argv.join(" ")).toThrow();
     }

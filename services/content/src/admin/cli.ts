@@ -40,6 +40,12 @@ Commands:
   players unblock --game <gameId> (--player-id <id> | --email <email>)
                                                 Lift a block; prints the player as above. An
                                                 unknown player is an error (exit 1).
+  players schedules [--company <companyId>]     List the pending scheduled deletions (4.15), soonest
+                                                due first: {schedules: [{scheduleId, servicePlayerId,
+                                                companyId, gameId, requestedBy, scheduledAt, dueAt}]}.
+  players cancel-deletion <servicePlayerId>     Cancel the player's scheduled deletion; prints the
+                                                schedule with "cancelled": true. A player without a
+                                                pending schedule is an error (exit 1).
   help, --help, -h                              Show this text (on stdout, exit 0).
 
 Without a command the text goes to stderr and the exit code is 2.
@@ -125,6 +131,16 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   if (verb === "games" && sub === "delete") {
     noOptions("games delete");
     return { verb: "games delete", gameId: uuidArgument(rest.shift(), "gameId", "games delete") };
+  }
+  if (verb === "players" && sub === "schedules") {
+    refuseOptions("players schedules", ["name", ...playerOptions]);
+    if (rest.length > 0) throw new UsageError("players schedules takes no positional arguments");
+    if (values.company !== undefined && !isUuid(values.company)) throw new UsageError(`--company must be a UUID: ${values.company}`);
+    return { verb: "players schedules", ...(values.company !== undefined ? { companyId: values.company.toLowerCase() } : {}) };
+  }
+  if (verb === "players" && sub === "cancel-deletion") {
+    noOptions("players cancel-deletion");
+    return { verb: "players cancel-deletion", servicePlayerId: uuidArgument(rest.shift(), "servicePlayerId", "players cancel-deletion") };
   }
   if (verb === "players" && (sub === "block" || sub === "unblock")) {
     const command = `players ${sub}` as const;

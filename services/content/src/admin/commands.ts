@@ -1,7 +1,7 @@
 // What each admin verb does once its arguments are parsed: one use case, one JSON result.
 import type { Kysely } from "kysely";
 import { notFound } from "@support/errors";
-import { blockPlayer, migratePlayersSchema, unblockPlayer } from "@support/players";
+import { blockPlayer, cancelScheduledDeletion, listScheduledDeletions, migratePlayersSchema, unblockPlayer } from "@support/players";
 import type { ContentDatabase } from "../database.ts";
 import { createApiKey, revokeApiKey } from "../api-keys/api-key.service.ts";
 import { deleteGame } from "../games/game.service.ts";
@@ -14,7 +14,9 @@ export type AdminCommand =
   | { verb: "api-keys create"; companyId: string; name: string }
   | { verb: "api-keys revoke"; apiKeyId: string }
   | { verb: "games delete"; gameId: string }
-  | { verb: "players block" | "players unblock"; gameId: string; playerId?: string; email?: string };
+  | { verb: "players block" | "players unblock"; gameId: string; playerId?: string; email?: string }
+  | { verb: "players schedules"; companyId?: string }
+  | { verb: "players cancel-deletion"; servicePlayerId: string };
 
 /** `databaseUrl` is the database of `db`: the players functions open their own connections to it. */
 export async function runCommand(db: Kysely<ContentDatabase>, command: AdminCommand, databaseUrl: string): Promise<object> {
@@ -49,5 +51,9 @@ export async function runCommand(db: Kysely<ContentDatabase>, command: AdminComm
       const request = { databaseUrl, companyId: game.company_id, gameId: command.gameId, externalId: command.playerId, email: command.email };
       return command.verb === "players block" ? blockPlayer(request) : unblockPlayer(request);
     }
+    case "players schedules":
+      return listScheduledDeletions({ databaseUrl, companyId: command.companyId });
+    case "players cancel-deletion":
+      return cancelScheduledDeletion({ databaseUrl, servicePlayerId: command.servicePlayerId });
   }
 }

@@ -4,7 +4,7 @@
 // the job survives restarts; every replica may sweep, and the per-ticket SKIP LOCKED lock
 // plus the re-check under it close each ticket exactly once.
 import type { Logger } from "@support/logging";
-import type { Startable } from "@support/runtime";
+import { createPeriodicJob, type Startable } from "@support/runtime";
 import type { TicketsContext } from "../context.ts";
 import { companiesWithWaitingTickets } from "../tickets/ticket.repository.ts";
 import { autoCloseTicket, dueForAutoClose } from "../tickets/ticket.service.ts";
@@ -17,10 +17,6 @@ export interface AutoCloseJob extends Startable {
 const BATCH = 200;
 
 export function createAutoCloseJob(ctx: TicketsContext, settings: { intervalMs: number; logger: Logger }): AutoCloseJob {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
-
   async function sweepCompany(companyId: string, now: Date): Promise<number> {
     const { autoCloseWaitingAfterHours: hours } = await ctx.reference.getCompany(companyId);
     let closed = 0;
@@ -48,29 +44,6 @@ export function createAutoCloseJob(ctx: TicketsContext, settings: { intervalMs: 
     return closed;
   }
 
-  function schedule(): void {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = runOnce()
-        .catch((error: unknown) => settings.logger.warn({ err: error }, "auto-close sweep failed"))
-        .finally(() => {
-          running = undefined;
-          schedule();
-        });
-    }, settings.intervalMs);
-  }
-
-  return {
-    runOnce,
-    start() {
-      if (settings.intervalMs <= 0 || !stopped) return;
-      stopped = false;
-      schedule();
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  const job = createPeriodicJob({ name: "auto-close sweep", intervalMs: settings.intervalMs, logger: settings.logger, run: () => runOnce() });
+  return { runOnce, start: job.start, stop: job.stop };
 }

@@ -12,6 +12,7 @@ export const TICKET_EVENT_TYPES = {
   closed: "tickets.ticket.closed",
   tagsChanged: "tickets.ticket.tags_changed",
   fieldsChanged: "tickets.ticket.fields_changed",
+  deleted: "tickets.ticket.deleted",
 } as const;
 
 function base(ticket: Ticket) {
@@ -64,4 +65,13 @@ export function tagsChanged(ticket: Ticket, added: string[], removed: string[], 
 
 export function fieldsChanged(ticket: Ticket, changed: FieldValues, actor: Actor): NewEvent {
   return event(TICKET_EVENT_TYPES.fieldsChanged, ticket, { ...base(ticket), changed, fields: ticket.fields, actor });
+}
+
+/** A ticket was deleted with its events and breadcrumbs (a player's erasure, D6); ids only. */
+export function ticketDeleted(
+  companyId: string,
+  ticket: { id: string; runningId: number; gameId: string },
+  reason: "player_erased",
+): NewEvent {
+  return { type: TICKET_EVENT_TYPES.deleted, companyId, data: { ticketId: ticket.id, runningId: ticket.runningId, gameId: ticket.gameId, reason } };
 }

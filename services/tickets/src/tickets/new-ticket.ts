@@ -1,6 +1,7 @@
 // The checks of POST /tickets (4.6, D4) that need nothing but the request: required values,
 // enumerations, the player, and field values that are not even a 2.4 type. What depends on
-// content (the game, tag and field definitions) or players (blocked) comes later.
+// content (the game, tag and field definitions), players (blocked) or media (the attachments
+// exist, belong to the game and are uploaded) comes later.
 import { validationError, type ValidationIssue } from "@support/errors";
 import { fieldShapeIssues } from "./field-values.ts";
 import {
@@ -25,6 +26,8 @@ export interface NewTicket {
   companyId: string;
   gameId: string;
   message: string;
+  /** Attachment ids as given (media checks them and names bad ones by index). */
+  attachments: string[];
   skipDuplicateCheck: boolean;
   language: Language;
   channels: Channel[];
@@ -37,6 +40,8 @@ export interface NewTicket {
 /** Channels of tickets created through the API (4.6): email only. */
 export const API_CHANNELS: readonly Channel[] = ["email"];
 export const MAX_MESSAGE_LENGTH = 100_000;
+/** Attachments of one message; media claims at most this many at once. */
+export const MAX_ATTACHMENTS = 100;
 const emailPattern = /^[^\s@]+@[^\s@]+$/;
 
 export function checkNewTicket(input: NewTicketInput): NewTicket {
@@ -44,8 +49,7 @@ export function checkNewTicket(input: NewTicketInput): NewTicket {
   if (!isUuid(input.gameId)) issues.push({ path: "/gameId", message: "must be a uuid" });
   if (input.message.trim() === "") issues.push({ path: "/message", message: "must not be blank" });
   else if (input.message.length > MAX_MESSAGE_LENGTH) issues.push({ path: "/message", message: `must be at most ${MAX_MESSAGE_LENGTH} characters` });
-  // Until the media service exists no attachment id can be valid (D4 wants a completed upload).
-  if (input.attachments.length > 0) issues.push({ path: "/attachments/0", message: "attachments are not available yet" });
+  if (input.attachments.length > MAX_ATTACHMENTS) issues.push({ path: "/attachments", message: `must have at most ${MAX_ATTACHMENTS} items` });
   if (!isOneOf(LANGUAGES, input.language)) issues.push({ path: "/language", message: "must be a language code" });
   if (input.channels.length === 0) issues.push({ path: "/channels", message: "must have at least 1 item" });
   input.channels.forEach((channel, index) => {
@@ -69,6 +73,7 @@ export function checkNewTicket(input: NewTicketInput): NewTicket {
     companyId: input.companyId,
     gameId: input.gameId.toLowerCase(),
     message: input.message,
+    attachments: input.attachments,
     skipDuplicateCheck: input.skipDuplicateCheck,
     language: input.language as Language,
     channels: [...new Set(input.channels as Channel[])],

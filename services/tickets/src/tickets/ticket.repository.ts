@@ -64,6 +64,7 @@ export async function allocateRunningId(trx: Db, companyId: string): Promise<{ r
 }
 
 export interface NewTicketRow {
+  id: string;
   companyId: string;
   runningId: number;
   createdAt: Date;
@@ -90,6 +91,7 @@ export async function insertTicket(trx: Db, ticket: NewTicketRow): Promise<Ticke
   const row = await trx
     .insertInto("tickets")
     .values({
+      id: ticket.id,
       company_id: ticket.companyId,
       running_id: ticket.runningId,
       created_at: ticket.createdAt,
@@ -119,7 +121,8 @@ export async function insertTicket(trx: Db, ticket: NewTicketRow): Promise<Ticke
 
 /**
  * Serialises the creations of one player (until the transaction ends) so that two identical
- * requests sent at once cannot both pass the duplicate check.
+ * requests sent at once cannot both pass the duplicate check, and orders them with the
+ * player's erasure (which takes the same lock).
  */
 export async function lockPlayerForCreation(trx: Db, companyId: string, servicePlayerId: string): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${`tickets:create:${companyId}:${servicePlayerId}`}, 0))`.execute(trx);

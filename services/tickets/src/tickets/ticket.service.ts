@@ -4,9 +4,10 @@
 // transaction (or, for the player update, last inside it) so that row locks stay short.
 import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
-import { failedPrecondition, notFound } from "@support/errors";
+import { AppError, failedPrecondition, notFound } from "@support/errors";
 import { connectToAppError } from "@support/rpc";
 import type { TicketsContext } from "../context.ts";
+import { isPlayerErased } from "../erasure/erasure.repository.ts";
 import type { RecordedEvent } from "../ticket-events/event.ts";
 import { insertEvents } from "../ticket-events/event.repository.ts";
 import { applyActions } from "./apply-actions.ts";
@@ -30,6 +31,30 @@ async function rpc<T>(call: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw connectToAppError(error);
   }
+}
+
+/**
+ * The player's data is being erased (D6): the record ResolvePlayer returned is about to go, so
+ * a ticket for it would escape the erasure. Once the erasure completes, the next contact
+ * creates a new player record.
+ */
+function playerBeingErased(): AppError {
+  return new AppError("unavailable", "The player's data is being deleted; try again shortly");
+}
+
+/**
+ * D4: the attachments must be uploads of the same company and game that completed. Media
+ * checks every id and marks them used (linked to the ticket and its player, so that the
+ * player's erasure finds them); its INVALID_ARGUMENT names each bad id as `/attachments/<i>`
+ * and passes through unchanged. Ids in request order, each once.
+ */
+async function claimAttachments(
+  ctx: TicketsContext,
+  claim: { companyId: string; gameId: string; ticketId: string; servicePlayerId: string; attachmentIds: string[] },
+): Promise<{ id: string }[]> {
+  if (claim.attachmentIds.length === 0) return [];
+  const { attachments } = await rpc(() => ctx.media.claimAttachments(claim));
+  return [...new Set(attachments.map((attachment) => attachment.id))].map((id) => ({ id }));
 }
 
 export async function createTicket(ctx: TicketsContext, input: NewTicketInput): Promise<{ ticketId: string; runningId: number }> {
@@ -59,6 +84,15 @@ export async function createTicket(ctx: TicketsContext, input: NewTicketInput): 
   );
   if (!player) throw new Error("players returned no player");
   if (player.blocked) throw failedPrecondition("The player is blocked from contacting support", { type: "PLAYER_BLOCKED" });
+  // Checked again under the lock below; this early check keeps attachments from being claimed
+  // for a player whose erasure has passed the tickets step.
+  if (await isPlayerErased(ctx.db, companyId, player.id)) throw playerBeingErased();
+
+  // The id is chosen here so that media records which ticket uses the attachments.
+  const ticketId = randomUUID();
+  const attachments = await claimAttachments(ctx, {
+    companyId, gameId: game.id, ticketId, servicePlayerId: player.id, attachmentIds: request.attachments,
+  });
 
   // An identified player (with an id) is tier 1 unless a tier is known (D4, D6).
   const tier = request.player.tier ?? player.tier ?? (request.player.id !== null ? 1 : null);
@@ -66,8 +100,11 @@ export async function createTicket(ctx: TicketsContext, input: NewTicketInput): 
   const normalizedMessage = normalizeMessage(request.message);
 
   return ctx.db.transaction().execute(async (trx) => {
+    // The per-player lock also orders this creation with the player's erasure: either the
+    // erasure runs later and deletes the ticket, or it ran first and the mark is seen here.
+    await lockPlayerForCreation(trx, companyId, player.id);
+    if (await isPlayerErased(trx, companyId, player.id)) throw playerBeingErased();
     if (!request.skipDuplicateCheck) {
-      await lockPlayerForCreation(trx, companyId, player.id);
       const duplicate = await findDuplicateOpenTicket(trx, {
         companyId, gameId: game.id, servicePlayerId: player.id, normalizedMessage, threshold: DUPLICATE_SIMILARITY_THRESHOLD,
       });
@@ -81,6 +118,7 @@ export async function createTicket(ctx: TicketsContext, input: NewTicketInput): 
     // Last before the inserts: the counter row lock is held from here to commit.
     const { runningId, createdAt } = await allocateRunningId(trx, companyId);
     const ticket = await insertTicket(trx, {
+      id: ticketId,
       companyId,
       runningId,
       createdAt,
@@ -105,7 +143,7 @@ export async function createTicket(ctx: TicketsContext, input: NewTicketInput): 
     const message: RecordedEvent = {
       id: randomUUID(),
       type: "PLAYER_MESSAGE",
-      data: { message: request.message, language: request.language, attachments: [] },
+      data: { message: request.message, language: request.language, attachments },
       actor: { type: "player", id: player.id },
     };
     await insertEvents(trx, companyId, ticket.id, [message]);

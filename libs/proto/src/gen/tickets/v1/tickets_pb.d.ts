@@ -1322,6 +1322,75 @@ export declare type AddTicketBreadcrumbsResponse = Message<"tickets.v1.AddTicket
 export declare const AddTicketBreadcrumbsResponseSchema: GenMessage<AddTicketBreadcrumbsResponse>;
 
 /**
+ * ErasePlayerTicketsRequest names the player whose tickets are erased.
+ *
+ * @generated from message tickets.v1.ErasePlayerTicketsRequest
+ */
+export declare type ErasePlayerTicketsRequest = Message<"tickets.v1.ErasePlayerTicketsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * The players service's id of the player (servicePlayerId of the public API).
+   *
+   * @generated from field: string service_player_id = 2;
+   */
+  servicePlayerId: string;
+};
+
+/**
+ * Describes the message tickets.v1.ErasePlayerTicketsRequest.
+ * Use `create(ErasePlayerTicketsRequestSchema)` to create a new message.
+ */
+export declare const ErasePlayerTicketsRequestSchema: GenMessage<ErasePlayerTicketsRequest>;
+
+/**
+ * ErasePlayerTicketsResponse tells how many records this call deleted.
+ *
+ * @generated from message tickets.v1.ErasePlayerTicketsResponse
+ */
+export declare type ErasePlayerTicketsResponse = Message<"tickets.v1.ErasePlayerTicketsResponse"> & {
+  /**
+   * @generated from field: int32 deleted_tickets = 1;
+   */
+  deletedTickets: number;
+
+  /**
+   * Ticket events of every type (public and internal audit events).
+   *
+   * @generated from field: int32 deleted_events = 2;
+   */
+  deletedEvents: number;
+
+  /**
+   * @generated from field: int32 deleted_breadcrumbs = 3;
+   */
+  deletedBreadcrumbs: number;
+
+  /**
+   * Tag assignments (one per tag of each deleted ticket).
+   *
+   * @generated from field: int32 deleted_tags = 4;
+   */
+  deletedTags: number;
+
+  /**
+   * Custom field values (one per field key of each deleted ticket).
+   *
+   * @generated from field: int32 deleted_field_values = 5;
+   */
+  deletedFieldValues: number;
+};
+
+/**
+ * Describes the message tickets.v1.ErasePlayerTicketsResponse.
+ * Use `create(ErasePlayerTicketsResponseSchema)` to create a new message.
+ */
+export declare const ErasePlayerTicketsResponseSchema: GenMessage<ErasePlayerTicketsResponse>;
+
+/**
  * TicketsService owns tickets: their state (decisions D4, D5), their events (2.5) and their
  * SDK breadcrumbs (2.6). Every request carries the caller's company_id; a ticket of another
  * company is NOT_FOUND, exactly like one that does not exist.
@@ -1402,6 +1471,19 @@ export declare const TicketsService: GenService<{
     methodKind: "unary";
     input: typeof AddTicketBreadcrumbsRequestSchema;
     output: typeof AddTicketBreadcrumbsResponseSchema;
+  },
+  /**
+   * ErasePlayerTickets deletes every ticket of a player with its events, breadcrumbs, tags and
+   * field values (D6, called by the players service's erasure) and refuses new tickets of that
+   * service player id from then on (UNAVAILABLE: its record is about to go). Idempotent: a
+   * second call deletes nothing and succeeds.
+   *
+   * @generated from rpc tickets.v1.TicketsService.ErasePlayerTickets
+   */
+  erasePlayerTickets: {
+    methodKind: "unary";
+    input: typeof ErasePlayerTicketsRequestSchema;
+    output: typeof ErasePlayerTicketsResponseSchema;
   },
 }>;
 

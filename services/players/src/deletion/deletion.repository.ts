@@ -1,0 +1,220 @@
+// Queries of player deletion: schedules, erasures, and the deletion of a player's own rows.
+// Free functions taking the executor; no rules here. Every query names the players schema, so
+// they also work on the admin command's connections.
+import { sql, type Kysely } from "@support/db";
+import type { Selectable } from "kysely";
+import { PLAYERS_SCHEMA, type PlayersDatabase } from "../database.ts";
+import type { Player } from "../players/player.ts";
+import type { DeletionSchedule, Erasure, ErasureStep, ErasureTrigger, Requester, StepRecord } from "./deletion.ts";
+import type { DeletionScheduleTable, ErasureTable } from "./deletion.table.ts";
+
+type Db = Kysely<PlayersDatabase>;
+
+function players(db: Db) {
+  return db.withSchema(PLAYERS_SCHEMA);
+}
+
+function requester(type: "api_key" | "operator", id: string | null): Requester {
+  return type === "api_key" ? { type, id } : { type, id: null };
+}
+
+function toSchedule(row: Selectable<DeletionScheduleTable>): DeletionSchedule {
+  return {
+    id: row.id,
+    playerId: row.player_id,
+    companyId: row.company_id,
+    gameId: row.game_id,
+    requestedBy: requester(row.requested_by_type, row.requested_by_id),
+    createdAt: row.created_at,
+    dueAt: row.due_at,
+  };
+}
+
+function toErasure(row: Selectable<ErasureTable>): Erasure {
+  return {
+    id: row.id,
+    companyId: row.company_id,
+    playerId: row.player_id,
+    gameId: row.game_id,
+    trigger: row.trigger,
+    requestedBy: requester(row.requested_by_type, row.requested_by_id),
+    requestedAt: row.requested_at,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+    steps: row.steps,
+    attempts: row.attempts,
+    lastError: row.last_error,
+  };
+}
+
+/** Inserts the player's schedule unless it has one; nothing when it already had one. */
+export async function insertScheduleIfAbsent(
+  db: Db,
+  values: { player: Player; requestedBy: Requester; dueAt: Date },
+): Promise<DeletionSchedule | undefined> {
+  const row = await players(db)
+    .insertInto("deletion_schedules")
+    .values({
+      player_id: values.player.id,
+      company_id: values.player.companyId,
+      game_id: values.player.gameId,
+      requested_by_type: values.requestedBy.type,
+      requested_by_id: values.requestedBy.id,
+      due_at: values.dueAt,
+    })
+    .onConflict((oc) => oc.column("player_id").doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  return row && toSchedule(row);
+}
+
+export async function findScheduleOfPlayer(db: Db, companyId: string, playerId: string): Promise<DeletionSchedule | undefined> {
+  const row = await players(db)
+    .selectFrom("deletion_schedules")
+    .selectAll()
+    .where("company_id", "=", companyId)
+    .where("player_id", "=", playerId)
+    .executeTakeFirst();
+  return row && toSchedule(row);
+}
+
+/** The schedule, locked until the transaction ends (the due check and a cancellation serialise). */
+export async function lockSchedule(db: Db, scheduleId: string): Promise<DeletionSchedule | undefined> {
+  const row = await players(db).selectFrom("deletion_schedules").selectAll().where("id", "=", scheduleId).forUpdate().executeTakeFirst();
+  return row && toSchedule(row);
+}
+
+/** Deletes the player's pending schedule; returns it, or nothing when there was none. */
+export async function deleteScheduleOfPlayer(db: Db, playerId: string): Promise<DeletionSchedule | undefined> {
+  const row = await players(db).deleteFrom("deletion_schedules").where("player_id", "=", playerId).returningAll().executeTakeFirst();
+  return row && toSchedule(row);
+}
+
+/** Pending schedules, soonest due first; `companyId` narrows to one company. */
+export async function listSchedules(db: Db, options: { companyId?: string | undefined; limit: number }): Promise<DeletionSchedule[]> {
+  let query = players(db).selectFrom("deletion_schedules").selectAll();
+  if (options.companyId !== undefined) query = query.where("company_id", "=", options.companyId);
+  const rows = await query.orderBy("due_at").orderBy("id").limit(options.limit).execute();
+  return rows.map(toSchedule);
+}
+
+/** Schedules due at `now`, soonest first (ids only: each is locked and re-checked when started). */
+export async function listDueScheduleIds(db: Db, now: Date, limit: number): Promise<string[]> {
+  const rows = await players(db).selectFrom("deletion_schedules").select("id").where("due_at", "<=", now).orderBy("due_at").limit(limit).execute();
+  return rows.map((row) => row.id);
+}
+
+/** Inserts the player's erasure unless one exists; nothing when it already existed. */
+export async function insertErasureIfAbsent(
+  db: Db,
+  values: { player: { id: string; companyId: string; gameId: string }; trigger: ErasureTrigger; requestedBy: Requester; requestedAt: Date },
+): Promise<Erasure | undefined> {
+  const row = await players(db)
+    .insertInto("erasures")
+    .values({
+      company_id: values.player.companyId,
+      player_id: values.player.id,
+      game_id: values.player.gameId,
+      trigger: values.trigger,
+      requested_by_type: values.requestedBy.type,
+      requested_by_id: values.requestedBy.id,
+      requested_at: values.requestedAt,
+    })
+    .onConflict((oc) => oc.column("player_id").doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  return row && toErasure(row);
+}
+
+export async function findErasure(db: Db, erasureId: string): Promise<Erasure | undefined> {
+  const row = await players(db).selectFrom("erasures").selectAll().where("id", "=", erasureId).executeTakeFirst();
+  return row && toErasure(row);
+}
+
+export async function findErasureOfPlayer(db: Db, companyId: string, playerId: string): Promise<Erasure | undefined> {
+  const row = await players(db)
+    .selectFrom("erasures")
+    .selectAll()
+    .where("company_id", "=", companyId)
+    .where("player_id", "=", playerId)
+    .executeTakeFirst();
+  return row && toErasure(row);
+}
+
+/** Erasures that have not completed, oldest first. */
+export async function listRunningErasures(db: Db, limit: number): Promise<Erasure[]> {
+  const rows = await players(db).selectFrom("erasures").selectAll().where("completed_at", "is", null).orderBy("started_at").limit(limit).execute();
+  return rows.map(toErasure);
+}
+
+export async function recordAttempt(db: Db, erasureId: string): Promise<void> {
+  await players(db)
+    .updateTable("erasures")
+    .set({ attempts: sql<number>`attempts + 1` })
+    .where("id", "=", erasureId)
+    .execute();
+}
+
+export async function recordFailure(db: Db, erasureId: string, errorCode: string): Promise<void> {
+  await players(db).updateTable("erasures").set({ last_error: errorCode }).where("id", "=", erasureId).execute();
+}
+
+/** Records one completed step (merged into `steps`); returns the erasure as it is now. */
+export async function recordStep(db: Db, erasureId: string, step: ErasureStep, record: StepRecord): Promise<Erasure> {
+  const row = await players(db)
+    .updateTable("erasures")
+    .set({ steps: sql`steps || ${JSON.stringify({ [step]: record })}::jsonb` as never })
+    .where("id", "=", erasureId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toErasure(row);
+}
+
+export async function markCompleted(db: Db, erasureId: string, at: Date): Promise<void> {
+  await players(db).updateTable("erasures").set({ completed_at: at, last_error: null }).where("id", "=", erasureId).execute();
+}
+
+/** The player row, locked until the transaction ends; nothing when it is gone. */
+export async function lockPlayer(db: Db, companyId: string, playerId: string): Promise<{ id: string; externalId: string | null; emailNormalized: string | null; gameId: string } | undefined> {
+  const row = await players(db)
+    .selectFrom("players")
+    .select(["id", "external_id", "email_normalized", "game_id"])
+    .where("company_id", "=", companyId)
+    .where("id", "=", playerId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row && { id: row.id, externalId: row.external_id, emailNormalized: row.email_normalized, gameId: row.game_id };
+}
+
+/** The player's external id, read for the media step (attachments uploaded with that playerId). */
+export async function findExternalId(db: Db, companyId: string, playerId: string): Promise<string | null | undefined> {
+  const row = await players(db)
+    .selectFrom("players")
+    .select("external_id")
+    .where("company_id", "=", companyId)
+    .where("id", "=", playerId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : row.external_id;
+}
+
+/**
+ * Deletes the player's web support sessions (they hold the player's name and email in their
+ * metadata): those naming its external id, or for a player without one, its email.
+ */
+export async function deletePlayerSessions(
+  db: Db,
+  player: { gameId: string; externalId: string | null; emailNormalized: string | null },
+): Promise<number> {
+  let query = players(db).deleteFrom("support_sessions").where("game_id", "=", player.gameId);
+  if (player.externalId !== null) query = query.where("player_external_id", "=", player.externalId);
+  else if (player.emailNormalized !== null) query = query.where("player_external_id", "is", null).where("player_email_normalized", "=", player.emailNormalized);
+  else return 0;
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Deletes the player record (its schedule goes with it: on delete cascade). */
+export async function deletePlayerRow(db: Db, playerId: string): Promise<number> {
+  const result = await players(db).deleteFrom("players").where("id", "=", playerId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

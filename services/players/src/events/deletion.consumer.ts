@@ -1,0 +1,94 @@
+// The deletion consumer: a durable JetStream consumer on players.deletion.>, shared by every
+// replica (each message goes to one of them at a time). It carries the delay of scheduled
+// deletions: a players.deletion.scheduled message is nak'ed with a delay until its due time (at
+// most an hour at a time), so neither a restart of the service nor of NATS (file storage) loses
+// a schedule. When due, the schedule row decides (cancelled: nothing to do). A
+// players.deletion.started message runs or resumes its erasure until it completes.
+import { ack, createConsumer, retryIn, streamNameFor, term, type Consumer, type NatsConnection } from "@support/bus";
+import type { Logger } from "@support/logging";
+import { deletionEventTypes, holdMs } from "../deletion/deletion.ts";
+import { recoverDeletions, runErasure, startDueSchedule, type DeletionContext } from "../deletion/deletion.service.ts";
+
+/** How soon to look again when another runner holds the erasure. */
+const BUSY_RETRY_MS = 2000;
+
+export interface DeletionConsumerSettings {
+  nc: NatsConnection;
+  natsPrefix: string;
+  logger: Logger;
+  /** Deliveries pending across replicas: every held schedule counts (PLAYER_DELETION_MAX_PENDING). */
+  maxPending: number;
+  concurrency?: number;
+}
+
+function stringField(data: Record<string, unknown>, name: string): string | undefined {
+  const value = data[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * The consumer, plus a recovery pass at start-up (in the background) for schedules and
+ * erasures whose messages NATS no longer has.
+ */
+export function createDeletionConsumer(ctx: DeletionContext, settings: DeletionConsumerSettings): Consumer {
+  const consumer = createMessageConsumer(ctx, settings);
+  let stopped = false;
+  let recovery: Promise<unknown> | undefined;
+  return {
+    async start() {
+      stopped = false;
+      await consumer.start();
+      recovery = recoverDeletions(ctx, { stopped: () => stopped })
+        .then((done) => {
+          if (done.started > 0 || done.completed > 0) settings.logger.info(done, "recovered player deletions at start-up");
+        })
+        .catch((error: unknown) => settings.logger.warn({ err: error }, "player deletion recovery failed; the NATS messages still drive deletion"));
+    },
+    async stop() {
+      stopped = true;
+      await consumer.stop();
+      await recovery;
+    },
+  };
+}
+
+function createMessageConsumer(ctx: DeletionContext, settings: DeletionConsumerSettings): Consumer {
+  return createConsumer({
+    nc: settings.nc,
+    stream: streamNameFor(settings.natsPrefix, "players"),
+    durable: "players-deletion",
+    filterSubject: `${settings.natsPrefix}players.deletion.>`,
+    logger: settings.logger,
+    concurrency: settings.concurrency ?? 4,
+    // An erasure step is a few RPCs; a delivery that is not answered within a minute (the
+    // replica died) goes to another replica. Long steps report progress (working()).
+    ackWaitMs: 60_000,
+    maxDeliver: -1,
+    maxAckPending: settings.maxPending,
+    async handle(event, message) {
+      switch (event.type) {
+        case deletionEventTypes.scheduled: {
+          const scheduleId = stringField(event.data, "scheduleId");
+          const due = new Date(stringField(event.data, "dueAt") ?? "");
+          if (scheduleId === undefined || Number.isNaN(due.getTime())) return term("malformed players.deletion.scheduled");
+          const hold = holdMs(due, new Date());
+          if (hold > 0) return retryIn(hold);
+          const started = await startDueSchedule(ctx, scheduleId);
+          if (started.outcome === "not_due") return retryIn(holdMs(started.dueAt, new Date()) || 1);
+          if (started.outcome === "started") settings.logger.info({ erasureId: started.erasure.id, scheduleId }, "scheduled deletion is due; erasure started");
+          return ack;
+        }
+        case deletionEventTypes.started: {
+          const erasureId = stringField(event.data, "erasureId");
+          if (erasureId === undefined) return term("malformed players.deletion.started");
+          // A failure throws: the consumer retries with backoff until the erasure completes.
+          const result = await runErasure(ctx, erasureId, { onStep: () => message.working() });
+          return result.outcome === "busy" ? retryIn(BUSY_RETRY_MS) : ack;
+        }
+        default:
+          // players.deletion.cancelled: nothing to do (the schedule row is gone).
+          return ack;
+      }
+    },
+  });
+}
