@@ -86,6 +86,15 @@ describe("validateRequest: POST /tickets", () => {
     expect(validateRequest("createTicket", { body })).toBeNull();
   });
 
+  it("refuses U+0000 in any string or key of the body, query or path, by its path", () => {
+    const body = ticketBody({ message: "a\u0000b", metadata: { player: { email: "p@example.com", name: "\u0000" }, fields: { "k\u0000": 1 } } });
+    expect(paths("createTicket", { body })).toEqual(["/message", "/metadata/player/name", "/metadata/fields/k\u0000"]);
+    expect(paths("listTickets", { query: { playerId: "x\u0000" } })).toEqual(["/query/playerId"]);
+    let deep: unknown = "\u0000";
+    for (let i = 0; i < 200_000; i += 1) deep = [deep];
+    expect(paths("createTicket", { body: ticketBody({ metadata: { player: { email: "p@example.com" }, device: deep } }) })).toHaveLength(1);
+  });
+
   it("refuses a missing or non-object body", () => {
     expect(paths("createTicket", {})).toEqual([""]);
     expect(paths("createTicket", { body: [] })).toEqual([""]);

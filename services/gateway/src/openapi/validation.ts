@@ -9,7 +9,7 @@ import addFormats from "ajv-formats";
 import type { Middleware } from "koa";
 import { toIssues } from "./issues.ts";
 import { openapiDocument } from "./openapi.ts";
-import { getOperation, operations, resolvePointer } from "./operations.ts";
+import { escapePointerToken, getOperation, operations, resolvePointer } from "./operations.ts";
 import type { Operation } from "./operations.ts";
 
 export type { ValidationIssue } from "@support/errors";
@@ -153,7 +153,33 @@ export function validateRequest(operationId: string, request: RequestParts): Val
       issues.push(...issuesOf(compiled.body, ""));
     }
   }
+  // No text column can store U+0000 (Postgres refuses it), so a value carrying one would be
+  // an internal error deep in a service: refuse it here, for every operation, by its path.
+  if (issues.length === 0) {
+    findNul(request.params, "/path", issues);
+    findNul(request.query, "/query", issues);
+    findNul(request.body, "", issues);
+  }
   return issues.length > 0 ? issues : null;
+}
+
+const NUL_MESSAGE = "must not contain the NUL character (U+0000)";
+
+// Iterative: parts of a body the schema leaves open (unknown metadata keys) may nest deeply.
+function findNul(root: unknown, rootPath: string, issues: ValidationIssue[]): void {
+  const stack: [unknown, string][] = [[root, rootPath]];
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const [value, path] = entry;
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) issues.push({ path, message: NUL_MESSAGE });
+    } else if (value !== null && typeof value === "object") {
+      const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+      for (const [key, item] of entries.reverse()) {
+        // A key holding U+0000 is reported like a value holding it, in document order.
+        stack.push([key.includes("\u0000") ? "\u0000" : item, `${path}/${escapePointerToken(key)}`]);
+      }
+    }
+  }
 }
 
 /**

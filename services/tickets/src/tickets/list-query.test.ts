@@ -97,6 +97,10 @@ describe("list query", () => {
     expect(issuesOf({ cursor: encodeCursor("s", "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb", "asc", key) }).map((i) => i.path)).toEqual(["/query/cursor"]);
   });
 
+  it("refuses JSON filters carrying U+0000, which Postgres cannot compare", () => {
+    expect(issuesOf({ tags: '["a\\u0000"]', fields: '{"k\\u0000":1}', status: '["new"]' }).map((issue) => issue.path)).toEqual(["/query/tags", "/query/fields"]);
+  });
+
   it("names every bad value at once", () => {
     expect(issuesOf({ tags: "x", status: "y", limit: -1 }).map((issue) => issue.path)).toEqual(["/query/tags", "/query/status", "/query/limit"]);
   });

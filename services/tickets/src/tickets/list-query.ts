@@ -46,11 +46,30 @@ export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch {
     return { ok: false };
   }
+  // A `\u0000` escape would reach Postgres, which cannot store or compare U+0000 in text.
+  return containsNul(value) ? { ok: false } : { ok: true, value };
+}
+
+function containsNul(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === "string") {
+      if (value.includes("\u0000")) return true;
+    } else if (value !== null && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) {
+        if (key.includes("\u0000")) return true;
+        stack.push(item);
+      }
+    }
+  }
+  return false;
 }
 
 /**
