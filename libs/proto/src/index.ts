@@ -5,3 +5,4 @@ export * as health from "./gen/grpc/health/v1/health_pb.js";
 export * from "./gen/media/v1/media_pb.js";
 export * from "./gen/players/v1/players_pb.js";
 export * from "./gen/tickets/v1/tickets_pb.js";
+export * from "./gen/tickets/v1/player_side_pb.js";

@@ -1,6 +1,6 @@
 // One Connect client per internal service, plus grpc.health.v1 of each for /healthz and /readyz.
 import type { Client } from "@connectrpc/connect";
-import { ContentService, health, MediaService, PlayersService, TicketsService } from "@support/proto";
+import { ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService } from "@support/proto";
 import { createServiceClient } from "@support/rpc";
 import type { GatewayConfig } from "./config.ts";
 
@@ -11,6 +11,7 @@ export type ContentClient = Client<typeof ContentService>;
 export type TicketsClient = Client<typeof TicketsService>;
 export type MediaClient = Client<typeof MediaService>;
 export type PlayersClient = Client<typeof PlayersService>;
+export type PlayerSideClient = Client<typeof PlayerSideService>;
 export type HealthClient = Client<typeof health.Health>;
 
 export interface GatewayClients {
@@ -19,6 +20,8 @@ export interface GatewayClients {
   media: MediaClient;
   /** Web support sessions and the shared counters of the public endpoints' rate limits. */
   players: PlayersClient;
+  /** tickets' player side (D9); absent in tests that do not need it (then created from TICKETS_URL). */
+  playerSide?: PlayerSideClient;
   /** grpc.health.v1 of every service, for /healthz and /readyz. */
   health: Record<ServiceName, HealthClient>;
 }
@@ -38,6 +41,7 @@ export function createClients(config: ClientConfig): GatewayClients {
     tickets: createServiceClient(TicketsService, urls.tickets, options),
     media: createServiceClient(MediaService, urls.media, options),
     players: createServiceClient(PlayersService, urls.players, options),
+    playerSide: createServiceClient(PlayerSideService, urls.tickets, options),
     health: {
       content: createServiceClient(health.Health, urls.content, options),
       tickets: createServiceClient(health.Health, urls.tickets, options),

@@ -168,6 +168,8 @@ describe("routes of the document", () => {
       "listTickets", "createTicket", "performTicketActions", "listTicketEvents", "listTicketBreadcrumbs",
       "createAttachment", "getAttachment", "redirectToSupportSession", "createSupportSession",
       "schedulePlayerDeletion", "deletePlayer",
+      "listPlayerTickets", "createPlayerTicket", "sendPlayerMessage", "listPlayerTicketEvents", "submitPlayerCsat",
+      "addPlayerBreadcrumbs", "addPlayerCollectorResult", "createPlayerAttachment",
     ];
     const others = [...operations.values()].filter((op) => !implemented.includes(op.operationId));
     expect(others.map((op) => `${op.method.toUpperCase()} ${op.path}`)).toEqual([]);

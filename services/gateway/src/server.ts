@@ -9,6 +9,8 @@ import { Router } from "@koa/router";
 import type { NatsConnection } from "@support/bus";
 import { AppError } from "@support/errors";
 import { REQUEST_ID_HEADER, type Logger } from "@support/logging";
+import { PlayerSideService } from "@support/proto";
+import { createServiceClient } from "@support/rpc";
 import Koa from "koa";
 import { createApiKeyCache, createAuthMiddleware, type ApiKeyCache } from "./auth.ts";
 import { createReferenceCaches, type ReferenceCaches } from "./cache.ts";
@@ -27,6 +29,7 @@ import { createApiRoutes } from "./routes/api.ts";
 import { registerFieldRoutes } from "./routes/fields.ts";
 import { registerGameRoutes } from "./routes/games.ts";
 import { registerNotImplementedRoutes } from "./routes/not-implemented.ts";
+import { registerPlayerSideRoutes } from "./routes/player-side.ts";
 import { registerPlayerRoutes } from "./routes/players.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerTagRoutes } from "./routes/tags.ts";
@@ -92,6 +95,13 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerAttachmentRoutes(api, { media: clients.media });
   registerPlayerRoutes(api, { players: clients.players });
   registerSessionRoutes(api, { players: clients.players, config });
+  registerPlayerSideRoutes(api, {
+    players: clients.players,
+    tickets: clients.tickets,
+    media: clients.media,
+    playerSide: clients.playerSide ?? createServiceClient(PlayerSideService, config.TICKETS_URL, { timeoutMs: config.RPC_TIMEOUT_MS }),
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+  });
   registerNotImplementedRoutes(api);
 
   const app = new Koa<GatewayState>();

@@ -10,6 +10,7 @@ import type { TicketsContext } from "./context.ts";
 import type { TicketsDatabase } from "./database.ts";
 import { subscribeToContentChanges } from "./events/content-changed.subscription.ts";
 import { createContentReference, type ContentReference } from "./reference/content-reference.ts";
+import { registerPlayerSideRoutes } from "./player-side/player-side.routes.ts";
 import { registerRoutes } from "./routes.ts";
 
 export interface TicketsDeps {
@@ -52,7 +53,10 @@ export function createServer(deps: TicketsDeps): TicketsServer {
     logger,
     host: config.HOST,
     port: config.PORT,
-    routes: (router) => registerRoutes(router, ctx),
+    routes: (router) => {
+      registerRoutes(router, ctx);
+      registerPlayerSideRoutes(router, ctx);
+    },
     workers: [subscribeToContentChanges({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger }), autoClose],
   });
   return Object.assign(host, { autoClose, reference });

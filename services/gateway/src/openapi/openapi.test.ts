@@ -31,6 +31,18 @@ const SPEC_OPERATIONS = [
   ["post", "/support/sessions", "createSupportSession"],
 ] as const;
 const PUBLIC_OPERATIONS = new Set(["redirectToSupportSession", "createSupportSession"]);
+// The player side (D9, beyond the spec), authenticated by a session code.
+const PLAYER_SIDE_OPERATIONS = [
+  ["get", "/player-api/tickets", "listPlayerTickets"],
+  ["post", "/player-api/tickets", "createPlayerTicket"],
+  ["post", "/player-api/tickets/{ticketId}/messages", "sendPlayerMessage"],
+  ["get", "/player-api/tickets/{ticketId}/events", "listPlayerTicketEvents"],
+  ["post", "/player-api/tickets/{ticketId}/csat", "submitPlayerCsat"],
+  ["post", "/player-api/tickets/{ticketId}/breadcrumbs", "addPlayerBreadcrumbs"],
+  ["post", "/player-api/tickets/{ticketId}/collector-results", "addPlayerCollectorResult"],
+  ["post", "/player-api/attachments", "createPlayerAttachment"],
+] as const;
+const SESSION_OPERATIONS = new Set<string>(PLAYER_SIDE_OPERATIONS.map((op) => op[2]));
 
 /** Every object in the document with its JSON pointer. */
 function* walk(value: unknown, pointer = ""): Generator<[Json, string]> {
@@ -60,9 +72,9 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 18 operations of the spec, each with its operationId", () => {
+  it("has exactly the 18 operations of the spec plus the 8 of the player side, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
-    expect(actual).toEqual(SPEC_OPERATIONS.map((op) => [...op]).sort());
+    expect(actual).toEqual([...SPEC_OPERATIONS, ...PLAYER_SIDE_OPERATIONS].map((op) => [...op]).sort());
   });
 
   it("resolves every $ref", () => {
@@ -109,13 +121,16 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  it("requires the bearer API key except on the two public routes", () => {
+  it("requires the bearer API key except on the two public routes and the player side (session code)", () => {
     expect(openapiDocument.components.securitySchemes).toEqual({
       bearerAuth: expect.objectContaining({ type: "http", scheme: "bearer" }),
+      sessionCode: expect.objectContaining({ type: "apiKey", in: "header", name: "Authorization" }),
     });
     expect(openapiDocument.security).toEqual([{ bearerAuth: [] }]);
     for (const op of operations.values()) {
-      expect(op.authenticated, op.operationId).toBe(!PUBLIC_OPERATIONS.has(op.operationId));
+      expect(op.authenticated, op.operationId).toBe(!PUBLIC_OPERATIONS.has(op.operationId) && !SESSION_OPERATIONS.has(op.operationId));
+      expect(op.sessionAuthenticated, op.operationId).toBe(SESSION_OPERATIONS.has(op.operationId));
+      if (SESSION_OPERATIONS.has(op.operationId)) expect(openapiDocument.paths[op.path]![op.method]).toMatchObject({ security: [{ sessionCode: [] }] });
       const raw = openapiDocument.paths[op.path]![op.method] as Json;
       if (PUBLIC_OPERATIONS.has(op.operationId)) expect(raw.security).toEqual([]);
     }
@@ -126,7 +141,7 @@ describe("the OpenAPI document", () => {
     for (const op of operations.values()) {
       const statuses = [...op.responses.keys()];
       for (const status of ["500", "501", "503"]) expect(statuses, op.operationId).toContain(status);
-      if (op.authenticated) {
+      if (op.authenticated || op.sessionAuthenticated) {
         expect(statuses, op.operationId).toContain("403");
         expect(statuses, op.operationId).not.toContain("429");
       } else {

@@ -29,8 +29,10 @@ export interface Operation {
   path: string;
   /** The same path in @koa/router syntax, e.g. `/announcements/:gameId`. */
   routerPath: string;
-  /** false only for the public routes (`security: []`). */
+  /** Whether the API key (bearerAuth) is required: false for the public and the player-side routes. */
   authenticated: boolean;
+  /** Whether a web support session code (sessionCode, the player side D9) is required instead. */
+  sessionAuthenticated: boolean;
   parameters: OperationParameter[];
   requestBody: { required: boolean; schemaPointer: string } | undefined;
   responses: Map<string, OperationResponse>;
@@ -116,13 +118,14 @@ export function indexOperations(doc: OpenApiDocument): Map<string, Operation> {
       }
 
       // `security: []` on an operation switches off the document-wide bearer requirement.
-      const security = (op.security ?? doc.security ?? []) as unknown[];
+      const security = (op.security ?? doc.security ?? []) as Json[];
       index.set(operationId, {
         operationId,
         method,
         path,
         routerPath: toRouterPath(path),
-        authenticated: security.length > 0,
+        authenticated: security.some((requirement) => "bearerAuth" in requirement),
+        sessionAuthenticated: security.some((requirement) => "sessionCode" in requirement),
         parameters: [...byKey.values()],
         requestBody,
         responses,

@@ -1,0 +1,72 @@
+// tickets.v1.PlayerSideService mapped onto the player-side use cases (D9).
+import { toJson, type JsonObject } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { validationError } from "@support/errors";
+import { PlayerSideService, type PlayerSideOwner as OwnerMessage } from "@support/proto";
+import type { TicketsContext } from "../context.ts";
+import { ticketMessage } from "../routes.ts";
+import { isUuid } from "../tickets/ticket.ts";
+import { toOwner, type PlayerSideOwner } from "./player-side.ts";
+import { addCollectorResult, addPlayerMessage, createPlayerTicket, getPlayerTicket, listPlayerTickets, submitCsat } from "./player-side.service.ts";
+
+function company(companyId: string): string {
+  if (!isUuid(companyId)) throw validationError([{ path: "/companyId", message: "must be a uuid" }]);
+  return companyId.toLowerCase();
+}
+
+function owner(message: OwnerMessage | undefined): PlayerSideOwner {
+  if (!message) throw validationError([{ path: "/owner", message: "is required" }]);
+  return toOwner({ companyId: company(message.companyId), gameId: message.gameId, playerId: message.playerId, email: message.email });
+}
+
+export function registerPlayerSideRoutes(router: ConnectRouter, ctx: TicketsContext): void {
+  router.service(PlayerSideService, {
+    createPlayerTicket: async (req) => {
+      const { ticketId, runningId } = await createPlayerTicket(ctx, {
+        companyId: company(req.companyId),
+        gameId: req.gameId,
+        environmentId: req.environmentId,
+        message: req.message,
+        attachments: req.attachments,
+        language: req.language,
+        player: { id: req.player?.id, name: req.player?.name, email: req.player?.email, tier: req.player?.tier },
+        tags: req.tags,
+        fields: (req.fields ?? {}) as JsonObject,
+      });
+      return { ticketId, runningId: BigInt(runningId) };
+    },
+    listPlayerTickets: async (req) => ({
+      tickets: (await listPlayerTickets(ctx, owner(req.owner))).map((ticket) => ticketMessage(ticket, ctx.supportAppUrl)),
+    }),
+    getPlayerTicket: async (req) => ({ ticket: ticketMessage(await getPlayerTicket(ctx, owner(req.owner), req.ticketId), ctx.supportAppUrl) }),
+    addPlayerMessage: async (req) => {
+      const { ticket, eventId } = await addPlayerMessage(ctx, {
+        owner: owner(req.owner), ticketId: req.ticketId, message: req.message, attachments: req.attachments,
+      });
+      return { ticket: ticketMessage(ticket, ctx.supportAppUrl), eventId };
+    },
+    addCollectorResult: async (req) => {
+      const { ticket, resultId, eventId } = await addCollectorResult(ctx, {
+        owner: owner(req.owner),
+        ticketId: req.ticketId,
+        collectorId: req.collectorId,
+        title: req.title,
+        fields: req.fields.map((field) => ({
+          key: field.key,
+          label: field.label,
+          type: field.type,
+          value: field.value === undefined ? undefined : toJson(ValueSchema, field.value),
+          attachmentIds: field.attachmentIds,
+        })),
+      });
+      return { ticket: ticketMessage(ticket, ctx.supportAppUrl), resultId, eventId };
+    },
+    submitCsat: async (req) => ({
+      ticket: ticketMessage(
+        await submitCsat(ctx, { owner: owner(req.owner), ticketId: req.ticketId, score: req.score, review: req.review ?? null }),
+        ctx.supportAppUrl,
+      ),
+    }),
+  });
+}

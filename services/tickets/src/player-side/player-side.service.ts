@@ -1,0 +1,258 @@
+// Player-side use cases (D9): open a chat ticket, list and read the player's tickets, add a
+// player message, rate a resolved ticket. Like the other use cases each runs in one
+// transaction that also writes its domain events to the outbox; calls to players and media
+// happen before it.
+import { randomUUID } from "node:crypto";
+import { writeEvents } from "@support/bus";
+import { AppError, failedPrecondition, notFound, validationError, type ValidationIssue } from "@support/errors";
+import { connectToAppError } from "@support/rpc";
+import type { TicketsContext } from "../context.ts";
+import { isPlayerErased } from "../erasure/erasure.repository.ts";
+import type { CollectorField, RecordedEvent } from "../ticket-events/event.ts";
+import { insertEvents } from "../ticket-events/event.repository.ts";
+import * as domain from "../tickets/domain-events.ts";
+import { normalizeMessage } from "../tickets/duplicate.ts";
+import { acceptMetadata, fieldShapeIssues } from "../tickets/field-values.ts";
+import { MAX_ATTACHMENTS, MAX_MESSAGE_LENGTH } from "../tickets/new-ticket.ts";
+import { allocateRunningId, findTicket, insertTicket, lockPlayerForCreation, updateTicket } from "../tickets/ticket.repository.ts";
+import { transition } from "../tickets/ticket-state.ts";
+import { isOneOf, isUuid, LANGUAGES, PLAYER_TIERS, ticketUrl, type Actor, type FieldValues, type Language, type Ticket } from "../tickets/ticket.ts";
+import { checkCollectorResult, type CollectorFieldInput } from "./collector-result.ts";
+import { checkCsat, ownsTicket, type PlayerSideOwner } from "./player-side.ts";
+import { listOwnedTicketIds, setCsat, setLastPlayerMessageAt } from "./player-side.repository.ts";
+
+async function rpc<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw connectToAppError(error);
+  }
+}
+
+function messageIssues(message: string, attachments: readonly string[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  if (message.trim() === "") issues.push({ path: "/message", message: "must not be blank" });
+  else if (message.length > MAX_MESSAGE_LENGTH) issues.push({ path: "/message", message: `must be at most ${MAX_MESSAGE_LENGTH} characters` });
+  if (attachments.length > MAX_ATTACHMENTS) issues.push({ path: "/attachments", message: `must have at most ${MAX_ATTACHMENTS} items` });
+  return issues;
+}
+
+async function claimAttachments(
+  ctx: TicketsContext,
+  claim: { companyId: string; gameId: string; ticketId: string; servicePlayerId: string; attachmentIds: string[] },
+): Promise<{ id: string }[]> {
+  if (claim.attachmentIds.length === 0) return [];
+  const { attachments } = await rpc(() => ctx.media.claimAttachments(claim));
+  return [...new Set(attachments.map((attachment) => attachment.id))].map((id) => ({ id }));
+}
+
+export interface NewPlayerTicketInput {
+  companyId: string;
+  gameId: string;
+  environmentId?: string | undefined;
+  message: string;
+  attachments: string[];
+  language: string | undefined;
+  player: { id?: string | undefined; name?: string | undefined; email?: string | undefined; tier?: number | undefined };
+  tags: string[];
+  fields: Record<string, unknown>;
+}
+
+/** Opens a chat ticket from a web support session: support source WEB, channel chat. */
+export async function createPlayerTicket(ctx: TicketsContext, input: NewPlayerTicketInput): Promise<{ ticketId: string; runningId: number }> {
+  const issues = messageIssues(input.message, input.attachments);
+  if (!isUuid(input.gameId)) issues.push({ path: "/gameId", message: "must be a uuid" });
+  const language = input.language ?? "en";
+  if (!isOneOf(LANGUAGES, language)) issues.push({ path: "/language", message: "must be a language code" });
+  const playerId = input.player.id?.trim() ? input.player.id.trim() : null;
+  const email = input.player.email?.trim() ? input.player.email.trim() : null;
+  // The session's player must be reachable: an external id or an email (D6).
+  if (playerId === null && email === null) issues.push({ path: "/player", message: "the session has no player id or email" });
+  const tierGiven = input.player.tier !== undefined && (PLAYER_TIERS as readonly number[]).includes(input.player.tier) ? input.player.tier : null;
+  // Session metadata is lenient (D4): values that are not even a field type are dropped below.
+  const fields = Object.fromEntries(Object.entries(input.fields).filter(([key, value]) => fieldShapeIssues({ [key]: value }, "").length === 0)) as FieldValues;
+  if (issues.length > 0) throw validationError(issues);
+
+  const { companyId } = input;
+  const game = await ctx.reference.getGame(companyId, input.gameId.toLowerCase());
+  // The session's environment (D9); it must still be one of the game's.
+  const wanted = input.environmentId?.toLowerCase();
+  const gameEnvironmentId = wanted === undefined ? game.environmentIds[0] : game.environmentIds.find((id) => id === wanted);
+  if (gameEnvironmentId === undefined) throw notFound("game not found");
+  const definitions = await ctx.reference.getDefinitions(companyId);
+  const metadata = acceptMetadata(definitions, game.id, input.tags, fields);
+  if (metadata.ignored.length > 0) ctx.logger.info({ companyId, gameId: game.id, ignored: metadata.ignored }, "ignored session metadata that the game does not define");
+
+  const { player } = await rpc(() =>
+    ctx.players.resolvePlayer({
+      companyId, gameId: game.id, externalId: playerId ?? undefined, email: email ?? undefined, name: input.player.name ?? undefined, tier: tierGiven ?? undefined,
+    }),
+  );
+  if (!player) throw new Error("players returned no player");
+  if (player.blocked) throw failedPrecondition("The player is blocked from contacting support", { type: "PLAYER_BLOCKED" });
+  if (await isPlayerErased(ctx.db, companyId, player.id)) throw new AppError("unavailable", "The player's data is being deleted; try again shortly");
+
+  const ticketId = randomUUID();
+  const attachments = await claimAttachments(ctx, { companyId, gameId: game.id, ticketId, servicePlayerId: player.id, attachmentIds: input.attachments });
+  const tier = tierGiven ?? player.tier ?? (playerId !== null ? 1 : null);
+
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockPlayerForCreation(trx, companyId, player.id);
+    if (await isPlayerErased(trx, companyId, player.id)) throw new AppError("unavailable", "The player's data is being deleted; try again shortly");
+    const { runningId, createdAt } = await allocateRunningId(trx, companyId);
+    const ticket = await insertTicket(trx, {
+      id: ticketId,
+      companyId,
+      runningId,
+      createdAt,
+      gameId: game.id,
+      gameEnvironmentId,
+      servicePlayerId: player.id,
+      playerId,
+      playerName: input.player.name?.trim() || player.name || null,
+      email: email ?? player.email ?? null,
+      status: "new",
+      supportSource: "WEB",
+      channels: ["chat"],
+      language: language as Language,
+      platform: "web",
+      metadata: { platform: "web", ...(tier !== null && tier !== undefined ? { playerTier: tier } : {}) },
+      tags: metadata.tags,
+      fields: metadata.fields,
+      firstMessage: input.message,
+      firstMessageNormalized: normalizeMessage(input.message),
+      lastPlayerMessageAt: createdAt,
+    });
+    const message: RecordedEvent = {
+      id: randomUUID(),
+      type: "PLAYER_MESSAGE",
+      data: { message: input.message, language: language as Language, attachments },
+      actor: { type: "player", id: player.id },
+    };
+    await insertEvents(trx, companyId, ticket.id, [message]);
+    await writeEvents(trx, [domain.ticketCreated(ticket, ticketUrl(ctx.supportAppUrl, ticket.id)), domain.messageAdded(ticket, message)]);
+    return { ticketId: ticket.id, runningId };
+  });
+}
+
+/** At most this many of the player's tickets are listed (newest first). */
+export const MAX_LISTED_TICKETS = 100;
+
+export async function listPlayerTickets(ctx: TicketsContext, owner: PlayerSideOwner): Promise<Ticket[]> {
+  if (!isUuid(owner.gameId) || (owner.playerId === null && owner.email === null)) return [];
+  const ids = await listOwnedTicketIds(ctx.db, owner, MAX_LISTED_TICKETS);
+  const tickets = await Promise.all(ids.map((id) => findTicket(ctx.db, owner.companyId, id)));
+  return tickets.filter((ticket) => ticket !== undefined);
+}
+
+/** One of the owner's tickets; NOT_FOUND for any other (another player's, game's or company's). */
+export async function getPlayerTicket(ctx: TicketsContext, owner: PlayerSideOwner, ticketId: string): Promise<Ticket> {
+  const ticket = isUuid(ticketId) ? await findTicket(ctx.db, owner.companyId, ticketId.toLowerCase()) : undefined;
+  if (!ticket || !ownsTicket(owner, ticket)) throw notFound("ticket not found");
+  return ticket;
+}
+
+/** A player message (D9): PLAYER_MESSAGE event; a waiting ticket goes back to work (D5); 409 on a closed one. */
+export async function addPlayerMessage(
+  ctx: TicketsContext,
+  input: { owner: PlayerSideOwner; ticketId: string; message: string; attachments: string[] },
+): Promise<{ ticket: Ticket; eventId: string }> {
+  const issues = messageIssues(input.message, input.attachments);
+  if (issues.length > 0) throw validationError(issues);
+  const current = await getPlayerTicket(ctx, input.owner, input.ticketId);
+  if (current.status === "closed") throw new AppError("conflict", "The ticket is closed");
+  const attachments = await claimAttachments(ctx, {
+    companyId: current.companyId, gameId: current.gameId, ticketId: current.id, servicePlayerId: current.servicePlayerId ?? "", attachmentIds: input.attachments,
+  });
+
+  return ctx.db.transaction().execute(async (trx) => {
+    const locked = await findTicket(trx, current.companyId, current.id, true);
+    if (!locked) throw notFound("ticket not found");
+    const now = new Date();
+    const result = transition(locked, { type: "playerMessage" }, now);
+    if (!result.ok || locked.status === "closed") throw new AppError("conflict", "The ticket is closed");
+    const actor: Actor = { type: "player", id: locked.servicePlayerId };
+    let updated = await updateTicket(trx, locked.id, { status: result.state.status, waitingSince: result.state.waitingSince, lastActivityAt: now });
+    await setLastPlayerMessageAt(trx, locked.id, now);
+    updated = { ...updated, lastPlayerMessageAt: now, lastActivityAt: now };
+    const message: RecordedEvent = { id: randomUUID(), type: "PLAYER_MESSAGE", data: { message: input.message, language: locked.language, attachments }, actor };
+    const recorded: RecordedEvent[] = [message];
+    const outbox = [domain.messageAdded(updated, message)];
+    if (updated.status !== locked.status) {
+      recorded.unshift({ id: randomUUID(), type: "STATUS_CHANGED", data: { from: locked.status, to: updated.status }, actor });
+      outbox.unshift(domain.statusChanged(updated, locked.status, actor));
+    }
+    await insertEvents(trx, locked.companyId, locked.id, recorded);
+    await writeEvents(trx, outbox);
+    return { ticket: updated, eventId: message.id };
+  });
+}
+
+/** CSAT (D9): only for a ticket closed as resolved, once; sets the score and appends a CSAT event. */
+export async function submitCsat(
+  ctx: TicketsContext,
+  input: { owner: PlayerSideOwner; ticketId: string; score: number; review: string | null },
+): Promise<Ticket> {
+  const current = await getPlayerTicket(ctx, input.owner, input.ticketId);
+  const review = input.review?.trim() ? input.review.trim() : null;
+  checkCsat(current, input.score, review);
+  return ctx.db.transaction().execute(async (trx) => {
+    const locked = await findTicket(trx, current.companyId, current.id, true);
+    if (!locked) throw notFound("ticket not found");
+    checkCsat(locked, input.score, review);
+    const now = new Date();
+    await setCsat(trx, locked.id, input.score, review, now);
+    const updated: Ticket = { ...locked, csatScore: input.score, csatReview: review, lastActivityAt: now };
+    const actor: Actor = { type: "player", id: locked.servicePlayerId };
+    const csat: RecordedEvent = { id: randomUUID(), type: "CSAT", data: { score: input.score, review }, actor };
+    // The CSAT is a ticket event (2.5); no domain event type carries it yet (see docs/player-side.md).
+    await insertEvents(trx, locked.companyId, locked.id, [csat]);
+    return updated;
+  });
+}
+
+/**
+ * A collector answer (D9): a COLLECTOR_RESULT event. It counts as the player's answer like a
+ * message: a waiting ticket goes back to work, the last player message time moves; 409 on a
+ * closed ticket. FILE fields' attachments are claimed like a message's.
+ */
+export async function addCollectorResult(
+  ctx: TicketsContext,
+  input: { owner: PlayerSideOwner; ticketId: string; collectorId: string; title: string; fields: CollectorFieldInput[] },
+): Promise<{ ticket: Ticket; resultId: string; eventId: string }> {
+  const result = checkCollectorResult(input);
+  const current = await getPlayerTicket(ctx, input.owner, input.ticketId);
+  if (current.status === "closed") throw new AppError("conflict", "The ticket is closed");
+  const attachmentIds = result.fields.flatMap((field) => field.attachmentIds ?? []);
+  if (attachmentIds.length > MAX_ATTACHMENTS) throw validationError([{ path: "/fields", message: `must have at most ${MAX_ATTACHMENTS} attachments in all` }]);
+  const claimed = new Set(
+    (await claimAttachments(ctx, {
+      companyId: current.companyId, gameId: current.gameId, ticketId: current.id, servicePlayerId: current.servicePlayerId ?? "", attachmentIds,
+    })).map((attachment) => attachment.id),
+  );
+  const fields: CollectorField[] = result.fields.map(({ attachmentIds: ids, ...field }) =>
+    field.type === "FILE" ? { ...field, attachments: [...new Set(ids ?? [])].filter((id) => claimed.has(id)).map((id) => ({ id })) } : field,
+  );
+  const resultId = randomUUID();
+
+  return ctx.db.transaction().execute(async (trx) => {
+    const locked = await findTicket(trx, current.companyId, current.id, true);
+    if (!locked) throw notFound("ticket not found");
+    const now = new Date();
+    const moved = transition(locked, { type: "playerMessage" }, now);
+    if (!moved.ok || locked.status === "closed") throw new AppError("conflict", "The ticket is closed");
+    const actor: Actor = { type: "player", id: locked.servicePlayerId };
+    const updated = await updateTicket(trx, locked.id, { status: moved.state.status, waitingSince: moved.state.waitingSince, lastActivityAt: now });
+    await setLastPlayerMessageAt(trx, locked.id, now);
+    const event: RecordedEvent = {
+      id: randomUUID(), type: "COLLECTOR_RESULT", data: { collectorId: result.collectorId, resultId, title: result.title, fields }, actor,
+    };
+    const recorded: RecordedEvent[] = [event];
+    if (updated.status !== locked.status) {
+      recorded.unshift({ id: randomUUID(), type: "STATUS_CHANGED", data: { from: locked.status, to: updated.status }, actor });
+      await writeEvents(trx, [domain.statusChanged(updated, locked.status, actor)]);
+    }
+    await insertEvents(trx, locked.companyId, locked.id, recorded);
+    return { ticket: { ...updated, lastPlayerMessageAt: now, lastActivityAt: now }, resultId, eventId: event.id };
+  });
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { checkCsat, ownsTicket, toOwner } from "./player-side.ts";
+
+const COMPANY = "0b6f5a3e-6d0c-4a57-9a53-2f0a8f7a1c11";
+const GAME = "6d1f8a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b";
+const ticket = { companyId: COMPANY, gameId: GAME, playerId: "p-1" as string | null, email: "Ada@Example.com" as string | null };
+
+describe("ownsTicket", () => {
+  it("matches by external player id within the company and game", () => {
+    expect(ownsTicket(toOwner({ companyId: COMPANY, gameId: GAME.toUpperCase(), playerId: "p-1" }), ticket)).toBe(true);
+    expect(ownsTicket(toOwner({ companyId: COMPANY, gameId: GAME, playerId: "p-2", email: "ada@example.com" }), ticket)).toBe(false);
+    expect(ownsTicket(toOwner({ companyId: COMPANY, gameId: "11111111-1111-4111-8111-111111111111", playerId: "p-1" }), ticket)).toBe(false);
+    expect(ownsTicket(toOwner({ companyId: "22222222-2222-4222-8222-222222222222", gameId: GAME, playerId: "p-1" }), ticket)).toBe(false);
+  });
+
+  it("matches by email only tickets without an external id, and only when the session has no id", () => {
+    const anonymous = toOwner({ companyId: COMPANY, gameId: GAME, email: " ADA@example.com " });
+    expect(ownsTicket(anonymous, ticket)).toBe(false);
+    expect(ownsTicket(anonymous, { ...ticket, playerId: null })).toBe(true);
+    expect(ownsTicket(toOwner({ companyId: COMPANY, gameId: GAME }), { ...ticket, playerId: null })).toBe(false);
+  });
+});
+
+describe("checkCsat", () => {
+  const resolved = { status: "closed" as const, resolutionType: "resolved" as const, csatScore: null };
+
+  it("accepts a first rating of a resolved ticket", () => {
+    expect(() => checkCsat(resolved, 5, null)).not.toThrow();
+  });
+
+  it("refuses a score outside 1..5 (400) before the state (409)", () => {
+    expect(() => checkCsat({ ...resolved, status: "new", resolutionType: null }, 0, null)).toThrow(expect.objectContaining({ code: "invalid_argument" }));
+    expect(() => checkCsat(resolved, 2.5, null)).toThrow(expect.objectContaining({ code: "invalid_argument" }));
+  });
+
+  it("refuses open, rejected, auto-closed and already rated tickets (409)", () => {
+    for (const state of [
+      { status: "waiting" as const, resolutionType: null, csatScore: null },
+      { status: "closed" as const, resolutionType: "rejected" as const, csatScore: null },
+      { status: "closed" as const, resolutionType: "auto_closed" as const, csatScore: null },
+      { ...resolved, csatScore: 3 },
+    ]) {
+      expect(() => checkCsat(state, 4, null)).toThrow(expect.objectContaining({ code: "conflict" }));
+    }
+  });
+});
