@@ -27,7 +27,12 @@ export const configSpecs = {
   }),
   PUBLIC_RATE_LIMIT_PER_ADDRESS: num({ default: 120, desc: "Requests to the public endpoints per window and client address (0: no limit)" }),
   PUBLIC_RATE_LIMIT_PER_TOKEN: num({ default: 6_000, desc: "Requests to the public endpoints per window and environment token (0: no limit)" }),
-  PUBLIC_RATE_LIMIT_WINDOW_SECONDS: num({ default: 60, desc: "Length of the fixed rate-limit windows; the limits above are per window" }),
+  PUBLIC_RATE_LIMIT_WINDOW_SECONDS: num({ default: 60, desc: "Length of the fixed rate-limit windows (public endpoints and /player-api); the limits are per window" }),
+  PLAYER_API_RATE_LIMIT_PER_SESSION: num({ default: 120, desc: "Requests to /player-api per window and session code (0: no limit)" }),
+  PLAYER_API_RATE_LIMIT_PER_ADDRESS: num({
+    default: 600,
+    desc: "Requests to /player-api per window and client address, counted apart from the public endpoints' (0: no limit)",
+  }),
   TRUST_PROXY: str({
     default: "false",
     desc: "Client address behind proxies: false (socket peer), true (first X-Forwarded-For address; the proxy must overwrite the header) or N (N appending proxies)",

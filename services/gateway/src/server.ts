@@ -29,7 +29,7 @@ import { createApiRoutes } from "./routes/api.ts";
 import { registerFieldRoutes } from "./routes/fields.ts";
 import { registerGameRoutes } from "./routes/games.ts";
 import { registerNotImplementedRoutes } from "./routes/not-implemented.ts";
-import { registerPlayerSideRoutes } from "./routes/player-side.ts";
+import { createPlayerApiRateLimiter, registerPlayerSideRoutes } from "./routes/player-side.ts";
 import { registerPlayerRoutes } from "./routes/players.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerTagRoutes } from "./routes/tags.ts";
@@ -101,6 +101,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     media: clients.media,
     playerSide: clients.playerSide ?? createServiceClient(PlayerSideService, config.TICKETS_URL, { timeoutMs: config.RPC_TIMEOUT_MS }),
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    limiter: createPlayerApiRateLimiter(clients.players, config),
   });
   registerNotImplementedRoutes(api);
 

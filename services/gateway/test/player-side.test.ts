@@ -2,7 +2,8 @@
 // is the player's credential. One whole conversation (open, agent reply, waiting, player
 // answer, private notes hidden, resolve, CSAT once, breadcrumbs with the clock offset,
 // attachments), ownership (another player's or game's ticket is a 404) and the session
-// check (missing, unknown, expired: 403). Every answer is checked against the OpenAPI
+// check (missing, unknown, expired: 403), the abuse limits per session and per client
+// address (429 with retry-after). Every answer is checked against the OpenAPI
 // document by stack.request.
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -314,6 +315,59 @@ describe("the player side through the real stack", () => {
       const response = await as(expired, "/player-api/tickets");
       expect(response.status).toBe(403);
       expect(response.body).toEqual(SESSION_REQUIRED);
+    });
+  });
+
+  describe("the abuse limits (shared counters of players.ConsumeRateLimit)", () => {
+    // An hour-long window keeps the counts of one test in one window.
+    const WINDOW = { PUBLIC_RATE_LIMIT_WINDOW_SECONDS: 3_600, TRUST_PROXY: "true" };
+    let octet = 0;
+    const from = () => ({ "x-forwarded-for": `198.51.100.${++octet}, 10.0.0.1` });
+
+    function expectRateLimited(response: StackResponse, what: RegExp) {
+      expect(response.status, response.text).toBe(429);
+      expect(response.body).toEqual({ code: "rate_limited", message: expect.stringMatching(what) });
+      const retryAfter = Number(response.headers.get("retry-after"));
+      expect(Number.isInteger(retryAfter)).toBe(true);
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(3_600);
+    }
+
+    it("limits each session code across replicas, before the body is read; another session is unaffected", async () => {
+      const settings = { ...WINDOW, PLAYER_API_RATE_LIMIT_PER_SESSION: 3, PLAYER_API_RATE_LIMIT_PER_ADDRESS: 1_000_000 };
+      const [first, second] = await Promise.all([stack.startGateway(settings), stack.startGateway(settings)]);
+      try {
+        const limited = await session({ player: { id: "p-rate-1" } });
+        const other = await session({ player: { id: "p-rate-2" } });
+        const auth = (sessionCode: string) => ({ authorization: `Session ${sessionCode}`, ...from() });
+        expect((await first.request("/player-api/tickets", { headers: auth(limited) })).status).toBe(200);
+        expect((await second.request("/player-api/tickets", { headers: auth(limited) })).status).toBe(200);
+        expect((await first.request("/player-api/tickets", { method: "POST", json: { nope: true }, headers: auth(limited) })).status).toBe(400);
+        expectRateLimited(await second.request("/player-api/tickets", { headers: auth(limited) }), /for this session/);
+        expectRateLimited(await first.request("/player-api/tickets", { method: "POST", json: { message: "hi" }, headers: auth(limited) }), /for this session/);
+        expect((await first.request("/player-api/tickets", { headers: auth(other) })).status).toBe(200);
+        expect((await second.request("/player-api/tickets", { headers: auth(other) })).status).toBe(200);
+      } finally {
+        await Promise.all([first.stop(), second.stop()]);
+      }
+    });
+
+    it("limits each client address, unknown codes included, apart from the public endpoints' count", async () => {
+      const gateway = await stack.startGateway({ ...WINDOW, PLAYER_API_RATE_LIMIT_PER_SESSION: 1_000_000, PLAYER_API_RATE_LIMIT_PER_ADDRESS: 2 });
+      try {
+        const address = from();
+        const fresh = await session({ player: { id: "p-rate-3" } });
+        expect((await gateway.request("/player-api/tickets", { headers: { ...address, authorization: "Session not-a-real-session-code-0000000000000" } })).status).toBe(403);
+        expect((await gateway.request("/player-api/tickets", { headers: { ...address, authorization: `Session ${fresh}` } })).status).toBe(200);
+        expectRateLimited(await gateway.request("/player-api/tickets", { headers: { ...address, authorization: `Session ${fresh}` } }), /from this address/);
+        // The public endpoints keep their own count for the address.
+        const token = a.games.galaxy!.environments["galaxy-production"]!.token;
+        expect((await gateway.request("/support/sessions", { method: "POST", json: { token }, headers: address })).status).toBe(200);
+        // Another address is not affected.
+        expect((await gateway.request("/player-api/tickets", { headers: { ...from(), authorization: `Session ${fresh}` } })).status).toBe(200);
+      } finally {
+        await gateway.stop();
+      }
     });
   });
 });

@@ -11,7 +11,7 @@ import { createDb, migrateToLatest, type Kysely, type Migration } from "@support
 import { createLogger } from "@support/logging";
 import { createServer as createMediaServer, loadMediaConfig, migrations as mediaMigrations } from "@support/media";
 import { createServer as createPlayersServer, loadPlayersConfig, migrations as playersMigrations } from "@support/players";
-import { MediaService, PlayersService, TicketsService } from "@support/proto";
+import { MediaService, PlayerSideService, PlayersService, TicketsService } from "@support/proto";
 import { connectToAppError, createServiceClient } from "@support/rpc";
 import type { ServiceHost } from "@support/runtime";
 import { createTestInfra, type TestInfra } from "@support/testkit";
@@ -31,6 +31,7 @@ export interface TicketsTestContext {
   config: TicketsConfig;
   server: TicketsServer;
   tickets: Client<typeof TicketsService>;
+  playerSide: Client<typeof PlayerSideService>;
   players: Client<typeof PlayersService>;
   media: Client<typeof MediaService>;
   /** A separate pool on the tickets schema, for assertions and for seeding large tables. */
@@ -152,6 +153,7 @@ export async function startTickets(overrides: Partial<TicketsConfig> = {}): Prom
       config,
       server,
       tickets: createServiceClient(TicketsService, `http://127.0.0.1:${port}`),
+      playerSide: createServiceClient(PlayerSideService, `http://127.0.0.1:${port}`),
       players: createServiceClient(PlayersService, `http://127.0.0.1:${playersPort}`),
       media: createServiceClient(MediaService, `http://127.0.0.1:${mediaPort}`),
       db,

@@ -61,7 +61,10 @@ describe("client address", () => {
 describe("public rate limiter", () => {
   const TOKEN = "3f1c2a9e-8d47-4b6a-9c1e-2b7f5d0a6e11";
 
-  function setup(decide: (buckets: RateLimitBucket[]) => RateLimitDecision, settings: { perAddress?: number; perToken?: number } = {}) {
+  function setup(
+    decide: (buckets: RateLimitBucket[]) => RateLimitDecision,
+    settings: { perAddress?: number; perToken?: number; keyPrefix?: string; credential?: "token" | "session" } = {},
+  ) {
     const calls: RateLimitBucket[][] = [];
     let now = 1_000_000;
     const limiter = createPublicRateLimiter(
@@ -69,7 +72,14 @@ describe("public rate limiter", () => {
         calls.push(buckets);
         return decide(buckets);
       },
-      { perAddress: settings.perAddress ?? 120, perToken: settings.perToken ?? 6000, windowSeconds: 60, trustProxy: { mode: "none" } },
+      {
+        perAddress: settings.perAddress ?? 120,
+        perToken: settings.perToken ?? 6000,
+        windowSeconds: 60,
+        trustProxy: { mode: "none" },
+        keyPrefix: settings.keyPrefix,
+        credential: settings.credential,
+      },
       () => now,
     );
     const middleware = limiter.middleware((ctx) => tokenBucketOf(ctx.query.token));
@@ -121,6 +131,16 @@ describe("public rate limiter", () => {
     const off = setup(() => ({ allowed: false, retryAfterSeconds: 1 }), { perAddress: 0, perToken: 0 });
     expect(await off.run()).toBe(true);
     expect(off.calls).toHaveLength(0);
+  });
+
+  it("keeps another group's buckets apart with a key prefix, and names a session's budget", async () => {
+    const t = setup((buckets) => ({ allowed: false, exceededKey: buckets[1]!.key, retryAfterSeconds: 4 }), {
+      perAddress: 600, perToken: 120, keyPrefix: "player-api:", credential: "session",
+    });
+    await expect(t.run()).rejects.toMatchObject({ status: 429, message: "Too many requests for this session; retry in 4 seconds", headers: { "Retry-After": "4" } });
+    expect(t.calls).toEqual([[{ key: "player-api:address:198.51.100.9", limit: 600 }, { key: `player-api:session:${TOKEN}`, limit: 120 }]]);
+    const byAddress = setup((buckets) => ({ allowed: false, exceededKey: buckets[0]!.key, retryAfterSeconds: 2 }), { keyPrefix: "player-api:", credential: "session" });
+    await expect(byAddress.run()).rejects.toMatchObject({ message: "Too many requests from this address; retry in 2 seconds" });
   });
 
   it("counts a request without a usable token against its address only", async () => {

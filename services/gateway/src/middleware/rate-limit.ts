@@ -29,11 +29,18 @@ export type RateLimitStore = (windowSeconds: number, buckets: RateLimitBucket[])
 export interface RateLimitSettings {
   /** Requests per window and client address; 0 switches the limit off. */
   perAddress: number;
-  /** Requests per window and environment token; 0 switches the limit off. */
+  /** Requests per window and environment token (or session, see `credential`); 0 switches the limit off. */
   perToken: number;
   windowSeconds: number;
   /** How the client address is found behind proxies: see parseTrustProxy. */
   trustProxy: TrustProxy;
+  /**
+   * Prefix of every bucket key, so that limits of different endpoint groups count apart on the
+   * same shared counters (the public session endpoints: none; `/player-api`: `player-api:`).
+   */
+  keyPrefix?: string | undefined;
+  /** What the second bucket counts: an environment token (default) or a session code's hash. */
+  credential?: "token" | "session" | undefined;
 }
 
 /**
@@ -111,8 +118,9 @@ export function tokenBucketOf(value: unknown): string | undefined {
   return typeof value === "string" && uuidPattern.test(value) ? value.toLowerCase() : undefined;
 }
 
-function tooManyRequests(key: string, retryAfterSeconds: number): HttpProblem {
-  const what = key.startsWith("token:") ? "for this environment token" : "from this address";
+function tooManyRequests(key: string, retryAfterSeconds: number, prefix: string): HttpProblem {
+  const kind = key.slice(prefix.length);
+  const what = kind.startsWith("token:") ? "for this environment token" : kind.startsWith("session:") ? "for this session" : "from this address";
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
   return new HttpProblem(429, "rate_limited", `Too many requests ${what}; retry in ${seconds} seconds`, { "Retry-After": String(seconds) });
 }
@@ -121,6 +129,8 @@ export function createPublicRateLimiter(store: RateLimitStore, settings: RateLim
   // bucket key -> epoch ms until which the bucket is known to be over its limit. Stale entries
   // are ignored when read and pushed out by newer ones (bounded size).
   const refused = new LRUCache<string, number>({ max: 20_000 });
+  const prefix = settings.keyPrefix ?? "";
+  const credential = settings.credential ?? "token";
 
   return {
     middleware(tokenOf) {
@@ -128,22 +138,22 @@ export function createPublicRateLimiter(store: RateLimitStore, settings: RateLim
         const buckets: RateLimitBucket[] = [];
         if (settings.perAddress > 0) {
           const address = clientAddress(ctx.req.socket.remoteAddress, ctx.headers["x-forwarded-for"], settings.trustProxy);
-          buckets.push({ key: `address:${addressBucket(address)}`, limit: settings.perAddress });
+          buckets.push({ key: `${prefix}address:${addressBucket(address)}`, limit: settings.perAddress });
         }
         const token = settings.perToken > 0 ? tokenOf(ctx) : undefined;
-        if (token !== undefined) buckets.push({ key: `token:${token}`, limit: settings.perToken });
+        if (token !== undefined) buckets.push({ key: `${prefix}${credential}:${token}`, limit: settings.perToken });
         if (buckets.length === 0) return next();
 
         const now = clock();
         for (const bucket of buckets) {
           const until = refused.get(bucket.key);
-          if (until !== undefined && until > now) throw tooManyRequests(bucket.key, (until - now) / 1000);
+          if (until !== undefined && until > now) throw tooManyRequests(bucket.key, (until - now) / 1000, prefix);
         }
         const decision = await store(settings.windowSeconds, buckets);
         if (!decision.allowed) {
           const key = decision.exceededKey ?? buckets[0]!.key;
           refused.set(key, now + decision.retryAfterSeconds * 1000);
-          throw tooManyRequests(key, decision.retryAfterSeconds);
+          throw tooManyRequests(key, decision.retryAfterSeconds, prefix);
         }
         return next();
       };

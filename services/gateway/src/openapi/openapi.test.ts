@@ -141,7 +141,12 @@ describe("the OpenAPI document", () => {
     for (const op of operations.values()) {
       const statuses = [...op.responses.keys()];
       for (const status of ["500", "501", "503"]) expect(statuses, op.operationId).toContain(status);
-      if (op.authenticated || op.sessionAuthenticated) {
+      if (op.sessionAuthenticated) {
+        // The player side: a session check (403) behind its own abuse limits (429).
+        expect(statuses, op.operationId).toContain("403");
+        expect(statuses, op.operationId).toContain("429");
+        expect(op.responses.get("429")!.requiredHeaders, op.operationId).toContain("retry-after");
+      } else if (op.authenticated) {
         expect(statuses, op.operationId).toContain("403");
         expect(statuses, op.operationId).not.toContain("429");
       } else {

@@ -2,8 +2,10 @@
 // (`Authorization: Session <sessionCode>`) instead of an API key. The session (players'
 // GetSupportSession) names the company, game and player; every rule about tickets (who owns
 // one, states, CSAT) lives in the tickets service's PlayerSideService. Per route:
-// session check -> JSON body -> OpenAPI validation -> handler, so a missing or expired
-// session is a 403 before any body is read.
+// abuse limits -> session check -> JSON body -> OpenAPI validation -> handler, so a missing
+// or expired session is a 403 before any body is read, and every request, a refused one
+// included, counts against its client address and (when it carries a plausible code) the
+// code's hash.
 import { createHash } from "node:crypto";
 import { fromJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
@@ -12,10 +14,13 @@ import { AppError } from "@support/errors";
 import type { Middleware } from "koa";
 import { CoalescingCache } from "../cache.ts";
 import type { MediaClient, PlayerSideClient, PlayersClient, TicketsClient } from "../clients.ts";
+import type { GatewayConfig } from "../config.ts";
 import { jsonBody } from "../middleware/json-body.ts";
+import { createPublicRateLimiter, parseTrustProxy, type PublicRateLimiter } from "../middleware/rate-limit.ts";
 import { validateOperation } from "../openapi/validation.ts";
 import type { GatewayContext, GatewayMiddleware, GatewayState } from "../types.ts";
 import type { ApiRoutes } from "./api.ts";
+import { playersRateLimitStore } from "./sessions.ts";
 import { toEventDto } from "./tickets.ts";
 
 /** What a live session code stands for. */
@@ -120,6 +125,28 @@ function chain(middleware: Middleware[]): GatewayMiddleware {
   };
 }
 
+export type PlayerApiRateLimitConfig = Pick<
+  GatewayConfig,
+  "PLAYER_API_RATE_LIMIT_PER_SESSION" | "PLAYER_API_RATE_LIMIT_PER_ADDRESS" | "PUBLIC_RATE_LIMIT_WINDOW_SECONDS" | "TRUST_PROXY"
+>;
+
+/**
+ * The abuse limits of `/player-api` on the shared counters (players.ConsumeRateLimit, like the
+ * public session endpoints): per session code (bucket `player-api:session:<sha256 of the code>`,
+ * never the code itself) and per client address (`player-api:address:<address>`, counted apart
+ * from the public endpoints' address bucket).
+ */
+export function createPlayerApiRateLimiter(players: PlayersClient, config: PlayerApiRateLimitConfig): PublicRateLimiter {
+  return createPublicRateLimiter(playersRateLimitStore(players), {
+    perAddress: config.PLAYER_API_RATE_LIMIT_PER_ADDRESS,
+    perToken: config.PLAYER_API_RATE_LIMIT_PER_SESSION,
+    windowSeconds: config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS,
+    trustProxy: parseTrustProxy(config.TRUST_PROXY),
+    keyPrefix: "player-api:",
+    credential: "session",
+  });
+}
+
 export interface PlayerSideRoutesDeps {
   players: PlayersClient;
   tickets: TicketsClient;
@@ -127,6 +154,8 @@ export interface PlayerSideRoutesDeps {
   playerSide: PlayerSideClient;
   bodyLimitBytes: number;
   sessions?: SessionCache;
+  /** The abuse limits; by default none (the server passes createPlayerApiRateLimiter's). */
+  limiter?: PublicRateLimiter;
 }
 
 function owner(session: PlayerSession) {
@@ -141,8 +170,15 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
   const authenticate = createSessionAuth(deps.players, deps.sessions ?? createSessionCache());
   const body = jsonBody(deps.bodyLimitBytes);
 
+  const limits: Middleware[] = deps.limiter
+    ? [deps.limiter.middleware((ctx) => {
+        const code = sessionCodeOf(ctx.headers.authorization);
+        return code === undefined ? undefined : hashSessionCode(code);
+      })]
+    : [];
+
   const mount = (operationId: string, withBody: boolean, handler: (ctx: PlayerSideContext) => Promise<void>) => {
-    const steps: Middleware[] = [authenticate];
+    const steps: Middleware[] = [...limits, authenticate];
     if (withBody) steps.push(body);
     steps.push(validateOperation(operationId), handler as unknown as Middleware);
     api.operation(operationId, chain(steps), { validate: false });

@@ -1,5 +1,5 @@
 // Player-side use cases (D9): open a chat ticket, list and read the player's tickets, add a
-// player message, rate a resolved ticket. Like the other use cases each runs in one
+// player message, answer a collector, rate a resolved ticket. Like the other use cases each runs in one
 // transaction that also writes its domain events to the outbox; calls to players and media
 // happen before it.
 import { randomUUID } from "node:crypto";
@@ -205,8 +205,8 @@ export async function submitCsat(
     const updated: Ticket = { ...locked, csatScore: input.score, csatReview: review, lastActivityAt: now };
     const actor: Actor = { type: "player", id: locked.servicePlayerId };
     const csat: RecordedEvent = { id: randomUUID(), type: "CSAT", data: { score: input.score, review }, actor };
-    // The CSAT is a ticket event (2.5); no domain event type carries it yet (see docs/player-side.md).
     await insertEvents(trx, locked.companyId, locked.id, [csat]);
+    await writeEvents(trx, [domain.ticketRated(updated, csat)]);
     return updated;
   });
 }
@@ -247,12 +247,15 @@ export async function addCollectorResult(
     const event: RecordedEvent = {
       id: randomUUID(), type: "COLLECTOR_RESULT", data: { collectorId: result.collectorId, resultId, title: result.title, fields }, actor,
     };
+    const answered: Ticket = { ...updated, lastPlayerMessageAt: now, lastActivityAt: now };
     const recorded: RecordedEvent[] = [event];
+    const outbox = [domain.collectorResultAdded(answered, event)];
     if (updated.status !== locked.status) {
       recorded.unshift({ id: randomUUID(), type: "STATUS_CHANGED", data: { from: locked.status, to: updated.status }, actor });
-      await writeEvents(trx, [domain.statusChanged(updated, locked.status, actor)]);
+      outbox.unshift(domain.statusChanged(answered, locked.status, actor));
     }
     await insertEvents(trx, locked.companyId, locked.id, recorded);
-    return { ticket: { ...updated, lastPlayerMessageAt: now, lastActivityAt: now }, resultId, eventId: event.id };
+    await writeEvents(trx, outbox);
+    return { ticket: answered, resultId, eventId: event.id };
   });
 }

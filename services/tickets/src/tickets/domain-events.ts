@@ -1,7 +1,7 @@
 // The domain events the tickets service publishes (D11) and their data; each is written to
 // the outbox in the transaction of the change it describes. Schemas: docs/events.md.
 import type { NewEvent } from "@support/bus";
-import type { RecordedEvent } from "../ticket-events/event.ts";
+import type { CollectorField, RecordedEvent } from "../ticket-events/event.ts";
 import { ticketEventData, type Actor, type FieldValues, type Ticket, type TicketStatus } from "./ticket.ts";
 
 export const TICKET_EVENT_TYPES = {
@@ -13,6 +13,8 @@ export const TICKET_EVENT_TYPES = {
   tagsChanged: "tickets.ticket.tags_changed",
   fieldsChanged: "tickets.ticket.fields_changed",
   deleted: "tickets.ticket.deleted",
+  rated: "tickets.ticket.rated",
+  collectorResultAdded: "tickets.ticket.collector_result_added",
 } as const;
 
 function base(ticket: Ticket) {
@@ -55,6 +57,39 @@ export function messageAdded(ticket: Ticket, recorded: RecordedEvent): NewEvent 
     message: recorded.data.message,
     language: "language" in recorded.data ? recorded.data.language : null,
     attachments: recorded.data.attachments,
+    actor: recorded.actor,
+  });
+}
+
+/**
+ * The player rated a resolved ticket (CSAT, D9). Like message_added carries the player's
+ * message, it carries the review text (null without one).
+ */
+export function ticketRated(ticket: Ticket, recorded: RecordedEvent): NewEvent {
+  if (recorded.type !== "CSAT") throw new Error(`not a CSAT event: ${recorded.type}`);
+  return event(TICKET_EVENT_TYPES.rated, ticket, {
+    ...base(ticket),
+    eventId: recorded.id,
+    score: recorded.data.score,
+    review: recorded.data.review,
+    actor: recorded.actor,
+  });
+}
+
+/**
+ * The player answered a collector (D9). Like message_added carries the message, it carries the
+ * answers (`fields` as the COLLECTOR_RESULT ticket event stores them).
+ */
+export function collectorResultAdded(ticket: Ticket, recorded: RecordedEvent): NewEvent {
+  if (recorded.type !== "COLLECTOR_RESULT") throw new Error(`not a collector result: ${recorded.type}`);
+  const fields: CollectorField[] = recorded.data.fields;
+  return event(TICKET_EVENT_TYPES.collectorResultAdded, ticket, {
+    ...base(ticket),
+    eventId: recorded.id,
+    collectorId: recorded.data.collectorId,
+    resultId: recorded.data.resultId,
+    title: recorded.data.title,
+    fields,
     actor: recorded.actor,
   });
 }
