@@ -20,8 +20,8 @@ export interface GatewayClients {
   media: MediaClient;
   /** Web support sessions and the shared counters of the public endpoints' rate limits. */
   players: PlayersClient;
-  /** tickets' player side (D9); absent in tests that do not need it (then created from TICKETS_URL). */
-  playerSide?: PlayerSideClient;
+  /** tickets' player side (D9), served on the tickets port. */
+  playerSide: PlayerSideClient;
   /** grpc.health.v1 of every service, for /healthz and /readyz. */
   health: Record<ServiceName, HealthClient>;
 }

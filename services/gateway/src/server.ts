@@ -9,8 +9,6 @@ import { Router } from "@koa/router";
 import type { NatsConnection } from "@support/bus";
 import { AppError } from "@support/errors";
 import { REQUEST_ID_HEADER, type Logger } from "@support/logging";
-import { PlayerSideService } from "@support/proto";
-import { createServiceClient } from "@support/rpc";
 import Koa from "koa";
 import { createApiKeyCache, createAuthMiddleware, type ApiKeyCache } from "./auth.ts";
 import { createReferenceCaches, type ReferenceCaches } from "./cache.ts";
@@ -99,7 +97,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     players: clients.players,
     tickets: clients.tickets,
     media: clients.media,
-    playerSide: clients.playerSide ?? createServiceClient(PlayerSideService, config.TICKETS_URL, { timeoutMs: config.RPC_TIMEOUT_MS }),
+    playerSide: clients.playerSide,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     limiter: createPlayerApiRateLimiter(clients.players, config),
   });

@@ -8,7 +8,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import type { NatsConnection } from "@support/bus";
 import { createLogger, type Logger } from "@support/logging";
-import { ContentService, health, MediaService, PlayersService, TicketsService } from "@support/proto";
+import { ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService } from "@support/proto";
 import type { GatewayClients, ServiceName } from "./clients.ts";
 import { loadGatewayConfig, type GatewayConfig } from "./config.ts";
 import { createServer, type Gateway } from "./server.ts";
@@ -212,6 +212,7 @@ export async function startTestGateway(options: { config?: Partial<GatewayConfig
       tickets: createClient(TicketsService, createRouterTransport(() => undefined)),
       media: createClient(MediaService, createRouterTransport(() => undefined)),
       players: createClient(PlayersService, createRouterTransport(() => undefined)),
+      playerSide: createClient(PlayerSideService, createRouterTransport(() => undefined)),
       health: fakeHealth(down),
     },
     nc: options.nc,
