@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import net from "node:net";
 import path from "node:path";
 import pg from "pg";
-import { resolveS3 } from "@support/testkit";
+import { deleteStreamsWithPrefix, resolveS3 } from "@support/testkit";
 
 export const root = path.resolve(import.meta.dirname, "../..");
 
@@ -139,7 +139,8 @@ export interface Stack {
 /**
  * Migrates and starts content, tickets, media, players and the gateway as child processes,
  * wired to each other on free ports, in a new database `bench_<random>` and NATS prefix.
- * `env` is added to every service's environment. The database is dropped by cleanup().
+ * `env` is added to every service's environment. The database and the run's streams are
+ * removed by cleanup().
  */
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const run = randomBytes(4).toString("hex");
@@ -157,14 +158,22 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     }
   });
 
+  // The services create their streams under the run's prefix; a bench leaves none behind.
+  const natsUrl = process.env.NATS_URL ?? "nats://127.0.0.1:4222";
+  const natsPrefix = `bench_${run}_`;
+  cleanups.push(async () => {
+    await deleteStreamsWithPrefix(natsUrl, natsPrefix);
+    progress(`deleted the streams of ${natsPrefix}`);
+  });
+
   // Media needs an S3 endpoint: S3_ENDPOINT if set, else an s3rver in this process (temp dir).
   const s3 = await resolveS3();
   cleanups.push(() => s3.stop());
   const ports = { content: await freePort(), tickets: await freePort(), media: await freePort(), players: await freePort(), gateway: await freePort() };
   const common = {
     DATABASE_URL: databaseUrl,
-    NATS_URL: process.env.NATS_URL ?? "nats://127.0.0.1:4222",
-    NATS_PREFIX: `bench_${run}_`,
+    NATS_URL: natsUrl,
+    NATS_PREFIX: natsPrefix,
     HOST: "127.0.0.1",
     CONTENT_URL: `http://127.0.0.1:${ports.content}`,
     TICKETS_URL: `http://127.0.0.1:${ports.tickets}`,
