@@ -4,47 +4,20 @@
 // happen before it.
 import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
-import { AppError, failedPrecondition, notFound, validationError, type ValidationIssue } from "@support/errors";
-import { connectToAppError } from "@support/rpc";
+import { AppError, notFound, validationError } from "@support/errors";
 import type { TicketsContext } from "../context.ts";
-import { isPlayerErased } from "../erasure/erasure.repository.ts";
 import type { CollectorField, RecordedEvent } from "../ticket-events/event.ts";
 import { insertEvents } from "../ticket-events/event.repository.ts";
 import * as domain from "../tickets/domain-events.ts";
-import { normalizeMessage } from "../tickets/duplicate.ts";
-import { acceptMetadata, fieldShapeIssues } from "../tickets/field-values.ts";
-import { MAX_ATTACHMENTS, MAX_MESSAGE_LENGTH } from "../tickets/new-ticket.ts";
-import { allocateRunningId, findTicket, insertTicket, lockPlayerForCreation, updateTicket } from "../tickets/ticket.repository.ts";
+import { fieldShapeIssues } from "../tickets/field-values.ts";
+import { MAX_ATTACHMENTS, messageIssues } from "../tickets/new-ticket.ts";
+import { findTicket, updateTicket } from "../tickets/ticket.repository.ts";
+import { claimAttachments, openTicket } from "../tickets/ticket.service.ts";
 import { transition } from "../tickets/ticket-state.ts";
-import { isOneOf, isUuid, LANGUAGES, PLAYER_TIERS, ticketUrl, type Actor, type FieldValues, type Language, type Ticket } from "../tickets/ticket.ts";
+import { isOneOf, isUuid, LANGUAGES, PLAYER_TIERS, type Actor, type FieldValues, type Language, type Ticket } from "../tickets/ticket.ts";
 import { checkCollectorResult, type CollectorFieldInput } from "./collector-result.ts";
 import { checkCsat, ownsTicket, type PlayerSideOwner } from "./player-side.ts";
 import { listOwnedTicketIds, setCsat, setLastPlayerMessageAt } from "./player-side.repository.ts";
-
-async function rpc<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    throw connectToAppError(error);
-  }
-}
-
-function messageIssues(message: string, attachments: readonly string[]): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  if (message.trim() === "") issues.push({ path: "/message", message: "must not be blank" });
-  else if (message.length > MAX_MESSAGE_LENGTH) issues.push({ path: "/message", message: `must be at most ${MAX_MESSAGE_LENGTH} characters` });
-  if (attachments.length > MAX_ATTACHMENTS) issues.push({ path: "/attachments", message: `must have at most ${MAX_ATTACHMENTS} items` });
-  return issues;
-}
-
-async function claimAttachments(
-  ctx: TicketsContext,
-  claim: { companyId: string; gameId: string; ticketId: string; servicePlayerId: string; attachmentIds: string[] },
-): Promise<{ id: string }[]> {
-  if (claim.attachmentIds.length === 0) return [];
-  const { attachments } = await rpc(() => ctx.media.claimAttachments(claim));
-  return [...new Set(attachments.map((attachment) => attachment.id))].map((id) => ({ id }));
-}
 
 export interface NewPlayerTicketInput {
   companyId: string;
@@ -73,65 +46,22 @@ export async function createPlayerTicket(ctx: TicketsContext, input: NewPlayerTi
   const fields = Object.fromEntries(Object.entries(input.fields).filter(([key, value]) => fieldShapeIssues({ [key]: value }, "").length === 0)) as FieldValues;
   if (issues.length > 0) throw validationError(issues);
 
-  const { companyId } = input;
-  const game = await ctx.reference.getGame(companyId, input.gameId.toLowerCase());
-  // The session's environment (D9); it must still be one of the game's.
-  const wanted = input.environmentId?.toLowerCase();
-  const gameEnvironmentId = wanted === undefined ? game.environmentIds[0] : game.environmentIds.find((id) => id === wanted);
-  if (gameEnvironmentId === undefined) throw notFound("game not found");
-  const definitions = await ctx.reference.getDefinitions(companyId);
-  const metadata = acceptMetadata(definitions, game.id, input.tags, fields);
-  if (metadata.ignored.length > 0) ctx.logger.info({ companyId, gameId: game.id, ignored: metadata.ignored }, "ignored session metadata that the game does not define");
-
-  const { player } = await rpc(() =>
-    ctx.players.resolvePlayer({
-      companyId, gameId: game.id, externalId: playerId ?? undefined, email: email ?? undefined, name: input.player.name ?? undefined, tier: tierGiven ?? undefined,
-    }),
-  );
-  if (!player) throw new Error("players returned no player");
-  if (player.blocked) throw failedPrecondition("The player is blocked from contacting support", { type: "PLAYER_BLOCKED" });
-  if (await isPlayerErased(ctx.db, companyId, player.id)) throw new AppError("unavailable", "The player's data is being deleted; try again shortly");
-
-  const ticketId = randomUUID();
-  const attachments = await claimAttachments(ctx, { companyId, gameId: game.id, ticketId, servicePlayerId: player.id, attachmentIds: input.attachments });
-  const tier = tierGiven ?? player.tier ?? (playerId !== null ? 1 : null);
-
-  return ctx.db.transaction().execute(async (trx) => {
-    await lockPlayerForCreation(trx, companyId, player.id);
-    if (await isPlayerErased(trx, companyId, player.id)) throw new AppError("unavailable", "The player's data is being deleted; try again shortly");
-    const { runningId, createdAt } = await allocateRunningId(trx, companyId);
-    const ticket = await insertTicket(trx, {
-      id: ticketId,
-      companyId,
-      runningId,
-      createdAt,
-      gameId: game.id,
-      gameEnvironmentId,
-      servicePlayerId: player.id,
-      playerId,
-      playerName: input.player.name?.trim() || player.name || null,
-      email: email ?? player.email ?? null,
-      status: "new",
-      supportSource: "WEB",
-      channels: ["chat"],
-      language: language as Language,
-      platform: "web",
-      metadata: { platform: "web", ...(tier !== null && tier !== undefined ? { playerTier: tier } : {}) },
-      tags: metadata.tags,
-      fields: metadata.fields,
-      firstMessage: input.message,
-      firstMessageNormalized: normalizeMessage(input.message),
-      lastPlayerMessageAt: createdAt,
-    });
-    const message: RecordedEvent = {
-      id: randomUUID(),
-      type: "PLAYER_MESSAGE",
-      data: { message: input.message, language: language as Language, attachments },
-      actor: { type: "player", id: player.id },
-    };
-    await insertEvents(trx, companyId, ticket.id, [message]);
-    await writeEvents(trx, [domain.ticketCreated(ticket, ticketUrl(ctx.supportAppUrl, ticket.id)), domain.messageAdded(ticket, message)]);
-    return { ticketId: ticket.id, runningId };
+  return openTicket(ctx, {
+    companyId: input.companyId,
+    gameId: input.gameId.toLowerCase(),
+    // The session's environment (D9); it must still be one of the game's.
+    environmentId: input.environmentId?.toLowerCase(),
+    player: { externalId: playerId, email, name: input.player.name?.trim() || null, tier: tierGiven },
+    message: input.message,
+    attachmentIds: input.attachments,
+    language: language as Language,
+    channels: ["chat"],
+    platform: "web",
+    supportSource: "WEB",
+    tags: input.tags,
+    fields,
+    // A chat opened from the support page is the player's own conversation: no duplicate check.
+    skipDuplicateCheck: true,
   });
 }
 

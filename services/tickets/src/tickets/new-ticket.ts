@@ -44,12 +44,19 @@ export const MAX_MESSAGE_LENGTH = 100_000;
 export const MAX_ATTACHMENTS = 100;
 const emailPattern = /^[^\s@]+@[^\s@]+$/;
 
+/** A player's message and its attachment ids, wherever a player writes one (4.6, D9). */
+export function messageIssues(message: string, attachments: readonly string[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  if (message.trim() === "") issues.push({ path: "/message", message: "must not be blank" });
+  else if (message.length > MAX_MESSAGE_LENGTH) issues.push({ path: "/message", message: `must be at most ${MAX_MESSAGE_LENGTH} characters` });
+  if (attachments.length > MAX_ATTACHMENTS) issues.push({ path: "/attachments", message: `must have at most ${MAX_ATTACHMENTS} items` });
+  return issues;
+}
+
 export function checkNewTicket(input: NewTicketInput): NewTicket {
   const issues: ValidationIssue[] = [];
   if (!isUuid(input.gameId)) issues.push({ path: "/gameId", message: "must be a uuid" });
-  if (input.message.trim() === "") issues.push({ path: "/message", message: "must not be blank" });
-  else if (input.message.length > MAX_MESSAGE_LENGTH) issues.push({ path: "/message", message: `must be at most ${MAX_MESSAGE_LENGTH} characters` });
-  if (input.attachments.length > MAX_ATTACHMENTS) issues.push({ path: "/attachments", message: `must have at most ${MAX_ATTACHMENTS} items` });
+  issues.push(...messageIssues(input.message, input.attachments));
   if (!isOneOf(LANGUAGES, input.language)) issues.push({ path: "/language", message: "must be a language code" });
   if (input.channels.length === 0) issues.push({ path: "/channels", message: "must have at least 1 item" });
   input.channels.forEach((channel, index) => {

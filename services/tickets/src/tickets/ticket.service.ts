@@ -23,9 +23,10 @@ import {
 } from "./ticket.repository.ts";
 import { checkActions, referencedUsers, type TicketAction, type TicketActionInput } from "./ticket-actions.ts";
 import { isDueForAutoClose, transition } from "./ticket-state.ts";
-import { isUuid, ticketUrl, type Actor, type FieldValues, type Ticket } from "./ticket.ts";
+import { isUuid, ticketUrl, type Actor, type Channel, type FieldValues, type Language, type Platform, type SupportSource, type Ticket } from "./ticket.ts";
 
-async function rpc<T>(call: () => Promise<T>): Promise<T> {
+/** Calls another service; its error becomes the domain error it stands for. */
+export async function rpc<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
@@ -48,7 +49,7 @@ function playerBeingErased(): AppError {
  * player's erasure finds them); its INVALID_ARGUMENT names each bad id as `/attachments/<i>`
  * and passes through unchanged. Ids in request order, each once.
  */
-async function claimAttachments(
+export async function claimAttachments(
   ctx: TicketsContext,
   claim: { companyId: string; gameId: string; ticketId: string; servicePlayerId: string; attachmentIds: string[] },
 ): Promise<{ id: string }[]> {
@@ -57,29 +58,75 @@ async function claimAttachments(
   return [...new Set(attachments.map((attachment) => attachment.id))].map((id) => ({ id }));
 }
 
+/** A new ticket as its channel (the REST API or the player side) describes it, once validated. */
+export interface TicketOpening {
+  companyId: string;
+  /** A uuid, lower-case. */
+  gameId: string;
+  /** The web support session's environment (lower-case); API tickets name none and get the game's first. */
+  environmentId?: string | undefined;
+  player: { externalId: string | null; email: string | null; name: string | null; tier: number | null };
+  message: string;
+  attachmentIds: string[];
+  language: Language;
+  channels: Channel[];
+  platform: Platform;
+  supportSource: SupportSource;
+  tags: string[];
+  fields: FieldValues;
+  skipDuplicateCheck: boolean;
+}
+
+/** 4.6 POST /tickets: validates the request, then opens the ticket. */
 export async function createTicket(ctx: TicketsContext, input: NewTicketInput): Promise<{ ticketId: string; runningId: number }> {
   const request = checkNewTicket(input);
-  const { companyId } = request;
+  return openTicket(ctx, {
+    companyId: request.companyId,
+    gameId: request.gameId,
+    player: { externalId: request.player.id, email: request.player.email, name: request.player.name, tier: request.player.tier },
+    message: request.message,
+    attachmentIds: request.attachments,
+    language: request.language,
+    channels: request.channels,
+    platform: request.platform,
+    supportSource: "API",
+    tags: request.tags,
+    fields: request.fields,
+    skipDuplicateCheck: request.skipDuplicateCheck,
+  });
+}
 
-  const game = await ctx.reference.getGame(companyId, request.gameId);
-  const gameEnvironmentId = game.environmentIds[0];
+/**
+ * Opens a ticket with the player's first message, whatever the channel: resolves the player
+ * (D6), keeps the metadata the game defines (D4), refuses blocked players and duplicates,
+ * claims the attachments, then inserts the ticket, its PLAYER_MESSAGE and their domain events.
+ */
+export async function openTicket(ctx: TicketsContext, opening: TicketOpening): Promise<{ ticketId: string; runningId: number }> {
+  const { companyId } = opening;
+
+  const game = await ctx.reference.getGame(companyId, opening.gameId);
+  const gameEnvironmentId =
+    opening.environmentId === undefined ? game.environmentIds[0] : game.environmentIds.find((id) => id === opening.environmentId);
   if (gameEnvironmentId === undefined) throw notFound("game not found");
 
-  // SDK metadata is lenient (D4): what the game does not define is dropped and logged.
+  // Metadata from game clients is lenient (D4): what the game does not define is dropped and logged.
   const definitions = await ctx.reference.getDefinitions(companyId);
-  const metadata = acceptMetadata(definitions, game.id, request.tags, request.fields);
+  const metadata = acceptMetadata(definitions, game.id, opening.tags, opening.fields);
   if (metadata.ignored.length > 0) {
-    ctx.logger.info({ companyId, gameId: game.id, ignored: metadata.ignored }, "ignored ticket metadata that the game does not define");
+    ctx.logger.info(
+      { companyId, gameId: game.id, supportSource: opening.supportSource, ignored: metadata.ignored },
+      "ignored ticket metadata that the game does not define",
+    );
   }
 
   const { player } = await rpc(() =>
     ctx.players.resolvePlayer({
       companyId,
       gameId: game.id,
-      externalId: request.player.id ?? undefined,
-      email: request.player.email,
-      name: request.player.name ?? undefined,
-      tier: request.player.tier ?? undefined,
+      externalId: opening.player.externalId ?? undefined,
+      email: opening.player.email ?? undefined,
+      name: opening.player.name ?? undefined,
+      tier: opening.player.tier ?? undefined,
     }),
   );
   if (!player) throw new Error("players returned no player");
@@ -91,20 +138,20 @@ export async function createTicket(ctx: TicketsContext, input: NewTicketInput): 
   // The id is chosen here so that media records which ticket uses the attachments.
   const ticketId = randomUUID();
   const attachments = await claimAttachments(ctx, {
-    companyId, gameId: game.id, ticketId, servicePlayerId: player.id, attachmentIds: request.attachments,
+    companyId, gameId: game.id, ticketId, servicePlayerId: player.id, attachmentIds: opening.attachmentIds,
   });
 
   // An identified player (with an id) is tier 1 unless a tier is known (D4, D6).
-  const tier = request.player.tier ?? player.tier ?? (request.player.id !== null ? 1 : null);
-  const ticketMetadata: FieldValues = { platform: request.platform, ...(tier !== null ? { playerTier: tier } : {}) };
-  const normalizedMessage = normalizeMessage(request.message);
+  const tier = opening.player.tier ?? player.tier ?? (opening.player.externalId !== null ? 1 : null);
+  const ticketMetadata: FieldValues = { platform: opening.platform, ...(tier !== null ? { playerTier: tier } : {}) };
+  const normalizedMessage = normalizeMessage(opening.message);
 
   return ctx.db.transaction().execute(async (trx) => {
     // The per-player lock also orders this creation with the player's erasure: either the
     // erasure runs later and deletes the ticket, or it ran first and the mark is seen here.
     await lockPlayerForCreation(trx, companyId, player.id);
     if (await isPlayerErased(trx, companyId, player.id)) throw playerBeingErased();
-    if (!request.skipDuplicateCheck) {
+    if (!opening.skipDuplicateCheck) {
       const duplicate = await findDuplicateOpenTicket(trx, {
         companyId, gameId: game.id, servicePlayerId: player.id, normalizedMessage, threshold: DUPLICATE_SIMILARITY_THRESHOLD,
       });
@@ -125,25 +172,25 @@ export async function createTicket(ctx: TicketsContext, input: NewTicketInput): 
       gameId: game.id,
       gameEnvironmentId,
       servicePlayerId: player.id,
-      playerId: request.player.id,
-      playerName: request.player.name ?? player.name ?? null,
-      email: request.player.email,
+      playerId: opening.player.externalId,
+      playerName: opening.player.name ?? player.name ?? null,
+      email: opening.player.email ?? player.email ?? null,
       status: "new",
-      supportSource: "API",
-      channels: request.channels,
-      language: request.language,
-      platform: request.platform,
+      supportSource: opening.supportSource,
+      channels: opening.channels,
+      language: opening.language,
+      platform: opening.platform,
       metadata: ticketMetadata,
       tags: metadata.tags,
       fields: metadata.fields,
-      firstMessage: request.message,
+      firstMessage: opening.message,
       firstMessageNormalized: normalizedMessage,
       lastPlayerMessageAt: createdAt,
     });
     const message: RecordedEvent = {
       id: randomUUID(),
       type: "PLAYER_MESSAGE",
-      data: { message: request.message, language: request.language, attachments },
+      data: { message: opening.message, language: opening.language, attachments },
       actor: { type: "player", id: player.id },
     };
     await insertEvents(trx, companyId, ticket.id, [message]);
