@@ -24,8 +24,8 @@ describe("service host", () => {
     const nc = await connectBus(natsUrl, "host-test");
     const started: string[] = [];
     const host = createServiceHost({
-      name: "demo", rpcServiceName: "demo.v1.DemoService", db, databaseUrl, nc, natsPrefix: prefix, logger,
-      host: "127.0.0.1", port: 0, routes: () => undefined,
+      name: "demo", rpcServiceName: "demo.v1.DemoService", db, nc, logger,
+      config: { HOST: "127.0.0.1", PORT: 0, DATABASE_URL: databaseUrl, NATS_PREFIX: prefix }, routes: () => undefined,
       workers: [{ start: () => void started.push("worker"), stop: async () => void started.push("worker stopped") }],
     });
     const { port } = await host.start();

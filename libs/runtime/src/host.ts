@@ -11,18 +11,23 @@ export interface Startable {
   stop(): Promise<void>;
 }
 
+export interface HostConfig {
+  HOST: string;
+  PORT: number;
+  DATABASE_URL: string;
+  NATS_PREFIX: string;
+}
+
 export interface ServiceHostOptions {
   /** Short name: the NATS subject root of its events and the Postgres schema (e.g. "tickets"). */
   name: string;
   /** Fully-qualified proto service name reported by grpc.health.v1. */
   rpcServiceName: string;
+  /** The service's own settings (serviceConfigSpecs + portSpec): where it listens, its database and NATS prefix. */
+  config: HostConfig;
   db: Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  databaseUrl: string;
   nc: NatsConnection;
-  natsPrefix: string;
   logger: Logger;
-  host: string;
-  port: number;
   routes: (router: ConnectRouter) => void;
   /** Consumers and jobs, started after the stream exists and stopped before the bus drains. */
   workers?: Startable[];
@@ -35,20 +40,21 @@ export interface ServiceHost {
 }
 
 export function createServiceHost(options: ServiceHostOptions): ServiceHost {
+  const { config } = options;
   const relay = createOutboxRelay({
     db: options.db,
-    databaseUrl: options.databaseUrl,
+    databaseUrl: config.DATABASE_URL,
     schema: options.name,
     nc: options.nc,
-    subjectPrefix: options.natsPrefix,
+    subjectPrefix: config.NATS_PREFIX,
     logger: options.logger,
   });
   const server = createRpcServer({
     serviceName: options.rpcServiceName,
     routes: options.routes,
     logger: options.logger,
-    host: options.host,
-    port: options.port,
+    host: config.HOST,
+    port: config.PORT,
     isReady: async () => isBusConnected(options.nc) && (await isDatabaseReachable(options.db)),
   });
   const workers = options.workers ?? [];
@@ -57,8 +63,8 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
     relay,
     async start() {
       await ensureStream(options.nc, {
-        name: streamNameFor(options.natsPrefix, options.name),
-        subjects: [`${options.natsPrefix}${options.name}.>`],
+        name: streamNameFor(config.NATS_PREFIX, options.name),
+        subjects: [`${config.NATS_PREFIX}${options.name}.>`],
       });
       relay.start();
       for (const worker of workers) await worker.start();

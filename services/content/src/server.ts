@@ -19,12 +19,9 @@ export function createServer(deps: ContentDeps): ServiceHost {
     name: "content",
     rpcServiceName: "content.v1.ContentService",
     db: deps.db,
-    databaseUrl: deps.config.DATABASE_URL,
+    config: deps.config,
     nc: deps.nc,
-    natsPrefix: deps.config.NATS_PREFIX,
     logger: deps.logger,
-    host: deps.config.HOST,
-    port: deps.config.PORT,
     routes: (router) => registerRoutes(router, deps),
   });
 }

@@ -44,12 +44,9 @@ export function createServer(deps: MediaDeps): MediaServer {
     name: "media",
     rpcServiceName: "media.v1.MediaService",
     db: deps.db,
-    databaseUrl: config.DATABASE_URL,
+    config: config,
     nc: deps.nc,
-    natsPrefix: config.NATS_PREFIX,
     logger,
-    host: config.HOST,
-    port: config.PORT,
     routes: (router) => registerRoutes(router, ctx),
     workers: [sweep],
   });

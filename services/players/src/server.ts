@@ -63,12 +63,9 @@ export function createServer(deps: PlayersDeps): PlayersServer {
     name: "players",
     rpcServiceName: "players.v1.PlayersService",
     db: deps.db,
-    databaseUrl: deps.config.DATABASE_URL,
+    config: deps.config,
     nc: deps.nc,
-    natsPrefix: deps.config.NATS_PREFIX,
     logger: deps.logger,
-    host: deps.config.HOST,
-    port: deps.config.PORT,
     routes: (router) => registerRoutes(router, deps, sessions, deletion),
     workers: [expirySweep, deletionConsumer],
   });

@@ -47,12 +47,9 @@ export function createServer(deps: TicketsDeps): TicketsServer {
     name: "tickets",
     rpcServiceName: "tickets.v1.TicketsService",
     db: deps.db,
-    databaseUrl: config.DATABASE_URL,
+    config: config,
     nc: deps.nc,
-    natsPrefix: config.NATS_PREFIX,
     logger,
-    host: config.HOST,
-    port: config.PORT,
     routes: (router) => {
       registerRoutes(router, ctx);
       registerPlayerSideRoutes(router, ctx);
