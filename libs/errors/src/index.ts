@@ -70,3 +70,12 @@ export function unauthenticated(message = "A valid API key is required"): AppErr
 export function failedPrecondition(message: string, details: ErrorDetails): AppError {
   return new AppError("failed_precondition", message, details);
 }
+
+// The one UUID check of every service: the textual forms Postgres's uuid type and the OpenAPI
+// `format: uuid` both accept (any version, either case), so an id that passes here never fails
+// a query's cast, and one that fails here is refused before a query runs.
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === "string" && uuidPattern.test(value);
+}
