@@ -306,8 +306,12 @@ describe("the unused-upload sweep", () => {
     expect((await failureOf(ctx.client.claimAttachments({ ...tenant, attachmentIds: [unusedDone] }))).issues?.[0]?.path).toBe("/attachments/0");
 
     const deleted = (await ctx.publishedEvents()).filter((e) => e.type === "media.attachment.deleted" && e.companyId === tenant.companyId);
-    expect(deleted.map((e) => e.data).sort((x, y) => String(x.attachmentId).localeCompare(String(y.attachmentId)))).toEqual(
-      [unusedDone, unusedNever].sort().map((attachmentId) => ({ attachmentId, gameId: tenant.gameId, reason: "unused" })),
+    // Both sides in the same order: attachment ids mix upper and lower case, and localeCompare
+    // orders them differently from a plain sort().
+    const byAttachmentId = (x: { attachmentId?: unknown }, y: { attachmentId?: unknown }) =>
+      String(x.attachmentId) < String(y.attachmentId) ? -1 : String(x.attachmentId) > String(y.attachmentId) ? 1 : 0;
+    expect(deleted.map((e) => e.data as { attachmentId?: unknown }).sort(byAttachmentId)).toEqual(
+      [unusedDone, unusedNever].map((attachmentId) => ({ attachmentId, gameId: tenant.gameId, reason: "unused" })).sort(byAttachmentId),
     );
   });
 });
