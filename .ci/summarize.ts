@@ -1,6 +1,8 @@
 // Adds up the vitest JSON reports in a folder (default .ci/out) and prints one line per
 // report, then the closing line CI reads: "N passed, N failed, N skipped".
 // --check-missing: also name workspace packages with a test script but no report.
+// --failed-step NAME (repeatable): a step of `make test` that failed (lint, typecheck, ...);
+// each counts as one failure and is named above the closing line.
 // Exits 1 when anything failed. A test file that failed without a failing test (an import
 // error, a failing hook) counts as one failure.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -24,7 +26,14 @@ interface VitestReport {
 }
 
 const args = process.argv.slice(2);
-const dir = resolve(args.find((a) => !a.startsWith("--")) ?? ".ci/out");
+const failedSteps: string[] = [];
+const positional: string[] = [];
+for (let i = 0; i < args.length; i++) {
+  const arg = args[i] ?? "";
+  if (arg === "--failed-step") failedSteps.push(args[++i] ?? "(unnamed)");
+  else if (!arg.startsWith("--")) positional.push(arg);
+}
+const dir = resolve(positional[0] ?? ".ci/out");
 const checkMissing = args.includes("--check-missing");
 let files: string[] = [];
 try {
@@ -56,6 +65,8 @@ const reported = new Set(files.map((f) => f.replace(/\.json$/, "")));
 for (const pkg of checkMissing ? workspacePackagesWithTests(resolve(dirname(import.meta.dirname))) : []) {
   if (!reported.has(pkg)) console.log(`  ${pkg.padEnd(16)} no report: its vitest config should extend vitest.shared.ts`);
 }
+for (const step of failedSteps) console.log(`  ${step.padEnd(16)} failed`);
+failed += failedSteps.length;
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exitCode = failed > 0 ? 1 : 0;
 

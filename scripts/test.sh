@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `make test`: installs what is missing (scripts/bootstrap.sh), then runs lint (eslint + buf
+# lint), typecheck and every package's tests, and ends with the line
+# "N passed, N failed, N skipped", summed by .ci/summarize.ts from the vitest JSON reports that
+# every package writes to .ci/out/ (see vitest.shared.ts).
+#
+# Lint, typecheck and the tests all run even when an earlier one failed, so that one run shows
+# every problem; a failed bootstrap stops the run (nothing else can work without it). A failed
+# step counts as one failure in the closing line. The closing line is always the last line
+# printed on stdout, and the exit code is non-zero when anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export TURBO_TELEMETRY_DISABLED=1
+
+rm -rf .ci/out
+mkdir -p .ci/out
+
+failed_steps=()
+tests_ok=false
+if bash scripts/bootstrap.sh; then
+  pnpm run lint || failed_steps+=(lint)
+  pnpm run typecheck || failed_steps+=(typecheck)
+  if pnpm test; then tests_ok=true; else failed_steps+=(tests); fi
+else
+  failed_steps+=(bootstrap)
+fi
+
+echo
+echo "test reports:"
+flags=()
+# When the tests passed, also name packages whose tests wrote no report (uncounted).
+[ "$tests_ok" = true ] && flags+=(--check-missing)
+for step in ${failed_steps[@]+"${failed_steps[@]}"}; do flags+=(--failed-step "$step"); done
+if summary=$(pnpm exec node .ci/summarize.ts .ci/out ${flags[@]+"${flags[@]}"} 2>&1); then status=0; else status=$?; fi
+if ! tail -n 1 <<<"$summary" | grep -qE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$'; then
+  # No Node 24 (the bootstrap failed) or the summary broke: nothing could be counted.
+  summary=$(printf '  could not read the reports: %s\n0 passed, 1 failed, 0 skipped' "${summary:-no output}")
+  status=1
+fi
+printf '%s\n' "$summary"
+[ "$status" -eq 0 ] && [ ${#failed_steps[@]} -eq 0 ]
