@@ -2,7 +2,7 @@
 // context filtered by .dockerignore, `turbo prune`, `pnpm install --prod --frozen-lockfile`,
 // the slimming script, then the container's commands as the image's user.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import http2 from "node:http2";
 import { join, relative } from "node:path";
 import {
@@ -155,14 +155,44 @@ export async function buildImage(
   return { image, appDir, workdir: join(appDir, "services", image.name), log };
 }
 
-/** Lets the image's user (uid 1000) read the build, as the image's files are world-readable. */
+let runtimeNode: string | undefined;
+
+/**
+ * Lets the image's user (uid 1000) read the build in dir (a fresh temporary folder), as the
+ * image's files are world-readable, and run Node, as the image's /usr/local/bin/node is. When we
+ * are root, this Node (which lives in the repository's node_modules, perhaps inside a folder only
+ * root may enter, such as /root) is linked, or else copied, into dir/bin, and the commands that
+ * run as the image's user start that one.
+ */
 export function openForRuntimeUser(dir: string): void {
   chmodSync(dir, 0o755);
+  if (process.getuid?.() !== 0) return;
+  const bin = join(dir, "bin");
+  mkdirSync(bin, { mode: 0o755 });
+  const node = join(bin, "node");
+  try {
+    linkSync(process.execPath, node);
+  } catch {
+    copyFileSync(process.execPath, node); // another file system
+  }
+  chmodSync(node, 0o755);
+  runtimeNode = node;
 }
 
 /** uid/gid of the image's user when we can switch to it (we are root), else ours. */
 export function runtimeUser(): { uid?: number; gid?: number } {
   return process.getuid?.() === 0 ? { uid: RUNTIME_UID, gid: RUNTIME_UID } : {};
+}
+
+/** Runs argv as the image's user (when we are root): `node` is the copy openForRuntimeUser made. */
+function runAsRuntimeUser(argv: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<CommandResult> {
+  return run(runtimeArgv(argv), { ...options, ...runtimeUser() });
+}
+
+function runtimeArgv(argv: string[]): string[] {
+  if (argv[0] !== "node" || runtimeUser().uid === undefined) return argv;
+  if (!runtimeNode) throw new Error("openForRuntimeUser(workDir) must run before a command runs as the image's user");
+  return [runtimeNode, ...argv.slice(1)];
 }
 
 /** The container's environment: the image's ENV plus what Kubernetes would set. */
@@ -172,7 +202,7 @@ export function containerEnv(image: ServiceImage, env: Record<string, string>): 
 
 /** `node src/migrate.ts` in the image's WORKDIR, as the migrate init container runs it. */
 export async function runMigrations(built: BuiltImage, env: Record<string, string>): Promise<string> {
-  const result = await run(migrateCommand(), { cwd: built.workdir, env: containerEnv(built.image, env), ...runtimeUser() });
+  const result = await runAsRuntimeUser(migrateCommand(), { cwd: built.workdir, env: containerEnv(built.image, env) });
   return result.output;
 }
 
@@ -190,7 +220,7 @@ export interface RunningService {
 }
 
 export function startContainer(built: BuiltImage, env: Record<string, string>, port: number): RunningService {
-  const [command, ...args] = resolveCommand(startCommand());
+  const [command, ...args] = resolveCommand(runtimeArgv(startCommand()));
   const child = spawn(command!, args, {
     cwd: built.workdir,
     env: containerEnv(built.image, { ...env, PORT: String(port) }),
@@ -288,10 +318,9 @@ export function grpcHealthCheck(port: number, timeoutMs = 3_000): Promise<number
 /** Runs the image's HEALTHCHECK command against a running service; returns its exit code. */
 export async function runHealthcheck(built: BuiltImage, port: number): Promise<number | null> {
   try {
-    const result = await run(healthcheckCommand(built.image), {
+    const result = await runAsRuntimeUser(healthcheckCommand(built.image), {
       cwd: built.workdir,
       env: containerEnv(built.image, { PORT: String(port) }),
-      ...runtimeUser(),
     });
     return result.code;
   } catch {
