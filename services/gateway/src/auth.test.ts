@@ -1,6 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bearerKey, hashApiKey } from "./auth.ts";
+import { loadGatewayConfig } from "./config.ts";
 import { applyContentEvent } from "./events.ts";
 import { startTestGateway, type TestGateway } from "./test-helpers.ts";
 
@@ -21,6 +22,15 @@ describe("bearerKey", () => {
 
   it("hashes keys to SHA-256 hex", () => {
     expect(hashApiKey("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  });
+});
+
+describe("cache bounds", () => {
+  it("are read from the environment and refused unless positive integers", () => {
+    expect(loadGatewayConfig({ API_KEY_CACHE_MAX: "7" }).API_KEY_CACHE_MAX).toBe(7);
+    for (const name of ["API_KEY_CACHE_MAX", "REFERENCE_CACHE_MAX_COMPANIES", "SESSION_CACHE_MAX"]) {
+      for (const bad of ["0", "-1", "2.5"]) expect(() => loadGatewayConfig({ [name]: bad }), `${name}=${bad}`).toThrow(new RegExp(name));
+    }
   });
 });
 
@@ -117,6 +127,22 @@ describe("API key authentication", () => {
       expect((await short.request("/games", { key: victim })).status).toBe(403);
     } finally {
       await short.stop();
+    }
+  });
+
+  it("keeps at most API_KEY_CACHE_MAX keys, the least recently used going first", async () => {
+    const small = await startTestGateway({ config: { API_KEY_CACHE_MAX: 2 } });
+    try {
+      const [first, second, third] = [small.content.addKey(COMPANY_A), small.content.addKey(COMPANY_A), small.content.addKey(COMPANY_A)];
+      for (const k of [first, second, third]) expect((await small.request("/games", { key: k })).status).toBe(200);
+      expect(small.gateway.caches.keys.size).toBe(2);
+      const asked = small.content.count("authenticateApiKey");
+      expect((await small.request("/games", { key: third })).status).toBe(200);
+      expect(small.content.count("authenticateApiKey")).toBe(asked);
+      expect((await small.request("/games", { key: first })).status).toBe(200);
+      expect(small.content.count("authenticateApiKey")).toBe(asked + 1);
+    } finally {
+      await small.stop();
     }
   });
 

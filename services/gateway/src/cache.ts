@@ -14,7 +14,9 @@ export interface CoalescingCacheOptions<V> {
 /**
  * A TTL + LRU cache whose misses are loaded once however many callers ask at the same time.
  * A load that was overtaken by `evict`/`clear` still answers its callers but is not stored:
- * it may hold data from before the change that caused the eviction.
+ * it may hold data from before the change that caused the eviction. (LRUCache's own `fetch`
+ * cannot do both: a delete during a fetch aborts it and rejects its callers, unless told to
+ * ignore the abort, and then it stores the stale value.)
  */
 export class CoalescingCache<V extends NonNullable<unknown>> {
   readonly #entries: LRUCache<string, V>;

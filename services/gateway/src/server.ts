@@ -27,7 +27,7 @@ import { createApiRoutes } from "./routes/api.ts";
 import { registerFieldRoutes } from "./routes/fields.ts";
 import { registerGameRoutes } from "./routes/games.ts";
 import { registerNotImplementedRoutes } from "./routes/not-implemented.ts";
-import { createPlayerApiRateLimiter, registerPlayerSideRoutes } from "./routes/player-side.ts";
+import { createPlayerApiRateLimiter, createSessionCache, registerPlayerSideRoutes } from "./routes/player-side.ts";
 import { registerPlayerRoutes } from "./routes/players.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerTagRoutes } from "./routes/tags.ts";
@@ -69,8 +69,8 @@ function unmatchedRoute(router: GatewayRouter): GatewayMiddleware {
 export function createServer(deps: GatewayDeps): Gateway {
   const { config, logger, clients } = deps;
   const caches = {
-    reference: createReferenceCaches({ ttlMs: config.REFERENCE_CACHE_TTL_MS }),
-    keys: createApiKeyCache({ ttlMs: config.API_KEY_CACHE_TTL_MS, negativeTtlMs: config.API_KEY_NEGATIVE_CACHE_TTL_MS }),
+    reference: createReferenceCaches({ ttlMs: config.REFERENCE_CACHE_TTL_MS, maxCompanies: config.REFERENCE_CACHE_MAX_COMPANIES }),
+    keys: createApiKeyCache({ ttlMs: config.API_KEY_CACHE_TTL_MS, negativeTtlMs: config.API_KEY_NEGATIVE_CACHE_TTL_MS, max: config.API_KEY_CACHE_MAX }),
   };
   let stopping = false;
 
@@ -99,6 +99,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     media: clients.media,
     playerSide: clients.playerSide,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    sessions: createSessionCache({ max: config.SESSION_CACHE_MAX }),
     limiter: createPlayerApiRateLimiter(clients.players, config),
   });
   registerNotImplementedRoutes(api);
