@@ -2,7 +2,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bearerKey, hashApiKey } from "./auth.ts";
 import { loadGatewayConfig } from "./config.ts";
-import { applyContentEvent } from "./events.ts";
+import { applyContentEvent } from "./events/content-changed.consumer.ts";
 import { startTestGateway, type TestGateway } from "./test-helpers.ts";
 
 const COMPANY_A = "aaaaaaaa-0000-4000-8000-000000000001";

@@ -1,6 +1,6 @@
 // In-memory caches of the gateway's hot paths: API keys and per-company reference data.
 // Entries expire by TTL as a safety net; content's NATS events evict them as soon as the
-// data changes (events.ts). Concurrent misses of one key share a single in-flight load.
+// data changes (events/content-changed.consumer.ts). Concurrent misses of one key share a single in-flight load.
 import { LRUCache } from "lru-cache";
 
 export interface CoalescingCacheOptions<V> {

@@ -14,7 +14,7 @@ import { createApiKeyCache, createAuthMiddleware, type ApiKeyCache } from "./aut
 import { createReferenceCaches, type ReferenceCaches } from "./cache.ts";
 import type { GatewayClients } from "./clients.ts";
 import type { GatewayConfig } from "./config.ts";
-import { subscribeToContentEvents, type ContentEventSubscription } from "./events.ts";
+import { createContentChangedConsumer } from "./events/content-changed.consumer.ts";
 import { createHealthChecker, registerHealthRoutes } from "./health.ts";
 import { accessLog } from "./middleware/access-log.ts";
 import { errorHandler, HttpProblem } from "./middleware/errors.ts";
@@ -132,13 +132,13 @@ export function createServer(deps: GatewayDeps): Gateway {
         `Content-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
-  let subscription: ContentEventSubscription | undefined;
+  const contentChanges = deps.nc ? createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, targets: caches, logger }) : undefined;
 
   return {
     app,
     caches,
     async start() {
-      if (deps.nc) subscription = await subscribeToContentEvents(deps.nc, config.NATS_PREFIX, caches, logger);
+      await contentChanges?.start();
       return new Promise((resolve, reject) => {
         server.once("error", reject);
         server.listen(config.PORT, config.HOST, () => {
@@ -151,7 +151,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     },
     async stop() {
       stopping = true;
-      subscription?.stop();
+      await contentChanges?.stop();
       if (!server.listening) return;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

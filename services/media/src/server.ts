@@ -4,7 +4,7 @@ import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import type { GameDirectory, MediaContext } from "./attachments/attachment.service.ts";
-import { createSweepJob, type SweepJob } from "./attachments/sweep.job.ts";
+import { createAttachmentSweepJob, type AttachmentSweepJob } from "./jobs/attachment-sweep.job.ts";
 import { createContentClient, createGameDirectory } from "./clients.ts";
 import type { MediaConfig } from "./config.ts";
 import type { MediaDatabase } from "./database.ts";
@@ -24,7 +24,7 @@ export interface MediaDeps {
 
 export interface MediaServer extends ServiceHost {
   /** The sweep of unused uploads, for tests (runOnce) and operators. */
-  sweep: SweepJob;
+  sweep: AttachmentSweepJob;
 }
 
 export function createServer(deps: MediaDeps): MediaServer {
@@ -39,7 +39,7 @@ export function createServer(deps: MediaDeps): MediaServer {
     downloadExpiresInSeconds: config.DOWNLOAD_URL_EXPIRES_SECONDS,
     unusedTtlHours: config.UNUSED_ATTACHMENT_TTL_HOURS,
   };
-  const sweep = createSweepJob(ctx, { intervalMs: config.ATTACHMENT_SWEEP_INTERVAL_MS, logger });
+  const sweep = createAttachmentSweepJob(ctx, { intervalMs: config.ATTACHMENT_SWEEP_INTERVAL_MS, logger });
   const host = createServiceHost({
     name: "media",
     rpcServiceName: "media.v1.MediaService",

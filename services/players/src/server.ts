@@ -11,7 +11,7 @@ import { createErasureServices, ERASURE_CALL_TIMEOUT_MS, type MediaClient, type 
 import { createDeletionConsumer } from "./events/deletion.consumer.ts";
 import { registerRoutes } from "./routes.ts";
 import type { PlayersDatabase } from "./database.ts";
-import { createExpirySweep, type ExpirySweep } from "./sessions/expiry-sweep.job.ts";
+import { createExpirySweepJob, type ExpirySweepJob } from "./jobs/expiry-sweep.job.ts";
 import { createGameDirectory, type ContentClient } from "./sessions/game-directory.ts";
 
 export interface PlayersDeps {
@@ -28,7 +28,7 @@ export interface PlayersDeps {
 
 export interface PlayersServer extends ServiceHost {
   /** Deletes expired sessions and ended rate-limit windows (tests call runOnce). */
-  expirySweep: ExpirySweep;
+  expirySweep: ExpirySweepJob;
 }
 
 export function createServer(deps: PlayersDeps): PlayersServer {
@@ -38,7 +38,7 @@ export function createServer(deps: PlayersDeps): PlayersServer {
     games: createGameDirectory(content),
     settings: { ttlSeconds: deps.config.SESSION_TTL_SECONDS },
   };
-  const expirySweep = createExpirySweep(deps.db, { intervalMs: deps.config.EXPIRY_SWEEP_INTERVAL_MS, logger: deps.logger });
+  const expirySweep = createExpirySweepJob(deps.db, { intervalMs: deps.config.EXPIRY_SWEEP_INTERVAL_MS, logger: deps.logger });
   // An erasure step deletes everything of a player at once (many tickets, many objects): give
   // it longer than a plain call. Steps are idempotent, so a timed-out one is simply run again.
   const erasureCallOptions = { timeoutMs: Math.max(deps.config.RPC_TIMEOUT_MS, ERASURE_CALL_TIMEOUT_MS) };

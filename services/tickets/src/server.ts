@@ -3,12 +3,12 @@ import type { NatsConnection } from "@support/bus";
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
-import { createAutoCloseJob, type AutoCloseJob } from "./auto-close/auto-close.job.ts";
+import { createAutoCloseJob, type AutoCloseJob } from "./jobs/auto-close.job.ts";
 import { createClients, type TicketsClients } from "./clients.ts";
 import type { TicketsConfig } from "./config.ts";
 import type { TicketsContext } from "./context.ts";
 import type { TicketsDatabase } from "./database.ts";
-import { subscribeToContentChanges } from "./events/content-changed.subscription.ts";
+import { createContentChangedConsumer } from "./events/content-changed.consumer.ts";
 import { createContentReference, type ContentReference } from "./reference/content-reference.ts";
 import { registerPlayerSideRoutes } from "./player-side/player-side.routes.ts";
 import { registerRoutes } from "./routes.ts";
@@ -54,7 +54,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
       registerRoutes(router, ctx);
       registerPlayerSideRoutes(router, ctx);
     },
-    workers: [subscribeToContentChanges({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger }), autoClose],
+    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger }), autoClose],
   });
   return Object.assign(host, { autoClose, reference });
 }

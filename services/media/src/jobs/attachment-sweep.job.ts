@@ -4,16 +4,16 @@
 // FOR UPDATE SKIP LOCKED hands each attachment to exactly one of them.
 import type { Logger } from "@support/logging";
 import { createPeriodicJob, type Startable } from "@support/runtime";
-import { sweepTombstonesBatch, sweepUnusedBatch, type MediaContext } from "./attachment.service.ts";
+import { sweepTombstonesBatch, sweepUnusedBatch, type MediaContext } from "../attachments/attachment.service.ts";
 
-export interface SweepJob extends Startable {
+export interface AttachmentSweepJob extends Startable {
   /** One full sweep as of `now`; resolves with what it deleted. Tests call it directly. */
   runOnce(now?: Date): Promise<{ unused: number; tombstones: number }>;
 }
 
 const BATCH = 100;
 
-export function createSweepJob(ctx: MediaContext, settings: { intervalMs: number; logger: Logger }): SweepJob {
+export function createAttachmentSweepJob(ctx: MediaContext, settings: { intervalMs: number; logger: Logger }): AttachmentSweepJob {
   async function drain(batch: () => Promise<number>): Promise<number> {
     let total = 0;
     for (;;) {

@@ -1,4 +1,4 @@
-// The auto-close sweep (D5): every AUTO_CLOSE_INTERVAL_MS, each company's waiting tickets
+// The auto-close sweep: every AUTO_CLOSE_INTERVAL_MS, each company's waiting tickets
 // that heard nothing from the player for the company's autoCloseWaitingAfterHours are closed
 // as auto_closed. All state is in the database (waiting_since, last_player_message_at), so
 // the job survives restarts; every replica may sweep, and the per-ticket SKIP LOCKED lock

@@ -6,7 +6,7 @@ import type { Logger } from "@support/logging";
 import type { Startable } from "@support/runtime";
 import type { ContentReference } from "../reference/content-reference.ts";
 
-export function subscribeToContentChanges(deps: { nc: NatsConnection; natsPrefix: string; reference: ContentReference; logger: Logger }): Startable {
+export function createContentChangedConsumer(deps: { nc: NatsConnection; natsPrefix: string; reference: ContentReference; logger: Logger }): Startable {
   let subscription: ReturnType<NatsConnection["subscribe"]> | undefined;
   let loop: Promise<void> | undefined;
   return {

@@ -3,8 +3,9 @@
 // group, so each replica gets every event) and evicts what the event makes stale.
 import type { NatsConnection } from "@support/bus";
 import type { Logger } from "@support/logging";
-import type { ApiKeyCache } from "./auth.ts";
-import type { ReferenceCaches } from "./cache.ts";
+import type { Startable } from "@support/runtime";
+import type { ApiKeyCache } from "../auth.ts";
+import type { ReferenceCaches } from "../cache.ts";
 
 export const API_KEY_REVOKED = "content.api_key.revoked";
 
@@ -34,17 +35,21 @@ export function clearAll(targets: EventTargets): void {
   targets.keys.clear();
 }
 
-export interface ContentEventSubscription {
-  stop(): void;
+/** The subscription to `<prefix>content.>`; start() resolves once the server has registered the interest. */
+export function createContentChangedConsumer(deps: { nc: NatsConnection; natsPrefix: string; targets: EventTargets; logger: Logger }): Startable {
+  let unsubscribe: (() => void) | undefined;
+  return {
+    async start() {
+      unsubscribe ??= await subscribe(deps.nc, deps.natsPrefix, deps.targets, deps.logger);
+    },
+    async stop() {
+      unsubscribe?.();
+      unsubscribe = undefined;
+    },
+  };
 }
 
-/** Subscribes to `<prefix>content.>`; resolves once the server has registered the interest. */
-export async function subscribeToContentEvents(
-  nc: NatsConnection,
-  prefix: string,
-  targets: EventTargets,
-  logger: Logger,
-): Promise<ContentEventSubscription> {
+async function subscribe(nc: NatsConnection, prefix: string, targets: EventTargets, logger: Logger): Promise<() => void> {
   const subscription = nc.subscribe(`${prefix}content.>`, {
     callback: (error, msg) => {
       if (error) {
@@ -71,10 +76,8 @@ export async function subscribeToContentEvents(
     }
   })().catch((error: unknown) => logger.warn({ err: error }, "nats status watch ended"));
   await nc.flush();
-  return {
-    stop() {
-      statuses.stop?.();
-      if (!subscription.isClosed()) subscription.unsubscribe();
-    },
+  return () => {
+    statuses.stop?.();
+    if (!subscription.isClosed()) subscription.unsubscribe();
   };
 }

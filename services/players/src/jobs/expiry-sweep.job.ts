@@ -6,14 +6,14 @@ import type { Logger } from "@support/logging";
 import { createPeriodicJob, type Startable } from "@support/runtime";
 import type { PlayersDatabase } from "../database.ts";
 import { deleteEndedWindows } from "../rate-limits/rate-limit.repository.ts";
-import { deleteExpiredSessions } from "./session.repository.ts";
+import { deleteExpiredSessions } from "../sessions/session.repository.ts";
 
-export interface ExpirySweep extends Startable {
+export interface ExpirySweepJob extends Startable {
   /** One sweep; resolves with what was deleted. Tests call it directly. */
   runOnce(): Promise<{ sessions: number; rateLimitWindows: number }>;
 }
 
-export function createExpirySweep(db: Kysely<PlayersDatabase>, settings: { intervalMs: number; logger: Logger }): ExpirySweep {
+export function createExpirySweepJob(db: Kysely<PlayersDatabase>, settings: { intervalMs: number; logger: Logger }): ExpirySweepJob {
   async function runOnce() {
     const sessions = await deleteExpiredSessions(db);
     const rateLimitWindows = await deleteEndedWindows(db);
