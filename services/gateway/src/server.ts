@@ -26,7 +26,6 @@ import { registerAttachmentRoutes } from "./routes/attachments.ts";
 import { createApiRoutes } from "./routes/api.ts";
 import { registerFieldRoutes } from "./routes/fields.ts";
 import { registerGameRoutes } from "./routes/games.ts";
-import { registerNotImplementedRoutes } from "./routes/not-implemented.ts";
 import { createPlayerApiRateLimiter, registerPlayerSideRoutes } from "./routes/player-side.ts";
 import { registerPlayerRoutes } from "./routes/players.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
@@ -101,7 +100,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     limiter: createPlayerApiRateLimiter(clients.players, config),
   });
-  registerNotImplementedRoutes(api);
+  api.assertComplete();
 
   const app = new Koa<GatewayState>();
   app.use(requestId());
