@@ -23,6 +23,7 @@ describe("operations of the document", () => {
 
   it("is complete once every operation has a handler", () => {
     const routes = api();
+    // The index is keyed by plain strings; every key is an operationId of the same document.
     for (const operationId of operations.keys()) routes.operation(operationId as OperationId, () => undefined);
     expect(() => routes.assertComplete()).not.toThrow();
   });

@@ -52,8 +52,8 @@ export function createApiRoutes(deps: ApiRoutesDeps): ApiRoutes {
         if (operation.requestBody !== undefined) chain.push(deps.jsonBody);
       }
       chain.push(validateOperation(operationId));
-      // The one cast between Koa's context and the handler's: validateOperation, just before
-      // the handler, has checked the request against the document its type is generated from.
+      // The casts from the handler's context to Koa's and the router's: validateOperation, just
+      // before the handler, has checked the request against the document its type comes from.
       chain.push(handler as unknown as Middleware);
       deps.router.register(operation.routerPath, [operation.method.toUpperCase()], chain as GatewayMiddleware[], { name: operationId });
     },
