@@ -162,17 +162,19 @@ describe("gateway edge (D3)", () => {
 });
 
 describe("routes of the document", () => {
-  it("serves every operation (none is left to the 501 fallback)", () => {
-    const implemented = [
-      "listAnnouncements", "putAnnouncement", "deleteSharedAnnouncement", "deleteGameAnnouncement", "listGames", "listTags", "listFields",
-      "listTickets", "createTicket", "performTicketActions", "listTicketEvents", "listTicketBreadcrumbs",
-      "createAttachment", "getAttachment", "redirectToSupportSession", "createSupportSession",
-      "schedulePlayerDeletion", "deletePlayer",
-      "listPlayerTickets", "createPlayerTicket", "sendPlayerMessage", "listPlayerTicketEvents", "submitPlayerCsat",
-      "addPlayerBreadcrumbs", "addPlayerCollectorResult", "createPlayerAttachment",
-    ];
-    const others = [...operations.values()].filter((op) => !implemented.includes(op.operationId));
-    expect(others.map((op) => `${op.method.toUpperCase()} ${op.path}`)).toEqual([]);
+  let t: TestGateway;
+  beforeAll(async () => {
+    t = await startTestGateway();
+  });
+  afterAll(() => t.stop());
+
+  it("serves every operation: none is an unknown route or method", async () => {
+    for (const operation of operations.values()) {
+      const path = operation.path.replace(/\{[^}]+\}/g, "6d1f8a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b");
+      const response = await t.request(path, { method: operation.method.toUpperCase() });
+      // Without credentials or a body each one is refused (400, 403), but by its own route.
+      expect([404, 405], `${operation.method.toUpperCase()} ${operation.path}`).not.toContain(response.status);
+    }
   });
 });
 

@@ -26,7 +26,6 @@ import { registerAttachmentRoutes } from "./routes/attachments.ts";
 import { createApiRoutes } from "./routes/api.ts";
 import { registerFieldRoutes } from "./routes/fields.ts";
 import { registerGameRoutes } from "./routes/games.ts";
-import { registerNotImplementedRoutes } from "./routes/not-implemented.ts";
 import { createPlayerApiRateLimiter, createSessionCache, registerPlayerSideRoutes } from "./routes/player-side.ts";
 import { registerPlayerRoutes } from "./routes/players.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
@@ -102,7 +101,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     sessions: createSessionCache({ max: config.SESSION_CACHE_MAX }),
     limiter: createPlayerApiRateLimiter(clients.players, config),
   });
-  registerNotImplementedRoutes(api);
+  api.assertComplete();
 
   const app = new Koa<GatewayState>();
   app.use(requestId());

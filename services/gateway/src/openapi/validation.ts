@@ -199,7 +199,7 @@ export function validateOperation(operationId: string): Middleware {
     const request: ValidatedRequest = {
       params: { ...((ctx as { params?: Record<string, unknown> }).params ?? {}) },
       query: { ...ctx.query },
-      body: (ctx.request as { body?: unknown }).body,
+      body: ctx.request.body,
     };
     const issues = validateRequest(operationId, request);
     // Thrown, not answered here: the error middleware is the one place that writes error

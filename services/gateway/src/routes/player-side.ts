@@ -1,4 +1,4 @@
-// The player side (D9): `/player-api/...`, authenticated by a web support session code
+// The player side: `/player-api/...`, what the web support calls for its player, authenticated by a web support session code
 // (`Authorization: Session <sessionCode>`) instead of an API key. The session (players'
 // GetSupportSession) names the company, game and player; every rule about tickets (who owns
 // one, states, CSAT) lives in the tickets service's PlayerSideService. Per route:
@@ -7,8 +7,7 @@
 // included, counts against its client address and (when it carries a plausible code) the
 // code's hash.
 import { createHash } from "node:crypto";
-import { fromJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
-import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
+import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { AppError } from "@support/errors";
 import type { Middleware } from "koa";
@@ -17,11 +16,14 @@ import type { MediaClient, PlayerSideClient, PlayersClient, TicketsClient } from
 import type { GatewayConfig } from "../config.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { createPublicRateLimiter, parseTrustProxy, type PublicRateLimiter } from "../middleware/rate-limit.ts";
-import { validateOperation } from "../openapi/validation.ts";
-import type { GatewayContext, GatewayMiddleware, GatewayState } from "../types.ts";
-import type { ApiRoutes } from "./api.ts";
+import { toCreateAttachmentUploadRequest, toUploadInstructionDto } from "../mappings/attachments.ts";
+import { ticketStatus, toBreadcrumbMessages, toCollectorFieldMessages, toPlayerTicketSummaryDto } from "../mappings/player-side.ts";
+import { toEventDtos } from "../mappings/tickets.ts";
+import { getOperation } from "../openapi/operations.ts";
+import type { OperationId } from "../openapi/types.ts";
+import type { OperationHandler } from "../types.ts";
+import { respond, type ApiRoutes } from "./api.ts";
 import { playersRateLimitStore } from "./sessions.ts";
-import { toEventDto } from "./tickets.ts";
 
 /** What a live session code stands for. */
 export interface PlayerSession {
@@ -75,7 +77,12 @@ export function sessionRequired(): AppError {
   return new AppError("unauthenticated", "A valid session code is required");
 }
 
-type PlayerSideContext = GatewayContext & { state: GatewayState & { session: PlayerSession; receivedAt: number } };
+/** What the session check adds to the state of a player-side request. */
+interface PlayerSideState {
+  session: PlayerSession;
+  /** When the request arrived (ms since the epoch): breadcrumbs measure the client's clock against it. */
+  receivedAt: number;
+}
 
 /** Koa middleware: sets `ctx.state.session` (and companyId) or throws the 403. */
 export function createSessionAuth(players: PlayersClient, cache: SessionCache): Middleware {
@@ -91,7 +98,7 @@ export function createSessionAuth(players: PlayersClient, cache: SessionCache): 
         language: session.language,
         player: player ? { id: player.id, name: player.name, email: player.email, tier: player.tier } : {},
         tags: session.metadata?.tags ?? [],
-        fields: (session.metadata?.fields ?? {}) as JsonObject,
+        fields: session.metadata?.fields ?? {},
         expiresAt: session.expiresAt ? Number(session.expiresAt.seconds) * 1000 + Math.floor(session.expiresAt.nanos / 1e6) : Date.now() + SESSION_CACHE_TTL_MS,
       };
     } catch (error) {
@@ -108,20 +115,11 @@ export function createSessionAuth(players: PlayersClient, cache: SessionCache): 
     const found = cache.get(hashSessionCode(code), () => load(code));
     const session = found instanceof Promise ? await found : found;
     if (session === UNKNOWN_SESSION || session.expiresAt <= Date.now()) throw sessionRequired();
-    const state = ctx.state as PlayerSideContext["state"];
+    const state: PlayerSideState & { companyId: string } = ctx.state;
     state.session = session;
     state.receivedAt = receivedAt;
     state.companyId = session.companyId;
     await next();
-  };
-}
-
-/** Runs middleware in order, then the route's `next`. */
-function chain(middleware: Middleware[]): GatewayMiddleware {
-  return (ctx, next) => {
-    const run = (index: number): Promise<unknown> =>
-      index === middleware.length ? next() : Promise.resolve(middleware[index]!(ctx as never, () => run(index + 1) as Promise<void>));
-    return run(0) as Promise<void>;
   };
 }
 
@@ -162,9 +160,6 @@ function owner(session: PlayerSession) {
   return { companyId: session.companyId, gameId: session.gameId, playerId: session.player.id, email: session.player.email };
 }
 
-const iso = (date: { seconds: bigint; nanos: number } | undefined): string | null =>
-  date === undefined ? null : new Date(Number(date.seconds) * 1000 + Math.floor(date.nanos / 1e6)).toISOString();
-
 export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesDeps): void {
   const { tickets, media, playerSide } = deps;
   const authenticate = createSessionAuth(deps.players, deps.sessions ?? createSessionCache());
@@ -177,39 +172,27 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
       })]
     : [];
 
-  const mount = (operationId: string, withBody: boolean, handler: (ctx: PlayerSideContext) => Promise<void>) => {
-    const steps: Middleware[] = [...limits, authenticate];
-    if (withBody) steps.push(body);
-    steps.push(validateOperation(operationId), handler as unknown as Middleware);
-    api.operation(operationId, chain(steps), { validate: false });
+  const mount = <Id extends OperationId>(operationId: Id, handler: OperationHandler<Id, PlayerSideState>) => {
+    const before = [...limits, authenticate];
+    if (getOperation(operationId).requestBody !== undefined) before.push(body);
+    api.operation<Id, PlayerSideState>(operationId, handler, { before });
   };
-  const ticketIdOf = (ctx: PlayerSideContext) => String(ctx.state.validated.params.ticketId);
   /** The session player's ticket (404 for any other); the events and breadcrumbs RPCs then use its id. */
-  const ownTicket = async (ctx: PlayerSideContext) => {
-    const { ticket } = await playerSide.getPlayerTicket({ owner: owner(ctx.state.session), ticketId: ticketIdOf(ctx) });
+  const ownTicket = async (session: PlayerSession, ticketId: string) => {
+    const { ticket } = await playerSide.getPlayerTicket({ owner: owner(session), ticketId });
     if (!ticket) throw new Error("tickets returned no ticket");
     return ticket;
   };
 
-  mount("listPlayerTickets", false, async (ctx) => {
+  mount("listPlayerTickets", async (ctx) => {
     const response = await playerSide.listPlayerTickets({ owner: owner(ctx.state.session) });
     ctx.set("Cache-Control", "no-store");
-    ctx.body = {
-      tickets: response.tickets.map((ticket) => ({
-        id: ticket.id,
-        runningId: Number(ticket.runningId),
-        status: ticket.status,
-        createdAt: iso(ticket.createdAt),
-        lastActivityAt: iso(ticket.lastActivityAt),
-        resolutionType: ticket.resolutionType ?? null,
-        csatScore: ticket.csatScore ?? null,
-      })),
-    };
+    respond(ctx, 200, { tickets: response.tickets.map(toPlayerTicketSummaryDto) });
   });
 
-  mount("createPlayerTicket", true, async (ctx) => {
+  mount("createPlayerTicket", async (ctx) => {
     const { session } = ctx.state;
-    const request = ctx.state.validated.body as { message: string; attachments?: string[] };
+    const request = ctx.state.validated.body;
     const response = await playerSide.createPlayerTicket({
       companyId: session.companyId,
       gameId: session.gameId,
@@ -221,95 +204,65 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
       tags: session.tags,
       fields: session.fields,
     });
-    ctx.body = { ticketId: response.ticketId, runningId: Number(response.runningId) };
+    respond(ctx, 200, { ticketId: response.ticketId, runningId: Number(response.runningId) });
   });
 
-  mount("sendPlayerMessage", true, async (ctx) => {
-    const request = ctx.state.validated.body as { message: string; attachments?: string[] };
+  mount("sendPlayerMessage", async (ctx) => {
+    const request = ctx.state.validated.body;
     const response = await playerSide.addPlayerMessage({
       owner: owner(ctx.state.session),
-      ticketId: ticketIdOf(ctx),
+      ticketId: ctx.state.validated.params.ticketId,
       message: request.message,
       attachments: request.attachments ?? [],
     });
     if (!response.ticket) throw new Error("tickets returned no ticket");
-    ctx.body = { eventId: response.eventId, status: response.ticket.status };
+    respond(ctx, 200, { eventId: response.eventId, status: ticketStatus(response.ticket) });
   });
 
-  mount("listPlayerTicketEvents", false, async (ctx) => {
-    const ticket = await ownTicket(ctx);
+  mount("listPlayerTicketEvents", async (ctx) => {
+    const ticket = await ownTicket(ctx.state.session, ctx.state.validated.params.ticketId);
     const { events } = await tickets.listTicketEvents({ companyId: ctx.state.session.companyId, ticketId: ticket.id });
     ctx.set("Cache-Control", "no-store");
-    ctx.body = {
-      events: events
-        .filter((event) => event.payload.case !== "privateNote")
-        .map(toEventDto)
-        .filter((event) => event !== undefined),
-    };
+    respond(ctx, 200, { events: toEventDtos(events.filter((event) => event.payload.case !== "privateNote")) });
   });
 
-  mount("submitPlayerCsat", true, async (ctx) => {
-    const request = ctx.state.validated.body as { score: number; review?: string | null };
-    await playerSide.submitCsat({ owner: owner(ctx.state.session), ticketId: ticketIdOf(ctx), score: request.score, review: request.review ?? undefined });
-    ctx.body = { success: true };
+  mount("submitPlayerCsat", async (ctx) => {
+    const request = ctx.state.validated.body;
+    await playerSide.submitCsat({ owner: owner(ctx.state.session), ticketId: ctx.state.validated.params.ticketId, score: request.score, review: request.review ?? undefined });
+    respond(ctx, 200, { success: true });
   });
 
-  mount("addPlayerBreadcrumbs", true, async (ctx) => {
-    const request = ctx.state.validated.body as { breadcrumbs: { message: string; clientOccurredAt: string }[]; clientSentAt?: string };
-    const ticket = await ownTicket(ctx);
+  mount("addPlayerBreadcrumbs", async (ctx) => {
+    const request = ctx.state.validated.body;
+    const ticket = await ownTicket(ctx.state.session, ctx.state.validated.params.ticketId);
     const clientClockOffsetMs = request.clientSentAt === undefined ? null : Date.parse(request.clientSentAt) - ctx.state.receivedAt;
     const { added } = await tickets.addTicketBreadcrumbs({
       companyId: ctx.state.session.companyId,
       ticketId: ticket.id,
-      breadcrumbs: request.breadcrumbs.map((breadcrumb) => ({
-        message: breadcrumb.message,
-        clientOccurredAt: timestampFromDate(new Date(breadcrumb.clientOccurredAt)),
-      })),
+      breadcrumbs: toBreadcrumbMessages(request.breadcrumbs),
       clientClockOffsetMs: clientClockOffsetMs === null ? undefined : BigInt(clientClockOffsetMs),
     });
-    ctx.body = { added, clientClockOffsetMs };
+    respond(ctx, 200, { added, clientClockOffsetMs });
   });
 
-  mount("addPlayerCollectorResult", true, async (ctx) => {
-    const request = ctx.state.validated.body as {
-      collectorId: string;
-      title: string;
-      fields: { key?: string | null; label: string; type: string; value?: JsonValue; attachments?: string[] }[];
-    };
+  mount("addPlayerCollectorResult", async (ctx) => {
+    const request = ctx.state.validated.body;
     const response = await playerSide.addCollectorResult({
       owner: owner(ctx.state.session),
-      ticketId: ticketIdOf(ctx),
+      ticketId: ctx.state.validated.params.ticketId,
       collectorId: request.collectorId,
       title: request.title,
-      fields: request.fields.map((field) => ({
-        key: field.key ?? undefined,
-        label: field.label,
-        type: field.type,
-        value: field.type === "FILE" ? undefined : fromJson(ValueSchema, field.value ?? null),
-        attachmentIds: field.attachments ?? [],
-      })),
+      fields: toCollectorFieldMessages(request.fields),
     });
     if (!response.ticket) throw new Error("tickets returned no ticket");
-    ctx.body = { eventId: response.eventId, resultId: response.resultId, status: response.ticket.status };
+    respond(ctx, 200, { eventId: response.eventId, resultId: response.resultId, status: ticketStatus(response.ticket) });
   });
 
-  mount("createPlayerAttachment", true, async (ctx) => {
+  mount("createPlayerAttachment", async (ctx) => {
     const { session } = ctx.state;
-    const request = ctx.state.validated.body as { fileName: string; fileType: string; fileSize: number };
-    const instruction = await media.createAttachmentUpload({
-      companyId: session.companyId,
-      gameId: session.gameId,
-      fileName: request.fileName,
-      fileType: request.fileType,
-      fileSize: BigInt(request.fileSize),
-      playerId: session.player.id,
-    });
-    ctx.body = {
-      attachmentId: instruction.attachmentId,
-      uploadUrl: instruction.uploadUrl,
-      uploadMethod: instruction.uploadMethod,
-      uploadHeaders: instruction.uploadHeaders,
-      uploadExpiresInSeconds: instruction.uploadExpiresInSeconds,
-    };
+    const instruction = await media.createAttachmentUpload(
+      toCreateAttachmentUploadRequest(session.companyId, ctx.state.validated.body, { gameId: session.gameId, playerId: session.player.id }),
+    );
+    respond(ctx, 200, toUploadInstructionDto(instruction));
   });
 }

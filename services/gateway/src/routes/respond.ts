@@ -1,10 +1,14 @@
-// Response helpers shared by the route files.
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
+// Response helpers for the cached reference reads.
 import type { Context } from "koa";
 import type { CoalescingCache } from "../cache.ts";
+import type { OperationId, SuccessBody } from "../openapi/types.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
+
+/** Serializes a success body of the operation, typed against the document. */
+export function serialize<Id extends OperationId>(_operationId: Id, body: SuccessBody<Id>): string {
+  return JSON.stringify(body);
+}
 
 /** Sends an already serialized JSON body (the cached form of reference reads). */
 export function sendJson(ctx: Context, json: string): void {
@@ -19,10 +23,4 @@ export function sendJson(ctx: Context, json: string): void {
 export async function sendCached(ctx: Context, cache: CoalescingCache<string>, companyId: string, load: (companyId: string) => Promise<string>): Promise<void> {
   const found = cache.get(companyId, load);
   sendJson(ctx, typeof found === "string" ? found : await found);
-}
-
-/** RFC 3339 date-time of a protobuf Timestamp; content always sets them, so absence is a bug (500). */
-export function isoTimestamp(timestamp: Timestamp | undefined, what: string): string {
-  if (timestamp === undefined) throw new Error(`content returned no ${what}`);
-  return timestampDate(timestamp).toISOString();
 }

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { queryIssuePath, sessionRequestFromQuery, sessionUrl } from "./sessions.ts";
+import { sessionRequestFromQuery } from "../mappings/sessions.ts";
+import type { Validated } from "../openapi/types.ts";
+import { queryIssuePath, sessionUrl } from "./sessions.ts";
 
 const TOKEN = "3f1c2a9e-8d47-4b6a-9c1e-2b7f5d0a6e11";
 
-describe("4.17 query as session metadata", () => {
+describe("the redirect query as session metadata", () => {
   it("reads player.*, tags (comma-separated, repeated) and fields.<key>, ignoring other parameters", () => {
-    const validated = { token: TOKEN, language: "de", "player.id": "p1", "player.tier": 2, tags: ["a,b", " c ", ",,"] };
+    const validated: Validated<"redirectToSupportSession">["query"] = { token: TOKEN, language: "de", "player.id": "p1", "player.tier": 2, tags: ["a,b", " c ", ",,"] };
     const raw = { token: TOKEN, "fields.level": "7", "fields.server": ["eu", "us"], "fields.": "x", utm_source: "game", "player.id": "p1" };
     expect(sessionRequestFromQuery(validated, raw)).toEqual({
       token: TOKEN,

@@ -1,0 +1,23 @@
+// Attachments between REST and media.v1. media.v1 carries the upload method as a string; media
+// only signs PUT uploads, so it is narrowed to the document's "PUT" with `as`.
+import type { CreateAttachmentUploadRequestSchema, CreateAttachmentUploadResponse } from "@support/proto";
+import type { Schemas } from "../openapi/types.ts";
+import type { Init } from "./init.ts";
+
+export function toCreateAttachmentUploadRequest(
+  companyId: string,
+  body: Schemas["CreateAttachmentRequest"] | Schemas["PlayerCreateAttachmentRequest"],
+  owner: { gameId: string; playerId: string | undefined },
+): Init<typeof CreateAttachmentUploadRequestSchema> {
+  return { companyId, gameId: owner.gameId, fileName: body.fileName, fileType: body.fileType, fileSize: BigInt(body.fileSize), playerId: owner.playerId };
+}
+
+export function toUploadInstructionDto(instruction: CreateAttachmentUploadResponse): Schemas["AttachmentUploadInstruction"] {
+  return {
+    attachmentId: instruction.attachmentId,
+    uploadUrl: instruction.uploadUrl,
+    uploadMethod: instruction.uploadMethod as Schemas["AttachmentUploadInstruction"]["uploadMethod"],
+    uploadHeaders: instruction.uploadHeaders,
+    uploadExpiresInSeconds: instruction.uploadExpiresInSeconds,
+  };
+}
