@@ -1,6 +1,7 @@
 // Starts the whole system on this machine: Postgres, NATS and S3 (reused when already running,
 // otherwise started from local binaries with data under .data/), the migrations, the five
-// services and a demo tenant. Ctrl-C stops the services, then the infrastructure it started.
+// services and a demo tenant. A service that crashes is started again with backoff; Ctrl-C
+// stops the services, then the infrastructure it started.
 // Run through pnpm (Node 24): `pnpm run up` (NOT `pnpm up`, which is pnpm's own update command).
 // `pnpm run up -- --reset` deletes the local stack's data instead (see docs/local-stack.md).
 import { spawn } from "node:child_process";
@@ -260,6 +261,27 @@ async function runMigrations(infra: Infra): Promise<void> {
   log("migrations applied");
 }
 
+// A service that exits on its own (a crash) is started again after a delay that doubles with
+// each quick crash (1 s, 2 s, 4 s ... up to 30 s) and starts over once it has run for a minute;
+// the rest of the stack keeps running. Only Ctrl-C (or a failed start-up step) stops everything.
+const RESTART_MIN_MS = 1000;
+const RESTART_MAX_MS = 30_000;
+const STABLE_AFTER_MS = 60_000;
+
+function superviseService(infra: Infra, s: Service, main: string, crashes = 0): void {
+  const startedAt = Date.now();
+  const c = spawnChild(s.name, [main], serviceEnv(infra, s.port));
+  c.child.once("exit", (code, signal) => {
+    if (stopping) return;
+    const quickCrashes = Date.now() - startedAt >= STABLE_AFTER_MS ? 0 : crashes;
+    const delay = Math.min(RESTART_MAX_MS, RESTART_MIN_MS * 2 ** quickCrashes);
+    log(paint(31, `${s.name} exited (${code ?? signal}): starting it again in ${delay / 1000} s`));
+    setTimeout(() => {
+      if (!stopping) superviseService(infra, s, main, quickCrashes + 1);
+    }, delay);
+  });
+}
+
 function startServices(infra: Infra): Service[] {
   const started: Service[] = [];
   for (const s of SERVICES) {
@@ -268,10 +290,7 @@ function startServices(infra: Infra): Service[] {
       log(paint(33, `services/${s.name}/src/main.ts does not exist: ${s.name} is not started`));
       continue;
     }
-    const c = spawnChild(s.name, [main], serviceEnv(infra, s.port));
-    c.child.once("exit", (code, signal) => {
-      if (!stopping) void shutdown(1, paint(31, `${s.name} exited (${code ?? signal}): stopping everything`));
-    });
+    superviseService(infra, s, main);
     started.push(s);
   }
   return started;

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, ensureDatabase, migrateToLatest, type Kysely } from "@support/db";
+import { createDb, ensureDatabase, migrateToLatest, sql, type Kysely } from "@support/db";
 import { createLogger } from "@support/logging";
 import { createTestInfra, type TestInfra } from "@support/testkit";
 import {
@@ -85,6 +85,34 @@ describe("outbox relay and consumer", () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(received.length).toBe(3);
     expect(await db.selectFrom("outbox").selectAll().execute()).toEqual([]);
+    await consumer.stop();
+    await relay.stop();
+  });
+
+  it("reopens its LISTEN connection after the server ends it and wakes on commit again", async () => {
+    const companyId = "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a13";
+    // A poll far away: only a notification can make the relay publish within the test.
+    const relay = createOutboxRelay({ db, databaseUrl, schema: "demo", nc, subjectPrefix: prefix, logger, pollIntervalMs: 60_000 });
+    relay.start();
+    const listeners = () =>
+      sql<{ pid: number }>`select pid from pg_stat_activity where application_name = 'outbox-relay-demo' and datname = current_database()`
+        .execute(db)
+        .then((r) => r.rows);
+    await expect.poll(async () => (await listeners()).length, { timeout: 5000 }).toBe(1);
+    const [before] = await listeners();
+    await sql`select pg_terminate_backend(${before!.pid})`.execute(db);
+    await expect
+      .poll(async () => (await listeners()).filter((l) => l.pid !== before!.pid).length, { timeout: 10_000 })
+      .toBe(1);
+
+    const received: string[] = [];
+    const consumer = createConsumer({
+      nc, stream, durable: "after-listen-loss", filterSubject: `${prefix}demo.listen.>`, logger,
+      handle: async (event) => (received.push(event.type), ack),
+    });
+    await consumer.start();
+    await db.transaction().execute((trx) => writeEvents(trx, [{ type: "demo.listen.restored", companyId, data: {} }]));
+    await expect.poll(() => received, { timeout: 5000 }).toEqual(["demo.listen.restored"]);
     await consumer.stop();
     await relay.stop();
   });

@@ -1,8 +1,8 @@
 // Durable JetStream consumers with an explicit verdict per message (ack, retry later, or give
 // up) and bounded concurrency. Handlers must be idempotent: delivery is at least once.
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type Consumer as JsConsumer, type JsMsg } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { Logger } from "@support/logging";
+import { backoffDelay, createFailureEpisode, type Logger } from "@support/logging";
 import type { EventEnvelope } from "./envelope.ts";
 
 export type Verdict = { ack: true } | { retryInMs: number } | { term: string };
@@ -40,14 +40,18 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
   let messages: AsyncIterable<JsMsg> & { close(): Promise<void | Error> } | undefined;
   let loop: Promise<void> | undefined;
   const inFlight = new Set<Promise<void>>();
+  // A database outage fails every message for a while: logged once, not once per message.
+  const handling = createFailureEpisode(settings.logger, `event handler of ${settings.durable}`);
+  const consuming = createFailureEpisode(settings.logger, `consumer ${settings.durable}`);
 
   async function process(message: JsMsg): Promise<void> {
     let verdict: Verdict;
     try {
       verdict = await settings.handle(message.json<EventEnvelope>(), message);
+      handling.succeeded();
     } catch (error) {
       const delay = Math.min(60_000, 1000 * 2 ** Math.min(message.info.deliveryCount, 6));
-      settings.logger.warn({ err: error, subject: message.subject, delivery: message.info.deliveryCount }, "event handler failed; retrying");
+      handling.failed(error, { subject: message.subject, delivery: message.info.deliveryCount });
       verdict = retryIn(delay);
     }
     if ("ack" in verdict) message.ack();
@@ -55,6 +59,46 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
     else {
       settings.logger.error({ subject: message.subject, reason: verdict.term }, "event dropped");
       message.term(verdict.term);
+    }
+  }
+
+  let wakeUp: (() => void) | undefined;
+
+  async function consumeLoop(first: JsConsumer): Promise<void> {
+    let opened: JsConsumer | undefined = first;
+    for (;;) {
+      try {
+        const consumer = opened ?? (await jetstream(settings.nc).consumers.get(settings.stream, settings.durable));
+        opened = undefined;
+        messages = await consumer.consume({ max_messages: concurrency * 2 });
+        if (stopped) await messages.close();
+        for await (const message of messages) {
+          consuming.succeeded();
+          if (stopped) {
+            // Back to the server now rather than after AckWait: another replica takes it.
+            message.nak();
+            break;
+          }
+          const task = process(message).finally(() => inFlight.delete(task));
+          inFlight.add(task);
+          if (inFlight.size >= concurrency) await Promise.race(inFlight);
+        }
+        if (stopped) return;
+        consuming.failed(new Error("the message iterator ended"));
+      } catch (error) {
+        if (stopped) return;
+        consuming.failed(error);
+      }
+      // The client keeps pulling across NATS reconnects by itself; only an iterator that ended
+      // (or could not be opened) is opened again, after a backoff.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, backoffDelay(consuming.failures, 1000));
+        wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      if (stopped) return;
     }
   }
 
@@ -71,22 +115,11 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
         max_ack_pending: settings.maxAckPending ?? concurrency * 4,
       });
       const consumer = await jetstream(settings.nc).consumers.get(settings.stream, settings.durable);
-      messages = await consumer.consume({ max_messages: concurrency * 2 });
-      loop = (async () => {
-        for await (const message of messages!) {
-          if (stopped) {
-            // Back to the server now rather than after AckWait: another replica takes it.
-            message.nak();
-            break;
-          }
-          const task = process(message).finally(() => inFlight.delete(task));
-          inFlight.add(task);
-          if (inFlight.size >= concurrency) await Promise.race(inFlight);
-        }
-      })();
+      loop = consumeLoop(consumer);
     },
     async stop() {
       stopped = true;
+      wakeUp?.();
       await messages?.close();
       await loop;
       await Promise.all(inFlight);

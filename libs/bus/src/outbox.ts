@@ -1,11 +1,11 @@
-// Transactional outbox (D11): events are written in the same transaction as the change they
+// Transactional outbox: events are written in the same transaction as the change they
 // describe, and a relay publishes them to JetStream after commit with Nats-Msg-Id = event id,
 // so an event is published at least once and a re-publish is dropped by the stream.
 import { sql, type Kysely, type Transaction } from "kysely";
 import pg from "pg";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { Logger } from "@support/logging";
+import { backoffDelay, createFailureEpisode, type Logger } from "@support/logging";
 import { createEnvelope, subjectFor, type EventEnvelope, type NewEvent } from "./envelope.ts";
 
 export interface OutboxTable {
@@ -57,6 +57,8 @@ export interface OutboxRelaySettings {
   logger: Logger;
   pollIntervalMs?: number;
   batchSize?: number;
+  /** Longest wait for JetStream to acknowledge one publish (default 5 s). */
+  publishTimeoutMs?: number;
 }
 
 export interface OutboxRelay {
@@ -70,28 +72,35 @@ export function createOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
   const js = jetstream(settings.nc);
   const batchSize = settings.batchSize ?? 100;
   const pollIntervalMs = settings.pollIntervalMs ?? 1000;
+  const publishTimeoutMs = settings.publishTimeoutMs ?? 5000;
+  const publishing = createFailureEpisode(settings.logger, "outbox relay");
+  const listening = createFailureEpisode(settings.logger, "outbox listener (LISTEN connection)");
   let running = false;
   let wake: (() => void) | undefined;
   let listener: pg.Client | undefined;
+  let reconnectTimer: NodeJS.Timeout | undefined;
   let loop: Promise<void> | undefined;
+  let stopWaiting: (() => void) | undefined;
 
-  // One batch: lock pending rows (other replicas skip them), publish, delete. A failed publish
-  // rolls the batch back so it is retried; the stream de-duplicates what did go out.
+  // One batch: read the oldest pending rows, publish them, then delete them in one short
+  // statement. No transaction stays open while JetStream is waiting (a stalled NATS must not
+  // pin a database connection, nor lose it to a Postgres restart halfway). A row published and
+  // not deleted (a crash, a lost connection, two replicas reading the same rows) is published
+  // again later: the stream drops the repeat because Nats-Msg-Id is the event id.
   async function publishBatch(): Promise<number> {
-    return settings.db.transaction().execute(async (trx) => {
-      const rows = await sql<{ seq: number; envelope: EventEnvelope }>`
-        select seq, envelope from outbox order by seq limit ${batchSize} for update skip locked`.execute(trx);
-      if (rows.rows.length === 0) return 0;
-      await Promise.all(
-        rows.rows.map((row) =>
-          js.publish(subjectFor(settings.subjectPrefix, row.envelope.type), JSON.stringify(row.envelope), {
-            msgID: row.envelope.id,
-          }),
-        ),
-      );
-      await trx.deleteFrom("outbox").where("seq", "in", rows.rows.map((r) => r.seq)).execute();
-      return rows.rows.length;
-    });
+    const rows = await sql<{ seq: number; envelope: EventEnvelope }>`
+      select seq, envelope from outbox order by seq limit ${batchSize}`.execute(settings.db);
+    if (rows.rows.length === 0) return 0;
+    await Promise.all(
+      rows.rows.map((row) =>
+        js.publish(subjectFor(settings.subjectPrefix, row.envelope.type), JSON.stringify(row.envelope), {
+          msgID: row.envelope.id,
+          timeout: publishTimeoutMs,
+        }),
+      ),
+    );
+    await settings.db.deleteFrom("outbox").where("seq", "in", rows.rows.map((r) => r.seq)).execute();
+    return rows.rows.length;
   }
 
   async function flush(): Promise<number> {
@@ -103,33 +112,61 @@ export function createOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
     }
   }
 
+  // The LISTEN connection only makes the relay prompt; polling is the safety net. When the
+  // connection is lost (a Postgres restart) it is opened again with backoff.
   async function listen(): Promise<void> {
+    if (!running) return;
+    const client = new pg.Client({
+      connectionString: settings.databaseUrl,
+      connectionTimeoutMillis: 5000,
+      application_name: `outbox-relay-${settings.schema}`,
+    });
+    listener = client;
+    let lost = false;
+    const onLost = (error?: Error) => {
+      if (lost) return;
+      lost = true;
+      if (listener === client) listener = undefined;
+      client.end().catch(() => undefined);
+      if (!running) return;
+      listening.failed(error ?? new Error("the LISTEN connection ended"));
+      wake?.(); // a notification may have been missed: look now
+      reconnectTimer = setTimeout(() => void listen(), backoffDelay(listening.failures, 1000));
+      reconnectTimer.unref();
+    };
+    client.on("error", onLost);
+    client.on("end", () => onLost());
+    client.on("notification", () => wake?.());
     try {
-      listener = new pg.Client({ connectionString: settings.databaseUrl });
-      listener.on("notification", () => wake?.());
-      listener.on("error", (error) => settings.logger.warn({ err: error }, "outbox listener failed; polling only"));
-      await listener.connect();
-      await listener.query(`listen "outbox_${settings.schema}"`);
+      await client.connect();
+      await client.query(`listen "outbox_${settings.schema}"`);
+      listening.succeeded();
     } catch (error) {
-      settings.logger.warn({ err: error }, "outbox listener unavailable; polling only");
+      onLost(error as Error);
     }
   }
 
   async function run(): Promise<void> {
-    let failures = 0;
     while (running) {
       try {
         await flush();
-        failures = 0;
+        publishing.succeeded();
       } catch (error) {
-        failures += 1;
-        settings.logger.warn({ err: error, failures }, "outbox relay failed to publish; will retry");
+        publishing.failed(error);
       }
       if (!running) break;
-      const delay = failures === 0 ? pollIntervalMs : Math.min(30_000, 500 * 2 ** Math.min(failures, 6));
+      const failing = publishing.failures > 0;
+      const delay = failing ? backoffDelay(publishing.failures) : pollIntervalMs;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
-        wake = () => {
+        // A commit wakes a healthy relay at once; a failing one keeps its backoff.
+        wake = failing
+          ? undefined
+          : () => {
+              clearTimeout(timer);
+              resolve();
+            };
+        stopWaiting = () => {
           clearTimeout(timer);
           resolve();
         };
@@ -137,16 +174,17 @@ export function createOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
       wake = undefined;
     }
   }
-
   return {
     start() {
       if (running) return;
       running = true;
-      loop = listen().then(run);
+      void listen();
+      loop = run();
     },
     async stop() {
       running = false;
-      wake?.();
+      if (reconnectTimer) clearTimeout(reconnectTimer);
+      stopWaiting?.();
       await loop;
       await listener?.end().catch(() => undefined);
     },

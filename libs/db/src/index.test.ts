@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestInfra, type TestInfra } from "@support/testkit";
-import { createDb, ensureDatabase, isDatabaseReachable, migrateToLatest, sql, type Generated, type Kysely } from "./index.ts";
+import { createDb, ensureDatabase, isConnectionError, isDatabaseReachable, migrateToLatest, sql, type Generated, type Kysely } from "./index.ts";
 
 // Runs against a real Postgres, in a database of this run's own (testkit).
 let infra: TestInfra;
@@ -43,6 +43,43 @@ describe("db", () => {
     await db.insertInto("notes").values({ body: "hello" }).execute();
     expect(await db.selectFrom("notes").select("body").execute()).toEqual([{ body: "hello" }]);
     expect(await isDatabaseReachable(db as Kysely<unknown>)).toBe(true);
+  });
+
+  it("fails only the unit of work when the server ends a connection checked out inside a transaction", async () => {
+    const reported: Error[] = [];
+    const victim = createDb<{ notes: { id: Generated<number>; body: string } }>({
+      url, schema: "notes_svc", maxConnections: 1, onConnectionError: (error) => reported.push(error),
+    });
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on("uncaughtException", onUncaught);
+    try {
+      // The transaction holds its connection between two statements (as a relay waiting for
+      // NATS did) when the server terminates it, the way a Postgres shutdown does (57P01).
+      const work = victim.transaction().execute(async (trx) => {
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+        await sql`select pg_terminate_backend(${rows[0]!.pid})`.execute(db);
+        await expect.poll(() => reported.length, { timeout: 5000 }).toBeGreaterThan(0);
+        await trx.insertInto("notes").values({ body: "never committed" }).execute();
+      });
+      const error = await work.then(() => undefined, (e: unknown) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect(isConnectionError(error) || isConnectionError(reported[0])).toBe(true);
+      expect(uncaught).toEqual([]);
+      // The pool dropped the broken connection: the next unit of work runs on a new one.
+      expect(await isDatabaseReachable(victim as Kysely<unknown>)).toBe(true);
+      expect(await db.selectFrom("notes").select("body").where("body", "=", "never committed").execute()).toEqual([]);
+    } finally {
+      process.off("uncaughtException", onUncaught);
+      await victim.destroy();
+    }
+  });
+
+  it("tells connection losses from other database errors", () => {
+    expect(isConnectionError(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }))).toBe(true);
+    expect(isConnectionError(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }))).toBe(true);
+    expect(isConnectionError(new Error("Connection terminated unexpectedly"))).toBe(true);
+    expect(isConnectionError(Object.assign(new Error("duplicate key"), { code: "23505" }))).toBe(false);
   });
 
   it("refuses a schema name that could inject SQL", () => {

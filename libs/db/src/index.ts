@@ -19,8 +19,14 @@ export interface DatabaseSettings {
   /** Pool size; small by default because every service shares one Postgres. */
   maxConnections?: number;
   applicationName?: string;
-  /** Told about connections that failed while idle (they are replaced automatically). */
-  onIdleError?: (error: Error) => void;
+  /**
+   * Told about every connection the server ended or that broke (a restart, a failover, a
+   * terminated backend), whether it sat idle in the pool or was checked out. The pool
+   * discards it and opens a new one for the next query.
+   */
+  onConnectionError?: (error: Error) => void;
+  /** Longest wait for a new connection, so that a query (and readiness) fails fast while Postgres is down. */
+  connectTimeoutMs?: number;
 }
 
 const schemaName = /^[a-z_][a-z0-9_]*$/;
@@ -38,10 +44,18 @@ export function createPool(settings: DatabaseSettings): pg.Pool {
     // Unqualified names resolve in the service's schema first; `public` holds extensions.
     options: `-c search_path=${settings.schema},public`,
     idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: settings.connectTimeoutMs ?? 5_000,
   });
-  // An idle connection that the server ends (a restart, a failover, a dropped test database)
-  // must not crash the process: the pool discards it and the next query opens a new one.
-  pool.on("error", (error) => settings.onIdleError?.(error));
+  // A connection that the server ends must never crash the process. A pg client emits
+  // 'error' when that happens; the pool listens only while the client sits idle, so a client
+  // checked out at that moment (inside a transaction, between two queries) had no listener
+  // and the error was thrown as an unhandled 'error' event. Every client gets its own
+  // listener for its whole life: the query in progress, if any, fails with the error (so the
+  // unit of work fails and is rolled back by the server), and the pool drops the broken client
+  // when it is released (it is no longer queryable).
+  const onError = (error: Error) => settings.onConnectionError?.(error);
+  pool.on("connect", (client) => client.on("error", onError));
+  pool.on("error", () => undefined); // idle clients: already reported by their own listener
   return pool;
 }
 
@@ -76,6 +90,7 @@ export async function ensureDatabase(url: string): Promise<void> {
   const admin = new URL(url);
   admin.pathname = "/postgres";
   const client = new pg.Client({ connectionString: admin.toString() });
+  client.on("error", () => undefined); // a lost connection fails the query below instead
   await client.connect();
   try {
     const found = await client.query("select 1 from pg_database where datname = $1", [name]);
@@ -97,6 +112,21 @@ export async function isDatabaseReachable(db: Kysely<unknown>): Promise<boolean>
   } catch {
     return false;
   }
+}
+
+/**
+ * True when an error means the database connection was lost or could not be opened (a
+ * restart, a failover, a network cut): the work can be retried once Postgres is back.
+ */
+export function isConnectionError(error: unknown): boolean {
+  const code = pgErrorCode(error);
+  if (code !== undefined) {
+    // 57P01-57P03: the server is shutting down or starting; 08xxx: connection exceptions.
+    if (code.startsWith("57P") || code.startsWith("08")) return true;
+    if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN"].includes(code)) return true;
+  }
+  const message = error instanceof Error ? error.message : "";
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended/i.test(message);
 }
 
 /** Postgres error code of a failed query, e.g. 23505 for a unique violation. */

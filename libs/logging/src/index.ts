@@ -53,3 +53,5 @@ export function createLogger(settings: LoggerSettings): Logger {
   };
   return pino(options, settings.destination ?? pino.destination({ dest: 2, sync: false }));
 }
+
+export { backoffDelay, createFailureEpisode, type FailureEpisode } from "./episode.ts";

@@ -1,8 +1,9 @@
 // A background sweep that runs every `intervalMs` inside a service: never two runs at once in
-// one process (the next run is scheduled when the previous one ends), a failed run is logged
-// and retried at the next tick, and stop() waits for a run in progress. Running once per item
+// one process (the next run is scheduled when the previous one ends), a failed run (Postgres
+// restarting, say) is retried sooner, with a doubling delay up to the interval, and an outage
+// is logged once rather than at every attempt; stop() waits for a run in progress. Running once per item
 // across replicas is the job's own business (its queries lock with `for update skip locked`).
-import type { Logger } from "@support/logging";
+import { backoffDelay, createFailureEpisode, type Logger } from "@support/logging";
 import type { Startable } from "./host.ts";
 
 export interface PeriodicJobSettings {
@@ -18,21 +19,23 @@ export function createPeriodicJob(settings: PeriodicJobSettings): Startable {
   let stopped = true;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
+  const episode = createFailureEpisode(settings.logger.child({ job: settings.name }), settings.name);
 
   function schedule(): void {
     if (stopped) return;
+    const delay = episode.failures > 0 ? Math.min(settings.intervalMs, backoffDelay(episode.failures)) : settings.intervalMs;
     timer = setTimeout(() => {
       running = settings
         .run()
         .then(
-          () => undefined,
-          (error: unknown) => settings.logger.warn({ err: error, job: settings.name }, `${settings.name} failed; retrying next time`),
+          () => episode.succeeded(),
+          (error: unknown) => episode.failed(error),
         )
         .finally(() => {
           running = undefined;
           schedule();
         });
-    }, settings.intervalMs);
+    }, delay);
     // A pending tick alone must not keep the process alive.
     timer.unref();
   }

@@ -1,4 +1,5 @@
 import net from "node:net";
+import { gzipSync } from "node:zlib";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { operations } from "./openapi/operations.ts";
@@ -88,6 +89,28 @@ describe("gateway edge (D3)", () => {
     const body = `{"shortContent":{"en":"${filler}"},"longContent":null,"gameId":null}`;
     const response = await t.request("/announcements", { method: "PUT", key, body, headers: { "content-type": "application/json" } });
     expect(response.status).toBe(200);
+  });
+
+  it("refuses a body whose bytes are not what its Content-Encoding says with 400 invalid_argument", async () => {
+    const valid = gzipSync('{"shortContent":{"en":"x"}}');
+    const calls = t.content.count("putAnnouncement");
+    for (const [encoding, body] of [["gzip", Buffer.from("not gzip at all")], ["deflate", Buffer.from("not deflate")], ["gzip", valid.subarray(0, 10)], ["br", Buffer.from("xx")]] as const) {
+      const response = await t.request("/announcements", { method: "PUT", key, body, headers: { "content-type": "application/json", "content-encoding": encoding } });
+      expect(response.status, encoding).toBe(400);
+      expect(response.body).toEqual({ code: "invalid_argument", message: `The request body is not valid ${encoding} data` });
+    }
+    expect(t.content.count("putAnnouncement")).toBe(calls);
+  });
+
+  it("refuses a Content-Encoding it cannot decode with 415 unsupported_media_type, and reads a gzip body", async () => {
+    const response = await t.request("/announcements", { method: "PUT", key, body: "xx", headers: { "content-type": "application/json", "content-encoding": "foo" } });
+    expect(response.status).toBe(415);
+    expect(response.body).toEqual({ code: "unsupported_media_type", message: expect.stringContaining("Content-Encoding") });
+    const gzipped = await t.request("/announcements", {
+      method: "PUT", key, body: gzipSync('{"shortContent":{"en":"zipped"},"longContent":null,"gameId":null}'),
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+    });
+    expect(gzipped.status).toBe(200);
   });
 
   it("refuses a body that is not declared as JSON with 400", async () => {

@@ -4,7 +4,7 @@
 // unknown route is a 404 and a missing key a 403 before any body is read.
 import { randomUUID } from "node:crypto";
 import http from "node:http";
-import type net from "node:net";
+import net from "node:net";
 import { Router } from "@koa/router";
 import type { NatsConnection } from "@support/bus";
 import { AppError } from "@support/errors";
@@ -33,6 +33,9 @@ import { registerTagRoutes } from "./routes/tags.ts";
 import { registerTicketRoutes } from "./routes/tickets.ts";
 import type { GatewayMiddleware, GatewayRouter, GatewayState } from "./types.ts";
 
+/** How long a connection must have been without a request to be closed as idle at shutdown. */
+const IDLE_CLOSE_AFTER_MS = 500;
+
 export interface GatewayDeps {
   config: GatewayConfig;
   logger: Logger;
@@ -43,7 +46,7 @@ export interface GatewayDeps {
 
 export interface Gateway {
   start(): Promise<{ port: number }>;
-  /** Stops taking requests, lets in-flight ones finish (bounded), stops the event subscription. */
+  /** Stops taking connections, answers in-flight requests (bounded), closes every connection, stops the event subscription. */
   stop(): Promise<void>;
   app: Koa<GatewayState>;
   caches: { reference: ReferenceCaches; keys: ApiKeyCache };
@@ -112,13 +115,33 @@ export function createServer(deps: GatewayDeps): Gateway {
   // Errors are all answered by errorHandler; this only sees failures writing a response.
   app.on("error", (error: unknown) => logger.warn({ err: error }, "koa error"));
 
-  const server = http.createServer(app.callback());
-  const sockets = new Set<net.Socket>();
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+  // Graceful stop, per connection: after the signal every answer carries `Connection: close`
+  // (Node then closes the connection once the answer is sent), a connection with a request in
+  // progress is never cut before its answer, and one that sits idle is closed.
+  const connections = new Map<net.Socket, { busy: number; idleSince: number }>();
+  const handle = app.callback();
+  const server = http.createServer((req, res) => {
+    const connection = connections.get(req.socket);
+    if (connection) connection.busy += 1;
+    // Decided when the head is written, so that a request that started before the signal and
+    // is answered after it is told too.
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: http.ServerResponse, ...args: Parameters<typeof writeHead>) {
+      if (stopping && !this.headersSent) this.setHeader("Connection", "close");
+      return writeHead.apply(this, args);
+    } as typeof writeHead;
+    res.once("close", () => {
+      if (!connection) return;
+      connection.busy -= 1;
+      connection.idleSince = performance.now();
+    });
+    void handle(req, res);
   });
-  // A request Node cannot even parse never reaches Koa: answer it in the D3 shape too.
+  server.on("connection", (socket: net.Socket) => {
+    connections.set(socket, { busy: 0, idleSince: performance.now() });
+    socket.on("close", () => connections.delete(socket));
+  });
+  // A request Node cannot even parse never reaches Koa: answer it with the usual error body too.
   server.on("clientError", (error: NodeJS.ErrnoException, socket: net.Socket) => {
     if (error.code === "ECONNRESET" || !socket.writable) {
       socket.destroy();
@@ -148,19 +171,42 @@ export function createServer(deps: GatewayDeps): Gateway {
         });
       });
     },
+    // Readiness fails from here on (a load balancer stops sending new connections), the port
+    // stops accepting, in-flight requests are answered (with `Connection: close`), idle
+    // keep-alive connections are closed, and it resolves when no connection is left, or
+    // shortly before SHUTDOWN_TIMEOUT_MS by cutting what still runs.
     async stop() {
       stopping = true;
       await contentChanges?.stop();
       if (!server.listening) return;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        // In-flight requests get a moment (keep-alive connections close after their
-        // response); then whatever is left is cut.
-        setTimeout(() => {
-          for (const socket of sockets) socket.destroy();
-        }, Math.min(5000, config.SHUTDOWN_TIMEOUT_MS / 2)).unref();
+      const closed = new Promise<void>((resolve) => {
+        // Only stop listening: http.Server#close() would also destroy every idle keep-alive
+        // connection at once, including one whose next request is already on its way (that
+        // request would be cut before it is even read). Idle connections are closed below.
+        net.Server.prototype.close.call(server, () => resolve());
       });
+      const deadline = performance.now() + Math.max(config.SHUTDOWN_TIMEOUT_MS - 1000, config.SHUTDOWN_TIMEOUT_MS / 2);
+      // A connection is idle when it has had no request for a moment, seen on two rounds in a
+      // row: a request already on its way (in the kernel's buffer, or sent by a client that
+      // was just answered) is read in between, and answered with `Connection: close` rather
+      // than cut. The race with a client that sends on an idle connection just as it closes is
+      // the one every HTTP/1.1 server has; such a request was never read, so it had no effect.
+      let idleLastRound = new Map<net.Socket, number>();
+      while (connections.size > 0) {
+        const now = performance.now();
+        const idleNow = new Map<net.Socket, number>();
+        for (const [socket, connection] of connections) {
+          if (now >= deadline) {
+            socket.destroy();
+          } else if (connection.busy === 0 && now - connection.idleSince >= IDLE_CLOSE_AFTER_MS) {
+            if (idleLastRound.get(socket) === connection.idleSince) socket.destroy();
+            else idleNow.set(socket, connection.idleSince);
+          }
+        }
+        idleLastRound = idleNow;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await closed;
     },
   };
 }
