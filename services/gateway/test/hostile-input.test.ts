@@ -309,6 +309,8 @@ describe("hostile input against every operation of the OpenAPI document", () => 
   let db: Kysely<unknown>;
   let checksumQuery: string;
   let baseline: string;
+  /** Every status each operation answered, to prove the requests got past authentication. */
+  const statusesSeen = new Map<string, Set<number>>();
 
   /** One line per table of every service schema: rows and a digest of their content. */
   const checksum = async (): Promise<string> => {
@@ -320,6 +322,10 @@ describe("hostile input against every operation of the OpenAPI document", () => 
   const exchange = async (operation: Operation | undefined, request: RawRequest): Promise<RawResponse> => {
     const response = await send(stack.url, request);
     expectSaneAnswer(operation, request, response);
+    if (operation !== undefined) {
+      const seen = statusesSeen.get(operation.operationId) ?? new Set<number>();
+      statusesSeen.set(operation.operationId, seen.add(response.status));
+    }
     if (response.status >= 400) {
       const after = await checksum();
       if (after !== baseline) {
@@ -538,7 +544,8 @@ describe("hostile input against every operation of the OpenAPI document", () => 
       const filler = fc.constantFrom<[string, string][]>([], [["x-filler", "f".repeat(20_000)]], [["cookie", "a=1; ".repeat(2000)]]);
       await fc.assert(
         fc.asyncProperty(authorization, requestId, encoding, filler, fc.boolean(), async (auth, id, enc, fill, withBody) => {
-          const body = operation.requestBody && withBody ? JSON.stringify(baseBody(operation)) : undefined;
+          // An operation without a body gets one anyway: it must be ignored or refused.
+          const body = withBody ? (operation.requestBody ? JSON.stringify(baseBody(operation)) : '{"unexpected":[1,2,3]}') : undefined;
           const request: RawRequest = { method: operation.method.toUpperCase(), path: pathFor(operation) + queryFor(operation), headers: [...auth, ...id, ...enc, ...fill], body };
           await exchange(operation, request);
         }),
@@ -555,6 +562,15 @@ describe("hostile input against every operation of the OpenAPI document", () => 
         { numRuns: Math.max(3, Math.floor(numRuns / 2)) },
       );
     });
+  });
+
+  it("got past authentication and validation: every operation answered something other than 401/403, and some 2xx", () => {
+    for (const operation of allOperations) {
+      const seen = [...(statusesSeen.get(operation.operationId) ?? [])];
+      expect(seen.some((status) => status !== 401 && status !== 403), `${operation.operationId} answered only ${seen.join(", ")}`).toBe(true);
+    }
+    const accepted = [...statusesSeen.values()].flatMap((seen) => [...seen]).filter((status) => status < 400);
+    expect(accepted.length).toBeGreaterThan(0);
   });
 
   describe("broken framing", () => {
