@@ -435,8 +435,10 @@ describe("hostile input against every operation of the OpenAPI document", () => 
     const bodyPaths = operation.requestBody ? propertyPaths(resolvePointer(openapiDocument, operation.requestBody.schemaPointer)) : [];
     const pathParameters = operation.parameters.filter((parameter) => parameter.in === "path");
     const queryParameters = operation.parameters.filter((parameter) => parameter.in === "query");
+    // Properties that do not apply to an operation (no body, no path parameter, public) are not
+    // registered at all, so the only skipped tests are the known failures below.
 
-    it.runIf(operation.requestBody !== undefined)("survives wrong, huge and odd values at every body property, missing and extra properties", async () => {
+    if (operation.requestBody !== undefined) it("survives wrong, huge and odd values at every body property, missing and extra properties", async () => {
       const mutation = fc.oneof(
         fc.record({ kind: fc.constant("whole" as const), value: hostileJson }),
         fc.record({ kind: fc.constant("set" as const), at: fc.constantFrom(...bodyPaths, []), value: hostileJson }),
@@ -456,7 +458,7 @@ describe("hostile input against every operation of the OpenAPI document", () => 
       );
     });
 
-    it.runIf(operation.requestBody !== undefined)("survives raw JSON that a serializer would never write (deep nesting, lone surrogates, number edges, bad UTF-8)", async () => {
+    if (operation.requestBody !== undefined) it("survives raw JSON that a serializer would never write (deep nesting, lone surrogates, number edges, bad UTF-8)", async () => {
       const placed = fc.record({ at: fc.constantFrom(...bodyPaths), token: fc.constantFrom(...rawTokens) }).map(({ at, token }) => {
         const marker = "__hostile_marker__";
         return JSON.stringify(setAt(baseBody(operation), at, marker)).replace(`"${marker}"`, token);
@@ -465,7 +467,7 @@ describe("hostile input against every operation of the OpenAPI document", () => 
       await fc.assert(fc.asyncProperty(raw, async (body) => void (await exchange(operation, jsonRequest(operation, body)))), { numRuns: numRuns * 2 });
     });
 
-    it.runIf(pathParameters.length > 0)("survives wrong, overlong and percent-encoding-abused path parameters", async () => {
+    if (pathParameters.length > 0) it("survives wrong, overlong and percent-encoding-abused path parameters", async () => {
       const values = fc.record(Object.fromEntries(pathParameters.map((parameter) => [parameter.name, hostileParamValue])));
       await fc.assert(
         fc.asyncProperty(values, async (chosen) => {
@@ -552,7 +554,7 @@ describe("hostile input against every operation of the OpenAPI document", () => 
       );
     });
 
-    it.runIf(operation.authenticated || operation.sessionAuthenticated)("refuses hostile bodies without credentials before reading them (403)", async () => {
+    if (operation.authenticated || operation.sessionAuthenticated) it("refuses hostile bodies without credentials before reading them (403)", async () => {
       await fc.assert(
         fc.asyncProperty(fc.oneof(hostileJson.map((value) => JSON.stringify(value) ?? "null"), fc.constantFrom(...rawBodies)), async (body) => {
           const request: RawRequest = { method: operation.method.toUpperCase(), path: pathFor(operation), headers: [["content-type", "application/json"]], body };
