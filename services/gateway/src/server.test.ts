@@ -94,7 +94,7 @@ describe("gateway edge (D3)", () => {
   it("refuses a body whose bytes are not what its Content-Encoding says with 400 invalid_argument", async () => {
     const valid = gzipSync('{"shortContent":{"en":"x"}}');
     const calls = t.content.count("putAnnouncement");
-    for (const [encoding, body] of [["gzip", Buffer.from("not gzip at all")], ["deflate", Buffer.from("not deflate")], ["gzip", valid.subarray(0, 10)], ["br", Buffer.from("xx")]] as const) {
+    for (const [encoding, body] of [["gzip", Buffer.from("not gzip at all")], ["deflate", Buffer.from("not deflate")], ["gzip", valid.subarray(0, 10)], ["br", Buffer.from("xx")], ["br", Buffer.from("{\"plain\": \"json\"}")]] as const) {
       const response = await t.request("/announcements", { method: "PUT", key, body, headers: { "content-type": "application/json", "content-encoding": encoding } });
       expect(response.status, encoding).toBe(400);
       expect(response.body).toEqual({ code: "invalid_argument", message: `The request body is not valid ${encoding} data` });

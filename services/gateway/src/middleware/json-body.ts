@@ -44,8 +44,9 @@ function bodyError(error: unknown, limitBytes: number, encoding: string): unknow
   if (status === 415) {
     return new HttpProblem(415, "unsupported_media_type", "Unsupported Content-Encoding of the request body; send it as gzip, deflate, br or identity");
   }
-  // zlib's own errors (Z_DATA_ERROR, Z_BUF_ERROR, ...): the bytes are not what the header says.
-  if (typeof code === "string" && code.startsWith("Z_")) {
+  // zlib's own errors (Z_DATA_ERROR, Z_BUF_ERROR, ...) and brotli's (ERR__ERROR_FORMAT_...,
+  // ERR_BROTLI_...): the bytes are not what the header says.
+  if (typeof code === "string" && /^(Z_|ERR__ERROR_|ERR_BROTLI)/.test(code)) {
     return new AppError("invalid_argument", `The request body is not valid ${encoding || "compressed"} data`);
   }
   if (type === "request.aborted" || type === "request.size.invalid") {
