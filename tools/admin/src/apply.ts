@@ -8,7 +8,8 @@
 // same command again.
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { AppError, type ValidationIssue } from "@support/errors";
+import type { AppError} from "@support/errors";
+import { type ValidationIssue } from "@support/errors";
 import type { Logger } from "@support/logging";
 import { connectToAppError } from "@support/rpc";
 import type { TenantFile } from "@support/tenant-file";

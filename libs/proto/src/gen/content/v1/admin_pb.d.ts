@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
 export declare const file_content_v1_admin: GenFile;
 
 /**
- * ApplyTenantRequest carries a tenant file (the format of tools/admin/tenant-file.schema.json).
+ * ApplyTenantRequest carries a tenant file (the format of libs/tenant-file, tenant-file.schema.json).
  *
  * @generated from message content.v1.ApplyTenantRequest
  */
