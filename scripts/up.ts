@@ -6,7 +6,8 @@
 // `pnpm run up -- --reset` deletes the local stack's data instead (see docs/local-stack.md).
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
@@ -35,6 +36,10 @@ const ROOT = resolve(import.meta.dirname, "..");
 const DATA = join(ROOT, ".data");
 const DEMO_TENANT_FILE = join(ROOT, "scripts", "demo-tenant.json");
 const DEMO_TENANT_RECORD = join(DATA, "demo-tenant.json");
+// The admin token of the local stack: content and players get it as ADMIN_TOKEN, and the admin
+// tool (`pnpm admin`) reads it from this file when ADMIN_TOKEN is unset.
+const ADMIN_TOKEN_FILE = join(DATA, "admin-token");
+const ADMIN_CLI = join(ROOT, "tools", "admin", "src", "cli.ts");
 const DATABASE = "support";
 const BUCKET = "support-attachments";
 const S3_PORT = 4568;
@@ -44,17 +49,19 @@ const STOP_TIMEOUT_MS = 10_000;
 interface Service {
   name: string;
   port: number;
-  /** Env var under which the gateway finds this service. */
+  /** Env var under which the gateway (and the admin tool) finds this service. */
   urlVar?: string;
+  /** Serves admin RPCs: gets ADMIN_TOKEN. */
+  admin?: boolean;
 }
 
 const GATEWAY_PORT = Number(process.env.PORT ?? 8080);
 // Backends first: the gateway is started last and its /healthz is what we wait for.
 const SERVICES: Service[] = [
-  { name: "content", port: 50051, urlVar: "CONTENT_URL" },
+  { name: "content", port: 50051, urlVar: "CONTENT_URL", admin: true },
   { name: "tickets", port: 50052, urlVar: "TICKETS_URL" },
   { name: "media", port: 50053, urlVar: "MEDIA_URL" },
-  { name: "players", port: 50054, urlVar: "PLAYERS_URL" },
+  { name: "players", port: 50054, urlVar: "PLAYERS_URL", admin: true },
   { name: "gateway", port: GATEWAY_PORT },
 ];
 
@@ -268,21 +275,34 @@ const RESTART_MIN_MS = 1000;
 const RESTART_MAX_MS = 30_000;
 const STABLE_AFTER_MS = 60_000;
 
-function superviseService(infra: Infra, s: Service, main: string, crashes = 0): void {
+function superviseService(s: Service, main: string, env: NodeJS.ProcessEnv, crashes = 0): void {
   const startedAt = Date.now();
-  const c = spawnChild(s.name, [main], serviceEnv(infra, s.port));
+  const c = spawnChild(s.name, [main], env);
   c.child.once("exit", (code, signal) => {
     if (stopping) return;
     const quickCrashes = Date.now() - startedAt >= STABLE_AFTER_MS ? 0 : crashes;
     const delay = Math.min(RESTART_MAX_MS, RESTART_MIN_MS * 2 ** quickCrashes);
     log(paint(31, `${s.name} exited (${code ?? signal}): starting it again in ${delay / 1000} s`));
     setTimeout(() => {
-      if (!stopping) superviseService(infra, s, main, quickCrashes + 1);
+      if (!stopping) superviseService(s, main, env, quickCrashes + 1);
     }, delay);
   });
 }
 
-function startServices(infra: Infra): Service[] {
+/** The stack's admin token: made once (0600) and kept in .data/admin-token until `make reset`. */
+function adminToken(): string {
+  if (existsSync(ADMIN_TOKEN_FILE)) {
+    const token = readFileSync(ADMIN_TOKEN_FILE, "utf8").trim();
+    if (token) return token;
+  }
+  const token = randomBytes(32).toString("base64url");
+  mkdirSync(DATA, { recursive: true });
+  writeFileSync(ADMIN_TOKEN_FILE, `${token}\n`, { mode: 0o600 });
+  log("admin token written to .data/admin-token");
+  return token;
+}
+
+function startServices(infra: Infra, token: string): Service[] {
   const started: Service[] = [];
   for (const s of SERVICES) {
     const main = entry(s.name, "main.ts");
@@ -290,13 +310,13 @@ function startServices(infra: Infra): Service[] {
       log(paint(33, `services/${s.name}/src/main.ts does not exist: ${s.name} is not started`));
       continue;
     }
-    superviseService(infra, s, main);
+    superviseService(s, main, { ...serviceEnv(infra, s.port), ...(s.admin ? { ADMIN_TOKEN: token } : {}) });
     started.push(s);
   }
   return started;
 }
 
-async function waitHealthy(port: number): Promise<void> {
+async function waitHealthy(name: string, port: number): Promise<void> {
   const url = `http://127.0.0.1:${port}/healthz`;
   const deadline = Date.now() + HEALTH_TIMEOUT_MS;
   while (Date.now() < deadline) {
@@ -309,14 +329,15 @@ async function waitHealthy(port: number): Promise<void> {
     }
     await sleep(250);
   }
-  throw new Error(`the gateway did not answer 200 on ${url} within ${HEALTH_TIMEOUT_MS / 1000} s`);
+  throw new Error(`${name} did not answer 200 on ${url} within ${HEALTH_TIMEOUT_MS / 1000} s`);
 }
 
 // ---- demo tenant --------------------------------------------------------------------------
 
 interface TenantResult {
   companyId: string;
-  apiKeys: Record<string, string>;
+  /** null when an earlier run created the key (the admin tool prints a secret once). */
+  apiKeys: Record<string, string | null>;
   games?: unknown;
   users?: unknown;
 }
@@ -332,25 +353,27 @@ function parseTenant(stdout: string): TenantResult {
   const text = stdout.trim();
   const json = text.startsWith("{") ? text : text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1);
   const parsed = JSON.parse(json) as TenantResult;
-  if (!parsed || typeof parsed.apiKeys !== "object") throw new Error("the admin command printed no apiKeys");
+  if (!parsed || typeof parsed.apiKeys !== "object") throw new Error("the admin tool printed no apiKeys");
   return parsed;
 }
 
-/** Applies scripts/demo-tenant.json once per database; later starts reuse the saved result. */
-async function demoTenant(infra: Infra): Promise<TenantRecord | undefined> {
+/**
+ * Applies scripts/demo-tenant.json with the admin tool once the services answer, once per
+ * database; later starts reuse the saved result (it holds the API key secret, printed once).
+ */
+async function demoTenant(infra: Infra, token: string): Promise<TenantRecord | undefined> {
   const identity = await databaseIdentity(infra.adminUrl, DATABASE);
   if (existsSync(DEMO_TENANT_RECORD)) {
     const record = JSON.parse(readFileSync(DEMO_TENANT_RECORD, "utf8")) as TenantRecord;
     if (record.database === identity) return record;
     log("the demo tenant on record belongs to another database: applying it again");
   }
-  const cli = entry("content", join("admin", "cli.ts"));
-  if (!existsSync(cli)) {
-    log(paint(33, "services/content/src/admin/cli.ts does not exist: no demo tenant"));
+  if (!existsSync(ADMIN_CLI)) {
+    log(paint(33, "tools/admin/src/cli.ts does not exist: no demo tenant"));
     return undefined;
   }
   log("applying the demo tenant (scripts/demo-tenant.json)");
-  const stdout = await runTask("admin", [cli, "apply", DEMO_TENANT_FILE], serviceEnv(infra, 50051), true);
+  const stdout = await runTask("admin", [ADMIN_CLI, "apply", DEMO_TENANT_FILE], { ...serviceEnv(infra, 0), ADMIN_TOKEN: token }, true);
   const record: TenantRecord = { database: identity ?? "", appliedAt: new Date().toISOString(), tenant: parseTenant(stdout) };
   writeFileSync(DEMO_TENANT_RECORD, `${JSON.stringify(record, null, 2)}\n`);
   return record;
@@ -358,7 +381,7 @@ async function demoTenant(infra: Infra): Promise<TenantRecord | undefined> {
 
 function printReady(record: TenantRecord | undefined): void {
   const base = `http://127.0.0.1:${GATEWAY_PORT}`;
-  const key = record ? Object.values(record.tenant.apiKeys)[0] : undefined;
+  const key = record ? Object.values(record.tenant.apiKeys).find((secret) => secret !== null) : undefined;
   const lines = [
     "",
     paint(32, "The support platform is running."),
@@ -371,7 +394,7 @@ function printReady(record: TenantRecord | undefined): void {
       `  Try       curl -H "Authorization: Bearer ${key}" ${base}/games`,
     );
   }
-  lines.push("  Stop      Ctrl-C", "");
+  lines.push("  Admin     pnpm admin help   (token in .data/admin-token, read by the tool)", "  Stop      Ctrl-C", "");
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
@@ -415,11 +438,14 @@ async function main(): Promise<void> {
     }
   }
   const infra = await startInfra();
+  const token = adminToken();
   await runMigrations(infra);
-  startServices(infra);
+  const started = startServices(infra, token);
   log(`waiting for the gateway on http://127.0.0.1:${GATEWAY_PORT}/healthz`);
-  await waitHealthy(GATEWAY_PORT);
-  const record = await demoTenant(infra);
+  await waitHealthy("the gateway", GATEWAY_PORT);
+  // The demo tenant goes through content's and players' admin RPCs: wait for them too.
+  for (const s of started.filter((service) => service.admin)) await waitHealthy(s.name, s.port);
+  const record = await demoTenant(infra, token);
   printReady(record);
 }
 

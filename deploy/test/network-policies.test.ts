@@ -1,6 +1,6 @@
 // The rendered network policies of each overlay, evaluated: exactly the platform's flows are
 // open (ingress controller -> gateway -> services, tickets -> content/players/media, media -> content,
-// players -> content/tickets/media, DNS,
+// players -> content/tickets/media, the admin tool -> content/players, DNS,
 // NATS, S3 for media) and everything else is closed.
 import { beforeAll, describe, expect, it } from "vitest";
 import { SERVICES, type ServiceName } from "../image/spec.ts";
@@ -51,6 +51,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
   const overlay = overlayName as Overlay;
   const pod = (name: ServiceName): Endpoint => ({ pod: { "app.kubernetes.io/name": name, "app.kubernetes.io/part-of": "player-support" }, namespace: NAMESPACE[overlay] });
   const allowed = (from: Endpoint, to: Endpoint, port: number, protocol = "TCP") => connectionAllowed(policies.get(overlay)!, from, to, port, protocol);
+  const adminTool: Endpoint = { pod: { "app.kubernetes.io/name": "admin" }, namespace: NAMESPACE[overlay] };
 
   it("opens the platform's flows", () => {
     expect(allowed(INGRESS_CONTROLLER, pod("gateway"), 8080)).toBe(true);
@@ -69,6 +70,20 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
       expect(allowed(pod(service), KUBE_DNS, 53, "TCP"), `${service} -> DNS/TCP`).toBe(true);
     }
     expect(allowed(pod("media"), S3, S3_PORT[overlay])).toBe(true);
+    expect(allowed(adminTool, pod("content"), PORT.content)).toBe(true);
+    expect(allowed(adminTool, pod("players"), PORT.players)).toBe(true);
+    expect(allowed(adminTool, KUBE_DNS, 53, "UDP")).toBe(true);
+  });
+
+  it("lets the admin tool reach content and players only, and nothing reach it", () => {
+    for (const service of ["gateway", "tickets", "media"] as const) {
+      expect(allowed(adminTool, pod(service), PORT[service]), `admin -> ${service}`).toBe(false);
+    }
+    expect(allowed(adminTool, POSTGRES, 5432)).toBe(false);
+    expect(allowed(adminTool, NATS, 4222)).toBe(false);
+    for (const service of ALL) expect(allowed(pod(service), adminTool, 8080), `${service} -> admin`).toBe(false);
+    // The label of the admin tool in another namespace opens nothing.
+    expect(allowed({ pod: { "app.kubernetes.io/name": "admin" }, namespace: "default" }, pod("content"), PORT.content)).toBe(false);
   });
 
   it("closes everything else", () => {

@@ -132,7 +132,7 @@ export interface Stack {
   adminUrl: string;
   /** Environment shared by every service and admin command of this stack. */
   env: Record<string, string>;
-  /** `pnpm admin apply <file>` against this stack's database. */
+  /** `pnpm admin apply <file>` (tools/admin) against this stack's content and players services. */
   applyTenant(file: string): Promise<TenantResult>;
 }
 
@@ -187,14 +187,19 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     S3_FORCE_PATH_STYLE: String(s3.forcePathStyle),
     ...env,
   };
+  // Content and players serve the admin RPCs the admin tool calls, with this run's token.
+  const adminToken = randomBytes(24).toString("base64url");
   progress(`starting the stack in database ${database}`);
   for (const service of ["content", "tickets", "media", "players"] as const) {
     await runProcess(path.join(root, `services/${service}/src/migrate.ts`), [], common);
-    start(path.join(root, `services/${service}/src/main.ts`), { ...common, PORT: String(ports[service]) });
+    const admin: Record<string, string> = service === "content" || service === "players" ? { ADMIN_TOKEN: adminToken } : {};
+    start(path.join(root, `services/${service}/src/main.ts`), { ...common, ...admin, PORT: String(ports[service]) });
   }
   start(path.join(root, "services/gateway/src/main.ts"), { ...common, PORT: String(ports.gateway) });
   const gateway = `http://127.0.0.1:${ports.gateway}`;
   await waitForHttp(`${gateway}/healthz`, 60_000);
+  await waitForHttp(`${common.CONTENT_URL}/healthz`, 60_000);
+  await waitForHttp(`${common.PLAYERS_URL}/healthz`, 60_000);
   progress(`stack up, gateway ${gateway}`);
 
   return {
@@ -203,6 +208,6 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     adminUrl,
     env: common,
     applyTenant: async (file) =>
-      JSON.parse(await runProcess(path.join(root, "services/content/src/admin/cli.ts"), ["apply", file], common)) as TenantResult,
+      JSON.parse(await runProcess(path.join(root, "tools/admin/src/cli.ts"), ["apply", file], { ...common, ADMIN_TOKEN: adminToken })) as TenantResult,
   };
 }

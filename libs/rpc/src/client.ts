@@ -14,6 +14,8 @@ const forwardRequestId: Interceptor = (next) => async (request) => {
 export interface ServiceClientOptions {
   /** Per-call deadline; a slow dependency becomes a 503 rather than a hung request. */
   timeoutMs?: number;
+  /** Run after the request id is set, e.g. adminTokenHeader(token). */
+  interceptors?: Interceptor[];
 }
 
 export function createServiceClient<T extends DescService>(service: T, baseUrl: string, options: ServiceClientOptions = {}): Client<T> {
@@ -21,7 +23,7 @@ export function createServiceClient<T extends DescService>(service: T, baseUrl: 
     baseUrl,
     httpVersion: "2",
     useBinaryFormat: true,
-    interceptors: [forwardRequestId],
+    interceptors: [forwardRequestId, ...(options.interceptors ?? [])],
     defaultTimeoutMs: options.timeoutMs ?? 10_000,
   });
   return createClient(service, transport);

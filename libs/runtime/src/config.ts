@@ -15,3 +15,6 @@ export const serviceConfigSpecs = {
 export function portSpec(defaultPort: number) {
   return listenPort({ default: defaultPort, desc: "Port serving Connect, gRPC, gRPC-Web, /healthz and /readyz" });
 }
+
+/** The token of the admin RPCs (tools/admin); unset, they refuse every call. */
+export const adminTokenSpec = str({ default: "", desc: "Bearer token the admin RPCs require (a Kubernetes Secret); unset, they refuse every call" });

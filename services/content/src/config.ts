@@ -1,8 +1,8 @@
 // The content service's configuration, from environment variables only.
 import { loadConfig } from "@support/config";
-import { portSpec, serviceConfigSpecs } from "@support/runtime";
+import { adminTokenSpec, portSpec, serviceConfigSpecs } from "@support/runtime";
 
-export const configSpecs = { ...serviceConfigSpecs, PORT: portSpec(50051) };
+export const configSpecs = { ...serviceConfigSpecs, PORT: portSpec(50051), ADMIN_TOKEN: adminTokenSpec };
 
 export type ContentConfig = ReturnType<typeof loadContentConfig>;
 

@@ -6,6 +6,7 @@ import type { CompanyTables } from "./companies/company.table.ts";
 import type { FieldTables } from "./fields/field.table.ts";
 import type { GameTables } from "./games/game.table.ts";
 import type { TagTables } from "./tags/tag.table.ts";
+import type { TenantApplicationTables } from "./tenants/tenant-application.table.ts";
 import type { UserTables } from "./users/user.table.ts";
 
 export type ContentDatabase = OutboxTable &
@@ -15,4 +16,5 @@ export type ContentDatabase = OutboxTable &
   UserTables &
   TagTables &
   FieldTables &
-  AnnouncementTables;
+  AnnouncementTables &
+  TenantApplicationTables;

@@ -3,6 +3,3 @@ export { createServer, type ContentDeps } from "./server.ts";
 export { loadContentConfig, type ContentConfig } from "./config.ts";
 export { migrations } from "./migrations/index.ts";
 export type { ContentDatabase } from "./database.ts";
-// The admin command's tenant provisioning, for tests and tools that seed a tenant in-process.
-export { applyTenant, type TenantResult } from "./admin/apply-tenant.ts";
-export { parseTenantFile, TenantFileError, type TenantFile } from "./admin/tenant-file.ts";

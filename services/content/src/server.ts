@@ -5,6 +5,7 @@ import type { Logger } from "@support/logging";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import type { ContentConfig } from "./config.ts";
 import type { ContentDatabase } from "./database.ts";
+import { registerAdminRoutes } from "./admin-routes.ts";
 import { registerRoutes } from "./routes.ts";
 
 export interface ContentDeps {
@@ -22,6 +23,9 @@ export function createServer(deps: ContentDeps): ServiceHost {
     config: deps.config,
     nc: deps.nc,
     logger: deps.logger,
-    routes: (router) => registerRoutes(router, deps),
+    routes: (router) => {
+      registerRoutes(router, deps);
+      registerAdminRoutes(router, deps);
+    },
   });
 }

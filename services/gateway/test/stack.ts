@@ -1,9 +1,10 @@
 // The whole backend in-process for the gateway's integration tests: a fresh database and NATS
 // prefix (testkit), the four services on free ports with their migrations applied, and the
-// gateway in front of them. Tenants are provisioned with content's real admin command, so
-// the data and the events are exactly what production produces.
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+// gateway in front of them. Tenants are provisioned with the real admin tool (tools/admin)
+// over the services' admin RPCs, so the data and the events are exactly what production produces.
+import { randomBytes } from "node:crypto";
+import { Readable, Writable } from "node:stream";
+import { main as adminMain } from "@support/admin";
 import { connectBus } from "@support/bus";
 import { createServer as createContentServer, loadContentConfig, migrations as contentMigrations } from "@support/content";
 import { createDb, migrateToLatest, sql, type Migration } from "@support/db";
@@ -17,8 +18,6 @@ import { expect } from "vitest";
 import { createClients, createServer, loadGatewayConfig, type Gateway, type GatewayConfig, type ServiceName } from "../src/index.ts";
 import { operations } from "../src/openapi/operations.ts";
 import { validateResponse } from "../src/openapi/validation.ts";
-
-const contentCli = fileURLToPath(import.meta.resolve("@support/content").replace(/index\.ts$/, "admin/cli.ts"));
 
 export interface StackResponse {
   status: number;
@@ -54,7 +53,7 @@ export interface Stack {
    * document does not have, the `Error` schema).
    */
   request(path: string, options?: RequestOptions): Promise<StackResponse>;
-  /** Runs content's admin command (`pnpm admin ...`) against the stack's database. */
+  /** Runs the admin tool (`pnpm admin ...`) against the stack's content and players services. */
   admin<T = Record<string, unknown>>(args: string[], stdin?: string): Promise<T>;
   applyTenant(file: unknown): Promise<TenantResult>;
   /**
@@ -135,7 +134,8 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
   const infra = await createTestInfra();
   const logger = createLogger({ service: "stack", level: process.env.STACK_LOG_LEVEL ?? "silent" });
   // `env` reaches every service (e.g. PLAYER_DELETION_DELAY_SECONDS).
-  const env = { ...infra.env, NATS_PREFIX: infra.natsPrefix, HOST: "127.0.0.1", LOG_LEVEL: "silent", ...options.env };
+  const adminToken = randomBytes(24).toString("base64url");
+  const env = { ...infra.env, NATS_PREFIX: infra.natsPrefix, HOST: "127.0.0.1", LOG_LEVEL: "silent", ADMIN_TOKEN: adminToken, ...options.env };
   const running = new Map<ServiceName, ServiceHost>();
   const ports: Partial<Record<ServiceName, number>> = {};
   let gateway: Gateway | undefined;
@@ -186,16 +186,22 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
     const url = `http://127.0.0.1:${port}`;
 
     const admin = async <T>(args: string[], stdin?: string): Promise<T> => {
-      const child = spawn(process.execPath, [contentCli, ...args], {
-        env: { ...process.env, DATABASE_URL: infra.databaseUrl, LOG_LEVEL: "warn" },
-        stdio: ["pipe", "pipe", "pipe"],
-      });
       let stdout = "";
       let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-      child.stdin.end(stdin ?? "");
-      const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+      const sink = (append: (text: string) => void) =>
+        new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            append(chunk.toString("utf8"));
+            done();
+          },
+        });
+      const code = await adminMain(args, {
+        stdin: Readable.from([stdin ?? ""]),
+        stdout: sink((text) => (stdout += text)),
+        stderr: sink((text) => (stderr += text)),
+        env: { CONTENT_URL: urls.CONTENT_URL, PLAYERS_URL: urls.PLAYERS_URL, ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" },
+        cwd: process.cwd(),
+      });
       if (code !== 0) throw new Error(`admin ${args.join(" ")} exited ${code}: ${stdout}${stderr}`);
       return JSON.parse(stdout) as T;
     };

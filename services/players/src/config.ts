@@ -1,11 +1,12 @@
 // The players service's configuration, from environment variables only.
 import { ConfigError, loadConfig, num, str } from "@support/config";
-import { portSpec, serviceConfigSpecs } from "@support/runtime";
+import { adminTokenSpec, portSpec, serviceConfigSpecs } from "@support/runtime";
 import { deletionSettingsProblems } from "./deletion/deletion.ts";
 
 export const configSpecs = {
   ...serviceConfigSpecs,
   PORT: portSpec(50054),
+  ADMIN_TOKEN: adminTokenSpec,
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers (environment tokens, JWKS, fields)" }),
   RPC_TIMEOUT_MS: num({ default: 5_000, desc: "Deadline of each call to another service" }),
   SESSION_TTL_SECONDS: num({ default: 86_400, desc: "Lifetime of a web support session (D8: 24 hours)" }),

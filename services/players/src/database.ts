@@ -5,7 +5,4 @@ import type { PlayerTables } from "./players/player.table.ts";
 import type { RateLimitTables } from "./rate-limits/rate-limit.table.ts";
 import type { SupportSessionTables } from "./sessions/session.table.ts";
 
-/** The schema every players table lives in. Queries name it explicitly (see outbox.ts). */
-export const PLAYERS_SCHEMA = "players";
-
 export type PlayersDatabase = OutboxTable & PlayerTables & SupportSessionTables & RateLimitTables & DeletionTables;

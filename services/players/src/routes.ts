@@ -13,7 +13,7 @@ import type { SessionMetadata, SupportSession } from "./sessions/session.ts";
 import { createSupportSession, getSupportSession, type SessionContext } from "./sessions/session.service.ts";
 import type { PlayersDeps } from "./server.ts";
 
-function playerMessage(player: Player) {
+export function playerMessage(player: Player) {
   return {
     id: player.id,
     companyId: player.companyId,

@@ -9,6 +9,7 @@ import type { PlayersConfig } from "./config.ts";
 import type { DeletionContext } from "./deletion/deletion.service.ts";
 import { createErasureServices, ERASURE_CALL_TIMEOUT_MS, type MediaClient, type TicketsClient } from "./deletion/erasure-services.ts";
 import { createDeletionConsumer } from "./events/deletion.consumer.ts";
+import { registerAdminRoutes } from "./admin-routes.ts";
 import { registerRoutes } from "./routes.ts";
 import type { PlayersDatabase } from "./database.ts";
 import { createExpirySweepJob, type ExpirySweepJob } from "./jobs/expiry-sweep.job.ts";
@@ -66,7 +67,10 @@ export function createServer(deps: PlayersDeps): PlayersServer {
     config: deps.config,
     nc: deps.nc,
     logger: deps.logger,
-    routes: (router) => registerRoutes(router, deps, sessions, deletion),
+    routes: (router) => {
+      registerRoutes(router, deps, sessions, deletion);
+      registerAdminRoutes(router, deps);
+    },
     workers: [expirySweep, deletionConsumer],
   });
   return Object.assign(host, { expirySweep });

@@ -19,6 +19,8 @@ export interface PlayersTestContext {
   db: Kysely<PlayersDatabase>;
   server: PlayersServer;
   client: Client<typeof PlayersService>;
+  /** Where the service answers, e.g. http://127.0.0.1:41234. */
+  baseUrl: string;
   /** A NATS connection of the test's own, for reading the stream. */
   nc: NatsConnection;
   /** Publishes what the outbox holds now and returns every event in the stream, in order. */
@@ -51,7 +53,8 @@ export async function startPlayers(options: StartPlayersOptions = {}): Promise<P
       config, logger, db, nc: await connectBus(infra.natsUrl, "players-test"), content: options.content, tickets: options.tickets, media: options.media,
     });
     const { port } = await server.start();
-    const client = createServiceClient(PlayersService, `http://127.0.0.1:${port}`);
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const client = createServiceClient(PlayersService, baseUrl);
     const nc = await connectBus(infra.natsUrl, "players-test-reader");
     const stream = streamNameFor(infra.natsPrefix, "players");
     return {
@@ -60,6 +63,7 @@ export async function startPlayers(options: StartPlayersOptions = {}): Promise<P
       db,
       server,
       client,
+      baseUrl,
       nc,
       async publishedEvents() {
         await server.relay.flush();

@@ -1,10 +1,11 @@
 // A started tickets service for integration tests, with its real dependencies: the content,
 // players and media services on free ports (media on the testkit's S3), one fresh database and NATS prefix (testkit), tenants
-// provisioned with content's admin command (the operators' tool), a Connect client of each
+// provisioned with the admin tool (tools/admin, over content's and players' admin RPCs), a Connect client of each
 // service, and a recorder of the domain events published on NATS.
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { randomBytes } from "node:crypto";
+import { Readable, Writable } from "node:stream";
 import type { Client } from "@connectrpc/connect";
+import { main as adminMain } from "@support/admin";
 import { connectBus, type EventEnvelope, type NatsConnection } from "@support/bus";
 import { createServer as createContentServer, loadContentConfig, migrations as contentMigrations } from "@support/content";
 import { createDb, migrateToLatest, type Kysely, type Migration } from "@support/db";
@@ -16,8 +17,6 @@ import { connectToAppError, createServiceClient } from "@support/rpc";
 import type { ServiceHost } from "@support/runtime";
 import { createTestInfra, type TestInfra } from "@support/testkit";
 import { createServer, loadTicketsConfig, migrations, type TicketsConfig, type TicketsDatabase, type TicketsServer } from "../src/index.ts";
-
-const contentCli = fileURLToPath(import.meta.resolve("@support/content").replace(/index\.ts$/, "admin/cli.ts"));
 
 export interface TenantResult {
   companyId: string;
@@ -38,7 +37,7 @@ export interface TicketsTestContext {
   db: Kysely<TicketsDatabase>;
   /** Domain events published on NATS under this run's prefix, in arrival order. */
   published: EventEnvelope[];
-  /** Runs content's admin command against the run's database. */
+  /** Runs the admin tool against the run's content and players services. */
   admin<T = Record<string, unknown>>(args: string[], stdin?: string): Promise<T>;
   applyTenant(file: unknown): Promise<TenantResult>;
   /** Starts one more tickets replica on the same database (several replicas). */
@@ -58,7 +57,8 @@ async function migrate(url: string, schema: string, list: Record<string, Migrati
 export async function startTickets(overrides: Partial<TicketsConfig> = {}): Promise<TicketsTestContext> {
   const infra = await createTestInfra();
   const logger = createLogger({ service: "tickets-test", level: process.env.TEST_LOG_LEVEL ?? "silent" });
-  const env = { ...infra.env, NATS_PREFIX: infra.natsPrefix, HOST: "127.0.0.1", LOG_LEVEL: "silent" };
+  const adminToken = randomBytes(24).toString("base64url");
+  const env = { ...infra.env, NATS_PREFIX: infra.natsPrefix, HOST: "127.0.0.1", LOG_LEVEL: "silent", ADMIN_TOKEN: adminToken };
   const hosts: ServiceHost[] = [];
   const connections: NatsConnection[] = [];
   const pools: Kysely<unknown>[] = [];
@@ -134,16 +134,22 @@ export async function startTickets(overrides: Partial<TicketsConfig> = {}): Prom
     pools.push(db as Kysely<unknown>);
 
     const admin = async <T>(args: string[], stdin?: string): Promise<T> => {
-      const child = spawn(process.execPath, [contentCli, ...args], {
-        env: { ...process.env, DATABASE_URL: infra.databaseUrl, LOG_LEVEL: "warn" },
-        stdio: ["pipe", "pipe", "pipe"],
-      });
       let stdout = "";
       let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-      child.stdin.end(stdin ?? "");
-      const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+      const sink = (append: (text: string) => void) =>
+        new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            append(chunk.toString("utf8"));
+            done();
+          },
+        });
+      const code = await adminMain(args, {
+        stdin: Readable.from([stdin ?? ""]),
+        stdout: sink((text) => (stdout += text)),
+        stderr: sink((text) => (stderr += text)),
+        env: { CONTENT_URL: `http://127.0.0.1:${contentPort}`, PLAYERS_URL: `http://127.0.0.1:${playersPort}`, ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" },
+        cwd: process.cwd(),
+      });
       if (code !== 0) throw new Error(`admin ${args.join(" ")} exited ${code}: ${stdout}${stderr}`);
       return JSON.parse(stdout) as T;
     };

@@ -70,6 +70,12 @@ export async function findLiveGame(db: Db, companyId: string, gameId: string): P
   return row && toGame(row);
 }
 
+/** A live game by its id alone (operators name games by id only). */
+export async function findLiveGameById(db: Db, gameId: string): Promise<Game | undefined> {
+  const row = await db.selectFrom("games").selectAll().where("id", "=", gameId).where("deleted_at", "is", null).executeTakeFirst();
+  return row && toGame(row);
+}
+
 /** Operators delete by game id alone; `companyId` narrows it when known. */
 export async function markGameDeleted(db: Db, gameId: string, companyId?: string): Promise<Game | undefined> {
   let query = db

@@ -13,7 +13,7 @@ import {
   type Game, type GameEnvironment, type GameResource, type NewGameInput,
 } from "./game.ts";
 import {
-  findLiveEnvironment, findLiveEnvironmentByToken, findLiveGame, insertEnvironment, insertGame, insertResource,
+  findLiveEnvironment, findLiveEnvironmentByToken, findLiveGame, findLiveGameById, insertEnvironment, insertGame, insertResource,
   listEnvironments, listLiveGames, listResources, markGameDeleted,
 } from "./game.repository.ts";
 
@@ -56,6 +56,13 @@ export async function getGame(db: Db, companyId: string, gameId: string): Promis
   const game = await requireLiveGame(db, companyId, gameId);
   const [environments, resources] = await Promise.all([listEnvironments(db, companyId, gameId), listResources(db, companyId, gameId)]);
   return { game, environments, resources };
+}
+
+/** A live game named by its id alone (the admin tool), whatever its company; else "game not found". */
+export async function locateGame(db: Db, gameId: string): Promise<Game> {
+  const game = isUuid(gameId) ? await findLiveGameById(db, gameId) : undefined;
+  if (!game) throw notFound("game not found");
+  return game;
 }
 
 /** Soft-deletes a live game. Operators name the game only; `companyId` narrows it when known. */

@@ -1,7 +1,9 @@
 // Every migration of the content schema, in order. Migrations never import application code.
 import type { Migration } from "@support/db";
 import * as createContent from "./2026_11_22_00_01_00_create_content.ts";
+import * as createTenantApplications from "./2026_11_23_00_01_00_create_tenant_applications.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_01_00_create_content": createContent,
+  "2026_11_23_00_01_00_create_tenant_applications": createTenantApplications,
 };

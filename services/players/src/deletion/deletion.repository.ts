@@ -1,18 +1,13 @@
 // Queries of player deletion: schedules, erasures, and the deletion of a player's own rows.
-// Free functions taking the executor; no rules here. Every query names the players schema, so
-// they also work on the admin command's connections.
+// Free functions taking the executor; no rules here.
 import { sql, type Kysely } from "@support/db";
 import type { Selectable } from "kysely";
-import { PLAYERS_SCHEMA, type PlayersDatabase } from "../database.ts";
+import type { PlayersDatabase } from "../database.ts";
 import type { Player } from "../players/player.ts";
 import type { DeletionSchedule, Erasure, ErasureStep, ErasureTrigger, Requester, StepRecord } from "./deletion.ts";
 import type { DeletionScheduleTable, ErasureTable } from "./deletion.table.ts";
 
 type Db = Kysely<PlayersDatabase>;
-
-function players(db: Db) {
-  return db.withSchema(PLAYERS_SCHEMA);
-}
 
 function requester(type: "api_key" | "operator", id: string | null): Requester {
   return type === "api_key" ? { type, id } : { type, id: null };
@@ -52,7 +47,7 @@ export async function insertScheduleIfAbsent(
   db: Db,
   values: { player: Player; requestedBy: Requester; dueAt: Date },
 ): Promise<DeletionSchedule | undefined> {
-  const row = await players(db)
+  const row = await db
     .insertInto("deletion_schedules")
     .values({
       player_id: values.player.id,
@@ -69,7 +64,7 @@ export async function insertScheduleIfAbsent(
 }
 
 export async function findScheduleOfPlayer(db: Db, companyId: string, playerId: string): Promise<DeletionSchedule | undefined> {
-  const row = await players(db)
+  const row = await db
     .selectFrom("deletion_schedules")
     .selectAll()
     .where("company_id", "=", companyId)
@@ -80,19 +75,19 @@ export async function findScheduleOfPlayer(db: Db, companyId: string, playerId: 
 
 /** The schedule, locked until the transaction ends (the due check and a cancellation serialise). */
 export async function lockSchedule(db: Db, scheduleId: string): Promise<DeletionSchedule | undefined> {
-  const row = await players(db).selectFrom("deletion_schedules").selectAll().where("id", "=", scheduleId).forUpdate().executeTakeFirst();
+  const row = await db.selectFrom("deletion_schedules").selectAll().where("id", "=", scheduleId).forUpdate().executeTakeFirst();
   return row && toSchedule(row);
 }
 
 /** Deletes the player's pending schedule; returns it, or nothing when there was none. */
 export async function deleteScheduleOfPlayer(db: Db, playerId: string): Promise<DeletionSchedule | undefined> {
-  const row = await players(db).deleteFrom("deletion_schedules").where("player_id", "=", playerId).returningAll().executeTakeFirst();
+  const row = await db.deleteFrom("deletion_schedules").where("player_id", "=", playerId).returningAll().executeTakeFirst();
   return row && toSchedule(row);
 }
 
 /** Pending schedules, soonest due first; `companyId` narrows to one company. */
 export async function listSchedules(db: Db, options: { companyId?: string | undefined; limit: number }): Promise<DeletionSchedule[]> {
-  let query = players(db).selectFrom("deletion_schedules").selectAll();
+  let query = db.selectFrom("deletion_schedules").selectAll();
   if (options.companyId !== undefined) query = query.where("company_id", "=", options.companyId);
   const rows = await query.orderBy("due_at").orderBy("id").limit(options.limit).execute();
   return rows.map(toSchedule);
@@ -100,7 +95,7 @@ export async function listSchedules(db: Db, options: { companyId?: string | unde
 
 /** Schedules due at `now`, soonest first (ids only: each is locked and re-checked when started). */
 export async function listDueScheduleIds(db: Db, now: Date, limit: number): Promise<string[]> {
-  const rows = await players(db).selectFrom("deletion_schedules").select("id").where("due_at", "<=", now).orderBy("due_at").limit(limit).execute();
+  const rows = await db.selectFrom("deletion_schedules").select("id").where("due_at", "<=", now).orderBy("due_at").limit(limit).execute();
   return rows.map((row) => row.id);
 }
 
@@ -109,7 +104,7 @@ export async function insertErasureIfAbsent(
   db: Db,
   values: { player: { id: string; companyId: string; gameId: string }; trigger: ErasureTrigger; requestedBy: Requester; requestedAt: Date },
 ): Promise<Erasure | undefined> {
-  const row = await players(db)
+  const row = await db
     .insertInto("erasures")
     .values({
       company_id: values.player.companyId,
@@ -127,12 +122,12 @@ export async function insertErasureIfAbsent(
 }
 
 export async function findErasure(db: Db, erasureId: string): Promise<Erasure | undefined> {
-  const row = await players(db).selectFrom("erasures").selectAll().where("id", "=", erasureId).executeTakeFirst();
+  const row = await db.selectFrom("erasures").selectAll().where("id", "=", erasureId).executeTakeFirst();
   return row && toErasure(row);
 }
 
 export async function findErasureOfPlayer(db: Db, companyId: string, playerId: string): Promise<Erasure | undefined> {
-  const row = await players(db)
+  const row = await db
     .selectFrom("erasures")
     .selectAll()
     .where("company_id", "=", companyId)
@@ -143,12 +138,12 @@ export async function findErasureOfPlayer(db: Db, companyId: string, playerId: s
 
 /** Erasures that have not completed, oldest first. */
 export async function listRunningErasures(db: Db, limit: number): Promise<Erasure[]> {
-  const rows = await players(db).selectFrom("erasures").selectAll().where("completed_at", "is", null).orderBy("started_at").limit(limit).execute();
+  const rows = await db.selectFrom("erasures").selectAll().where("completed_at", "is", null).orderBy("started_at").limit(limit).execute();
   return rows.map(toErasure);
 }
 
 export async function recordAttempt(db: Db, erasureId: string): Promise<void> {
-  await players(db)
+  await db
     .updateTable("erasures")
     .set({ attempts: sql<number>`attempts + 1` })
     .where("id", "=", erasureId)
@@ -156,12 +151,12 @@ export async function recordAttempt(db: Db, erasureId: string): Promise<void> {
 }
 
 export async function recordFailure(db: Db, erasureId: string, errorCode: string): Promise<void> {
-  await players(db).updateTable("erasures").set({ last_error: errorCode }).where("id", "=", erasureId).execute();
+  await db.updateTable("erasures").set({ last_error: errorCode }).where("id", "=", erasureId).execute();
 }
 
 /** Records one completed step (merged into `steps`); returns the erasure as it is now. */
 export async function recordStep(db: Db, erasureId: string, step: ErasureStep, record: StepRecord): Promise<Erasure> {
-  const row = await players(db)
+  const row = await db
     .updateTable("erasures")
     .set({ steps: sql`steps || ${JSON.stringify({ [step]: record })}::jsonb` as never })
     .where("id", "=", erasureId)
@@ -171,12 +166,12 @@ export async function recordStep(db: Db, erasureId: string, step: ErasureStep, r
 }
 
 export async function markCompleted(db: Db, erasureId: string, at: Date): Promise<void> {
-  await players(db).updateTable("erasures").set({ completed_at: at, last_error: null }).where("id", "=", erasureId).execute();
+  await db.updateTable("erasures").set({ completed_at: at, last_error: null }).where("id", "=", erasureId).execute();
 }
 
 /** The player row, locked until the transaction ends; nothing when it is gone. */
 export async function lockPlayer(db: Db, companyId: string, playerId: string): Promise<{ id: string; externalId: string | null; emailNormalized: string | null; gameId: string } | undefined> {
-  const row = await players(db)
+  const row = await db
     .selectFrom("players")
     .select(["id", "external_id", "email_normalized", "game_id"])
     .where("company_id", "=", companyId)
@@ -188,7 +183,7 @@ export async function lockPlayer(db: Db, companyId: string, playerId: string): P
 
 /** The player's external id, read for the media step (attachments uploaded with that playerId). */
 export async function findExternalId(db: Db, companyId: string, playerId: string): Promise<string | null | undefined> {
-  const row = await players(db)
+  const row = await db
     .selectFrom("players")
     .select("external_id")
     .where("company_id", "=", companyId)
@@ -205,7 +200,7 @@ export async function deletePlayerSessions(
   db: Db,
   player: { gameId: string; externalId: string | null; emailNormalized: string | null },
 ): Promise<number> {
-  let query = players(db).deleteFrom("support_sessions").where("game_id", "=", player.gameId);
+  let query = db.deleteFrom("support_sessions").where("game_id", "=", player.gameId);
   if (player.externalId !== null) query = query.where("player_external_id", "=", player.externalId);
   else if (player.emailNormalized !== null) query = query.where("player_external_id", "is", null).where("player_email_normalized", "=", player.emailNormalized);
   else return 0;
@@ -215,6 +210,6 @@ export async function deletePlayerSessions(
 
 /** Deletes the player record (its schedule goes with it: on delete cascade). */
 export async function deletePlayerRow(db: Db, playerId: string): Promise<number> {
-  const result = await players(db).deleteFrom("players").where("id", "=", playerId).executeTakeFirst();
+  const result = await db.deleteFrom("players").where("id", "=", playerId).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

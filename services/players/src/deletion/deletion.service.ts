@@ -11,7 +11,7 @@ import { AppError, isAppError, notFound, permissionDenied } from "@support/error
 import type { Logger } from "@support/logging";
 import { sql } from "kysely";
 import type { PlayersDatabase } from "../database.ts";
-import { writePlayerEvents } from "../outbox.ts";
+import { writeEvents } from "@support/bus";
 import { isUuid } from "../players/player.ts";
 import { findPlayerById } from "../players/player.repository.ts";
 import {
@@ -53,7 +53,7 @@ export async function scheduleDeletion(
     if (!player) throw playerNotFound();
     const schedule = await insertScheduleIfAbsent(trx, { player, requestedBy: input.requestedBy, dueAt: dueAt(now, ctx.delaySeconds) });
     if (schedule) {
-      await writePlayerEvents(trx, [{ type: deletionEventTypes.scheduled, companyId, data: scheduledData(schedule) }]);
+      await writeEvents(trx, [{ type: deletionEventTypes.scheduled, companyId, data: scheduledData(schedule) }]);
       return { schedule, created: true };
     }
     const existing = await findScheduleOfPlayer(trx, companyId, playerId);
@@ -74,7 +74,7 @@ export async function cancelDeletion(db: Db, input: { playerId: string; companyI
     if (!schedule || (input.companyId !== undefined && schedule.companyId !== input.companyId.toLowerCase())) {
       throw notFound("no deletion is scheduled for this player");
     }
-    await writePlayerEvents(trx, [{ type: deletionEventTypes.cancelled, companyId: schedule.companyId, data: cancelledData(schedule, input.cancelledBy) }]);
+    await writeEvents(trx, [{ type: deletionEventTypes.cancelled, companyId: schedule.companyId, data: cancelledData(schedule, input.cancelledBy) }]);
     return schedule;
   });
 }
@@ -91,7 +91,7 @@ async function startErasure(
 ): Promise<Erasure> {
   const erasure = await insertErasureIfAbsent(trx, { player, ...values });
   if (erasure) {
-    await writePlayerEvents(trx, [{ type: deletionEventTypes.started, companyId: player.companyId, data: startedData(erasure) }]);
+    await writeEvents(trx, [{ type: deletionEventTypes.started, companyId: player.companyId, data: startedData(erasure) }]);
     return erasure;
   }
   // The player's erasure had already started (the other trigger came first): that one counts.
@@ -215,7 +215,7 @@ async function runStep(db: Db, services: ErasureServices, erasure: Erasure, step
         const now = new Date();
         const done = await recordStep(trx, erasure.id, step, stepDone({ players, sessions, schedules }, now));
         await markCompleted(trx, erasure.id, now);
-        await writePlayerEvents(trx, [{ type: deletionEventTypes.deleted, companyId, data: deletedData(done, now) }]);
+        await writeEvents(trx, [{ type: deletionEventTypes.deleted, companyId, data: deletedData(done, now) }]);
         return { ...done, completedAt: now };
       });
   }

@@ -1,19 +1,13 @@
-// Queries on players.players. Every query names the schema (withSchema), so the same functions
-// work on the service's own pool and inside the admin command's content-schema transaction.
-// The upserts target the two partial unique indexes of the table: two concurrent first
+// Queries on players.players. The upserts target the two partial unique indexes of the table: two concurrent first
 // contacts of one player meet in the index and produce one row.
 import { sql, type Kysely } from "@support/db";
 import type { ExpressionBuilder, InsertQueryBuilder, OnConflictBuilder, Selectable } from "kysely";
-import { PLAYERS_SCHEMA, type PlayersDatabase } from "../database.ts";
+import type { PlayersDatabase } from "../database.ts";
 import type { BlockValues, Player, PlayerInfo, PlayerKey, PlayerOutcome, ResolveValues, Tier } from "./player.ts";
 import type { PlayerTable } from "./player.table.ts";
 
 type Db = Kysely<PlayersDatabase>;
 type Row = Selectable<PlayerTable>;
-
-function players(db: Db) {
-  return db.withSchema(PLAYERS_SCHEMA);
-}
 
 function toPlayer(row: Row): Player {
   return {
@@ -58,7 +52,7 @@ interface NewPlayerRow {
 
 function insertPlayer(db: Db, values: NewPlayerRow): InsertQueryBuilder<PlayersDatabase, "players", object> {
   const { key } = values;
-  return players(db)
+  return db
     .insertInto("players")
     .values({
       company_id: values.companyId,
@@ -134,7 +128,7 @@ export async function upsertBlockedPlayer(db: Db, values: BlockValues): Promise<
 
 /** Lifts a block; nothing when no such blocked player exists. */
 export async function markUnblocked(db: Db, companyId: string, gameId: string, key: PlayerKey): Promise<Player | undefined> {
-  const row = await players(db)
+  const row = await db
     .updateTable("players")
     .set({ blocked: false, updated_at: sql<Date>`now()` })
     .where("company_id", "=", companyId)
@@ -153,7 +147,7 @@ function keyCondition(eb: ExpressionBuilder<PlayersDatabase, "players">, key: Pl
 }
 
 export async function findPlayerByKey(db: Db, companyId: string, gameId: string, key: PlayerKey): Promise<Player | undefined> {
-  const row = await players(db)
+  const row = await db
     .selectFrom("players")
     .selectAll()
     .where("company_id", "=", companyId)
@@ -164,7 +158,7 @@ export async function findPlayerByKey(db: Db, companyId: string, gameId: string,
 }
 
 export async function findPlayerById(db: Db, companyId: string, playerId: string): Promise<Player | undefined> {
-  const row = await players(db)
+  const row = await db
     .selectFrom("players")
     .selectAll()
     .where("company_id", "=", companyId)
@@ -177,7 +171,7 @@ export async function findPlayerById(db: Db, companyId: string, playerId: string
 export async function updatePlayerInfo(db: Db, companyId: string, playerId: string, info: PlayerInfo): Promise<Player | undefined> {
   const name = sql<string | null>`coalesce(${info.name}::text, name)`;
   const tier = sql<number | null>`coalesce(${info.tier}::integer, tier)`;
-  const row = await players(db)
+  const row = await db
     .updateTable("players")
     .set({ name, tier, updated_at: sql<Date>`now()` })
     .where("company_id", "=", companyId)

@@ -1,10 +1,9 @@
 // Player use cases: resolve (find or create) a player for a ticket or session, read it, change
 // its info, block and unblock it. Each change writes its outbox event in the same transaction.
-import type { NewEvent } from "@support/bus";
+import { writeEvents, type NewEvent } from "@support/bus";
 import type { Kysely } from "@support/db";
 import { notFound } from "@support/errors";
 import type { PlayersDatabase } from "../database.ts";
-import { writePlayerEvents } from "../outbox.ts";
 import {
   isUuid, parseBlockInput, parsePlayerInfo, parseResolveInput, playerBlockChangeData, playerCreatedData, playerEventTypes,
   playerUpdatedData, type BlockInput, type Player, type PlayerOutcome, type ResolveInput,
@@ -13,7 +12,7 @@ import { findPlayerById, findPlayerByKey, markUnblocked, updatePlayerInfo, upser
 
 type Db = Kysely<PlayersDatabase>;
 
-/** Joins the caller's transaction (the admin command applying a tenant file) or opens one. */
+/** Joins the caller's transaction (the admin service blocking several players at once) or opens one. */
 async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
   if (db.isTransaction) return work(db);
   return db.transaction().execute((trx) => work(trx));
@@ -34,7 +33,7 @@ export async function resolvePlayer(db: Db, input: ResolveInput): Promise<Player
     const written = await upsertResolvedPlayer(trx, values);
     if (written) {
       const { player, created } = written;
-      await writePlayerEvents(trx, [
+      await writeEvents(trx, [
         created ? event(playerEventTypes.created, player, playerCreatedData(player)) : event(playerEventTypes.updated, player, playerUpdatedData(player)),
       ]);
       return written;
@@ -60,7 +59,7 @@ export async function setPlayerInfo(db: Db, companyId: string, playerId: string,
   return inTransaction(db, async (trx) => {
     const updated = await updatePlayerInfo(trx, companyId, playerId, info);
     if (updated) {
-      await writePlayerEvents(trx, [event(playerEventTypes.updated, updated, playerUpdatedData(updated))]);
+      await writeEvents(trx, [event(playerEventTypes.updated, updated, playerUpdatedData(updated))]);
       return updated;
     }
     return getPlayer(trx, companyId, playerId);
@@ -78,7 +77,7 @@ export async function blockPlayer(db: Db, input: BlockInput): Promise<PlayerOutc
     if (written) {
       const { player, created } = written;
       const blocked = event(playerEventTypes.blocked, player, playerBlockChangeData(player));
-      await writePlayerEvents(trx, created ? [event(playerEventTypes.created, player, playerCreatedData(player)), blocked] : [blocked]);
+      await writeEvents(trx, created ? [event(playerEventTypes.created, player, playerCreatedData(player)), blocked] : [blocked]);
       return written;
     }
     const player = await findPlayerByKey(trx, values.companyId, values.gameId, values.key);
@@ -93,7 +92,7 @@ export async function unblockPlayer(db: Db, input: BlockInput): Promise<Player> 
   return inTransaction(db, async (trx) => {
     const unblocked = await markUnblocked(trx, values.companyId, values.gameId, values.key);
     if (unblocked) {
-      await writePlayerEvents(trx, [event(playerEventTypes.unblocked, unblocked, playerBlockChangeData(unblocked))]);
+      await writeEvents(trx, [event(playerEventTypes.unblocked, unblocked, playerBlockChangeData(unblocked))]);
       return unblocked;
     }
     const player = await findPlayerByKey(trx, values.companyId, values.gameId, values.key);

@@ -1,15 +1,11 @@
 // Queries on players.support_sessions. Sessions are found by the hash of their code only.
 import { sql, type Kysely } from "@support/db";
 import type { Selectable } from "kysely";
-import { PLAYERS_SCHEMA, type PlayersDatabase } from "../database.ts";
+import type { PlayersDatabase } from "../database.ts";
 import type { SessionMetadata, SupportSession, Verification } from "./session.ts";
 import type { SupportSessionTable } from "./session.table.ts";
 
 type Db = Kysely<PlayersDatabase>;
-
-function sessions(db: Db) {
-  return db.withSchema(PLAYERS_SCHEMA);
-}
 
 function toSession(row: Selectable<SupportSessionTable>): SupportSession {
   return {
@@ -42,7 +38,7 @@ export interface NewSessionRow {
 
 /** Inserts a session expiring `ttlSeconds` after now (the database clock). */
 export async function insertSession(db: Db, values: NewSessionRow): Promise<SupportSession> {
-  const row = await sessions(db)
+  const row = await db
     .insertInto("support_sessions")
     .values({
       code_hash: values.codeHash,
@@ -64,7 +60,7 @@ export async function insertSession(db: Db, values: NewSessionRow): Promise<Supp
 
 /** The session with this code hash that has not expired yet. */
 export async function findLiveSessionByCodeHash(db: Db, codeHash: string): Promise<SupportSession | undefined> {
-  const row = await sessions(db)
+  const row = await db
     .selectFrom("support_sessions")
     .selectAll()
     .where("code_hash", "=", codeHash)
@@ -75,6 +71,6 @@ export async function findLiveSessionByCodeHash(db: Db, codeHash: string): Promi
 
 /** Deletes expired sessions (they are useless as credentials and hold player data); returns how many. */
 export async function deleteExpiredSessions(db: Db): Promise<number> {
-  const result = await sessions(db).deleteFrom("support_sessions").where("expires_at", "<=", sql<Date>`now()`).executeTakeFirst();
+  const result = await db.deleteFrom("support_sessions").where("expires_at", "<=", sql<Date>`now()`).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

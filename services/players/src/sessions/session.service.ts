@@ -4,7 +4,7 @@
 import type { Kysely } from "@support/db";
 import { notFound } from "@support/errors";
 import type { PlayersDatabase } from "../database.ts";
-import { writePlayerEvents } from "../outbox.ts";
+import { writeEvents } from "@support/bus";
 import type { GameDirectory } from "./game-directory.ts";
 import { verifyMetadataToken } from "./metadata-token.ts";
 import {
@@ -79,7 +79,7 @@ export async function createSupportSession(ctx: SessionContext, input: CreateSes
       playerEmailNormalized: player.emailNormalized,
       ttlSeconds: ctx.settings.ttlSeconds,
     });
-    await writePlayerEvents(trx, [{ type: sessionEventTypes.created, companyId: created.companyId, data: sessionCreatedData(created) }]);
+    await writeEvents(trx, [{ type: sessionEventTypes.created, companyId: created.companyId, data: sessionCreatedData(created) }]);
     return created;
   });
   return { session, code };

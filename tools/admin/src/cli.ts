@@ -1,33 +1,33 @@
-// The operators' admin command (D10), run as `pnpm admin <verb>` from the repository root.
-// It works on the content schema directly (migrating it first, so a fresh database works) and
-// through the service's use cases, so its changes reach NATS through the outbox like any other;
-// the players verbs and a tenant file's blockedPlayers go through the players service's admin
-// functions (@support/players), which migrate and write the players schema the same way.
+// The operators' admin command, run as `pnpm admin <verb>` from the repository root (or in the
+// cluster, see deploy/README.md). It talks to the content and players services only through
+// their admin RPCs (ContentAdminService, PlayersAdminService) with the admin token; each service
+// writes its own schema in its own transactions, so changes reach NATS through its outbox.
 // Contract: logs go to stderr; stdout gets exactly one JSON object (the result, or
 // {"error": ...} on failure) or the help text. Exit 0 ok, 1 runtime failure, 2 usage or input.
 import { readFile } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig } from "@support/config";
-import { createDb, ensureDatabase, migrateToLatest, type Kysely } from "@support/db";
-import { isAppError, type ValidationIssue } from "@support/errors";
+import { ConfigError } from "@support/config";
+import { isAppError, isUuid, type ValidationIssue } from "@support/errors";
 import { createLogger, type Logger } from "@support/logging";
-import { serviceConfigSpecs } from "@support/runtime";
-import type { ContentDatabase } from "../database.ts";
-import { migrations } from "../migrations/index.ts";
-import { isUuid } from "../shared/validation.ts";
+import { parseTenantFile, TenantFileError } from "@support/tenant-file";
+import { PartialApplyError } from "./apply.ts";
+import { createAdminClients } from "./clients.ts";
+import { loadAdminConfig } from "./config.ts";
 import { runCommand, type AdminCommand } from "./commands.ts";
-import { parseTenantFile, TenantFileError } from "./tenant-file.ts";
 
 export const USAGE = `Usage: pnpm admin <command> [arguments]
 
 Commands:
-  apply <file>                                  Create a NEW company from a tenant file (JSON; "-" reads
-                                                stdin) in one transaction. Prints the company id, the
+  apply <file>                                  Create a company from a tenant file (JSON; "-" reads
+                                                stdin): content's part in one transaction, then the
+                                                blockedPlayers (retried). Prints the company id, the
                                                 API key secrets (shown only now), game, environment
-                                                and user ids. Schema:
-                                                services/content/src/admin/tenant-file.schema.json
+                                                and user ids. The same file again creates nothing:
+                                                it prints the same ids, null for each secret, and
+                                                "alreadyApplied": true. Schema:
+                                                libs/tenant-file/src/tenant-file.schema.json
   api-keys create --company <companyId> --name <name>
                                                 Create an API key; prints {apiKeyId, name, secret}.
   api-keys revoke <apiKeyId>                    Revoke an API key; prints {apiKeyId, revoked: true}.
@@ -40,7 +40,7 @@ Commands:
   players unblock --game <gameId> (--player-id <id> | --email <email>)
                                                 Lift a block; prints the player as above. An
                                                 unknown player is an error (exit 1).
-  players schedules [--company <companyId>]     List the pending scheduled deletions (4.15), soonest
+  players schedules [--company <companyId>]     List the pending scheduled deletions, soonest
                                                 due first: {schedules: [{scheduleId, servicePlayerId,
                                                 companyId, gameId, requestedBy, scheduledAt, dueAt}]}.
   players cancel-deletion <servicePlayerId>     Cancel the player's scheduled deletion; prints the
@@ -51,12 +51,21 @@ Commands:
 Without a command the text goes to stderr and the exit code is 2.
 
 Environment:
-  DATABASE_URL   Postgres (default postgres://postgres@127.0.0.1:5432/support)
-  LOG_LEVEL      fatal|error|warn|info|debug|trace|silent (default info); logs go to stderr
+  CONTENT_URL       content service (default http://127.0.0.1:50051)
+  PLAYERS_URL       players service (default http://127.0.0.1:50054)
+  ADMIN_TOKEN       the services' admin token; unset, it is read from ADMIN_TOKEN_FILE
+                    (default .data/admin-token, written by \`make up\`)
+  RPC_TIMEOUT_MS    deadline of each call (default 30000)
+  PLAYERS_ATTEMPTS  attempts at apply's blockedPlayers (default 5), RETRY_DELAY_MS apart
+                    (default 500, doubled each time)
+  LOG_LEVEL         fatal|error|warn|info|debug|trace|silent (default info); logs go to stderr
 
-Output: one JSON object on stdout, {"error": {"code", "message", "issues"?}} on failure.
-Exit codes: 0 done, 1 runtime failure (database unreachable, unknown id), 2 usage error or
-invalid input (nothing was changed).
+Output: one JSON object on stdout, {"error": {"code", "message", "issues"?}} on failure. When
+apply's blockedPlayers fail after content applied its part, the error also carries
+"companyId", "applied" (the ids and secrets content created) and "rerun" (the command that
+finishes the job).
+Exit codes: 0 done, 1 runtime failure (service unreachable, unknown id, wrong token), 2 usage
+error or invalid input (nothing was changed).
 `;
 
 export interface CliIo {
@@ -64,7 +73,7 @@ export interface CliIo {
   stdout: Writable;
   stderr: Writable;
   env: Record<string, string | undefined>;
-  /** Where relative file names are resolved. */
+  /** Where a relative tenant file name is resolved. */
   cwd: string;
 }
 
@@ -178,17 +187,6 @@ async function readTenantFile(source: string, io: CliIo): Promise<unknown> {
   }
 }
 
-async function withContentDatabase<T>(databaseUrl: string, work: (db: Kysely<ContentDatabase>) => Promise<T>): Promise<T> {
-  await ensureDatabase(databaseUrl);
-  const db = createDb<ContentDatabase>({ url: databaseUrl, schema: "content", maxConnections: 2, applicationName: "content-admin" });
-  try {
-    await migrateToLatest(db as unknown as Kysely<unknown>, "content", migrations);
-    return await work(db);
-  } finally {
-    await db.destroy();
-  }
-}
-
 function writeJson(stream: Writable, value: unknown): void {
   stream.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -199,7 +197,12 @@ function fail(error: unknown, io: CliIo, logger: Logger | undefined): number {
   const message = error instanceof Error ? error.message : String(error);
   let issues: ValidationIssue[] | undefined;
   let exitCode = 1;
-  if (error instanceof UsageError) {
+  let extra: Record<string, unknown> = {};
+  if (error instanceof PartialApplyError) {
+    code = error.cause.code;
+    issues = error.issues;
+    extra = { companyId: error.applied.companyId, applied: error.applied, rerun: error.rerun };
+  } else if (error instanceof UsageError) {
     code = "usage";
     exitCode = 2;
   } else if (error instanceof InputError || error instanceof ConfigError) {
@@ -219,7 +222,7 @@ function fail(error: unknown, io: CliIo, logger: Logger | undefined): number {
   const lines = [`error: ${message}`, ...(issues ?? []).map((issue) => `  ${issue.path || "(file)"}: ${issue.message}`)];
   if (error instanceof UsageError) lines.push("Run `pnpm admin help` for usage.");
   io.stderr.write(`${lines.join("\n")}\n`);
-  writeJson(io.stdout, { error: { code, message, ...(issues ? { issues } : {}) } });
+  writeJson(io.stdout, { error: { code, message, ...(issues ? { issues } : {}), ...extra } });
   return exitCode;
 }
 
@@ -241,12 +244,20 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 
   let logger: Logger | undefined;
   try {
-    const config = loadConfig({ DATABASE_URL: serviceConfigSpecs.DATABASE_URL, LOG_LEVEL: serviceConfigSpecs.LOG_LEVEL }, io.env);
-    logger = createLogger({ service: "content-admin", level: config.LOG_LEVEL, destination: io.stderr });
-    // Check the file before touching the database: a bad file needs no connection.
+    // Check the file before anything else: a bad file needs no token and no service.
     const command: AdminCommand =
-      parsed.verb === "apply" ? { verb: "apply", file: parseTenantFile(await readTenantFile(parsed.source, io)) } : parsed;
-    const result = await withContentDatabase(config.DATABASE_URL, (db) => runCommand(db, command, config.DATABASE_URL));
+      parsed.verb === "apply" ? { verb: "apply", source: parsed.source, file: parseTenantFile(await readTenantFile(parsed.source, io)) } : parsed;
+    // `pnpm admin` runs in the repository root, where .data/admin-token is.
+    const config = loadAdminConfig(io.env, process.cwd());
+    logger = createLogger({ service: "admin", level: config.logLevel, destination: io.stderr });
+    const result = await runCommand(command, {
+      clients: createAdminClients(config),
+      retry: { attempts: config.playersAttempts, delayMs: config.retryDelayMs },
+      logger,
+    });
+    if ("alreadyApplied" in result) {
+      logger.warn("this tenant file was applied before: nothing was created, and the API key secrets were printed by the first run only");
+    }
     logger.info({ verb: command.verb }, "admin command done");
     writeJson(io.stdout, result);
     return 0;

@@ -1,53 +1,44 @@
-// The operators' admin command end to end: run as a child process against the test database,
-// with its results checked through the running service (and, for players, in the players
-// schema of the same database).
-import { spawn } from "node:child_process";
+// The operators' admin command end to end: run as a child process against the content and
+// players services started in-process, with its results checked through content's RPCs and in
+// the services' schemas and event streams.
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { sql, type Kysely } from "kysely";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PlayersDatabase } from "@support/players";
-import { failureOf, startContent, type ContentTestContext } from "./context.ts";
+import { connectBus, streamNameFor, type EventEnvelope, type NatsConnection } from "@support/bus";
+import { connectToAppError } from "@support/rpc";
+import { freePort } from "@support/testkit";
+import { startServices, type AdminTestContext } from "./context.ts";
 
-const cliPath = fileURLToPath(new URL("../src/admin/cli.ts", import.meta.url));
 const demoTenant = JSON.parse(readFileSync(new URL("../../../scripts/demo-tenant.json", import.meta.url), "utf8"));
 
-let ctx: ContentTestContext;
+let ctx: AdminTestContext;
 let workDir: string;
+let nc: NatsConnection;
 
 beforeAll(async () => {
-  ctx = await startContent();
-  workDir = mkdtempSync(join(tmpdir(), "content-admin-"));
+  ctx = await startServices();
+  nc = await connectBus(ctx.infra.natsUrl, "admin-test-reader");
+  workDir = mkdtempSync(join(tmpdir(), "admin-"));
 });
 
 afterAll(async () => {
+  await nc?.drain();
   await ctx?.stop();
   rmSync(workDir, { recursive: true, force: true });
 });
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+const runCli = (args: string[], stdin?: string) => ctx.runCli(args, { stdin });
 
-function runCli(args: string[], stdin?: string): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
-      env: { PATH: process.env.PATH, DATABASE_URL: ctx.infra.databaseUrl, LOG_LEVEL: "warn" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin ?? "");
-  });
+async function failureOf(call: Promise<unknown>) {
+  try {
+    await call;
+  } catch (error) {
+    return connectToAppError(error);
+  }
+  throw new Error("expected the call to fail");
 }
 
 let fileCounter = 0;
@@ -62,7 +53,7 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 async function counts() {
   const count = async (table: "companies" | "games" | "api_keys" | "announcements") =>
-    Number((await ctx.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+    Number((await ctx.contentDb.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
   return {
     companies: await count("companies"),
     games: await count("games"),
@@ -73,13 +64,10 @@ async function counts() {
 
 /**
  * players.players rows (of one company, or all), oldest first (rows of one transaction share
- * created_at: then by player id, email players last); none before the schema exists.
+ * created_at: then by player id, email players last).
  */
 async function playerRows(companyId?: string) {
-  const table = await sql<{ name: string | null }>`select to_regclass('players.players')::text as name`.execute(ctx.db);
-  if (!table.rows[0]?.name) return [];
-  let query = (ctx.db as unknown as Kysely<PlayersDatabase>)
-    .withSchema("players")
+  let query = ctx.playersDb
     .selectFrom("players")
     .select(["company_id", "game_id", "external_id", "email", "blocked"])
     .orderBy("created_at")
@@ -90,10 +78,27 @@ async function playerRows(companyId?: string) {
   return query.execute();
 }
 
+/** The types of the players events of a company, as published to the players stream. */
 async function playerEventTypes(companyId: string) {
-  const rows = await sql<{ type: string }>`select type from players.outbox where company_id = ${companyId} order by seq`.execute(ctx.db);
-  return rows.rows.map((row) => row.type);
+  const jsm = await jetstreamManager(nc);
+  const stream = streamNameFor(ctx.infra.natsPrefix, "players");
+  const read = async () => {
+    const { state } = await jsm.streams.info(stream);
+    const types: string[] = [];
+    for (let seq = state.first_seq; state.messages > 0 && seq <= state.last_seq; seq++) {
+      const event = (await jsm.streams.getMessage(stream, { seq }))?.json<EventEnvelope>();
+      if (event?.companyId === companyId) types.push(event.type);
+    }
+    return types;
+  };
+  // The relay publishes after commit: wait until what the outbox holds for the company is out.
+  const pending = ctx.playersDb.selectFrom("outbox").select("id").where("company_id", "=", companyId);
+  await expect.poll(() => pending.execute(), { timeout: 10_000 }).toEqual([]);
+  return read();
 }
+
+/** The demo tenant under another company name: another file, so another company. */
+const demoNamed = (name: string) => ({ ...demoTenant, company: { ...demoTenant.company, name } });
 
 const uuid = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 
@@ -113,15 +118,15 @@ describe("pnpm admin apply", () => {
     });
 
     // The secret works through the service, by its hash.
-    const auth = await ctx.client.authenticateApiKey({ keyHash: sha256(output.apiKeys.demo) });
+    const auth = await ctx.content.authenticateApiKey({ keyHash: sha256(output.apiKeys.demo) });
     expect(auth.companyId).toBe(output.companyId);
 
     const companyId = output.companyId as string;
-    const company = (await ctx.client.getCompany({ companyId })).company;
+    const company = (await ctx.content.getCompany({ companyId })).company;
     expect(company).toMatchObject({ name: "Demo Games Studio", primaryLanguage: "en", allowImmediateDeletion: true, autoCloseWaitingAfterHours: 168 });
-    const games = (await ctx.client.listGames({ companyId })).games;
+    const games = (await ctx.content.listGames({ companyId })).games;
     expect(games.map((g) => g.slug)).toEqual(["galaxy-raiders", "pixel-farm"]);
-    const galaxy = await ctx.client.getGame({ companyId, gameId: output.games.galaxy.id });
+    const galaxy = await ctx.content.getGame({ companyId, gameId: output.games.galaxy.id });
     expect(galaxy.environments.map((e) => [e.name, e.token])).toEqual([
       ["production", output.games.galaxy.environments["galaxy-production"].token],
       ["staging", output.games.galaxy.environments["galaxy-staging"].token],
@@ -130,35 +135,57 @@ describe("pnpm admin apply", () => {
     expect(games.find((g) => g.slug === "pixel-farm")?.blockUnverifiedPlayers).toBe(true);
 
     // An environment announcement is an override, resolved for that environment only and not listed.
-    const production = await ctx.client.resolveAnnouncement({ companyId, environmentId: output.games.galaxy.environments["galaxy-production"].id });
+    const production = await ctx.content.resolveAnnouncement({ companyId, environmentId: output.games.galaxy.environments["galaxy-production"].id });
     expect(production).toMatchObject({ source: "environment", announcement: { shortContent: { en: "Season 3 is live!" } } });
-    const staging = await ctx.client.resolveAnnouncement({ companyId, environmentId: output.games.galaxy.environments["galaxy-staging"].id });
+    const staging = await ctx.content.resolveAnnouncement({ companyId, environmentId: output.games.galaxy.environments["galaxy-staging"].id });
     expect(staging.source).toBe("none");
-    expect((await ctx.client.listAnnouncements({ companyId })).announcements).toEqual([]);
+    expect((await ctx.content.listAnnouncements({ companyId })).announcements).toEqual([]);
 
-    expect((await ctx.client.listTags({ companyId })).tags).toHaveLength(5);
-    const fields = (await ctx.client.listFields({ companyId })).fields;
+    expect((await ctx.content.listTags({ companyId })).tags).toHaveLength(5);
+    const fields = (await ctx.content.listFields({ companyId })).fields;
     expect(fields.find((f) => f.key === "ship_class")).toMatchObject({ type: "dropdown", options: ["fighter", "freighter", "explorer"] });
-    const access = await ctx.client.checkUserAccess({ companyId, userId: output.users.alice, gameId: output.games.farm.id });
+    const access = await ctx.content.checkUserAccess({ companyId, userId: output.users.alice, gameId: output.games.farm.id });
     expect(access.hasAccess).toBe(true);
 
     // Its events went to the outbox, and the running service's relay published them.
-    const pending = ctx.db.selectFrom("outbox").select("type").where("company_id", "=", companyId);
+    const pending = ctx.contentDb.selectFrom("outbox").select("type").where("company_id", "=", companyId);
     await expect.poll(() => pending.execute(), { timeout: 10_000 }).toEqual([]);
   });
 
-  it("creates a new company on every apply and reads the file from stdin with -", async () => {
+  it("reads the file from stdin with - and converges when the same file is applied again", async () => {
     const file = { company: { name: "Stdin Studio", primaryLanguage: "de", autoCloseWaitingAfterHours: 1.5 }, apiKeys: [{ name: "a" }, { name: "b" }] };
     const first = await runCli(["apply", "-"], JSON.stringify(file));
-    const second = await runCli(["apply", "-"], JSON.stringify(file));
     expect(first.code, first.stderr).toBe(0);
-    expect(second.code, second.stderr).toBe(0);
-    const [a, b] = [JSON.parse(first.stdout), JSON.parse(second.stdout)];
-    expect(a.companyId).not.toBe(b.companyId);
+    const a = JSON.parse(first.stdout);
     expect(Object.keys(a.apiKeys)).toEqual(["a", "b"]);
-    expect(a).toMatchObject({ games: {}, users: {} });
-    const company = (await ctx.client.getCompany({ companyId: a.companyId })).company;
+    expect(a).toEqual({ companyId: uuid, apiKeys: { a: expect.stringMatching(/^psk_/), b: expect.stringMatching(/^psk_/) }, games: {}, users: {} });
+    const company = (await ctx.content.getCompany({ companyId: a.companyId })).company;
     expect(company).toMatchObject({ primaryLanguage: "de", autoCloseWaitingAfterHours: 1.5, allowImmediateDeletion: false });
+
+    // The same file (keys in another order, other whitespace): nothing new, the same ids, no secrets.
+    const before = await counts();
+    const reordered = { apiKeys: file.apiKeys, company: { autoCloseWaitingAfterHours: 1.5, primaryLanguage: "de", name: "Stdin Studio" } };
+    const again = await runCli(["apply", "-"], JSON.stringify(reordered, null, 4));
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ ...a, apiKeys: { a: null, b: null }, alreadyApplied: true });
+    expect(again.stderr).toContain("applied before");
+    expect(await counts()).toEqual(before);
+    // The secrets of the first run still work.
+    expect((await ctx.content.authenticateApiKey({ keyHash: sha256(a.apiKeys.a) })).companyId).toBe(a.companyId);
+
+    // A file that differs in anything is another tenant.
+    const other = await runCli(["apply", "-"], JSON.stringify({ ...file, company: { ...file.company, name: "Stdin Studio 2" } }));
+    expect(other.code, other.stderr).toBe(0);
+    expect(JSON.parse(other.stdout).companyId).not.toBe(a.companyId);
+  });
+
+  it("applies one file once when two runs race", async () => {
+    const file = tenantFile({ company: { name: "Racing Studio" }, apiKeys: [{ name: "k" }] });
+    const runs = await Promise.all([runCli(["apply", file]), runCli(["apply", file])]);
+    expect(runs.map((run) => run.code)).toEqual([0, 0]);
+    const [x, y] = runs.map((run) => JSON.parse(run.stdout));
+    expect(x.companyId).toBe(y.companyId);
+    expect([x.alreadyApplied, y.alreadyApplied].sort()).toEqual([true, undefined]);
   });
 
   it("names the bad path of an invalid file and changes nothing", async () => {
@@ -243,6 +270,40 @@ describe("pnpm admin apply", () => {
     expect(await after()).toEqual(before);
   });
 
+  it("reports a players failure after content committed, with the secrets and the command that finishes the job", async () => {
+    const path = tenantFile({ ...demoTenant, company: { name: "Half Studio" }, blockedPlayers: [{ game: "galaxy", playerId: "half-1" }] });
+    const before = (await playerRows()).length;
+    const closedPort = await freePort();
+    const failed = await ctx.runCli(["apply", path], {
+      env: { PLAYERS_URL: `http://127.0.0.1:${closedPort}`, PLAYERS_ATTEMPTS: "3", RETRY_DELAY_MS: "10" },
+    });
+    expect(failed.code).toBe(1);
+    const { error } = JSON.parse(failed.stdout);
+    expect(error).toMatchObject({
+      companyId: uuid,
+      rerun: `pnpm admin apply ${path}`,
+      applied: { companyId: error.companyId, apiKeys: { demo: expect.stringMatching(/^psk_/) } },
+    });
+    expect(error.message).toContain(`content's part of the tenant file was applied (company ${error.companyId})`);
+    expect(failed.stderr.match(/blocking the file's players failed; retrying/g)).toHaveLength(2);
+    expect((await ctx.content.getCompany({ companyId: error.companyId })).company?.name).toBe("Half Studio");
+    expect((await playerRows()).length).toBe(before);
+
+    // The rerun creates nothing in content and blocks the players.
+    const companies = (await counts()).companies;
+    const rerun = await runCli(["apply", path]);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const output = JSON.parse(rerun.stdout);
+    expect(output).toMatchObject({ companyId: error.companyId, apiKeys: { demo: null }, games: error.applied.games, alreadyApplied: true });
+    expect((await counts()).companies).toBe(companies);
+    expect(await playerRows(error.companyId)).toEqual([
+      { company_id: error.companyId, game_id: output.games.galaxy.id, external_id: "half-1", email: null, blocked: true },
+    ]);
+    // And again: still one blocked player.
+    expect((await runCli(["apply", path])).code).toBe(0);
+    expect(await playerRows(error.companyId)).toHaveLength(1);
+  });
+
   it("answers 2 for a file that is missing or not JSON", async () => {
     expect((await runCli(["apply", join(workDir, "missing.json")])).code).toBe(2);
     const notJson = join(workDir, "not.json");
@@ -255,7 +316,7 @@ describe("pnpm admin apply", () => {
 
 describe("pnpm admin players", () => {
   it("blocks and unblocks a player of a game, by player id or email", async () => {
-    const tenant = JSON.parse((await runCli(["apply", tenantFile(demoTenant)])).stdout);
+    const tenant = JSON.parse((await runCli(["apply", tenantFile(demoNamed("Players Studio"))])).stdout);
     const { companyId } = tenant;
     const gameId = tenant.games.galaxy.id as string;
 
@@ -297,7 +358,7 @@ describe("pnpm admin players", () => {
     expect(unknownGame.code).toBe(1);
     expect(JSON.parse(unknownGame.stdout)).toEqual({ error: { code: "not_found", message: "game not found" } });
 
-    const tenant = JSON.parse((await runCli(["apply", tenantFile(demoTenant)])).stdout);
+    const tenant = JSON.parse((await runCli(["apply", tenantFile(demoNamed("Deleted Game Studio"))])).stdout);
     expect((await runCli(["games", "delete", tenant.games.farm.id])).code).toBe(0);
     const deletedGame = await runCli(["players", "block", "--game", tenant.games.farm.id, "--player-id", "p1"]);
     expect(deletedGame.code).toBe(1);
@@ -323,12 +384,12 @@ describe("pnpm admin api-keys and games", () => {
     expect(created.code, created.stderr).toBe(0);
     const key = JSON.parse(created.stdout);
     expect(key).toEqual({ apiKeyId: uuid, name: "ci", secret: expect.stringMatching(/^psk_/) });
-    expect((await ctx.client.authenticateApiKey({ keyHash: sha256(key.secret) })).apiKeyId).toBe(key.apiKeyId);
+    expect((await ctx.content.authenticateApiKey({ keyHash: sha256(key.secret) })).apiKeyId).toBe(key.apiKeyId);
 
     const revoked = await runCli(["api-keys", "revoke", key.apiKeyId]);
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(JSON.parse(revoked.stdout)).toEqual({ apiKeyId: key.apiKeyId, revoked: true });
-    expect((await failureOf(ctx.client.authenticateApiKey({ keyHash: sha256(key.secret) }))).code).toBe("not_found");
+    expect((await failureOf(ctx.content.authenticateApiKey({ keyHash: sha256(key.secret) }))).code).toBe("not_found");
 
     const unknown = await runCli(["api-keys", "revoke", "6c9b1c58-3a0e-4b8e-9e7e-1b2f0f6e8d11"]);
     expect(unknown.code).toBe(1);
@@ -338,12 +399,30 @@ describe("pnpm admin api-keys and games", () => {
   });
 
   it("soft-deletes a game", async () => {
-    const tenant = JSON.parse((await runCli(["apply", tenantFile(demoTenant)])).stdout);
+    const tenant = JSON.parse((await runCli(["apply", tenantFile(demoNamed("Games Studio"))])).stdout);
     const deleted = await runCli(["games", "delete", tenant.games.farm.id]);
     expect(deleted.code, deleted.stderr).toBe(0);
     expect(JSON.parse(deleted.stdout)).toEqual({ gameId: tenant.games.farm.id, deleted: true });
-    expect((await ctx.client.listGames({ companyId: tenant.companyId })).games.map((g) => g.id)).toEqual([tenant.games.galaxy.id]);
+    expect((await ctx.content.listGames({ companyId: tenant.companyId })).games.map((g) => g.id)).toEqual([tenant.games.galaxy.id]);
     expect((await runCli(["games", "delete", tenant.games.farm.id])).code).toBe(1);
+  });
+
+  it("needs the services' admin token", async () => {
+    const before = await counts();
+    const wrong = await ctx.runCli(["apply", "-"], { stdin: JSON.stringify({ company: { name: "No token" } }), env: { ADMIN_TOKEN: "not-the-token" } });
+    expect(wrong.code).toBe(1);
+    expect(JSON.parse(wrong.stdout)).toMatchObject({ error: { code: "unauthenticated" } });
+    const none = await ctx.runCli(["games", "delete", "6c9b1c58-3a0e-4b8e-9e7e-1b2f0f6e8d11"], {
+      env: { ADMIN_TOKEN: "", ADMIN_TOKEN_FILE: join(workDir, "missing-token") },
+    });
+    expect(none.code).toBe(2);
+    expect(JSON.parse(none.stdout).error.message).toContain("no admin token");
+    // The token file, when ADMIN_TOKEN is unset.
+    const tokenFile = join(workDir, "admin-token");
+    writeFileSync(tokenFile, `${ctx.token}\n`);
+    const fromFile = await ctx.runCli(["games", "delete", "6c9b1c58-3a0e-4b8e-9e7e-1b2f0f6e8d11"], { env: { ADMIN_TOKEN: "", ADMIN_TOKEN_FILE: tokenFile } });
+    expect(JSON.parse(fromFile.stdout)).toEqual({ error: { code: "not_found", message: "game not found" } });
+    expect(await counts()).toEqual(before);
   });
 
   it("prints usage for help and refuses unknown commands", async () => {

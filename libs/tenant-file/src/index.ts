@@ -1,0 +1,4 @@
+// The tenant file of `pnpm admin apply` (tools/admin): read by the admin tool, which checks it
+// before calling anything, and by the content service, which checks it again when applying it.
+export { parseTenantFile, TenantFileError, type LocalizedText, type TenantFile, type TenantFileIssue } from "./tenant-file.ts";
+export { default as tenantFileSchema } from "./tenant-file.schema.json" with { type: "json" };

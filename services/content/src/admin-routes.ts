@@ -1,0 +1,34 @@
+// content.v1.ContentAdminService (the operators' admin tool) mapped onto the use cases. Every
+// call needs the admin token (ADMIN_TOKEN): the gate refuses it before the body is read.
+import type { ConnectRouter } from "@connectrpc/connect";
+import { ContentAdminService } from "@support/proto";
+import { adminTokenGate } from "@support/rpc";
+import { createApiKey, revokeApiKey } from "./api-keys/api-key.service.ts";
+import { deleteGame, locateGame } from "./games/game.service.ts";
+import type { ContentDeps } from "./server.ts";
+import { applyTenant } from "./tenants/tenant.service.ts";
+
+export function registerAdminRoutes(router: ConnectRouter, deps: ContentDeps): void {
+  const { db } = deps;
+  router.service(
+    ContentAdminService,
+    {
+      applyTenant: async (req) => applyTenant(db, req.digest, req.tenant),
+
+      createApiKey: async (req) => {
+        const { apiKey, secret } = await createApiKey(db, req.companyId, { name: req.name });
+        return { apiKeyId: apiKey.id, name: apiKey.name, secret };
+      },
+
+      revokeApiKey: async (req) => ({ apiKeyId: (await revokeApiKey(db, req.apiKeyId)).id }),
+
+      deleteGame: async (req) => ({ gameId: (await deleteGame(db, req.gameId)).id }),
+
+      locateGame: async (req) => {
+        const game = await locateGame(db, req.gameId);
+        return { gameId: game.id, companyId: game.companyId };
+      },
+    },
+    { requestGate: adminTokenGate(deps.config.ADMIN_TOKEN) },
+  );
+}

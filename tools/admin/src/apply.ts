@@ -1,0 +1,121 @@
+// `pnpm admin apply`: a tenant file, applied in two parts that each service owns. Content's
+// part (company, API keys, games, environments, announcements, resources, users, tags, fields)
+// is one transaction in the content service; the players' part (blockedPlayers) is one
+// transaction in the players service, idempotent and retried with backoff. The file's digest
+// (SHA-256 of its canonical JSON) makes the whole command safe to run again: content creates
+// nothing for a digest it has applied and returns the ids it recorded, and blocking a blocked
+// player changes nothing. So a failure after content committed is finished by running the
+// same command again.
+import { createHash } from "node:crypto";
+import type { JsonObject } from "@bufbuild/protobuf";
+import type { AppError} from "@support/errors";
+import { type ValidationIssue } from "@support/errors";
+import type { Logger } from "@support/logging";
+import { connectToAppError } from "@support/rpc";
+import type { TenantFile } from "@support/tenant-file";
+import stableStringify from "fast-json-stable-stringify";
+import type { AdminClients } from "./clients.ts";
+
+/** What `apply` prints: API key secrets only when this run created the keys. */
+export interface TenantOutput {
+  companyId: string;
+  /** Key name -> secret; null when an earlier run of the same file created the key (its secret was printed then). */
+  apiKeys: Record<string, string | null>;
+  games: Record<string, { id: string; environments: Record<string, { id: string; token: string }> }>;
+  users: Record<string, string>;
+  /** Present (true) when the file had been applied before and content created nothing. */
+  alreadyApplied?: true;
+}
+
+export interface RetryPolicy {
+  attempts: number;
+  /** First delay; doubled after each failed attempt. */
+  delayMs: number;
+}
+
+/**
+ * The players' part failed after content committed its part. The message says what was
+ * applied and how to finish; `applied` is the output of content's part (with any new secrets).
+ */
+export class PartialApplyError extends Error {
+  override readonly cause: AppError;
+  readonly applied: TenantOutput;
+  readonly rerun: string;
+  readonly issues: ValidationIssue[] | undefined;
+  constructor(cause: AppError, applied: TenantOutput, rerun: string, issues: ValidationIssue[] | undefined) {
+    super(
+      `content's part of the tenant file was applied (company ${applied.companyId}), but blocking its blockedPlayers failed: ${cause.message}. ` +
+        `Run \`${rerun}\` again to finish: it creates nothing new in content and blocks the players again.`,
+    );
+    this.name = "PartialApplyError";
+    this.cause = cause;
+    this.applied = applied;
+    this.rerun = rerun;
+    this.issues = issues;
+  }
+}
+
+/** Hex SHA-256 of the file's canonical JSON (keys sorted at every level, no whitespace). */
+export function tenantDigest(file: unknown): string {
+  return createHash("sha256").update(stableStringify(file), "utf8").digest("hex");
+}
+
+// Failures that another attempt may not see: the service was down, slow, or restarting.
+const transient = new Set(["unavailable", "deadline_exceeded", "internal", "unknown", "aborted", "resource_exhausted"]);
+
+/** Runs `call` until it succeeds, a permanent error, or the last attempt. */
+export async function withRetries<T>(policy: RetryPolicy, logger: Logger | undefined, what: string, call: () => Promise<T>): Promise<T> {
+  let delay = policy.delayMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      const appError = connectToAppError(error);
+      if (attempt >= policy.attempts || !transient.has(appError.code)) throw appError;
+      logger?.warn({ attempt, code: appError.code, err: appError.message, retryInMs: delay }, `${what} failed; retrying`);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay *= 2;
+    }
+  }
+}
+
+export async function applyTenantFile(
+  clients: AdminClients,
+  file: TenantFile,
+  options: { retry: RetryPolicy; logger?: Logger; rerun: string },
+): Promise<TenantOutput> {
+  let applied;
+  try {
+    applied = await clients.content.applyTenant({ digest: tenantDigest(file), tenant: file as unknown as JsonObject });
+  } catch (error) {
+    throw connectToAppError(error);
+  }
+  const output: TenantOutput = {
+    companyId: applied.companyId,
+    apiKeys: Object.fromEntries(applied.apiKeys.map((key) => [key.name, key.secret ?? null])),
+    games: Object.fromEntries(
+      applied.games.map((game) => [
+        game.ref,
+        { id: game.gameId, environments: Object.fromEntries(game.environments.map((e) => [e.ref, { id: e.environmentId, token: e.token }])) },
+      ]),
+    ),
+    users: Object.fromEntries(applied.users.map((user) => [user.ref, user.userId])),
+    ...(applied.alreadyApplied ? { alreadyApplied: true as const } : {}),
+  };
+
+  const blocked = file.blockedPlayers ?? [];
+  if (blocked.length > 0) {
+    // parseTenantFile has checked that every entry names a game of the file.
+    const targets = blocked.map((entry) => ({ gameId: output.games[entry.game]!.id, externalId: entry.playerId, email: entry.email }));
+    try {
+      await withRetries(options.retry, options.logger, "blocking the file's players", () =>
+        clients.players.blockPlayers({ companyId: output.companyId, targets }),
+      );
+    } catch (error) {
+      const appError = connectToAppError(error);
+      const issues = appError.details?.issues?.map((issue) => ({ path: issue.path.replace(/^\/targets\//, "blockedPlayers/"), message: issue.message }));
+      throw new PartialApplyError(appError, output, options.rerun, issues);
+    }
+  }
+  return output;
+}

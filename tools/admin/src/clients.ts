@@ -1,0 +1,18 @@
+// Clients of the two admin services, each call carrying the admin token.
+import type { Client } from "@connectrpc/connect";
+import { ContentAdminService, PlayersAdminService } from "@support/proto";
+import { adminTokenHeader, createServiceClient } from "@support/rpc";
+import type { AdminConfig } from "./config.ts";
+
+export interface AdminClients {
+  content: Client<typeof ContentAdminService>;
+  players: Client<typeof PlayersAdminService>;
+}
+
+export function createAdminClients(config: AdminConfig): AdminClients {
+  const options = { timeoutMs: config.timeoutMs, interceptors: [adminTokenHeader(config.adminToken)] };
+  return {
+    content: createServiceClient(ContentAdminService, config.contentUrl, options),
+    players: createServiceClient(PlayersAdminService, config.playersUrl, options),
+  };
+}

@@ -1,0 +1,52 @@
+// The admin tool's settings, from environment variables only. It talks to the services over
+// their admin RPCs; the token comes from ADMIN_TOKEN or, without it, from ADMIN_TOKEN_FILE
+// (the local stack of `make up` writes .data/admin-token).
+import { readFileSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { ConfigError, loadConfig, num, str } from "@support/config";
+
+export const configSpecs = {
+  CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers (Connect)" }),
+  PLAYERS_URL: str({ default: "http://127.0.0.1:50054", desc: "Where the players service answers (Connect)" }),
+  ADMIN_TOKEN: str({ default: "", desc: "The services' admin token (their ADMIN_TOKEN)" }),
+  ADMIN_TOKEN_FILE: str({ default: ".data/admin-token", desc: "Read for the token when ADMIN_TOKEN is unset (relative to the working directory)" }),
+  RPC_TIMEOUT_MS: num({ default: 30_000, desc: "Deadline of each call" }),
+  PLAYERS_ATTEMPTS: num({ default: 5, desc: "Attempts at the players part of `apply` before giving up" }),
+  RETRY_DELAY_MS: num({ default: 500, desc: "First delay between attempts; doubled after each" }),
+  LOG_LEVEL: str({ default: "info", choices: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] }),
+};
+
+export interface AdminConfig {
+  contentUrl: string;
+  playersUrl: string;
+  adminToken: string;
+  timeoutMs: number;
+  playersAttempts: number;
+  retryDelayMs: number;
+  logLevel: string;
+}
+
+/** Throws ConfigError for a bad value or when no token is to be found. */
+export function loadAdminConfig(env: Record<string, string | undefined>, cwd: string): AdminConfig {
+  const config = loadConfig(configSpecs, env);
+  let token = config.ADMIN_TOKEN.trim();
+  if (token === "") {
+    const file = isAbsolute(config.ADMIN_TOKEN_FILE) ? config.ADMIN_TOKEN_FILE : resolve(cwd, config.ADMIN_TOKEN_FILE);
+    try {
+      token = readFileSync(file, "utf8").trim();
+    } catch {
+      throw new ConfigError(`no admin token: set ADMIN_TOKEN (or ADMIN_TOKEN_FILE; ${file} cannot be read)`);
+    }
+    if (token === "") throw new ConfigError(`no admin token: ${file} is empty`);
+  }
+  if (config.PLAYERS_ATTEMPTS < 1) throw new ConfigError("Invalid configuration: PLAYERS_ATTEMPTS must be at least 1");
+  return {
+    contentUrl: config.CONTENT_URL,
+    playersUrl: config.PLAYERS_URL,
+    adminToken: token,
+    timeoutMs: config.RPC_TIMEOUT_MS,
+    playersAttempts: config.PLAYERS_ATTEMPTS,
+    retryDelayMs: config.RETRY_DELAY_MS,
+    logLevel: config.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,4 @@
+// The admin command in-process, for the integration tests of other packages (the gateway's
+// stack) and scripts that provision tenants.
+export { main, type CliIo } from "./cli.ts";
+export type { TenantOutput } from "./apply.ts";

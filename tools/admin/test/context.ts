@@ -1,0 +1,106 @@
+// The content and players services started in-process for the admin tool's tests: one database
+// and NATS prefix (testkit) shared by both, each service on a free port with its migrations
+// applied and an admin token, and clients and pools to check what the tool did.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import type { Client } from "@connectrpc/connect";
+import { connectBus } from "@support/bus";
+import { createServer as createContentServer, loadContentConfig, migrations as contentMigrations, type ContentDatabase } from "@support/content";
+import { createDb, migrateToLatest, type Kysely } from "@support/db";
+import { createLogger } from "@support/logging";
+import { createServer as createPlayersServer, loadPlayersConfig, migrations as playersMigrations, type PlayersDatabase } from "@support/players";
+import { ContentService } from "@support/proto";
+import { createServiceClient } from "@support/rpc";
+import type { ServiceHost } from "@support/runtime";
+import { createTestInfra, type TestInfra } from "@support/testkit";
+
+const cliPath = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface AdminTestContext {
+  infra: TestInfra;
+  token: string;
+  contentUrl: string;
+  playersUrl: string;
+  /** Content's read RPCs, to check what the tool created. */
+  content: Client<typeof ContentService>;
+  contentDb: Kysely<ContentDatabase>;
+  playersDb: Kysely<PlayersDatabase>;
+  contentServer: ServiceHost;
+  /** Runs `pnpm admin <args>` as a child process against the two services; `env` adds to or overrides its environment. */
+  runCli(args: string[], options?: { stdin?: string; env?: Record<string, string> }): Promise<CliRun>;
+  stop(): Promise<void>;
+}
+
+export async function startServices(): Promise<AdminTestContext> {
+  const infra = await createTestInfra();
+  const hosts: ServiceHost[] = [];
+  const token = randomBytes(24).toString("base64url");
+  try {
+    const logger = createLogger({ service: "admin-test", level: process.env.TEST_LOG_LEVEL ?? "silent" });
+    const env = { ...infra.env, NATS_PREFIX: infra.natsPrefix, HOST: "127.0.0.1", LOG_LEVEL: "silent", ADMIN_TOKEN: token };
+
+    const contentDb = createDb<ContentDatabase>({ url: infra.databaseUrl, schema: "content", maxConnections: 5 });
+    await migrateToLatest(contentDb as unknown as Kysely<unknown>, "content", contentMigrations);
+    const contentServer = createContentServer({
+      config: { ...loadContentConfig(env), PORT: 0 },
+      logger,
+      db: contentDb,
+      nc: await connectBus(infra.natsUrl, "content-test"),
+    });
+    hosts.push(contentServer);
+    const contentUrl = `http://127.0.0.1:${(await contentServer.start()).port}`;
+
+    const playersDb = createDb<PlayersDatabase>({ url: infra.databaseUrl, schema: "players", maxConnections: 5 });
+    await migrateToLatest(playersDb, "players", playersMigrations);
+    const playersServer = createPlayersServer({
+      config: { ...loadPlayersConfig({ ...env, CONTENT_URL: contentUrl }), PORT: 0, EXPIRY_SWEEP_INTERVAL_MS: 0 },
+      logger,
+      db: playersDb,
+      nc: await connectBus(infra.natsUrl, "players-test"),
+    });
+    hosts.push(playersServer);
+    const playersUrl = `http://127.0.0.1:${(await playersServer.start()).port}`;
+
+    const runCli: AdminTestContext["runCli"] = (args, options = {}) =>
+      new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [cliPath, ...args], {
+          env: { PATH: process.env.PATH, CONTENT_URL: contentUrl, PLAYERS_URL: playersUrl, ADMIN_TOKEN: token, LOG_LEVEL: "warn", ...options.env },
+          stdio: ["pipe", "pipe", "pipe"],
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code, stdout, stderr }));
+        child.stdin.end(options.stdin ?? "");
+      });
+
+    return {
+      infra,
+      token,
+      contentUrl,
+      playersUrl,
+      content: createServiceClient(ContentService, contentUrl),
+      contentDb,
+      playersDb,
+      contentServer,
+      runCli,
+      stop: async () => {
+        for (const host of hosts.reverse()) await host.stop();
+        await infra.stop();
+      },
+    };
+  } catch (error) {
+    for (const host of hosts.reverse()) await host.stop().catch(() => undefined);
+    await infra.stop();
+    throw error;
+  }
+}
