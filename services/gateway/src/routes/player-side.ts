@@ -9,8 +9,8 @@
 import { createHash } from "node:crypto";
 import { fromJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError } from "@connectrpc/connect";
 import { AppError } from "@support/errors";
+import { connectToAppError } from "@support/rpc";
 import type { Middleware } from "koa";
 import { CoalescingCache } from "../cache.ts";
 import type { MediaClient, PlayerSideClient, PlayersClient, TicketsClient } from "../clients.ts";
@@ -96,7 +96,8 @@ export function createSessionAuth(players: PlayersClient, cache: SessionCache): 
       };
     } catch (error) {
       // Only "no such live session" is an answer worth caching; an outage propagates (503).
-      if (error instanceof ConnectError && (error.code === Code.NotFound || error.code === Code.InvalidArgument)) return UNKNOWN_SESSION;
+      const { code } = connectToAppError(error);
+      if (code === "not_found" || code === "invalid_argument") return UNKNOWN_SESSION;
       throw error;
     }
   };
