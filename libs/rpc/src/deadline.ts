@@ -27,6 +27,15 @@ export function withDeadline<T>(timeoutMs: number, fn: () => T): T {
   return withCallScope({ deadline: Date.now() + timeoutMs, signal: undefined }, fn);
 }
 
+/**
+ * Runs `fn` outside the current call's deadline and cancellation: for work whose result is
+ * shared with other callers (a cache fill), which one caller giving up must not cancel. Its
+ * calls keep their own timeouts.
+ */
+export function outsideCallScope<T>(fn: () => T): T {
+  return storage.exit(fn);
+}
+
 export function currentCallScope(): CallScope | undefined {
   return storage.getStore();
 }

@@ -1,6 +1,6 @@
 export { createRpcServer, type RpcServer, type RpcServerOptions } from "./server.ts";
 export { createServiceClient, domainTransport, type ServiceClientOptions } from "./client.ts";
-export { currentCallScope, withCallScope, withDeadline, type CallScope } from "./deadline.ts";
+export { currentCallScope, outsideCallScope, withCallScope, withDeadline, type CallScope } from "./deadline.ts";
 export {
   appErrorToConnect, connectToAppError, httpStatusOf, toHttpError, toServiceError, type HttpErrorOptions, type HttpErrorResponse,
 } from "./errors.ts";

@@ -4,6 +4,7 @@
 // (events/content-changed.subscription.ts); the TTL bounds staleness when an event is missed.
 // Concurrent misses of one entry share one call; failures are not cached.
 import { isAppError, isUuid, notFound } from "@support/errors";
+import { outsideCallScope } from "@support/rpc";
 import { LRUCache } from "lru-cache";
 import type { Definitions } from "../tickets/field-values.ts";
 
@@ -55,8 +56,9 @@ export function createContentReference(content: ContentSource, options: ContentR
     ttl: options.ttlMs,
     // A fetch runs the loader it is given; lru-cache shares one in-flight fetch per key and
     // drops a rejected one. An entry evicted while its fetch runs still answers that caller,
-    // it is just not kept.
-    fetchMethod: (_key, _stale, { context }) => context(),
+    // it is just not kept. The load is shared, so it runs with its own timeout rather than the
+    // deadline of the request that happened to start it.
+    fetchMethod: (_key, _stale, { context }) => outsideCallScope(context),
     ignoreFetchAbort: true,
   });
 
