@@ -306,7 +306,8 @@ describe("the unused-upload sweep", () => {
     expect((await failureOf(ctx.client.claimAttachments({ ...tenant, attachmentIds: [unusedDone] }))).issues?.[0]?.path).toBe("/attachments/0");
 
     const deleted = (await ctx.publishedEvents()).filter((e) => e.type === "media.attachment.deleted" && e.companyId === tenant.companyId);
-    expect(deleted.map((e) => e.data).sort((x, y) => String(x.attachmentId).localeCompare(String(y.attachmentId)))).toEqual(
+    // Both sides in code-unit order (what sort() does): localeCompare would put "t…" before "X…".
+    expect(deleted.map((e) => e.data).sort((x, y) => (String(x.attachmentId) < String(y.attachmentId) ? -1 : 1))).toEqual(
       [unusedDone, unusedNever].sort().map((attachmentId) => ({ attachmentId, gameId: tenant.gameId, reason: "unused" })),
     );
   });
