@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AppError, isAppError, isUuid, validationError } from "./index.ts";
 
 describe("AppError", () => {
-  it("carries validation issues as D3 VALIDATION_ERROR details", () => {
+  it("carries validation issues as VALIDATION_ERROR details", () => {
     const error = validationError([{ path: "/metadata/player/email", message: "is required" }]);
     expect(error.code).toBe("invalid_argument");
     expect(error.details).toEqual({

@@ -1,6 +1,6 @@
 // Errors that domain code raises without knowing about HTTP or RPC. The `code` values are the
-// stable machine strings of the public error body (decisions D3); libs/rpc carries them over
-// Connect and the gateway turns them into HTTP statuses.
+// stable machine strings of the public error body; libs/rpc carries them over Connect and the
+// gateway turns them into HTTP statuses.
 
 export const errorCodes = [
   "invalid_argument",
@@ -14,6 +14,8 @@ export const errorCodes = [
   "not_implemented",
   "internal",
   "unavailable",
+  /** The request's deadline passed before a dependency answered (504). */
+  "deadline_exceeded",
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];
@@ -45,7 +47,7 @@ export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }
 
-/** A 400 naming each invalid input by JSON pointer (D3 VALIDATION_ERROR). */
+/** A 400 naming each invalid input by JSON pointer (details type VALIDATION_ERROR). */
 export function validationError(issues: ValidationIssue[], message = "Request validation failed"): AppError {
   return new AppError("invalid_argument", message, { type: "VALIDATION_ERROR", issues });
 }
@@ -66,7 +68,7 @@ export function unauthenticated(message = "A valid API key is required"): AppErr
   return new AppError("unauthenticated", message);
 }
 
-/** A business rejection (D3: 400 failed_precondition with typed details). */
+/** A business rejection: 400 failed_precondition with typed details. */
 export function failedPrecondition(message: string, details: ErrorDetails): AppError {
   return new AppError("failed_precondition", message, details);
 }

@@ -1,9 +1,13 @@
 // Connect clients between services: HTTP/2 (h2c) with the Connect protocol (the cheapest
-// client transport measured here, see STACK.md), carrying the current request id.
+// client transport measured here), carrying the current request id and the caller's deadline,
+// and answering domain errors (AppError) instead of Connect errors, so that use cases neither
+// import Connect nor wrap their calls.
 import type { DescService } from "@bufbuild/protobuf";
-import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { REQUEST_ID_HEADER, currentRequestId } from "@support/logging";
+import { currentCallScope } from "./deadline.ts";
+import { connectToAppError } from "./errors.ts";
 
 const forwardRequestId: Interceptor = (next) => async (request) => {
   const requestId = currentRequestId();
@@ -11,20 +15,70 @@ const forwardRequestId: Interceptor = (next) => async (request) => {
   return next(request);
 };
 
+async function* domainErrorsOf<T>(messages: AsyncIterable<T>): AsyncIterable<T> {
+  try {
+    yield* messages;
+  } catch (error) {
+    throw connectToAppError(error);
+  }
+}
+
+/**
+ * The client side of every service-to-service call, wrapped around a Connect transport:
+ *
+ * - A call ends at the earlier of its own timeout and the deadline of the call being handled
+ *   (see deadline.ts), and is cancelled with it. The remaining time travels in the timeout
+ *   header, so the next service limits its own calls the same way.
+ * - Every error, of the call or of a response stream, becomes the AppError it stands for
+ *   (connectToAppError: faults become fixed texts, a service's answers keep theirs). This
+ *   happens here rather than in an interceptor because Connect wraps whatever an interceptor
+ *   throws back into a ConnectError.
+ */
+export function domainTransport(transport: Transport, defaultTimeoutMs: number): Transport {
+  const limits = (signal: AbortSignal | undefined, timeoutMs: number | undefined): [AbortSignal | undefined, number] => {
+    const own = timeoutMs ?? defaultTimeoutMs;
+    const scope = currentCallScope();
+    if (!scope) return [signal, own];
+    const remaining = scope.deadline === undefined ? own : Math.max(0, scope.deadline - Date.now());
+    const signals = [signal, scope.signal].filter((s): s is AbortSignal => s !== undefined);
+    return [signals.length <= 1 ? signals[0] : AbortSignal.any(signals), Math.min(own, remaining)];
+  };
+  return {
+    async unary(method, signal, timeoutMs, header, input, contextValues) {
+      const [callSignal, callTimeout] = limits(signal, timeoutMs);
+      try {
+        return await transport.unary(method, callSignal, callTimeout, header, input, contextValues);
+      } catch (error) {
+        throw connectToAppError(error);
+      }
+    },
+    async stream(method, signal, timeoutMs, header, input, contextValues) {
+      const [callSignal, callTimeout] = limits(signal, timeoutMs);
+      try {
+        const response = await transport.stream(method, callSignal, callTimeout, header, input, contextValues);
+        return { ...response, message: domainErrorsOf(response.message) };
+      } catch (error) {
+        throw connectToAppError(error);
+      }
+    },
+  };
+}
+
 export interface ServiceClientOptions {
-  /** Per-call deadline; a slow dependency becomes a 503 rather than a hung request. */
+  /** Per-call deadline; a slow dependency becomes a 504 rather than a hung request. */
   timeoutMs?: number;
   /** Run after the request id is set, e.g. adminTokenHeader(token). */
   interceptors?: Interceptor[];
 }
 
 export function createServiceClient<T extends DescService>(service: T, baseUrl: string, options: ServiceClientOptions = {}): Client<T> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
   const transport = createConnectTransport({
     baseUrl,
     httpVersion: "2",
     useBinaryFormat: true,
     interceptors: [forwardRequestId, ...(options.interceptors ?? [])],
-    defaultTimeoutMs: options.timeoutMs ?? 10_000,
+    defaultTimeoutMs: timeoutMs,
   });
-  return createClient(service, transport);
+  return createClient(service, domainTransport(transport, timeoutMs));
 }

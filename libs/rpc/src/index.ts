@@ -1,5 +1,11 @@
 export { createRpcServer, type RpcServer, type RpcServerOptions } from "./server.ts";
-export { createServiceClient, type ServiceClientOptions } from "./client.ts";
-export { appErrorToConnect, connectToAppError, httpStatusOf, toHttpError, type HttpErrorResponse } from "./errors.ts";
+export { createServiceClient, domainTransport, type ServiceClientOptions } from "./client.ts";
+export { currentCallScope, outsideCallScope, withCallScope, withDeadline, type CallScope } from "./deadline.ts";
+export {
+  appErrorToConnect, connectToAppError, httpStatusOf, toHttpError, toServiceError, type HttpErrorOptions, type HttpErrorResponse,
+} from "./errors.ts";
+export {
+  DEADLINE_MESSAGE, OUTCOME_UNKNOWN_MESSAGE, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE, isDependencyUnavailable,
+} from "./faults.ts";
 export { registerHealthService, type ReadinessCheck } from "./health.ts";
 export { adminTokenGate, adminTokenHeader, isAdminAuthorization } from "./admin-token.ts";

@@ -50,10 +50,11 @@ describe("rpc server", () => {
   it("carries domain errors with their details across the wire", async () => {
     const client = createServiceClient(ContentService, baseUrl);
     const notFound = await client.getCompany({ companyId: "missing" }).catch((e: unknown) => e);
-    expect(toHttpError(notFound)).toEqual({ status: 404, body: { code: "not_found", message: "company not found" } });
+    expect(toHttpError(notFound)).toEqual({ status: 404, headers: {}, body: { code: "not_found", message: "company not found" } });
     const invalid = await client.getCompany({ companyId: "bad" }).catch((e: unknown) => e);
     expect(toHttpError(invalid)).toEqual({
       status: 400,
+      headers: {},
       body: {
         code: "invalid_argument",
         message: "Request validation failed",

@@ -5,11 +5,10 @@ import http2 from "node:http2";
 import net from "node:net";
 import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { isAppError } from "@support/errors";
 import { REQUEST_ID_HEADER, requestIdFrom, withRequestId, type Logger } from "@support/logging";
-import { appErrorToConnect } from "./errors.ts";
+import { incomingTimeoutMs, withCallScope } from "./deadline.ts";
+import { appErrorToConnect, toServiceError } from "./errors.ts";
 import { registerHealthService, type ReadinessCheck } from "./health.ts";
-import { ConnectError, Code } from "@connectrpc/connect";
 
 export interface RpcServerOptions {
   /** Name reported by the health service, e.g. "content.v1.ContentService". */
@@ -29,20 +28,30 @@ export interface RpcServer {
   stop(): Promise<void>;
 }
 
-/** Runs each call under the caller's request id and turns domain errors into Connect errors. */
+/**
+ * Runs each call under the caller's request id and deadline (outgoing calls made by the handler
+ * end with it, see deadline.ts), and answers every error as a Connect error carrying its
+ * AppError code: a domain error as it is, a dependency that is unavailable (a database that
+ * refuses or drops connections, a socket reset) as `unavailable`, anything else as `internal`
+ * with a fixed message. The original error is logged, never sent.
+ */
 function serverInterceptor(logger: Logger): Interceptor {
   return (next) => async (request) => {
     const requestId = requestIdFrom(request.header.get(REQUEST_ID_HEADER));
-    return withRequestId(requestId, async () => {
-      try {
-        return await next(request);
-      } catch (error) {
-        if (isAppError(error)) throw appErrorToConnect(error);
-        if (error instanceof ConnectError) throw error;
-        logger.error({ err: error, procedure: request.method.name }, "unhandled error in RPC handler");
-        throw new ConnectError("Internal error", Code.Internal);
-      }
-    });
+    const timeoutMs = incomingTimeoutMs(request.header);
+    const scope = { deadline: timeoutMs === undefined ? undefined : Date.now() + timeoutMs, signal: request.signal };
+    return withRequestId(requestId, () =>
+      withCallScope(scope, async () => {
+        try {
+          return await next(request);
+        } catch (error) {
+          const answer = toServiceError(error);
+          if (answer.fault === "internal") logger.error({ err: error, procedure: request.method.name }, "unhandled error in RPC handler");
+          else if (answer.fault === "unavailable") logger.warn({ err: error, procedure: request.method.name }, "dependency unavailable");
+          throw appErrorToConnect(answer.error);
+        }
+      }),
+    );
   };
 }
 

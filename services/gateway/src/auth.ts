@@ -2,8 +2,8 @@
 // AuthenticateApiKey, with answers cached so that a steady client costs no RPC per request.
 // Missing header, another scheme, an unknown or a revoked key all get the same 403.
 import { createHash } from "node:crypto";
-import { Code, ConnectError } from "@connectrpc/connect";
 import { unauthenticated } from "@support/errors";
+import { connectToAppError } from "@support/rpc";
 import type { Middleware } from "koa";
 import { CoalescingCache } from "./cache.ts";
 import type { ContentClient } from "./clients.ts";
@@ -57,7 +57,7 @@ export function createAuthMiddleware(deps: AuthDeps): Middleware {
       return response.companyId ? { companyId: response.companyId, apiKeyId: response.apiKeyId } : UNKNOWN_KEY;
     } catch (error) {
       // Only "no such live key" is an answer worth caching; an outage propagates (503).
-      if (error instanceof ConnectError && error.code === Code.NotFound) return UNKNOWN_KEY;
+      if (connectToAppError(error).code === "not_found") return UNKNOWN_KEY;
       throw error;
     }
   };

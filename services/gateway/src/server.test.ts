@@ -170,17 +170,29 @@ describe("gateway edge (D3)", () => {
     }
   });
 
-  it("answers a dependency outage with 503 unavailable", async () => {
+  it("answers a dependency outage with 503 unavailable and Retry-After", async () => {
     t.content.failure = new ConnectError("connect ECONNREFUSED 10.0.0.8:50051", Code.Unavailable);
     const response = await t.request("/games", { key });
     expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("2");
     expect(response.body).toEqual({ code: "unavailable", message: "A dependency is unavailable, try again later" });
     expect(response.text).not.toContain("10.0.0.8");
   });
 
-  it("answers a dependency timeout with 503 unavailable", async () => {
+  it("answers a connection reset mid-call with 503, not 409, without the socket's text", async () => {
+    t.content.failure = new ConnectError("read ECONNRESET", Code.Aborted);
+    const response = await t.request("/games", { key });
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("2");
+    expect(response.body).toMatchObject({ code: "unavailable" });
+    expect(response.text).not.toContain("ECONNRESET");
+  });
+
+  it("answers a dependency timeout with 504 deadline_exceeded", async () => {
     t.content.failure = new ConnectError("deadline exceeded", Code.DeadlineExceeded);
-    expect((await t.request("/fields", { key })).status).toBe(503);
+    const response = await t.request("/fields", { key });
+    expect(response.status).toBe(504);
+    expect(response.body).toMatchObject({ code: "deadline_exceeded" });
   });
 });
 

@@ -9,6 +9,7 @@ import { Code, ConnectError, createClient, createRouterTransport } from "@connec
 import type { NatsConnection } from "@support/bus";
 import { createLogger, type Logger } from "@support/logging";
 import { ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService } from "@support/proto";
+import { domainTransport } from "@support/rpc";
 import type { GatewayClients, ServiceName } from "./clients.ts";
 import { loadGatewayConfig, type GatewayConfig } from "./config.ts";
 import { createServer, type Gateway } from "./server.ts";
@@ -149,7 +150,8 @@ export class FakeContent {
         },
       }),
     );
-    return createClient(ContentService, transport);
+    // Like the real clients: calls answer AppErrors, faults become the fixed texts.
+    return createClient(ContentService, domainTransport(transport, 5000));
   }
 }
 

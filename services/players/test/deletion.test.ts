@@ -9,6 +9,7 @@ import { Code, ConnectError, createClient, createRouterTransport } from "@connec
 import { connectBus } from "@support/bus";
 import { createDb, sql } from "@support/db";
 import { createLogger } from "@support/logging";
+import { domainTransport } from "@support/rpc";
 import { ContentService, MediaService, TicketsService } from "@support/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type PlayersDatabase, type PlayersServer } from "../src/index.ts";
@@ -26,18 +27,20 @@ const count = (map: Map<string, number>, id: string) => map.set(id, (map.get(id)
 
 const tickets = createClient(
   TicketsService,
-  createRouterTransport(({ service }) =>
+  // Through the same client-side mapping as the real clients: calls answer AppErrors.
+  domainTransport(createRouterTransport(({ service }) =>
     service(TicketsService, {
       erasePlayerTickets: async ({ servicePlayerId }) => {
         count(calls.tickets, servicePlayerId);
         return { deletedTickets: 2, deletedEvents: 7, deletedBreadcrumbs: 3, deletedTags: 1, deletedFieldValues: 2 };
       },
     }),
-  ),
+  ), 5000),
 );
 const media = createClient(
   MediaService,
-  createRouterTransport(({ service }) =>
+  // Through the same client-side mapping as the real clients: calls answer AppErrors.
+  domainTransport(createRouterTransport(({ service }) =>
     service(MediaService, {
       deletePlayerAttachments: async ({ servicePlayerId }) => {
         count(calls.media, servicePlayerId);
@@ -45,17 +48,18 @@ const media = createClient(
         return { deletedCount: 4 };
       },
     }),
-  ),
+  ), 5000),
 );
 const content = createClient(
   ContentService,
-  createRouterTransport(({ service }) =>
+  // Through the same client-side mapping as the real clients: calls answer AppErrors.
+  domainTransport(createRouterTransport(({ service }) =>
     service(ContentService, {
       getCompany: async ({ companyId }) => ({
         company: { id: companyId, name: "Studio", primaryLanguage: "en", allowImmediateDeletion: companyId === allowedCompany, autoCloseWaitingAfterHours: 168 },
       }),
     }),
-  ),
+  ), 5000),
 );
 
 describe("player deletion in the players service", () => {

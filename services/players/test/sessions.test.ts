@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { createClient, createRouterTransport, Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "@support/db";
+import { domainTransport } from "@support/rpc";
 import { ContentService } from "@support/proto";
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
 import { failureOf, startPlayers, type PlayersTestContext } from "./context.ts";
@@ -23,7 +24,8 @@ const environments = new Map<string, FakeEnvironment>();
 
 const content = createClient(
   ContentService,
-  createRouterTransport(({ service }) =>
+  // Through the same client-side mapping as the real clients: calls answer AppErrors.
+  domainTransport(createRouterTransport(({ service }) =>
     service(ContentService, {
       getEnvironmentByToken: async ({ token }) => {
         const env = environments.get(token);
@@ -42,7 +44,7 @@ const content = createClient(
         ],
       }),
     }),
-  ),
+  ), 5000),
 );
 
 function environment(settings: Partial<FakeEnvironment> = {}): FakeEnvironment {

@@ -1,25 +1,82 @@
-// Connect clients of the services the tickets service depends on: content (games, tags,
-// fields, company settings, user access), players (identity) and media (attachments).
+// The services the tickets service depends on, over Connect: content (games, tags, fields,
+// company settings, user access), players (identity) and media (attachments). Each is
+// implemented here as the operations the use cases need; the clients already answer
+// AppErrors, so nothing here converts errors.
 import type { Client } from "@connectrpc/connect";
 import { ContentService, MediaService, PlayersService } from "@support/proto";
 import { createServiceClient } from "@support/rpc";
 import type { TicketsConfig } from "./config.ts";
-
-export type ContentClient = Client<typeof ContentService>;
-export type PlayersClient = Client<typeof PlayersService>;
-export type MediaClient = Client<typeof MediaService>;
+import type { AttachmentClaims, KnownPlayer, PlayerDirectory } from "./context.ts";
+import type { ContentSource } from "./reference/content-reference.ts";
+import type { FieldType } from "./tickets/field-values.ts";
 
 export interface TicketsClients {
-  content: ContentClient;
-  players: PlayersClient;
-  media: MediaClient;
+  content: ContentSource;
+  players: PlayerDirectory;
+  media: AttachmentClaims;
+}
+
+export function contentSource(content: Client<typeof ContentService>): ContentSource {
+  return {
+    async company(companyId) {
+      const { company } = await content.getCompany({ companyId });
+      if (!company) throw new Error("content returned no company");
+      return { autoCloseWaitingAfterHours: company.autoCloseWaitingAfterHours };
+    },
+    async game(companyId, gameId) {
+      const { game, environments } = await content.getGame({ companyId, gameId });
+      if (!game) throw new Error("content returned no game");
+      return { id: game.id, languages: game.languages, environmentIds: environments.map((e) => e.id) };
+    },
+    async definitions(companyId) {
+      const [{ tags }, { fields }] = await Promise.all([content.listTags({ companyId }), content.listFields({ companyId })]);
+      return {
+        tags: tags.map((tag) => ({ gameId: tag.gameId ?? null, name: tag.name })),
+        fields: fields.map((field) => ({ gameId: field.gameId ?? null, key: field.key, type: field.type as FieldType, options: field.options })),
+      };
+    },
+    async hasGameAccess(companyId, userId, gameId) {
+      const { hasAccess } = await content.checkUserAccess({ companyId, userId, gameId });
+      return hasAccess;
+    },
+  };
+}
+
+export function playerDirectory(players: Client<typeof PlayersService>): PlayerDirectory {
+  return {
+    async resolvePlayer(input) {
+      const { player } = await players.resolvePlayer({
+        companyId: input.companyId,
+        gameId: input.gameId,
+        externalId: input.externalId ?? undefined,
+        email: input.email ?? undefined,
+        name: input.name ?? undefined,
+        tier: input.tier ?? undefined,
+      });
+      if (!player) throw new Error("players returned no player");
+      const known: KnownPlayer = { id: player.id, name: player.name ?? null, email: player.email ?? null, tier: player.tier ?? null, blocked: player.blocked };
+      return known;
+    },
+    async setPlayerInfo(companyId, playerId, info) {
+      await players.setPlayerInfo({ companyId, playerId, ...info });
+    },
+  };
+}
+
+export function attachmentClaims(media: Client<typeof MediaService>): AttachmentClaims {
+  return {
+    async claimAttachments(claim) {
+      const { attachments } = await media.claimAttachments(claim);
+      return attachments.map((attachment) => attachment.id);
+    },
+  };
 }
 
 export function createClients(config: Pick<TicketsConfig, "CONTENT_URL" | "PLAYERS_URL" | "MEDIA_URL" | "RPC_TIMEOUT_MS">): TicketsClients {
   const options = { timeoutMs: config.RPC_TIMEOUT_MS };
   return {
-    content: createServiceClient(ContentService, config.CONTENT_URL, options),
-    players: createServiceClient(PlayersService, config.PLAYERS_URL, options),
-    media: createServiceClient(MediaService, config.MEDIA_URL, options),
+    content: contentSource(createServiceClient(ContentService, config.CONTENT_URL, options)),
+    players: playerDirectory(createServiceClient(PlayersService, config.PLAYERS_URL, options)),
+    media: attachmentClaims(createServiceClient(MediaService, config.MEDIA_URL, options)),
   };
 }

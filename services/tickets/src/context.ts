@@ -1,19 +1,54 @@
 // What the use cases need, built once by createServer: the database, the reference data of
-// content, the players and media clients, and the settings that shape answers.
+// content, what they ask of the players and media services, and the settings that shape
+// answers. The other services appear as the few operations the use cases call (implemented
+// over Connect in clients.ts); their failures arrive as AppErrors.
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
-import type { MediaClient, PlayersClient } from "./clients.ts";
 import type { TicketsDatabase } from "./database.ts";
 import type { ContentReference } from "./reference/content-reference.ts";
+
+/** A player as the players service knows it. */
+export interface KnownPlayer {
+  id: string;
+  name: string | null;
+  email: string | null;
+  tier: number | null;
+  blocked: boolean;
+}
+
+/** What ticket creation and ticket actions ask of the players service. */
+export interface PlayerDirectory {
+  /** The player with this external id (or, without one, email) in the game; created when new. */
+  resolvePlayer(input: {
+    companyId: string;
+    gameId: string;
+    externalId: string | null;
+    email: string | null;
+    name: string | null;
+    tier: number | null;
+  }): Promise<KnownPlayer>;
+  /** Updates the name and/or tier an agent set on a ticket. */
+  setPlayerInfo(companyId: string, playerId: string, info: { name?: string; tier?: number }): Promise<void>;
+}
+
+/** What ticket creation asks of the media service. */
+export interface AttachmentClaims {
+  /**
+   * Verifies that the attachments are completed uploads of the company and game and marks them
+   * used by the ticket and its player; answers the claimed ids in request order.
+   * INVALID_ARGUMENT names each bad id as `/attachments/<i>`.
+   */
+  claimAttachments(claim: { companyId: string; gameId: string; ticketId: string; servicePlayerId: string; attachmentIds: string[] }): Promise<string[]>;
+}
 
 export interface TicketsContext {
   db: Kysely<TicketsDatabase>;
   logger: Logger;
   reference: ContentReference;
-  players: PlayersClient;
-  /** Verifies and claims the attachments of new messages (D4). */
-  media: MediaClient;
-  /** Base of ticket urls (D4). */
+  players: PlayerDirectory;
+  /** Verifies and claims the attachments of new messages. */
+  media: AttachmentClaims;
+  /** Base of ticket urls: <supportAppUrl>/tickets/<id>. */
   supportAppUrl: string;
   /** HMAC key of list cursors. */
   cursorSecret: string;

@@ -3,7 +3,7 @@
 import { fromJson, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { validationError } from "@support/errors";
+import { isUuid, validationError } from "@support/errors";
 import { TicketsService, type TicketAction as TicketActionMessage, type TicketEventSchema, type TicketSchema } from "@support/proto";
 import { addTicketBreadcrumbs, listTicketBreadcrumbs } from "./breadcrumbs/breadcrumb.service.ts";
 import type { TicketsContext } from "./context.ts";
@@ -12,7 +12,7 @@ import type { TicketEvent } from "./ticket-events/event.ts";
 import { listTicketEvents } from "./ticket-events/event.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
 import { createTicket, getTicket, listTickets, performTicketActions } from "./tickets/ticket.service.ts";
-import { isUuid, ticketUrl, type Ticket } from "./tickets/ticket.ts";
+import { ticketUrl, type Ticket } from "./tickets/ticket.ts";
 
 /** Every request names the caller's company; the gateway always sends a uuid, so anything else is a caller's bug. */
 function company(companyId: string): string {

@@ -3,12 +3,7 @@
 import { validationError, type ValidationIssue } from "@support/errors";
 
 export type { ValidationIssue };
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === "string" && uuidPattern.test(value);
-}
+export { isUuid } from "@support/errors";
 
 /** Escapes one JSON pointer reference token (RFC 6901). */
 export function pointerToken(token: string | number): string {

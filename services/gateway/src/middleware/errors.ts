@@ -1,5 +1,6 @@
-// The one place where errors become HTTP responses (D3): `{code, message, details?}`.
-// Domain and RPC errors go through libs/rpc's mapping; anything else is a 500 whose
+// The one place where errors become HTTP responses: `{code, message, details?}`.
+// Domain and RPC errors go through libs/rpc's mapping (a dependency that is unavailable or was
+// lost mid-call is 503 with Retry-After, a passed deadline 504); anything else is a 500 whose
 // message and stack are logged and never sent.
 import type { Logger } from "@support/logging";
 import { toHttpError } from "@support/rpc";
@@ -31,10 +32,12 @@ export function errorHandler(logger: Logger): Middleware {
         ctx.body = { code: error.code, message: error.message };
         return;
       }
-      const { status, body } = toHttpError(error);
+      // A read cannot have been half-applied: its 503 and 504 leave out the outcome warning.
+      const { status, headers, body } = toHttpError(error, { readOnly: ctx.method === "GET" || ctx.method === "HEAD" });
       if (status === 500) logger.error({ err: error, method: ctx.method, path: ctx.path }, "request failed");
-      else if (status === 503) logger.warn({ err: error, method: ctx.method, path: ctx.path }, "dependency unavailable");
+      else if (status === 503 || status === 504) logger.warn({ err: error, method: ctx.method, path: ctx.path }, "dependency unavailable");
       ctx.status = status;
+      for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
       ctx.body = body;
     }
   };

@@ -10,6 +10,7 @@
 import { isIP } from "node:net";
 import { LRUCache } from "lru-cache";
 import type { Context, Middleware } from "koa";
+import { isUuid } from "@support/errors";
 import { HttpProblem } from "./errors.ts";
 
 export interface RateLimitBucket {
@@ -111,11 +112,9 @@ export interface PublicRateLimiter {
   middleware(tokenOf: (ctx: Context) => string | undefined): Middleware;
 }
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** An environment token worth a bucket: uuid-shaped (anything else is refused by validation anyway). */
 export function tokenBucketOf(value: unknown): string | undefined {
-  return typeof value === "string" && uuidPattern.test(value) ? value.toLowerCase() : undefined;
+  return isUuid(value) ? value.toLowerCase() : undefined;
 }
 
 function tooManyRequests(key: string, retryAfterSeconds: number, prefix: string): HttpProblem {

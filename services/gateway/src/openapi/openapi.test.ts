@@ -140,7 +140,8 @@ describe("the OpenAPI document", () => {
     const errorSchema = "/components/schemas/Error";
     for (const op of operations.values()) {
       const statuses = [...op.responses.keys()];
-      for (const status of ["500", "501", "503"]) expect(statuses, op.operationId).toContain(status);
+      for (const status of ["500", "501", "503", "504"]) expect(statuses, op.operationId).toContain(status);
+      expect(op.responses.get("503")!.requiredHeaders, op.operationId).toContain("retry-after");
       if (op.sessionAuthenticated) {
         // The player side: a session check (403) behind its own abuse limits (429).
         expect(statuses, op.operationId).toContain("403");

@@ -8,7 +8,6 @@
 // code's hash.
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
 import { AppError } from "@support/errors";
 import type { Middleware } from "koa";
 import { CoalescingCache } from "../cache.ts";
@@ -103,7 +102,7 @@ export function createSessionAuth(players: PlayersClient, cache: SessionCache): 
       };
     } catch (error) {
       // Only "no such live session" is an answer worth caching; an outage propagates (503).
-      if (error instanceof ConnectError && (error.code === Code.NotFound || error.code === Code.InvalidArgument)) return UNKNOWN_SESSION;
+      if (error instanceof AppError && (error.code === "not_found" || error.code === "invalid_argument")) return UNKNOWN_SESSION;
       throw error;
     }
   };

@@ -6,13 +6,13 @@
 import type { NewEvent } from "@support/bus";
 import { writeEvents } from "@support/bus";
 import type { Kysely } from "@support/db";
-import { notFound, validationError, type ValidationIssue } from "@support/errors";
+import { isUuid, notFound, validationError, type ValidationIssue } from "@support/errors";
 import type { Logger } from "@support/logging";
 import type { MediaDatabase } from "../database.ts";
 import type { ObjectStorage } from "../storage/object-storage.ts";
 import {
   attachmentDeletedData, attachmentEventTypes, attachmentUploadedData, claimIssue, contentDispositionOf, isAttachmentId,
-  isCompleteUpload, isUuid, newAttachmentId, objectKeyOf, parseClaimInput, parseErasureInput, parseUploadInput, type Attachment,
+  isCompleteUpload, newAttachmentId, objectKeyOf, parseClaimInput, parseErasureInput, parseUploadInput, type Attachment,
   type ClaimInput, type DeletionReason, type ErasureInput, type UploadInput,
 } from "./attachment.ts";
 import {

@@ -2,7 +2,7 @@
 // attachment is a row naming one object in the bucket, created when an upload is requested,
 // marked uploaded when the object is first seen complete and used when a ticket claims it.
 import { randomBytes } from "node:crypto";
-import { validationError, type ValidationIssue } from "@support/errors";
+import { isUuid, validationError, type ValidationIssue } from "@support/errors";
 
 export const FILE_TYPES = [
   "image/svg+xml",
@@ -59,12 +59,6 @@ export interface NewUpload {
   fileType: FileType;
   fileSize: number;
   playerId: string | null;
-}
-
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === "string" && uuidPattern.test(value);
 }
 
 // 18 random bytes: 144 bits, 24 base64url characters (A-Z a-z 0-9 - _), never a `/` (D7).

@@ -7,12 +7,11 @@
 // time, and each completed step is recorded before the next begins.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "@support/db";
-import { AppError, isAppError, notFound, permissionDenied } from "@support/errors";
+import { AppError, isAppError, isUuid, notFound, permissionDenied } from "@support/errors";
 import type { Logger } from "@support/logging";
 import { sql } from "kysely";
 import type { PlayersDatabase } from "../database.ts";
 import { writeEvents } from "@support/bus";
-import { isUuid } from "../players/player.ts";
 import { findPlayerById } from "../players/player.repository.ts";
 import {
   cancelledData, deletedData, deletionEventTypes, dueAt, pendingSteps, scheduledData, startedData, stepDone,

@@ -1,9 +1,8 @@
-// What an erasure asks of the other services (D6): tickets deletes the player's tickets, media
+// What an erasure asks of the other services: tickets deletes the player's tickets, media
 // its attachments and their stored objects, content tells whether the company may delete at
 // once. Each call is idempotent, so a resumed erasure may repeat the step it was in.
 import type { Client } from "@connectrpc/connect";
 import type { ContentService, MediaService, TicketsService } from "@support/proto";
-import { connectToAppError } from "@support/rpc";
 import type { ErasureCounts } from "./deletion.ts";
 
 /** Deadline of one erasure call (at least; RPC_TIMEOUT_MS when longer). */
@@ -21,14 +20,6 @@ export interface ErasureServices {
   allowsImmediateDeletion(companyId: string): Promise<boolean>;
 }
 
-async function call<T>(request: () => Promise<T>): Promise<T> {
-  try {
-    return await request();
-  } catch (error) {
-    throw connectToAppError(error);
-  }
-}
-
 export function createErasureServices(clients: {
   tickets: TicketsClient;
   media: MediaClient;
@@ -36,7 +27,7 @@ export function createErasureServices(clients: {
 }): ErasureServices {
   return {
     async eraseTickets(companyId, playerId) {
-      const erased = await call(() => clients.tickets.erasePlayerTickets({ companyId, servicePlayerId: playerId }));
+      const erased = await clients.tickets.erasePlayerTickets({ companyId, servicePlayerId: playerId });
       return {
         tickets: erased.deletedTickets,
         events: erased.deletedEvents,
@@ -48,11 +39,11 @@ export function createErasureServices(clients: {
     async deleteAttachments({ companyId, playerId, gameId, externalId }) {
       // Uploads made with the game's playerId are the player's too, also those no ticket used.
       const byExternalId = externalId === null ? {} : { gameId, externalPlayerId: externalId };
-      const deleted = await call(() => clients.media.deletePlayerAttachments({ companyId, servicePlayerId: playerId, ...byExternalId }));
+      const deleted = await clients.media.deletePlayerAttachments({ companyId, servicePlayerId: playerId, ...byExternalId });
       return { attachments: deleted.deletedCount };
     },
     async allowsImmediateDeletion(companyId) {
-      const { company } = await call(() => clients.content.getCompany({ companyId }));
+      const { company } = await clients.content.getCompany({ companyId });
       return company?.allowImmediateDeletion === true;
     },
   };

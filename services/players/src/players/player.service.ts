@@ -2,10 +2,10 @@
 // its info, block and unblock it. Each change writes its outbox event in the same transaction.
 import { writeEvents, type NewEvent } from "@support/bus";
 import type { Kysely } from "@support/db";
-import { notFound } from "@support/errors";
+import { isUuid, notFound } from "@support/errors";
 import type { PlayersDatabase } from "../database.ts";
 import {
-  isUuid, parseBlockInput, parsePlayerInfo, parseResolveInput, playerBlockChangeData, playerCreatedData, playerEventTypes,
+  parseBlockInput, parsePlayerInfo, parseResolveInput, playerBlockChangeData, playerCreatedData, playerEventTypes,
   playerUpdatedData, type BlockInput, type Player, type PlayerOutcome, type ResolveInput,
 } from "./player.ts";
 import { findPlayerById, findPlayerByKey, markUnblocked, updatePlayerInfo, upsertBlockedPlayer, upsertResolvedPlayer } from "./player.repository.ts";

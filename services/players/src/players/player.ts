@@ -1,6 +1,6 @@
 // Player identity (decisions D4, D6): a player of a game is found by its external id when the
 // game gives one ("identified"), else by its email. These are the rules only: no SQL, no RPC.
-import { validationError, type ValidationIssue } from "@support/errors";
+import { isUuid, validationError, type ValidationIssue } from "@support/errors";
 
 export type Tier = 1 | 2 | 3;
 
@@ -59,14 +59,9 @@ export const MAX_EXTERNAL_ID_LENGTH = 255;
 export const MAX_NAME_LENGTH = 255;
 export const MAX_EMAIL_LENGTH = 320;
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Deliberately loose: the gateway checks the public format; here we only refuse what cannot be
 // an address (no @, spaces), so that matching by email stays meaningful.
 const emailPattern = /^[^\s@]+@[^\s@]+$/;
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === "string" && uuidPattern.test(value);
-}
 
 /** The form emails are matched by: `Ann@Example.com ` and `ann@example.com` are one player. */
 export function normalizeEmail(email: string): string {

@@ -3,9 +3,8 @@
 // session request, not cached: a key removed from a JWKS must stop verifying at once, and the
 // public endpoints are rate limited before they get here.
 import type { Client } from "@connectrpc/connect";
-import { notFound } from "@support/errors";
+import { isAppError, notFound } from "@support/errors";
 import type { ContentService } from "@support/proto";
-import { connectToAppError } from "@support/rpc";
 import type { FieldType } from "./session.ts";
 
 export type ContentClient = Client<typeof ContentService>;
@@ -27,22 +26,14 @@ export interface GameDirectory {
   fieldTypes(companyId: string, gameId: string): Promise<Map<string, FieldType>>;
 }
 
-async function call<T>(request: () => Promise<T>): Promise<T> {
-  try {
-    return await request();
-  } catch (error) {
-    throw connectToAppError(error);
-  }
-}
-
 export function createGameDirectory(content: ContentClient): GameDirectory {
   return {
     async environmentByToken(token) {
       let response;
       try {
-        response = await call(() => content.getEnvironmentByToken({ token }));
+        response = await content.getEnvironmentByToken({ token });
       } catch (error) {
-        if ((error as { code?: string }).code === "not_found") throw notFound("No game environment has this token");
+        if (isAppError(error) && error.code === "not_found") throw notFound("No game environment has this token");
         throw error;
       }
       const { environment, game, resources } = response;
@@ -58,7 +49,7 @@ export function createGameDirectory(content: ContentClient): GameDirectory {
     },
 
     async fieldTypes(companyId, gameId) {
-      const { fields } = await call(() => content.listFields({ companyId }));
+      const { fields } = await content.listFields({ companyId });
       const types = new Map<string, FieldType>();
       for (const field of fields) if (field.gameId === undefined) types.set(field.key, field.type as FieldType);
       for (const field of fields) if (field.gameId === gameId) types.set(field.key, field.type as FieldType);

@@ -2,11 +2,10 @@
 // Idempotent, and final: the player is marked erased under the same per-player lock that ticket
 // creation takes, so a ticket created concurrently is either deleted here or refused there.
 import { writeEvents } from "@support/bus";
-import { validationError } from "@support/errors";
+import { isUuid, validationError } from "@support/errors";
 import type { TicketsContext } from "../context.ts";
 import * as domain from "../tickets/domain-events.ts";
 import { lockPlayerForCreation } from "../tickets/ticket.repository.ts";
-import { isUuid } from "../tickets/ticket.ts";
 import { deleteTickets, lockPlayerTickets, markPlayerErased } from "./erasure.repository.ts";
 
 export interface ErasedCounts {

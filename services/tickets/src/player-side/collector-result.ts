@@ -1,7 +1,6 @@
 // Checks of a collector answer from the player side (D9): the shapes of 2.5's collector fields.
-import { validationError, type ValidationIssue } from "@support/errors";
+import { isUuid, validationError, type ValidationIssue } from "@support/errors";
 import type { CollectorField } from "../ticket-events/event.ts";
-import { isUuid } from "../tickets/ticket.ts";
 
 export const COLLECTOR_FIELD_TYPES = ["TEXT", "SELECT_GROUP", "DROPDOWN", "DATE", "EMAIL", "CHECKBOX", "PLATFORM_SELECTOR", "FILE"] as const;
 export const MAX_COLLECTOR_FIELDS = 100;

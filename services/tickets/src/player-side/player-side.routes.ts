@@ -2,11 +2,10 @@
 import { toJson, type JsonObject } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { validationError } from "@support/errors";
+import { isUuid, validationError } from "@support/errors";
 import { PlayerSideService, type PlayerSideOwner as OwnerMessage } from "@support/proto";
 import type { TicketsContext } from "../context.ts";
 import { ticketMessage } from "../routes.ts";
-import { isUuid } from "../tickets/ticket.ts";
 import { toOwner, type PlayerSideOwner } from "./player-side.ts";
 import { addCollectorResult, addPlayerMessage, createPlayerTicket, getPlayerTicket, listPlayerTickets, submitCsat } from "./player-side.service.ts";
 

@@ -4,7 +4,7 @@
 // happen before it.
 import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
-import { AppError, notFound, validationError } from "@support/errors";
+import { AppError, isUuid, notFound, validationError } from "@support/errors";
 import type { TicketsContext } from "../context.ts";
 import type { CollectorField, RecordedEvent } from "../ticket-events/event.ts";
 import { insertEvents } from "../ticket-events/event.repository.ts";
@@ -14,7 +14,7 @@ import { MAX_ATTACHMENTS, messageIssues } from "../tickets/new-ticket.ts";
 import { findTicket, updateTicket } from "../tickets/ticket.repository.ts";
 import { claimAttachments, openTicket } from "../tickets/ticket.service.ts";
 import { transition } from "../tickets/ticket-state.ts";
-import { isOneOf, isUuid, LANGUAGES, PLAYER_TIERS, type Actor, type FieldValues, type Language, type Ticket } from "../tickets/ticket.ts";
+import { isOneOf, LANGUAGES, PLAYER_TIERS, type Actor, type FieldValues, type Language, type Ticket } from "../tickets/ticket.ts";
 import { checkCollectorResult, type CollectorFieldInput } from "./collector-result.ts";
 import { checkCsat, ownsTicket, type PlayerSideOwner } from "./player-side.ts";
 import { listOwnedTicketIds, setCsat, setLastPlayerMessageAt } from "./player-side.repository.ts";

@@ -2,12 +2,11 @@
 // field definitions), cached per company for a short TTL so that creating a ticket costs no
 // RPC in the common case. content.* events evict a company's entries at once
 // (events/content-changed.subscription.ts); the TTL bounds staleness when an event is missed.
-// Concurrent misses share one call; failures are not cached.
-import { connectToAppError } from "@support/rpc";
-import { notFound } from "@support/errors";
-import type { ContentClient } from "../clients.ts";
-import type { Definitions, FieldType } from "../tickets/field-values.ts";
-import { isUuid } from "../tickets/ticket.ts";
+// Concurrent misses of one entry share one call; failures are not cached.
+import { isAppError, isUuid, notFound } from "@support/errors";
+import { outsideCallScope } from "@support/rpc";
+import { LRUCache } from "lru-cache";
+import type { Definitions } from "../tickets/field-values.ts";
 
 export interface CompanySettings {
   autoCloseWaitingAfterHours: number;
@@ -18,6 +17,15 @@ export interface GameInfo {
   languages: string[];
   /** Environment ids in creation order; API tickets are attributed to the first. */
   environmentIds: string[];
+}
+
+/** What the content service answers (implemented over Connect in clients.ts). */
+export interface ContentSource {
+  company(companyId: string): Promise<CompanySettings>;
+  /** NOT_FOUND for another company's, a deleted or an unknown game. */
+  game(companyId: string, gameId: string): Promise<GameInfo>;
+  definitions(companyId: string): Promise<Definitions>;
+  hasGameAccess(companyId: string, userId: string, gameId: string): Promise<boolean>;
 }
 
 export interface ContentReference {
@@ -32,82 +40,57 @@ export interface ContentReference {
   clear(): void;
 }
 
-interface Entry<T> {
-  expiresAt: number;
-  value: Promise<T>;
+export interface ContentReferenceOptions {
+  /** Longest staleness of an entry. */
+  ttlMs: number;
+  /** Most entries kept (three per company and one per game used); the least recently used go first. */
+  maxEntries?: number;
 }
 
-export function createContentReference(content: ContentClient, ttlMs: number, clock: () => number = Date.now): ContentReference {
+type Load = () => Promise<object>;
+
+export function createContentReference(content: ContentSource, options: ContentReferenceOptions): ContentReference {
   // Keys start with the company id so that one company's entries can be evicted together.
-  const entries = new Map<string, Entry<unknown>>();
+  const entries = new LRUCache<string, object, Load>({
+    max: options.maxEntries ?? 10_000,
+    ttl: options.ttlMs,
+    // A fetch runs the loader it is given; lru-cache shares one in-flight fetch per key and
+    // drops a rejected one. An entry evicted while its fetch runs still answers that caller,
+    // it is just not kept. The load is shared, so it runs with its own timeout rather than the
+    // deadline of the request that happened to start it.
+    fetchMethod: (_key, _stale, { context }) => outsideCallScope(context),
+    ignoreFetchAbort: true,
+  });
 
-  function cached<T>(key: string, load: () => Promise<T>, fresh = false): Promise<T> {
-    const found = entries.get(key) as Entry<T> | undefined;
-    if (!fresh && found && found.expiresAt > clock()) return found.value;
-    const value = load();
-    const entry = { expiresAt: clock() + ttlMs, value };
-    entries.set(key, entry);
-    value.catch(() => {
-      if (entries.get(key) === entry) entries.delete(key);
-    });
-    return value;
-  }
-
-  async function call<T>(request: () => Promise<T>): Promise<T> {
-    try {
-      return await request();
-    } catch (error) {
-      throw connectToAppError(error);
-    }
+  async function cached<T extends object>(key: string, load: () => Promise<T>, fresh = false): Promise<T> {
+    return (await entries.fetch(key, { context: load, forceRefresh: fresh })) as T;
   }
 
   return {
     getCompany(companyId) {
-      return cached(`${companyId}:company`, async () => {
-        const { company } = await call(() => content.getCompany({ companyId }));
-        if (!company) throw new Error("content returned no company");
-        return { autoCloseWaitingAfterHours: company.autoCloseWaitingAfterHours };
-      });
+      return cached(`${companyId}:company`, () => content.company(companyId));
     },
 
     async getGame(companyId, gameId) {
       if (!isUuid(gameId)) throw notFound("game not found");
       try {
-        return await cached(`${companyId}:game:${gameId.toLowerCase()}`, async () => {
-          const { game, environments } = await call(() => content.getGame({ companyId, gameId }));
-          if (!game) throw new Error("content returned no game");
-          return { id: game.id, languages: game.languages, environmentIds: environments.map((e) => e.id) };
-        });
+        return await cached(`${companyId}:game:${gameId.toLowerCase()}`, () => content.game(companyId, gameId));
       } catch (error) {
-        if ((error as { code?: string }).code === "not_found") throw notFound("game not found");
+        if (isAppError(error) && error.code === "not_found") throw notFound("game not found");
         throw error;
       }
     },
 
-    getDefinitions(companyId, options = {}) {
-      return cached(
-        `${companyId}:definitions`,
-        async () => {
-          const [{ tags }, { fields }] = await Promise.all([
-            call(() => content.listTags({ companyId })),
-            call(() => content.listFields({ companyId })),
-          ]);
-          return {
-            tags: tags.map((tag) => ({ gameId: tag.gameId ?? null, name: tag.name })),
-            fields: fields.map((field) => ({ gameId: field.gameId ?? null, key: field.key, type: field.type as FieldType, options: field.options })),
-          };
-        },
-        options.fresh,
-      );
+    getDefinitions(companyId, { fresh = false } = {}) {
+      return cached(`${companyId}:definitions`, () => content.definitions(companyId), fresh);
     },
 
-    async hasGameAccess(companyId, userId, gameId) {
-      const { hasAccess } = await call(() => content.checkUserAccess({ companyId, userId, gameId }));
-      return hasAccess;
+    hasGameAccess(companyId, userId, gameId) {
+      return content.hasGameAccess(companyId, userId, gameId);
     },
 
     evictCompany(companyId) {
-      for (const key of entries.keys()) if (key.startsWith(`${companyId}:`)) entries.delete(key);
+      for (const key of [...entries.keys()]) if (key.startsWith(`${companyId}:`)) entries.delete(key);
     },
 
     clear() {

@@ -1,10 +1,10 @@
 // GET /tickets query (4.5, D4) as the client sent it, parsed and checked in one place: the
 // JSON-encoded filters, the dates (`YYYY-MM-DD` or RFC 3339; a date as createdBefore
 // includes that whole day), order, cursor and limit. Every bad value is named /query/<name>.
-import { validationError, type ValidationIssue } from "@support/errors";
+import { isUuid, validationError, type ValidationIssue } from "@support/errors";
 import { decodeCursor, type CursorKey, type ListOrder } from "./cursor.ts";
 import { fieldShapeIssues, isCalendarDate, isDateTime } from "./field-values.ts";
-import { isOneOf, isUuid, TICKET_STATUSES, type FieldValues, type TicketStatus } from "./ticket.ts";
+import { isOneOf, TICKET_STATUSES, type FieldValues, type TicketStatus } from "./ticket.ts";
 
 export interface RawListQuery {
   playerId?: string | undefined;

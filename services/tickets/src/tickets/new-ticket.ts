@@ -2,10 +2,10 @@
 // enumerations, the player, and field values that are not even a 2.4 type. What depends on
 // content (the game, tag and field definitions), players (blocked) or media (the attachments
 // exist, belong to the game and are uploaded) comes later.
-import { validationError, type ValidationIssue } from "@support/errors";
+import { isUuid, validationError, type ValidationIssue } from "@support/errors";
 import { fieldShapeIssues } from "./field-values.ts";
 import {
-  isOneOf, isUuid, LANGUAGES, PLATFORMS, PLAYER_TIERS, type Channel, type FieldValues, type Language, type Platform,
+  isOneOf, LANGUAGES, PLATFORMS, PLAYER_TIERS, type Channel, type FieldValues, type Language, type Platform,
 } from "./ticket.ts";
 
 export interface NewTicketInput {

@@ -1,9 +1,9 @@
 // The twelve actions of 4.9 and the checks that need nothing but the request itself: shapes,
 // ids, and at most one status action per request (D5). What needs the ticket (its state,
 // its game's tags and fields, user access) is checked while applying, in ticket.service.ts.
-import { validationError, type ValidationIssue } from "@support/errors";
+import { isUuid, validationError, type ValidationIssue } from "@support/errors";
 import { fieldShapeIssues } from "./field-values.ts";
-import { isUuid, PLAYER_TIERS, pointerToken, type FieldValues } from "./ticket.ts";
+import { PLAYER_TIERS, pointerToken, type FieldValues } from "./ticket.ts";
 
 type Attributed = { userId?: string | undefined };
 

@@ -1,11 +1,10 @@
-// Ticket use cases: create (4.6), list (4.5), get, perform actions (4.9) and auto-close (D5).
+// Ticket use cases: create, list, get, perform actions and auto-close.
 // Each opens its transaction, calls the rules and the repository, and writes its domain
 // events to the outbox in that same transaction. Calls to other services happen before the
 // transaction (or, for the player update, last inside it) so that row locks stay short.
 import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
-import { AppError, failedPrecondition, notFound } from "@support/errors";
-import { connectToAppError } from "@support/rpc";
+import { AppError, failedPrecondition, isUuid, notFound } from "@support/errors";
 import type { TicketsContext } from "../context.ts";
 import { isPlayerErased } from "../erasure/erasure.repository.ts";
 import type { RecordedEvent } from "../ticket-events/event.ts";
@@ -23,19 +22,10 @@ import {
 } from "./ticket.repository.ts";
 import { checkActions, referencedUsers, type TicketAction, type TicketActionInput } from "./ticket-actions.ts";
 import { isDueForAutoClose, transition } from "./ticket-state.ts";
-import { isUuid, ticketUrl, type Actor, type Channel, type FieldValues, type Language, type Platform, type SupportSource, type Ticket } from "./ticket.ts";
-
-/** Calls another service; its error becomes the domain error it stands for. */
-export async function rpc<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    throw connectToAppError(error);
-  }
-}
+import { ticketUrl, type Actor, type Channel, type FieldValues, type Language, type Platform, type SupportSource, type Ticket } from "./ticket.ts";
 
 /**
- * The player's data is being erased (D6): the record ResolvePlayer returned is about to go, so
+ * The player's data is being erased: the record ResolvePlayer returned is about to go, so
  * a ticket for it would escape the erasure. Once the erasure completes, the next contact
  * creates a new player record.
  */
@@ -44,7 +34,7 @@ function playerBeingErased(): AppError {
 }
 
 /**
- * D4: the attachments must be uploads of the same company and game that completed. Media
+ * The attachments must be completed uploads of the same company and game. Media
  * checks every id and marks them used (linked to the ticket and its player, so that the
  * player's erasure finds them); its INVALID_ARGUMENT names each bad id as `/attachments/<i>`
  * and passes through unchanged. Ids in request order, each once.
@@ -54,8 +44,8 @@ export async function claimAttachments(
   claim: { companyId: string; gameId: string; ticketId: string; servicePlayerId: string; attachmentIds: string[] },
 ): Promise<{ id: string }[]> {
   if (claim.attachmentIds.length === 0) return [];
-  const { attachments } = await rpc(() => ctx.media.claimAttachments(claim));
-  return [...new Set(attachments.map((attachment) => attachment.id))].map((id) => ({ id }));
+  const claimed = await ctx.media.claimAttachments(claim);
+  return [...new Set(claimed)].map((id) => ({ id }));
 }
 
 /** A new ticket as its channel (the REST API or the player side) describes it, once validated. */
@@ -77,7 +67,7 @@ export interface TicketOpening {
   skipDuplicateCheck: boolean;
 }
 
-/** 4.6 POST /tickets: validates the request, then opens the ticket. */
+/** POST /tickets: validates the request, then opens the ticket. */
 export async function createTicket(ctx: TicketsContext, input: NewTicketInput): Promise<{ ticketId: string; runningId: number }> {
   const request = checkNewTicket(input);
   return openTicket(ctx, {
@@ -98,7 +88,8 @@ export async function createTicket(ctx: TicketsContext, input: NewTicketInput): 
 
 /**
  * Opens a ticket with the player's first message, whatever the channel: resolves the player
- * (D6), keeps the metadata the game defines (D4), refuses blocked players and duplicates,
+ * (by external id, else email), keeps only the tags and fields the game defines, refuses
+ * blocked players and duplicates,
  * claims the attachments, then inserts the ticket, its PLAYER_MESSAGE and their domain events.
  */
 export async function openTicket(ctx: TicketsContext, opening: TicketOpening): Promise<{ ticketId: string; runningId: number }> {
@@ -109,7 +100,7 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
     opening.environmentId === undefined ? game.environmentIds[0] : game.environmentIds.find((id) => id === opening.environmentId);
   if (gameEnvironmentId === undefined) throw notFound("game not found");
 
-  // Metadata from game clients is lenient (D4): what the game does not define is dropped and logged.
+  // Metadata from game clients is taken leniently: what the game does not define is dropped and logged.
   const definitions = await ctx.reference.getDefinitions(companyId);
   const metadata = acceptMetadata(definitions, game.id, opening.tags, opening.fields);
   if (metadata.ignored.length > 0) {
@@ -119,17 +110,7 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
     );
   }
 
-  const { player } = await rpc(() =>
-    ctx.players.resolvePlayer({
-      companyId,
-      gameId: game.id,
-      externalId: opening.player.externalId ?? undefined,
-      email: opening.player.email ?? undefined,
-      name: opening.player.name ?? undefined,
-      tier: opening.player.tier ?? undefined,
-    }),
-  );
-  if (!player) throw new Error("players returned no player");
+  const player = await ctx.players.resolvePlayer({ companyId, gameId: game.id, ...opening.player });
   if (player.blocked) throw failedPrecondition("The player is blocked from contacting support", { type: "PLAYER_BLOCKED" });
   // Checked again under the lock below; this early check keeps attachments from being claimed
   // for a player whose erasure has passed the tickets step.
@@ -141,7 +122,7 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
     companyId, gameId: game.id, ticketId, servicePlayerId: player.id, attachmentIds: opening.attachmentIds,
   });
 
-  // An identified player (with an id) is tier 1 unless a tier is known (D4, D6).
+  // An identified player (with an id) is tier 1 unless a tier is known.
   const tier = opening.player.tier ?? player.tier ?? (opening.player.externalId !== null ? 1 : null);
   const ticketMetadata: FieldValues = { platform: opening.platform, ...(tier !== null ? { playerTier: tier } : {}) };
   const normalizedMessage = normalizeMessage(opening.message);
@@ -271,14 +252,14 @@ export async function performTicketActions(
     // rolls the ticket back.
     if (plan.playerInfo && locked.servicePlayerId !== null) {
       const playerId = locked.servicePlayerId;
-      await rpc(() => ctx.players.setPlayerInfo({ companyId, playerId, ...plan.playerInfo }));
+      await ctx.players.setPlayerInfo(companyId, playerId, plan.playerInfo);
     }
     return updated;
   });
 }
 
 /**
- * Closes one waiting ticket as auto_closed if it is still due (D5), in its own transaction.
+ * Closes one waiting ticket as auto_closed if it is still due, in its own transaction.
  * The row is locked with SKIP LOCKED: a ticket another replica (or an action) holds is left
  * for the next sweep, and the re-check under the lock makes a second close impossible.
  */

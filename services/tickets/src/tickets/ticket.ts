@@ -76,12 +76,6 @@ export function isOneOf<T extends string | number>(values: readonly T[], value: 
   return (values as readonly unknown[]).includes(value);
 }
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === "string" && uuidPattern.test(value);
-}
-
 /** Escapes one JSON pointer reference token (RFC 6901). */
 export function pointerToken(token: string | number): string {
   return String(token).replaceAll("~", "~0").replaceAll("/", "~1");
