@@ -1,8 +1,9 @@
-// Player deletion (4.15, 4.16, D6) through the whole stack: the players service drives the
-// erasure over Connect (tickets, media, then its own record), and what is left is checked
+// Player deletion (scheduled and immediate) through the whole stack: the players service drives
+// the erasure over Connect (tickets, media, then its own record), and what is left is checked
 // through every service's REST surface and in the storage itself (ListObjectsV2). Scheduled
-// deletions run PLAYER_DELETION_DELAY_SECONDS (3 s here) later, carried by NATS: they survive a
-// restart of the players service and can be cancelled by an operator.
+// deletions run PLAYER_DELETION_DELAY_SECONDS later (6 s here: long enough for an operator
+// command between scheduling and the due time, even on a loaded machine), carried by NATS: they
+// survive a restart of the players service and can be cancelled by an operator.
 import { randomBytes, randomUUID } from "node:crypto";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
@@ -13,7 +14,7 @@ import { createS3Client } from "@support/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startStack, type Stack, type TenantResult } from "./stack.ts";
 
-const DELAY_SECONDS = 3;
+const DELAY_SECONDS = 6;
 
 let tenantCounter = 0;
 function tenantFile(allowImmediateDeletion: boolean) {

@@ -1191,7 +1191,7 @@ export interface components {
              * @description Stable machine-readable code.
              * @enum {string}
              */
-            code: "invalid_argument" | "failed_precondition" | "not_found" | "unauthenticated" | "permission_denied" | "conflict" | "payload_too_large" | "rate_limited" | "internal" | "unavailable" | "not_implemented" | "method_not_allowed";
+            code: "invalid_argument" | "failed_precondition" | "not_found" | "unauthenticated" | "permission_denied" | "conflict" | "payload_too_large" | "rate_limited" | "internal" | "unavailable" | "deadline_exceeded" | "not_implemented" | "method_not_allowed";
             /** @description Human-readable explanation; may change. */
             message: string;
             details?: components["schemas"]["ValidationErrorDetails"] | components["schemas"]["PlayerBlockedDetails"] | components["schemas"]["DuplicateOpenTicketDetails"];
@@ -1532,8 +1532,26 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A dependency is down; retry later (`unavailable`). */
+        /** @description A dependency is down, or was lost while handling the request (`unavailable`); retry after `retry-after` seconds. When the connection was lost after the request was sent, the message says that a write may or may not have been applied: retry with the same request, or check its result first. */
         Unavailable: {
+            headers: {
+                "retry-after": components["headers"]["RetryAfter"];
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "unavailable",
+                 *       "message": "A dependency is unavailable",
+                 *       "try again later": null
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A dependency did not answer within the request's deadline (`deadline_exceeded`). A write may or may not have been applied: retry with the same request, or check its result first. */
+        DeadlineExceeded: {
             headers: {
                 "x-request-id": components["headers"]["XRequestId"];
                 [name: string]: unknown;
@@ -1585,6 +1603,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     putAnnouncement: {
@@ -1619,6 +1638,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     deleteSharedAnnouncement: {
@@ -1635,6 +1655,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     deleteGameAnnouncement: {
@@ -1655,6 +1676,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     listTickets: {
@@ -1734,6 +1756,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     createTicket: {
@@ -1783,6 +1806,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     createAttachment: {
@@ -1815,6 +1839,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     getAttachment: {
@@ -1836,6 +1861,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     performTicketActions: {
@@ -1862,6 +1888,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     listTicketEvents: {
@@ -1893,6 +1920,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     listTicketBreadcrumbs: {
@@ -1926,6 +1954,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     listGames: {
@@ -1953,6 +1982,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     listTags: {
@@ -1980,6 +2010,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     listFields: {
@@ -2007,6 +2038,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     schedulePlayerDeletion: {
@@ -2030,6 +2062,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     deletePlayer: {
@@ -2053,6 +2086,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     redirectToSupportSession: {
@@ -2099,6 +2133,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     createSupportSession: {
@@ -2131,6 +2166,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     listPlayerTickets: {
@@ -2159,6 +2195,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     createPlayerTicket: {
@@ -2196,6 +2233,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     sendPlayerMessage: {
@@ -2239,6 +2277,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     listPlayerTicketEvents: {
@@ -2271,6 +2310,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     submitPlayerCsat: {
@@ -2298,6 +2338,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     addPlayerBreadcrumbs: {
@@ -2337,6 +2378,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     addPlayerCollectorResult: {
@@ -2382,6 +2424,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
     createPlayerAttachment: {
@@ -2415,6 +2458,7 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
         };
     };
 }
