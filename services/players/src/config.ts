@@ -9,12 +9,12 @@ export const configSpecs = {
   ADMIN_TOKEN: adminTokenSpec,
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers (environment tokens, JWKS, fields)" }),
   RPC_TIMEOUT_MS: num({ default: 5_000, desc: "Deadline of each call to another service" }),
-  SESSION_TTL_SECONDS: num({ default: 86_400, desc: "Lifetime of a web support session (D8: 24 hours)" }),
+  SESSION_TTL_SECONDS: num({ default: 86_400, desc: "Lifetime of a web support session (24 hours)" }),
   EXPIRY_SWEEP_INTERVAL_MS: num({ default: 60_000, desc: "Period of the sweep deleting expired sessions and ended rate-limit windows (0 disables it)" }),
   // Player deletion (docs/player-deletion.md).
   TICKETS_URL: str({ default: "http://127.0.0.1:50052", desc: "Where the tickets service answers (erasure of a player's tickets)" }),
   MEDIA_URL: str({ default: "http://127.0.0.1:50053", desc: "Where the media service answers (erasure of a player's attachments)" }),
-  PLAYER_DELETION_DELAY_SECONDS: num({ default: 86_400, desc: "Delay of a scheduled deletion (4.15: 24 hours); at most 6 days" }),
+  PLAYER_DELETION_DELAY_SECONDS: num({ default: 86_400, desc: "Delay of a scheduled deletion (24 hours); at most 6 days" }),
   PLAYER_DELETION_MAX_PENDING: num({
     default: 100_000,
     desc: "Scheduled deletions NATS holds back at once (the consumer's max_ack_pending); more wait until earlier ones are done",

@@ -1,4 +1,4 @@
-// Player deletion in the players service (4.15, 4.16, D6) against real Postgres and NATS, with
+// Player deletion (scheduled and immediate) in the players service against real Postgres and NATS, with
 // tickets, media and content as in-memory Connect services that count their calls (the
 // gateway's test/player-deletion.test.ts runs the same flows against the real services). It
 // checks what only the players service can show: events against docs/events.md, the

@@ -205,7 +205,7 @@ describe("events", () => {
     ]);
   });
 
-  it("publishes each change once, on the players stream, in the D11 envelope", async () => {
+  it("publishes each change once, on the players stream, in the domain event envelope", async () => {
     const gameId = newGame();
     const { player } = await ctx.client.resolvePlayer({ companyId, gameId, externalId: "ev", name: "Eve", email: "Eve@Example.com" });
     await ctx.client.resolvePlayer({ companyId, gameId, externalId: "ev" }); // no change: no event

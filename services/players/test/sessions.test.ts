@@ -117,7 +117,7 @@ describe("CreateSupportSession", () => {
     expect(response.session?.metadata?.player?.name).toBeUndefined();
   });
 
-  it("answers NOT_FOUND for an unknown token and INVALID_ARGUMENT for the D8 refusals, storing nothing", async () => {
+  it("answers NOT_FOUND for an unknown token and INVALID_ARGUMENT for a bad language, resource, signed token or unverified player, storing nothing", async () => {
     const before = await sessionCount();
     expect(await failureOf(ctx.client.createSupportSession({ token: randomUUID() }))).toMatchObject({ code: "not_found", message: "No game environment has this token" });
     const env = environment({ jwks, blockUnverifiedPlayers: true });

@@ -1,4 +1,4 @@
-// Player deletion use cases (4.15, 4.16, D6). Scheduling writes the schedule and its
+// Player deletion use cases (scheduled and immediate). Scheduling writes the schedule and its
 // players.deletion.scheduled event in one transaction; the deletion consumer holds that message
 // back until it is due (NATS carries the delay) and then starts the erasure. Starting an
 // erasure writes its row and players.deletion.started in one transaction, so an erasure that
@@ -38,7 +38,7 @@ export interface DeletionContext {
 
 const playerNotFound = () => notFound("player not found");
 
-/** 4.15: one schedule per player; scheduling again keeps the first one and its due time. */
+/** One schedule per player; scheduling again keeps the first one and its due time. */
 export async function scheduleDeletion(
   ctx: Pick<DeletionContext, "db" | "delaySeconds">,
   input: { companyId: string; playerId: string; requestedBy: Requester },
@@ -62,7 +62,7 @@ export async function scheduleDeletion(
 }
 
 /**
- * Cancels the player's pending schedule (operators, D10). Its held message then finds no
+ * Cancels the player's pending schedule (operators, with the admin tool). Its held message then finds no
  * schedule when it is due and is dropped. Not found when the player has no pending schedule
  * (never scheduled, cancelled already, or its erasure has started).
  */
@@ -124,7 +124,7 @@ export async function startDueSchedule(
 }
 
 /**
- * 4.16: erases the player now and returns when everything is gone. Asking again for a player
+ * DELETE /player: erases the player now and returns when everything is gone. Asking again for a player
  * whose erasure completed answers with that erasure; one that stopped part way is resumed.
  */
 export async function deletePlayerNow(ctx: DeletionContext, input: { companyId: string; playerId: string; requestedBy: Requester }): Promise<Erasure> {

@@ -1,4 +1,4 @@
-// Player deletion (4.15, 4.16, D6): the rules only (no SQL, no RPC, no NATS). A scheduled
+// Player deletion (scheduled and immediate): the rules only (no SQL, no RPC, no NATS). A scheduled
 // deletion becomes due `delay` after it was asked for; its NATS message is held back until then
 // in steps of at most MAX_HOLD_MS. An erasure runs its steps in a fixed order, the player
 // record last, and records each step so that an interrupted one resumes where it stopped.

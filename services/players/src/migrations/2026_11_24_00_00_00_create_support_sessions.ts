@@ -1,4 +1,4 @@
-// Web support sessions (D8) and the fixed-window counters that rate limit the public endpoints
+// Web support sessions and the fixed-window counters that rate limit the public endpoints
 // for every gateway replica. rate_limits is UNLOGGED: counters are worth no WAL, and losing
 // them in a crash or failover only resets the current windows.
 import { sql, type Kysely } from "@support/db";

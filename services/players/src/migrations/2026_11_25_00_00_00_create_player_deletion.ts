@@ -1,4 +1,4 @@
-// Player deletion (4.15, 4.16, D6). deletion_schedules: at most one pending schedule per player
+// Player deletion (scheduled and immediate). deletion_schedules: at most one pending schedule per player
 // (the truth the delayed NATS message is checked against). erasures: one per player, the
 // progress of its erasure step by step, kept after completion as the audit record (ids,
 // requester, times and counts: no personal data). Migrations never import application code.

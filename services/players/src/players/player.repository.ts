@@ -84,7 +84,7 @@ export async function upsertResolvedPlayer(db: Db, values: ResolveValues): Promi
     blocked: false,
   })
     .onConflict((oc) => {
-      // Only what is given changes (a tier not given is not the D4 default: keep the stored one).
+      // Only what is given changes (a tier not given is not the new-player default of tier 1: keep the stored one).
       // An email player is matched by its email, so its stored address stays as first given;
       // an identified player's email is an attribute and follows what the game sends.
       const name = sql<string | null>`coalesce(${values.name}::text, players.name)`;

@@ -26,7 +26,7 @@ function event(type: string, player: Player, data: Record<string, unknown>): New
 // from here, like a player row of that company, and is answered as not found.
 const gameNotFound = () => notFound("game not found");
 
-/** D6: finds the player by (game, external id), else by (game, email); creates it when new. */
+/** Finds the player by (game, external id), else by (game, email); creates it when new. */
 export async function resolvePlayer(db: Db, input: ResolveInput): Promise<PlayerOutcome> {
   const values = parseResolveInput(input);
   return inTransaction(db, async (trx) => {
@@ -52,7 +52,7 @@ export async function getPlayer(db: Db, companyId: string, playerId: string): Pr
   return player;
 }
 
-/** Ticket action setPlayerInfo (D5): changes the given name and/or tier. */
+/** Ticket action setPlayerInfo: changes the given name and/or tier. */
 export async function setPlayerInfo(db: Db, companyId: string, playerId: string, input: { name?: string | null | undefined; tier?: number | null | undefined }): Promise<Player> {
   const info = parsePlayerInfo(input);
   if (!isUuid(companyId) || !isUuid(playerId)) throw notFound("player not found");
@@ -67,7 +67,7 @@ export async function setPlayerInfo(db: Db, companyId: string, playerId: string,
 }
 
 /**
- * Blocks a player (operators, D10). An unknown player is created blocked, so the block holds
+ * Blocks a player (operators, with the admin tool). An unknown player is created blocked, so the block holds
  * from its first contact on. Blocking a blocked player changes nothing and publishes nothing.
  */
 export async function blockPlayer(db: Db, input: BlockInput): Promise<PlayerOutcome> {

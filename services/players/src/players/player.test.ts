@@ -37,7 +37,7 @@ describe("email normalisation", () => {
   });
 });
 
-describe("tier rule (D4)", () => {
+describe("tier of a new player: 1 for an identified player unless given", () => {
   it("gives an identified player tier 1 unless a tier is given", () => {
     expect(tierOnCreate(true, null)).toBe(1);
     expect(tierOnCreate(true, 3)).toBe(3);

@@ -1,4 +1,4 @@
-// Player identity (decisions D4, D6): a player of a game is found by its external id when the
+// Player identity: a player of a game is found by its external id when the
 // game gives one ("identified"), else by its email. These are the rules only: no SQL, no RPC.
 import { isUuid, validationError, type ValidationIssue } from "@support/errors";
 
@@ -38,7 +38,7 @@ export interface ResolveValues {
   email: string | null;
   emailNormalized: string | null;
   tier: Tier | null;
-  /** The tier a newly created player gets (the D4 rule applied to `tier`). */
+  /** The tier a newly created player gets (`tier`, else 1 for an identified player). */
   tierOnCreate: Tier | null;
 }
 
@@ -68,7 +68,7 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** D4: an identified player gets tier 1 unless a tier is given; others keep what was given. */
+/** An identified player gets tier 1 unless a tier is given; others keep what was given. */
 export function tierOnCreate(identified: boolean, tier: Tier | null): Tier | null {
   return tier ?? (identified ? 1 : null);
 }
@@ -180,7 +180,7 @@ export function parsePlayerInfo(input: { name?: string | null | undefined; tier?
   return { name, tier };
 }
 
-/** Event data (D11). Emails travel only in created/updated, where consumers need the address. */
+/** Data of the players.player.* domain events. Emails travel only in created/updated, where consumers need the address. */
 export function playerCreatedData(player: Player) {
   return {
     playerId: player.id,

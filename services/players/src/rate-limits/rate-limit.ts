@@ -1,4 +1,4 @@
-// Fixed-window rate limiting (D8 abuse limits) as the players service keeps it for the gateway:
+// Fixed-window rate limiting (the abuse limits of the public endpoints) as the players service keeps it for the gateway:
 // counters per (bucket key, window), windows aligned to the epoch on the database clock so that
 // every replica agrees. Rules only: the request's shape and the decision.
 import { validationError, type ValidationIssue } from "@support/errors";

@@ -45,7 +45,7 @@ async function refusal(token: string, jwks: unknown): Promise<string> {
   throw new Error("expected the token to be refused");
 }
 
-describe("signedMetadataToken verification (D8)", () => {
+describe("signedMetadataToken verification", () => {
   let current: KeyPair;
   let previous: KeyPair;
   let stranger: KeyPair;

@@ -1,4 +1,4 @@
-// Verifies a game's `signedMetadataToken` (D8) against the game's JWKS and returns its
+// Verifies a game's `signedMetadataToken` against the game's JWKS and returns its
 // `metadata` claim. Only asymmetric RSA signatures are accepted (RS256/RS384/RS512, keys of at
 // least 2048 bits); the header must name the key in `kid`; `exp` is required. Every refusal is
 // a 400 at `/signedMetadataToken` that says why, so a game developer can fix the signing side.

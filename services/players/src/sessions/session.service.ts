@@ -1,5 +1,5 @@
-// Session use cases (D8): create a web support session for a public environment token, and
-// read one back by its code (the player side, D9). Creating writes its outbox event in the
+// Session use cases: create a web support session for a public environment token, and
+// read one back by its code (for the player side). Creating writes its outbox event in the
 // same transaction as the session.
 import type { Kysely } from "@support/db";
 import { notFound } from "@support/errors";
@@ -15,7 +15,7 @@ import {
 import { findLiveSessionByCodeHash, insertSession } from "./session.repository.ts";
 
 export interface SessionSettings {
-  /** Lifetime of a session (D8: 24 hours). */
+  /** Lifetime of a session (24 hours). */
   ttlSeconds: number;
 }
 
@@ -32,7 +32,7 @@ export interface CreateSessionInput {
   signedMetadataToken?: string | undefined;
   /** Unsigned metadata as plain JSON: `{player?, tags?, fields?}`. */
   metadata: unknown;
-  /** 4.17: the unsigned field values are query text, typed by the game's field definitions. */
+  /** GET /support/sessions/redirect: the unsigned field values are query text, typed by the game's field definitions. */
   fieldsFromQuery: boolean;
 }
 

@@ -15,7 +15,7 @@ function issuesOf(work: () => unknown) {
   throw new Error("expected invalid_argument");
 }
 
-describe("precedence of signed over unsigned metadata (D8)", () => {
+describe("precedence of signed over unsigned metadata", () => {
   it("keeps unsigned metadata as it is when nothing is signed", () => {
     const unsigned = { player: { id: "p1", name: "Ann" }, tags: ["a"], fields: { level: 3 } };
     expect(mergeMetadata(unsigned, undefined)).toEqual(unsigned);
@@ -50,7 +50,7 @@ describe("precedence of signed over unsigned metadata (D8)", () => {
   });
 });
 
-describe("verification level (D8)", () => {
+describe("verification level: verified, unverified, anonymous", () => {
   it("is verified with signed metadata naming the player, also one without an id", () => {
     const signed = { player: { id: "p" } };
     expect(verificationOf(signed, mergeMetadata({ player: { id: "other" } }, signed))).toBe("verified");
@@ -82,7 +82,7 @@ describe("verification level (D8)", () => {
   });
 });
 
-describe("query field values (4.17)", () => {
+describe("field values from the redirect's query", () => {
   const types = new Map<string, FieldType>([
     ["level", "number"],
     ["vip", "boolean"],
@@ -125,7 +125,7 @@ describe("query field values (4.17)", () => {
 });
 
 describe("metadata shape", () => {
-  it("accepts the 2.11 player, tags and field values, trimming texts and dropping duplicates and blanks", () => {
+  it("accepts the player object (id, name, email, tier), tags and field values, trimming texts and dropping duplicates and blanks", () => {
     expect(parseUnsignedMetadata({ player: { id: " p1 ", name: "Ann", email: "a@example.com", tier: 2 }, tags: ["a", "a", " ", "b"], fields: { x: ["1"], y: 1, z: true, w: "t" } })).toEqual({
       player: { id: "p1", name: "Ann", email: "a@example.com", tier: 2 },
       tags: ["a", "b"],
@@ -164,8 +164,8 @@ describe("metadata shape", () => {
   });
 });
 
-describe("language and resource (D8)", () => {
-  it("accepts language codes of 2.1 and nothing else", () => {
+describe("language and resource", () => {
+  it("accepts the API's language codes and nothing else", () => {
     expect(checkLanguage("pt-BR")).toBe("pt-BR");
     expect(checkLanguage(undefined)).toBeNull();
     expect(issuesOf(() => checkLanguage("english"))).toEqual([{ path: "/language", message: "must be a language code" }]);

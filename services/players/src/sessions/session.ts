@@ -1,4 +1,4 @@
-// Public web support sessions (4.17, 4.18, decisions D8): the metadata a game gives about a
+// Public web support sessions (GET /support/sessions/redirect, POST /support/sessions): the metadata a game gives about a
 // player, how signed and unsigned metadata merge, how verified a session is, and its code.
 // Rules only: no SQL, no RPC, no HTTP.
 import { createHash, randomBytes } from "node:crypto";
@@ -22,7 +22,7 @@ export interface SessionMetadata {
   fields?: FieldValues;
 }
 
-/** How far the session's player is vouched for by the game (D8). */
+/** How far the session's player is vouched for by the game (signed metadata). */
 export type Verification = "verified" | "unverified" | "anonymous";
 
 export interface SupportSession {
@@ -46,7 +46,7 @@ export const MAX_FIELD_TEXT_LENGTH = 10_000;
 /** Bytes of randomness of a session code: 256 bits, 43 base64url characters. */
 export const SESSION_CODE_BYTES = 32;
 
-// 2.1, the language codes of the public API.
+// The language codes of the public API (the `language` enumeration of the OpenAPI document).
 export const LANGUAGE_CODES: ReadonlySet<string> = new Set([
   "en", "de", "es", "es-AR", "es-MX", "fi", "fil", "fr", "id", "ja", "ko", "ms", "pt", "pt-BR", "ru", "tr", "uk", "vi", "zh",
   "zh-Hans", "zh-Hant", "ar", "cs", "da", "nl", "el", "hu", "it", "no", "nb", "pl", "ro", "sk", "sv", "th",
@@ -206,7 +206,7 @@ export function looksLikeNumber(value: string): boolean {
 }
 
 /**
- * 4.17: query parameters are text. A number-looking value of a number field becomes a number,
+ * The redirect's query parameters are text. A number-looking value of a number field becomes a number,
  * `true`/`false` of a boolean field a boolean; everything else stays as it came (text, or a
  * list of texts for a repeated parameter). `types` are the field types of the game by key.
  */
@@ -222,7 +222,7 @@ export function typeQueryFields(fields: FieldValues, types: ReadonlyMap<string, 
 }
 
 /**
- * D8 precedence: signed values win field by field. `tags` is one value (signed tags replace
+ * Precedence: signed values win field by field. `tags` is one value (signed tags replace
  * the unsigned ones), `fields` merge key by key (a signed key wins), and the `player` object
  * is atomic: a signed player replaces the unsigned player entirely, never mixed with it.
  */
@@ -237,7 +237,7 @@ export function mergeMetadata(unsigned: SessionMetadata, signed: SessionMetadata
 }
 
 /**
- * D8: signed metadata makes a session "verified"; a player id without it is "unverified";
+ * Signed metadata makes a session "verified"; a player id without it is "unverified";
  * no player id is "anonymous". Verification is about who the player is, so when the signed
  * metadata names no player, an unsigned player (kept by the precedence rule) is not vouched
  * for: the session is then judged by that player as if nothing were signed.
@@ -247,7 +247,7 @@ export function verificationOf(signed: SessionMetadata | undefined, merged: Sess
   return merged.player?.id !== undefined ? "unverified" : "anonymous";
 }
 
-/** A game with `blockUnverifiedPlayers` refuses unverified (not anonymous) players (D8). */
+/** A game with `blockUnverifiedPlayers` refuses unverified (not anonymous) players. */
 export function checkVerificationAllowed(verification: Verification, blockUnverifiedPlayers: boolean): void {
   if (blockUnverifiedPlayers && verification === "unverified") {
     throw validationError(
@@ -257,14 +257,14 @@ export function checkVerificationAllowed(verification: Verification, blockUnveri
   }
 }
 
-/** 2.1: the language, when given, must be a language code. */
+/** The language, when given, must be a language code. */
 export function checkLanguage(language: string | undefined): string | null {
   if (language === undefined) return null;
   if (!isLanguageCode(language)) throw validationError([{ path: "/language", message: "must be a language code" }]);
   return language;
 }
 
-/** D8: the resource, when given, must be a configured key of the game. */
+/** The resource, when given, must be a configured key of the game. */
 export function checkResource(resource: string | undefined, resourceKeys: readonly string[]): string | null {
   if (resource === undefined) return null;
   if (!resourceKeys.includes(resource)) throw validationError([{ path: "/resource", message: "is not a resource of the game" }]);
@@ -281,7 +281,7 @@ export function hashSessionCode(code: string): string {
   return createHash("sha256").update(code, "utf8").digest("hex");
 }
 
-/** The columns that let a player's sessions be found (player deletion, D6). */
+/** The columns that let a player's sessions be found (player deletion erases them). */
 export function playerKeysOf(metadata: SessionMetadata): { externalId: string | null; emailNormalized: string | null } {
   return {
     externalId: metadata.player?.id ?? null,
@@ -291,7 +291,7 @@ export function playerKeysOf(metadata: SessionMetadata): { externalId: string | 
 
 export const sessionEventTypes = { created: "players.session.created" } as const;
 
-/** D11 data of players.session.created: ids and settings only, no code and no personal data beyond ids. */
+/** Data of the players.session.created event: ids and settings only, no code and no personal data beyond ids. */
 export function sessionCreatedData(session: SupportSession) {
   return {
     sessionId: session.id,
