@@ -7,8 +7,8 @@ import { notFound, validationError } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
 import { findCompany } from "../companies/company.repository.ts";
 import { requireLiveEnvironment, requireLiveGame } from "../games/game.service.ts";
-import { inTransaction } from "../shared/transaction.ts";
-import { isUuid } from "../shared/validation.ts";
+import { inTransaction } from "../common/transaction.ts";
+import { isUuid } from "../common/validation.ts";
 import {
   announcementEventData, parseAnnouncementContent, pickAnnouncementInForce,
   type Announcement, type AnnouncementContentInput, type AnnouncementSource,

@@ -1,8 +1,8 @@
 // Announcements (2.3, 4.1-4.4, part 3): one per scope - shared (the whole company), a game,
 // or an environment override - each a pair of localization maps. Pure rules only.
 import { validationError } from "@support/errors";
-import { isLanguageCode, type LanguageCode } from "../shared/language.ts";
-import { pointerToken, type ValidationIssue } from "../shared/validation.ts";
+import { isLanguageCode, type LanguageCode } from "../common/language.ts";
+import { pointerToken, type ValidationIssue } from "../common/validation.ts";
 
 /** 2.2: optional language-code keys, string or null values. */
 export type LocalizationMap = Partial<Record<LanguageCode, string | null>>;

@@ -1,7 +1,7 @@
 // A company is a tenant (D1): everything else belongs to one. Its settings steer other
 // services: the primary language of announcements, immediate deletion, auto-close timing.
-import { isLanguageCode, type LanguageCode } from "../shared/language.ts";
-import { optionalBoolean, requiredText, throwIfInvalid, type ValidationIssue } from "../shared/validation.ts";
+import { isLanguageCode, type LanguageCode } from "../common/language.ts";
+import { optionalBoolean, requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
 
 export interface Company {
   id: string;

@@ -2,7 +2,7 @@
 // dropdown fields carry their options.
 import {
   optionalBoolean, optionalText, requiredText, throwIfInvalid, type ValidationIssue,
-} from "../shared/validation.ts";
+} from "../common/validation.ts";
 
 export const FIELD_TYPES = ["text", "number", "date", "boolean", "dropdown"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];

@@ -1,7 +1,7 @@
 // Games, their environments (each with a public token) and support resources (D1), and the
 // JWKS that verifies signed player metadata (D8). Pure rules and types only.
-import { isLanguageCode, type LanguageCode } from "../shared/language.ts";
-import { optionalBoolean, pointerToken, requiredText, throwIfInvalid, type ValidationIssue } from "../shared/validation.ts";
+import { isLanguageCode, type LanguageCode } from "../common/language.ts";
+import { optionalBoolean, pointerToken, requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
 
 export type Jwk = Record<string, unknown> & { kty: string };
 

@@ -1,5 +1,5 @@
 // Tag definitions (2.8): company-wide (gameId null) or per game; names unique within that scope.
-import { optionalBoolean, optionalText, requiredText, throwIfInvalid, type ValidationIssue } from "../shared/validation.ts";
+import { optionalBoolean, optionalText, requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
 
 export interface Tag {
   id: string;
