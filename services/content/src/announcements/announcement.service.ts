@@ -1,6 +1,7 @@
-// Announcement use cases (4.1-4.4 and the environment overrides operators set). Clearing a
-// game announcement lets the shared one show again; clearing the shared one leaves game and
-// environment announcements alone - both follow from resolving at read time.
+// Announcement use cases (the public GET, PUT and DELETE /announcements, and the environment
+// overrides operators set). Clearing a game announcement lets the shared one show again;
+// clearing the shared one leaves game and environment announcements alone - both follow from
+// resolving at read time.
 import type { Kysely } from "kysely";
 import { writeEvents } from "@support/bus";
 import { notFound, validationError } from "@support/errors";

@@ -1,4 +1,4 @@
-// Custom field definitions (2.9): company-wide or per game; keys unique within that scope;
+// Custom field definitions: company-wide or per game; keys unique within that scope;
 // dropdown fields carry their options.
 import {
   optionalBoolean, optionalText, requiredText, throwIfInvalid, type ValidationIssue,

@@ -1,4 +1,4 @@
-// Service users (support agents) of a company, with access to a set of its games (D1).
+// Service users (support agents) of a company, with access to a set of its games.
 import { isUuid, requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
 
 export interface User {
