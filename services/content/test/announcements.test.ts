@@ -1,4 +1,4 @@
-// Announcements through the running service (4.1-4.4 and part 3 of support-api.md).
+// Announcements through the running service: GET, PUT and DELETE, and how the scopes fall back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deleteGame } from "../src/games/game.service.ts";
 import { failureOf, startContent, type ContentTestContext } from "./context.ts";

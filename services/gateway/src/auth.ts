@@ -1,4 +1,4 @@
-// API key authentication (D2): `Authorization: Bearer <key>` -> SHA-256 hex -> content's
+// API key authentication: `Authorization: Bearer <key>` -> SHA-256 hex -> content's
 // AuthenticateApiKey, with answers cached so that a steady client costs no RPC per request.
 // Missing header, another scheme, an unknown or a revoked key all get the same 403.
 import { createHash } from "node:crypto";
@@ -49,7 +49,8 @@ export interface AuthDeps {
   keys: ApiKeyCache;
 }
 
-/** Koa middleware: sets `ctx.state.companyId` and `ctx.state.apiKeyId` or throws the D2 403. */
+/** Koa middleware: sets `ctx.state.companyId` and `ctx.state.apiKeyId` or throws the 403
+ * `unauthenticated`. */
 export function createAuthMiddleware(deps: AuthDeps): Middleware {
   const load = async (keyHash: string): Promise<ApiKeyIdentity> => {
     try {

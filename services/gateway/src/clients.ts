@@ -20,7 +20,7 @@ export interface GatewayClients {
   media: MediaClient;
   /** Web support sessions and the shared counters of the public endpoints' rate limits. */
   players: PlayersClient;
-  /** tickets' player side (D9), served on the tickets port. */
+  /** tickets' player side (what the player does through a web support session), served on the tickets port. */
   playerSide: PlayerSideClient;
   /** grpc.health.v1 of every service, for /healthz and /readyz. */
   health: Record<ServiceName, HealthClient>;

@@ -23,7 +23,7 @@ export const configSpecs = {
   SESSION_CACHE_MAX: num({ default: 50_000, desc: "Most player session codes (known or unknown) kept in the cache of /player-api" }),
   RPC_TIMEOUT_MS: num({ default: 5_000, desc: "Deadline of one call to an internal service" }),
   HEALTH_CHECK_TIMEOUT_MS: num({ default: 1_000, desc: "Deadline of one grpc.health.v1 Check for /healthz and /readyz" }),
-  BODY_LIMIT_BYTES: num({ default: 1_048_576, desc: "Largest accepted request body (D3: 1 MiB)" }),
+  BODY_LIMIT_BYTES: num({ default: 1_048_576, desc: "Largest accepted request body in bytes (1 MiB); a larger one is answered with 413" }),
   WEB_SUPPORT_URL: url({
     default: "http://127.0.0.1:8080/support/web",
     desc: "The public web support page: a session's url is this address with ?sid=<sessionCode> added (its own query is kept)",

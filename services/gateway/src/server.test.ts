@@ -7,7 +7,7 @@ import { startTestGateway, type TestGateway } from "./test-helpers.ts";
 
 const COMPANY = "11111111-1111-4111-8111-111111111111";
 
-describe("gateway edge (D3)", () => {
+describe("gateway edge: error bodies, request ids and unknown routes", () => {
   let t: TestGateway;
   let key: string;
 
@@ -52,7 +52,7 @@ describe("gateway edge (D3)", () => {
     expect(JSON.parse(raw.split("\r\n\r\n")[1]!)).toEqual({ code: "invalid_argument", message: "Malformed HTTP request" });
   });
 
-  it("answers a wrong method on a known route with 405, an Allow header and a D3 body", async () => {
+  it("answers a wrong method on a known route with 405, an Allow header and a {code, message} body", async () => {
     const response = await t.request("/games", { method: "POST", key });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("HEAD, GET");

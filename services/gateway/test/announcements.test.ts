@@ -1,4 +1,5 @@
-// 4.1-4.4 and the announcement rules of part 3, through the REST API of the real stack.
+// GET, PUT and DELETE /announcements and how the scopes fall back (clearing a game's
+// announcement shows the shared one; clearing the shared one keeps the others), through the REST API of the real stack.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { eventually, startStack, type Stack, type TenantResult } from "./stack.ts";
 import { tenantA, tenantB } from "./tenants.ts";

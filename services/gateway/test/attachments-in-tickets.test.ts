@@ -1,4 +1,5 @@
-// The attachment flow of a client (4.7, 4.6, 4.10, 4.8) through the whole stack: ask for an
+// The attachment flow of a client (POST /attachments, POST /tickets, the ticket's events,
+// GET /attachments/{attachmentId}) through the whole stack: ask for an
 // upload, PUT the bytes to the storage with exactly uploadMethod and uploadHeaders, create a
 // ticket naming the attachment, see it in the ticket's first message, and download it through
 // the 307. Every answer is checked against the OpenAPI document by stack.request.

@@ -1,4 +1,4 @@
-// 4.7 and 4.8 through the real stack (content, media with an S3 that checks SigV4 signatures,
+// POST /attachments and GET /attachments/{attachmentId} through the real stack (content, media with an S3 that checks SigV4 signatures,
 // the gateway): every answer is checked against the OpenAPI document by stack.request, and the
 // file travels as a client's would: a real PUT to uploadUrl with exactly uploadMethod and
 // uploadHeaders, then the 307 followed to the storage.
@@ -47,7 +47,7 @@ describe("attachments through the real stack", () => {
   }
 
   describe("POST /attachments", () => {
-    it("answers the upload instruction of 2.10", async () => {
+    it("answers the upload instruction: attachmentId, uploadUrl, uploadMethod PUT, uploadHeaders, uploadExpiresInSeconds", async () => {
       const response = await create(file({ playerId: "player-1" }));
       expect(response.status).toBe(200);
       const instruction = response.body as Instruction;

@@ -1,4 +1,5 @@
-// Authentication (part 5, D2) and the error rules of D3 through the real stack.
+// API key authentication (one 403 `unauthenticated` for every kind of bad key) and the error
+// body rules ({code, message, details?}, request ids, 404/405/413) through the real stack.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations } from "../src/openapi/operations.ts";
 import { eventually, startStack, type Stack, type TenantResult } from "./stack.ts";
@@ -88,7 +89,7 @@ describe("authentication and errors through the real stack", () => {
     }
   });
 
-  it("answers a wrong method on a known route with 405, Allow and a D3 body", async () => {
+  it("answers a wrong method on a known route with 405, Allow and a {code, message} body", async () => {
     const response = await stack.request("/games", { method: "DELETE", key: a.apiKeys.main });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("HEAD, GET");

@@ -109,7 +109,7 @@ describe("player deletion through the real stack", () => {
       method: "POST", key: keyOf(tenant), json: { actions: [{ type: "sendMessage", message: "We are on it" }] },
     });
     expect(reply.status).toBe(200);
-    // Breadcrumbs come from the player side (D9), not from this REST API.
+    // Breadcrumbs come from the player side, not from this REST API.
     await tickets.addTicketBreadcrumbs({
       companyId: tenant.companyId,
       ticketId,

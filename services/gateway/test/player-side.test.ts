@@ -1,4 +1,4 @@
-// The player side (D9) through the REST API of the real stack: a web support session's code
+// The player side through the REST API of the real stack: a web support session's code
 // is the player's credential. One whole conversation (open, agent reply, waiting, player
 // answer, private notes hidden, resolve, CSAT once, breadcrumbs with the clock offset,
 // attachments), ownership (another player's or game's ticket is a 404) and the session

@@ -1,4 +1,4 @@
-// 4.12-4.14 through the real stack: exact shapes, tenant isolation, event-driven freshness.
+// GET /games, /tags and /fields through the real stack: exact shapes, tenant isolation, event-driven freshness.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack, type TenantResult } from "./stack.ts";
 import { tenantA, tenantB } from "./tenants.ts";

@@ -1,6 +1,7 @@
-// 4.17 and 4.18, public web support sessions (D8), and the abuse limits of the public
-// endpoints, through the REST API of the real stack. Every answer is also checked against the
-// OpenAPI document by the stack. Stored sessions are read from the players schema.
+// The public web support sessions (GET /support/sessions/redirect, POST /support/sessions)
+// and the abuse limits of the public endpoints, through the REST API of the real stack. Every
+// answer is also checked against the OpenAPI document by the stack. Stored sessions are read
+// from the players schema.
 import { createHash, createHmac, createSign, generateKeyPairSync, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, sql, type Kysely } from "@support/db";
@@ -163,7 +164,7 @@ describe("public web support sessions through the real stack", () => {
     }
   }
 
-  describe("POST /support/sessions (4.18)", () => {
+  describe("POST /support/sessions", () => {
     it("creates a 24-hour session and answers its code and the web support url, keeping that url's query", async () => {
       const response = await create({ token: openToken, language: "de", resource: "billing", player: { name: "Ann", email: "ann@example.com" } });
       expect(response.status, response.text).toBe(200);
@@ -292,7 +293,7 @@ describe("public web support sessions through the real stack", () => {
     });
   });
 
-  describe("GET /support/sessions/redirect (4.17)", () => {
+  describe("GET /support/sessions/redirect", () => {
     it("answers 307 to the web support url with sid, keeping that url's query, without a body", async () => {
       const response = await redirect(`token=${openToken}&language=fr&resource=account-recovery`);
       expect(response.status, response.text).toBe(307);
@@ -361,7 +362,7 @@ describe("public web support sessions through the real stack", () => {
     });
   });
 
-  describe("abuse limits (D8)", () => {
+  describe("abuse limits of the public endpoints (429 rate_limited with retry-after)", () => {
     /** A client address of its own per test, named by X-Forwarded-For behind a trusted proxy. */
     let octet = 0;
     const newAddress = () => `203.0.113.${++octet}`;

@@ -1,4 +1,4 @@
-// 4.5, 4.6, 4.9, 4.10, 4.11 through the REST API of the real stack (gateway, content,
+// Listing and creating tickets, ticket actions, events and breadcrumbs through the REST API of the real stack (gateway, content,
 // players, tickets). Every answer is also checked against the OpenAPI document by the stack.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack, type TenantResult } from "./stack.ts";
@@ -267,7 +267,7 @@ describe("tickets through the real stack", () => {
   });
 
   describe("GET /tickets/{ticketId}/events and /breadcrumbs", () => {
-    it("lists the events with the shapes of 2.5", async () => {
+    it("lists PLAYER_MESSAGE, AGENT_MESSAGE, PRIVATE_NOTE and END events with their documented fields", async () => {
       const { ticketId } = await newTicket({ message: "Bonjour", language: "fr" });
       await actions(ticketId, [
         { type: "sendMessage", message: "Salut" },

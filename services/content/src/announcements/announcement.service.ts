@@ -1,14 +1,15 @@
-// Announcement use cases (4.1-4.4 and the environment overrides operators set). Clearing a
-// game announcement lets the shared one show again; clearing the shared one leaves game and
-// environment announcements alone - both follow from resolving at read time.
+// Announcement use cases (the public GET, PUT and DELETE /announcements, and the environment
+// overrides operators set). Clearing a game announcement lets the shared one show again;
+// clearing the shared one leaves game and environment announcements alone - both follow from
+// resolving at read time.
 import type { Kysely } from "kysely";
 import { writeEvents } from "@support/bus";
 import { notFound, validationError } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
 import { findCompany } from "../companies/company.repository.ts";
 import { requireLiveEnvironment, requireLiveGame } from "../games/game.service.ts";
-import { inTransaction } from "../shared/transaction.ts";
-import { isUuid } from "../shared/validation.ts";
+import { inTransaction } from "../common/transaction.ts";
+import { isUuid } from "../common/validation.ts";
 import {
   announcementEventData, parseAnnouncementContent, pickAnnouncementInForce,
   type Announcement, type AnnouncementContentInput, type AnnouncementSource,

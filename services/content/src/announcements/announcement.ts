@@ -1,10 +1,10 @@
-// Announcements (2.3, 4.1-4.4, part 3): one per scope - shared (the whole company), a game,
+// Announcements (GET, PUT and DELETE /announcements): one per scope - shared (the whole company), a game,
 // or an environment override - each a pair of localization maps. Pure rules only.
 import { validationError } from "@support/errors";
-import { isLanguageCode, type LanguageCode } from "../shared/language.ts";
-import { pointerToken, type ValidationIssue } from "../shared/validation.ts";
+import { isLanguageCode, type LanguageCode } from "../common/language.ts";
+import { pointerToken, type ValidationIssue } from "../common/validation.ts";
 
-/** 2.2: optional language-code keys, string or null values. */
+/** A localization map: optional language-code keys, string or null values. */
 export type LocalizationMap = Partial<Record<LanguageCode, string | null>>;
 
 export type AnnouncementScope = "shared" | "game" | "environment";
@@ -68,7 +68,7 @@ export function isNonblankIn(map: LocalizationMap, language: LanguageCode): bool
 
 /**
  * The content of a Put: both maps replace the stored ones whole. shortContent must be nonblank
- * in the company's primary language (4.2).
+ * in the company's primary language.
  */
 export function parseAnnouncementContent(input: AnnouncementContentInput, primaryLanguage: LanguageCode): AnnouncementContent {
   const issues: ValidationIssue[] = [];

@@ -4,8 +4,8 @@ import { writeEvents } from "@support/bus";
 import { notFound } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
 import { findCompany } from "../companies/company.repository.ts";
-import { inTransaction } from "../shared/transaction.ts";
-import { isUuid } from "../shared/validation.ts";
+import { inTransaction } from "../common/transaction.ts";
+import { isUuid } from "../common/validation.ts";
 import {
   apiKeyEventData, displayPrefixOf, generateApiKeySecret, hashApiKey, isKeyHash, parseApiKeyName, type ApiKey,
 } from "./api-key.ts";

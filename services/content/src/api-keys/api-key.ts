@@ -1,7 +1,7 @@
-// API keys (D2): 32 random bytes shown once at creation; only their SHA-256 is stored, so a
+// API keys: 32 random bytes shown once at creation; only their SHA-256 is stored, so a
 // leaked database does not leak usable keys. The gateway hashes the presented key the same way.
 import { createHash, randomBytes } from "node:crypto";
-import { requiredText, throwIfInvalid, type ValidationIssue } from "../shared/validation.ts";
+import { requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
 
 export interface ApiKey {
   id: string;

@@ -1,7 +1,7 @@
 // Queries on companies.
 import type { Kysely, Selectable } from "kysely";
 import type { ContentDatabase } from "../database.ts";
-import type { LanguageCode } from "../shared/language.ts";
+import type { LanguageCode } from "../common/language.ts";
 import type { Company, NewCompany } from "./company.ts";
 import type { CompanyTable } from "./company.table.ts";
 

@@ -3,8 +3,8 @@ import type { Kysely } from "kysely";
 import { writeEvents } from "@support/bus";
 import { notFound } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
-import { inTransaction } from "../shared/transaction.ts";
-import { isUuid } from "../shared/validation.ts";
+import { inTransaction } from "../common/transaction.ts";
+import { isUuid } from "../common/validation.ts";
 import { companyEventData, parseNewCompany, type Company, type NewCompanyInput } from "./company.ts";
 import { findCompany, insertCompany } from "./company.repository.ts";
 

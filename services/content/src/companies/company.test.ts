@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseNewCompany } from "./company.ts";
 
 describe("company rules", () => {
-  it("fills in the D1 defaults", () => {
+  it("fills in the defaults: primary language en, no immediate deletion, auto-close after 168 hours", () => {
     expect(parseNewCompany({ name: "Studio" })).toEqual({
       name: "Studio",
       primaryLanguage: "en",

@@ -1,7 +1,8 @@
-// A company is a tenant (D1): everything else belongs to one. Its settings steer other
-// services: the primary language of announcements, immediate deletion, auto-close timing.
-import { isLanguageCode, type LanguageCode } from "../shared/language.ts";
-import { optionalBoolean, requiredText, throwIfInvalid, type ValidationIssue } from "../shared/validation.ts";
+// A company is a tenant: everything else belongs to one, and an API key sees one company's data
+// only. Its settings steer other services: the primary language of announcements, immediate
+// deletion, auto-close timing.
+import { isLanguageCode, type LanguageCode } from "../common/language.ts";
+import { optionalBoolean, requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
 
 export interface Company {
   id: string;
@@ -25,7 +26,8 @@ export type NewCompany = Pick<Company, "name" | "primaryLanguage" | "allowImmedi
 export const DEFAULT_PRIMARY_LANGUAGE: LanguageCode = "en";
 export const DEFAULT_AUTO_CLOSE_WAITING_AFTER_HOURS = 168;
 
-/** Checks and completes a new company's settings with the D1 defaults; throws a validation error. */
+/** Checks and completes a new company's settings with the defaults (primary language `en`, no
+ * immediate deletion, auto-close of waiting tickets after 168 hours); throws a validation error. */
 export function parseNewCompany(input: NewCompanyInput): NewCompany {
   const issues: ValidationIssue[] = [];
   const name = requiredText(input.name, "/name", issues);

@@ -5,9 +5,9 @@ import { notFound } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
 import { findCompany } from "../companies/company.repository.ts";
 import { requireLiveGame } from "../games/game.service.ts";
-import { uniqueOrConflict } from "../shared/db-errors.ts";
-import { inTransaction } from "../shared/transaction.ts";
-import { isUuid } from "../shared/validation.ts";
+import { uniqueOrConflict } from "../common/db-errors.ts";
+import { inTransaction } from "../common/transaction.ts";
+import { isUuid } from "../common/validation.ts";
 import { fieldEventData, parseNewField, type FieldDefinition, type NewFieldInput } from "./field.ts";
 import { insertField, listLiveFields } from "./field.repository.ts";
 

@@ -1,8 +1,8 @@
-// Custom field definitions (2.9): company-wide or per game; keys unique within that scope;
+// Custom field definitions: company-wide or per game; keys unique within that scope;
 // dropdown fields carry their options.
 import {
   optionalBoolean, optionalText, requiredText, throwIfInvalid, type ValidationIssue,
-} from "../shared/validation.ts";
+} from "../common/validation.ts";
 
 export const FIELD_TYPES = ["text", "number", "date", "boolean", "dropdown"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];

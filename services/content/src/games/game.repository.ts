@@ -1,7 +1,7 @@
 // Queries on games, environments and resources. "Live" means not soft-deleted.
 import type { Kysely, Selectable } from "kysely";
 import type { ContentDatabase } from "../database.ts";
-import type { LanguageCode } from "../shared/language.ts";
+import type { LanguageCode } from "../common/language.ts";
 import type { Game, GameEnvironment, GameResource, NewGame } from "./game.ts";
 import type { GameEnvironmentTable, GameResourceTable, GameTable } from "./game.table.ts";
 

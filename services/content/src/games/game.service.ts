@@ -5,9 +5,9 @@ import { writeEvents } from "@support/bus";
 import { notFound } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
 import { findCompany } from "../companies/company.repository.ts";
-import { uniqueOrConflict } from "../shared/db-errors.ts";
-import { inTransaction } from "../shared/transaction.ts";
-import { isUuid } from "../shared/validation.ts";
+import { uniqueOrConflict } from "../common/db-errors.ts";
+import { inTransaction } from "../common/transaction.ts";
+import { isUuid } from "../common/validation.ts";
 import {
   environmentEventData, gameEventData, parseNewEnvironment, parseNewGame, parseNewResource, resourceEventData,
   type Game, type GameEnvironment, type GameResource, type NewGameInput,

@@ -1,7 +1,7 @@
-// Games, their environments (each with a public token) and support resources (D1), and the
-// JWKS that verifies signed player metadata (D8). Pure rules and types only.
-import { isLanguageCode, type LanguageCode } from "../shared/language.ts";
-import { optionalBoolean, pointerToken, requiredText, throwIfInvalid, type ValidationIssue } from "../shared/validation.ts";
+// Games, their environments (each with a public token) and support resources (the targets of a
+// web support session's `resource`), and the JWKS that verifies signed player metadata. Pure rules and types only.
+import { isLanguageCode, type LanguageCode } from "../common/language.ts";
+import { optionalBoolean, pointerToken, requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
 
 export type Jwk = Record<string, unknown> & { kty: string };
 
@@ -130,7 +130,7 @@ export function parseNewResource(input: { key: string; title: string }): { key: 
   return { key: input.key, title };
 }
 
-/** The data of content.game.created (2.7 plus the verification settings). */
+/** The data of content.game.created (the public fields of GET /games plus the verification settings). */
 export function gameEventData(game: Game) {
   return {
     id: game.id,

@@ -1,5 +1,5 @@
-// Tag definitions (2.8): company-wide (gameId null) or per game; names unique within that scope.
-import { optionalBoolean, optionalText, requiredText, throwIfInvalid, type ValidationIssue } from "../shared/validation.ts";
+// Tag definitions: company-wide (gameId null) or per game; names unique within that scope.
+import { optionalBoolean, optionalText, requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
 
 export interface Tag {
   id: string;
@@ -23,7 +23,7 @@ export interface NewTagInput {
 
 export type NewTag = Pick<Tag, "gameId" | "name" | "description" | "isAiTag" | "isSkill">;
 
-/** Tag names travel comma-separated in the public session query (D8), so they hold no comma. */
+/** Tag names travel comma-separated in the public web support session query, so they hold no comma. */
 export function checkTagName(value: unknown, path: string, issues: ValidationIssue[]): string {
   const name = requiredText(value, path, issues, 100);
   if (name.includes(",")) issues.push({ path, message: "must not contain a comma" });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { tenantFileSchema } from "@support/tenant-file";
-import { LANGUAGE_CODES } from "../shared/language.ts";
+import { LANGUAGE_CODES } from "../common/language.ts";
 
 describe("tenant file", () => {
   it("lists exactly the language codes content accepts", () => {

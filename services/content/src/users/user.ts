@@ -1,5 +1,5 @@
-// Service users (support agents) of a company, with access to a set of its games (D1).
-import { isUuid, requiredText, throwIfInvalid, type ValidationIssue } from "../shared/validation.ts";
+// Service users (support agents) of a company, with access to a set of its games.
+import { isUuid, requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
 
 export interface User {
   id: string;

@@ -542,7 +542,7 @@ export interface paths {
         /**
          * Answer a collector
          * @description The player's answers to a collector (a form an agent asked the player to fill in):
-         *     appends a COLLECTOR_RESULT event (shape of 2.5, with a new `resultId`). Each field's
+         *     appends a COLLECTOR_RESULT event (the `CollectorResultEvent` shape, with a new `resultId`). Each field's
          *     `type` selects its answer: `value` a string or null (TEXT, DATE, EMAIL,
          *     PLATFORM_SELECTOR), an array of strings (SELECT_GROUP, DROPDOWN), a boolean or null
          *     (CHECKBOX); a FILE field has `attachments` (ids from `POST /player-api/attachments`,
@@ -1191,7 +1191,7 @@ export interface components {
              * @description Stable machine-readable code.
              * @enum {string}
              */
-            code: "invalid_argument" | "failed_precondition" | "not_found" | "unauthenticated" | "permission_denied" | "conflict" | "payload_too_large" | "rate_limited" | "internal" | "unavailable" | "deadline_exceeded" | "not_implemented" | "method_not_allowed";
+            code: "invalid_argument" | "failed_precondition" | "not_found" | "unauthenticated" | "permission_denied" | "conflict" | "payload_too_large" | "rate_limited" | "internal" | "unavailable" | "deadline_exceeded" | "method_not_allowed";
             /** @description Human-readable explanation; may change. */
             message: string;
             details?: components["schemas"]["ValidationErrorDetails"] | components["schemas"]["PlayerBlockedDetails"] | components["schemas"]["DuplicateOpenTicketDetails"];
@@ -1522,16 +1522,6 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The endpoint is not built yet (`not_implemented`). */
-        NotImplemented: {
-            headers: {
-                "x-request-id": components["headers"]["XRequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["Error"];
-            };
-        };
         /** @description A dependency is down, or was lost while handling the request (`unavailable`); retry after `retry-after` seconds. When the connection was lost after the request was sent, the message says that a write may or may not have been applied: retry with the same request, or check its result first. */
         Unavailable: {
             headers: {
@@ -1601,7 +1591,6 @@ export interface operations {
             };
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -1636,7 +1625,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -1653,7 +1641,6 @@ export interface operations {
             200: components["responses"]["Success"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -1674,7 +1661,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -1754,7 +1740,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -1804,7 +1789,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -1837,7 +1821,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -1859,7 +1842,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -1886,7 +1868,6 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -1918,7 +1899,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -1952,7 +1932,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -1980,7 +1959,6 @@ export interface operations {
             };
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -2008,7 +1986,6 @@ export interface operations {
             };
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -2036,7 +2013,6 @@ export interface operations {
             };
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -2060,7 +2036,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -2084,7 +2059,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -2131,7 +2105,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -2164,7 +2137,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -2193,7 +2165,6 @@ export interface operations {
             403: components["responses"]["SessionForbidden"];
             429: components["responses"]["PlayerApiTooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -2231,7 +2202,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["PlayerApiTooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -2275,7 +2245,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["PlayerApiTooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -2308,7 +2277,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["PlayerApiTooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -2336,7 +2304,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["PlayerApiTooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -2376,7 +2343,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["PlayerApiTooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -2422,7 +2388,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["PlayerApiTooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };
@@ -2456,7 +2421,6 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["PlayerApiTooManyRequests"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
         };

@@ -1,4 +1,4 @@
-// Abuse limits of the public endpoints (D8): fixed-window counters per client address and per
+// Abuse limits of the public endpoints: fixed-window counters per client address and per
 // environment token, answered with 429 `rate_limited` and `retry-after` (seconds). The counts
 // live in Postgres behind the players service (ConsumeRateLimit), so every gateway replica
 // shares them; see docs/sessions.md for why there and not in NATS KV or in memory.

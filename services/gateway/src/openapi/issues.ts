@@ -1,4 +1,4 @@
-// Turns ajv's errors into the issues of a D3 VALIDATION_ERROR: one `{path, message}` per
+// Turns ajv's errors into the issues of a VALIDATION_ERROR: one `{path, message}` per
 // problem, where `path` is a JSON pointer to the offending value itself. ajv points at the
 // parent object for a missing or an extra property and reports every failed branch of an
 // anyOf/oneOf; a client wants `/metadata/player/email` and one line per value instead.

@@ -31,7 +31,7 @@ export interface Operation {
   routerPath: string;
   /** Whether the API key (bearerAuth) is required: false for the public and the player-side routes. */
   authenticated: boolean;
-  /** Whether a web support session code (sessionCode, the player side D9) is required instead. */
+  /** Whether a web support session code (sessionCode, the player side) is required instead. */
   sessionAuthenticated: boolean;
   parameters: OperationParameter[];
   requestBody: { required: boolean; schemaPointer: string } | undefined;

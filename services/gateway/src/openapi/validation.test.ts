@@ -1,4 +1,4 @@
-// Request validation from the document: real bad inputs are refused with D3 issues whose
+// Request validation from the document: real bad inputs are refused with VALIDATION_ERROR issues whose
 // paths point at the offending value, good inputs pass (coerced, with defaults), and the
 // response check used by contract tests tells a good response from a broken one.
 import { once } from "node:events";
@@ -359,7 +359,7 @@ describe("validateOperation middleware", () => {
     server.close();
   });
 
-  it("answers 400 with the D3 validation error body and does not call the handler", async () => {
+  it("answers 400 with the VALIDATION_ERROR body and does not call the handler", async () => {
     const before = seen.length;
     const response = await fetch(`${base}/tickets?limit=0`);
     expect(response.status).toBe(400);

@@ -98,7 +98,8 @@ function parameterSchema(pointer: string): Record<string, unknown> {
 function compileParameters(operation: Operation, location: "path" | "query"): ValidateFunction | undefined {
   const parameters = operation.parameters.filter((parameter) => parameter.in === location);
   if (parameters.length === 0) return undefined;
-  // Undeclared query parameters are not refused: 4.17 takes `fields.<key>` parameters.
+  // Undeclared query parameters are not refused: GET /support/sessions/redirect takes
+  // `fields.<key>` parameters.
   return parameterAjv.compile({
     type: "object",
     properties: Object.fromEntries(parameters.map((parameter) => [parameter.name, parameterSchema(parameter.schemaPointer)])),
@@ -130,7 +131,7 @@ function compiledRequest(operationId: string): CompiledRequest {
 
 /**
  * Validates a request against its operation in the document. Returns null when valid, else
- * the D3 issues (paths: body pointers like `/metadata/player/email`, `/query/limit`,
+ * the VALIDATION_ERROR issues (paths: body pointers like `/metadata/player/email`, `/query/limit`,
  * `/path/gameId`).
  *
  * Coerces IN PLACE: `request.query` and `request.params` values become their schema types

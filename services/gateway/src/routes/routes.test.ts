@@ -43,7 +43,7 @@ describe("reference and announcement routes", () => {
     expect(nats.subjects).toEqual(["content.>"]);
   });
 
-  it("GET /games lists the company's games with exactly the fields of 2.7", async () => {
+  it("GET /games lists the company's games with exactly the fields id, name, slug, languages, createdAt and updatedAt", async () => {
     const response = await call("listGames", "/games", { key: keyA });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({

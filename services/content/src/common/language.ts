@@ -1,5 +1,5 @@
-// The language codes of support-api.md 2.1: the keys of localization maps, a company's primary
-// language and a game's languages.
+// The language codes of the public API (its `language` enumeration): the keys of localization
+// maps, a company's primary language and a game's languages.
 export const LANGUAGE_CODES = [
   "en", "de", "es", "es-AR", "es-MX", "fi", "fil", "fr", "id", "ja", "ko", "ms", "pt", "pt-BR", "ru", "tr", "uk",
   "vi", "zh", "zh-Hans", "zh-Hant", "ar", "cs", "da", "nl", "el", "hu", "it", "no", "nb", "pl", "ro", "sk", "sv", "th",
