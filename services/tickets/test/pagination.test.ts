@@ -1,4 +1,4 @@
-// Running ids and pagination under concurrency (D4): gapless ids from concurrent creations,
+// Running ids and pagination under concurrency: gapless ids from concurrent creations,
 // and paging that never skips or repeats a ticket while tickets are being created.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTickets, tenantFile, type TenantResult, type TicketsTestContext } from "./context.ts";
