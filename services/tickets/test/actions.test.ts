@@ -1,4 +1,5 @@
-// PerformTicketActions (the ticket actions and the state machine) against the real content and players services.
+// PerformTicketActions (the ticket actions and the state machine) against the real content and
+// players services.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "@support/db";
 import { eventually, failureOf, startTickets, tenantFile, type TenantResult, type TicketsTestContext } from "./context.ts";

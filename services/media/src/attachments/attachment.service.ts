@@ -110,8 +110,9 @@ export async function getDownload(ctx: MediaContext, companyId: string, attachme
 }
 
 /**
- * Attachments of a new ticket: every id must be an attachment of the company and game whose object exists with the
- * declared size. All or nothing: one bad id refuses the claim with an issue per bad id.
+ * Attachments of a new ticket: every id must be an attachment of the company and game whose object
+ * exists with the declared size. All or nothing: one bad id refuses the claim, with an issue
+ * per bad id.
  */
 export async function claimAttachments(ctx: MediaContext, input: ClaimInput): Promise<Attachment[]> {
   const claim = parseClaimInput(input);
@@ -145,9 +146,9 @@ export async function claimAttachments(ctx: MediaContext, input: ClaimInput): Pr
 }
 
 /**
- * A player's erasure: deletes every attachment of a player, objects and rows; idempotent. An attachment whose
- * upload URL is still valid stays as a tombstone, so that an upload racing the erasure is
- * deleted by the sweep once the URL has expired.
+ * A player's erasure: deletes every attachment of a player, objects and rows; idempotent. An
+ * attachment whose upload URL is still valid stays as a tombstone, so that an upload racing the
+ * erasure is deleted by the sweep once the URL has expired.
  */
 export async function deletePlayerAttachments(ctx: MediaContext, input: ErasureInput): Promise<number> {
   const erasure = parseErasureInput(input);

@@ -1,7 +1,7 @@
 // Attachments (POST /attachments, GET /attachments/{id}, their use by tickets and a player's
-// erasure): the rules only, no SQL, no S3 calls, no RPC. An
-// attachment is a row naming one object in the bucket, created when an upload is requested,
-// marked uploaded when the object is first seen complete and used when a ticket claims it.
+// erasure): the rules only, no SQL, no S3 calls, no RPC. An attachment is a row naming one object
+// in the bucket, created when an upload is requested, marked uploaded when the object is first seen
+// complete and used when a ticket claims it.
 import { randomBytes } from "node:crypto";
 import { isUuid, validationError, type ValidationIssue } from "@support/errors";
 

@@ -59,7 +59,8 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn("first_message", "text", (c) => c.notNull())
     .addColumn("first_message_normalized", "text", (c) => c.notNull())
     // Auto-close clock (a waiting ticket without a player message for the company's
-    // autoCloseWaitingAfterHours is closed as auto_closed): when the ticket entered waiting, and the last player message.
+    // autoCloseWaitingAfterHours is closed as auto_closed): when the ticket entered waiting, and
+    // the last player message.
     .addColumn("waiting_since", "timestamptz")
     .addColumn("last_player_message_at", "timestamptz")
     .addColumn("client_clock_offset_ms", "bigint")
@@ -90,8 +91,8 @@ export async function up(db: AnyDb): Promise<void> {
   // Auto-close sweep: waiting tickets by how long they have waited.
   await sql`create index tickets_waiting_idx on tickets (company_id, waiting_since) where status = 'waiting'`.execute(db);
 
-  // Everything that happened to a ticket, public types (those GET /tickets/{id}/events returns) and internal ones (audit of
-  // actions). seq is the creation order.
+  // Everything that happened to a ticket, public types (those GET /tickets/{id}/events returns) and
+  // internal ones (audit of actions). seq is the creation order.
   await db.schema
     .createTable("ticket_events")
     .addColumn("seq", "bigserial", (c) => c.primaryKey())

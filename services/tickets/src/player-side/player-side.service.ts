@@ -1,7 +1,7 @@
-// Player-side use cases (the session code is the player's credential): open a chat ticket, list and read the player's tickets, add a
-// player message, answer a collector, rate a resolved ticket. Like the other use cases each runs in one
-// transaction that also writes its domain events to the outbox; calls to players and media
-// happen before it.
+// Player-side use cases (the session code is the player's credential): open a chat ticket, list and
+// read the player's tickets, add a player message, answer a collector, rate a resolved ticket. Like
+// the other use cases each runs in one transaction that also writes its domain events to the
+// outbox; calls to players and media happen before it.
 import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
 import { AppError, isUuid, notFound, validationError } from "@support/errors";
@@ -39,11 +39,12 @@ export async function createPlayerTicket(ctx: TicketsContext, input: NewPlayerTi
   if (!isOneOf(LANGUAGES, language)) issues.push({ path: "/language", message: "must be a language code" });
   const playerId = input.player.id?.trim() ? input.player.id.trim() : null;
   const email = input.player.email?.trim() ? input.player.email.trim() : null;
-  // The session's player must be reachable: an external id or an email, which is how
-  // the players service finds or creates the player.
+  // The session's player must be reachable: an external id or an email, which is how the players
+  // service finds or creates the player.
   if (playerId === null && email === null) issues.push({ path: "/player", message: "the session has no player id or email" });
   const tierGiven = input.player.tier !== undefined && (PLAYER_TIERS as readonly number[]).includes(input.player.tier) ? input.player.tier : null;
-  // Session metadata is lenient, like SDK metadata of a new ticket: values that are not even a field type are dropped below.
+  // Session metadata is lenient, like SDK metadata of a new ticket: values that are not even a
+  // field type are dropped below.
   const fields = Object.fromEntries(Object.entries(input.fields).filter(([key, value]) => fieldShapeIssues({ [key]: value }, "").length === 0)) as FieldValues;
   if (issues.length > 0) throw validationError(issues);
 

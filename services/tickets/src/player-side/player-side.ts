@@ -1,4 +1,5 @@
-// Rules of the player side (the player's own web support page and SDK) that need no I/O: who owns a ticket, the CSAT checks.
+// Rules of the player side (the player's own web support page and SDK) that need no I/O: who owns a
+// ticket, the CSAT checks.
 import { conflict, validationError, type ValidationIssue } from "@support/errors";
 import type { Ticket } from "../tickets/ticket.ts";
 

@@ -217,7 +217,8 @@ export declare type Tag = Message<"content.v1.Tag"> & {
 export declare const TagSchema: GenMessage<Tag>;
 
 /**
- * FieldDefinition is a custom field definition, company-wide or of one game; options apply to dropdown fields.
+ * FieldDefinition is a custom field definition, company-wide (no game_id) or of one game;
+ * options apply to dropdown fields.
  *
  * @generated from message content.v1.FieldDefinition
  */
@@ -267,7 +268,8 @@ export declare type FieldDefinition = Message<"content.v1.FieldDefinition"> & {
 export declare const FieldDefinitionSchema: GenMessage<FieldDefinition>;
 
 /**
- * Announcement is the shared (no game_id) or a game's announcement. Localization maps are JSON objects whose values are strings or null.
+ * Announcement is the shared (no game_id) or a game's announcement. Localization maps are JSON
+ * objects whose values are strings or null.
  *
  * @generated from message content.v1.Announcement
  */

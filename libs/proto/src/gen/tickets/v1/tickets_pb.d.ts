@@ -12,7 +12,8 @@ import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
 export declare const file_tickets_v1_tickets: GenFile;
 
 /**
- * Ticket is a ticket with every field of the public ticket. Absent optional fields are null in the public JSON.
+ * Ticket is a ticket with every field of the public ticket. Absent optional fields are null in
+ * the public JSON.
  *
  * @generated from message tickets.v1.Ticket
  */
@@ -1391,9 +1392,9 @@ export declare type ErasePlayerTicketsResponse = Message<"tickets.v1.ErasePlayer
 export declare const ErasePlayerTicketsResponseSchema: GenMessage<ErasePlayerTicketsResponse>;
 
 /**
- * TicketsService owns tickets: their state, their events and their SDK
- * breadcrumbs. Every request carries the caller's company_id; a ticket of another
- * company is NOT_FOUND, exactly like one that does not exist.
+ * TicketsService owns tickets: their state, their events and their SDK breadcrumbs. Every
+ * request carries the caller's company_id; a ticket of another company is NOT_FOUND, exactly
+ * like one that does not exist.
  * Enumerated values (status, language, platform, ...) travel as the strings of the public API.
  *
  * @generated from service tickets.v1.TicketsService
@@ -1433,8 +1434,8 @@ export declare const TicketsService: GenService<{
     output: typeof GetTicketResponseSchema;
   },
   /**
-   * PerformTicketActions applies actions in order, all or none, in one transaction: one invalid
-   * action applies none, and the error names its index.
+   * PerformTicketActions applies actions in order, all or none, in one transaction; the error of
+   * an invalid action names its index.
    *
    * @generated from rpc tickets.v1.TicketsService.PerformTicketActions
    */
