@@ -1,5 +1,5 @@
-// The domain event envelope of decisions D11. Subjects equal the type (plus a deployment
-// prefix that isolates test runs and environments sharing one NATS).
+// The domain event envelope: {id, type, occurredAt, companyId, data}. Subjects equal the type
+// (plus a deployment prefix that isolates test runs and environments sharing one NATS).
 import { randomUUID } from "node:crypto";
 
 export interface EventEnvelope<T = Record<string, unknown>> {

@@ -20,7 +20,8 @@ export function createGameDirectory(content: ContentClient): GameDirectory {
         await content.getGame({ companyId, gameId });
       } catch (error) {
         const appError = connectToAppError(error);
-        // Content's own wording may differ ("game not found" is the public one, D1).
+        // Content's own wording may differ ("game not found" is the public one: an unknown, deleted or
+        // other company's game is answered alike).
         throw appError.code === "not_found" ? notFound("game not found") : appError;
       }
     },

@@ -19,7 +19,7 @@ describe("media configuration", () => {
     expect(() => loadMediaConfig({})).toThrow(/S3_BUCKET/);
   });
 
-  it("refuses a download URL valid longer than 5 minutes (D7) and non-integer expiries", () => {
+  it("refuses a download URL valid longer than 5 minutes and non-integer expiries", () => {
     expect(() => loadMediaConfig({ ...base, DOWNLOAD_URL_EXPIRES_SECONDS: "301" })).toThrow(/DOWNLOAD_URL_EXPIRES_SECONDS/);
     expect(() => loadMediaConfig({ ...base, DOWNLOAD_URL_EXPIRES_SECONDS: "0" })).toThrow(/DOWNLOAD_URL_EXPIRES_SECONDS/);
     expect(() => loadMediaConfig({ ...base, UPLOAD_URL_EXPIRES_SECONDS: "1.5" })).toThrow(/UPLOAD_URL_EXPIRES_SECONDS/);

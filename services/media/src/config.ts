@@ -5,7 +5,7 @@ import { portSpec, serviceConfigSpecs } from "@support/runtime";
 
 /** SigV4 pre-signed URLs are valid for at most 7 days. */
 const MAX_PRESIGN_SECONDS = 604_800;
-/** D7: a download URL is valid for at most 5 minutes. */
+/** A download URL is valid for at most 5 minutes. */
 export const MAX_DOWNLOAD_URL_SECONDS = 300;
 
 export const configSpecs = {

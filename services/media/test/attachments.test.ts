@@ -58,7 +58,7 @@ async function rowOf(attachmentId: string) {
   return rows[0];
 }
 
-describe("the upload instruction (2.10)", () => {
+describe("the upload instruction", () => {
   it("is a PUT to a pre-signed URL of the company's object, with the headers to send and the configured expiry", async () => {
     const tenant = ctx.newTenant();
     const instruction = await requestUpload({ ...tenant, fileName: "Crash (1).png" }, randomBytes(10));
@@ -179,7 +179,7 @@ describe("expired URLs", () => {
   });
 });
 
-describe("downloads (4.8, D7)", () => {
+describe("downloads", () => {
   it("are not found for another company's attachment, an unknown or malformed id, and an upload that never completed", async () => {
     const tenant = ctx.newTenant();
     const other = ctx.newTenant();
@@ -227,7 +227,7 @@ describe("downloads (4.8, D7)", () => {
   });
 });
 
-describe("ClaimAttachments (D4)", () => {
+describe("ClaimAttachments", () => {
   it("marks completed uploads of the game used, links the ticket and service player, and keeps the request order", async () => {
     const tenant = ctx.newTenant();
     const first = await uploaded(tenant);
@@ -320,7 +320,7 @@ describe("the unused-upload sweep", () => {
   });
 });
 
-describe("DeletePlayerAttachments (D6)", () => {
+describe("DeletePlayerAttachments", () => {
   it("erases a player's claimed attachments and the uploads made with their playerId; idempotent; others untouched", async () => {
     const tenant = ctx.newTenant();
     const servicePlayerId = randomUUID();

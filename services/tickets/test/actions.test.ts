@@ -1,4 +1,5 @@
-// PerformTicketActions (4.9, part 3, D5) against the real content and players services.
+// PerformTicketActions (the ticket actions and the state machine) against the real content and
+// players services.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "@support/db";
 import { eventually, failureOf, startTickets, tenantFile, type TenantResult, type TicketsTestContext } from "./context.ts";
@@ -61,7 +62,7 @@ describe("PerformTicketActions", () => {
       expect((await events(ticketId))[1]!.payload).toEqual({ case: "privateNote", value: expect.objectContaining({ message: "internal", attachments: [] }) });
     });
 
-    it("assignTicket, setStatus, setOnHold and unassignTicket follow D5", async () => {
+    it("assignTicket, setStatus, setOnHold and unassignTicket move the status by whether the ticket has an assignee", async () => {
       const ticketId = await newTicket();
       const statusAfter = async (action: ActionInit) => {
         await act(ctx, tenant, ticketId, [action]);

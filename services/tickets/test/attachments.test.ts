@@ -1,4 +1,4 @@
-// Attachments of POST /tickets (4.6, D4) against the real media service and its S3 (an s3rver
+// Attachments of POST /tickets against the real media service and its S3 (an s3rver
 // that checks signatures): an upload made through the pre-signed URL can be used in a ticket;
 // an unknown id, another game's or company's, or an upload that never completed is a 400
 // naming its index, and no ticket is created.

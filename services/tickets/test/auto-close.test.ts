@@ -1,4 +1,4 @@
-// Auto-close of waiting tickets (D5): due after the company's autoCloseWaitingAfterHours,
+// Auto-close of waiting tickets without a player message: due after the company's autoCloseWaitingAfterHours,
 // closed once with an END event, also with several replicas sweeping at the same time.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "@support/db";
@@ -50,7 +50,7 @@ describe("auto-close", () => {
 
   it("counts from the last player message", async () => {
     const ticketId = await waitingTicket(tenant);
-    // A player message (D9) arrived an hour after the ticket entered waiting.
+    // A player message arrived an hour after the ticket entered waiting.
     await sql`update tickets set last_player_message_at = waiting_since + interval '1 hour' where id = ${ticketId}`.execute(ctx.db);
     await ctx.server.autoClose.runOnce(new Date(Date.now() + 2 * HOUR + 60_000));
     expect((await getTicket(ctx, tenant, ticketId)).status).toBe("waiting");

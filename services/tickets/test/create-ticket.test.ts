@@ -1,4 +1,5 @@
-// CreateTicket (4.6, D4, D6) against the real content and players services.
+// CreateTicket (POST /tickets: players found or created, lenient metadata, duplicates,
+// blocked players) against the real content and players services.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, failureOf, startTickets, tenantFile, type TenantResult, type TicketsTestContext } from "./context.ts";
 import { createRequest, createTicket, getTicket } from "./helpers.ts";
@@ -15,7 +16,7 @@ describe("CreateTicket", () => {
   });
   afterAll(() => ctx?.stop());
 
-  it("creates a new API ticket with every field of 2.4 and the message as its first PLAYER_MESSAGE", async () => {
+  it("creates a new API ticket with every public ticket field and the message as its first PLAYER_MESSAGE", async () => {
     const request = createRequest(tenant, {
       message: "My ship is gone",
       language: "fr",
@@ -94,7 +95,7 @@ describe("CreateTicket", () => {
     expect(ticket.fields).toEqual({ note: "kept" });
   });
 
-  it("refuses a field value that is not one of the JSON types of 2.4", async () => {
+  it("refuses a field value that is not a string, number, boolean or array of strings", async () => {
     const failure = await failureOf(ctx.tickets.createTicket(createRequest(tenant, { fields: { level: { nested: 1 }, note: [["x"]] } })));
     expect(failure).toMatchObject({ code: "invalid_argument", details: { type: "VALIDATION_ERROR" } });
     expect(failure.details?.issues?.map((i) => i.path)).toEqual(["/metadata/fields/level", "/metadata/fields/note"]);

@@ -1,4 +1,4 @@
-// ErasePlayerTickets (D6), the tickets step of a player's erasure: every ticket of the player
+// ErasePlayerTickets, the tickets step of a player's erasure: every ticket of the player
 // goes with its events, breadcrumbs, tags and field values, other players keep theirs, a second
 // call deletes nothing, and no new ticket of the erased player is accepted.
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";

@@ -35,7 +35,7 @@ describe("published events against docs/events.md", () => {
       { action: { case: "setStatus", value: { status: "waiting" } } },
     ]);
     await ctx.server.autoClose.runOnce(new Date(Date.now() + 2 * 3_600_000));
-    // The player side (D9): a collector answer on a waiting ticket, then a CSAT once resolved.
+    // The player side: a collector answer on a waiting ticket, then a CSAT once resolved.
     const rated = await createTicket(ctx, tenant);
     const { ticket: ratedTicket } = await ctx.tickets.getTicket({ companyId: tenant.companyId, ticketId: rated.ticketId });
     const owner = { companyId: tenant.companyId, gameId: tenant.games.galaxy!.id, playerId: ratedTicket!.playerId! };

@@ -1,4 +1,4 @@
-// ListTicketEvents (4.10), ListTicketBreadcrumbs (4.11) and AddTicketBreadcrumbs (D9).
+// ListTicketEvents, ListTicketBreadcrumbs and AddTicketBreadcrumbs (the player side's upload).
 import { randomUUID } from "node:crypto";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,7 +26,7 @@ describe("ticket events and breadcrumbs", () => {
       { action: { case: "addPrivateNote", value: { message: "note" } } },
       { action: { case: "addTags", value: { tagNames: ["bug"] } } },
     ]);
-    // CSAT and collector results come from the player side (D9), which writes them like this.
+    // CSAT and collector results come from the player side, which writes them like this.
     const collectorId = randomUUID();
     const resultId = randomUUID();
     await sql`insert into ticket_events (ticket_id, company_id, type, data, actor) values

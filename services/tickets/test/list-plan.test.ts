@@ -1,4 +1,4 @@
-// The list query's cost must not grow with a company's ticket count (D4): on a table of
+// The list query's cost must not grow with a company's ticket count: on a table of
 // 150,000 tickets (120,000 in the company listed) every page (first, deep, filtered) is answered from an index, without a
 // sequential scan and with a bounded number of buffers. Set TEST_PRINT_PLANS=1 to print them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

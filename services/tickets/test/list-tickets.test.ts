@@ -1,4 +1,4 @@
-// ListTickets (4.5, D4): filters, order, cursors and tenant isolation.
+// ListTickets (GET /tickets): filters, order, cursors and tenant isolation.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "@support/db";
 import { failureOf, startTickets, tenantFile, type TenantResult, type TicketsTestContext } from "./context.ts";

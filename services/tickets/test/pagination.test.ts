@@ -1,4 +1,4 @@
-// Running ids and pagination under concurrency (D4): gapless ids from concurrent creations,
+// Running ids and pagination under concurrency: gapless ids from concurrent creations,
 // and paging that never skips or repeats a ticket while tickets are being created.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTickets, tenantFile, type TenantResult, type TicketsTestContext } from "./context.ts";
@@ -12,8 +12,14 @@ describe("running ids and pagination under concurrency", () => {
   });
   afterAll(() => ctx?.stop());
 
+  // 200 creations sent at once queue on the company's running-id counter and the service's
+  // connection pool: on a loaded machine the last ones answer after more than the client's
+  // default 10 s deadline. These tests are about ids and pages, not latency.
   const create = (tenant: TenantResult, n: number) =>
-    ctx.tickets.createTicket(createRequest(tenant, { message: `ticket ${n}`, skipDuplicateCheck: true, player: { id: `p-${n % 50}`, email: `p${n % 50}@example.com` } }));
+    ctx.tickets.createTicket(
+      createRequest(tenant, { message: `ticket ${n}`, skipDuplicateCheck: true, player: { id: `p-${n % 50}`, email: `p${n % 50}@example.com` } }),
+      { timeoutMs: 50_000 },
+    );
 
   it("gives 200 concurrent creations in one company the running ids 1..200", async () => {
     const tenant = await ctx.applyTenant(tenantFile());

@@ -104,7 +104,7 @@ export async function markUsed(db: Db, ids: string[], at: Date, ticketId: string
   return rows.map(toAttachment);
 }
 
-/** A player's live attachments (D6), locked: by service player id, or by upload player id. */
+/** A player's live attachments (for the player's erasure), locked: by service player id, or by upload player id. */
 export async function lockPlayerAttachments(db: Db, erasure: ErasureValues): Promise<Attachment[]> {
   const rows = await db
     .selectFrom("attachments")

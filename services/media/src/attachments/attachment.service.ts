@@ -38,7 +38,7 @@ export interface MediaContext {
   unusedTtlHours: number;
 }
 
-/** The attachment upload instruction of 2.10. */
+/** The attachment upload instruction: where and how to PUT the file, and for how long. */
 export interface UploadInstruction {
   attachment: Attachment;
   uploadUrl: string;
@@ -68,7 +68,7 @@ async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Prom
 
 const deleteObjects = (ctx: MediaContext, keys: string[]) => eachLimited(keys, 8, (key) => ctx.storage.delete(key));
 
-/** 4.7: registers the upload, then signs a PUT binding its type, disposition and size. */
+/** POST /attachments: registers the upload, then signs a PUT binding its type, disposition and size. */
 export async function createUpload(ctx: MediaContext, input: UploadInput): Promise<UploadInstruction> {
   const upload = parseUploadInput(input);
   await ctx.games.requireGame(upload.companyId, upload.gameId);
@@ -96,7 +96,7 @@ async function recordUploaded(ctx: MediaContext, attachment: Attachment): Promis
   });
 }
 
-/** 4.8 (D7): a signed GET of a completed upload of the company; anything else is not found. */
+/** GET /attachments/{id}: a signed GET (valid at most 5 minutes) of a completed upload of the company; anything else is not found. */
 export async function getDownload(ctx: MediaContext, companyId: string, attachmentId: string): Promise<{ url: string; expiresInSeconds: number }> {
   if (!isUuid(companyId) || !isAttachmentId(attachmentId)) throw attachmentNotFound();
   const attachment = await findAttachment(ctx.db, companyId.toLowerCase(), attachmentId);
@@ -110,8 +110,9 @@ export async function getDownload(ctx: MediaContext, companyId: string, attachme
 }
 
 /**
- * D4: every id must be an attachment of the company and game whose object exists with the
- * declared size. All or nothing: one bad id refuses the claim with an issue per bad id.
+ * Attachments of a new ticket: every id must be an attachment of the company and game whose object
+ * exists with the declared size. All or nothing: one bad id refuses the claim, with an issue
+ * per bad id.
  */
 export async function claimAttachments(ctx: MediaContext, input: ClaimInput): Promise<Attachment[]> {
   const claim = parseClaimInput(input);
@@ -145,9 +146,9 @@ export async function claimAttachments(ctx: MediaContext, input: ClaimInput): Pr
 }
 
 /**
- * D6: deletes every attachment of a player, objects and rows; idempotent. An attachment whose
- * upload URL is still valid stays as a tombstone, so that an upload racing the erasure is
- * deleted by the sweep once the URL has expired.
+ * A player's erasure: deletes every attachment of a player, objects and rows; idempotent. An
+ * attachment whose upload URL is still valid stays as a tombstone, so that an upload racing the
+ * erasure is deleted by the sweep once the URL has expired.
  */
 export async function deletePlayerAttachments(ctx: MediaContext, input: ErasureInput): Promise<number> {
   const erasure = parseErasureInput(input);

@@ -26,7 +26,7 @@ const upload = (overrides: Partial<UploadInput> = {}): UploadInput => ({
   ...overrides,
 });
 
-describe("attachment ids (D7)", () => {
+describe("attachment ids", () => {
   it("are 24 URL-safe characters (144 random bits) without a slash, and never repeat", () => {
     const ids = Array.from({ length: 2000 }, newAttachmentId);
     for (const id of ids) {
@@ -46,7 +46,7 @@ describe("attachment ids (D7)", () => {
   });
 });
 
-describe("upload requests (4.7)", () => {
+describe("upload requests", () => {
   it("accepts every file type of the enum and sizes from 1 byte to 200 MB", () => {
     for (const fileType of FILE_TYPES) expect(parseUploadInput(upload({ fileType })).fileType).toBe(fileType);
     expect(parseUploadInput(upload({ fileSize: 1 })).fileSize).toBe(1);
@@ -91,7 +91,7 @@ describe("Content-Disposition of the stored object", () => {
   });
 });
 
-describe("complete uploads (D4)", () => {
+describe("complete uploads", () => {
   const declared = { fileSize: 10, fileType: "image/png" as const };
   it("exist with the declared size (and type, when the storage reports one)", () => {
     expect(isCompleteUpload(declared, { size: 10, contentType: "image/png" })).toBe(true);

@@ -1,6 +1,7 @@
-// Attachments (4.7, 4.8, D4, D6, D7): the rules only, no SQL, no S3 calls, no RPC. An
-// attachment is a row naming one object in the bucket, created when an upload is requested,
-// marked uploaded when the object is first seen complete and used when a ticket claims it.
+// Attachments (POST /attachments, GET /attachments/{id}, their use by tickets and a player's
+// erasure): the rules only, no SQL, no S3 calls, no RPC. An attachment is a row naming one object
+// in the bucket, created when an upload is requested, marked uploaded when the object is first seen
+// complete and used when a ticket claims it.
 import { randomBytes } from "node:crypto";
 import { isUuid, validationError, type ValidationIssue } from "@support/errors";
 
@@ -19,7 +20,7 @@ export const FILE_TYPES = [
 
 export type FileType = (typeof FILE_TYPES)[number];
 
-/** 4.7 / part 8: 1 byte to 200 MB. */
+/** An upload declares 1 byte to 200 MB (209,715,200 bytes). */
 export const MAX_FILE_SIZE = 209_715_200;
 export const MAX_FILE_NAME_LENGTH = 255;
 export const MAX_PLAYER_ID_LENGTH = 255;
@@ -61,7 +62,7 @@ export interface NewUpload {
   playerId: string | null;
 }
 
-// 18 random bytes: 144 bits, 24 base64url characters (A-Z a-z 0-9 - _), never a `/` (D7).
+// 18 random bytes: 144 bits, 24 base64url characters (A-Z a-z 0-9 - _), never a `/`: URL-safe and unguessable.
 const ATTACHMENT_ID_BYTES = 18;
 const attachmentIdPattern = /^[A-Za-z0-9_-]{24}$/;
 
@@ -92,7 +93,7 @@ export interface UploadInput {
   playerId?: string | null | undefined;
 }
 
-/** 4.7: issues name the public body (`/fileSize`), so the gateway passes them through. */
+/** The upload request of POST /attachments: issues name the public body (`/fileSize`), so the gateway passes them through. */
 export function parseUploadInput(input: UploadInput): NewUpload {
   const issues: ValidationIssue[] = [];
   if (!isUuid(input.companyId)) issues.push({ path: "/companyId", message: "must be a UUID" });
@@ -135,7 +136,7 @@ export function contentDispositionOf(fileName: string, fileType: FileType): stri
   return `${kind}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
-/** Whether the stored object is the upload that was declared (D4: exists with the declared size). */
+/** Whether the stored object is the upload that was declared (it exists with the declared size). */
 export function isCompleteUpload(attachment: Pick<Attachment, "fileSize" | "fileType">, stored: StoredObject | undefined): boolean {
   if (!stored) return false;
   if (stored.size !== attachment.fileSize) return false;
@@ -216,7 +217,7 @@ export function parseErasureInput(input: ErasureInput): ErasureValues {
   };
 }
 
-/** Event types (D11); the data shapes are documented in docs/events.md. */
+/** Event types published on NATS; the data shapes are documented in docs/events.md. */
 export const attachmentEventTypes = {
   uploaded: "media.attachment.uploaded",
   deleted: "media.attachment.deleted",

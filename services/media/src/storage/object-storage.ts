@@ -41,8 +41,9 @@ function clientConfig(config: StorageConfig, endpoint: string): S3ClientConfig {
     forcePathStyle: config.S3_FORCE_PATH_STYLE,
     ...(endpoint === "" ? {} : { endpoint }),
     ...(config.S3_ACCESS_KEY_ID === "" ? {} : { credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY } }),
-    // Otherwise PutObject URLs carry a CRC32 of an empty body, which the storage holds against
-    // the real upload (STACK.md, S3); checksums are added only where the API requires them.
+    // Otherwise the SDK's presigned PutObject URLs carry a CRC32 of an empty body, which real S3
+    // holds against the upload and so refuses any non-empty file; checksums are added only where
+    // the API requires them.
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
   };

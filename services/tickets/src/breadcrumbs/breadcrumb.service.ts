@@ -1,4 +1,4 @@
-// Reading (4.11) and uploading (the player side, D9) a ticket's SDK breadcrumbs.
+// Reading (GET /tickets/{id}/breadcrumbs) and uploading (the player side) a ticket's SDK breadcrumbs.
 import { validationError } from "@support/errors";
 import type { TicketsContext } from "../context.ts";
 import { findClientClockOffset, setClientClockOffset } from "../tickets/ticket.repository.ts";

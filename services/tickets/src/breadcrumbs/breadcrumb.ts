@@ -1,4 +1,4 @@
-// SDK breadcrumbs (2.6): what the game client logged before the player asked for help, with
+// SDK breadcrumbs: what the game client logged before the player asked for help, with
 // the client's own timestamps; the clock offset (client minus server) lets readers align them.
 import type { ValidationIssue } from "@support/errors";
 

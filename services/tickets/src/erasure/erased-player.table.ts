@@ -1,6 +1,6 @@
 import type { Generated } from "kysely";
 
-/** A service player whose tickets were erased (D6): no new ticket of theirs is accepted. */
+/** A service player whose tickets were erased: no new ticket of theirs is accepted. */
 export interface ErasedPlayerTable {
   service_player_id: string;
   company_id: string;

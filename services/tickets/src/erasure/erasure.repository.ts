@@ -1,4 +1,4 @@
-// Queries of a player's erasure (D6): the erased-player marks and the deletion of a player's
+// Queries of a player's erasure: the erased-player marks and the deletion of a player's
 // tickets. Free functions taking the executor; no rules here.
 import { sql, type Kysely } from "kysely";
 import type { TicketsDatabase } from "../database.ts";

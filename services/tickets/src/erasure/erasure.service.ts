@@ -1,6 +1,7 @@
-// Erasure of a player's tickets (D6), one step of the erasure the players service drives.
-// Idempotent, and final: the player is marked erased under the same per-player lock that ticket
-// creation takes, so a ticket created concurrently is either deleted here or refused there.
+// Erasure of a player's tickets with their events and breadcrumbs, one step of the erasure the
+// players service drives. Idempotent, and final: the player is marked erased under the same
+// per-player lock that ticket creation takes, so a ticket created concurrently is either deleted
+// here or refused there.
 import { writeEvents } from "@support/bus";
 import { isUuid, validationError } from "@support/errors";
 import type { TicketsContext } from "../context.ts";

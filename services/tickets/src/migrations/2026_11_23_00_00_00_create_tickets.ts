@@ -11,7 +11,8 @@ const newId = sql`gen_random_uuid()`;
 const now = sql`clock_timestamp()`;
 
 export async function up(db: AnyDb): Promise<void> {
-  // Trigram similarity for the duplicate check (D4). Extensions live in public, which is on
+  // Trigram similarity for the duplicate check (a similarity of at least 0.6
+  // counts as a duplicate). Extensions live in public, which is on
   // every service's search_path.
   await sql`create extension if not exists pg_trgm with schema public`.execute(db);
 
@@ -57,7 +58,9 @@ export async function up(db: AnyDb): Promise<void> {
     // The first player message, and its normalised form for the duplicate check.
     .addColumn("first_message", "text", (c) => c.notNull())
     .addColumn("first_message_normalized", "text", (c) => c.notNull())
-    // Auto-close clock (D5): when the ticket entered waiting, and the last player message.
+    // Auto-close clock (a waiting ticket without a player message for the company's
+    // autoCloseWaitingAfterHours is closed as auto_closed): when the ticket entered waiting, and
+    // the last player message.
     .addColumn("waiting_since", "timestamptz")
     .addColumn("last_player_message_at", "timestamptz")
     .addColumn("client_clock_offset_ms", "bigint")
@@ -88,8 +91,8 @@ export async function up(db: AnyDb): Promise<void> {
   // Auto-close sweep: waiting tickets by how long they have waited.
   await sql`create index tickets_waiting_idx on tickets (company_id, waiting_since) where status = 'waiting'`.execute(db);
 
-  // Everything that happened to a ticket, public types (2.5) and internal ones (audit of
-  // actions). seq is the creation order.
+  // Everything that happened to a ticket, public types (those GET /tickets/{id}/events returns) and
+  // internal ones (audit of actions). seq is the creation order.
   await db.schema
     .createTable("ticket_events")
     .addColumn("seq", "bigserial", (c) => c.primaryKey())

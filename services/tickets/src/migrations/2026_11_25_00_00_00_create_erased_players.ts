@@ -1,4 +1,4 @@
-// Player erasure (D6): the service player ids whose tickets were erased, so that no ticket of
+// Player erasure: the service player ids whose tickets were erased, so that no ticket of
 // theirs is created afterwards, and an index that finds all of a player's tickets (the
 // duplicate-check index holds open tickets only).
 import { sql, type Kysely } from "@support/db";

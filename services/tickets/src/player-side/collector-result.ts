@@ -1,4 +1,5 @@
-// Checks of a collector answer from the player side (D9): the shapes of 2.5's collector fields.
+// Checks of a collector answer from the player side: the shape of each collector field type
+// (TEXT, SELECT_GROUP, DROPDOWN, DATE, EMAIL, CHECKBOX, PLATFORM_SELECTOR, FILE).
 import { isUuid, validationError, type ValidationIssue } from "@support/errors";
 import type { CollectorField } from "../ticket-events/event.ts";
 

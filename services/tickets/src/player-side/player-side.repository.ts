@@ -1,4 +1,4 @@
-// SQL of the player side (D9): the player's tickets, the last player message time and CSAT.
+// SQL of the player side: the player's tickets, the last player message time and CSAT.
 import { sql, type Kysely } from "kysely";
 import type { TicketsDatabase } from "../database.ts";
 import type { PlayerSideOwner } from "./player-side.ts";

@@ -1,4 +1,4 @@
-// tickets.v1.PlayerSideService mapped onto the player-side use cases (D9).
+// tickets.v1.PlayerSideService mapped onto the player-side use cases.
 import { toJson, type JsonObject } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";

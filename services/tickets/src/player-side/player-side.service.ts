@@ -1,7 +1,7 @@
-// Player-side use cases (D9): open a chat ticket, list and read the player's tickets, add a
-// player message, answer a collector, rate a resolved ticket. Like the other use cases each runs in one
-// transaction that also writes its domain events to the outbox; calls to players and media
-// happen before it.
+// Player-side use cases (the session code is the player's credential): open a chat ticket, list and
+// read the player's tickets, add a player message, answer a collector, rate a resolved ticket. Like
+// the other use cases each runs in one transaction that also writes its domain events to the
+// outbox; calls to players and media happen before it.
 import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
 import { AppError, isUuid, notFound, validationError } from "@support/errors";
@@ -39,17 +39,19 @@ export async function createPlayerTicket(ctx: TicketsContext, input: NewPlayerTi
   if (!isOneOf(LANGUAGES, language)) issues.push({ path: "/language", message: "must be a language code" });
   const playerId = input.player.id?.trim() ? input.player.id.trim() : null;
   const email = input.player.email?.trim() ? input.player.email.trim() : null;
-  // The session's player must be reachable: an external id or an email (D6).
+  // The session's player must be reachable: an external id or an email, which is how the players
+  // service finds or creates the player.
   if (playerId === null && email === null) issues.push({ path: "/player", message: "the session has no player id or email" });
   const tierGiven = input.player.tier !== undefined && (PLAYER_TIERS as readonly number[]).includes(input.player.tier) ? input.player.tier : null;
-  // Session metadata is lenient (D4): values that are not even a field type are dropped below.
+  // Session metadata is lenient, like SDK metadata of a new ticket: values that are not even a
+  // field type are dropped below.
   const fields = Object.fromEntries(Object.entries(input.fields).filter(([key, value]) => fieldShapeIssues({ [key]: value }, "").length === 0)) as FieldValues;
   if (issues.length > 0) throw validationError(issues);
 
   return openTicket(ctx, {
     companyId: input.companyId,
     gameId: input.gameId.toLowerCase(),
-    // The session's environment (D9); it must still be one of the game's.
+    // The session's environment; it must still be one of the game's.
     environmentId: input.environmentId?.toLowerCase(),
     player: { externalId: playerId, email, name: input.player.name?.trim() || null, tier: tierGiven },
     message: input.message,
@@ -82,7 +84,7 @@ export async function getPlayerTicket(ctx: TicketsContext, owner: PlayerSideOwne
   return ticket;
 }
 
-/** A player message (D9): PLAYER_MESSAGE event; a waiting ticket goes back to work (D5); 409 on a closed one. */
+/** A player message: PLAYER_MESSAGE event; a waiting ticket goes back to assigned or unassigned; 409 on a closed one. */
 export async function addPlayerMessage(
   ctx: TicketsContext,
   input: { owner: PlayerSideOwner; ticketId: string; message: string; attachments: string[] },
@@ -118,7 +120,7 @@ export async function addPlayerMessage(
   });
 }
 
-/** CSAT (D9): only for a ticket closed as resolved, once; sets the score and appends a CSAT event. */
+/** CSAT: only for a ticket closed as resolved, once; sets the score and appends a CSAT event. */
 export async function submitCsat(
   ctx: TicketsContext,
   input: { owner: PlayerSideOwner; ticketId: string; score: number; review: string | null },
@@ -142,7 +144,7 @@ export async function submitCsat(
 }
 
 /**
- * A collector answer (D9): a COLLECTOR_RESULT event. It counts as the player's answer like a
+ * A collector answer: a COLLECTOR_RESULT event. It counts as the player's answer like a
  * message: a waiting ticket goes back to work, the last player message time moves; 409 on a
  * closed ticket. FILE fields' attachments are claimed like a message's.
  */

@@ -1,4 +1,5 @@
-// Rules of the player side (D9) that need no I/O: who owns a ticket, the CSAT checks.
+// Rules of the player side (the player's own web support page and SDK) that need no I/O: who owns a
+// ticket, the CSAT checks.
 import { conflict, validationError, type ValidationIssue } from "@support/errors";
 import type { Ticket } from "../tickets/ticket.ts";
 
@@ -27,7 +28,7 @@ export function ownsTicket(owner: PlayerSideOwner, ticket: Pick<Ticket, "company
 
 export const MAX_REVIEW_LENGTH = 10_000;
 
-/** CSAT (D9): a ticket closed as resolved, rated once, 1..5. */
+/** CSAT: a ticket closed as resolved, rated once, 1..5; rejected tickets get no survey. */
 export function checkCsat(ticket: Pick<Ticket, "status" | "resolutionType" | "csatScore">, score: number, review: string | null): void {
   const issues: ValidationIssue[] = [];
   if (!Number.isInteger(score) || score < 1 || score > 5) issues.push({ path: "/score", message: "must be an integer from 1 to 5" });

@@ -1,4 +1,4 @@
-// Reading a ticket's events (4.10).
+// Reading a ticket's events (GET /tickets/{id}/events).
 import type { TicketsContext } from "../context.ts";
 import { getTicket } from "../tickets/ticket.service.ts";
 import type { TicketEvent } from "./event.ts";

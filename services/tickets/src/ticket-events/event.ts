@@ -1,4 +1,4 @@
-// Ticket events (2.5): the six public types, returned by GET /tickets/{id}/events, and the
+// Ticket events: the six public types, returned by GET /tickets/{id}/events, and the
 // internal types that audit actions (who changed what), which are stored but never returned.
 import type { Actor, FieldValues, Language, ResolutionType, TicketStatus } from "../tickets/ticket.ts";
 

@@ -1,4 +1,4 @@
-// Applies the actions of one request (4.9, D5) to a ticket, in order, without I/O: the result
+// Applies the actions of one POST /tickets/{id}/actions request to a ticket, in order, without I/O: the result
 // is the ticket afterwards plus everything to write (ticket events, domain events, the player
 // update). The first invalid action throws, naming its index, and nothing is written: the
 // service runs this on the locked row inside the transaction.
@@ -146,7 +146,7 @@ export function applyActions(original: Ticket, actions: readonly TicketAction[],
     }
   });
 
-  // Every action is activity (D5).
+  // Every action updates lastActivityAt.
   ticket = { ...ticket, lastActivityAt: context.now };
   const changes: TicketChanges = {
     status: ticket.status,

@@ -1,4 +1,4 @@
-// Opaque GET /tickets cursors (D4): the keyset position of the last ticket of a page, bound
+// Opaque GET /tickets cursors: the keyset position of the last ticket of a page, bound
 // to the scan's order and to the company by an HMAC. A cursor that was altered, belongs to
 // another company or is used with the other order is refused; nothing in it can select
 // another company's rows (the company always comes from the caller, never from the cursor).

@@ -1,4 +1,4 @@
-// The domain events the tickets service publishes (D11) and their data; each is written to
+// The domain events the tickets service publishes on NATS and their data; each is written to
 // the outbox in the transaction of the change it describes. Schemas: docs/events.md.
 import type { NewEvent } from "@support/bus";
 import type { CollectorField, RecordedEvent } from "../ticket-events/event.ts";
@@ -62,7 +62,7 @@ export function messageAdded(ticket: Ticket, recorded: RecordedEvent): NewEvent 
 }
 
 /**
- * The player rated a resolved ticket (CSAT, D9). Like message_added carries the player's
+ * The player rated a resolved ticket (CSAT). Like message_added carries the player's
  * message, it carries the review text (null without one).
  */
 export function ticketRated(ticket: Ticket, recorded: RecordedEvent): NewEvent {
@@ -77,7 +77,7 @@ export function ticketRated(ticket: Ticket, recorded: RecordedEvent): NewEvent {
 }
 
 /**
- * The player answered a collector (D9). Like message_added carries the message, it carries the
+ * The player answered a collector. Like message_added carries the message, it carries the
  * answers (`fields` as the COLLECTOR_RESULT ticket event stores them).
  */
 export function collectorResultAdded(ticket: Ticket, recorded: RecordedEvent): NewEvent {
@@ -102,7 +102,7 @@ export function fieldsChanged(ticket: Ticket, changed: FieldValues, actor: Actor
   return event(TICKET_EVENT_TYPES.fieldsChanged, ticket, { ...base(ticket), changed, fields: ticket.fields, actor });
 }
 
-/** A ticket was deleted with its events and breadcrumbs (a player's erasure, D6); ids only. */
+/** A ticket was deleted with its events and breadcrumbs (a player's erasure); ids only. */
 export function ticketDeleted(
   companyId: string,
   ticket: { id: string; runningId: number; gameId: string },

@@ -1,4 +1,4 @@
-// The duplicate rule of D4: an open ticket of the same player in the same game whose first
+// The duplicate rule of POST /tickets: an open ticket of the same player in the same game whose first
 // message is equal after normalisation, or whose trigram similarity (pg_trgm, computed in
 // the repository's query) reaches the threshold.
 

@@ -65,7 +65,7 @@ describe("field value against its type", () => {
 });
 
 describe("shape of field values", () => {
-  it("names values that are no 2.4 type", () => {
+  it("names values that are not a string, number, boolean or array of strings", () => {
     expect(fieldShapeIssues({ a: "x", b: 1, c: true, d: ["x"], e: { x: 1 }, f: [["x"]], g: null, "h/i": [1] }, "/metadata/fields")).toEqual([
       { path: "/metadata/fields/e", message: expect.any(String) },
       { path: "/metadata/fields/f", message: expect.any(String) },

@@ -1,6 +1,6 @@
-// Tags and custom fields against the definitions of content (2.8, 2.9): which ones apply to a
+// Tags and custom fields against the definitions of content: which ones apply to a
 // game, and whether a value has the field's type. SDK metadata is lenient (unknown or wrongly
-// typed entries are dropped and reported, D4); agents' actions are strict (each is a 400).
+// typed entries are dropped and reported); agents' actions are strict (each is a 400).
 import type { ValidationIssue } from "@support/errors";
 import { pointerToken, type FieldValue, type FieldValues } from "./ticket.ts";
 
@@ -38,14 +38,14 @@ export function fieldsForGame(definitions: Definitions, gameId: string): Map<str
   return byKey;
 }
 
-/** One of the JSON types of 2.4 (string, number, boolean, array of strings); anything else is a 400 even in metadata. */
+/** One of the JSON types of a field value (string, number, boolean, array of strings); anything else is a 400 even in metadata. */
 export function isFieldValueShape(value: unknown): value is FieldValue {
   if (typeof value === "string" || typeof value === "boolean") return true;
   if (typeof value === "number") return Number.isFinite(value);
   return Array.isArray(value) && value.every((item) => typeof item === "string");
 }
 
-/** Issues for every value of `fields` that is not a 2.4 field value (an object, a nested array, null). */
+/** Issues for every value of `fields` that is not a field value type (an object, a nested array, null). */
 export function fieldShapeIssues(fields: Record<string, unknown>, path: string): ValidationIssue[] {
   return Object.entries(fields)
     .filter(([, value]) => !isFieldValueShape(value))
@@ -105,7 +105,7 @@ export interface IgnoredEntry {
 }
 
 /**
- * SDK metadata (D4): keeps the tags and field values that are defined for the game and fit
+ * SDK metadata: keeps the tags and field values that are defined for the game and fit
  * their type, and reports what was dropped. Never fails (shape errors are checked before).
  */
 export function acceptMetadata(

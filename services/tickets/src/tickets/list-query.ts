@@ -1,4 +1,4 @@
-// GET /tickets query (4.5, D4) as the client sent it, parsed and checked in one place: the
+// GET /tickets query as the client sent it, parsed and checked in one place: the
 // JSON-encoded filters, the dates (`YYYY-MM-DD` or RFC 3339; a date as createdBefore
 // includes that whole day), order, cursor and limit. Every bad value is named /query/<name>.
 import { isUuid, validationError, type ValidationIssue } from "@support/errors";

@@ -1,5 +1,5 @@
-// The checks of POST /tickets (4.6, D4) that need nothing but the request: required values,
-// enumerations, the player, and field values that are not even a 2.4 type. What depends on
+// The checks of POST /tickets that need nothing but the request: required values,
+// enumerations, the player, and field values that are not even a field value type. What depends on
 // content (the game, tag and field definitions), players (blocked) or media (the attachments
 // exist, belong to the game and are uploaded) comes later.
 import { isUuid, validationError, type ValidationIssue } from "@support/errors";
@@ -37,14 +37,14 @@ export interface NewTicket {
   fields: FieldValues;
 }
 
-/** Channels of tickets created through the API (4.6): email only. */
+/** Channels of tickets created through the API (POST /tickets): email only. */
 export const API_CHANNELS: readonly Channel[] = ["email"];
 export const MAX_MESSAGE_LENGTH = 100_000;
 /** Attachments of one message; media claims at most this many at once. */
 export const MAX_ATTACHMENTS = 100;
 const emailPattern = /^[^\s@]+@[^\s@]+$/;
 
-/** A player's message and its attachment ids, wherever a player writes one (4.6, D9). */
+/** A player's message and its attachment ids, wherever a player writes one (a new ticket or the player side). */
 export function messageIssues(message: string, attachments: readonly string[]): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   if (message.trim() === "") issues.push({ path: "/message", message: "must not be blank" });

@@ -1,5 +1,5 @@
-// The twelve actions of 4.9 and the checks that need nothing but the request itself: shapes,
-// ids, and at most one status action per request (D5). What needs the ticket (its state,
+// The twelve ticket actions and the checks that need nothing but the request itself: shapes,
+// ids, and at most one status action (setStatus or setOnHold) per request. What needs the ticket (its state,
 // its game's tags and fields, user access) is checked while applying, in ticket.service.ts.
 import { isUuid, validationError, type ValidationIssue } from "@support/errors";
 import { fieldShapeIssues } from "./field-values.ts";

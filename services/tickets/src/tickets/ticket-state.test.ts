@@ -1,4 +1,5 @@
-// Every (state, trigger) pair of the state machine against a table written from D5.
+// Every (state, trigger) pair of the state machine against a table written from the rules:
+// who moves where, what a closed ticket refuses, and when a waiting ticket auto-closes.
 import { describe, expect, it } from "vitest";
 import type { TicketStatus } from "./ticket.ts";
 import { isDueForAutoClose, transition, type StateTrigger, type TicketState } from "./ticket-state.ts";

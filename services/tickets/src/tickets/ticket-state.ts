@@ -1,4 +1,4 @@
-// The ticket state machine (part 3 and decisions D5), in one pure function: which status a
+// The ticket state machine, in one pure function: which status a
 // ticket moves to on each trigger, what happens to its assignee, resolution and waiting clock,
 // and which triggers a closed ticket refuses (409). No I/O: the service applies the result.
 import type { ResolutionType, TicketStatus } from "./ticket.ts";
@@ -11,7 +11,7 @@ export interface TicketState {
   waitingSince: Date | null;
 }
 
-/** What can happen to a ticket: the twelve actions of 4.9 plus the player side and time. */
+/** What can happen to a ticket: the twelve ticket actions plus the player side and time. */
 export type StateTrigger =
   | { type: "setStatus"; status: "waiting" | "assigned" }
   | { type: "setOnHold"; onHold: boolean }
@@ -25,9 +25,9 @@ export type StateTrigger =
   | { type: "setFields" }
   | { type: "addPrivateNote" }
   | { type: "setPlayerInfo" }
-  /** A player message (D9): a waiting ticket is answered. */
+  /** A player message: a waiting ticket is answered. */
   | { type: "playerMessage" }
-  /** The auto-close sweep (D5): a waiting ticket waited too long. */
+  /** The auto-close sweep: a waiting ticket waited too long. */
   | { type: "autoClose" };
 
 export type TransitionResult =
@@ -35,7 +35,7 @@ export type TransitionResult =
   /** `closed`: the trigger is refused on a closed ticket (409). `not_waiting`: nothing to auto-close. */
   | { ok: false; reason: "closed" | "not_waiting" };
 
-/** Triggers that a closed ticket refuses with 409 (D5). Everything else is allowed on it. */
+/** Triggers that a closed ticket refuses with 409. Everything else is allowed on it. */
 export const REFUSED_WHEN_CLOSED: ReadonlySet<StateTrigger["type"]> = new Set([
   "setStatus", "setOnHold", "sendMessage", "resolveTicket", "rejectTicket",
 ]);

@@ -1,4 +1,4 @@
-// What a ticket is (2.4): its value types, the enumerations of the public API, and the
+// What a ticket is: its value types, the enumerations of the public API, and the
 // shapes the service layer passes around. The state machine lives in ticket-state.ts.
 
 export const TICKET_STATUSES = ["new", "assigned", "unassigned", "waiting", "on_hold", "closed"] as const;
@@ -29,7 +29,7 @@ export type Language = (typeof LANGUAGES)[number];
 
 export const PLAYER_TIERS = [1, 2, 3] as const;
 
-/** A custom field or metadata value (2.4): string, number, array of strings or boolean. */
+/** A custom field or metadata value: string, number, array of strings or boolean. */
 export type FieldValue = string | number | boolean | string[];
 export type FieldValues = Record<string, FieldValue>;
 
@@ -81,7 +81,7 @@ export function pointerToken(token: string | number): string {
   return String(token).replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
-/** The public link of a ticket (D4). */
+/** The public link of a ticket: `<SUPPORT_APP_URL>/tickets/<id>`. */
 export function ticketUrl(supportAppUrl: string, ticketId: string): string {
   return `${supportAppUrl.replace(/\/+$/, "")}/tickets/${ticketId}`;
 }

@@ -52,7 +52,8 @@ export declare type Company = Message<"content.v1.Company"> & {
 export declare const CompanySchema: GenMessage<Company>;
 
 /**
- * Game is a company's game (2.7) plus its player-verification settings (D8).
+ * Game is a company's game plus its player-verification settings (the JWKS that verifies
+ * signed session metadata, and whether unverified players are blocked).
  *
  * @generated from message content.v1.Game
  */
@@ -168,7 +169,7 @@ export declare type GameResource = Message<"content.v1.GameResource"> & {
 export declare const GameResourceSchema: GenMessage<GameResource>;
 
 /**
- * Tag is a tag definition (2.8).
+ * Tag is a tag definition, company-wide (no game_id) or of one game.
  *
  * @generated from message content.v1.Tag
  */
@@ -216,7 +217,8 @@ export declare type Tag = Message<"content.v1.Tag"> & {
 export declare const TagSchema: GenMessage<Tag>;
 
 /**
- * FieldDefinition is a custom field definition (2.9); options apply to dropdown fields.
+ * FieldDefinition is a custom field definition, company-wide (no game_id) or of one game;
+ * options apply to dropdown fields.
  *
  * @generated from message content.v1.FieldDefinition
  */
@@ -266,7 +268,8 @@ export declare type FieldDefinition = Message<"content.v1.FieldDefinition"> & {
 export declare const FieldDefinitionSchema: GenMessage<FieldDefinition>;
 
 /**
- * Announcement (2.3). Localization maps are JSON objects whose values are strings or null.
+ * Announcement is the shared (no game_id) or a game's announcement. Localization maps are JSON
+ * objects whose values are strings or null.
  *
  * @generated from message content.v1.Announcement
  */
@@ -961,7 +964,8 @@ export declare const ContentService: GenService<{
     output: typeof ListFieldsResponseSchema;
   },
   /**
-   * ListAnnouncements lists explicitly configured shared and game announcements (4.1).
+   * ListAnnouncements lists explicitly configured shared and game announcements, shared first,
+   * then by game id; environment overrides and deleted games are excluded.
    *
    * @generated from rpc content.v1.ContentService.ListAnnouncements
    */
@@ -971,7 +975,7 @@ export declare const ContentService: GenService<{
     output: typeof ListAnnouncementsResponseSchema;
   },
   /**
-   * PutAnnouncement creates or fully replaces the shared or a game announcement (4.2).
+   * PutAnnouncement creates or fully replaces the shared or a game announcement.
    *
    * @generated from rpc content.v1.ContentService.PutAnnouncement
    */
@@ -981,7 +985,7 @@ export declare const ContentService: GenService<{
     output: typeof PutAnnouncementResponseSchema;
   },
   /**
-   * DeleteAnnouncement clears the shared or a game announcement; succeeds when none exists (4.3, 4.4).
+   * DeleteAnnouncement clears the shared or a game announcement; succeeds when none exists.
    *
    * @generated from rpc content.v1.ContentService.DeleteAnnouncement
    */

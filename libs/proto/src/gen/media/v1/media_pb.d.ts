@@ -42,7 +42,7 @@ export declare type MediaAttachment = Message<"media.v1.MediaAttachment"> & {
   fileName: string;
 
   /**
-   * One of the fileType values of 4.7.
+   * One of the accepted MIME types (image/png, application/pdf, video/mp4, ...).
    *
    * @generated from field: string file_type = 5;
    */
@@ -56,7 +56,7 @@ export declare type MediaAttachment = Message<"media.v1.MediaAttachment"> & {
   fileSize: bigint;
 
   /**
-   * The game's external player id given at upload (playerId of 4.7), if any.
+   * The game's external player id given at upload (playerId of POST /attachments), if any.
    *
    * @generated from field: optional string player_id = 7;
    */
@@ -155,7 +155,8 @@ export declare type CreateAttachmentUploadRequest = Message<"media.v1.CreateAtta
 export declare const CreateAttachmentUploadRequestSchema: GenMessage<CreateAttachmentUploadRequest>;
 
 /**
- * CreateAttachmentUploadResponse is the attachment upload instruction of 2.10.
+ * CreateAttachmentUploadResponse is the attachment upload instruction: PUT the file to
+ * upload_url with upload_headers exactly as given, before it expires.
  *
  * @generated from message media.v1.CreateAttachmentUploadResponse
  */
@@ -367,7 +368,7 @@ export declare type DeletePlayerAttachmentsResponse = Message<"media.v1.DeletePl
 export declare const DeletePlayerAttachmentsResponseSchema: GenMessage<DeletePlayerAttachmentsResponse>;
 
 /**
- * MediaService owns attachments (4.7, 4.8, decisions D4, D6, D7): pre-signed uploads straight
+ * MediaService owns attachments: pre-signed uploads straight
  * to S3-compatible storage, verified use by tickets, redirected downloads and erasure. Every
  * request carries the caller's company_id; an attachment of another company is answered
  * exactly like one that does not exist. Validation issues name JSON pointers of the public
@@ -378,7 +379,7 @@ export declare const DeletePlayerAttachmentsResponseSchema: GenMessage<DeletePla
 export declare const MediaService: GenService<{
   /**
    * CreateAttachmentUpload registers an upload for a game of the company (NOT_FOUND "game not
-   * found" otherwise) and returns the pre-signed PUT of 2.10. The signature binds the
+   * found" otherwise) and returns the pre-signed PUT instruction. The signature binds the
    * declared Content-Type, Content-Disposition and Content-Length: the storage refuses an
    * upload of another type or size.
    *
@@ -402,7 +403,7 @@ export declare const MediaService: GenService<{
     output: typeof GetAttachmentDownloadResponseSchema;
   },
   /**
-   * ClaimAttachments verifies attachments for use in a ticket (D4) and marks them used, so the
+   * ClaimAttachments verifies attachments for use in a ticket and marks them used, so the
    * unused-upload sweep keeps them. Each id must be an attachment of the same company and game
    * whose object exists in the storage with the declared size; otherwise INVALID_ARGUMENT with
    * a VALIDATION_ERROR naming `/attachments/<i>` for every bad id, and nothing is marked.
@@ -416,7 +417,7 @@ export declare const MediaService: GenService<{
     output: typeof ClaimAttachmentsResponseSchema;
   },
   /**
-   * DeletePlayerAttachments erases every attachment of a player, rows and stored objects (D6).
+   * DeletePlayerAttachments erases every attachment of a player, rows and stored objects.
    * Idempotent: a second call deletes nothing and succeeds.
    *
    * @generated from rpc media.v1.MediaService.DeletePlayerAttachments

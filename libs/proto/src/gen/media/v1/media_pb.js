@@ -75,7 +75,7 @@ export const DeletePlayerAttachmentsResponseSchema = /*@__PURE__*/
   messageDesc(file_media_v1_media, 8);
 
 /**
- * MediaService owns attachments (4.7, 4.8, decisions D4, D6, D7): pre-signed uploads straight
+ * MediaService owns attachments: pre-signed uploads straight
  * to S3-compatible storage, verified use by tickets, redirected downloads and erasure. Every
  * request carries the caller's company_id; an attachment of another company is answered
  * exactly like one that does not exist. Validation issues name JSON pointers of the public

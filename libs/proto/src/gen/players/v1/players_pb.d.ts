@@ -332,7 +332,7 @@ export declare type UnblockPlayerResponse = Message<"players.v1.UnblockPlayerRes
 export declare const UnblockPlayerResponseSchema: GenMessage<UnblockPlayerResponse>;
 
 /**
- * SessionPlayer is the player object of session metadata (2.11); every key is optional.
+ * SessionPlayer is the player object of session metadata; every key is optional.
  *
  * @generated from message players.v1.SessionPlayer
  */
@@ -510,7 +510,8 @@ export declare type CreateSupportSessionRequest = Message<"players.v1.CreateSupp
   metadata?: SessionMetadata | undefined;
 
   /**
-   * True when the unsigned field values arrived as query text (4.17): a number-looking value
+   * True when the unsigned field values arrived as query text (GET
+   * /support/sessions/redirect): a number-looking value
    * of a number field becomes a number, "true"/"false" of a boolean field a boolean.
    *
    * @generated from field: bool fields_from_query = 6;
@@ -786,9 +787,9 @@ export declare type DeletePlayerResponse = Message<"players.v1.DeletePlayerRespo
 export declare const DeletePlayerResponseSchema: GenMessage<DeletePlayerResponse>;
 
 /**
- * PlayersService owns player identity (decisions D6): players are found or created per game
+ * PlayersService owns player identity: players are found or created per game
  * by their external id, else by email. Every request carries the caller's company_id; a player
- * of another company is NOT_FOUND. It also owns public web support sessions (D8) and the
+ * of another company is NOT_FOUND. It also owns public web support sessions and the
  * counters that rate limit the public endpoints across gateway replicas.
  *
  * @generated from service players.v1.PlayersService
@@ -846,7 +847,8 @@ export declare const PlayersService: GenService<{
     output: typeof UnblockPlayerResponseSchema;
   },
   /**
-   * CreateSupportSession creates a web support session (4.17, 4.18, decisions D8) for the game
+   * CreateSupportSession creates a web support session (GET /support/sessions/redirect,
+   * POST /support/sessions) for the game
    * environment named by its public token: NOT_FOUND for an unknown token; INVALID_ARGUMENT
    * (VALIDATION_ERROR) for a bad language or resource, a signed metadata token that does not
    * verify against the game's JWKS, or an unverified player of a game that blocks them.
@@ -860,7 +862,7 @@ export declare const PlayersService: GenService<{
   },
   /**
    * GetSupportSession returns a session by its code while it has not expired (the player side,
-   * D9); NOT_FOUND otherwise.
+   * where the session code is the player's credential); NOT_FOUND otherwise.
    *
    * @generated from rpc players.v1.PlayersService.GetSupportSession
    */
@@ -881,7 +883,7 @@ export declare const PlayersService: GenService<{
     output: typeof ConsumeRateLimitResponseSchema;
   },
   /**
-   * SchedulePlayerDeletion schedules the erasure of a player's data (4.15, D6) after the
+   * SchedulePlayerDeletion schedules the erasure of a player's data after the
    * configured delay (PLAYER_DELETION_DELAY_SECONDS, 24 hours by default). Scheduling again
    * keeps the first schedule and its due time. An operator can cancel it until it is due.
    * NOT_FOUND for an unknown player or another company's.
@@ -894,7 +896,7 @@ export declare const PlayersService: GenService<{
     output: typeof SchedulePlayerDeletionResponseSchema;
   },
   /**
-   * DeletePlayer erases the player's data now (4.16, D6): tickets with their events and
+   * DeletePlayer erases the player's data now: tickets with their events and
    * breadcrumbs (tickets service), attachments with their stored objects (media service), then
    * the player record. Returns when all of it is gone. PERMISSION_DENIED for a company without
    * allow_immediate_deletion; NOT_FOUND for an unknown player or another company's. A failure

@@ -187,9 +187,9 @@ export const DeletePlayerResponseSchema = /*@__PURE__*/
   messageDesc(file_players_v1_players, 24);
 
 /**
- * PlayersService owns player identity (decisions D6): players are found or created per game
+ * PlayersService owns player identity: players are found or created per game
  * by their external id, else by email. Every request carries the caller's company_id; a player
- * of another company is NOT_FOUND. It also owns public web support sessions (D8) and the
+ * of another company is NOT_FOUND. It also owns public web support sessions and the
  * counters that rate limit the public endpoints across gateway replicas.
  *
  * @generated from service players.v1.PlayersService

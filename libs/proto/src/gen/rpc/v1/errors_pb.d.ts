@@ -12,7 +12,8 @@ export declare const file_rpc_v1_errors: GenFile;
 
 /**
  * ErrorDetails travels as a Connect error detail so that the gateway can rebuild the exact
- * public error body of decisions D3 (`details`) from an error raised deep in a service.
+ * `details` of the public error body ({code, message, details?}) from an error raised deep in
+ * a service.
  *
  * @generated from message rpc.v1.ErrorDetails
  */

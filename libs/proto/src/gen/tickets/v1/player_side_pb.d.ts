@@ -122,14 +122,14 @@ export declare type CreatePlayerTicketRequest = Message<"tickets.v1.CreatePlayer
   player?: PlayerSideTicketPlayer | undefined;
 
   /**
-   * Tag names; those not defined for the game are ignored (D4).
+   * Tag names; those not defined for the game are ignored.
    *
    * @generated from field: repeated string tags = 7;
    */
   tags: string[];
 
   /**
-   * Field values; unknown keys and wrongly typed values are ignored (D4).
+   * Field values; unknown keys and wrongly typed values are ignored.
    *
    * @generated from field: optional google.protobuf.Struct fields = 8;
    */
@@ -469,7 +469,7 @@ export declare type AddCollectorResultResponse = Message<"tickets.v1.AddCollecto
 export declare const AddCollectorResultResponseSchema: GenMessage<AddCollectorResultResponse>;
 
 /**
- * PlayerSideService is the player's side of tickets (decisions D9): a player holding a web
+ * PlayerSideService is the player's side of tickets: a player holding a web
  * support session opens chat tickets, sends messages and rates resolved tickets. Every request
  * names the session's company, game and player (PlayerSideOwner); a ticket of another
  * company, game or player is NOT_FOUND, exactly like one that does not exist.
@@ -508,7 +508,8 @@ export declare const PlayerSideService: GenService<{
     output: typeof GetPlayerTicketResponseSchema;
   },
   /**
-   * AddPlayerMessage appends a PLAYER_MESSAGE; a waiting ticket goes back to work (D5);
+   * AddPlayerMessage appends a PLAYER_MESSAGE; a waiting ticket goes back to assigned
+   * (with an assignee) or unassigned;
    * FAILED_PRECONDITION (409) on a closed ticket.
    *
    * @generated from rpc tickets.v1.PlayerSideService.AddPlayerMessage

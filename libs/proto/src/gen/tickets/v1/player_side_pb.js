@@ -118,7 +118,7 @@ export const AddCollectorResultResponseSchema = /*@__PURE__*/
   messageDesc(file_tickets_v1_player_side, 14);
 
 /**
- * PlayerSideService is the player's side of tickets (decisions D9): a player holding a web
+ * PlayerSideService is the player's side of tickets: a player holding a web
  * support session opens chat tickets, sends messages and rates resolved tickets. Every request
  * names the session's company, game and player (PlayerSideOwner); a ticket of another
  * company, game or player is NOT_FOUND, exactly like one that does not exist.

@@ -12,7 +12,8 @@ import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
 export declare const file_tickets_v1_tickets: GenFile;
 
 /**
- * Ticket is a ticket with every field of 2.4. Absent optional fields are null in the public JSON.
+ * Ticket is a ticket with every field of the public ticket. Absent optional fields are null in
+ * the public JSON.
  *
  * @generated from message tickets.v1.Ticket
  */
@@ -167,7 +168,7 @@ export declare type Ticket = Message<"tickets.v1.Ticket"> & {
   metadata?: JsonObject | undefined;
 
   /**
-   * The assigned service user (not part of the public 2.4 shape).
+   * The assigned service user (not part of the public ticket).
    *
    * @generated from field: optional string assignee_id = 26;
    */
@@ -181,7 +182,7 @@ export declare type Ticket = Message<"tickets.v1.Ticket"> & {
 export declare const TicketSchema: GenMessage<Ticket>;
 
 /**
- * CreateTicketPlayer is the player object of a new ticket (2.11); email is required by the API.
+ * CreateTicketPlayer is the player object of a new ticket; email is required by the API.
  *
  * @generated from message tickets.v1.CreateTicketPlayer
  */
@@ -748,7 +749,7 @@ export declare type UnassignTicketAction = Message<"tickets.v1.UnassignTicketAct
 export declare const UnassignTicketActionSchema: GenMessage<UnassignTicketAction>;
 
 /**
- * TicketAction is one action of 4.9; exactly one member is set.
+ * TicketAction is one ticket action; exactly one member is set.
  *
  * @generated from message tickets.v1.TicketAction
  */
@@ -1091,7 +1092,7 @@ export declare type TicketCollectorResultEvent = Message<"tickets.v1.TicketColle
 export declare const TicketCollectorResultEventSchema: GenMessage<TicketCollectorResultEvent>;
 
 /**
- * TicketEvent is one public event of 2.5; the member set is its `type`.
+ * TicketEvent is one public ticket event; the member set is its `type`.
  *
  * @generated from message tickets.v1.TicketEvent
  */
@@ -1198,7 +1199,7 @@ export declare type ListTicketEventsResponse = Message<"tickets.v1.ListTicketEve
 export declare const ListTicketEventsResponseSchema: GenMessage<ListTicketEventsResponse>;
 
 /**
- * TicketBreadcrumb is one SDK breadcrumb (2.6).
+ * TicketBreadcrumb is one SDK breadcrumb.
  *
  * @generated from message tickets.v1.TicketBreadcrumb
  */
@@ -1391,16 +1392,16 @@ export declare type ErasePlayerTicketsResponse = Message<"tickets.v1.ErasePlayer
 export declare const ErasePlayerTicketsResponseSchema: GenMessage<ErasePlayerTicketsResponse>;
 
 /**
- * TicketsService owns tickets: their state (decisions D4, D5), their events (2.5) and their
- * SDK breadcrumbs (2.6). Every request carries the caller's company_id; a ticket of another
- * company is NOT_FOUND, exactly like one that does not exist.
+ * TicketsService owns tickets: their state, their events and their SDK breadcrumbs. Every
+ * request carries the caller's company_id; a ticket of another company is NOT_FOUND, exactly
+ * like one that does not exist.
  * Enumerated values (status, language, platform, ...) travel as the strings of the public API.
  *
  * @generated from service tickets.v1.TicketsService
  */
 export declare const TicketsService: GenService<{
   /**
-   * CreateTicket opens a ticket for a player (4.6): status new, the message as its first
+   * CreateTicket opens a ticket for a player: status new, the message as its first
    * PLAYER_MESSAGE. Business rejections are FAILED_PRECONDITION with details PLAYER_BLOCKED
    * or DUPLICATE_OPEN_TICKET_DETECTED.
    *
@@ -1413,7 +1414,7 @@ export declare const TicketsService: GenService<{
   },
   /**
    * ListTickets lists the company's tickets matching every filter, one page at a time, in
-   * creation order (4.5). Pagination never skips or repeats a ticket.
+   * creation order. Pagination never skips or repeats a ticket.
    *
    * @generated from rpc tickets.v1.TicketsService.ListTickets
    */
@@ -1433,7 +1434,8 @@ export declare const TicketsService: GenService<{
     output: typeof GetTicketResponseSchema;
   },
   /**
-   * PerformTicketActions applies actions in order, all or none, in one transaction (4.9, D5).
+   * PerformTicketActions applies actions in order, all or none, in one transaction; the error of
+   * an invalid action names its index.
    *
    * @generated from rpc tickets.v1.TicketsService.PerformTicketActions
    */
@@ -1443,7 +1445,7 @@ export declare const TicketsService: GenService<{
     output: typeof PerformTicketActionsResponseSchema;
   },
   /**
-   * ListTicketEvents lists a ticket's public events in creation order (4.10).
+   * ListTicketEvents lists a ticket's public events in creation order.
    *
    * @generated from rpc tickets.v1.TicketsService.ListTicketEvents
    */
@@ -1453,7 +1455,7 @@ export declare const TicketsService: GenService<{
     output: typeof ListTicketEventsResponseSchema;
   },
   /**
-   * ListTicketBreadcrumbs lists a ticket's SDK breadcrumbs and the client clock offset (4.11).
+   * ListTicketBreadcrumbs lists a ticket's SDK breadcrumbs and the client clock offset.
    *
    * @generated from rpc tickets.v1.TicketsService.ListTicketBreadcrumbs
    */
@@ -1463,7 +1465,7 @@ export declare const TicketsService: GenService<{
     output: typeof ListTicketBreadcrumbsResponseSchema;
   },
   /**
-   * AddTicketBreadcrumbs appends SDK breadcrumbs to a ticket (the player side, D9).
+   * AddTicketBreadcrumbs appends SDK breadcrumbs to a ticket (the player side).
    *
    * @generated from rpc tickets.v1.TicketsService.AddTicketBreadcrumbs
    */
@@ -1474,7 +1476,7 @@ export declare const TicketsService: GenService<{
   },
   /**
    * ErasePlayerTickets deletes every ticket of a player with its events, breadcrumbs, tags and
-   * field values (D6, called by the players service's erasure) and refuses new tickets of that
+   * field values (called by the players service's erasure) and refuses new tickets of that
    * service player id from then on (UNAVAILABLE: its record is about to go). Idempotent: a
    * second call deletes nothing and succeeds.
    *

@@ -292,9 +292,9 @@ export const ErasePlayerTicketsResponseSchema = /*@__PURE__*/
   messageDesc(file_tickets_v1_tickets, 39);
 
 /**
- * TicketsService owns tickets: their state (decisions D4, D5), their events (2.5) and their
- * SDK breadcrumbs (2.6). Every request carries the caller's company_id; a ticket of another
- * company is NOT_FOUND, exactly like one that does not exist.
+ * TicketsService owns tickets: their state, their events and their SDK breadcrumbs. Every
+ * request carries the caller's company_id; a ticket of another company is NOT_FOUND, exactly
+ * like one that does not exist.
  * Enumerated values (status, language, platform, ...) travel as the strings of the public API.
  *
  * @generated from service tickets.v1.TicketsService
