@@ -153,6 +153,43 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
     socket.on("error", () => socket.destroy());
   });
 
+  // Stops once, however often it is called (see RpcServer.stop).
+  async function drainAndClose(): Promise<void> {
+    stopping = true;
+    const deadline = performance.now() + drainTimeoutMs;
+    const closed = new Promise<void>((resolve) => listener.close(() => resolve()));
+    // GOAWAY on every HTTP/2 session: streams already open finish, new ones are refused (the
+    // client opens a new connection, to another replica), and a session without open streams
+    // closes at once.
+    for (const session of sessions) session.close();
+    // HTTP/1.1 connections close after their answer (`Connection: close`); one that stays idle
+    // for a whole round (no request read in between, so none was on its way) is closed then.
+    // So is a connection still silent a round after the signal: it sent nothing yet.
+    // (http.Server#closeIdleConnections does not see connections handed over by `emit`.)
+    const idleHttp1 = () => new Map([...http1Connections].filter(([, c]) => c.busy === 0).map(([socket, c]) => [socket, c.requests]));
+    let idleLastRound = idleHttp1();
+    let silentLastRound = new Set(silent);
+    while (sockets.size > 0 && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      for (const socket of silentLastRound) if (silent.has(socket)) socket.destroy();
+      for (const [socket, requests] of idleLastRound) {
+        const connection = http1Connections.get(socket);
+        if (connection && connection.busy === 0 && connection.requests === requests) socket.destroy();
+      }
+      silentLastRound = new Set(silent);
+      idleLastRound = idleHttp1();
+    }
+    if (sockets.size > 0) {
+      options.logger.warn({ connections: sockets.size }, "calls still running at the shutdown deadline are cut");
+      shutdown.abort();
+      await new Promise((resolve) => setTimeout(resolve, CUT_GRACE_MS));
+      for (const session of sessions) session.destroy();
+      for (const socket of sockets) socket.destroy();
+    }
+    await closed;
+  }
+
+  let stopped: Promise<void> | undefined;
   return {
     start: () =>
       new Promise((resolve, reject) => {
@@ -164,40 +201,6 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
           resolve({ port: address.port });
         });
       }),
-    stop: async () => {
-      if (stopping) return;
-      stopping = true;
-      const deadline = performance.now() + drainTimeoutMs;
-      const closed = new Promise<void>((resolve) => listener.close(() => resolve()));
-      // GOAWAY on every HTTP/2 session: streams already open finish, new ones are refused (the
-      // client opens a new connection, to another replica), and a session without open streams
-      // closes at once.
-      for (const session of sessions) session.close();
-      // HTTP/1.1 connections close after their answer (`Connection: close`); one that stays idle
-      // for a whole round (no request read in between, so none was on its way) is closed then.
-      // So is a connection still silent a round after the signal: it sent nothing yet.
-      // (http.Server#closeIdleConnections does not see connections handed over by `emit`.)
-      const idleSince = () => new Map([...http1Connections].filter(([, c]) => c.busy === 0).map(([socket, c]) => [socket, c.requests]));
-      let idleLastRound = idleSince();
-      let silentLastRound = new Set(silent);
-      while (sockets.size > 0 && performance.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        for (const socket of silentLastRound) if (silent.has(socket)) socket.destroy();
-        for (const [socket, requests] of idleLastRound) {
-          const connection = http1Connections.get(socket);
-          if (connection && connection.busy === 0 && connection.requests === requests) socket.destroy();
-        }
-        silentLastRound = new Set(silent);
-        idleLastRound = idleSince();
-      }
-      if (sockets.size > 0) {
-        options.logger.warn({ connections: sockets.size }, "calls still running at the shutdown deadline are cut");
-        shutdown.abort();
-        await new Promise((resolve) => setTimeout(resolve, CUT_GRACE_MS));
-        for (const session of sessions) session.destroy();
-        for (const socket of sockets) socket.destroy();
-      }
-      await closed;
-    },
+    stop: () => (stopped ??= drainAndClose()),
   };
 }
