@@ -23,7 +23,8 @@ interface Call {
 
 /**
  * A content service whose GetCompany takes SLOW_MS for "slow", runs until its signal is
- * aborted for "hang", and answers at once otherwise; every call is recorded.
+ * aborted for "hang", ignores its signal for 3 s for "stuck", and answers at once otherwise;
+ * every call is recorded.
  */
 function startServer(drainTimeoutMs: number, isReady: () => Promise<boolean> = async () => true) {
   const calls: Call[] = [];
@@ -42,6 +43,7 @@ function startServer(drainTimeoutMs: number, isReady: () => Promise<boolean> = a
           context.signal.addEventListener("abort", () => (call.abortedAt = performance.now()));
           if (request.companyId === "slow") await sleep(SLOW_MS);
           if (request.companyId === "hang") await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
+          if (request.companyId === "stuck") await sleep(3000);
           call.abortedAtEnd = context.signal.aborted;
           return { company: { id: request.companyId, name: "Acme", primaryLanguage: "en" } };
         },
@@ -195,7 +197,7 @@ describe("rpc server graceful stop", () => {
     await stopped;
   });
 
-  it("cuts a call still running at the drain deadline, not before, and stops right after it", async () => {
+  it("cuts the calls still running at the drain deadline, not before, and stops right after it", async () => {
     const drainTimeoutMs = 600;
     const { server, calls } = startServer(drainTimeoutMs);
     running = server;
@@ -205,7 +207,12 @@ describe("rpc server graceful stop", () => {
       () => undefined,
       (error: unknown) => error,
     );
-    await until(() => calls.some((call) => call.companyId === "hang"));
+    // A handler that stops when aborted, and one that ignores its signal (its stream is reset).
+    const stuck = client.getCompany({ companyId: "stuck" }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await until(() => calls.some((call) => call.companyId === "hang") && calls.some((call) => call.companyId === "stuck"));
     const stopAt = performance.now();
     await server.stop();
     const stoppedAfter = performance.now() - stopAt;
@@ -215,5 +222,6 @@ describe("rpc server graceful stop", () => {
     expect(stoppedAfter).toBeLessThan(drainTimeoutMs + 1000);
     // The client learns that the outcome is unknown rather than waiting for its own timeout.
     expect(connectToAppError(await hung).code).toBe("unavailable");
+    expect(connectToAppError(await stuck).code).toBe("unavailable");
   });
 });

@@ -3,7 +3,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
-import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { REQUEST_ID_HEADER, requestIdFrom, withRequestId, type Logger } from "@support/logging";
 import { incomingTimeoutMs, withCallScope } from "./deadline.ts";
@@ -65,7 +65,7 @@ function serverInterceptor(logger: Logger): Interceptor {
   };
 }
 
-/** Pause between aborting the handlers still running at the deadline and closing their connections. */
+/** At the drain deadline: how long aborted handlers get to answer, then how long cancelled streams get to close. */
 const CUT_GRACE_MS = 100;
 
 export function createRpcServer(options: RpcServerOptions): RpcServer {
@@ -117,7 +117,12 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
     } as typeof writeHead;
     handler(req, res);
   });
-  const http2Server = http2.createServer(handler);
+  const streams = new Set<http2.ServerHttp2Stream>();
+  const http2Server = http2.createServer((req, res) => {
+    streams.add(req.stream);
+    req.stream.once("close", () => streams.delete(req.stream));
+    handler(req, res);
+  });
   const sessions = new Set<http2.ServerHttp2Session>();
   http2Server.on("session", (session) => {
     sessions.add(session);
@@ -180,9 +185,17 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
       idleLastRound = idleHttp1();
     }
     if (sockets.size > 0) {
-      options.logger.warn({ connections: sockets.size }, "calls still running at the shutdown deadline are cut");
-      shutdown.abort();
+      // The deadline: handlers still running are aborted (a handler that stops answers with an
+      // error of its own); a moment later the streams still open are reset with CANCEL, which
+      // a client reads as a cancelled call whose outcome is unknown (not as an internal error),
+      // and what is left after another moment is closed.
+      options.logger.warn({ connections: sockets.size, streams: streams.size }, "calls still running at the shutdown deadline are cut");
+      shutdown.abort(new ConnectError("the server is shutting down", Code.Unavailable));
       await new Promise((resolve) => setTimeout(resolve, CUT_GRACE_MS));
+      for (const stream of streams) stream.close(http2.constants.NGHTTP2_CANCEL);
+      for (const socket of http1Connections.keys()) socket.destroy();
+      const cutAt = performance.now();
+      while (sockets.size > 0 && performance.now() - cutAt < CUT_GRACE_MS) await new Promise((resolve) => setTimeout(resolve, 10));
       for (const session of sessions) session.destroy();
       for (const socket of sockets) socket.destroy();
     }
