@@ -3,7 +3,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
-import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { REQUEST_ID_HEADER, requestIdFrom, withRequestId, type Logger } from "@support/logging";
 import { incomingTimeoutMs, withCallScope } from "./deadline.ts";
@@ -19,12 +19,22 @@ export interface RpcServerOptions {
   isReady: ReadinessCheck;
   host?: string;
   port: number;
+  /**
+   * How long stop() lets calls in flight finish before it cuts them (their handler signals are
+   * aborted and the connections closed). Defaults to 5 s; the service host derives it from
+   * SHUTDOWN_TIMEOUT_MS, leaving time for the rest of the shutdown.
+   */
+  drainTimeoutMs?: number;
 }
 
 export interface RpcServer {
   /** Starts listening; resolves with the bound port (useful with port 0 in tests). */
   start(): Promise<{ port: number }>;
-  /** Stops taking requests, aborts streaming calls, closes connections. */
+  /**
+   * Stops gracefully: readiness fails, no new connections or HTTP/2 streams are taken (GOAWAY),
+   * calls in flight finish, idle connections close at once, and what still runs after
+   * `drainTimeoutMs` is cut. Resolves when no connection is left.
+   */
   stop(): Promise<void>;
 }
 
@@ -55,10 +65,16 @@ function serverInterceptor(logger: Logger): Interceptor {
   };
 }
 
+/** At the drain deadline: how long aborted handlers get to answer, then how long cancelled streams get to close. */
+const CUT_GRACE_MS = 100;
+
 export function createRpcServer(options: RpcServerOptions): RpcServer {
+  const drainTimeoutMs = options.drainTimeoutMs ?? 5000;
+  // Aborted at the drain deadline only: until then a call in flight keeps its handler signal.
   const shutdown = new AbortController();
   let stopping = false;
-  const isReady: ReadinessCheck = async () => !stopping && (await options.isReady());
+  // Checked after the dependencies, so that a check still running when stop() begins fails too.
+  const isReady: ReadinessCheck = async () => (await options.isReady()) && !stopping;
 
   const handler = connectNodeAdapter({
     routes: (router) => {
@@ -84,18 +100,48 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
 
   // Plaintext HTTP/2 (h2c, what gRPC clients speak) and HTTP/1.1 share the port: the first
   // bytes of a connection tell them apart (an h2c connection opens with "PRI * HTTP/2.0").
-  const http1Server = http.createServer(handler);
-  const http2Server = http2.createServer(handler);
+  // An HTTP/1.1 answer whose head is written after stop() began carries `Connection: close`,
+  // so that Node closes the connection once it is sent (a request in progress is told too).
+  const http1Connections = new Map<net.Socket, { busy: number; requests: number }>();
+  const http1Server = http.createServer((req, res) => {
+    const connection = http1Connections.get(req.socket);
+    if (connection) {
+      connection.busy += 1;
+      connection.requests += 1;
+      res.once("close", () => (connection.busy -= 1));
+    }
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: http.ServerResponse, ...args: Parameters<typeof writeHead>) {
+      if (stopping && !this.headersSent) this.setHeader("Connection", "close");
+      return writeHead.apply(this, args);
+    } as typeof writeHead;
+    handler(req, res);
+  });
+  const streams = new Set<http2.ServerHttp2Stream>();
+  const http2Server = http2.createServer((req, res) => {
+    streams.add(req.stream);
+    req.stream.once("close", () => streams.delete(req.stream));
+    handler(req, res);
+  });
   const sessions = new Set<http2.ServerHttp2Session>();
   http2Server.on("session", (session) => {
     sessions.add(session);
     session.on("close", () => sessions.delete(session));
+    // A connection accepted just before stop() whose first bytes arrive after it.
+    if (stopping) session.close();
   });
   const sockets = new Set<net.Socket>();
+  /** Connections whose first bytes have not arrived yet (neither HTTP/2 nor HTTP/1.1 so far). */
+  const silent = new Set<net.Socket>();
   const listener = net.createServer((socket) => {
     sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+    silent.add(socket);
+    socket.on("close", () => {
+      sockets.delete(socket);
+      silent.delete(socket);
+    });
     socket.once("data", (chunk: Buffer) => {
+      silent.delete(socket);
       socket.pause();
       socket.unshift(chunk);
       if (chunk.subarray(0, 3).toString("latin1") === "PRI") {
@@ -103,6 +149,8 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
         // would hand them to nobody.
         http2Server.emit("connection", socket);
       } else {
+        http1Connections.set(socket, { busy: 0, requests: 0 });
+        socket.on("close", () => http1Connections.delete(socket));
         http1Server.emit("connection", socket);
         socket.resume();
       }
@@ -110,6 +158,51 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
     socket.on("error", () => socket.destroy());
   });
 
+  // Stops once, however often it is called (see RpcServer.stop).
+  async function drainAndClose(): Promise<void> {
+    stopping = true;
+    const deadline = performance.now() + drainTimeoutMs;
+    const closed = new Promise<void>((resolve) => listener.close(() => resolve()));
+    // GOAWAY on every HTTP/2 session: streams already open finish, new ones are refused (the
+    // client opens a new connection, to another replica), and a session without open streams
+    // closes at once.
+    for (const session of sessions) session.close();
+    // HTTP/1.1 connections close after their answer (`Connection: close`); one that stays idle
+    // for a whole round (no request read in between, so none was on its way) is closed then.
+    // So is a connection still silent a round after the signal: it sent nothing yet.
+    // (http.Server#closeIdleConnections does not see connections handed over by `emit`.)
+    const idleHttp1 = () => new Map([...http1Connections].filter(([, c]) => c.busy === 0).map(([socket, c]) => [socket, c.requests]));
+    let idleLastRound = idleHttp1();
+    let silentLastRound = new Set(silent);
+    while (sockets.size > 0 && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      for (const socket of silentLastRound) if (silent.has(socket)) socket.destroy();
+      for (const [socket, requests] of idleLastRound) {
+        const connection = http1Connections.get(socket);
+        if (connection && connection.busy === 0 && connection.requests === requests) socket.destroy();
+      }
+      silentLastRound = new Set(silent);
+      idleLastRound = idleHttp1();
+    }
+    if (sockets.size > 0) {
+      // The deadline: handlers still running are aborted (a handler that stops answers with an
+      // error of its own); a moment later the streams still open are reset with CANCEL, which
+      // a client reads as a cancelled call whose outcome is unknown (not as an internal error),
+      // and what is left after another moment is closed.
+      options.logger.warn({ connections: sockets.size, streams: streams.size }, "calls still running at the shutdown deadline are cut");
+      shutdown.abort(new ConnectError("the server is shutting down", Code.Unavailable));
+      await new Promise((resolve) => setTimeout(resolve, CUT_GRACE_MS));
+      for (const stream of streams) stream.close(http2.constants.NGHTTP2_CANCEL);
+      for (const socket of http1Connections.keys()) socket.destroy();
+      const cutAt = performance.now();
+      while (sockets.size > 0 && performance.now() - cutAt < CUT_GRACE_MS) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (const session of sessions) session.destroy();
+      for (const socket of sockets) socket.destroy();
+    }
+    await closed;
+  }
+
+  let stopped: Promise<void> | undefined;
   return {
     start: () =>
       new Promise((resolve, reject) => {
@@ -121,18 +214,6 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
           resolve({ port: address.port });
         });
       }),
-    stop: async () => {
-      stopping = true;
-      shutdown.abort();
-      await new Promise<void>((resolve) => {
-        listener.close(() => resolve());
-        for (const session of sessions) session.close();
-        http1Server.closeIdleConnections();
-        // Give in-flight unary calls a moment, then cut what is left.
-        setTimeout(() => {
-          for (const socket of sockets) socket.destroy();
-        }, 2000).unref();
-      });
-    },
+    stop: () => (stopped ??= drainAndClose()),
   };
 }

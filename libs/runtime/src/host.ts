@@ -16,6 +16,16 @@ export interface HostConfig {
   PORT: number;
   DATABASE_URL: string;
   NATS_PREFIX: string;
+  /** The whole shutdown's bound (runUntilSignal exits at it); 10 s when not given. */
+  SHUTDOWN_TIMEOUT_MS?: number;
+}
+
+/**
+ * How long calls in flight may take to finish at stop: the shutdown bound less the time the
+ * rest of the ordered shutdown needs (workers, outbox, NATS, pool), 3 s or half of it.
+ */
+export function drainTimeoutOf(shutdownTimeoutMs: number): number {
+  return shutdownTimeoutMs - Math.min(3000, shutdownTimeoutMs / 2);
 }
 
 export interface ServiceHostOptions {
@@ -55,6 +65,7 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
     logger: options.logger,
     host: config.HOST,
     port: config.PORT,
+    drainTimeoutMs: drainTimeoutOf(config.SHUTDOWN_TIMEOUT_MS ?? 10_000),
     isReady: async () => isBusConnected(options.nc) && (await isDatabaseReachable(options.db)),
   });
   const workers = options.workers ?? [];
@@ -70,8 +81,8 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
       for (const worker of workers) await worker.start();
       return server.start();
     },
-    // Order matters: stop taking requests, finish background work, publish what is pending,
-    // then let go of NATS and Postgres.
+    // Order matters: stop taking requests and let the calls in flight finish (cut at the drain
+    // deadline), finish background work, publish what is pending, then let go of NATS and Postgres.
     async stop() {
       await server.stop();
       for (const worker of [...workers].reverse()) await worker.stop();

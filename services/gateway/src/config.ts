@@ -22,6 +22,10 @@ export const configSpecs = {
   REFERENCE_CACHE_MAX_COMPANIES: num({ default: 10_000, desc: "Most companies whose games/tags/fields/announcements are kept in the cache (per kind)" }),
   SESSION_CACHE_MAX: num({ default: 50_000, desc: "Most player session codes (known or unknown) kept in the cache of /player-api" }),
   RPC_TIMEOUT_MS: num({ default: 5_000, desc: "Deadline of one call to an internal service" }),
+  REQUEST_TIMEOUT_MS: num({
+    default: 10_000,
+    desc: "Deadline of a whole REST request: all its internal calls share it (each also ends at RPC_TIMEOUT_MS), 504 after",
+  }),
   HEALTH_CHECK_TIMEOUT_MS: num({ default: 1_000, desc: "Deadline of one grpc.health.v1 Check for /healthz and /readyz" }),
   BODY_LIMIT_BYTES: num({ default: 1_048_576, desc: "Largest accepted request body in bytes (1 MiB); a larger one is answered with 413" }),
   WEB_SUPPORT_URL: url({

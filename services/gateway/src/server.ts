@@ -1,5 +1,5 @@
 // Builds the gateway from its dependencies (no globals: tests start it in-process on port 0).
-// Middleware, outermost first: request id -> access log -> errors -> router. Per route the
+// Middleware, outermost first: request id -> access log -> errors -> request deadline -> router. Per route the
 // router runs: API key check -> JSON body -> OpenAPI validation -> handler, so that an
 // unknown route is a 404 and a missing key a 403 before any body is read.
 import { randomUUID } from "node:crypto";
@@ -19,6 +19,7 @@ import { createHealthChecker, registerHealthRoutes } from "./health.ts";
 import { accessLog } from "./middleware/access-log.ts";
 import { errorHandler, HttpProblem } from "./middleware/errors.ts";
 import { jsonBody } from "./middleware/json-body.ts";
+import { requestDeadline } from "./middleware/request-deadline.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { registerDocsRoutes } from "./openapi/docs.ts";
 import { registerAnnouncementRoutes } from "./routes/announcements.ts";
@@ -27,7 +28,7 @@ import { createApiRoutes } from "./routes/api.ts";
 import { registerFieldRoutes } from "./routes/fields.ts";
 import { registerGameRoutes } from "./routes/games.ts";
 import { createPlayerApiRateLimiter, createSessionCache, registerPlayerSideRoutes } from "./routes/player-side.ts";
-import { registerPlayerRoutes } from "./routes/players.ts";
+import { DELETE_PLAYER_TIMEOUT_MS, registerPlayerRoutes } from "./routes/players.ts";
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerTagRoutes } from "./routes/tags.ts";
 import { registerTicketRoutes } from "./routes/tickets.ts";
@@ -110,6 +111,13 @@ export function createServer(deps: GatewayDeps): Gateway {
   app.use(requestId());
   app.use(accessLog(logger));
   app.use(errorHandler(logger));
+  // DELETE /player waits for the erasure in every service, longer than any other request.
+  app.use(
+    requestDeadline((ctx) => {
+      const operation = router.match(ctx.path, ctx.method).pathAndMethod.find((layer) => layer.name !== undefined)?.name;
+      return operation === "deletePlayer" ? Math.max(config.REQUEST_TIMEOUT_MS, DELETE_PLAYER_TIMEOUT_MS) : config.REQUEST_TIMEOUT_MS;
+    }),
+  );
   app.use(router.routes());
   app.use(unmatchedRoute(router) as Koa.Middleware<GatewayState>);
   // Errors are all answered by errorHandler; this only sees failures writing a response.
