@@ -110,10 +110,14 @@ function runConnection(port: number, next: () => KeepAliveRequest, result: KeepA
 
 /**
  * Opens `connections` keep-alive connections to 127.0.0.1:`port` and keeps each busy with
- * requests from `next`; resolves once the server has closed every one of them. `opened`
- * resolves when all connections are established.
+ * requests from `next`; `done` resolves once the server has closed every one of them, `opened`
+ * when all connections are established. `result` fills in as answers arrive.
  */
-export function keepAliveLoad(port: number, connections: number, next: () => KeepAliveRequest): { opened: Promise<void>; done: Promise<KeepAliveResult> } {
+export function keepAliveLoad(
+  port: number,
+  connections: number,
+  next: () => KeepAliveRequest,
+): { opened: Promise<void>; done: Promise<KeepAliveResult>; result: KeepAliveResult } {
   const result: KeepAliveResult = { answers: [], closedBeforeAnswer: 0, cut: [], refused: 0 };
   let connectedCount = 0;
   let allOpen!: () => void;
@@ -126,5 +130,5 @@ export function keepAliveLoad(port: number, connections: number, next: () => Kee
     allOpen();
     return result;
   });
-  return { opened, done };
+  return { opened, done, result };
 }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkConsistency, consistent } from "../src/consistency.ts";
 import { keepAliveLoad, type KeepAliveResult } from "../src/keepalive.ts";
 import { errorBodyProblem, runLoad, type CreatedTicket, type LoadResult, type LoadTarget } from "../src/load.ts";
-import { progress, type ExitRecord, type FaultStack } from "../src/stack.ts";
+import { progress, waitUntil, type ExitRecord, type FaultStack } from "../src/stack.ts";
 import { startScenario } from "../src/tenant.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -161,7 +161,8 @@ describe("fault suite", () => {
         return { name: `POST /tickets #${n}`, method: "POST", path: "/tickets", headers, body };
       });
       await load.opened;
-      await sleep(1500);
+      // Stopped in full swing: every connection has had answers and has a request in flight.
+      await waitUntil("64 answers on the keep-alive connections", async () => load.result.answers.length >= 64, 30_000, 50);
       const began = Date.now();
       exit = await stack.signal("gateway", "SIGTERM", SHUTDOWN_TIMEOUT_MS + 5000);
       stopMs = Date.now() - began;
@@ -186,7 +187,7 @@ describe("fault suite", () => {
 
     it("answers every request it began completely, and cuts no answer", () => {
       expect(result.cut).toEqual([]);
-      expect(result.answers.length).toBeGreaterThan(32);
+      expect(result.answers.length).toBeGreaterThanOrEqual(64);
       const problems = result.answers
         .filter((a) => a.status < 200 || a.status > 299)
         .map((a) => ({ request: a.request, problem: errorBodyProblem(a.status, a.body) }))
