@@ -10,7 +10,7 @@ export default mergeConfig(
       include: ["test/**/*.test.ts"],
       fileParallelism: false,
       testTimeout: 120_000,
-      hookTimeout: 120_000,
+      hookTimeout: 180_000,
     },
   }),
 );

@@ -114,7 +114,8 @@ describe("fault suite", () => {
           progress(`${service} SIGKILLed`);
           await sleep(1000);
           stack.startProcess(service);
-          await stack.waitUntilReady(30_000);
+          // A service takes ~10 s to start on a busy 2-core machine.
+          await stack.waitUntilReady(45_000);
           progress(`${service} started again`);
         }
         await sleep(1000);
