@@ -1,0 +1,353 @@
+// A whole stack of real processes for one fault scenario, private to it: its own Postgres
+// (initdb into a temp dir, its own port), its own nats-server (JetStream, temp store dir, its
+// own port), its own S3 server, then content, tickets, media, players and the gateway as child
+// processes. A fault touches only what this stack started; the machine's shared Postgres and
+// NATS are never used. Every child's exit is watched: an exit the scenario did not cause is
+// recorded in `unexpectedExits`.
+import { fork, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import {
+  findPostgresBinDir,
+  freePort,
+  isRoot,
+  lookupUser,
+  startNatsServer,
+  startPostgresServer,
+  startS3rver,
+  type NatsServer,
+  type PostgresServer,
+  type S3rverServer,
+} from "@support/testkit";
+
+export const root = path.resolve(import.meta.dirname, "../../..");
+
+export const SERVICES = ["content", "tickets", "media", "players"] as const;
+export type Service = (typeof SERVICES)[number];
+export type ProcessName = Service | "gateway";
+
+export interface TenantResult {
+  companyId: string;
+  apiKeys: Record<string, string>;
+  games: Record<string, { id: string; environments: Record<string, { id: string; token: string }> }>;
+}
+
+export interface ExitRecord {
+  name: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+}
+
+interface Running {
+  child: ChildProcess;
+  /** Set before the scenario stops or kills it: its exit is then expected. */
+  expected: boolean;
+  exited: Promise<ExitRecord>;
+  stderr: string;
+}
+
+const began = Date.now();
+
+/** A progress line on stderr with the seconds since the file started: where a slow run spends its time. */
+export function progress(message: string): void {
+  console.error(`[faults +${((Date.now() - began) / 1000).toFixed(1)}s] ${message}`);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs a command to completion (as `user` when given); rejects with its output when it fails.
+ * Output goes to a file, not a pipe: `pg_ctl restart` leaves a postmaster that inherits it.
+ */
+function run(command: string, args: string[], logFile: string, user?: { uid: number; gid: number; name: string }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const out = openSync(logFile, "a");
+    const child = spawn(command, args, {
+      stdio: ["ignore", out, out],
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      env: { ...process.env, ...(user ? { HOME: "/tmp", USER: user.name } : {}) },
+    });
+    closeSync(out);
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`${command} ${args.join(" ")} exited with ${code}:\n${readFileSync(logFile, "utf8").slice(-3000)}`));
+    });
+  });
+}
+
+/** A script that runs to completion (migrations, the admin tool); resolves with its stdout. */
+function runScript(script: string, args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = fork(script, args, { cwd: root, env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe", "ipc"] });
+    let out = "";
+    let err = "";
+    child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
+    child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} exited with ${code}:\n${err.slice(-4000)}`))));
+  });
+}
+
+export async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 200): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await sleep(intervalMs);
+  }
+}
+
+export class FaultStack {
+  readonly env: Record<string, string>;
+  readonly gateway: string;
+  readonly databaseUrl: string;
+  readonly natsUrl: string;
+  readonly natsPrefix: string;
+  readonly ports: Record<ProcessName, number>;
+  /** Exits of children that the scenario neither stopped nor killed. */
+  readonly unexpectedExits: ExitRecord[] = [];
+
+  private readonly running = new Map<ProcessName, Running>();
+  private readonly adminToken = randomBytes(24).toString("base64url");
+  private readonly postgres: PostgresServer;
+  private nats: NatsServer;
+  private natsExpected = false;
+  private readonly natsStoreDir: string;
+  private readonly s3: S3rverServer;
+  private readonly tempDir: string;
+  private readonly gatewayEnv: Record<string, string>;
+
+  private constructor(parts: {
+    postgres: PostgresServer;
+    nats: NatsServer;
+    natsStoreDir: string;
+    s3: S3rverServer;
+    tempDir: string;
+    ports: Record<ProcessName, number>;
+    gatewayEnv: Record<string, string>;
+  }) {
+    this.postgres = parts.postgres;
+    this.nats = parts.nats;
+    this.natsStoreDir = parts.natsStoreDir;
+    this.s3 = parts.s3;
+    this.tempDir = parts.tempDir;
+    this.ports = parts.ports;
+    this.gatewayEnv = parts.gatewayEnv;
+    this.databaseUrl = parts.postgres.adminUrl;
+    this.natsUrl = parts.nats.url;
+    this.natsPrefix = `faults_${randomBytes(3).toString("hex")}_`;
+    this.gateway = `http://127.0.0.1:${parts.ports.gateway}`;
+    const url = (name: ProcessName) => `http://127.0.0.1:${parts.ports[name]}`;
+    this.env = {
+      DATABASE_URL: this.databaseUrl,
+      NATS_URL: this.natsUrl,
+      NATS_PREFIX: this.natsPrefix,
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+      CONTENT_URL: url("content"),
+      TICKETS_URL: url("tickets"),
+      MEDIA_URL: url("media"),
+      PLAYERS_URL: url("players"),
+      S3_ENDPOINT: parts.s3.endpoint,
+      S3_REGION: parts.s3.region,
+      S3_BUCKET: parts.s3.bucket,
+      S3_ACCESS_KEY_ID: parts.s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: parts.s3.secretAccessKey,
+      S3_FORCE_PATH_STYLE: "true",
+    };
+    this.watchNats();
+  }
+
+  /**
+   * Starts the private Postgres, NATS and S3, migrates every service, starts the four services
+   * and the gateway (with `gatewayEnv` added) and waits until the gateway is ready.
+   */
+  static async start(gatewayEnv: Record<string, string> = {}): Promise<FaultStack> {
+    const tempDir = mkdtempSync(path.join(tmpdir(), "fault-suite-"));
+    // Postgres runs as the `postgres` OS user when we are root: it must reach its data dir.
+    chmodSync(tempDir, 0o755);
+    const cleanups: (() => Promise<void>)[] = [];
+    try {
+      const postgres = await startPostgresServer({ dataDir: path.join(tempDir, "pg"), removeOnStop: false });
+      cleanups.push(() => postgres.stop());
+      const natsStoreDir = path.join(tempDir, "nats");
+      const nats = await startNatsServer({ storeDir: natsStoreDir });
+      cleanups.push(() => nats.stop());
+      const s3 = await startS3rver({ directory: path.join(tempDir, "s3"), bucket: "fault-suite" });
+      cleanups.push(() => s3.stop());
+      const ports = {
+        content: await freePort(),
+        tickets: await freePort(),
+        media: await freePort(),
+        players: await freePort(),
+        gateway: await freePort(),
+      };
+      progress("private Postgres, NATS and S3 up");
+      const stack = new FaultStack({ postgres, nats, natsStoreDir, s3, tempDir, ports, gatewayEnv });
+      cleanups.length = 0;
+      try {
+        await Promise.all(SERVICES.map((service) => runScript(path.join(root, `services/${service}/src/migrate.ts`), [], stack.env)));
+        progress("migrated");
+        for (const service of SERVICES) stack.startProcess(service);
+        stack.startProcess("gateway");
+        await stack.waitUntilReady(60_000);
+        progress(`stack ready, gateway ${stack.gateway}`);
+      } catch (error) {
+        await stack.stop();
+        throw error;
+      }
+      return stack;
+    } catch (error) {
+      for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+      rmSync(tempDir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  private watchNats(): void {
+    const server = this.nats;
+    server.child.once("exit", (code, signal) => {
+      if (!this.natsExpected) this.unexpectedExits.push({ name: "nats-server", code, signal, stderr: "" });
+    });
+  }
+
+  /** Starts one service (or the gateway) as a child process on its port; `env` is added. */
+  startProcess(name: ProcessName, env: Record<string, string> = {}): ChildProcess {
+    if (this.running.has(name)) throw new Error(`${name} runs already`);
+    const admin = name === "content" || name === "players" ? { ADMIN_TOKEN: this.adminToken } : {};
+    const extra = name === "gateway" ? this.gatewayEnv : {};
+    const child = fork(path.join(root, `services/${name}/src/main.ts`), [], {
+      cwd: root,
+      env: { ...process.env, ...this.env, ...admin, ...extra, ...env, PORT: String(this.ports[name]) },
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+    });
+    const entry: Running = { child, expected: false, stderr: "", exited: undefined as unknown as Promise<ExitRecord> };
+    child.stderr!.on("data", (chunk: Buffer) => {
+      entry.stderr = (entry.stderr + chunk.toString()).slice(-8000);
+    });
+    entry.exited = new Promise<ExitRecord>((resolve) =>
+      child.once("exit", (code, signal) => {
+        const record = { name, code, signal, stderr: entry.stderr };
+        if (!entry.expected) this.unexpectedExits.push(record);
+        if (this.running.get(name) === entry) this.running.delete(name);
+        resolve(record);
+      }),
+    );
+    this.running.set(name, entry);
+    return child;
+  }
+
+  pid(name: ProcessName): number {
+    const entry = this.running.get(name);
+    if (!entry?.child.pid) throw new Error(`${name} does not run`);
+    return entry.child.pid;
+  }
+
+  /**
+   * Sends `signal` to one child (its exit is then expected) and resolves with its exit, or
+   * rejects when it has not exited after `timeoutMs` (it is then SIGKILLed).
+   */
+  async signal(name: ProcessName, signal: NodeJS.Signals, timeoutMs = 15_000): Promise<ExitRecord> {
+    const entry = this.running.get(name);
+    if (!entry) throw new Error(`${name} does not run`);
+    entry.expected = true;
+    entry.child.kill(signal);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        entry.child.kill("SIGKILL");
+        reject(new Error(`${name} did not exit within ${timeoutMs} ms of ${signal}`));
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([entry.exited, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** True when the gateway's /readyz answers 200 (every service and its database answer). */
+  async ready(): Promise<boolean> {
+    const response = await fetch(`${this.gateway}/readyz`, { signal: AbortSignal.timeout(3000) });
+    await response.arrayBuffer();
+    return response.status === 200;
+  }
+
+  async waitUntilReady(timeoutMs = 60_000): Promise<void> {
+    await waitUntil("the gateway's /readyz", () => this.ready(), timeoutMs);
+  }
+
+  /** Applies a tenant file (tools/admin) to this stack's content and players services. */
+  async applyTenant(tenant: unknown): Promise<TenantResult> {
+    const file = path.join(this.tempDir, `tenant-${randomBytes(3).toString("hex")}.json`);
+    writeFileSync(file, JSON.stringify(tenant));
+    const out = await runScript(path.join(root, "tools/admin/src/cli.ts"), ["apply", file], { ...this.env, ADMIN_TOKEN: this.adminToken });
+    return JSON.parse(out) as TenantResult;
+  }
+
+  /** `pg_ctl restart -m fast` of this stack's own Postgres (same port, same data). */
+  async restartPostgres(): Promise<void> {
+    const bin = findPostgresBinDir();
+    if (!bin) throw new Error("no PostgreSQL binaries");
+    const user = isRoot() ? (lookupUser("postgres") ?? lookupUser("nobody")) : undefined;
+    // -l again: the restarted server's output goes where the first start sent it, not to pg_ctl's.
+    const log = path.join(this.postgres.dataDir, "server.log");
+    await run(path.join(bin, "pg_ctl"), ["-D", this.postgres.dataDir, "-l", log, "-m", "fast", "-w", "-t", "30", "restart"], path.join(this.tempDir, "pg_ctl.log"), user);
+  }
+
+  /** SIGKILLs this stack's nats-server and starts it again on the same port and store dir. */
+  async killAndRestartNats(downMs: number): Promise<void> {
+    const old = this.nats;
+    this.natsExpected = true;
+    const exited = new Promise((resolve) => old.child.once("exit", resolve));
+    old.child.kill("SIGKILL");
+    await exited;
+    await old.stop();
+    await sleep(downMs);
+    this.nats = await startNatsServer({ storeDir: this.natsStoreDir, port: old.port });
+    this.natsExpected = false;
+    this.watchNats();
+  }
+
+  /** SIGSTOPs this stack's nats-server for `ms`, then SIGCONTs it. */
+  async stallNats(ms: number): Promise<void> {
+    this.nats.child.kill("SIGSTOP");
+    try {
+      await sleep(ms);
+    } finally {
+      this.nats.child.kill("SIGCONT");
+    }
+  }
+
+  /** A client of this stack's own database (its `tickets` and `players` schemas). */
+  async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
+    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000 });
+    client.on("error", () => undefined);
+    await client.connect();
+    try {
+      return (await client.query<R>(sql, params)).rows;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /** Stops every child (the gateway first), then NATS, S3 and Postgres, and removes the temp dir. */
+  async stop(): Promise<void> {
+    const stopOne = async (name: ProcessName) => {
+      if (!this.running.has(name)) return;
+      await this.signal(name, "SIGTERM", 10_000).catch(() => undefined);
+    };
+    await stopOne("gateway");
+    await Promise.all(SERVICES.map(stopOne));
+    this.natsExpected = true;
+    this.nats.child.kill("SIGCONT");
+    await this.nats.stop().catch(() => undefined);
+    await this.s3.stop().catch(() => undefined);
+    await this.postgres.stop().catch(() => undefined);
+    rmSync(this.tempDir, { recursive: true, force: true });
+  }
+}
