@@ -7,7 +7,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { PlayersService, type SessionMetadata as SessionMetadataMessage } from "@support/proto";
 import { deletePlayerNow, scheduleDeletion, type DeletionContext } from "./deletion/deletion.service.ts";
 import type { Player } from "./players/player.ts";
-import { blockPlayer, getPlayer, resolvePlayer, setPlayerInfo, unblockPlayer } from "./players/player.service.ts";
+import { blockPlayer, findPlayer, getPlayer, resolvePlayer, setPlayerInfo, unblockPlayer } from "./players/player.service.ts";
 import { consumeRateLimit } from "./rate-limits/rate-limit.service.ts";
 import type { SessionMetadata, SupportSession } from "./sessions/session.ts";
 import { createSupportSession, getSupportSession, type SessionContext } from "./sessions/session.service.ts";
@@ -64,6 +64,11 @@ export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, session
     resolvePlayer: async (req) => {
       const { player, created } = await resolvePlayer(db, req);
       return { player: playerMessage(player), created };
+    },
+
+    findPlayer: async (req) => {
+      const player = await findPlayer(db, req);
+      return { player: player && playerMessage(player) };
     },
 
     getPlayer: async (req) => ({ player: playerMessage(await getPlayer(db, req.companyId, req.playerId)) }),

@@ -114,6 +114,56 @@ describe("ResolvePlayer", () => {
   });
 });
 
+describe("FindPlayer", () => {
+  const playerRows = async (gameId: string) =>
+    (await sql<{ id: string; name: string | null; tier: number | null }>`select id, name, tier from players.players where game_id = ${gameId} order by id`.execute(ctx.db)).rows;
+
+  it("answers no player for one ResolvePlayer would create, and creates nothing", async () => {
+    const gameId = newGame();
+    expect((await ctx.client.findPlayer({ companyId, gameId, externalId: "new", name: "Ann", tier: 2 })).player).toBeUndefined();
+    expect((await ctx.client.findPlayer({ companyId, gameId, email: "new@example.com" })).player).toBeUndefined();
+    expect(await playerRows(gameId)).toEqual([]);
+    const events = (await ctx.publishedEvents()).filter((e) => (e.data as { gameId?: string }).gameId === gameId);
+    expect(events).toEqual([]);
+  });
+
+  it("returns the stored player as it is, without taking the name, email or tier of the request", async () => {
+    const gameId = newGame();
+    const { player } = await ctx.client.resolvePlayer({ companyId, gameId, externalId: "p", name: "Ann", email: "ann@example.com" });
+    const byEmail = await ctx.client.resolvePlayer({ companyId, gameId, email: "Mail@Example.com" });
+    await ctx.client.blockPlayer({ companyId, gameId, externalId: "p" });
+    const before = await playerRows(gameId);
+
+    const found = await ctx.client.findPlayer({ companyId, gameId, externalId: "p", name: "Someone else", email: "else@example.com", tier: 3 });
+    expect(found.player).toMatchObject({ id: player!.id, name: "Ann", email: "ann@example.com", tier: 1, blocked: true });
+    expect((await ctx.client.findPlayer({ companyId, gameId, email: " mail@EXAMPLE.com" })).player?.id).toBe(byEmail.player!.id);
+    expect(await playerRows(gameId)).toEqual(before);
+    const events = (await ctx.publishedEvents()).filter((e) => (e.data as { gameId?: string }).gameId === gameId);
+    expect(events.map((e) => e.type)).toEqual(["players.player.created", "players.player.created", "players.player.blocked"]);
+  });
+
+  it("refuses what ResolvePlayer refuses, with the same issues", async () => {
+    const gameId = newGame();
+    for (const request of [
+      { companyId, gameId, externalId: "p", tier: 4 },
+      { companyId, gameId, externalId: "p", name: "x".repeat(1000) },
+      { companyId, gameId, name: "nobody" },
+      { companyId, gameId: "not-a-uuid", externalId: "p" },
+    ]) {
+      const refused = await failureOf(ctx.client.findPlayer(request));
+      expect(refused.code).toBe("invalid_argument");
+      expect(refused).toEqual(await failureOf(ctx.client.resolvePlayer(request)));
+    }
+    expect(await playerRows(gameId)).toEqual([]);
+  });
+
+  it("does not find another company's player", async () => {
+    const gameId = newGame();
+    await ctx.client.resolvePlayer({ companyId, gameId, externalId: "p" });
+    expect((await ctx.client.findPlayer({ companyId: otherCompanyId, gameId, externalId: "p" })).player).toBeUndefined();
+  });
+});
+
 describe("GetPlayer and SetPlayerInfo", () => {
   it("returns a player of the company only", async () => {
     const { player } = await ctx.client.resolvePlayer({ companyId, gameId: newGame(), externalId: "p" });

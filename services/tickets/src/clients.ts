@@ -3,10 +3,10 @@
 // implemented here as the operations the use cases need; the clients already answer
 // AppErrors, so nothing here converts errors.
 import type { Client } from "@connectrpc/connect";
-import { ContentService, MediaService, PlayersService } from "@support/proto";
+import { ContentService, MediaService, PlayersService, type Player } from "@support/proto";
 import { createServiceClient } from "@support/rpc";
 import type { TicketsConfig } from "./config.ts";
-import type { AttachmentClaims, KnownPlayer, PlayerDirectory } from "./context.ts";
+import type { AttachmentClaims, KnownPlayer, PlayerContact, PlayerDirectory } from "./context.ts";
 import type { ContentSource } from "./reference/content-reference.ts";
 import type { FieldType } from "./tickets/field-values.ts";
 
@@ -42,20 +42,31 @@ export function contentSource(content: Client<typeof ContentService>): ContentSo
   };
 }
 
+function knownPlayer(player: Player): KnownPlayer {
+  return { id: player.id, name: player.name ?? null, email: player.email ?? null, tier: player.tier ?? null, blocked: player.blocked };
+}
+
+function contactMessage(contact: PlayerContact) {
+  return {
+    companyId: contact.companyId,
+    gameId: contact.gameId,
+    externalId: contact.externalId ?? undefined,
+    email: contact.email ?? undefined,
+    name: contact.name ?? undefined,
+    tier: contact.tier ?? undefined,
+  };
+}
+
 export function playerDirectory(players: Client<typeof PlayersService>): PlayerDirectory {
   return {
-    async resolvePlayer(input) {
-      const { player } = await players.resolvePlayer({
-        companyId: input.companyId,
-        gameId: input.gameId,
-        externalId: input.externalId ?? undefined,
-        email: input.email ?? undefined,
-        name: input.name ?? undefined,
-        tier: input.tier ?? undefined,
-      });
+    async findPlayer(contact) {
+      const { player } = await players.findPlayer(contactMessage(contact));
+      return player && knownPlayer(player);
+    },
+    async resolvePlayer(contact) {
+      const { player } = await players.resolvePlayer(contactMessage(contact));
       if (!player) throw new Error("players returned no player");
-      const known: KnownPlayer = { id: player.id, name: player.name ?? null, email: player.email ?? null, tier: player.tier ?? null, blocked: player.blocked };
-      return known;
+      return knownPlayer(player);
     },
     async setPlayerInfo(companyId, playerId, info) {
       await players.setPlayerInfo({ companyId, playerId, ...info });

@@ -16,17 +16,28 @@ export interface KnownPlayer {
   blocked: boolean;
 }
 
+/** A player of a game as a ticket names it: by external id or, without one, by email. */
+export interface PlayerContact {
+  companyId: string;
+  gameId: string;
+  externalId: string | null;
+  email: string | null;
+  name: string | null;
+  tier: number | null;
+}
+
 /** What ticket creation and ticket actions ask of the players service. */
 export interface PlayerDirectory {
-  /** The player with this external id (or, without one, email) in the game; created when new. */
-  resolvePlayer(input: {
-    companyId: string;
-    gameId: string;
-    externalId: string | null;
-    email: string | null;
-    name: string | null;
-    tier: number | null;
-  }): Promise<KnownPlayer>;
+  /**
+   * The player the contact names, as stored, or undefined when there is none yet. Writes
+   * nothing, and refuses a contact that resolvePlayer would refuse.
+   */
+  findPlayer(contact: PlayerContact): Promise<KnownPlayer | undefined>;
+  /**
+   * The player with this external id (or, without one, email) in the game, created when new;
+   * a given name, email or tier is stored.
+   */
+  resolvePlayer(contact: PlayerContact): Promise<KnownPlayer>;
   /** Updates the name and/or tier an agent set on a ticket. */
   setPlayerInfo(companyId: string, playerId: string, info: { name?: string; tier?: number }): Promise<void>;
 }
@@ -35,10 +46,11 @@ export interface PlayerDirectory {
 export interface AttachmentClaims {
   /**
    * Verifies that the attachments are completed uploads of the company and game and marks them
-   * used by the ticket and its player; answers the claimed ids in request order.
+   * used by the ticket and its player (the first claim naming a player links it); answers the
+   * claimed ids in request order.
    * INVALID_ARGUMENT names each bad id as `/attachments/<i>`.
    */
-  claimAttachments(claim: { companyId: string; gameId: string; ticketId: string; servicePlayerId: string; attachmentIds: string[] }): Promise<string[]>;
+  claimAttachments(claim: { companyId: string; gameId: string; ticketId: string; servicePlayerId?: string | undefined; attachmentIds: string[] }): Promise<string[]>;
 }
 
 export interface TicketsContext {

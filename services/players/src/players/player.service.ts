@@ -1,5 +1,6 @@
-// Player use cases: resolve (find or create) a player for a ticket or session, read it, change
-// its info, block and unblock it. Each change writes its outbox event in the same transaction.
+// Player use cases: resolve (find or create) a player for a ticket or session, look it up
+// without creating it, read it, change its info, block and unblock it. Each change writes its
+// outbox event in the same transaction.
 import { writeEvents, type NewEvent } from "@support/bus";
 import type { Kysely } from "@support/db";
 import { isUuid, notFound } from "@support/errors";
@@ -44,6 +45,15 @@ export async function resolvePlayer(db: Db, input: ResolveInput): Promise<Player
     if (!player) throw gameNotFound();
     return { player, created: false };
   });
+}
+
+/**
+ * ResolvePlayer's read-only half: validates the request as resolvePlayer does and returns the
+ * player it names, or nothing when resolvePlayer would create it. Writes nothing.
+ */
+export async function findPlayer(db: Db, input: ResolveInput): Promise<Player | undefined> {
+  const values = parseResolveInput(input);
+  return findPlayerByKey(db, values.companyId, values.gameId, values.key);
 }
 
 export async function getPlayer(db: Db, companyId: string, playerId: string): Promise<Player> {

@@ -1,7 +1,8 @@
 // Ticket use cases: create, list, get, perform actions and auto-close.
 // Each opens its transaction, calls the rules and the repository, and writes its domain
 // events to the outbox in that same transaction. Calls to other services happen before the
-// transaction (or, for the player update, last inside it) so that row locks stay short.
+// transaction (or, for the player update, last inside it) so that row locks stay short; the
+// ones that write (resolving the player) come after every check that can refuse the request.
 import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
 import { AppError, failedPrecondition, isUuid, notFound } from "@support/errors";
@@ -33,15 +34,27 @@ function playerBeingErased(): AppError {
   return new AppError("unavailable", "The player's data is being deleted; try again shortly");
 }
 
+function playerBlocked(): AppError {
+  return failedPrecondition("The player is blocked from contacting support", { type: "PLAYER_BLOCKED" });
+}
+
+function duplicateOpenTicket(duplicateConversationId: string): AppError {
+  return failedPrecondition("The player already has a similar open ticket", {
+    type: "DUPLICATE_OPEN_TICKET_DETECTED",
+    payload: { duplicateConversationId },
+  });
+}
+
 /**
  * The attachments must be completed uploads of the same company and game. Media
  * checks every id and marks them used (linked to the ticket and its player, so that the
  * player's erasure finds them); its INVALID_ARGUMENT names each bad id as `/attachments/<i>`
- * and passes through unchanged. Ids in request order, each once.
+ * and passes through unchanged. Ids in request order, each once. Without a player (one not
+ * created yet) the claim links none; claiming again with one links it.
  */
 export async function claimAttachments(
   ctx: TicketsContext,
-  claim: { companyId: string; gameId: string; ticketId: string; servicePlayerId: string; attachmentIds: string[] },
+  claim: { companyId: string; gameId: string; ticketId: string; servicePlayerId?: string | undefined; attachmentIds: string[] },
 ): Promise<{ id: string }[]> {
   if (claim.attachmentIds.length === 0) return [];
   const claimed = await ctx.media.claimAttachments(claim);
@@ -87,10 +100,11 @@ export async function createTicket(ctx: TicketsContext, input: NewTicketInput): 
 }
 
 /**
- * Opens a ticket with the player's first message, whatever the channel: resolves the player
- * (by external id, else email), keeps only the tags and fields the game defines, refuses
- * blocked players and duplicates,
- * claims the attachments, then inserts the ticket, its PLAYER_MESSAGE and their domain events.
+ * Opens a ticket with the player's first message, whatever the channel: keeps only the tags and
+ * fields the game defines, looks the player up (by external id, else email) to refuse blocked
+ * players, players being erased and duplicates, claims the attachments, and only then resolves
+ * the player (creating it, or storing the request's name, email and tier) and inserts the
+ * ticket, its PLAYER_MESSAGE and their domain events. A refused request changes no player.
  */
 export async function openTicket(ctx: TicketsContext, opening: TicketOpening): Promise<{ ticketId: string; runningId: number }> {
   const { companyId } = opening;
@@ -110,39 +124,55 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
     );
   }
 
-  const player = await ctx.players.resolvePlayer({ companyId, gameId: game.id, ...opening.player });
-  if (player.blocked) throw failedPrecondition("The player is blocked from contacting support", { type: "PLAYER_BLOCKED" });
-  // Checked again under the lock below; this early check keeps attachments from being claimed
-  // for a player whose erasure has passed the tickets step.
-  if (await isPlayerErased(ctx.db, companyId, player.id)) throw playerBeingErased();
+  // Every check that can refuse the request runs before the player is resolved, so that a
+  // refused creation leaves the player and its events untouched. The lookup writes nothing,
+  // and a player not known yet can be neither blocked, nor being erased, nor have an open ticket.
+  const contact = { companyId, gameId: game.id, ...opening.player };
+  const normalizedMessage = normalizeMessage(opening.message);
+  const duplicateOf = (db: typeof ctx.db, servicePlayerId: string) =>
+    opening.skipDuplicateCheck
+      ? Promise.resolve(undefined)
+      : findDuplicateOpenTicket(db, { companyId, gameId: game.id, servicePlayerId, normalizedMessage, threshold: DUPLICATE_SIMILARITY_THRESHOLD });
+  const known = await ctx.players.findPlayer(contact);
+  if (known !== undefined) {
+    if (known.blocked) throw playerBlocked();
+    // Checked again under the lock below; this early check keeps attachments from being claimed
+    // for a player whose erasure has passed the tickets step.
+    if (await isPlayerErased(ctx.db, companyId, known.id)) throw playerBeingErased();
+    const duplicate = await duplicateOf(ctx.db, known.id);
+    if (duplicate !== undefined) throw duplicateOpenTicket(duplicate);
+  }
 
-  // The id is chosen here so that media records which ticket uses the attachments.
+  // The id is chosen here so that media records which ticket uses the attachments. A bad id
+  // refuses the request before the player is touched; a new player is linked once it exists.
   const ticketId = randomUUID();
   const attachments = await claimAttachments(ctx, {
-    companyId, gameId: game.id, ticketId, servicePlayerId: player.id, attachmentIds: opening.attachmentIds,
+    companyId, gameId: game.id, ticketId, servicePlayerId: known?.id, attachmentIds: opening.attachmentIds,
   });
+
+  const player = await ctx.players.resolvePlayer(contact);
+  // Blocked since the lookup: still refused, though the request's name, email or tier are stored.
+  if (player.blocked) throw playerBlocked();
+  // The looked-up record was erased since (and this contact created a new one): the attachments
+  // are linked to the erased record, so the request is refused like one during the erasure.
+  if (known !== undefined && known.id !== player.id) throw playerBeingErased();
+  if (known === undefined && attachments.length > 0) {
+    await claimAttachments(ctx, { companyId, gameId: game.id, ticketId, servicePlayerId: player.id, attachmentIds: opening.attachmentIds });
+  }
 
   // An identified player (with an id) is tier 1 unless a tier is known.
   const tier = opening.player.tier ?? player.tier ?? (opening.player.externalId !== null ? 1 : null);
   const ticketMetadata: FieldValues = { platform: opening.platform, ...(tier !== null ? { playerTier: tier } : {}) };
-  const normalizedMessage = normalizeMessage(opening.message);
 
   return ctx.db.transaction().execute(async (trx) => {
     // The per-player lock also orders this creation with the player's erasure: either the
     // erasure runs later and deletes the ticket, or it ran first and the mark is seen here.
+    // Under it, the duplicate check is final: two identical requests sent at once (both past
+    // the early check) cannot both create a ticket.
     await lockPlayerForCreation(trx, companyId, player.id);
     if (await isPlayerErased(trx, companyId, player.id)) throw playerBeingErased();
-    if (!opening.skipDuplicateCheck) {
-      const duplicate = await findDuplicateOpenTicket(trx, {
-        companyId, gameId: game.id, servicePlayerId: player.id, normalizedMessage, threshold: DUPLICATE_SIMILARITY_THRESHOLD,
-      });
-      if (duplicate !== undefined) {
-        throw failedPrecondition("The player already has a similar open ticket", {
-          type: "DUPLICATE_OPEN_TICKET_DETECTED",
-          payload: { duplicateConversationId: duplicate },
-        });
-      }
-    }
+    const duplicate = await duplicateOf(trx, player.id);
+    if (duplicate !== undefined) throw duplicateOpenTicket(duplicate);
     // Last before the inserts: the counter row lock is held from here to commit.
     const { runningId, createdAt } = await allocateRunningId(trx, companyId);
     const ticket = await insertTicket(trx, {

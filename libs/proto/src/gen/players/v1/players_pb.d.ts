@@ -137,6 +137,68 @@ export declare type ResolvePlayerResponse = Message<"players.v1.ResolvePlayerRes
 export declare const ResolvePlayerResponseSchema: GenMessage<ResolvePlayerResponse>;
 
 /**
+ * FindPlayerRequest is a ResolvePlayerRequest: the player by external id or, without one, by
+ * email. Name and tier are only validated (as ResolvePlayer would), never stored.
+ *
+ * @generated from message players.v1.FindPlayerRequest
+ */
+export declare type FindPlayerRequest = Message<"players.v1.FindPlayerRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: optional string external_id = 3;
+   */
+  externalId?: string | undefined;
+
+  /**
+   * @generated from field: optional string email = 4;
+   */
+  email?: string | undefined;
+
+  /**
+   * @generated from field: optional string name = 5;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: optional int32 tier = 6;
+   */
+  tier?: number | undefined;
+};
+
+/**
+ * Describes the message players.v1.FindPlayerRequest.
+ * Use `create(FindPlayerRequestSchema)` to create a new message.
+ */
+export declare const FindPlayerRequestSchema: GenMessage<FindPlayerRequest>;
+
+/**
+ * FindPlayerResponse returns the stored player; absent when no such player exists yet.
+ *
+ * @generated from message players.v1.FindPlayerResponse
+ */
+export declare type FindPlayerResponse = Message<"players.v1.FindPlayerResponse"> & {
+  /**
+   * @generated from field: players.v1.Player player = 1;
+   */
+  player?: Player | undefined;
+};
+
+/**
+ * Describes the message players.v1.FindPlayerResponse.
+ * Use `create(FindPlayerResponseSchema)` to create a new message.
+ */
+export declare const FindPlayerResponseSchema: GenMessage<FindPlayerResponse>;
+
+/**
  * GetPlayerRequest names a player.
  *
  * @generated from message players.v1.GetPlayerRequest
@@ -805,6 +867,19 @@ export declare const PlayersService: GenService<{
     methodKind: "unary";
     input: typeof ResolvePlayerRequestSchema;
     output: typeof ResolvePlayerResponseSchema;
+  },
+  /**
+   * FindPlayer is ResolvePlayer without the write: it validates the same request the same way
+   * and returns the player it names as stored, or no player when ResolvePlayer would create it.
+   * It creates and changes nothing, so a caller can make every check of a request that may be
+   * refused (a blocked player, a duplicate) before it resolves the player.
+   *
+   * @generated from rpc players.v1.PlayersService.FindPlayer
+   */
+  findPlayer: {
+    methodKind: "unary";
+    input: typeof FindPlayerRequestSchema;
+    output: typeof FindPlayerResponseSchema;
   },
   /**
    * GetPlayer returns one player by its service id.
