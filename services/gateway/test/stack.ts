@@ -3,8 +3,7 @@
 // gateway in front of them. Tenants are provisioned with the real admin tool (tools/admin)
 // over the services' admin RPCs, so the data and the events are exactly what production produces.
 import { randomBytes } from "node:crypto";
-import { Readable, Writable } from "node:stream";
-import { main as adminMain } from "@support/admin";
+import { runAdmin } from "@support/admin";
 import { connectBus } from "@support/bus";
 import { createServer as createContentServer, loadContentConfig, migrations as contentMigrations } from "@support/content";
 import { createDb, migrateToLatest, sql, type Migration } from "@support/db";
@@ -185,26 +184,8 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
     const { port } = await gateway.start();
     const url = `http://127.0.0.1:${port}`;
 
-    const admin = async <T>(args: string[], stdin?: string): Promise<T> => {
-      let stdout = "";
-      let stderr = "";
-      const sink = (append: (text: string) => void) =>
-        new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            append(chunk.toString("utf8"));
-            done();
-          },
-        });
-      const code = await adminMain(args, {
-        stdin: Readable.from([stdin ?? ""]),
-        stdout: sink((text) => (stdout += text)),
-        stderr: sink((text) => (stderr += text)),
-        env: { CONTENT_URL: urls.CONTENT_URL, PLAYERS_URL: urls.PLAYERS_URL, ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" },
-        cwd: process.cwd(),
-      });
-      if (code !== 0) throw new Error(`admin ${args.join(" ")} exited ${code}: ${stdout}${stderr}`);
-      return JSON.parse(stdout) as T;
-    };
+    const admin = <T>(args: string[], stdin?: string): Promise<T> =>
+      runAdmin<T>(args, { CONTENT_URL: urls.CONTENT_URL, PLAYERS_URL: urls.PLAYERS_URL, ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" }, stdin);
 
     return {
       infra,

@@ -3,9 +3,8 @@
 // provisioned with the admin tool (tools/admin, over content's and players' admin RPCs), a Connect client of each
 // service, and a recorder of the domain events published on NATS.
 import { randomBytes } from "node:crypto";
-import { Readable, Writable } from "node:stream";
 import type { Client } from "@connectrpc/connect";
-import { main as adminMain } from "@support/admin";
+import { runAdmin } from "@support/admin";
 import { connectBus, type EventEnvelope, type NatsConnection } from "@support/bus";
 import { createServer as createContentServer, loadContentConfig, migrations as contentMigrations } from "@support/content";
 import { createDb, migrateToLatest, type Kysely, type Migration } from "@support/db";
@@ -133,26 +132,8 @@ export async function startTickets(overrides: Partial<TicketsConfig> = {}): Prom
     const db = createDb<TicketsDatabase>({ url: infra.databaseUrl, schema: "tickets", maxConnections: 4 });
     pools.push(db as Kysely<unknown>);
 
-    const admin = async <T>(args: string[], stdin?: string): Promise<T> => {
-      let stdout = "";
-      let stderr = "";
-      const sink = (append: (text: string) => void) =>
-        new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            append(chunk.toString("utf8"));
-            done();
-          },
-        });
-      const code = await adminMain(args, {
-        stdin: Readable.from([stdin ?? ""]),
-        stdout: sink((text) => (stdout += text)),
-        stderr: sink((text) => (stderr += text)),
-        env: { CONTENT_URL: `http://127.0.0.1:${contentPort}`, PLAYERS_URL: `http://127.0.0.1:${playersPort}`, ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" },
-        cwd: process.cwd(),
-      });
-      if (code !== 0) throw new Error(`admin ${args.join(" ")} exited ${code}: ${stdout}${stderr}`);
-      return JSON.parse(stdout) as T;
-    };
+    const admin = <T>(args: string[], stdin?: string): Promise<T> =>
+      runAdmin<T>(args, { CONTENT_URL: `http://127.0.0.1:${contentPort}`, PLAYERS_URL: `http://127.0.0.1:${playersPort}`, ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" }, stdin);
 
     return {
       infra,
