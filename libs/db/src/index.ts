@@ -114,21 +114,6 @@ export async function isDatabaseReachable(db: Kysely<unknown>): Promise<boolean>
   }
 }
 
-/**
- * True when an error means the database connection was lost or could not be opened (a
- * restart, a failover, a network cut): the work can be retried once Postgres is back.
- */
-export function isConnectionError(error: unknown): boolean {
-  const code = pgErrorCode(error);
-  if (code !== undefined) {
-    // 57P01-57P03: the server is shutting down or starting; 08xxx: connection exceptions.
-    if (code.startsWith("57P") || code.startsWith("08")) return true;
-    if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN"].includes(code)) return true;
-  }
-  const message = error instanceof Error ? error.message : "";
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended/i.test(message);
-}
-
 /** Postgres error code of a failed query, e.g. 23505 for a unique violation. */
 export function pgErrorCode(error: unknown): string | undefined {
   return typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : undefined;

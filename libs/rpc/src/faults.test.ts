@@ -7,7 +7,7 @@ import { conflict, isAppError } from "@support/errors";
 import { createLogger } from "@support/logging";
 import { ContentService } from "@support/proto";
 import { createRpcServer, createServiceClient, toHttpError, type RpcServer } from "./index.ts";
-import { OUTCOME_UNKNOWN_MESSAGE, UNAVAILABLE_MESSAGE } from "./faults.ts";
+import { OUTCOME_UNKNOWN_MESSAGE, UNAVAILABLE_MESSAGE, isDependencyUnavailable } from "./faults.ts";
 
 const silent = createLogger({ service: "test", destination: new Writable({ write: (_c, _e, done) => done() }) });
 
@@ -134,5 +134,14 @@ describe("faults at the edge", () => {
     expect(seen.backTimeoutMs).toBeGreaterThan(0);
     expect(seen.backTimeoutMs).toBeLessThanOrEqual(300);
     await expect.poll(() => seen.backAborted).toBe(true);
+  });
+});
+
+describe("isDependencyUnavailable", () => {
+  it("tells connection losses from other database errors", () => {
+    expect(isDependencyUnavailable(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }))).toBe(true);
+    expect(isDependencyUnavailable(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }))).toBe(true);
+    expect(isDependencyUnavailable(new Error("Connection terminated unexpectedly"))).toBe(true);
+    expect(isDependencyUnavailable(Object.assign(new Error("duplicate key"), { code: "23505" }))).toBe(false);
   });
 });
