@@ -1,7 +1,7 @@
 // The rendered network policies of each overlay, evaluated: exactly the platform's flows are
 // open (ingress controller -> gateway -> services, tickets -> content/players/media, media -> content,
 // players -> content/tickets/media, the admin tool -> content/players, DNS,
-// NATS, S3 for media) and everything else is closed.
+// NATS, S3 for media, Prometheus -> every pod's metrics port) and everything else is closed.
 import { beforeAll, describe, expect, it } from "vitest";
 import { SERVICES, type ServiceName } from "../image/spec.ts";
 import { repoRoot } from "../scripts/repo.ts";
@@ -14,6 +14,7 @@ const S3_PORT: Record<Overlay, number> = { dev: 9000, production: 443 };
 const PORT = Object.fromEntries(SERVICES.map((image) => [image.name, image.port])) as Record<ServiceName, number>;
 const INTERNAL: ServiceName[] = ["content", "tickets", "media", "players"];
 const ALL: ServiceName[] = ["gateway", ...INTERNAL];
+const METRICS_PORT = 9464;
 
 // Outside the namespace.
 const POSTGRES: Endpoint = { ip: "10.20.0.5" };
@@ -84,6 +85,23 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     for (const service of ALL) expect(allowed(pod(service), adminTool, 8080), `${service} -> admin`).toBe(false);
     // The label of the admin tool in another namespace opens nothing.
     expect(allowed({ pod: { "app.kubernetes.io/name": "admin" }, namespace: "default" }, pod("content"), PORT.content)).toBe(false);
+  });
+
+  it("lets only Prometheus in the monitoring namespace reach the metrics port (9464), never the ingress controller", () => {
+    const prometheus: Endpoint = { pod: { "app.kubernetes.io/name": "prometheus" }, namespace: "monitoring" };
+    for (const service of ALL) {
+      expect(allowed(prometheus, pod(service), METRICS_PORT), `prometheus -> ${service}:${METRICS_PORT}`).toBe(true);
+      expect(allowed(prometheus, pod(service), PORT[service]), `prometheus -> ${service}'s own port`).toBe(false);
+      expect(allowed(INGRESS_CONTROLLER, pod(service), METRICS_PORT), `ingress -> ${service}:${METRICS_PORT}`).toBe(false);
+      expect(allowed(OTHER_NAMESPACE_POD, pod(service), METRICS_PORT), `other namespace -> ${service}:${METRICS_PORT}`).toBe(false);
+      // Another pod of the monitoring namespace, and a "prometheus" elsewhere, are not Prometheus.
+      expect(allowed({ pod: { "app.kubernetes.io/name": "grafana" }, namespace: "monitoring" }, pod(service), METRICS_PORT)).toBe(false);
+      expect(allowed({ pod: { "app.kubernetes.io/name": "prometheus" }, namespace: "default" }, pod(service), METRICS_PORT)).toBe(false);
+      expect(allowed(adminTool, pod(service), METRICS_PORT), `admin -> ${service}:${METRICS_PORT}`).toBe(false);
+      for (const other of ALL) {
+        if (other !== service) expect(allowed(pod(other), pod(service), METRICS_PORT), `${other} -> ${service}:${METRICS_PORT}`).toBe(false);
+      }
+    }
   });
 
   it("closes everything else", () => {

@@ -7,8 +7,13 @@ interface Validatable {
 }
 type ModelClass = new (data: unknown) => Validatable;
 
-/** kubernetes-models' module for an apiVersion/kind: `v1/Service`, `apps/v1/Deployment`, ... */
+/**
+ * The models' module for an apiVersion/kind: `v1/Service`, `apps/v1/Deployment`, ... from
+ * kubernetes-models; the Prometheus Operator's kinds (PodMonitor, PrometheusRule) from
+ * @kubernetes-models/prometheus-operator, generated from the operator's API types.
+ */
 function modelModule(apiVersion: string, kind: string): string {
+  if (apiVersion.startsWith("monitoring.coreos.com/")) return `@kubernetes-models/prometheus-operator/${apiVersion}/${kind}`;
   return `kubernetes-models/${apiVersion}/${kind}`;
 }
 

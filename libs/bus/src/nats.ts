@@ -1,7 +1,7 @@
 // NATS connection and JetStream stream set-up. Services create their streams at start-up,
 // idempotently, so a deployment needs no manual NATS step.
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { jetstreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream";
+import { jetstreamManager, RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstream";
 import type { Logger } from "@support/logging";
 
 export type { NatsConnection };
@@ -27,10 +27,24 @@ export interface StreamSettings {
   maxAgeMs?: number;
   /** Window within which a re-published event (same Nats-Msg-Id) is dropped. */
   duplicateWindowMs?: number;
+  /** Copies of the stream in a JetStream cluster (NATS_STREAM_REPLICAS); 1 on a single server. */
+  replicas?: number;
 }
 
-export async function ensureStream(nc: NatsConnection, settings: StreamSettings): Promise<void> {
+/** What ensureStream did: created the stream, changed it in place, or found it as configured. */
+export type StreamOutcome = "created" | "updated" | "unchanged";
+
+/**
+ * Creates the stream, or brings an existing one to these settings in place (subjects, limits,
+ * replicas): a changed setting takes effect at the next start of any replica, with no manual
+ * NATS step. Retention and storage cannot change in place; NATS refuses, and the error says so.
+ */
+export async function ensureStream(nc: NatsConnection, settings: StreamSettings): Promise<StreamOutcome> {
   const jsm = await jetstreamManager(nc);
+  const replicas = settings.replicas ?? 1;
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) {
+    throw new Error(`stream ${settings.name}: replicas must be an integer from 1 to 5 (NATS_STREAM_REPLICAS), got ${replicas}`);
+  }
   const config = {
     name: settings.name,
     subjects: settings.subjects,
@@ -38,19 +52,56 @@ export async function ensureStream(nc: NatsConnection, settings: StreamSettings)
     storage: StorageType.File,
     max_age: (settings.maxAgeMs ?? 7 * 24 * 3600_000) * 1_000_000,
     duplicate_window: (settings.duplicateWindowMs ?? 10 * 60_000) * 1_000_000,
+    num_replicas: replicas,
   };
+  let current: StreamConfig | undefined;
   try {
-    await jsm.streams.info(settings.name);
-    await jsm.streams.update(settings.name, config);
+    current = (await jsm.streams.info(settings.name)).config;
   } catch (error) {
     if (!isNotFound(error)) throw error;
-    try {
-      await jsm.streams.add(config);
-    } catch (addError) {
-      // Another replica created it first: fine.
-      if (!String(addError).includes("already in use")) throw addError;
-    }
   }
+  try {
+    if (!current) {
+      try {
+        await jsm.streams.add(config);
+        return "created";
+      } catch (addError) {
+        // Another replica created it first: fine.
+        if (!String(addError).includes("already in use")) throw addError;
+        current = (await jsm.streams.info(settings.name)).config;
+      }
+    }
+    // Every replica of every service runs this at start: update only what differs, so a rollout
+    // does not send one stream update per pod.
+    if (sameSettings(current, config)) return "unchanged";
+    await jsm.streams.update(settings.name, config);
+    return "updated";
+  } catch (error) {
+    throw explainStreamError(settings.name, replicas, error);
+  }
+}
+
+function sameSettings(current: StreamConfig, wanted: Pick<StreamConfig, "subjects" | "max_age" | "duplicate_window" | "num_replicas">): boolean {
+  const subjects = (list: string[] | undefined) => [...(list ?? [])].sort().join("\n");
+  return (
+    subjects(current.subjects) === subjects(wanted.subjects) &&
+    current.max_age === wanted.max_age &&
+    current.duplicate_window === wanted.duplicate_window &&
+    (current.num_replicas || 1) === wanted.num_replicas
+  );
+}
+
+/** NATS' answer to replicas > 1 on a server without a JetStream cluster is terse: name the setting. */
+function explainStreamError(stream: string, replicas: number, error: unknown): unknown {
+  const text = String((error as { message?: string })?.message ?? error);
+  if (replicas > 1 && /replicas|clustered|insufficient resources|no suitable peers/i.test(text)) {
+    return new Error(
+      `stream ${stream}: ${replicas} replicas need a JetStream cluster of at least ${replicas} servers ` +
+        `(NATS_STREAM_REPLICAS=${replicas}); this NATS refused: ${text}. Use NATS_STREAM_REPLICAS=1 on a single server.`,
+      { cause: error },
+    );
+  }
+  return error;
 }
 
 function isNotFound(error: unknown): boolean {

@@ -7,6 +7,11 @@ export const serviceConfigSpecs = {
   DB_POOL_MAX: num({ default: 10, desc: "Connections in the service's pool" }),
   NATS_URL: str({ default: "nats://127.0.0.1:4222", desc: "NATS servers, comma-separated" }),
   NATS_PREFIX: str({ default: "", desc: "Prefix of subjects and stream names (isolates environments sharing a NATS)" }),
+  NATS_STREAM_REPLICAS: num({
+    default: 1,
+    choices: [1, 2, 3, 4, 5],
+    desc: "JetStream replicas of the service's stream (3 on a clustered NATS); a change is applied to the stream at the next start",
+  }),
   LOG_LEVEL: str({ default: "info", choices: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] }),
   SHUTDOWN_TIMEOUT_MS: num({ default: 10_000, desc: "Longest graceful shutdown before exiting anyway" }),
 };

@@ -16,6 +16,8 @@ export interface HostConfig {
   PORT: number;
   DATABASE_URL: string;
   NATS_PREFIX: string;
+  /** JetStream replicas of the service's stream; 1 when not given. */
+  NATS_STREAM_REPLICAS?: number;
   /** The whole shutdown's bound (runUntilSignal exits at it); 10 s when not given. */
   SHUTDOWN_TIMEOUT_MS?: number;
 }
@@ -76,6 +78,7 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
       await ensureStream(options.nc, {
         name: streamNameFor(config.NATS_PREFIX, options.name),
         subjects: [`${config.NATS_PREFIX}${options.name}.>`],
+        replicas: config.NATS_STREAM_REPLICAS ?? 1,
       });
       relay.start();
       for (const worker of workers) await worker.start();
