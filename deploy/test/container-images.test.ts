@@ -153,6 +153,14 @@ async function waitForHttp200(name: ServiceName, path: string, timeoutMs = 60_00
   throw new Error(`${name}: GET ${path} was still ${last} after ${timeoutMs} ms:\n${await containerLogs(name)}`);
 }
 
+/**
+ * Free ports for the five (host network). Taken right before the containers start, not minutes
+ * earlier: other processes on the machine take free ports too.
+ */
+async function assignPorts(): Promise<void> {
+  for (const image of SERVICES) ports.set(image.name, await freePort());
+}
+
 async function startService(name: ServiceName): Promise<void> {
   const result = await engine!.docker(["run", "--detach", "--name", `support-${name}-${runId}`, ...asTheManifestsRunIt(SERVICE_MEMORY), ...envArgs(serviceEnv(name)), tagOf(name)]);
   containers.set(name, result.stdout.trim());
@@ -200,7 +208,6 @@ function infraScratch(): string {
 beforeAll(async () => {
   const started = Date.now();
   infra = await createTestInfra();
-  for (const image of SERVICES) ports.set(image.name, await freePort());
   engine = await timed("start the engine", () => startDockerEngine(join(infraScratch(), "engine"), { tmpfsSize: "8g" }));
   base = await timed("local base image", () => importLocalBaseImage(engine!, versions));
   // All five at once: BuildKit builds the shared stages (tools, prune) once.
@@ -261,7 +268,9 @@ describe("node-entrypoint in a container", () => {
 });
 
 describe("the services as containers", () => {
-  it("each internal service migrates as the migrate init container runs it (the schema owner, twice: idempotent)", async () => {
+  // Running them twice (idempotent) is production-build.test.ts's check; here, the container form.
+  it("each internal service migrates as the migrate init container runs it (the schema owner, the service's environment)", async () => {
+    await assignPorts(); // the services' environment names them; the migrations do not listen
     await timed("migrations", () => Promise.all(
       INTERNAL.map(async (image) => {
         const serviceRoles = provisionServiceRoles(root, infra.databaseUrl, image.name, `t${runId}_`);
@@ -271,15 +280,15 @@ describe("the services as containers", () => {
         // Its environment: the service's (media reads its S3 settings) with the owner's URL.
         const env = { ...serviceEnv(image.name), DATABASE_URL: serviceRoles.migrationUrl };
         const migrate = ["run", "--rm", ...asTheManifestsRunIt(MIGRATE_MEMORY), "--entrypoint", command!, ...envArgs(env), tagOf(image.name), ...args];
-        const first = await engine!.docker(migrate);
-        expect(first.stdout + first.stderr).toMatch(/migrations applied/);
-        await engine!.docker(migrate);
+        const migrated = await engine!.docker(migrate);
+        expect(migrated.stdout + migrated.stderr).toMatch(/migrations applied/);
       }),
     ));
   }, 180_000);
 
   it("the four services start and answer /healthz and /readyz; the gateway's /healthz is 200 once they serve", async () => {
     await timed("the four services ready", async () => {
+      await assignPorts();
       await Promise.all(INTERNAL.map((image) => startService(image.name)));
       await Promise.all(INTERNAL.map((image) => waitForHttp200(image.name, "/healthz")));
       await Promise.all(INTERNAL.map((image) => waitForHttp200(image.name, "/readyz")));

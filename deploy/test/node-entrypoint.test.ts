@@ -50,7 +50,7 @@ describe("the heap size for a memory limit", () => {
   });
 
   it("is 75 % of the limit less 32 MiB, never below 32 MiB", () => {
-    for (let mib = 48; mib <= 8192; mib += 37) {
+    for (let mib = 48; mib <= 8192; mib += 173) {
       expect(sizeFor({ "memory.max": String(mib * MiB) })).toBe(String(Math.max(32, Math.floor((mib * 3) / 4) - 32)));
     }
   });
