@@ -2,6 +2,11 @@
 // the production-build test runs exactly the steps the Dockerfiles run.
 import {
   APP_DIR,
+  BASE_IMAGE_ARG,
+  ENTRYPOINT_IN_IMAGE,
+  ENTRYPOINT_SCRIPT,
+  defaultBaseImage,
+  entrypoint,
   RUNTIME_UID,
   SLIM_SCRIPT,
   healthcheckCommand,
@@ -32,19 +37,23 @@ export function renderDockerfile(image: ServiceImage, versions: ToolVersions): s
   const env = Object.entries(runtimeEnv(image))
     .map(([key, value]) => `${key}=${value}`)
     .join(" ");
-  return `# syntax=docker/dockerfile:1
-# Generated from deploy/image/spec.ts by \`pnpm --filter @support/deploy dockerfiles\`: edit those, not this.
+  return `# Generated from deploy/image/spec.ts by \`pnpm --filter @support/deploy dockerfiles\`: edit those, not this.
 #
 # The ${image.name} service's production image. Build from the repository root:
 #   docker build -f services/${image.name}/Dockerfile -t player-support/${image.name} .
-# deploy/test/production-build.test.ts runs the same prune, install, slim and start steps without Docker.
+# deploy/test/production-build.test.ts runs the same prune, install, slim and start steps without Docker;
+# deploy/test/container-images.test.ts builds and runs the images with a real engine.
+# Needs BuildKit (Docker 20.10 or later) for the cache mount. No "# syntax" line: the engine's own
+# Dockerfile frontend builds it, so a build needs no registry but the base image's.
 # The image runs the service's TypeScript sources on Node ${versions.node.split(".")[0]} (type stripping), as every
 # environment of this repository does: the workspace libraries stay real folders under ${APP_DIR}, outside
 # node_modules, which Node requires for type stripping (see deploy/README.md, "Images").
 
-ARG NODE_IMAGE=node:${versions.node}-bookworm-slim
+# The base of every stage; a build without a registry passes a local image with the same layout
+# (see deploy/README.md, "Building without a registry").
+ARG ${BASE_IMAGE_ARG}=${defaultBaseImage(versions)}
 
-FROM \${NODE_IMAGE} AS tools
+FROM \${${BASE_IMAGE_ARG}} AS tools
 ENV TURBO_TELEMETRY_DISABLED=1 npm_config_update_notifier=false
 RUN npm install --global --no-fund --no-audit pnpm@${versions.pnpm} turbo@${versions.turbo}
 
@@ -65,7 +74,7 @@ COPY --from=prune ${PRUNED}/full/ ./
 COPY ${SLIM_SCRIPT} ${SLIM_IN_IMAGE}
 RUN ${shellWords(slimStep(image, SLIM_IN_IMAGE))}
 
-FROM \${NODE_IMAGE} AS runtime
+FROM \${${BASE_IMAGE_ARG}} AS runtime
 # tini as PID 1: forwards SIGTERM to Node (which drains and exits) and reaps zombies.
 RUN apt-get update \\
  && apt-get install --yes --no-install-recommends tini \\
@@ -74,12 +83,14 @@ ENV ${env}
 # Owned by root and not writable by the service's user: the container also runs with a
 # read-only root filesystem; only /tmp is writable (an emptyDir in Kubernetes).
 COPY --from=build ${APP_DIR} ${APP_DIR}
+# Sets --max-old-space-size from the container's memory limit, then execs the command.
+COPY ${ENTRYPOINT_SCRIPT} ${ENTRYPOINT_IN_IMAGE}
 WORKDIR ${workdir(image)}
 USER ${RUNTIME_UID}:${RUNTIME_UID}
 EXPOSE ${image.port}
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \\
   CMD ${execForm(healthcheckCommand(image))}
-ENTRYPOINT ["/usr/bin/tini", "--"]
+ENTRYPOINT ${execForm(entrypoint())}
 CMD ${execForm(startCommand())}
 `;
 }

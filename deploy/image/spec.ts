@@ -41,6 +41,19 @@ export const RUNTIME_UID = 1000;
 export const APP_DIR = "/app";
 /** The slimming script, copied into the build stage from the build context. */
 export const SLIM_SCRIPT = "deploy/image/slim-workspace.ts";
+/** The entrypoint after tini that sizes V8's heap from the container's memory limit (see the script). */
+export const ENTRYPOINT_SCRIPT = "deploy/image/node-entrypoint.sh";
+/** Where the runtime stage puts ENTRYPOINT_SCRIPT. */
+export const ENTRYPOINT_IN_IMAGE = "/usr/local/bin/node-entrypoint";
+/**
+ * The image that every stage starts from, a build argument: production builds use the official
+ * Node image of the pinned version; a build without a registry passes a local image with the same
+ * layout (Debian bookworm, node and npm in /usr/local/bin, user node 1000:1000).
+ */
+export const BASE_IMAGE_ARG = "NODE_IMAGE";
+export function defaultBaseImage(versions: ToolVersions): string {
+  return `node:${versions.node}-bookworm-slim`;
+}
 
 export interface ToolVersions {
   node: string;
@@ -90,7 +103,15 @@ export function workdir(image: ServiceImage): string {
   return `${APP_DIR}/services/${image.name}`;
 }
 
-/** The container's command (after tini). */
+/**
+ * The container's entrypoint: tini as PID 1 (forwards SIGTERM to Node, reaps zombies), then the
+ * heap-sizing script, which execs the command.
+ */
+export function entrypoint(): string[] {
+  return ["/usr/bin/tini", "--", ENTRYPOINT_IN_IMAGE];
+}
+
+/** The container's command (after the entrypoint). */
 export function startCommand(): string[] {
   return ["node", "src/main.ts"];
 }

@@ -1,4 +1,4 @@
-// The Dockerfiles, read (no Docker engine runs here; production-build.test.ts runs their steps):
+// The Dockerfiles, read (production-build.test.ts runs their steps without Docker, container-images.test.ts with it):
 // generated from deploy/image/spec.ts and up to date, multi-stage, and a runtime stage with
 // nothing but Node, tini and the slimmed workspace, run as a non-root user.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { renderDockerfile } from "../image/dockerfile.ts";
 import { productionClosure, slimWorkspace } from "../image/slim-workspace.ts";
-import { RUNTIME_UID, SERVICES, toolVersions } from "../image/spec.ts";
+import { ENTRYPOINT_IN_IMAGE, ENTRYPOINT_SCRIPT, RUNTIME_UID, SERVICES, toolVersions } from "../image/spec.ts";
 import { repoRoot } from "../scripts/repo.ts";
 import { dockerignoreMatcher } from "./support/image-build.ts";
 
@@ -36,7 +36,10 @@ describe.each(SERVICES.map((image) => [image.name, image]))("services/%s/Dockerf
   });
 
   it("builds in stages from the repository's pinned Node, pnpm and turbo", () => {
+    // The base is a build argument (a build without a registry passes a local image), the official image by default.
     expect(text).toContain(`ARG NODE_IMAGE=node:${versions.node}-bookworm-slim`);
+    // No `# syntax=` directive: it makes BuildKit fetch a frontend image from a registry.
+    expect(text).not.toMatch(/^#\s*syntax\s*=/m);
     expect(text).toContain(`pnpm@${versions.pnpm} turbo@${versions.turbo}`);
     const all = stages(text);
     expect(all.map((stage) => stage.from.split(" AS ")[1])).toEqual(["tools", "prune", "build", "runtime"]);
@@ -51,10 +54,10 @@ describe.each(SERVICES.map((image) => [image.name, image]))("services/%s/Dockerf
     expect(lines).toContain(`USER ${RUNTIME_UID}:${RUNTIME_UID}`);
     expect(RUNTIME_UID).toBeGreaterThan(0);
     expect(lines.find((l) => l.startsWith("ENV "))).toContain("NODE_ENV=production");
-    expect(lines).toContain('ENTRYPOINT ["/usr/bin/tini", "--"]');
+    expect(lines).toContain(`ENTRYPOINT ["/usr/bin/tini", "--", "${ENTRYPOINT_IN_IMAGE}"]`);
     expect(lines).toContain('CMD ["node", "src/main.ts"]');
     expect(lines.some((l) => l.startsWith("HEALTHCHECK "))).toBe(true);
-    expect(lines.filter((l) => l.startsWith("COPY "))).toEqual(["COPY --from=build /app /app"]);
+    expect(lines.filter((l) => l.startsWith("COPY "))).toEqual(["COPY --from=build /app /app", `COPY ${ENTRYPOINT_SCRIPT} ${ENTRYPOINT_IN_IMAGE}`]);
     expect(lines.join("\n")).not.toMatch(/\b(pnpm|turbo|npm install)\b/);
   });
 });
@@ -69,7 +72,7 @@ describe(".dockerignore", () => {
   });
 
   it("keeps what the images build from", () => {
-    for (const path of ["package.json", "pnpm-lock.yaml", "pnpm-workspace.yaml", "turbo.json", "patches", "services/gateway/src/openapi/openapi.yaml", "libs/proto/src/gen", "deploy/image/slim-workspace.ts", "deploy/package.json"]) {
+    for (const path of ["package.json", "pnpm-lock.yaml", "pnpm-workspace.yaml", "turbo.json", "patches", "services/gateway/src/openapi/openapi.yaml", "libs/proto/src/gen", "deploy/image/slim-workspace.ts", "deploy/image/node-entrypoint.sh", "deploy/package.json"]) {
       expect(excluded(path), path).toBe(false);
     }
   });
