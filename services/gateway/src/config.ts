@@ -8,10 +8,11 @@ const { NATS_URL, NATS_PREFIX, LOG_LEVEL, SHUTDOWN_TIMEOUT_MS } = serviceConfigS
 export const configSpecs = {
   PORT: port({ default: 8080, desc: "Port of the public REST API" }),
   HOST: str({ default: "0.0.0.0", desc: "Address the REST port binds to" }),
-  CONTENT_URL: url({ default: "http://127.0.0.1:50051", desc: "Content service (Connect over h2c)" }),
-  TICKETS_URL: url({ default: "http://127.0.0.1:50052", desc: "Tickets service" }),
-  MEDIA_URL: url({ default: "http://127.0.0.1:50053", desc: "Media service" }),
-  PLAYERS_URL: url({ default: "http://127.0.0.1:50054", desc: "Players service" }),
+  // A URL whose name resolves to every replica (a headless Service), or a comma-separated list.
+  CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Content service (Connect over h2c); calls are balanced over every address" }),
+  TICKETS_URL: str({ default: "http://127.0.0.1:50052", desc: "Tickets service" }),
+  MEDIA_URL: str({ default: "http://127.0.0.1:50053", desc: "Media service" }),
+  PLAYERS_URL: str({ default: "http://127.0.0.1:50054", desc: "Players service" }),
   NATS_URL,
   NATS_PREFIX,
   LOG_LEVEL,
@@ -63,6 +64,12 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
   }
   if (!Number.isInteger(config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS) || config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS < 1 || config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS > 86_400) {
     throw new ConfigError("Invalid configuration: PUBLIC_RATE_LIMIT_WINDOW_SECONDS must be an integer from 1 to 86400");
+  }
+  for (const name of ["CONTENT_URL", "TICKETS_URL", "MEDIA_URL", "PLAYERS_URL"] as const) {
+    const parts = config[name].split(",").map((part) => part.trim());
+    if (!parts.every((part) => URL.canParse(part) && new URL(part).protocol === "http:")) {
+      throw new ConfigError(`Invalid configuration: ${name} must be an http URL or a comma-separated list of them`);
+    }
   }
   if (!Number.isInteger(config.RPC_BREAKER_FAILURES) || config.RPC_BREAKER_FAILURES < 1) throw new ConfigError("Invalid configuration: RPC_BREAKER_FAILURES must be a positive integer");
   if (config.RPC_RETRY_RATIO < 0 || config.RPC_RETRY_RATIO > 1) throw new ConfigError("Invalid configuration: RPC_RETRY_RATIO must be from 0 to 1");
