@@ -225,7 +225,8 @@ export class FaultStack {
 
   /**
    * Starts one service (or the gateway) as a child process on its port (or `env.PORT`); `env`
-   * is added. `instance` names a replica; `onLine` gets each line the process writes to stdout.
+   * is added. `instance` names a replica; `onLine` gets each line the process writes to stderr
+   * (its log).
    */
   startProcess(name: ProcessName, env: Record<string, string> = {}, instance: string = name, onLine?: (line: string) => void): ChildProcess {
     if (this.running.has(instance)) throw new Error(`${instance} runs already`);
@@ -234,11 +235,11 @@ export class FaultStack {
     const child = fork(path.join(root, `services/${name}/src/main.ts`), [], {
       cwd: root,
       env: { ...process.env, ...this.env, ...admin, ...extra, ...env, PORT: env.PORT ?? String(this.ports[name]) },
-      stdio: ["ignore", onLine ? "pipe" : "ignore", "pipe", "ipc"],
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
     if (onLine) {
       let rest = "";
-      child.stdout!.on("data", (chunk: Buffer) => {
+      child.stderr!.on("data", (chunk: Buffer) => {
         const lines = (rest + chunk.toString()).split("\n");
         rest = lines.pop() ?? "";
         for (const line of lines) onLine(line);
