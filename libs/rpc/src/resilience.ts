@@ -51,7 +51,7 @@ function wasNotSent(error: unknown): boolean {
  *
  * A failed unary call is retried once when it cannot have had an effect: its connection was
  * refused (nothing was sent), or the method is declared free of side effects or idempotent in
- * its proto (`idempotency_level`) and failed in the transport. Retries are paid from a budget
+ * its proto (`idempotency_level`) and its connection failed (never after a passed deadline). Retries are paid from a budget
  * that grows by `retryRatio` per call up to `retryBurst`, so that a failing backend sees at
  * most that fraction of extra calls instead of a multiple of its load. Streams are not retried.
  */
@@ -81,7 +81,9 @@ export function createResilientTransport(transport: Transport, options: Resilien
         return await attempt();
       } catch (error) {
         const safe = method.idempotency === Idempotency.NO_SIDE_EFFECTS || method.idempotency === Idempotency.IDEMPOTENT;
-        const retryable = isTransportFault(error) && (wasNotSent(error) || safe) && !(signal?.aborted ?? false);
+        // Not after a deadline: the retry would run past the time the caller gave the call.
+        const unavailable = isTransportFault(error) && (error as ConnectError).code === Code.Unavailable;
+        const retryable = unavailable && (wasNotSent(error) || safe) && !(signal?.aborted ?? false);
         if (!retryable || breaker.state === CircuitState.Open || budget < 1) throw error;
         budget -= 1;
         return attempt();
