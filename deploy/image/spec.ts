@@ -15,14 +15,14 @@ export interface ServiceImage {
   /** The service applies its own schema's migrations with `node src/migrate.ts`. */
   migrates: boolean;
   /**
-   * Liveness semantics of the image's HEALTHCHECK: internal services answer GET /healthz while the
-   * process runs; the gateway's /healthz means "every dependency is up", so its check is a TCP connect.
+   * Liveness semantics of the image's HEALTHCHECK: every process answers GET /healthz while it runs
+   * (the gateway's reports its own state only; its backends are on /healthz/dependencies).
    */
   healthcheck: "http-healthz" | "tcp";
 }
 
 export const SERVICES: readonly ServiceImage[] = [
-  { name: "gateway", pkg: "@support/gateway", port: 8080, migrates: false, healthcheck: "tcp" },
+  { name: "gateway", pkg: "@support/gateway", port: 8080, migrates: false, healthcheck: "http-healthz" },
   { name: "content", pkg: "@support/content", port: 50051, migrates: true, healthcheck: "http-healthz" },
   { name: "tickets", pkg: "@support/tickets", port: 50052, migrates: true, healthcheck: "http-healthz" },
   { name: "media", pkg: "@support/media", port: 50053, migrates: true, healthcheck: "http-healthz" },

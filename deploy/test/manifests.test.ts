@@ -118,12 +118,15 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("overlay %s", (overlayName) 
 
     const app = pod.spec.containers[0]!;
     expect(app.name).toBe(name);
-    const service = find<K8sObject & { spec: { selector: Record<string, string>; ports: { name: string; port: number; targetPort: string | number }[] } }>(
+    const service = find<K8sObject & { spec: { selector: Record<string, string>; clusterIP?: string; ports: { name: string; port: number; targetPort: string | number }[] } }>(
       objects(),
       "Service",
       name as string,
     );
     expect(selects(service.spec.selector, pod.metadata.labels)).toBe(true);
+    // Internal services are headless: their name resolves to every ready pod, which the clients
+    // balance over. The gateway's stays a virtual IP behind the Ingress.
+    expect(service.spec.clusterIP).toBe(name === "gateway" ? undefined : "None");
     for (const port of service.spec.ports) {
       const target = app.ports?.find((p) => p.name === port.targetPort || p.containerPort === port.targetPort);
       expect(target?.containerPort, `Service ${name} port ${port.name}`).toBe(image.port);
@@ -209,14 +212,13 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("overlay %s", (overlayName) 
     expect((readiness.periodSeconds ?? 10) * (readiness.failureThreshold ?? 3)).toBeLessThan((liveness.periodSeconds ?? 10) * (liveness.failureThreshold ?? 3));
   });
 
-  it("probes the gateway over HTTP: readiness GET /readyz, liveness and startup by TCP (its /healthz checks every backend)", () => {
+  it("probes the gateway over HTTP: readiness GET /readyz, liveness GET /healthz (both its own state only), startup by TCP", () => {
     const app = find<Deployment>(objects(), "Deployment", "gateway").spec.template.spec.containers[0]!;
     const httpPort = app.ports?.find((port) => port.name === "http");
     expect(httpPort?.containerPort).toBe(8080);
     expect(app.readinessProbe?.httpGet).toMatchObject({ path: "/readyz", port: "http" });
-    expect(app.livenessProbe?.tcpSocket?.port).toBe("http");
+    expect(app.livenessProbe?.httpGet).toMatchObject({ path: "/healthz", port: "http" });
     expect(app.startupProbe?.tcpSocket?.port).toBe("http");
-    expect(app.livenessProbe?.httpGet).toBeUndefined();
   });
 
   it.each(INTERNAL.map((image) => [image.name]))("migrates %s in an init container as the schema owner, the service running as its data-only role", (name) => {

@@ -1,11 +1,12 @@
 // Connect clients between services: HTTP/2 (h2c) with the Connect protocol (the cheapest
-// client transport measured here), carrying the current request id and the caller's deadline,
+// client transport measured here), balanced over every address of the service (balancer.ts),
+// carrying the current request id and the caller's deadline,
 // and answering domain errors (AppError) instead of Connect errors, so that use cases neither
 // import Connect nor wrap their calls.
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
 import { REQUEST_ID_HEADER, currentRequestId } from "@support/logging";
+import { createBalancedTransport, type BalancedTransport, type BalancerOptions } from "./balancer.ts";
 import { currentCallScope } from "./deadline.ts";
 import { connectToAppError } from "./errors.ts";
 
@@ -69,16 +70,29 @@ export interface ServiceClientOptions {
   timeoutMs?: number;
   /** Run after the request id is set, e.g. adminTokenHeader(token). */
   interceptors?: Interceptor[];
+  /** How the service's addresses are found and balanced (re-resolve interval, resolver). */
+  balancing?: Pick<BalancerOptions, "resolveIntervalMs" | "ejectMs" | "resolver">;
 }
 
-export function createServiceClient<T extends DescService>(service: T, baseUrl: string, options: ServiceClientOptions = {}): Client<T> {
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const transport = createConnectTransport({
-    baseUrl,
-    httpVersion: "2",
-    useBinaryFormat: true,
+/**
+ * The transport to one service, balanced over its addresses (see createBalancedTransport for
+ * `target`), carrying the request id: to share between several clients of the same service.
+ */
+export function createServiceTransport(target: string, options: ServiceClientOptions = {}): BalancedTransport {
+  return createBalancedTransport(target, {
+    ...options.balancing,
     interceptors: [forwardRequestId, ...(options.interceptors ?? [])],
-    defaultTimeoutMs: timeoutMs,
+    defaultTimeoutMs: options.timeoutMs ?? 10_000,
   });
+}
+
+/**
+ * A client of `service` at `target` (a URL, or a comma-separated list of them, whose addresses
+ * are balanced), or over a transport made by createServiceTransport (then `interceptors` and
+ * `balancing` were given to it).
+ */
+export function createServiceClient<T extends DescService>(service: T, target: string | Transport, options: ServiceClientOptions = {}): Client<T> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const transport = typeof target === "string" ? createServiceTransport(target, options) : target;
   return createClient(service, domainTransport(transport, timeoutMs));
 }

@@ -1,5 +1,10 @@
 export { createRpcServer, type RpcServer, type RpcServerOptions } from "./server.ts";
-export { createServiceClient, domainTransport, type ServiceClientOptions } from "./client.ts";
+export { createServiceClient, createServiceTransport, domainTransport, type ServiceClientOptions } from "./client.ts";
+export {
+  DEFAULT_RESOLVE_INTERVAL_MS, balancingOf, createBalancedTransport, hostsFileResolver, systemResolver,
+  type AddressState, type BalancedTransport, type BalancerOptions, type Resolver,
+} from "./balancer.ts";
+export { createResilientTransport, type BreakerState, type ResilienceOptions, type ResilientTransport } from "./resilience.ts";
 export { currentCallScope, outsideCallScope, withCallScope, withDeadline, type CallScope } from "./deadline.ts";
 export {
   appErrorToConnect, connectToAppError, httpStatusOf, toHttpError, toServiceError, type HttpErrorOptions, type HttpErrorResponse,

@@ -53,7 +53,10 @@ function serverInterceptor(logger: Logger): Interceptor {
     return withRequestId(requestId, () =>
       withCallScope(scope, async () => {
         try {
-          return await next(request);
+          const response = await next(request);
+          // One line per answered call at debug level: which replica served what (balancing checks).
+          if (logger.isLevelEnabled("debug")) logger.debug({ procedure: request.method.name }, "rpc call");
+          return response;
         } catch (error) {
           const answer = toServiceError(error);
           if (answer.fault === "internal") logger.error({ err: error, procedure: request.method.name }, "unhandled error in RPC handler");

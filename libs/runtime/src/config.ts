@@ -16,6 +16,18 @@ export const serviceConfigSpecs = {
   SHUTDOWN_TIMEOUT_MS: num({ default: 10_000, desc: "Longest graceful shutdown before exiting anyway" }),
 };
 
+/** Settings of a process that calls internal services: how their addresses are found. */
+export const rpcClientConfigSpecs = {
+  RPC_RESOLVE_INTERVAL_MS: num({
+    default: 10_000,
+    desc: "How often the addresses of each internal service are looked up again; calls are balanced over all of them",
+  }),
+  RPC_HOSTS_FILE: str({
+    default: "",
+    desc: "A hosts-format file (address name...) read before DNS at every lookup of a service's name; empty: DNS only",
+  }),
+};
+
 /** The listening port spec with a per-service default (content 50051, tickets 50052, ...). */
 export function portSpec(defaultPort: number) {
   return listenPort({ default: defaultPort, desc: "Port serving Connect, gRPC, gRPC-Web, /healthz and /readyz" });

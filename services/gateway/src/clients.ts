@@ -1,7 +1,12 @@
-// One Connect client per internal service, plus grpc.health.v1 of each for /healthz and /readyz.
+// One Connect client per internal service over one transport per service: balanced over every
+// address of the service (re-resolved periodically) and guarded by a circuit breaker with a
+// retry budget, so that a dead service costs its routes no timeout per request. Plus
+// grpc.health.v1 of each for /healthz/dependencies.
 import type { Client } from "@connectrpc/connect";
 import { ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService } from "@support/proto";
-import { createServiceClient } from "@support/rpc";
+import {
+  balancingOf, createResilientTransport, createServiceClient, createServiceTransport, type AddressState, type BreakerState,
+} from "@support/rpc";
 import type { GatewayConfig } from "./config.ts";
 
 export const SERVICE_NAMES = ["content", "tickets", "media", "players"] as const;
@@ -14,6 +19,12 @@ export type PlayersClient = Client<typeof PlayersService>;
 export type PlayerSideClient = Client<typeof PlayerSideService>;
 export type HealthClient = Client<typeof health.Health>;
 
+/** What the gateway knows of one service's connections, for /healthz/dependencies. */
+export interface BackendState {
+  addresses(): AddressState[];
+  breakerState(): BreakerState;
+}
+
 export interface GatewayClients {
   content: ContentClient;
   tickets: TicketsClient;
@@ -22,31 +33,60 @@ export interface GatewayClients {
   players: PlayersClient;
   /** tickets' player side (what the player does through a web support session), served on the tickets port. */
   playerSide: PlayerSideClient;
-  /** grpc.health.v1 of every service, for /healthz and /readyz. */
+  /** grpc.health.v1 of every service (past the breaker: it reports, it does not serve a route). */
   health: Record<ServiceName, HealthClient>;
+  /** Addresses and breaker of every service; tests built without them report none. */
+  backends?: Record<ServiceName, BackendState>;
+  /** Closes every connection and stops the periodic lookups. */
+  close?(): void;
 }
 
-type ClientConfig = Pick<GatewayConfig, "CONTENT_URL" | "TICKETS_URL" | "MEDIA_URL" | "PLAYERS_URL" | "RPC_TIMEOUT_MS">;
+type ClientConfig = Pick<
+  GatewayConfig,
+  | "CONTENT_URL"
+  | "TICKETS_URL"
+  | "MEDIA_URL"
+  | "PLAYERS_URL"
+  | "RPC_TIMEOUT_MS"
+  | "RPC_RESOLVE_INTERVAL_MS"
+  | "RPC_HOSTS_FILE"
+  | "RPC_BREAKER_FAILURES"
+  | "RPC_BREAKER_OPEN_MS"
+  | "RPC_RETRY_RATIO"
+>;
 
 export function createClients(config: ClientConfig): GatewayClients {
-  const options = { timeoutMs: config.RPC_TIMEOUT_MS };
+  const options = { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config) };
   const urls: Record<ServiceName, string> = {
     content: config.CONTENT_URL,
     tickets: config.TICKETS_URL,
     media: config.MEDIA_URL,
     players: config.PLAYERS_URL,
   };
+  const transports = Object.fromEntries(
+    SERVICE_NAMES.map((name) => {
+      const balanced = createServiceTransport(urls[name], options);
+      const guarded = createResilientTransport(balanced, {
+        breakAfterFailures: config.RPC_BREAKER_FAILURES,
+        halfOpenAfterMs: config.RPC_BREAKER_OPEN_MS,
+        retryRatio: config.RPC_RETRY_RATIO,
+      });
+      return [name, { balanced, guarded }];
+    }),
+  ) as Record<ServiceName, { balanced: ReturnType<typeof createServiceTransport>; guarded: ReturnType<typeof createResilientTransport> }>;
+  const healthClient = (name: ServiceName) => createServiceClient(health.Health, transports[name].balanced, options);
   return {
-    content: createServiceClient(ContentService, urls.content, options),
-    tickets: createServiceClient(TicketsService, urls.tickets, options),
-    media: createServiceClient(MediaService, urls.media, options),
-    players: createServiceClient(PlayersService, urls.players, options),
-    playerSide: createServiceClient(PlayerSideService, urls.tickets, options),
-    health: {
-      content: createServiceClient(health.Health, urls.content, options),
-      tickets: createServiceClient(health.Health, urls.tickets, options),
-      media: createServiceClient(health.Health, urls.media, options),
-      players: createServiceClient(health.Health, urls.players, options),
+    content: createServiceClient(ContentService, transports.content.guarded, options),
+    tickets: createServiceClient(TicketsService, transports.tickets.guarded, options),
+    media: createServiceClient(MediaService, transports.media.guarded, options),
+    players: createServiceClient(PlayersService, transports.players.guarded, options),
+    playerSide: createServiceClient(PlayerSideService, transports.tickets.guarded, options),
+    health: { content: healthClient("content"), tickets: healthClient("tickets"), media: healthClient("media"), players: healthClient("players") },
+    backends: Object.fromEntries(
+      SERVICE_NAMES.map((name) => [name, { addresses: () => transports[name].balanced.addresses(), breakerState: () => transports[name].guarded.breakerState() }]),
+    ) as Record<ServiceName, BackendState>,
+    close() {
+      for (const name of SERVICE_NAMES) transports[name].balanced.close();
     },
   };
 }

@@ -1,17 +1,18 @@
 // The gateway's configuration, from environment variables only.
 import { ConfigError, loadConfig, num, port, str, url } from "@support/config";
 import { parseTrustProxy } from "./middleware/rate-limit.ts";
-import { serviceConfigSpecs } from "@support/runtime";
+import { rpcClientConfigSpecs, serviceConfigSpecs } from "@support/runtime";
 
 const { NATS_URL, NATS_PREFIX, LOG_LEVEL, SHUTDOWN_TIMEOUT_MS } = serviceConfigSpecs;
 
 export const configSpecs = {
   PORT: port({ default: 8080, desc: "Port of the public REST API" }),
   HOST: str({ default: "0.0.0.0", desc: "Address the REST port binds to" }),
-  CONTENT_URL: url({ default: "http://127.0.0.1:50051", desc: "Content service (Connect over h2c)" }),
-  TICKETS_URL: url({ default: "http://127.0.0.1:50052", desc: "Tickets service" }),
-  MEDIA_URL: url({ default: "http://127.0.0.1:50053", desc: "Media service" }),
-  PLAYERS_URL: url({ default: "http://127.0.0.1:50054", desc: "Players service" }),
+  // A URL whose name resolves to every replica (a headless Service), or a comma-separated list.
+  CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Content service (Connect over h2c); calls are balanced over every address" }),
+  TICKETS_URL: str({ default: "http://127.0.0.1:50052", desc: "Tickets service" }),
+  MEDIA_URL: str({ default: "http://127.0.0.1:50053", desc: "Media service" }),
+  PLAYERS_URL: str({ default: "http://127.0.0.1:50054", desc: "Players service" }),
   NATS_URL,
   NATS_PREFIX,
   LOG_LEVEL,
@@ -26,7 +27,11 @@ export const configSpecs = {
     default: 10_000,
     desc: "Deadline of a whole REST request: all its internal calls share it (each also ends at RPC_TIMEOUT_MS), 504 after",
   }),
-  HEALTH_CHECK_TIMEOUT_MS: num({ default: 1_000, desc: "Deadline of one grpc.health.v1 Check for /healthz and /readyz" }),
+  HEALTH_CHECK_TIMEOUT_MS: num({ default: 1_000, desc: "Deadline of one grpc.health.v1 Check of a service for /healthz/dependencies" }),
+  ...rpcClientConfigSpecs,
+  RPC_BREAKER_FAILURES: num({ default: 5, desc: "Consecutive failed calls to a service (refused, lost, timed out) that open its circuit breaker" }),
+  RPC_BREAKER_OPEN_MS: num({ default: 5_000, desc: "How long an open breaker answers 503 at once before one trial call goes through" }),
+  RPC_RETRY_RATIO: num({ default: 0.1, desc: "Retry budget per service: retries allowed per call made (plus a burst of 10); only calls that cannot have had an effect are retried" }),
   BODY_LIMIT_BYTES: num({ default: 1_048_576, desc: "Largest accepted request body in bytes (1 MiB); a larger one is answered with 413" }),
   WEB_SUPPORT_URL: url({
     default: "http://127.0.0.1:8080/support/web",
@@ -60,6 +65,15 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
   if (!Number.isInteger(config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS) || config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS < 1 || config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS > 86_400) {
     throw new ConfigError("Invalid configuration: PUBLIC_RATE_LIMIT_WINDOW_SECONDS must be an integer from 1 to 86400");
   }
+  for (const name of ["CONTENT_URL", "TICKETS_URL", "MEDIA_URL", "PLAYERS_URL"] as const) {
+    const parts = config[name].split(",").map((part) => part.trim());
+    if (!parts.every((part) => URL.canParse(part) && new URL(part).protocol === "http:")) {
+      throw new ConfigError(`Invalid configuration: ${name} must be an http URL or a comma-separated list of them`);
+    }
+  }
+  if (!Number.isInteger(config.RPC_BREAKER_FAILURES) || config.RPC_BREAKER_FAILURES < 1) throw new ConfigError("Invalid configuration: RPC_BREAKER_FAILURES must be a positive integer");
+  if (config.RPC_RETRY_RATIO < 0 || config.RPC_RETRY_RATIO > 1) throw new ConfigError("Invalid configuration: RPC_RETRY_RATIO must be from 0 to 1");
+  if (config.RPC_RESOLVE_INTERVAL_MS < 100) throw new ConfigError("Invalid configuration: RPC_RESOLVE_INTERVAL_MS must be at least 100");
   for (const name of ["API_KEY_CACHE_MAX", "REFERENCE_CACHE_MAX_COMPANIES", "SESSION_CACHE_MAX"] as const) {
     if (!Number.isInteger(config[name]) || config[name] < 1) throw new ConfigError(`Invalid configuration: ${name} must be a positive integer`);
   }

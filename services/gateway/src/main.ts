@@ -11,12 +11,14 @@ const logger = createLogger({ service: "gateway", level: config.LOG_LEVEL });
 
 await runUntilSignal(async () => {
   const nc = await connectBus(config.NATS_URL, "gateway", logger);
-  const server = createServer({ config, logger, clients: createClients(config), nc });
+  const clients = createClients(config);
+  const server = createServer({ config, logger, clients, nc });
   await server.start();
   return {
     // Stop taking requests and finish the running ones, then let go of NATS.
     async stop() {
       await server.stop();
+      clients.close?.();
       if (!nc.isClosed()) await nc.drain();
     },
   };

@@ -213,36 +213,44 @@ describe("routes of the document", () => {
   });
 });
 
-describe("GET /healthz and /readyz", () => {
+describe("GET /healthz, /readyz and /healthz/dependencies", () => {
   let t: TestGateway;
   beforeAll(async () => {
     t = await startTestGateway();
   });
   afterAll(() => t.stop());
 
-  it("answers 200 when every service is SERVING", async () => {
+  it("answers liveness and readiness 200 from the gateway's own state", async () => {
     for (const path of ["/healthz", "/readyz"]) {
       const response = await t.request(path);
       expect(response.status).toBe(200);
-      expect(response.body).toEqual({ status: "ok", services: { content: "ok", tickets: "ok", media: "ok", players: "ok" } });
+      expect(response.body).toEqual({ status: "ok" });
     }
   });
 
-  it("answers 503 naming the failed service, without addresses, and recovers", async () => {
+  it("reports every service on /healthz/dependencies", async () => {
+    const response = await t.request("/healthz/dependencies");
+    expect(response.status).toBe(200);
+    const up = { status: "ok", breaker: "unknown", addresses: { known: 0, ejected: 0 } };
+    expect(response.body).toEqual({ status: "ok", services: { content: up, tickets: up, media: up, players: up } });
+  });
+
+  it("stays ready when a service is down, and reports it on /healthz/dependencies without addresses", async () => {
     t.down.add("tickets");
     await new Promise((resolve) => setTimeout(resolve, 1100)); // the result is cached for a second
-    const response = await t.request("/readyz");
+    expect((await t.request("/readyz")).status).toBe(200);
+    const response = await t.request("/healthz/dependencies");
     expect(response.status).toBe(503);
-    expect(response.body).toEqual({
+    expect(response.body).toMatchObject({
       code: "unavailable",
       message: "Unavailable: tickets",
-      status: "unavailable",
-      services: { content: "ok", tickets: "unavailable", media: "ok", players: "ok" },
+      status: "degraded",
+      services: { content: { status: "ok" }, tickets: { status: "unavailable" }, media: { status: "ok" }, players: { status: "ok" } },
     });
     expect(response.text).not.toContain("10.1.2.3");
     t.down.clear();
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect((await t.request("/healthz")).status).toBe(200);
+    expect((await t.request("/healthz/dependencies")).status).toBe(200);
   });
 
   it("needs no API key for /openapi.json and /docs", async () => {

@@ -76,11 +76,15 @@ export function createServer(deps: GatewayDeps): Gateway {
     keys: createApiKeyCache({ ttlMs: config.API_KEY_CACHE_TTL_MS, negativeTtlMs: config.API_KEY_NEGATIVE_CACHE_TTL_MS, max: config.API_KEY_CACHE_MAX }),
   };
   let stopping = false;
+  let started = false;
 
   // strict: a trailing slash is another path. `DELETE /announcements/` (an empty game id) must
   // not clear the shared announcement.
   const router: GatewayRouter = new Router<GatewayState>({ strict: true });
-  registerHealthRoutes(router, createHealthChecker(clients.health, { timeoutMs: config.HEALTH_CHECK_TIMEOUT_MS, cacheMs: 1000 }), () => stopping);
+  registerHealthRoutes(router, createHealthChecker(clients.health, { timeoutMs: config.HEALTH_CHECK_TIMEOUT_MS, cacheMs: 1000 }), clients.backends, {
+    isStarted: () => started,
+    isStopping: () => stopping,
+  });
   registerDocsRoutes(router);
   const api = createApiRoutes({
     router,
@@ -174,6 +178,7 @@ export function createServer(deps: GatewayDeps): Gateway {
         server.listen(config.PORT, config.HOST, () => {
           server.off("error", reject);
           const { port } = server.address() as net.AddressInfo;
+          started = true;
           logger.info({ port }, "gateway listening");
           resolve({ port });
         });

@@ -1,15 +1,15 @@
 // Connect clients of the services the media service depends on: content (games of a company).
 import type { Client } from "@connectrpc/connect";
 import { ContentService } from "@support/proto";
-import { connectToAppError, createServiceClient } from "@support/rpc";
+import { balancingOf, connectToAppError, createServiceClient } from "@support/rpc";
 import { notFound } from "@support/errors";
 import type { GameDirectory } from "./attachments/attachment.service.ts";
 import type { MediaConfig } from "./config.ts";
 
 export type ContentClient = Client<typeof ContentService>;
 
-export function createContentClient(config: Pick<MediaConfig, "CONTENT_URL" | "RPC_TIMEOUT_MS">): ContentClient {
-  return createServiceClient(ContentService, config.CONTENT_URL, { timeoutMs: config.RPC_TIMEOUT_MS });
+export function createContentClient(config: Pick<MediaConfig, "CONTENT_URL" | "RPC_TIMEOUT_MS" | "RPC_RESOLVE_INTERVAL_MS" | "RPC_HOSTS_FILE">): ContentClient {
+  return createServiceClient(ContentService, config.CONTENT_URL, { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config) });
 }
 
 /** Games through content.GetGame: another company's, a deleted or an unknown game is not found. */

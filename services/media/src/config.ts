@@ -1,7 +1,7 @@
 // The media service's configuration, from environment variables only. Storage is any
 // S3-compatible endpoint (AWS S3, MinIO, Ceph RGW); see docs/attachments.md.
 import { bool, ConfigError, loadConfig, num, str } from "@support/config";
-import { portSpec, serviceConfigSpecs } from "@support/runtime";
+import { portSpec, rpcClientConfigSpecs, serviceConfigSpecs } from "@support/runtime";
 
 /** SigV4 pre-signed URLs are valid for at most 7 days. */
 const MAX_PRESIGN_SECONDS = 604_800;
@@ -10,6 +10,7 @@ export const MAX_DOWNLOAD_URL_SECONDS = 300;
 
 export const configSpecs = {
   ...serviceConfigSpecs,
+  ...rpcClientConfigSpecs,
   PORT: portSpec(50053),
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers (games of a company)" }),
   RPC_TIMEOUT_MS: num({ default: 10_000, desc: "Deadline of each call to another service" }),

@@ -1,10 +1,11 @@
 // The players service's configuration, from environment variables only.
 import { ConfigError, loadConfig, num, str } from "@support/config";
-import { adminTokenSpec, portSpec, serviceConfigSpecs } from "@support/runtime";
+import { adminTokenSpec, portSpec, rpcClientConfigSpecs, serviceConfigSpecs } from "@support/runtime";
 import { deletionSettingsProblems } from "./deletion/deletion.ts";
 
 export const configSpecs = {
   ...serviceConfigSpecs,
+  ...rpcClientConfigSpecs,
   PORT: portSpec(50054),
   ADMIN_TOKEN: adminTokenSpec,
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers (environment tokens, JWKS, fields)" }),

@@ -3,7 +3,7 @@ import type { NatsConnection } from "@support/bus";
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
 import { ContentService, MediaService, TicketsService } from "@support/proto";
-import { createServiceClient } from "@support/rpc";
+import { balancingOf, createServiceClient } from "@support/rpc";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import type { PlayersConfig } from "./config.ts";
 import type { DeletionContext } from "./deletion/deletion.service.ts";
@@ -33,7 +33,8 @@ export interface PlayersServer extends ServiceHost {
 }
 
 export function createServer(deps: PlayersDeps): PlayersServer {
-  const content = deps.content ?? createServiceClient(ContentService, deps.config.CONTENT_URL, { timeoutMs: deps.config.RPC_TIMEOUT_MS });
+  const balancing = balancingOf(deps.config);
+  const content = deps.content ?? createServiceClient(ContentService, deps.config.CONTENT_URL, { timeoutMs: deps.config.RPC_TIMEOUT_MS, balancing });
   const sessions = {
     db: deps.db,
     games: createGameDirectory(content),
@@ -42,7 +43,7 @@ export function createServer(deps: PlayersDeps): PlayersServer {
   const expirySweep = createExpirySweepJob(deps.db, { intervalMs: deps.config.EXPIRY_SWEEP_INTERVAL_MS, logger: deps.logger });
   // An erasure step deletes everything of a player at once (many tickets, many objects): give
   // it longer than a plain call. Steps are idempotent, so a timed-out one is simply run again.
-  const erasureCallOptions = { timeoutMs: Math.max(deps.config.RPC_TIMEOUT_MS, ERASURE_CALL_TIMEOUT_MS) };
+  const erasureCallOptions = { timeoutMs: Math.max(deps.config.RPC_TIMEOUT_MS, ERASURE_CALL_TIMEOUT_MS), balancing };
   const deletion: DeletionContext = {
     db: deps.db,
     services: createErasureServices({

@@ -4,7 +4,7 @@
 // AppErrors, so nothing here converts errors.
 import type { Client } from "@connectrpc/connect";
 import { ContentService, MediaService, PlayersService, type Player } from "@support/proto";
-import { createServiceClient } from "@support/rpc";
+import { balancingOf, createServiceClient } from "@support/rpc";
 import type { TicketsConfig } from "./config.ts";
 import type { AttachmentClaims, KnownPlayer, PlayerContact, PlayerDirectory } from "./context.ts";
 import type { ContentSource } from "./reference/content-reference.ts";
@@ -83,8 +83,10 @@ export function attachmentClaims(media: Client<typeof MediaService>): Attachment
   };
 }
 
-export function createClients(config: Pick<TicketsConfig, "CONTENT_URL" | "PLAYERS_URL" | "MEDIA_URL" | "RPC_TIMEOUT_MS">): TicketsClients {
-  const options = { timeoutMs: config.RPC_TIMEOUT_MS };
+export function createClients(
+  config: Pick<TicketsConfig, "CONTENT_URL" | "PLAYERS_URL" | "MEDIA_URL" | "RPC_TIMEOUT_MS" | "RPC_RESOLVE_INTERVAL_MS" | "RPC_HOSTS_FILE">,
+): TicketsClients {
+  const options = { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config) };
   return {
     content: contentSource(createServiceClient(ContentService, config.CONTENT_URL, options)),
     players: playerDirectory(createServiceClient(PlayersService, config.PLAYERS_URL, options)),

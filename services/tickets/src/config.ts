@@ -1,10 +1,11 @@
 // The tickets service's configuration, from environment variables only.
 import { createHmac } from "node:crypto";
 import { loadConfig, num, str } from "@support/config";
-import { portSpec, serviceConfigSpecs } from "@support/runtime";
+import { portSpec, rpcClientConfigSpecs, serviceConfigSpecs } from "@support/runtime";
 
 export const configSpecs = {
   ...serviceConfigSpecs,
+  ...rpcClientConfigSpecs,
   PORT: portSpec(50052),
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers" }),
   PLAYERS_URL: str({ default: "http://127.0.0.1:50054", desc: "Where the players service answers" }),

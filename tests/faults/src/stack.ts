@@ -3,7 +3,8 @@
 // own port), its own S3 server, then content, tickets, media, players and the gateway as child
 // processes. A fault touches only what this stack started; the machine's shared Postgres and
 // NATS are never used. Every child's exit is watched: an exit the scenario did not cause is
-// recorded in `unexpectedExits`.
+// recorded in `unexpectedExits`. A process may run as several named instances (replicas on
+// other addresses or ports).
 import { fork, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -111,7 +112,8 @@ export class FaultStack {
   /** Exits of children that the scenario neither stopped nor killed. */
   readonly unexpectedExits: ExitRecord[] = [];
 
-  private readonly running = new Map<ProcessName, Running>();
+  /** By instance name: the process name, or the name a replica was started under. */
+  private readonly running = new Map<string, Running>();
   private readonly adminToken = randomBytes(24).toString("base64url");
   private readonly postgres: PostgresServer;
   private nats: NatsServer;
@@ -129,6 +131,7 @@ export class FaultStack {
     tempDir: string;
     ports: Record<ProcessName, number>;
     gatewayEnv: Record<string, string>;
+    env: Record<string, string>;
   }) {
     this.postgres = parts.postgres;
     this.nats = parts.nats;
@@ -158,15 +161,18 @@ export class FaultStack {
       S3_ACCESS_KEY_ID: parts.s3.accessKeyId,
       S3_SECRET_ACCESS_KEY: parts.s3.secretAccessKey,
       S3_FORCE_PATH_STYLE: "true",
+      ...parts.env,
     };
     this.watchNats();
   }
 
   /**
    * Starts the private Postgres, NATS and S3, migrates every service, starts the four services
-   * and the gateway (with `gatewayEnv` added) and waits until the gateway is ready.
+   * and the gateway (with `gatewayEnv` added) and waits until the gateway reports every service
+   * up. `options.env` is added to every process's environment; `options.start` limits what is
+   * started (the caller starts the rest, e.g. as replicas).
    */
-  static async start(gatewayEnv: Record<string, string> = {}): Promise<FaultStack> {
+  static async start(gatewayEnv: Record<string, string> = {}, options: { env?: Record<string, string>; start?: readonly ProcessName[] } = {}): Promise<FaultStack> {
     const tempDir = mkdtempSync(path.join(tmpdir(), "fault-suite-"));
     // Postgres runs as the `postgres` OS user when we are root: it must reach its data dir.
     chmodSync(tempDir, 0o755);
@@ -187,15 +193,17 @@ export class FaultStack {
         gateway: await freePort(),
       };
       progress("private Postgres, NATS and S3 up");
-      const stack = new FaultStack({ postgres, nats, natsStoreDir, s3, tempDir, ports, gatewayEnv });
+      const stack = new FaultStack({ postgres, nats, natsStoreDir, s3, tempDir, ports, gatewayEnv, env: options.env ?? {} });
       cleanups.length = 0;
       try {
         await Promise.all(SERVICES.map((service) => runScript(path.join(root, `services/${service}/src/migrate.ts`), [], stack.env)));
         progress("migrated");
-        for (const service of SERVICES) stack.startProcess(service);
-        stack.startProcess("gateway");
-        await stack.waitUntilReady(60_000);
-        progress(`stack ready, gateway ${stack.gateway}`);
+        const started = options.start ?? [...SERVICES, "gateway"];
+        for (const name of started) stack.startProcess(name);
+        if (started.includes("gateway")) {
+          await stack.waitUntilReady(60_000);
+          progress(`stack ready, gateway ${stack.gateway}`);
+        }
       } catch (error) {
         await stack.stop();
         throw error;
@@ -215,33 +223,45 @@ export class FaultStack {
     });
   }
 
-  /** Starts one service (or the gateway) as a child process on its port; `env` is added. */
-  startProcess(name: ProcessName, env: Record<string, string> = {}): ChildProcess {
-    if (this.running.has(name)) throw new Error(`${name} runs already`);
+  /**
+   * Starts one service (or the gateway) as a child process on its port (or `env.PORT`); `env`
+   * is added. `instance` names a replica; `onLine` gets each line the process writes to stderr
+   * (its log).
+   */
+  startProcess(name: ProcessName, env: Record<string, string> = {}, instance: string = name, onLine?: (line: string) => void): ChildProcess {
+    if (this.running.has(instance)) throw new Error(`${instance} runs already`);
     const admin = name === "content" || name === "players" ? { ADMIN_TOKEN: this.adminToken } : {};
     const extra = name === "gateway" ? this.gatewayEnv : {};
     const child = fork(path.join(root, `services/${name}/src/main.ts`), [], {
       cwd: root,
-      env: { ...process.env, ...this.env, ...admin, ...extra, ...env, PORT: String(this.ports[name]) },
+      env: { ...process.env, ...this.env, ...admin, ...extra, ...env, PORT: env.PORT ?? String(this.ports[name]) },
       stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
+    if (onLine) {
+      let rest = "";
+      child.stderr!.on("data", (chunk: Buffer) => {
+        const lines = (rest + chunk.toString()).split("\n");
+        rest = lines.pop() ?? "";
+        for (const line of lines) onLine(line);
+      });
+    }
     const entry: Running = { child, expected: false, stderr: "", exited: undefined as unknown as Promise<ExitRecord> };
     child.stderr!.on("data", (chunk: Buffer) => {
       entry.stderr = (entry.stderr + chunk.toString()).slice(-8000);
     });
     entry.exited = new Promise<ExitRecord>((resolve) =>
       child.once("exit", (code, signal) => {
-        const record = { name, code, signal, stderr: entry.stderr };
+        const record = { name: instance, code, signal, stderr: entry.stderr };
         if (!entry.expected) this.unexpectedExits.push(record);
-        if (this.running.get(name) === entry) this.running.delete(name);
+        if (this.running.get(instance) === entry) this.running.delete(instance);
         resolve(record);
       }),
     );
-    this.running.set(name, entry);
+    this.running.set(instance, entry);
     return child;
   }
 
-  pid(name: ProcessName): number {
+  pid(name: string): number {
     const entry = this.running.get(name);
     if (!entry?.child.pid) throw new Error(`${name} does not run`);
     return entry.child.pid;
@@ -251,7 +271,7 @@ export class FaultStack {
    * Sends `signal` to one child (its exit is then expected) and resolves with its exit, or
    * rejects when it has not exited after `timeoutMs` (it is then SIGKILLed).
    */
-  async signal(name: ProcessName, signal: NodeJS.Signals, timeoutMs = 15_000): Promise<ExitRecord> {
+  async signal(name: string, signal: NodeJS.Signals, timeoutMs = 15_000): Promise<ExitRecord> {
     const entry = this.running.get(name);
     if (!entry) throw new Error(`${name} does not run`);
     entry.expected = true;
@@ -270,15 +290,18 @@ export class FaultStack {
     }
   }
 
-  /** True when the gateway's /readyz answers 200 (every service and its database answer). */
-  async ready(): Promise<boolean> {
-    const response = await fetch(`${this.gateway}/readyz`, { signal: AbortSignal.timeout(3000) });
+  /**
+   * True when the gateway's /healthz/dependencies answers 200: every service and its database
+   * answer, and no breaker is open. (Its /readyz depends on the gateway alone.)
+   */
+  async ready(gateway: string = this.gateway): Promise<boolean> {
+    const response = await fetch(`${gateway}/healthz/dependencies`, { signal: AbortSignal.timeout(3000) });
     await response.arrayBuffer();
     return response.status === 200;
   }
 
-  async waitUntilReady(timeoutMs = 60_000): Promise<void> {
-    await waitUntil("the gateway's /readyz", () => this.ready(), timeoutMs);
+  async waitUntilReady(timeoutMs = 60_000, gateway: string = this.gateway): Promise<void> {
+    await waitUntil(`${gateway}/healthz/dependencies`, () => this.ready(gateway), timeoutMs);
   }
 
   /** Applies a tenant file (tools/admin) to this stack's content and players services. */
@@ -337,12 +360,13 @@ export class FaultStack {
 
   /** Stops every child (the gateway first), then NATS, S3 and Postgres, and removes the temp dir. */
   async stop(): Promise<void> {
-    const stopOne = async (name: ProcessName) => {
-      if (!this.running.has(name)) return;
-      await this.signal(name, "SIGTERM", 10_000).catch(() => undefined);
+    const stopOne = async (instance: string) => {
+      if (!this.running.has(instance)) return;
+      await this.signal(instance, "SIGTERM", 10_000).catch(() => undefined);
     };
-    await stopOne("gateway");
-    await Promise.all(SERVICES.map(stopOne));
+    const gateways = [...this.running.keys()].filter((instance) => instance.startsWith("gateway"));
+    await Promise.all(gateways.map(stopOne));
+    await Promise.all([...this.running.keys()].map(stopOne));
     this.natsExpected = true;
     this.nats.child.kill("SIGCONT");
     await this.nats.stop().catch(() => undefined);
