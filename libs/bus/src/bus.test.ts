@@ -5,7 +5,7 @@ import { createDb, ensureDatabase, migrateToLatest, sql, type Kysely } from "@su
 import { createLogger } from "@support/logging";
 import { createTestInfra, type TestInfra } from "@support/testkit";
 import {
-  ack, connectBus, createConsumer, createOutboxRelay, createOutboxTable, ensureStream, retryIn, streamNameFor, term, writeEvents,
+  ack, addOutboxTraceparent, connectBus, createConsumer, createOutboxRelay, createOutboxTable, ensureStream, retryIn, streamNameFor, term, writeEvents,
   type EventEnvelope, type NatsConnection,
 } from "./index.ts";
 
@@ -26,7 +26,7 @@ describe("outbox relay and consumer", () => {
     stream = streamNameFor(prefix, "demo");
     await ensureDatabase(databaseUrl);
     db = createDb({ url: databaseUrl, schema: "demo" });
-    await migrateToLatest(db, "demo", { "0001_outbox": { up: createOutboxTable } });
+    await migrateToLatest(db, "demo", { "0001_outbox": { up: createOutboxTable }, "0002_outbox_traceparent": { up: addOutboxTraceparent } });
     nc = await connectBus(infra.natsUrl, "bus-test");
     await ensureStream(nc, { name: stream, subjects: [`${prefix}demo.>`] });
     await ensureStream(nc, { name: stream, subjects: [`${prefix}demo.>`] }); // idempotent

@@ -8,6 +8,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { REQUEST_ID_HEADER, currentRequestId } from "@support/logging";
 import { currentCallScope } from "./deadline.ts";
 import { connectToAppError } from "./errors.ts";
+import { tracingClientInterceptor } from "./tracing.ts";
 
 const forwardRequestId: Interceptor = (next) => async (request) => {
   const requestId = currentRequestId();
@@ -77,7 +78,7 @@ export function createServiceClient<T extends DescService>(service: T, baseUrl: 
     baseUrl,
     httpVersion: "2",
     useBinaryFormat: true,
-    interceptors: [forwardRequestId, ...(options.interceptors ?? [])],
+    interceptors: [tracingClientInterceptor(), forwardRequestId, ...(options.interceptors ?? [])],
     defaultTimeoutMs: timeoutMs,
   });
   return createClient(service, domainTransport(transport, timeoutMs));
