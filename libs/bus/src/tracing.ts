@@ -4,7 +4,7 @@
 // in a consumer span child of the header. Without a registered tracer provider nothing is
 // stored, sent or recorded.
 import { headers as natsHeaders, type MsgHdrs } from "@nats-io/nats-core";
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Span, type TextMapGetter } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, isSpanContextValid, propagation, trace, type Span, type TextMapGetter } from "@opentelemetry/api";
 
 const tracer = trace.getTracer("@support/bus");
 
@@ -64,6 +64,8 @@ export async function withConsumerSpan<T>(
     { kind: SpanKind.CONSUMER, attributes: { "messaging.system": "nats", "messaging.operation": "process", "messaging.destination.name": message.subject, "messaging.consumer.group.name": consumer } },
     parent,
   );
+  // Without tracing: nothing to activate (most of the cost of the no-op path).
+  if (!span.isRecording() && !isSpanContextValid(span.spanContext())) return handle(span);
   try {
     return await context.with(trace.setSpan(parent, span), () => handle(span));
   } catch (error) {

@@ -2,7 +2,7 @@
 // in the request headers; the server continues that trace in a server span around the handler.
 // Without a registered tracer provider both are the OpenTelemetry API's no-ops.
 import { ConnectError, type Interceptor } from "@connectrpc/connect";
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Span, type TextMapGetter, type TextMapSetter } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, isSpanContextValid, propagation, trace, type Span, type TextMapGetter, type TextMapSetter } from "@opentelemetry/api";
 
 const tracer = trace.getTracer("@support/rpc");
 
@@ -25,10 +25,19 @@ function recordFailure(span: Span, error: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: connectError.rawMessage });
 }
 
+/**
+ * The no-op span of a process without tracing: nothing to record, activate or send, so the
+ * call goes on untouched (activating a context is most of the cost of the no-op path).
+ */
+function isNoop(span: Span): boolean {
+  return !span.isRecording() && !isSpanContextValid(span.spanContext());
+}
+
 /** Client side: a client span per call, whose context travels in `traceparent`. */
 export function tracingClientInterceptor(): Interceptor {
   return (next) => async (request) => {
     const span = tracer.startSpan(`${request.service.typeName}/${request.method.name}`, { kind: SpanKind.CLIENT, attributes: spanAttributes(request) });
+    if (isNoop(span)) return next(request);
     const callContext = trace.setSpan(context.active(), span);
     propagation.inject(callContext, request.header, headerSetter);
     try {
@@ -52,6 +61,7 @@ export function tracingServerInterceptor(): Interceptor {
   return (next) => async (request) => {
     const parent = propagation.extract(ROOT_CONTEXT, request.header, headerGetter);
     const span = tracer.startSpan(`${request.service.typeName}/${request.method.name}`, { kind: SpanKind.SERVER, attributes: spanAttributes(request) }, parent);
+    if (isNoop(span)) return next(request);
     try {
       return await context.with(trace.setSpan(parent, span), () => next(request));
     } catch (error) {

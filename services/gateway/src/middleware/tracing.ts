@@ -2,7 +2,7 @@
 // child of the caller's span when the request carries a W3C `traceparent`. Active while the
 // request runs, so that its RPCs carry the trace on and its log lines name it. Without a
 // registered tracer provider the span is the OpenTelemetry API's no-op.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type TextMapGetter } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, isSpanContextValid, propagation, trace, type TextMapGetter } from "@opentelemetry/api";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Middleware } from "koa";
 
@@ -22,6 +22,8 @@ export function tracing(): Middleware {
       { kind: SpanKind.SERVER, attributes: { "http.request.method": ctx.method, "url.path": ctx.path, "url.scheme": ctx.protocol } },
       parent,
     );
+    // Without tracing: nothing to record or activate (most of the cost of the no-op path).
+    if (!span.isRecording() && !isSpanContextValid(span.spanContext())) return next();
     try {
       await context.with(trace.setSpan(parent, span), next);
     } catch (error) {
