@@ -1,11 +1,13 @@
 import { Writable } from "node:stream";
 import { jetstreamManager } from "@nats-io/jetstream";
+import { SpanKind, trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, ensureDatabase, migrateToLatest, sql, type Kysely } from "@support/db";
 import { createLogger } from "@support/logging";
 import { createTestInfra, type TestInfra } from "@support/testkit";
+import { installInMemoryTracing } from "@support/tracing/testing";
 import {
-  ack, connectBus, createConsumer, createOutboxRelay, createOutboxTable, ensureStream, retryIn, streamNameFor, term, writeEvents,
+  ack, addOutboxTraceparent, connectBus, createConsumer, createOutboxRelay, createOutboxTable, ensureStream, retryIn, streamNameFor, term, writeEvents,
   type EventEnvelope, type NatsConnection,
 } from "./index.ts";
 
@@ -26,7 +28,7 @@ describe("outbox relay and consumer", () => {
     stream = streamNameFor(prefix, "demo");
     await ensureDatabase(databaseUrl);
     db = createDb({ url: databaseUrl, schema: "demo" });
-    await migrateToLatest(db, "demo", { "0001_outbox": { up: createOutboxTable } });
+    await migrateToLatest(db, "demo", { "0001_outbox": { up: createOutboxTable }, "0002_outbox_traceparent": { up: addOutboxTraceparent } });
     nc = await connectBus(infra.natsUrl, "bus-test");
     await ensureStream(nc, { name: stream, subjects: [`${prefix}demo.>`] });
     await ensureStream(nc, { name: stream, subjects: [`${prefix}demo.>`] }); // idempotent
@@ -138,5 +140,55 @@ describe("outbox relay and consumer", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(deliveries["demo.poison.sent"]).toBe(1);
     await consumer.stop();
+  });
+  it("stores the writer's traceparent with the row, sends it on as a NATS header and handles in a child span", async () => {
+    const companyId = "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a14";
+    // Without a tracer provider: nothing is stored.
+    await writeEvents(db, [{ type: "demo.traced.untraced", companyId, data: {} }]);
+    expect((await db.selectFrom("outbox").select("traceparent").execute()).map((r) => r.traceparent)).toEqual([null]);
+    const tracing = await installInMemoryTracing("bus-test");
+    try {
+      const writer = await trace.getTracer("bus-test").startActiveSpan("write", async (span) => {
+        await db.transaction().execute((trx) => writeEvents(trx, [{ type: "demo.traced.created", companyId, data: {} }]));
+        span.end();
+        return span.spanContext();
+      });
+      const stored = await db.selectFrom("outbox").select(["type", "traceparent"]).where("type", "=", "demo.traced.created").executeTakeFirstOrThrow();
+      expect(stored.traceparent).toBe(`00-${writer.traceId}-${writer.spanId}-01`);
+
+      const relay = createOutboxRelay({ db, databaseUrl, schema: "demo", nc, subjectPrefix: prefix, logger });
+      expect(await relay.flush()).toBe(2);
+      const seen: Record<string, { header: string | undefined; traceId: string | undefined }> = {};
+      const consumer = createConsumer({
+        nc, stream, durable: "traced", filterSubject: `${prefix}demo.traced.>`, logger,
+        handle: async (event, message) => {
+          seen[event.type] = { header: message.headers?.get("traceparent") || undefined, traceId: trace.getActiveSpan()?.spanContext().traceId };
+          return ack;
+        },
+      });
+      await consumer.start();
+      await expect.poll(() => Object.keys(seen).length, { timeout: 5000 }).toBe(2);
+      await consumer.stop();
+
+      const spans = tracing.spans();
+      const publish = spans.find((s) => s.kind === SpanKind.PRODUCER && s.name === `publish ${prefix}demo.traced.created`)!;
+      expect(publish.spanContext().traceId).toBe(writer.traceId);
+      expect(publish.parentSpanContext?.spanId).toBe(writer.spanId);
+      expect(seen["demo.traced.created"]!.header).toBe(`00-${writer.traceId}-${publish.spanContext().spanId}-01`);
+      expect(seen["demo.traced.created"]!.traceId).toBe(writer.traceId);
+      const processed = spans.find((s) => s.kind === SpanKind.CONSUMER && s.name === `process ${prefix}demo.traced.created`)!;
+      expect(processed.parentSpanContext?.spanId).toBe(publish.spanContext().spanId);
+      expect(processed.attributes).toMatchObject({ "messaging.consumer.group.name": "traced", "messaging.verdict": "ack" });
+      // An event written outside a trace is published in a trace of its own.
+      const untraced = spans.find((s) => s.name === `publish ${prefix}demo.traced.untraced`)!;
+      expect(untraced.parentSpanContext).toBeUndefined();
+      expect(seen["demo.traced.untraced"]!.traceId).toBe(untraced.spanContext().traceId);
+      // Queries inside the writer's span are spans of it, with the SQL text and no values.
+      const insert = spans.find((s) => s.attributes["db.system"] === "postgresql" && String(s.attributes["db.statement"]).startsWith('insert into "outbox"'))!;
+      expect(insert.spanContext().traceId).toBe(writer.traceId);
+      expect(String(insert.attributes["db.statement"])).not.toContain(companyId);
+    } finally {
+      await tracing.uninstall();
+    }
   });
 });

@@ -4,6 +4,7 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type Consumer as
 import type { NatsConnection } from "@nats-io/transport-node";
 import { backoffDelay, createFailureEpisode, type Logger } from "@support/logging";
 import type { EventEnvelope } from "./envelope.ts";
+import { withConsumerSpan } from "./tracing.ts";
 
 export type Verdict = { ack: true } | { retryInMs: number } | { term: string };
 
@@ -44,23 +45,29 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
   const handling = createFailureEpisode(settings.logger, `event handler of ${settings.durable}`);
   const consuming = createFailureEpisode(settings.logger, `consumer ${settings.durable}`);
 
-  async function process(message: JsMsg): Promise<void> {
-    let verdict: Verdict;
-    try {
-      verdict = await settings.handle(message.json<EventEnvelope>(), message);
-      handling.succeeded();
-    } catch (error) {
-      const delay = Math.min(60_000, 1000 * 2 ** Math.min(message.info.deliveryCount, 6));
-      handling.failed(error, { subject: message.subject, delivery: message.info.deliveryCount });
-      verdict = retryIn(delay);
-    }
-    if ("ack" in verdict) message.ack();
-    else if ("retryInMs" in verdict) message.nak(verdict.retryInMs);
-    else {
-      settings.logger.error({ subject: message.subject, reason: verdict.term }, "event dropped");
-      message.term(verdict.term);
-    }
-  }
+  // Each delivery runs in a consumer span continuing the trace of the transaction that wrote
+  // the event (its `traceparent` header), so the verdict's log lines carry that trace too.
+  const process = (message: JsMsg): Promise<void> =>
+    withConsumerSpan(message, settings.durable, async (span) => {
+      span.setAttribute("messaging.nats.delivery_count", message.info.deliveryCount);
+      let verdict: Verdict;
+      try {
+        verdict = await settings.handle(message.json<EventEnvelope>(), message);
+        handling.succeeded();
+      } catch (error) {
+        const delay = Math.min(60_000, 1000 * 2 ** Math.min(message.info.deliveryCount, 6));
+        handling.failed(error, { subject: message.subject, delivery: message.info.deliveryCount });
+        span.recordException(error instanceof Error ? error : String(error));
+        verdict = retryIn(delay);
+      }
+      span.setAttribute("messaging.verdict", "ack" in verdict ? "ack" : "retryInMs" in verdict ? "retry" : "term");
+      if ("ack" in verdict) message.ack();
+      else if ("retryInMs" in verdict) message.nak(verdict.retryInMs);
+      else {
+        settings.logger.error({ subject: message.subject, reason: verdict.term }, "event dropped");
+        message.term(verdict.term);
+      }
+    });
 
   let wakeUp: (() => void) | undefined;
 

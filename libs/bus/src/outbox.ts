@@ -7,6 +7,7 @@ import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { backoffDelay, createFailureEpisode, type Logger } from "@support/logging";
 import { createEnvelope, subjectFor, type EventEnvelope, type NewEvent } from "./envelope.ts";
+import { activeTraceparent, endSpan, startPublishSpan } from "./tracing.ts";
 
 export interface OutboxTable {
   outbox: {
@@ -16,6 +17,8 @@ export interface OutboxTable {
     company_id: string;
     envelope: EventEnvelope;
     created_at: Date;
+    /** W3C traceparent of the transaction that wrote the row (null outside a trace). */
+    traceparent: string | null;
   };
 }
 
@@ -34,13 +37,27 @@ export async function createOutboxTable(db: AnyDb): Promise<void> {
     .execute();
 }
 
+/**
+ * Migration step (after createOutboxTable): the nullable `traceparent` column, the W3C trace
+ * context of the transaction that wrote the row, which the relay sends on as a NATS header.
+ */
+export async function addOutboxTraceparent(db: AnyDb): Promise<void> {
+  await db.schema.alterTable("outbox").addColumn("traceparent", "text").execute();
+}
+
+/** Reverts addOutboxTraceparent. */
+export async function dropOutboxTraceparent(db: AnyDb): Promise<void> {
+  await db.schema.alterTable("outbox").dropColumn("traceparent").execute();
+}
+
 /** Writes events in the caller's transaction and wakes the relay when it commits. */
 export async function writeEvents(trx: Transaction<any> | AnyDb, events: NewEvent[]): Promise<EventEnvelope[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
   if (events.length === 0) return [];
   const envelopes = events.map((event) => createEnvelope(event));
+  const traceparent = activeTraceparent();
   await trx
     .insertInto("outbox")
-    .values(envelopes.map((e) => ({ id: e.id, type: e.type, company_id: e.companyId, envelope: JSON.stringify(e) })))
+    .values(envelopes.map((e) => ({ id: e.id, type: e.type, company_id: e.companyId, envelope: JSON.stringify(e), traceparent })))
     .execute();
   // Delivered only on commit; a rolled-back change wakes nobody.
   await sql`select pg_notify('outbox_' || current_schema(), '')`.execute(trx);
@@ -87,17 +104,24 @@ export function createOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
   // pin a database connection, nor lose it to a Postgres restart halfway). A row published and
   // not deleted (a crash, a lost connection, two replicas reading the same rows) is published
   // again later: the stream drops the repeat because Nats-Msg-Id is the event id.
+  // Each publish is a producer span in the trace that wrote the row, carried on in the
+  // message's `traceparent` header.
   async function publishBatch(): Promise<number> {
-    const rows = await sql<{ seq: number; envelope: EventEnvelope }>`
-      select seq, envelope from outbox order by seq limit ${batchSize}`.execute(settings.db);
+    const rows = await sql<{ seq: number; envelope: EventEnvelope; traceparent: string | null }>`
+      select seq, envelope, traceparent from outbox order by seq limit ${batchSize}`.execute(settings.db);
     if (rows.rows.length === 0) return 0;
     await Promise.all(
-      rows.rows.map((row) =>
-        js.publish(subjectFor(settings.subjectPrefix, row.envelope.type), JSON.stringify(row.envelope), {
-          msgID: row.envelope.id,
-          timeout: publishTimeoutMs,
-        }),
-      ),
+      rows.rows.map(async (row) => {
+        const subject = subjectFor(settings.subjectPrefix, row.envelope.type);
+        const { span, headers } = startPublishSpan(subject, row.envelope.id, row.traceparent);
+        try {
+          await js.publish(subject, JSON.stringify(row.envelope), { msgID: row.envelope.id, timeout: publishTimeoutMs, ...(headers ? { headers } : {}) });
+          endSpan(span);
+        } catch (error) {
+          endSpan(span, error);
+          throw error;
+        }
+      }),
     );
     await settings.db.deleteFrom("outbox").where("seq", "in", rows.rows.map((r) => r.seq)).execute();
     return rows.rows.length;

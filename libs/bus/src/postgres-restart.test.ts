@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, ensureDatabase, migrateToLatest, type Kysely } from "@support/db";
 import { createLogger } from "@support/logging";
 import { createTestInfra, startPostgresServer, withDatabase, type PostgresServer, type TestInfra } from "@support/testkit";
-import { ack, connectBus, createConsumer, createOutboxRelay, createOutboxTable, ensureStream, streamNameFor, writeEvents, type NatsConnection } from "./index.ts";
+import { ack, addOutboxTraceparent, connectBus, createConsumer, createOutboxRelay, createOutboxTable, ensureStream, streamNameFor, writeEvents, type NatsConnection } from "./index.ts";
 
 // A Postgres of this test's own (initdb in a temp dir from the local binaries), stopped with
 // `pg_ctl stop -m fast` and started again while the relay runs and writes go on: the machine's
@@ -44,7 +44,7 @@ describe("outbox relay across a Postgres restart", () => {
     const url = withDatabase(pg.adminUrl, "faults");
     await ensureDatabase(url);
     const db: Kysely<any> = createDb({ url, schema: "restart", maxConnections: 4 }); // eslint-disable-line @typescript-eslint/no-explicit-any
-    await migrateToLatest(db, "restart", { "0001_outbox": { up: createOutboxTable } });
+    await migrateToLatest(db, "restart", { "0001_outbox": { up: createOutboxTable }, "0002_outbox_traceparent": { up: addOutboxTraceparent } });
     const uncaught: unknown[] = [];
     const onUncaught = (error: unknown) => uncaught.push(error);
     process.on("uncaughtException", onUncaught);

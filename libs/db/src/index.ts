@@ -4,6 +4,7 @@
 import { Kysely, PostgresDialect, sql, type Generated } from "kysely";
 import { Migrator, type Migration, type MigrationResultSet } from "kysely/migration";
 import pg from "pg";
+import { traceQueries } from "./tracing.ts";
 
 export { sql };
 export type { Generated, Kysely, Migration };
@@ -35,6 +36,14 @@ function assertSchemaName(schema: string): void {
   if (!schemaName.test(schema)) throw new Error(`Invalid schema name: ${schema}`);
 }
 
+function databaseNameOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).pathname.slice(1));
+  } catch {
+    return ""; // not a URL (a libpq keyword string): the spans just name no database
+  }
+}
+
 export function createPool(settings: DatabaseSettings): pg.Pool {
   assertSchemaName(settings.schema);
   const pool = new pg.Pool({
@@ -54,7 +63,11 @@ export function createPool(settings: DatabaseSettings): pg.Pool {
   // unit of work fails and is rolled back by the server), and the pool drops the broken client
   // when it is released (it is no longer queryable).
   const onError = (error: Error) => settings.onConnectionError?.(error);
-  pool.on("connect", (client) => client.on("error", onError));
+  const database = databaseNameOf(settings.url);
+  pool.on("connect", (client) => {
+    client.on("error", onError);
+    traceQueries(client, database);
+  });
   pool.on("error", () => undefined); // idle clients: already reported by their own listener
   return pool;
 }

@@ -1,8 +1,10 @@
 // Structured logs (pino, JSON to stderr) with the request id of the current call attached
 // automatically: the gateway starts a request context, libs/rpc carries the id across
 // Connect calls in the `x-request-id` header, and every service logs under the same id.
+// Inside an active OpenTelemetry span, every line also carries its trace_id and span_id.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
+import { context, isSpanContextValid, trace } from "@opentelemetry/api";
 import { pino, type Logger, type LoggerOptions } from "pino";
 
 export type { Logger };
@@ -44,10 +46,21 @@ export function createLogger(settings: LoggerSettings): Logger {
     level: settings.level ?? process.env.LOG_LEVEL ?? "info",
     base: { service: settings.service },
     timestamp: pino.stdTimeFunctions.isoTime,
-    // Every line written inside a request context names its request.
+    // Every line written inside a request context names its request, and inside a span its
+    // trace and span. Without tracing there is no context manager: context.active() is the
+    // empty root context and this costs one map lookup.
     mixin: () => {
       const requestId = currentRequestId();
-      return requestId ? { requestId } : {};
+      const fields: { requestId?: string; trace_id?: string; span_id?: string } = requestId ? { requestId } : {};
+      const span = trace.getSpan(context.active());
+      if (span) {
+        const spanContext = span.spanContext();
+        if (isSpanContextValid(spanContext)) {
+          fields.trace_id = spanContext.traceId;
+          fields.span_id = spanContext.spanId;
+        }
+      }
+      return fields;
     },
     redact: { paths: ["req.headers.authorization", "*.authorization", "*.apiKey", "*.secret"], censor: "[redacted]" },
   };

@@ -9,6 +9,7 @@ import { REQUEST_ID_HEADER, currentRequestId } from "@support/logging";
 import { createBalancedTransport, type BalancedTransport, type BalancerOptions } from "./balancer.ts";
 import { currentCallScope } from "./deadline.ts";
 import { connectToAppError } from "./errors.ts";
+import { tracingClientInterceptor } from "./tracing.ts";
 
 const forwardRequestId: Interceptor = (next) => async (request) => {
   const requestId = currentRequestId();
@@ -81,7 +82,7 @@ export interface ServiceClientOptions {
 export function createServiceTransport(target: string, options: ServiceClientOptions = {}): BalancedTransport {
   return createBalancedTransport(target, {
     ...options.balancing,
-    interceptors: [forwardRequestId, ...(options.interceptors ?? [])],
+    interceptors: [tracingClientInterceptor(), forwardRequestId, ...(options.interceptors ?? [])],
     defaultTimeoutMs: options.timeoutMs ?? 10_000,
   });
 }

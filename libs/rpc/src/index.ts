@@ -14,3 +14,4 @@ export {
 } from "./faults.ts";
 export { registerHealthService, type ReadinessCheck } from "./health.ts";
 export { adminTokenGate, adminTokenHeader, isAdminAuthorization } from "./admin-token.ts";
+export { tracingClientInterceptor, tracingServerInterceptor } from "./tracing.ts";

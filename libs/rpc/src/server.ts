@@ -9,6 +9,7 @@ import { REQUEST_ID_HEADER, requestIdFrom, withRequestId, type Logger } from "@s
 import { incomingTimeoutMs, withCallScope } from "./deadline.ts";
 import { appErrorToConnect, toServiceError } from "./errors.ts";
 import { registerHealthService, type ReadinessCheck } from "./health.ts";
+import { tracingServerInterceptor } from "./tracing.ts";
 
 export interface RpcServerOptions {
   /** Name reported by the health service, e.g. "content.v1.ContentService". */
@@ -84,7 +85,8 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
       registerHealthService(router, options.serviceName, isReady);
       options.routes(router);
     },
-    interceptors: [serverInterceptor(options.logger)],
+    // Tracing outermost: the error log lines of serverInterceptor carry the call's trace.
+    interceptors: [tracingServerInterceptor(), serverInterceptor(options.logger)],
     shutdownSignal: shutdown.signal,
     fallback: (req, res) => {
       const path = (req.url ?? "").split("?")[0];

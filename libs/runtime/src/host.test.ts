@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectBus, createOutboxTable, streamNameFor, writeEvents } from "@support/bus";
+import { addOutboxTraceparent, connectBus, createOutboxTable, streamNameFor, writeEvents } from "@support/bus";
 import { createDb, ensureDatabase, migrateToLatest } from "@support/db";
 import { createLogger } from "@support/logging";
 import { ContentService, health } from "@support/proto";
@@ -22,7 +22,7 @@ describe("service host", () => {
     const { databaseUrl, natsUrl, natsPrefix: prefix } = infra;
     await ensureDatabase(databaseUrl);
     const db = createDb({ url: databaseUrl, schema: "demo" });
-    await migrateToLatest(db, "demo", { "0001": { up: createOutboxTable } });
+    await migrateToLatest(db, "demo", { "0001": { up: createOutboxTable }, "0002": { up: addOutboxTraceparent } });
     const nc = await connectBus(natsUrl, "host-test");
     const started: string[] = [];
     const host = createServiceHost({
@@ -50,7 +50,7 @@ describe("service host", () => {
     const { databaseUrl, natsUrl, natsPrefix: prefix } = infra;
     const shutdownTimeoutMs = 2000;
     const db = createDb({ url: databaseUrl, schema: "demo_stop" });
-    await migrateToLatest(db, "demo_stop", { "0001": { up: createOutboxTable } });
+    await migrateToLatest(db, "demo_stop", { "0001": { up: createOutboxTable }, "0002": { up: addOutboxTraceparent } });
     const nc = await connectBus(natsUrl, "host-stop-test");
     let entered = 0;
     const host = createServiceHost({

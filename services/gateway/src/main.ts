@@ -1,13 +1,18 @@
-// Process entry: configuration, clients, NATS, server, signals.
+// Process entry: tracing, configuration, clients, NATS, server, signals.
 import { connectBus } from "@support/bus";
 import { createLogger } from "@support/logging";
 import { runUntilSignal } from "@support/runtime";
+import { startTracing } from "@support/tracing";
 import { createClients } from "./clients.ts";
 import { loadGatewayConfig } from "./config.ts";
 import { createServer } from "./server.ts";
 
+// First, before any connection: the SDK is registered (when OTEL_* asks for it) before the
+// clients it traces exist.
+const tracing = await startTracing({ serviceName: "gateway" });
 const config = loadGatewayConfig();
 const logger = createLogger({ service: "gateway", level: config.LOG_LEVEL });
+if (tracing.enabled) logger.info({ endpoint: tracing.endpoint }, "exporting traces over OTLP");
 
 await runUntilSignal(async () => {
   const nc = await connectBus(config.NATS_URL, "gateway", logger);
@@ -15,11 +20,13 @@ await runUntilSignal(async () => {
   const server = createServer({ config, logger, clients, nc });
   await server.start();
   return {
-    // Stop taking requests and finish the running ones, then let go of NATS.
+    // Stop taking requests and finish the running ones, then let go of NATS, then export the
+    // spans still buffered.
     async stop() {
       await server.stop();
       clients.close?.();
       if (!nc.isClosed()) await nc.drain();
+      await tracing.shutdown();
     },
   };
 }, logger, config.SHUTDOWN_TIMEOUT_MS);

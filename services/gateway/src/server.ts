@@ -1,5 +1,5 @@
 // Builds the gateway from its dependencies (no globals: tests start it in-process on port 0).
-// Middleware, outermost first: request id -> access log -> errors -> request deadline -> router. Per route the
+// Middleware, outermost first: request id -> tracing -> access log -> errors -> request deadline -> router. Per route the
 // router runs: API key check -> JSON body -> OpenAPI validation -> handler, so that an
 // unknown route is a 404 and a missing key a 403 before any body is read.
 import { randomUUID } from "node:crypto";
@@ -21,6 +21,7 @@ import { errorHandler, HttpProblem } from "./middleware/errors.ts";
 import { jsonBody } from "./middleware/json-body.ts";
 import { requestDeadline } from "./middleware/request-deadline.ts";
 import { requestId } from "./middleware/request-id.ts";
+import { tracing } from "./middleware/tracing.ts";
 import { registerDocsRoutes } from "./openapi/docs.ts";
 import { registerAnnouncementRoutes } from "./routes/announcements.ts";
 import { registerAttachmentRoutes } from "./routes/attachments.ts";
@@ -113,6 +114,7 @@ export function createServer(deps: GatewayDeps): Gateway {
 
   const app = new Koa<GatewayState>();
   app.use(requestId());
+  app.use(tracing());
   app.use(accessLog(logger));
   app.use(errorHandler(logger));
   // DELETE /player waits for the erasure in every service, longer than any other request.

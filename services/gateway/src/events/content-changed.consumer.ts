@@ -1,7 +1,7 @@
 // Keeps the gateway's caches honest: content publishes an event after every change it
 // commits, and every gateway replica listens (a plain core NATS subscription, no queue
 // group, so each replica gets every event) and evicts what the event makes stale.
-import type { NatsConnection } from "@support/bus";
+import { withConsumerSpan, type NatsConnection } from "@support/bus";
 import type { Logger } from "@support/logging";
 import type { Startable } from "@support/runtime";
 import type { ApiKeyCache } from "../auth.ts";
@@ -57,13 +57,15 @@ async function subscribe(nc: NatsConnection, prefix: string, targets: EventTarge
         clearAll(targets);
         return;
       }
-      let envelope: unknown;
-      try {
-        envelope = JSON.parse(msg.string());
-      } catch {
-        envelope = undefined;
-      }
-      if (!applyContentEvent(envelope, targets)) logger.warn({ subject: msg.subject }, "ignored a content event that is not an envelope");
+      void withConsumerSpan(msg, "gateway-content-changed", () => {
+        let envelope: unknown;
+        try {
+          envelope = JSON.parse(msg.string());
+        } catch {
+          envelope = undefined;
+        }
+        if (!applyContentEvent(envelope, targets)) logger.warn({ subject: msg.subject }, "ignored a content event that is not an envelope");
+      });
     },
   });
   const statuses = nc.status() as AsyncIterable<{ type: string }> & { stop?: () => void };

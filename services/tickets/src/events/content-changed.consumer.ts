@@ -1,7 +1,7 @@
 // Evicts a company's cached reference data when content announces a change (any content.*
 // event: tags, fields, games, company settings). A plain NATS subscription is enough: a
 // missed event only delays the refresh until the TTL ends.
-import { subjectFor, type EventEnvelope, type NatsConnection } from "@support/bus";
+import { subjectFor, withConsumerSpan, type EventEnvelope, type NatsConnection } from "@support/bus";
 import type { Logger } from "@support/logging";
 import type { Startable } from "@support/runtime";
 import type { ContentReference } from "../reference/content-reference.ts";
@@ -15,14 +15,16 @@ export function createContentChangedConsumer(deps: { nc: NatsConnection; natsPre
       subscription = sub;
       loop = (async () => {
         for await (const message of sub) {
-          try {
-            const envelope = message.json<EventEnvelope>();
-            if (typeof envelope.companyId === "string") deps.reference.evictCompany(envelope.companyId);
-            else deps.reference.clear();
-          } catch (error) {
-            deps.logger.warn({ err: error, subject: message.subject }, "unreadable content event; clearing the reference cache");
-            deps.reference.clear();
-          }
+          await withConsumerSpan(message, "tickets-content-changed", () => {
+            try {
+              const envelope = message.json<EventEnvelope>();
+              if (typeof envelope.companyId === "string") deps.reference.evictCompany(envelope.companyId);
+              else deps.reference.clear();
+            } catch (error) {
+              deps.logger.warn({ err: error, subject: message.subject }, "unreadable content event; clearing the reference cache");
+              deps.reference.clear();
+            }
+          });
         }
       })();
     },
