@@ -74,3 +74,25 @@ describe("reference caches", () => {
     }
   });
 });
+
+describe("reference caches' size bound", () => {
+  it("keeps at most a quarter of maxBytes of bodies per kind, the least recently used going first", async () => {
+    // 4,000 bytes in all: 1,000 per kind, room for three 300-byte bodies.
+    const caches = createReferenceCaches({ ttlMs: 10_000, maxBytes: 4_000 });
+    const body = (company: string) => company.repeat(300);
+    for (const company of ["a", "b", "c", "d"]) await caches.games.get(company, async () => body(company));
+    expect(caches.games.size).toBe(3);
+    expect(caches.games.calculatedSize).toBe(900);
+    expect(caches.games.get("a", async () => "reloaded")).toBeInstanceOf(Promise);
+    expect(caches.games.get("d", async () => "reloaded")).toBe(body("d"));
+    // Other kinds have their own quarter.
+    await caches.tags.get("a", async () => body("a"));
+    expect(caches.tags.size).toBe(1);
+  });
+
+  it("answers a body larger than the bound without keeping it", async () => {
+    const caches = createReferenceCaches({ ttlMs: 10_000, maxBytes: 4_000 });
+    expect(await caches.fields.get("a", async () => "é".repeat(600))).toBe("é".repeat(600)); // 1,200 UTF-8 bytes
+    expect(caches.fields.size).toBe(0);
+  });
+});
