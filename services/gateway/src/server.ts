@@ -106,7 +106,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     media: clients.media,
     playerSide: clients.playerSide,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    sessions: createSessionCache({ max: config.SESSION_CACHE_MAX }),
+    sessions: createSessionCache({ max: config.SESSION_CACHE_MAX, maxBytes: config.SESSION_CACHE_MAX_BYTES }),
     limiter: createPlayerApiRateLimiter(clients.players, config),
   });
   api.assertComplete();

@@ -47,11 +47,23 @@ export const SESSION_NEGATIVE_CACHE_TTL_MS = 2_000;
 
 export type SessionCache = CoalescingCache<PlayerSession>;
 
-export function createSessionCache(options: { ttlMs?: number; negativeTtlMs?: number; max?: number } = {}): SessionCache {
+export const DEFAULT_SESSION_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The size a cached session is counted as: its metadata (up to 100 tags and 100 fields of up to
+ * 10,000 characters each, so up to ~1 MB) in UTF-8 bytes, plus a fixed part for the rest. The
+ * entry count alone would let 50,000 large sessions take gigabytes.
+ */
+export function sessionSize(session: PlayerSession): number {
+  return 512 + Buffer.byteLength(JSON.stringify(session.player)) + Buffer.byteLength(JSON.stringify(session.tags)) + Buffer.byteLength(JSON.stringify(session.fields));
+}
+
+export function createSessionCache(options: { ttlMs?: number; negativeTtlMs?: number; max?: number; maxBytes?: number } = {}): SessionCache {
   const ttlMs = options.ttlMs ?? SESSION_CACHE_TTL_MS;
   const negativeTtlMs = options.negativeTtlMs ?? SESSION_NEGATIVE_CACHE_TTL_MS;
   return new CoalescingCache<PlayerSession>({
     max: options.max ?? 50_000,
+    maxSize: { total: options.maxBytes ?? DEFAULT_SESSION_CACHE_MAX_BYTES, sizeOf: sessionSize },
     ttlMs,
     ttlOf: (session) => (session === UNKNOWN_SESSION ? negativeTtlMs : Math.max(1, Math.min(ttlMs, session.expiresAt - Date.now()))),
   });
