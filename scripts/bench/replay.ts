@@ -79,7 +79,7 @@ async function stopGateway(): Promise<boolean> {
           method: "POST",
           path: "/tickets",
           headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify({ gameId, message: `Replay ${Date.now()}-${n}: my purchase did not arrive`, language: "en", channels: ["email"], metadata: { player: { id: `replay-${Date.now()}-${n}` } } }),
+          body: JSON.stringify({ gameId, message: `Replay ${Date.now()}-${n}: my purchase did not arrive`, language: "en", channels: ["email"], metadata: { player: { id: `replay-${Date.now()}-${n}`, email: `replay-${n}@example.com` } } }),
         }
       : { name: "GET /games", method: "GET", path: "/games", headers: { authorization: `Bearer ${key}` } };
   });
@@ -106,7 +106,7 @@ async function stopGateway(): Promise<boolean> {
         cut: result.cut,
         closedBeforeAnswer: result.closedBeforeAnswer,
         refused: result.refused,
-        badErrorBodies: bad.slice(0, 5),
+        badErrorBodies: bad.slice(0, 5).map((a) => `${a.request} ${a.status} ${a.body.slice(0, 200)}`),
       },
       null,
       2,
