@@ -1,9 +1,9 @@
 // Checks by hand against the local stack of `make up` (gateway on :8080, services on
 // :50051-50054, demo tenant in .data/demo-tenant.json), using the fault suite's load and
 // keep-alive clients. docs/operations.md ("Checked by hand") records the runs.
-//   node scripts/bench/replay.ts kill <content|tickets|media|players>  SIGKILL of one service under load
-//   node scripts/bench/replay.ts stop-gateway                          SIGTERM of the gateway under 32 keep-alive connections
-//   node scripts/bench/replay.ts gzip                                  a corrupt gzip body
+//   pnpm exec node scripts/bench/replay.ts kill <content|tickets|media|players>  SIGKILL of one service under load
+//   pnpm exec node scripts/bench/replay.ts stop-gateway                          SIGTERM of the gateway under 32 keep-alive connections
+//   pnpm exec node scripts/bench/replay.ts gzip                                  a corrupt gzip body
 // Each prints its findings as JSON and exits 1 when a client saw something outside the contract.
 import { execFileSync } from "node:child_process";
 import { gzipSync } from "node:zlib";
@@ -139,7 +139,7 @@ const scenarios: Record<string, () => Promise<boolean>> = {
 };
 const run = scenarios[scenario ?? ""];
 if (!run) {
-  console.error(`usage: node scripts/bench/replay.ts kill <service> | stop-gateway | gzip`);
+  console.error(`usage: pnpm exec node scripts/bench/replay.ts kill <service> | stop-gateway | gzip`);
   process.exit(2);
 }
 process.exit((await run()) ? 0 : 1);
