@@ -137,7 +137,8 @@ export function createSessionAuth(players: PlayersClient, cache: SessionCache): 
 export type PlayerApiRateLimitConfig = Pick<
   GatewayConfig,
   "PLAYER_API_RATE_LIMIT_PER_SESSION" | "PLAYER_API_RATE_LIMIT_PER_ADDRESS" | "PUBLIC_RATE_LIMIT_WINDOW_SECONDS" | "TRUST_PROXY"
->;
+> &
+  Partial<Pick<GatewayConfig, "RATE_LIMIT_REFUSED_CACHE_MAX">>;
 
 /**
  * The abuse limits of `/player-api` on the shared counters (players.ConsumeRateLimit, like the
@@ -153,6 +154,7 @@ export function createPlayerApiRateLimiter(players: PlayersClient, config: Playe
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     keyPrefix: "player-api:",
     credential: "session",
+    refusedCacheMax: config.RATE_LIMIT_REFUSED_CACHE_MAX,
   });
 }
 
