@@ -1,4 +1,4 @@
-// `pnpm bench [reference|tickets]`: throughput and latency of the request path, each layer
+// `pnpm bench [reference|tickets|soak]`: throughput and latency of the request path, each layer
 // measured in the same run so the ratios mean something on whatever machine runs it. Not a
 // test: numbers go to stdout and to scripts/bench/results/<suite>.json; docs/performance.md
 // records them. Progress goes to stderr.
@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { durationSeconds, measure, type Row, type SuiteResult } from "./measure.ts";
 import { cleanup, freePort, isCleaningUp, root, start, startStack, waitForHttp } from "./stack.ts";
+import { soakSuite } from "./soak.ts";
 import { ticketsSuite } from "./tickets.ts";
 
 const here = import.meta.dirname;
@@ -58,7 +59,7 @@ function report(suite: string, result: SuiteResult): void {
 }
 
 const suite = process.argv[2] ?? "reference";
-const suites: Record<string, () => Promise<SuiteResult>> = { reference: referenceSuite, tickets: ticketsSuite };
+const suites: Record<string, () => Promise<SuiteResult>> = { reference: referenceSuite, tickets: ticketsSuite, soak: soakSuite };
 const runSuite = suites[suite];
 if (!runSuite) {
   console.error(`Unknown suite ${suite}; known: ${Object.keys(suites).join(", ")}`);
@@ -68,6 +69,9 @@ let exitCode = 0;
 try {
   report(suite, await runSuite());
 } catch (error) {
+  // A suite that measured but missed its limits (the soak) carries its report: keep it.
+  const result = (error as { result?: SuiteResult }).result;
+  if (result) report(suite, result);
   // After Ctrl-C the suite fails on the stack going away: not worth printing.
   if (!isCleaningUp()) console.error(error);
   exitCode = 1;

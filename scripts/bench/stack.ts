@@ -3,6 +3,7 @@
 // database dropped, by `cleanup()`: at the end of a suite and on Ctrl-C / SIGTERM.
 import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { closeSync, openSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import pg from "pg";
@@ -30,16 +31,26 @@ export async function freePort(): Promise<number> {
   });
 }
 
+export interface StartOptions {
+  /** Stdout and stderr (the JSON logs) appended to this file instead of forwarded to stderr. */
+  logFile?: string;
+  /** Node options of the child (e.g. a heap limit, a preload). */
+  execArgv?: string[];
+}
+
 /** A long-running child (a server); stopped by cleanup(). */
-export function start(script: string, env: Record<string, string>, quiet = true): ChildProcess {
+export function start(script: string, env: Record<string, string>, quiet = true, options: StartOptions = {}): ChildProcess {
+  const log = options.logFile === undefined ? undefined : openSync(options.logFile, "a");
   const child = fork(script, [], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: "warn", ...env },
-    stdio: quiet ? ["ignore", "ignore", "pipe", "ipc"] : ["ignore", "inherit", "pipe", "ipc"],
+    execArgv: options.execArgv ?? [],
+    stdio: log !== undefined ? ["ignore", log, log, "ipc"] : quiet ? ["ignore", "ignore", "pipe", "ipc"] : ["ignore", "inherit", "pipe", "ipc"],
   });
+  if (log !== undefined) closeSync(log);
   // Forwarded until cleanup starts: on Ctrl-C the services (which get the signal too) would
   // otherwise log every request still in flight.
-  child.stderr!.on("data", (chunk: Buffer) => {
+  child.stderr?.on("data", (chunk: Buffer) => {
     if (!cleaning) process.stderr.write(chunk);
   });
   children.push(child);
@@ -134,6 +145,15 @@ export interface Stack {
   env: Record<string, string>;
   /** `pnpm admin apply <file>` (tools/admin) against this stack's content and players services. */
   applyTenant(file: string): Promise<TenantResult>;
+  /** The service processes, the gateway last. */
+  processes: { name: string; child: ChildProcess }[];
+}
+
+export interface StackOptions {
+  /** Where each service's logs go: `<logDir>/<service>.log` (JSON lines); forwarded to stderr when unset. */
+  logDir?: string;
+  /** Node options of every service process. */
+  execArgv?: string[];
 }
 
 /**
@@ -142,7 +162,7 @@ export interface Stack {
  * `env` is added to every service's environment. The database and the run's streams are
  * removed by cleanup().
  */
-export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
   const run = randomBytes(4).toString("hex");
   const adminUrl = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
   const database = `bench_${run}`;
@@ -190,12 +210,18 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   // Content and players serve the admin RPCs the admin tool calls, with this run's token.
   const adminToken = randomBytes(24).toString("base64url");
   progress(`starting the stack in database ${database}`);
+  const processes: Stack["processes"] = [];
+  const startOptions = (service: string): StartOptions => ({
+    ...(options.logDir !== undefined ? { logFile: path.join(options.logDir, `${service}.log`) } : {}),
+    ...(options.execArgv !== undefined ? { execArgv: options.execArgv } : {}),
+  });
   for (const service of ["content", "tickets", "media", "players"] as const) {
     await runProcess(path.join(root, `services/${service}/src/migrate.ts`), [], common);
     const admin: Record<string, string> = service === "content" || service === "players" ? { ADMIN_TOKEN: adminToken } : {};
-    start(path.join(root, `services/${service}/src/main.ts`), { ...common, ...admin, PORT: String(ports[service]) });
+    const child = start(path.join(root, `services/${service}/src/main.ts`), { ...common, ...admin, PORT: String(ports[service]) }, true, startOptions(service));
+    processes.push({ name: service, child });
   }
-  start(path.join(root, "services/gateway/src/main.ts"), { ...common, PORT: String(ports.gateway) });
+  processes.push({ name: "gateway", child: start(path.join(root, "services/gateway/src/main.ts"), { ...common, PORT: String(ports.gateway) }, true, startOptions("gateway")) });
   const gateway = `http://127.0.0.1:${ports.gateway}`;
   await waitForHttp(`${gateway}/healthz`, 60_000);
   await waitForHttp(`${common.CONTENT_URL}/healthz`, 60_000);
@@ -207,6 +233,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     databaseUrl,
     adminUrl,
     env: common,
+    processes,
     applyTenant: async (file) =>
       JSON.parse(await runProcess(path.join(root, "tools/admin/src/cli.ts"), ["apply", file], { ...common, ADMIN_TOKEN: adminToken })) as TenantResult,
   };

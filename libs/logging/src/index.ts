@@ -39,6 +39,44 @@ export interface LoggerSettings {
   level?: string;
   /** A writable destination; stderr by default so stdout stays free for command output. */
   destination?: NodeJS.WritableStream;
+  /** Bound of the default destination's buffer; LOG_BUFFER_MAX_BYTES or 16 MiB by default. */
+  maxBufferBytes?: number;
+}
+
+export const DEFAULT_LOG_BUFFER_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * stderr, written asynchronously. Lines wait in memory while the reader of stderr (a terminal,
+ * a pipe, the container runtime's log collector) does not keep up; without a bound a stalled
+ * reader grows the process until it is killed. Past `maxBytes` new lines are dropped instead,
+ * and the number dropped is logged once the buffer has room again.
+ */
+export function createLogDestination(options: { fd?: number; maxBytes?: number } = {}): ReturnType<typeof pino.destination> {
+  const fromEnv = Number(process.env.LOG_BUFFER_MAX_BYTES);
+  const maxBytes = options.maxBytes ?? (Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_LOG_BUFFER_MAX_BYTES);
+  const stream = pino.destination({ dest: options.fd ?? 2, sync: false, maxLength: maxBytes });
+  let dropped = 0;
+  let writingNotice = false;
+  let noticeDropped = false;
+  stream.on("drop", () => {
+    if (writingNotice) noticeDropped = true;
+    else dropped++;
+  });
+  // The first line that fits again is followed by how many were lost, as a JSON line of its own.
+  const write = stream.write.bind(stream);
+  stream.write = (data: string) => {
+    const before = dropped;
+    const result = write(data);
+    if (dropped > 0 && dropped === before) {
+      writingNotice = true;
+      noticeDropped = false;
+      write(`${JSON.stringify({ level: 40, time: new Date().toISOString(), msg: `${dropped} log lines dropped: the reader of the logs did not keep up` })}\n`);
+      writingNotice = false;
+      if (!noticeDropped) dropped = 0;
+    }
+    return result;
+  };
+  return stream;
 }
 
 export function createLogger(settings: LoggerSettings): Logger {
@@ -64,7 +102,7 @@ export function createLogger(settings: LoggerSettings): Logger {
     },
     redact: { paths: ["req.headers.authorization", "*.authorization", "*.apiKey", "*.secret"], censor: "[redacted]" },
   };
-  return pino(options, settings.destination ?? pino.destination({ dest: 2, sync: false }));
+  return pino(options, settings.destination ?? createLogDestination(settings.maxBufferBytes !== undefined ? { maxBytes: settings.maxBufferBytes } : {}));
 }
 
 export { backoffDelay, createFailureEpisode, type FailureEpisode } from "./episode.ts";

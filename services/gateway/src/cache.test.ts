@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CoalescingCache, createReferenceCaches } from "./cache.ts";
+import { createSessionCache, sessionSize, type PlayerSession } from "./routes/player-side.ts";
 
 const deferred = <T>() => {
   let resolve!: (value: T) => void;
@@ -72,5 +73,53 @@ describe("reference caches", () => {
       expect(caches[kind].get("A", async () => "x")).toBeInstanceOf(Promise);
       expect(caches[kind].get("B", async () => "x")).toBe(`${kind}-B`);
     }
+  });
+});
+
+describe("reference caches' size bound", () => {
+  it("keeps at most a quarter of maxBytes of bodies per kind, the least recently used going first", async () => {
+    // 4,000 bytes in all: 1,000 per kind, room for three 300-byte bodies.
+    const caches = createReferenceCaches({ ttlMs: 10_000, maxBytes: 4_000 });
+    const body = (company: string) => company.repeat(300);
+    for (const company of ["a", "b", "c", "d"]) await caches.games.get(company, async () => body(company));
+    expect(caches.games.size).toBe(3);
+    expect(caches.games.calculatedSize).toBe(900);
+    expect(caches.games.get("a", async () => "reloaded")).toBeInstanceOf(Promise);
+    expect(caches.games.get("d", async () => "reloaded")).toBe(body("d"));
+    // Other kinds have their own quarter.
+    await caches.tags.get("a", async () => body("a"));
+    expect(caches.tags.size).toBe(1);
+  });
+
+  it("answers a body larger than the bound without keeping it", async () => {
+    const caches = createReferenceCaches({ ttlMs: 10_000, maxBytes: 4_000 });
+    expect(await caches.fields.get("a", async () => "é".repeat(600))).toBe("é".repeat(600)); // 1,200 UTF-8 bytes
+    expect(caches.fields.size).toBe(0);
+  });
+});
+
+describe("session cache's size bound", () => {
+  const session = (fieldText: string): PlayerSession => ({
+    companyId: "c",
+    gameId: "g",
+    environmentId: "e",
+    language: "en",
+    player: { id: "p" },
+    tags: ["bug"],
+    fields: { note: fieldText },
+    expiresAt: Date.now() + 60_000,
+  });
+
+  it("counts a session by its metadata, so a few large ones push out the least recently used", async () => {
+    expect(sessionSize(session("x".repeat(10_000)))).toBeGreaterThan(10_000);
+    const cache = createSessionCache({ max: 50_000, maxBytes: 50_000 });
+    for (const code of ["a", "b", "c", "d", "e"]) await cache.get(code, async () => session("x".repeat(10_000)));
+    expect(cache.size).toBe(4);
+    expect(cache.calculatedSize).toBeLessThanOrEqual(50_000);
+    expect(cache.get("a", async () => session(""))).toBeInstanceOf(Promise);
+    // Small sessions: the entry bound applies first.
+    const small = createSessionCache({ max: 3, maxBytes: 50_000 });
+    for (const code of ["a", "b", "c", "d"]) await small.get(code, async () => session(""));
+    expect(small.size).toBe(3);
   });
 });

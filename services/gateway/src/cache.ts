@@ -9,6 +9,8 @@ export interface CoalescingCacheOptions<V> {
   ttlMs: number;
   /** A per-value TTL (e.g. shorter for negative answers); defaults to ttlMs. */
   ttlOf?: (value: V) => number;
+  /** A bound of the values' total size as well (sizeOf(value) each); a larger value is served but not kept. */
+  maxSize?: { total: number; sizeOf: (value: V) => number };
 }
 
 /**
@@ -24,7 +26,12 @@ export class CoalescingCache<V extends NonNullable<unknown>> {
   readonly #ttlOf: ((value: V) => number) | undefined;
 
   constructor(options: CoalescingCacheOptions<V>) {
-    this.#entries = new LRUCache<string, V>({ max: options.max, ttl: options.ttlMs, ttlAutopurge: false });
+    this.#entries = new LRUCache<string, V>({
+      max: options.max,
+      ttl: options.ttlMs,
+      ttlAutopurge: false,
+      ...(options.maxSize ? { maxSize: options.maxSize.total, sizeCalculation: (value: V) => Math.max(1, options.maxSize!.sizeOf(value)) } : {}),
+    });
     this.#ttlOf = options.ttlOf;
   }
 
@@ -67,6 +74,11 @@ export class CoalescingCache<V extends NonNullable<unknown>> {
   get size(): number {
     return this.#entries.size;
   }
+
+  /** The total size of the kept values (0 without a size bound). */
+  get calculatedSize(): number {
+    return this.#entries.calculatedSize;
+  }
 }
 
 /** The reference reads served from cache, each as the serialized JSON response body. */
@@ -79,8 +91,17 @@ export type ReferenceCaches = Record<ReferenceKind, CoalescingCache<string>> & {
   clear(): void;
 };
 
-export function createReferenceCaches(options: { ttlMs: number; maxCompanies?: number }): ReferenceCaches {
-  const make = () => new CoalescingCache<string>({ max: options.maxCompanies ?? 10_000, ttlMs: options.ttlMs });
+export const DEFAULT_REFERENCE_CACHE_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * One cache per kind, each bounded by `maxCompanies` entries and by a quarter of `maxBytes` of
+ * response bodies (UTF-8 bytes): a company with hundreds of fields has a large body, and the
+ * entry count alone would let 10,000 such companies take hundreds of MB.
+ */
+export function createReferenceCaches(options: { ttlMs: number; maxCompanies?: number; maxBytes?: number }): ReferenceCaches {
+  const total = Math.max(REFERENCE_KINDS.length, Math.floor((options.maxBytes ?? DEFAULT_REFERENCE_CACHE_MAX_BYTES) / REFERENCE_KINDS.length));
+  const make = () =>
+    new CoalescingCache<string>({ max: options.maxCompanies ?? 10_000, ttlMs: options.ttlMs, maxSize: { total, sizeOf: (body) => Buffer.byteLength(body) } });
   const caches = { games: make(), tags: make(), fields: make(), announcements: make() };
   return {
     ...caches,

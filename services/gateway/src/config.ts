@@ -21,6 +21,9 @@ export const configSpecs = {
   REFERENCE_CACHE_TTL_MS: num({ default: 60_000, desc: "Lifetime of cached games/tags/fields/announcements per company (content events evict sooner)" }),
   API_KEY_CACHE_MAX: num({ default: 50_000, desc: "Most API keys (known or unknown) kept in the cache; the least recently used go first" }),
   REFERENCE_CACHE_MAX_COMPANIES: num({ default: 10_000, desc: "Most companies whose games/tags/fields/announcements are kept in the cache (per kind)" }),
+  REFERENCE_CACHE_MAX_BYTES: num({ default: 16_777_216, desc: "Most bytes of cached games/tags/fields/announcements response bodies (all companies, a quarter per kind); the least recently used go first" }),
+  RATE_LIMIT_REFUSED_CACHE_MAX: num({ default: 20_000, desc: "Most rate-limit buckets remembered as over their limit (refused without asking players); the least recently used go first" }),
+  SESSION_CACHE_MAX_BYTES: num({ default: 33_554_432, desc: "Most bytes of cached player sessions (their metadata counted in UTF-8 bytes, plus 512 each); the least recently used go first" }),
   SESSION_CACHE_MAX: num({ default: 50_000, desc: "Most player session codes (known or unknown) kept in the cache of /player-api" }),
   RPC_TIMEOUT_MS: num({ default: 5_000, desc: "Deadline of one call to an internal service" }),
   REQUEST_TIMEOUT_MS: num({
@@ -74,7 +77,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
   if (!Number.isInteger(config.RPC_BREAKER_FAILURES) || config.RPC_BREAKER_FAILURES < 1) throw new ConfigError("Invalid configuration: RPC_BREAKER_FAILURES must be a positive integer");
   if (config.RPC_RETRY_RATIO < 0 || config.RPC_RETRY_RATIO > 1) throw new ConfigError("Invalid configuration: RPC_RETRY_RATIO must be from 0 to 1");
   if (config.RPC_RESOLVE_INTERVAL_MS < 100) throw new ConfigError("Invalid configuration: RPC_RESOLVE_INTERVAL_MS must be at least 100");
-  for (const name of ["API_KEY_CACHE_MAX", "REFERENCE_CACHE_MAX_COMPANIES", "SESSION_CACHE_MAX"] as const) {
+  for (const name of ["API_KEY_CACHE_MAX", "REFERENCE_CACHE_MAX_COMPANIES", "REFERENCE_CACHE_MAX_BYTES", "SESSION_CACHE_MAX", "SESSION_CACHE_MAX_BYTES", "RATE_LIMIT_REFUSED_CACHE_MAX"] as const) {
     if (!Number.isInteger(config[name]) || config[name] < 1) throw new ConfigError(`Invalid configuration: ${name} must be a positive integer`);
   }
   return config;

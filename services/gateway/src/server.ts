@@ -73,7 +73,11 @@ function unmatchedRoute(router: GatewayRouter): GatewayMiddleware {
 export function createServer(deps: GatewayDeps): Gateway {
   const { config, logger, clients } = deps;
   const caches = {
-    reference: createReferenceCaches({ ttlMs: config.REFERENCE_CACHE_TTL_MS, maxCompanies: config.REFERENCE_CACHE_MAX_COMPANIES }),
+    reference: createReferenceCaches({
+      ttlMs: config.REFERENCE_CACHE_TTL_MS,
+      maxCompanies: config.REFERENCE_CACHE_MAX_COMPANIES,
+      maxBytes: config.REFERENCE_CACHE_MAX_BYTES,
+    }),
     keys: createApiKeyCache({ ttlMs: config.API_KEY_CACHE_TTL_MS, negativeTtlMs: config.API_KEY_NEGATIVE_CACHE_TTL_MS, max: config.API_KEY_CACHE_MAX }),
   };
   let stopping = false;
@@ -107,7 +111,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     media: clients.media,
     playerSide: clients.playerSide,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    sessions: createSessionCache({ max: config.SESSION_CACHE_MAX }),
+    sessions: createSessionCache({ max: config.SESSION_CACHE_MAX, maxBytes: config.SESSION_CACHE_MAX_BYTES }),
     limiter: createPlayerApiRateLimiter(clients.players, config),
   });
   api.assertComplete();

@@ -1,6 +1,6 @@
 // The tickets service's configuration, from environment variables only.
 import { createHmac } from "node:crypto";
-import { loadConfig, num, str } from "@support/config";
+import { ConfigError, loadConfig, num, str } from "@support/config";
 import { portSpec, rpcClientConfigSpecs, serviceConfigSpecs } from "@support/runtime";
 
 export const configSpecs = {
@@ -17,6 +17,7 @@ export const configSpecs = {
     desc: "HMAC key of GET /tickets cursors; the same on every replica. Empty: derived from DATABASE_URL (development only)",
   }),
   CONTENT_CACHE_TTL_MS: num({ default: 30_000, desc: "Longest staleness of cached company settings, games, tags and fields" }),
+  CONTENT_CACHE_MAX_ENTRIES: num({ default: 10_000, desc: "Most cached content entries (three per company and one per game used); the least recently used go first" }),
   AUTO_CLOSE_INTERVAL_MS: num({ default: 60_000, desc: "Period of the sweep closing waiting tickets (0 disables it)" }),
 };
 
@@ -28,6 +29,10 @@ export type TicketsConfig = ReturnType<typeof loadRaw> & { readonly cursorSecret
 
 export function loadTicketsConfig(env: Record<string, string | undefined> = process.env): TicketsConfig {
   const raw = loadRaw(env);
+  // 0 would make the cache unbounded (lru-cache then limits by TTL only).
+  if (!Number.isInteger(raw.CONTENT_CACHE_MAX_ENTRIES) || raw.CONTENT_CACHE_MAX_ENTRIES < 1) {
+    throw new ConfigError("Invalid configuration: CONTENT_CACHE_MAX_ENTRIES must be a positive integer");
+  }
   return Object.freeze({ ...raw, cursorSecret: cursorSecretOf(raw.CURSOR_SECRET, raw.DATABASE_URL) });
 }
 

@@ -32,7 +32,7 @@ export interface TicketsServer extends ServiceHost {
 export function createServer(deps: TicketsDeps): TicketsServer {
   const { config, logger } = deps;
   const clients = deps.clients ?? createClients(config);
-  const reference = createContentReference(clients.content, { ttlMs: config.CONTENT_CACHE_TTL_MS });
+  const reference = createContentReference(clients.content, { ttlMs: config.CONTENT_CACHE_TTL_MS, maxEntries: config.CONTENT_CACHE_MAX_ENTRIES });
   const ctx: TicketsContext = {
     db: deps.db,
     logger,

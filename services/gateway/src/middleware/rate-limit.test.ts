@@ -63,7 +63,7 @@ describe("public rate limiter", () => {
 
   function setup(
     decide: (buckets: RateLimitBucket[]) => RateLimitDecision,
-    settings: { perAddress?: number; perToken?: number; keyPrefix?: string; credential?: "token" | "session" } = {},
+    settings: { perAddress?: number; perToken?: number; keyPrefix?: string; credential?: "token" | "session"; refusedCacheMax?: number } = {},
   ) {
     const calls: RateLimitBucket[][] = [];
     let now = 1_000_000;
@@ -79,6 +79,7 @@ describe("public rate limiter", () => {
         trustProxy: { mode: "none" },
         keyPrefix: settings.keyPrefix,
         credential: settings.credential,
+        refusedCacheMax: settings.refusedCacheMax,
       },
       () => now,
     );
@@ -117,6 +118,18 @@ describe("public rate limiter", () => {
     t.advance(7_001);
     await expect(t.run()).rejects.toMatchObject({ status: 429 });
     expect(t.calls).toHaveLength(3);
+  });
+
+  it("remembers at most refusedCacheMax refused buckets, the least recently used going first", async () => {
+    const t = setup((buckets) => ({ allowed: false, exceededKey: buckets[0]!.key, retryAfterSeconds: 30 }), { refusedCacheMax: 2 });
+    for (const address of ["198.51.100.1", "198.51.100.2", "198.51.100.3"]) await expect(t.run(address)).rejects.toMatchObject({ status: 429 });
+    expect(t.calls).toHaveLength(3);
+    // .3 and .2 are remembered (refused without a call); .1 was pushed out and is asked again.
+    await expect(t.run("198.51.100.3")).rejects.toMatchObject({ status: 429 });
+    await expect(t.run("198.51.100.2")).rejects.toMatchObject({ status: 429 });
+    expect(t.calls).toHaveLength(3);
+    await expect(t.run("198.51.100.1")).rejects.toMatchObject({ status: 429 });
+    expect(t.calls).toHaveLength(4);
   });
 
   it("names the token when the token's budget is spent", async () => {

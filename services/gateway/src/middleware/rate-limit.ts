@@ -42,6 +42,8 @@ export interface RateLimitSettings {
   keyPrefix?: string | undefined;
   /** What the second bucket counts: an environment token (default) or a session code's hash. */
   credential?: "token" | "session" | undefined;
+  /** Most buckets remembered as over their limit (20,000 by default); the least recently used go first. */
+  refusedCacheMax?: number | undefined;
 }
 
 /**
@@ -127,7 +129,7 @@ function tooManyRequests(key: string, retryAfterSeconds: number, prefix: string)
 export function createPublicRateLimiter(store: RateLimitStore, settings: RateLimitSettings, clock: () => number = Date.now): PublicRateLimiter {
   // bucket key -> epoch ms until which the bucket is known to be over its limit. Stale entries
   // are ignored when read and pushed out by newer ones (bounded size).
-  const refused = new LRUCache<string, number>({ max: 20_000 });
+  const refused = new LRUCache<string, number>({ max: settings.refusedCacheMax ?? 20_000 });
   const prefix = settings.keyPrefix ?? "";
   const credential = settings.credential ?? "token";
 

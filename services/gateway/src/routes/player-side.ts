@@ -47,11 +47,23 @@ export const SESSION_NEGATIVE_CACHE_TTL_MS = 2_000;
 
 export type SessionCache = CoalescingCache<PlayerSession>;
 
-export function createSessionCache(options: { ttlMs?: number; negativeTtlMs?: number; max?: number } = {}): SessionCache {
+export const DEFAULT_SESSION_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The size a cached session is counted as: its metadata (up to 100 tags and 100 fields of up to
+ * 10,000 characters each, so up to ~1 MB) in UTF-8 bytes, plus a fixed part for the rest. The
+ * entry count alone would let 50,000 large sessions take gigabytes.
+ */
+export function sessionSize(session: PlayerSession): number {
+  return 512 + Buffer.byteLength(JSON.stringify(session.player)) + Buffer.byteLength(JSON.stringify(session.tags)) + Buffer.byteLength(JSON.stringify(session.fields));
+}
+
+export function createSessionCache(options: { ttlMs?: number; negativeTtlMs?: number; max?: number; maxBytes?: number } = {}): SessionCache {
   const ttlMs = options.ttlMs ?? SESSION_CACHE_TTL_MS;
   const negativeTtlMs = options.negativeTtlMs ?? SESSION_NEGATIVE_CACHE_TTL_MS;
   return new CoalescingCache<PlayerSession>({
     max: options.max ?? 50_000,
+    maxSize: { total: options.maxBytes ?? DEFAULT_SESSION_CACHE_MAX_BYTES, sizeOf: sessionSize },
     ttlMs,
     ttlOf: (session) => (session === UNKNOWN_SESSION ? negativeTtlMs : Math.max(1, Math.min(ttlMs, session.expiresAt - Date.now()))),
   });
@@ -125,7 +137,8 @@ export function createSessionAuth(players: PlayersClient, cache: SessionCache): 
 export type PlayerApiRateLimitConfig = Pick<
   GatewayConfig,
   "PLAYER_API_RATE_LIMIT_PER_SESSION" | "PLAYER_API_RATE_LIMIT_PER_ADDRESS" | "PUBLIC_RATE_LIMIT_WINDOW_SECONDS" | "TRUST_PROXY"
->;
+> &
+  Partial<Pick<GatewayConfig, "RATE_LIMIT_REFUSED_CACHE_MAX">>;
 
 /**
  * The abuse limits of `/player-api` on the shared counters (players.ConsumeRateLimit, like the
@@ -141,6 +154,7 @@ export function createPlayerApiRateLimiter(players: PlayersClient, config: Playe
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     keyPrefix: "player-api:",
     credential: "session",
+    refusedCacheMax: config.RATE_LIMIT_REFUSED_CACHE_MAX,
   });
 }
 

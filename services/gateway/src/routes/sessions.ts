@@ -18,7 +18,8 @@ import { respond, type ApiRoutes } from "./api.ts";
 type SessionConfig = Pick<
   GatewayConfig,
   "WEB_SUPPORT_URL" | "BODY_LIMIT_BYTES" | "PUBLIC_RATE_LIMIT_PER_ADDRESS" | "PUBLIC_RATE_LIMIT_PER_TOKEN" | "PUBLIC_RATE_LIMIT_WINDOW_SECONDS" | "TRUST_PROXY"
->;
+> &
+  Partial<Pick<GatewayConfig, "RATE_LIMIT_REFUSED_CACHE_MAX">>;
 
 export interface SessionRoutesDeps {
   players: PlayersClient;
@@ -41,6 +42,7 @@ export function createSessionRateLimiter(players: PlayersClient, config: Session
     perToken: config.PUBLIC_RATE_LIMIT_PER_TOKEN,
     windowSeconds: config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
+    refusedCacheMax: config.RATE_LIMIT_REFUSED_CACHE_MAX,
   });
 }
 
