@@ -655,8 +655,9 @@ export interface paths {
          *     - `id: <eventId>` / `event: ticket-event` / `data: <one event>`: an item of
          *       `GET /player-api/tickets/{ticketId}/events` (never a PRIVATE_NOTE), in order.
          *     - `event: ticket-status` / `data: {"status", "resolutionType", "csatScore"}` (no
-         *       `id`): first right after connecting, then whenever one of them changes. A ticket
-         *       closed as `resolved` without a `csatScore` asks the player for a rating.
+         *       `id`): first right after connecting, then whenever one of them changes. A `closed`
+         *       ticket with `resolutionType` `resolved` and no `csatScore` asks the player for a
+         *       rating (`POST /player-api/tickets/{ticketId}/csat`).
          *     - `: ping` every 15 seconds (a comment: keeps proxies from closing the connection).
          *
          *     Without `Last-Event-ID` the stream starts with every event of the ticket; with

@@ -303,7 +303,8 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
     });
     ctx.req.socket.setTimeout(0);
     ctx.req.socket.setNoDelay(true);
-    ctx.req.on("close", () => stream.close());
+    // The response's close, not the request's: a request emits it once its (empty) body is read.
+    ctx.res.on("close", () => stream.close());
     ctx.set("Content-Type", "text/event-stream; charset=utf-8");
     ctx.set("Cache-Control", "no-store");
     // Proxies that buffer (nginx) must pass each event on at once.
