@@ -448,6 +448,19 @@ describe("the web support API through the real stack", () => {
       await elsewhere.close();
     });
 
+    it("ends its open streams when the gateway stops, so the stop does not wait for them", async () => {
+      const replica = await stack.startGateway({ SHUTDOWN_TIMEOUT_MS: 60_000 });
+      const code = await session({ player: { id: "stopping-1" } });
+      const ticketId = await open(code, "Stop");
+      const open1 = await stream(code, ticketId, undefined, replica.url);
+      await open1.waitFor((s) => s.events().length === 1);
+      const started = Date.now();
+      await replica.stop();
+      // Without ending the streams, stop would wait for them until its deadline (59 s here).
+      expect(Date.now() - started).toBeLessThan(30_000);
+      await eventually(async () => (open1 as unknown as { finished: boolean }).finished);
+    });
+
     it("bounds the open streams of one session (429), and frees a slot when a stream closes", async () => {
       const code = await session({ player: { id: "bound-1" } });
       const ticketId = await open(code, "Many tabs");
