@@ -29,8 +29,20 @@ export const configSpecs = {
   HEALTH_CHECK_TIMEOUT_MS: num({ default: 1_000, desc: "Deadline of one grpc.health.v1 Check for /healthz and /readyz" }),
   BODY_LIMIT_BYTES: num({ default: 1_048_576, desc: "Largest accepted request body in bytes (1 MiB); a larger one is answered with 413" }),
   WEB_SUPPORT_URL: url({
-    default: "http://127.0.0.1:8080/support/web",
+    default: "http://127.0.0.1:8080/support/",
     desc: "The public web support page: a session's url is this address with ?sid=<sessionCode> added (its own query is kept)",
+  }),
+  WEB_SUPPORT_DIR: str({
+    default: "",
+    desc: "Folder of the built web support page served at /support/ (empty: apps/web-support/dist of this repository; missing: /support/ answers 503)",
+  }),
+  WEB_SUPPORT_CONNECT_SRC: str({
+    default: "",
+    desc: "Space-separated origins the page may fetch besides its own (CSP connect-src and img-src): the S3 endpoint of the pre-signed uploads and downloads",
+  }),
+  WEB_SUPPORT_FRAME_ANCESTORS: str({
+    default: "'none'",
+    desc: "CSP frame-ancestors of the page: 'none' (in-game web views open it as a page, not in a frame) or the origins allowed to frame it",
   }),
   PUBLIC_RATE_LIMIT_PER_ADDRESS: num({ default: 120, desc: "Requests to the public endpoints per window and client address (0: no limit)" }),
   PUBLIC_RATE_LIMIT_PER_TOKEN: num({ default: 6_000, desc: "Requests to the public endpoints per window and environment token (0: no limit)" }),
@@ -59,6 +71,10 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
   }
   if (!Number.isInteger(config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS) || config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS < 1 || config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS > 86_400) {
     throw new ConfigError("Invalid configuration: PUBLIC_RATE_LIMIT_WINDOW_SECONDS must be an integer from 1 to 86400");
+  }
+  // Each is spliced into the page's Content-Security-Policy header: no directive separators.
+  for (const name of ["WEB_SUPPORT_CONNECT_SRC", "WEB_SUPPORT_FRAME_ANCESTORS"] as const) {
+    if (/[;,\r\n]/.test(config[name])) throw new ConfigError(`Invalid configuration: ${name} must be space-separated CSP sources (no ';' or ',')`);
   }
   for (const name of ["API_KEY_CACHE_MAX", "REFERENCE_CACHE_MAX_COMPANIES", "SESSION_CACHE_MAX"] as const) {
     if (!Number.isInteger(config[name]) || config[name] < 1) throw new ConfigError(`Invalid configuration: ${name} must be a positive integer`);

@@ -32,6 +32,7 @@ import { DELETE_PLAYER_TIMEOUT_MS, registerPlayerRoutes } from "./routes/players
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerTagRoutes } from "./routes/tags.ts";
 import { registerTicketRoutes } from "./routes/tickets.ts";
+import { registerWebSupportRoutes, webSupportOptions } from "./routes/web-support.ts";
 import type { GatewayMiddleware, GatewayRouter, GatewayState } from "./types.ts";
 
 /** How long a connection must have been without a request to be closed as idle at shutdown. */
@@ -82,6 +83,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   const router: GatewayRouter = new Router<GatewayState>({ strict: true });
   registerHealthRoutes(router, createHealthChecker(clients.health, { timeoutMs: config.HEALTH_CHECK_TIMEOUT_MS, cacheMs: 1000 }), () => stopping);
   registerDocsRoutes(router);
+  registerWebSupportRoutes(router, webSupportOptions(config));
   const api = createApiRoutes({
     router,
     authenticate: createAuthMiddleware({ content: clients.content, keys: caches.keys }),
