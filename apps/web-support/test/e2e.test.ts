@@ -10,10 +10,9 @@ import { createRequire } from "node:module";
 import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { deflateSync, crc32 } from "node:zlib";
-import { PutBucketCorsCommand, S3Client, type CORSRule } from "@aws-sdk/client-s3";
 import { createDb, sql, type Kysely } from "@support/db";
 import { startStack, type Stack, type TenantResult } from "@support/gateway/test-stack";
-import { freePort } from "@support/testkit";
+import { allowBrowserOrigins, freePort } from "@support/testkit";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "./browser.ts";
@@ -50,13 +49,17 @@ const tenant = {
         },
         { key: "billing", title: { en: "Payments", ar: "المدفوعات" }, body: { en: "Payments go through the store." } },
       ],
-      contactForm: {
-        title: "About your problem",
-        fields: [
-          { key: "platform", label: "Platform", type: "DROPDOWN", options: ["PC", "Mobile"], required: true },
-          { key: "level", label: "Level reached", type: "TEXT", required: false },
-        ],
-      },
+      collectors: [
+        {
+          ref: "contact",
+          title: "About your problem",
+          contactForm: true,
+          fields: [
+            { key: "platform", label: "Platform", type: "DROPDOWN", options: ["PC", "Mobile"], required: true },
+            { key: "level", label: "Level reached", type: "TEXT", required: false },
+          ],
+        },
+      ],
     },
   ],
 };
@@ -110,15 +113,7 @@ describe("the web support page in a browser", () => {
       },
     });
     // The page uploads and downloads straight from the bucket: it must allow the page's origin.
-    const s3 = new S3Client({
-      endpoint: stack.infra.s3.endpoint,
-      region: stack.infra.s3.region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: stack.infra.s3.accessKeyId, secretAccessKey: stack.infra.s3.secretAccessKey },
-    });
-    const rule: CORSRule = { AllowedOrigins: [base], AllowedMethods: ["GET", "PUT"], AllowedHeaders: ["*"], MaxAgeSeconds: 600 };
-    await s3.send(new PutBucketCorsCommand({ Bucket: stack.infra.s3.bucket, CORSConfiguration: { CORSRules: [rule] } }));
-    s3.destroy();
+    await allowBrowserOrigins(stack.infra.s3, [base]);
     a = await stack.applyTenant(tenant);
     key = a.apiKeys.main!;
     db = createDb({ url: stack.infra.databaseUrl, schema: "players", maxConnections: 1 });
