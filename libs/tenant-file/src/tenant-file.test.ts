@@ -133,4 +133,32 @@ describe("tenant file", () => {
       { path: "blockedPlayers/1/game", message: 'unknown game ref "elsewhere" (not in games)' },
     ]);
   });
+
+  it("accepts localized resources and collectors, and names each bad collector value", () => {
+    const file = minimal() as Record<string, unknown> & ReturnType<typeof minimal>;
+    Object.assign(file.games[0]!, {
+      resources: [{ key: "faq", title: { en: "FAQ", fr: "FAQ" }, body: "# Hi" }, { key: "b", title: "B", body: null }],
+      collectors: [{ ref: "c", title: "Contact", contactForm: true, fields: [{ key: "t", label: "Topic", type: "DROPDOWN", options: ["a"], required: true }] }],
+    });
+    expect(issuesOf(file)).toEqual([]);
+    Object.assign(file.games[0]!, {
+      resources: [{ key: "faq", title: { xx: "?" } }],
+      collectors: [
+        { ref: "c", title: "Contact", contactForm: true, fields: [{ key: "t", label: "Topic", type: "DROPDOWN" }] },
+        { ref: "c", title: "Other", contactForm: true, fields: [{ key: "u", label: "U", type: "COLOR" }, { key: "v", label: "V", type: "TEXT", options: ["x"] }] },
+      ],
+    });
+    expect(issuesOf(file).map((issue) => issue.path).sort()).toEqual([
+      "games/0/collectors/1/fields/0/type",
+      "games/0/resources/0/title/xx",
+    ]);
+    (file.games[0] as { collectors: { fields: { type: string }[] }[] }).collectors[1]!.fields[0]!.type = "TEXT";
+    (file.games[0] as { resources: unknown[] }).resources = [];
+    expect(issuesOf(file).map((issue) => issue.path).sort()).toEqual([
+      "games/0/collectors/0/fields/0/options",
+      "games/0/collectors/1/contactForm",
+      "games/0/collectors/1/fields/1/options",
+      "games/0/collectors/1/ref",
+    ]);
+  });
 });

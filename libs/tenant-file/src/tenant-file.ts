@@ -24,7 +24,9 @@ export interface TenantFile {
       name: string;
       announcement?: { shortContent: LocalizedText; longContent?: LocalizedText | null };
     }[];
-    resources?: { key: string; title: string }[];
+    /** title and body: a string (the company's primary language) or a localization map. */
+    resources?: { key: string; title: LocalizedText; body?: LocalizedText | null }[];
+    collectors?: TenantCollector[];
     metadataJwks?: { keys: Record<string, unknown>[] };
     blockUnverifiedPlayers?: boolean;
   }[];
@@ -40,6 +42,17 @@ export interface TenantFile {
     options?: string[];
   }[];
   blockedPlayers?: { game: string; playerId?: string; email?: string }[];
+}
+
+/** The eight field types of a collector result. */
+export type CollectorFieldType = "TEXT" | "SELECT_GROUP" | "DROPDOWN" | "DATE" | "EMAIL" | "CHECKBOX" | "PLATFORM_SELECTOR" | "FILE";
+
+/** A collector definition of a game: a form whose answers tickets stores as a COLLECTOR_RESULT. */
+export interface TenantCollector {
+  ref: string;
+  title: string;
+  contactForm?: boolean;
+  fields: { key: string; label: string; type: CollectorFieldType; options?: string[]; required?: boolean }[];
 }
 
 /** A problem in the file: `path` is a JSON pointer without the leading slash ("" for the root). */
@@ -124,6 +137,23 @@ function duplicates<T>(items: readonly T[], keyOf: (item: T) => string | undefin
   return issues;
 }
 
+const NEEDS_OPTIONS = new Set(["SELECT_GROUP", "DROPDOWN"]);
+const MAY_HAVE_OPTIONS = new Set(["SELECT_GROUP", "DROPDOWN", "PLATFORM_SELECTOR"]);
+
+/** Field keys unique in a collector; options where the type needs them, none where it takes none. */
+function collectorFieldIssues(collector: TenantCollector, path: string): TenantFileIssue[] {
+  return [
+    ...duplicates(collector.fields, (f) => f.key, (i) => `${path}/fields/${i}/key`, "the key of"),
+    ...collector.fields.flatMap((field, i): TenantFileIssue[] => {
+      if (NEEDS_OPTIONS.has(field.type) && field.options === undefined) return [{ path: `${path}/fields/${i}/options`, message: `a ${field.type} field needs options` }];
+      if (!MAY_HAVE_OPTIONS.has(field.type) && field.options !== undefined) {
+        return [{ path: `${path}/fields/${i}/options`, message: "only SELECT_GROUP, DROPDOWN and PLATFORM_SELECTOR fields have options" }];
+      }
+      return [];
+    }),
+  ];
+}
+
 function crossReferenceIssues(file: TenantFile): TenantFileIssue[] {
   const games = file.games ?? [];
   const gameRefs = new Set(games.map((g) => g.ref));
@@ -139,6 +169,9 @@ function crossReferenceIssues(file: TenantFile): TenantFileIssue[] {
       ...duplicates(game.environments ?? [], (e) => e.ref, (i) => `games/${g}/environments/${i}/ref`, "the ref of"),
       ...duplicates(game.environments ?? [], (e) => e.name, (i) => `games/${g}/environments/${i}/name`, "the name of"),
       ...duplicates(game.resources ?? [], (r) => r.key, (i) => `games/${g}/resources/${i}/key`, "the key of"),
+      ...duplicates(game.collectors ?? [], (c) => c.ref, (i) => `games/${g}/collectors/${i}/ref`, "the ref of"),
+      ...duplicates(game.collectors ?? [], (c) => (c.contactForm === true ? "contactForm" : undefined), (i) => `games/${g}/collectors/${i}/contactForm`, "the contact form"),
+      ...(game.collectors ?? []).flatMap((collector, c) => collectorFieldIssues(collector, `games/${g}/collectors/${c}`)),
     ]),
     ...duplicates(file.users ?? [], (u) => u.ref, (i) => `users/${i}/ref`, "the ref of"),
     ...duplicates(file.users ?? [], (u) => u.email.toLowerCase(), (i) => `users/${i}/email`, "the email of"),

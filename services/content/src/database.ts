@@ -2,6 +2,7 @@
 import type { OutboxTable } from "@support/bus";
 import type { AnnouncementTables } from "./announcements/announcement.table.ts";
 import type { ApiKeyTables } from "./api-keys/api-key.table.ts";
+import type { CollectorTables } from "./collectors/collector.table.ts";
 import type { CompanyTables } from "./companies/company.table.ts";
 import type { FieldTables } from "./fields/field.table.ts";
 import type { GameTables } from "./games/game.table.ts";
@@ -17,4 +18,5 @@ export type ContentDatabase = OutboxTable &
   TagTables &
   FieldTables &
   AnnouncementTables &
-  TenantApplicationTables;
+  TenantApplicationTables &
+  CollectorTables;

@@ -5,8 +5,10 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { ContentService } from "@support/proto";
 import type {
-  AnnouncementSchema, CompanySchema, FieldDefinitionSchema, GameEnvironmentSchema, GameResourceSchema, GameSchema, TagSchema,
+  AnnouncementSchema, CollectorSchema, CompanySchema, FieldDefinitionSchema, GameEnvironmentSchema, GameResourceSchema, GameSchema, TagSchema,
 } from "@support/proto";
+import type { Collector } from "./collectors/collector.ts";
+import { getCollector, listCollectors } from "./collectors/collector.service.ts";
 import type { Announcement } from "./announcements/announcement.ts";
 import {
   deleteAnnouncement, deleteEnvironmentAnnouncement, listAnnouncements, putAnnouncement, putEnvironmentAnnouncement,
@@ -53,7 +55,18 @@ function environmentMessage(environment: GameEnvironment): MessageInitShape<type
 }
 
 function resourceMessage(resource: GameResource): MessageInitShape<typeof GameResourceSchema> {
-  return { key: resource.key, title: resource.title };
+  return { key: resource.key, title: resource.title, titleLocalized: resource.titleLocalized as JsonObject, body: resource.body as JsonObject };
+}
+
+function collectorMessage(collector: Collector): MessageInitShape<typeof CollectorSchema> {
+  return {
+    id: collector.id,
+    gameId: collector.gameId,
+    ref: collector.ref,
+    title: collector.title,
+    contactForm: collector.contactForm,
+    fields: collector.fields.map((field) => ({ key: field.key, label: field.label, type: field.type, options: field.options, required: field.required })),
+  };
 }
 
 function tagMessage(tag: Tag): MessageInitShape<typeof TagSchema> {
@@ -92,6 +105,10 @@ export function registerRoutes(router: ConnectRouter, deps: ContentDeps): void {
   const { db } = deps;
   router.service(ContentService, {
     authenticateApiKey: (req) => authenticateApiKey(db, req.keyHash),
+
+    listCollectors: async (req) => ({ collectors: (await listCollectors(db, req.companyId, req.gameId)).map(collectorMessage) }),
+
+    getCollector: async (req) => ({ collector: collectorMessage(await getCollector(db, req.companyId, req.collectorId)) }),
 
     getCompany: async (req) => ({ company: companyMessage(await getCompany(db, req.companyId)) }),
 

@@ -1,6 +1,6 @@
 // `pnpm admin apply`: a tenant file, applied in two parts that each service owns. Content's
-// part (company, API keys, games, environments, announcements, resources, users, tags, fields)
-// is one transaction in the content service; the players' part (blockedPlayers) is one
+// part (company, API keys, games, environments, announcements, resources, collectors, users,
+// tags, fields) is one transaction in the content service; the players' part (blockedPlayers) is one
 // transaction in the players service, idempotent and retried with backoff. The file's digest
 // (SHA-256 of its canonical JSON) makes the whole command safe to run again: content creates
 // nothing for a digest it has applied and returns the ids it recorded, and blocking a blocked
@@ -21,7 +21,7 @@ export interface TenantOutput {
   companyId: string;
   /** Key name -> secret; null when an earlier run of the same file created the key (its secret was printed then). */
   apiKeys: Record<string, string | null>;
-  games: Record<string, { id: string; environments: Record<string, { id: string; token: string }> }>;
+  games: Record<string, { id: string; environments: Record<string, { id: string; token: string }>; collectors: Record<string, string> }>;
   users: Record<string, string>;
   /** Present (true) when the file had been applied before and content created nothing. */
   alreadyApplied?: true;
@@ -96,7 +96,11 @@ export async function applyTenantFile(
     games: Object.fromEntries(
       applied.games.map((game) => [
         game.ref,
-        { id: game.gameId, environments: Object.fromEntries(game.environments.map((e) => [e.ref, { id: e.environmentId, token: e.token }])) },
+        {
+          id: game.gameId,
+          environments: Object.fromEntries(game.environments.map((e) => [e.ref, { id: e.environmentId, token: e.token }])),
+          collectors: Object.fromEntries(game.collectors.map((c) => [c.ref, c.collectorId])),
+        },
       ]),
     ),
     users: Object.fromEntries(applied.users.map((user) => [user.ref, user.userId])),

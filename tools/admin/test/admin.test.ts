@@ -111,8 +111,12 @@ describe("pnpm admin apply", () => {
       companyId: uuid,
       apiKeys: { demo: expect.stringMatching(/^psk_[A-Za-z0-9_-]{43}$/) },
       games: {
-        galaxy: { id: uuid, environments: { "galaxy-production": { id: uuid, token: uuid }, "galaxy-staging": { id: uuid, token: uuid } } },
-        farm: { id: uuid, environments: { "farm-production": { id: uuid, token: uuid } } },
+        galaxy: {
+          id: uuid,
+          environments: { "galaxy-production": { id: uuid, token: uuid }, "galaxy-staging": { id: uuid, token: uuid } },
+          collectors: { contact: uuid },
+        },
+        farm: { id: uuid, environments: { "farm-production": { id: uuid, token: uuid } }, collectors: {} },
       },
       users: { alice: uuid },
     });

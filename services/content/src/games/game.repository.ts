@@ -2,7 +2,7 @@
 import type { Kysely, Selectable } from "kysely";
 import type { ContentDatabase } from "../database.ts";
 import type { LanguageCode } from "../common/language.ts";
-import type { Game, GameEnvironment, GameResource, NewGame } from "./game.ts";
+import type { Game, GameEnvironment, GameResource, NewGame, NewResource } from "./game.ts";
 import type { GameEnvironmentTable, GameResourceTable, GameTable } from "./game.table.ts";
 
 type Db = Kysely<ContentDatabase>;
@@ -27,7 +27,7 @@ function toEnvironment(row: Selectable<GameEnvironmentTable>): GameEnvironment {
 }
 
 function toResource(row: Selectable<GameResourceTable>): GameResource {
-  return { id: row.id, gameId: row.game_id, key: row.key, title: row.title };
+  return { id: row.id, gameId: row.game_id, key: row.key, title: row.title, titleLocalized: row.title_localized, body: row.body };
 }
 
 export async function insertGame(db: Db, companyId: string, game: NewGame): Promise<Game> {
@@ -134,10 +134,17 @@ export async function findLiveEnvironmentByToken(db: Db, token: string): Promise
   return game && { environment: toEnvironment(environment), game };
 }
 
-export async function insertResource(db: Db, companyId: string, gameId: string, resource: { key: string; title: string }): Promise<GameResource> {
+export async function insertResource(db: Db, companyId: string, gameId: string, resource: NewResource): Promise<GameResource> {
   const row = await db
     .insertInto("game_resources")
-    .values({ company_id: companyId, game_id: gameId, key: resource.key, title: resource.title })
+    .values({
+      company_id: companyId,
+      game_id: gameId,
+      key: resource.key,
+      title: resource.title,
+      title_localized: JSON.stringify(resource.titleLocalized),
+      body: JSON.stringify(resource.body),
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
   return toResource(row);

@@ -10,7 +10,7 @@ import { inTransaction } from "../common/transaction.ts";
 import { isUuid } from "../common/validation.ts";
 import {
   environmentEventData, gameEventData, parseNewEnvironment, parseNewGame, parseNewResource, resourceEventData,
-  type Game, type GameEnvironment, type GameResource, type NewGameInput,
+  type Game, type GameEnvironment, type GameResource, type NewGameInput, type NewResourceInput,
 } from "./game.ts";
 import {
   findLiveEnvironment, findLiveEnvironmentByToken, findLiveGame, findLiveGameById, insertEnvironment, insertGame, insertResource,
@@ -87,10 +87,13 @@ export async function createEnvironment(db: Db, companyId: string, gameId: strin
   });
 }
 
-export async function createResource(db: Db, companyId: string, gameId: string, input: { key: string; title: string }): Promise<GameResource> {
-  const values = parseNewResource(input);
+/** A resource of a game; a string title or body is the company's primary language's text. */
+export async function createResource(db: Db, companyId: string, gameId: string, input: NewResourceInput): Promise<GameResource> {
   return inTransaction(db, async (trx) => {
     await requireLiveGame(trx, companyId, gameId);
+    const company = await findCompany(trx, companyId);
+    if (!company) throw notFound("company not found");
+    const values = parseNewResource(input, company.primaryLanguage);
     const resource = await uniqueOrConflict(insertResource(trx, companyId, gameId, values), `the game already has a resource ${values.key}`);
     await writeEvents(trx, [{ type: "content.resource.created", companyId, data: resourceEventData(resource) }]);
     return resource;

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from "kysely";
+import type { LocalizationMap } from "../announcements/announcement.ts";
 import type { Jwks } from "./game.ts";
 
 export interface GameTable {
@@ -31,6 +32,9 @@ export interface GameResourceTable {
   game_id: string;
   key: string;
   title: string;
+  /** Localization maps, written as JSON text, read back as objects. */
+  title_localized: ColumnType<LocalizationMap, string | undefined, string>;
+  body: ColumnType<LocalizationMap, string | undefined, string>;
   created_at: Generated<Date>;
 }
 

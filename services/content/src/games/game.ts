@@ -2,6 +2,7 @@
 // web support session's `resource`), and the JWKS that verifies signed player metadata. Pure rules and types only.
 import { isLanguageCode, type LanguageCode } from "../common/language.ts";
 import { optionalBoolean, pointerToken, requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
+import { checkLocalizationMap, type LocalizationMap } from "../announcements/announcement.ts";
 
 export type Jwk = Record<string, unknown> & { kty: string };
 
@@ -36,8 +37,22 @@ export interface GameResource {
   id: string;
   gameId: string;
   key: string;
+  /** The plain title: the primary language's (or the only) text. */
   title: string;
+  /** The title per language; `{}` when only the plain title is known. */
+  titleLocalized: LocalizationMap;
+  /** The Markdown body per language; `{}` when the resource has none. */
+  body: LocalizationMap;
 }
+
+/** A resource as operators write it: title and body are a string (the primary language's) or a localization map. */
+export interface NewResourceInput {
+  key: string;
+  title: unknown;
+  body?: unknown;
+}
+
+export type NewResource = Pick<GameResource, "key" | "title" | "titleLocalized" | "body">;
 
 export interface NewGameInput {
   name: string;
@@ -122,12 +137,41 @@ export function isResourceKey(value: unknown): value is string {
   return typeof value === "string" && resourceKeyPattern.test(value);
 }
 
-export function parseNewResource(input: { key: string; title: string }): { key: string; title: string } {
+const MAX_BODY_LENGTH = 100_000;
+
+/** A string (shorthand for the primary language) or a localization map. */
+function localizedInput(value: unknown, path: string, primaryLanguage: LanguageCode, issues: ValidationIssue[]): LocalizationMap {
+  if (typeof value === "string") return { [primaryLanguage]: value };
+  return checkLocalizationMap(value, path, issues);
+}
+
+function firstNonblank(map: LocalizationMap, preferred: LanguageCode): string | undefined {
+  const text = map[preferred];
+  if (typeof text === "string" && text.trim() !== "") return text;
+  return Object.values(map).find((value): value is string => typeof value === "string" && value.trim() !== "");
+}
+
+/**
+ * Checks a new resource. The plain title is the primary language's text of the title (else
+ * the first nonblank one), so clients that know only `title` keep working.
+ */
+export function parseNewResource(input: NewResourceInput, primaryLanguage: LanguageCode): NewResource {
   const issues: ValidationIssue[] = [];
   if (!isResourceKey(input.key)) issues.push({ path: "/key", message: "must be 1-64 letters, digits, '_' or '-'" });
-  const title = requiredText(input.title, "/title", issues);
+  const titleLocalized = localizedInput(input.title, "/title", primaryLanguage, issues);
+  const plain = firstNonblank(titleLocalized, primaryLanguage);
+  const title = plain === undefined ? requiredText(input.title, "/title", issues) : requiredText(plain, "/title", issues);
+  for (const [language, text] of Object.entries(titleLocalized)) {
+    if (typeof text === "string" && text.length > 200) issues.push({ path: typeof input.title === "string" ? "/title" : `/title/${language}`, message: "must be at most 200 characters" });
+  }
+  const body = input.body === undefined || input.body === null ? {} : localizedInput(input.body, "/body", primaryLanguage, issues);
+  for (const [language, text] of Object.entries(body)) {
+    if (typeof text === "string" && text.length > MAX_BODY_LENGTH) {
+      issues.push({ path: typeof input.body === "string" ? "/body" : `/body/${language}`, message: `must be at most ${MAX_BODY_LENGTH} characters` });
+    }
+  }
   throwIfInvalid(issues);
-  return { key: input.key, title };
+  return { key: input.key, title, titleLocalized, body };
 }
 
 /** The data of content.game.created (the public fields of GET /games plus the verification settings). */

@@ -2,8 +2,10 @@
 import type { Migration } from "@support/db";
 import * as createContent from "./2026_11_22_00_01_00_create_content.ts";
 import * as createTenantApplications from "./2026_11_23_00_01_00_create_tenant_applications.ts";
+import * as resourceContentAndCollectors from "./2026_11_23_00_02_00_resource_content_and_collectors.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_01_00_create_content": createContent,
   "2026_11_23_00_01_00_create_tenant_applications": createTenantApplications,
+  "2026_11_23_00_02_00_resource_content_and_collectors": resourceContentAndCollectors,
 };

@@ -10,6 +10,7 @@ import { parseTenantFile, TenantFileError, type LocalizedText, type TenantFile }
 import type { ContentDatabase } from "../database.ts";
 import { putEnvironmentAnnouncement } from "../announcements/announcement.service.ts";
 import { createApiKey } from "../api-keys/api-key.service.ts";
+import { createCollector } from "../collectors/collector.service.ts";
 import { createCompany } from "../companies/company.service.ts";
 import { createField } from "../fields/field.service.ts";
 import { createEnvironment, createGame, createResource } from "../games/game.service.ts";
@@ -104,7 +105,12 @@ async function createTenant(trx: Kysely<ContentDatabase>, file: TenantFile): Pro
     for (const [r, resource] of (input.resources ?? []).entries()) {
       await at(`games/${g}/resources/${r}`, () => createResource(trx, companyId, game.id, resource));
     }
-    result.games.push({ ref: input.ref, gameId: game.id, environments });
+    const collectors: { ref: string; collectorId: string }[] = [];
+    for (const [c, collector] of (input.collectors ?? []).entries()) {
+      const created = await at(`games/${g}/collectors/${c}`, () => createCollector(trx, companyId, game.id, collector));
+      collectors.push({ ref: collector.ref, collectorId: created.id });
+    }
+    result.games.push({ ref: input.ref, gameId: game.id, environments, collectors });
   }
 
   // parseTenantFile has checked that every ref names a game of the file.

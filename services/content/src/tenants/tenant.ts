@@ -5,7 +5,13 @@ export interface AppliedTenant {
   companyId: string;
   /** In the order of the file; `secret` only when this application created the key. */
   apiKeys: { name: string; apiKeyId: string; secret?: string }[];
-  games: { ref: string; gameId: string; environments: { ref: string; environmentId: string; token: string }[] }[];
+  games: {
+    ref: string;
+    gameId: string;
+    environments: { ref: string; environmentId: string; token: string }[];
+    /** Absent in records of files applied before collectors existed. */
+    collectors?: { ref: string; collectorId: string }[];
+  }[];
   users: { ref: string; userId: string }[];
   /** True when the file (its digest) had been applied before and nothing was created. */
   alreadyApplied: boolean;

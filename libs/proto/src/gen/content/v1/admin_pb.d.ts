@@ -100,6 +100,29 @@ export declare type AppliedEnvironment = Message<"content.v1.AppliedEnvironment"
 export declare const AppliedEnvironmentSchema: GenMessage<AppliedEnvironment>;
 
 /**
+ * AppliedCollector is one collector of a game of the file, by its ref.
+ *
+ * @generated from message content.v1.AppliedCollector
+ */
+export declare type AppliedCollector = Message<"content.v1.AppliedCollector"> & {
+  /**
+   * @generated from field: string ref = 1;
+   */
+  ref: string;
+
+  /**
+   * @generated from field: string collector_id = 2;
+   */
+  collectorId: string;
+};
+
+/**
+ * Describes the message content.v1.AppliedCollector.
+ * Use `create(AppliedCollectorSchema)` to create a new message.
+ */
+export declare const AppliedCollectorSchema: GenMessage<AppliedCollector>;
+
+/**
  * AppliedGame is one game of the file, by its ref.
  *
  * @generated from message content.v1.AppliedGame
@@ -119,6 +142,11 @@ export declare type AppliedGame = Message<"content.v1.AppliedGame"> & {
    * @generated from field: repeated content.v1.AppliedEnvironment environments = 3;
    */
   environments: AppliedEnvironment[];
+
+  /**
+   * @generated from field: repeated content.v1.AppliedCollector collectors = 4;
+   */
+  collectors: AppliedCollector[];
 };
 
 /**
@@ -367,7 +395,7 @@ export declare const LocateGameResponseSchema: GenMessage<LocateGameResponse>;
 export declare const ContentAdminService: GenService<{
   /**
    * ApplyTenant creates a company and everything of a tenant file (API keys, games,
-   * environments, announcements, resources, users, tags, fields) in one transaction: an
+   * environments, announcements, resources, collectors, users, tags, fields) in one transaction: an
    * invalid file (INVALID_ARGUMENT with the path of each bad value) changes nothing. A digest
    * applied before creates nothing and returns the ids recorded then, without the API key
    * secrets (they are shown only at creation).

@@ -146,7 +146,8 @@ export declare type GameEnvironment = Message<"content.v1.GameEnvironment"> & {
 export declare const GameEnvironmentSchema: GenMessage<GameEnvironment>;
 
 /**
- * GameResource is a target of the `resource` parameter of the public session endpoints.
+ * GameResource is a target of the `resource` parameter of the public session endpoints and a
+ * page of the web support (a localized title and a Markdown body).
  *
  * @generated from message content.v1.GameResource
  */
@@ -157,9 +158,26 @@ export declare type GameResource = Message<"content.v1.GameResource"> & {
   key: string;
 
   /**
+   * The plain title (the company's primary language's text).
+   *
    * @generated from field: string title = 2;
    */
   title: string;
+
+  /**
+   * The title per language (JSON object of language code to string or null); empty when only
+   * the plain title is known.
+   *
+   * @generated from field: google.protobuf.Struct title_localized = 3;
+   */
+  titleLocalized?: JsonObject | undefined;
+
+  /**
+   * The Markdown body per language, like title_localized; empty when the resource has none.
+   *
+   * @generated from field: google.protobuf.Struct body = 4;
+   */
+  body?: JsonObject | undefined;
 };
 
 /**
@@ -167,6 +185,95 @@ export declare type GameResource = Message<"content.v1.GameResource"> & {
  * Use `create(GameResourceSchema)` to create a new message.
  */
 export declare const GameResourceSchema: GenMessage<GameResource>;
+
+/**
+ * CollectorFieldDefinition is one field of a collector.
+ *
+ * @generated from message content.v1.CollectorFieldDefinition
+ */
+export declare type CollectorFieldDefinition = Message<"content.v1.CollectorFieldDefinition"> & {
+  /**
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * One of TEXT, SELECT_GROUP, DROPDOWN, DATE, EMAIL, CHECKBOX, PLATFORM_SELECTOR, FILE.
+   *
+   * @generated from field: string type = 3;
+   */
+  type: string;
+
+  /**
+   * The allowed answers (SELECT_GROUP, DROPDOWN; optional for PLATFORM_SELECTOR).
+   *
+   * @generated from field: repeated string options = 4;
+   */
+  options: string[];
+
+  /**
+   * @generated from field: bool required = 5;
+   */
+  required: boolean;
+};
+
+/**
+ * Describes the message content.v1.CollectorFieldDefinition.
+ * Use `create(CollectorFieldDefinitionSchema)` to create a new message.
+ */
+export declare const CollectorFieldDefinitionSchema: GenMessage<CollectorFieldDefinition>;
+
+/**
+ * Collector is a game's definition of a form whose answers tickets stores as a COLLECTOR_RESULT.
+ *
+ * @generated from message content.v1.Collector
+ */
+export declare type Collector = Message<"content.v1.Collector"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * The operator's name of it in the tenant file, unique per game.
+   *
+   * @generated from field: string ref = 3;
+   */
+  ref: string;
+
+  /**
+   * @generated from field: string title = 4;
+   */
+  title: string;
+
+  /**
+   * The game's contact form (at most one per game), shown by the web support page.
+   *
+   * @generated from field: bool contact_form = 5;
+   */
+  contactForm: boolean;
+
+  /**
+   * @generated from field: repeated content.v1.CollectorFieldDefinition fields = 6;
+   */
+  fields: CollectorFieldDefinition[];
+};
+
+/**
+ * Describes the message content.v1.Collector.
+ * Use `create(CollectorSchema)` to create a new message.
+ */
+export declare const CollectorSchema: GenMessage<Collector>;
 
 /**
  * Tag is a tag definition, company-wide (no game_id) or of one game.
@@ -896,6 +1003,88 @@ export declare type CheckUserAccessResponse = Message<"content.v1.CheckUserAcces
 export declare const CheckUserAccessResponseSchema: GenMessage<CheckUserAccessResponse>;
 
 /**
+ * ListCollectorsRequest names a game of the caller's company.
+ *
+ * @generated from message content.v1.ListCollectorsRequest
+ */
+export declare type ListCollectorsRequest = Message<"content.v1.ListCollectorsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message content.v1.ListCollectorsRequest.
+ * Use `create(ListCollectorsRequestSchema)` to create a new message.
+ */
+export declare const ListCollectorsRequestSchema: GenMessage<ListCollectorsRequest>;
+
+/**
+ * ListCollectorsResponse lists the game's collectors in creation order.
+ *
+ * @generated from message content.v1.ListCollectorsResponse
+ */
+export declare type ListCollectorsResponse = Message<"content.v1.ListCollectorsResponse"> & {
+  /**
+   * @generated from field: repeated content.v1.Collector collectors = 1;
+   */
+  collectors: Collector[];
+};
+
+/**
+ * Describes the message content.v1.ListCollectorsResponse.
+ * Use `create(ListCollectorsResponseSchema)` to create a new message.
+ */
+export declare const ListCollectorsResponseSchema: GenMessage<ListCollectorsResponse>;
+
+/**
+ * GetCollectorRequest names a collector of the caller's company.
+ *
+ * @generated from message content.v1.GetCollectorRequest
+ */
+export declare type GetCollectorRequest = Message<"content.v1.GetCollectorRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string collector_id = 2;
+   */
+  collectorId: string;
+};
+
+/**
+ * Describes the message content.v1.GetCollectorRequest.
+ * Use `create(GetCollectorRequestSchema)` to create a new message.
+ */
+export declare const GetCollectorRequestSchema: GenMessage<GetCollectorRequest>;
+
+/**
+ * GetCollectorResponse returns the collector.
+ *
+ * @generated from message content.v1.GetCollectorResponse
+ */
+export declare type GetCollectorResponse = Message<"content.v1.GetCollectorResponse"> & {
+  /**
+   * @generated from field: content.v1.Collector collector = 1;
+   */
+  collector?: Collector | undefined;
+};
+
+/**
+ * Describes the message content.v1.GetCollectorResponse.
+ * Use `create(GetCollectorResponseSchema)` to create a new message.
+ */
+export declare const GetCollectorResponseSchema: GenMessage<GetCollectorResponse>;
+
+/**
  * ContentService owns tenancy (companies, API keys, users) and reference data (games,
  * environments, resources, tags, field definitions, announcements). Every request that
  * reads tenant data carries the caller's company_id; data of another company is NOT_FOUND.
@@ -1044,6 +1233,27 @@ export declare const ContentService: GenService<{
     methodKind: "unary";
     input: typeof CheckUserAccessRequestSchema;
     output: typeof CheckUserAccessResponseSchema;
+  },
+  /**
+   * ListCollectors lists a live game's collector definitions in creation order; NOT_FOUND for
+   * an unknown or deleted game.
+   *
+   * @generated from rpc content.v1.ContentService.ListCollectors
+   */
+  listCollectors: {
+    methodKind: "unary";
+    input: typeof ListCollectorsRequestSchema;
+    output: typeof ListCollectorsResponseSchema;
+  },
+  /**
+   * GetCollector returns one collector definition of a live game of the company; NOT_FOUND otherwise.
+   *
+   * @generated from rpc content.v1.ContentService.GetCollector
+   */
+  getCollector: {
+    methodKind: "unary";
+    input: typeof GetCollectorRequestSchema;
+    output: typeof GetCollectorResponseSchema;
   },
 }>;
 

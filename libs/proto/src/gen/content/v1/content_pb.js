@@ -9,7 +9,7 @@ import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bu
  * Describes the file content/v1/content.proto.
  */
 export const file_content_v1_content = /*@__PURE__*/
-  fileDesc("Chhjb250ZW50L3YxL2NvbnRlbnQucHJvdG8SCmNvbnRlbnQudjEihwEKB0NvbXBhbnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIYChBwcmltYXJ5X2xhbmd1YWdlGAMgASgJEiAKGGFsbG93X2ltbWVkaWF0ZV9kZWxldGlvbhgEIAEoCBImCh5hdXRvX2Nsb3NlX3dhaXRpbmdfYWZ0ZXJfaG91cnMYBSABKAEingIKBEdhbWUSCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEgwKBHNsdWcYBCABKAkSEQoJbGFuZ3VhZ2VzGAUgAygJEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiAKGGJsb2NrX3VudmVyaWZpZWRfcGxheWVycxgIIAEoCBIzCg1tZXRhZGF0YV9qd2tzGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEgAiAEBQhAKDl9tZXRhZGF0YV9qd2tzIksKD0dhbWVFbnZpcm9ubWVudBIKCgJpZBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSDQoFdG9rZW4YBCABKAkiKgoMR2FtZVJlc291cmNlEgsKA2tleRgBIAEoCRINCgV0aXRsZRgCIAEoCSLkAQoDVGFnEhQKB2dhbWVfaWQYASABKAlIAIgBARIMCgRuYW1lGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSAGIAQESEQoJaXNfYWlfdGFnGAQgASgIEhAKCGlzX3NraWxsGAUgASgIEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgoKCF9nYW1lX2lkQg4KDF9kZXNjcmlwdGlvbiKsAQoPRmllbGREZWZpbml0aW9uEhQKB2dhbWVfaWQYASABKAlIAIgBARIMCgRuYW1lGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSAGIAQESDAoEdHlwZRgEIAEoCRILCgNrZXkYBSABKAkSEwoLaXNfYWlfZmllbGQYBiABKAgSDwoHb3B0aW9ucxgHIAMoCUIKCghfZ2FtZV9pZEIOCgxfZGVzY3JpcHRpb24ijwEKDEFubm91bmNlbWVudBIUCgdnYW1lX2lkGAEgASgJSACIAQESLgoNc2hvcnRfY29udGVudBgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLQoMbG9uZ19jb250ZW50GAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIKCghfZ2FtZV9pZCItChlBdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0EhAKCGtleV9oYXNoGAEgASgJIkQKGkF1dGhlbnRpY2F0ZUFwaUtleVJlc3BvbnNlEhIKCmNvbXBhbnlfaWQYASABKAkSEgoKYXBpX2tleV9pZBgCIAEoCSInChFHZXRDb21wYW55UmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJIjoKEkdldENvbXBhbnlSZXNwb25zZRIkCgdjb21wYW55GAEgASgLMhMuY29udGVudC52MS5Db21wYW55IiYKEExpc3RHYW1lc1JlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCSI0ChFMaXN0R2FtZXNSZXNwb25zZRIfCgVnYW1lcxgBIAMoCzIQLmNvbnRlbnQudjEuR2FtZSI1Cg5HZXRHYW1lUmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEg8KB2dhbWVfaWQYAiABKAkikQEKD0dldEdhbWVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuY29udGVudC52MS5HYW1lEjEKDGVudmlyb25tZW50cxgCIAMoCzIbLmNvbnRlbnQudjEuR2FtZUVudmlyb25tZW50EisKCXJlc291cmNlcxgDIAMoCzIYLmNvbnRlbnQudjEuR2FtZVJlc291cmNlIiUKD0xpc3RUYWdzUmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJIjEKEExpc3RUYWdzUmVzcG9uc2USHQoEdGFncxgBIAMoCzIPLmNvbnRlbnQudjEuVGFnIicKEUxpc3RGaWVsZHNSZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkiQQoSTGlzdEZpZWxkc1Jlc3BvbnNlEisKBmZpZWxkcxgBIAMoCzIbLmNvbnRlbnQudjEuRmllbGREZWZpbml0aW9uIi4KGExpc3RBbm5vdW5jZW1lbnRzUmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJIkwKGUxpc3RBbm5vdW5jZW1lbnRzUmVzcG9uc2USLwoNYW5ub3VuY2VtZW50cxgBIAMoCzIYLmNvbnRlbnQudjEuQW5ub3VuY2VtZW50IsMBChZQdXRBbm5vdW5jZW1lbnRSZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkSFAoHZ2FtZV9pZBgCIAEoCUgAiAEBEi4KDXNob3J0X2NvbnRlbnQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjIKDGxvbmdfY29udGVudBgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIAYgBAUIKCghfZ2FtZV9pZEIPCg1fbG9uZ19jb250ZW50IkkKF1B1dEFubm91bmNlbWVudFJlc3BvbnNlEi4KDGFubm91bmNlbWVudBgBIAEoCzIYLmNvbnRlbnQudjEuQW5ub3VuY2VtZW50IlEKGURlbGV0ZUFubm91bmNlbWVudFJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIUCgdnYW1lX2lkGAIgASgJSACIAQFCCgoIX2dhbWVfaWQiHAoaRGVsZXRlQW5ub3VuY2VtZW50UmVzcG9uc2UixAEKIVB1dEVudmlyb25tZW50QW5ub3VuY2VtZW50UmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEhYKDmVudmlyb25tZW50X2lkGAIgASgJEi4KDXNob3J0X2NvbnRlbnQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjIKDGxvbmdfY29udGVudBgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIAIgBAUIPCg1fbG9uZ19jb250ZW50IlQKIlB1dEVudmlyb25tZW50QW5ub3VuY2VtZW50UmVzcG9uc2USLgoMYW5ub3VuY2VtZW50GAEgASgLMhguY29udGVudC52MS5Bbm5vdW5jZW1lbnQiUgokRGVsZXRlRW52aXJvbm1lbnRBbm5vdW5jZW1lbnRSZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkSFgoOZW52aXJvbm1lbnRfaWQYAiABKAkiJwolRGVsZXRlRW52aXJvbm1lbnRBbm5vdW5jZW1lbnRSZXNwb25zZSJIChpSZXNvbHZlQW5ub3VuY2VtZW50UmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEhYKDmVudmlyb25tZW50X2lkGAIgASgJInMKG1Jlc29sdmVBbm5vdW5jZW1lbnRSZXNwb25zZRIzCgxhbm5vdW5jZW1lbnQYASABKAsyGC5jb250ZW50LnYxLkFubm91bmNlbWVudEgAiAEBEg4KBnNvdXJjZRgCIAEoCUIPCg1fYW5ub3VuY2VtZW50Ii0KHEdldEVudmlyb25tZW50QnlUb2tlblJlcXVlc3QSDQoFdG9rZW4YASABKAkisgEKHUdldEVudmlyb25tZW50QnlUb2tlblJlc3BvbnNlEhIKCmNvbXBhbnlfaWQYASABKAkSMAoLZW52aXJvbm1lbnQYAiABKAsyGy5jb250ZW50LnYxLkdhbWVFbnZpcm9ubWVudBIeCgRnYW1lGAMgASgLMhAuY29udGVudC52MS5HYW1lEisKCXJlc291cmNlcxgEIAMoCzIYLmNvbnRlbnQudjEuR2FtZVJlc291cmNlIk4KFkNoZWNrVXNlckFjY2Vzc1JlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEg8KB2dhbWVfaWQYAyABKAkiLQoXQ2hlY2tVc2VyQWNjZXNzUmVzcG9uc2USEgoKaGFzX2FjY2VzcxgBIAEoCDK9CgoOQ29udGVudFNlcnZpY2USYwoSQXV0aGVudGljYXRlQXBpS2V5EiUuY29udGVudC52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0GiYuY29udGVudC52MS5BdXRoZW50aWNhdGVBcGlLZXlSZXNwb25zZRJLCgpHZXRDb21wYW55Eh0uY29udGVudC52MS5HZXRDb21wYW55UmVxdWVzdBoeLmNvbnRlbnQudjEuR2V0Q29tcGFueVJlc3BvbnNlEkgKCUxpc3RHYW1lcxIcLmNvbnRlbnQudjEuTGlzdEdhbWVzUmVxdWVzdBodLmNvbnRlbnQudjEuTGlzdEdhbWVzUmVzcG9uc2USQgoHR2V0R2FtZRIaLmNvbnRlbnQudjEuR2V0R2FtZVJlcXVlc3QaGy5jb250ZW50LnYxLkdldEdhbWVSZXNwb25zZRJFCghMaXN0VGFncxIbLmNvbnRlbnQudjEuTGlzdFRhZ3NSZXF1ZXN0GhwuY29udGVudC52MS5MaXN0VGFnc1Jlc3BvbnNlEksKCkxpc3RGaWVsZHMSHS5jb250ZW50LnYxLkxpc3RGaWVsZHNSZXF1ZXN0Gh4uY29udGVudC52MS5MaXN0RmllbGRzUmVzcG9uc2USYAoRTGlzdEFubm91bmNlbWVudHMSJC5jb250ZW50LnYxLkxpc3RBbm5vdW5jZW1lbnRzUmVxdWVzdBolLmNvbnRlbnQudjEuTGlzdEFubm91bmNlbWVudHNSZXNwb25zZRJaCg9QdXRBbm5vdW5jZW1lbnQSIi5jb250ZW50LnYxLlB1dEFubm91bmNlbWVudFJlcXVlc3QaIy5jb250ZW50LnYxLlB1dEFubm91bmNlbWVudFJlc3BvbnNlEmMKEkRlbGV0ZUFubm91bmNlbWVudBIlLmNvbnRlbnQudjEuRGVsZXRlQW5ub3VuY2VtZW50UmVxdWVzdBomLmNvbnRlbnQudjEuRGVsZXRlQW5ub3VuY2VtZW50UmVzcG9uc2USewoaUHV0RW52aXJvbm1lbnRBbm5vdW5jZW1lbnQSLS5jb250ZW50LnYxLlB1dEVudmlyb25tZW50QW5ub3VuY2VtZW50UmVxdWVzdBouLmNvbnRlbnQudjEuUHV0RW52aXJvbm1lbnRBbm5vdW5jZW1lbnRSZXNwb25zZRKEAQodRGVsZXRlRW52aXJvbm1lbnRBbm5vdW5jZW1lbnQSMC5jb250ZW50LnYxLkRlbGV0ZUVudmlyb25tZW50QW5ub3VuY2VtZW50UmVxdWVzdBoxLmNvbnRlbnQudjEuRGVsZXRlRW52aXJvbm1lbnRBbm5vdW5jZW1lbnRSZXNwb25zZRJmChNSZXNvbHZlQW5ub3VuY2VtZW50EiYuY29udGVudC52MS5SZXNvbHZlQW5ub3VuY2VtZW50UmVxdWVzdBonLmNvbnRlbnQudjEuUmVzb2x2ZUFubm91bmNlbWVudFJlc3BvbnNlEmwKFUdldEVudmlyb25tZW50QnlUb2tlbhIoLmNvbnRlbnQudjEuR2V0RW52aXJvbm1lbnRCeVRva2VuUmVxdWVzdBopLmNvbnRlbnQudjEuR2V0RW52aXJvbm1lbnRCeVRva2VuUmVzcG9uc2USWgoPQ2hlY2tVc2VyQWNjZXNzEiIuY29udGVudC52MS5DaGVja1VzZXJBY2Nlc3NSZXF1ZXN0GiMuY29udGVudC52MS5DaGVja1VzZXJBY2Nlc3NSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Chhjb250ZW50L3YxL2NvbnRlbnQucHJvdG8SCmNvbnRlbnQudjEihwEKB0NvbXBhbnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIYChBwcmltYXJ5X2xhbmd1YWdlGAMgASgJEiAKGGFsbG93X2ltbWVkaWF0ZV9kZWxldGlvbhgEIAEoCBImCh5hdXRvX2Nsb3NlX3dhaXRpbmdfYWZ0ZXJfaG91cnMYBSABKAEingIKBEdhbWUSCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEgwKBHNsdWcYBCABKAkSEQoJbGFuZ3VhZ2VzGAUgAygJEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiAKGGJsb2NrX3VudmVyaWZpZWRfcGxheWVycxgIIAEoCBIzCg1tZXRhZGF0YV9qd2tzGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEgAiAEBQhAKDl9tZXRhZGF0YV9qd2tzIksKD0dhbWVFbnZpcm9ubWVudBIKCgJpZBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSDQoFdG9rZW4YBCABKAkigwEKDEdhbWVSZXNvdXJjZRILCgNrZXkYASABKAkSDQoFdGl0bGUYAiABKAkSMAoPdGl0bGVfbG9jYWxpemVkGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIlCgRib2R5GAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJnChhDb2xsZWN0b3JGaWVsZERlZmluaXRpb24SCwoDa2V5GAEgASgJEg0KBWxhYmVsGAIgASgJEgwKBHR5cGUYAyABKAkSDwoHb3B0aW9ucxgEIAMoCRIQCghyZXF1aXJlZBgFIAEoCCKQAQoJQ29sbGVjdG9yEgoKAmlkGAEgASgJEg8KB2dhbWVfaWQYAiABKAkSCwoDcmVmGAMgASgJEg0KBXRpdGxlGAQgASgJEhQKDGNvbnRhY3RfZm9ybRgFIAEoCBI0CgZmaWVsZHMYBiADKAsyJC5jb250ZW50LnYxLkNvbGxlY3RvckZpZWxkRGVmaW5pdGlvbiLkAQoDVGFnEhQKB2dhbWVfaWQYASABKAlIAIgBARIMCgRuYW1lGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSAGIAQESEQoJaXNfYWlfdGFnGAQgASgIEhAKCGlzX3NraWxsGAUgASgIEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgoKCF9nYW1lX2lkQg4KDF9kZXNjcmlwdGlvbiKsAQoPRmllbGREZWZpbml0aW9uEhQKB2dhbWVfaWQYASABKAlIAIgBARIMCgRuYW1lGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSAGIAQESDAoEdHlwZRgEIAEoCRILCgNrZXkYBSABKAkSEwoLaXNfYWlfZmllbGQYBiABKAgSDwoHb3B0aW9ucxgHIAMoCUIKCghfZ2FtZV9pZEIOCgxfZGVzY3JpcHRpb24ijwEKDEFubm91bmNlbWVudBIUCgdnYW1lX2lkGAEgASgJSACIAQESLgoNc2hvcnRfY29udGVudBgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLQoMbG9uZ19jb250ZW50GAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIKCghfZ2FtZV9pZCItChlBdXRoZW50aWNhdGVBcGlLZXlSZXF1ZXN0EhAKCGtleV9oYXNoGAEgASgJIkQKGkF1dGhlbnRpY2F0ZUFwaUtleVJlc3BvbnNlEhIKCmNvbXBhbnlfaWQYASABKAkSEgoKYXBpX2tleV9pZBgCIAEoCSInChFHZXRDb21wYW55UmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJIjoKEkdldENvbXBhbnlSZXNwb25zZRIkCgdjb21wYW55GAEgASgLMhMuY29udGVudC52MS5Db21wYW55IiYKEExpc3RHYW1lc1JlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCSI0ChFMaXN0R2FtZXNSZXNwb25zZRIfCgVnYW1lcxgBIAMoCzIQLmNvbnRlbnQudjEuR2FtZSI1Cg5HZXRHYW1lUmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEg8KB2dhbWVfaWQYAiABKAkikQEKD0dldEdhbWVSZXNwb25zZRIeCgRnYW1lGAEgASgLMhAuY29udGVudC52MS5HYW1lEjEKDGVudmlyb25tZW50cxgCIAMoCzIbLmNvbnRlbnQudjEuR2FtZUVudmlyb25tZW50EisKCXJlc291cmNlcxgDIAMoCzIYLmNvbnRlbnQudjEuR2FtZVJlc291cmNlIiUKD0xpc3RUYWdzUmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJIjEKEExpc3RUYWdzUmVzcG9uc2USHQoEdGFncxgBIAMoCzIPLmNvbnRlbnQudjEuVGFnIicKEUxpc3RGaWVsZHNSZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkiQQoSTGlzdEZpZWxkc1Jlc3BvbnNlEisKBmZpZWxkcxgBIAMoCzIbLmNvbnRlbnQudjEuRmllbGREZWZpbml0aW9uIi4KGExpc3RBbm5vdW5jZW1lbnRzUmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJIkwKGUxpc3RBbm5vdW5jZW1lbnRzUmVzcG9uc2USLwoNYW5ub3VuY2VtZW50cxgBIAMoCzIYLmNvbnRlbnQudjEuQW5ub3VuY2VtZW50IsMBChZQdXRBbm5vdW5jZW1lbnRSZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkSFAoHZ2FtZV9pZBgCIAEoCUgAiAEBEi4KDXNob3J0X2NvbnRlbnQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjIKDGxvbmdfY29udGVudBgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIAYgBAUIKCghfZ2FtZV9pZEIPCg1fbG9uZ19jb250ZW50IkkKF1B1dEFubm91bmNlbWVudFJlc3BvbnNlEi4KDGFubm91bmNlbWVudBgBIAEoCzIYLmNvbnRlbnQudjEuQW5ub3VuY2VtZW50IlEKGURlbGV0ZUFubm91bmNlbWVudFJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIUCgdnYW1lX2lkGAIgASgJSACIAQFCCgoIX2dhbWVfaWQiHAoaRGVsZXRlQW5ub3VuY2VtZW50UmVzcG9uc2UixAEKIVB1dEVudmlyb25tZW50QW5ub3VuY2VtZW50UmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEhYKDmVudmlyb25tZW50X2lkGAIgASgJEi4KDXNob3J0X2NvbnRlbnQYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjIKDGxvbmdfY29udGVudBgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIAIgBAUIPCg1fbG9uZ19jb250ZW50IlQKIlB1dEVudmlyb25tZW50QW5ub3VuY2VtZW50UmVzcG9uc2USLgoMYW5ub3VuY2VtZW50GAEgASgLMhguY29udGVudC52MS5Bbm5vdW5jZW1lbnQiUgokRGVsZXRlRW52aXJvbm1lbnRBbm5vdW5jZW1lbnRSZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkSFgoOZW52aXJvbm1lbnRfaWQYAiABKAkiJwolRGVsZXRlRW52aXJvbm1lbnRBbm5vdW5jZW1lbnRSZXNwb25zZSJIChpSZXNvbHZlQW5ub3VuY2VtZW50UmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEhYKDmVudmlyb25tZW50X2lkGAIgASgJInMKG1Jlc29sdmVBbm5vdW5jZW1lbnRSZXNwb25zZRIzCgxhbm5vdW5jZW1lbnQYASABKAsyGC5jb250ZW50LnYxLkFubm91bmNlbWVudEgAiAEBEg4KBnNvdXJjZRgCIAEoCUIPCg1fYW5ub3VuY2VtZW50Ii0KHEdldEVudmlyb25tZW50QnlUb2tlblJlcXVlc3QSDQoFdG9rZW4YASABKAkisgEKHUdldEVudmlyb25tZW50QnlUb2tlblJlc3BvbnNlEhIKCmNvbXBhbnlfaWQYASABKAkSMAoLZW52aXJvbm1lbnQYAiABKAsyGy5jb250ZW50LnYxLkdhbWVFbnZpcm9ubWVudBIeCgRnYW1lGAMgASgLMhAuY29udGVudC52MS5HYW1lEisKCXJlc291cmNlcxgEIAMoCzIYLmNvbnRlbnQudjEuR2FtZVJlc291cmNlIk4KFkNoZWNrVXNlckFjY2Vzc1JlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEg8KB2dhbWVfaWQYAyABKAkiLQoXQ2hlY2tVc2VyQWNjZXNzUmVzcG9uc2USEgoKaGFzX2FjY2VzcxgBIAEoCCI8ChVMaXN0Q29sbGVjdG9yc1JlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJIkMKFkxpc3RDb2xsZWN0b3JzUmVzcG9uc2USKQoKY29sbGVjdG9ycxgBIAMoCzIVLmNvbnRlbnQudjEuQ29sbGVjdG9yIj8KE0dldENvbGxlY3RvclJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIUCgxjb2xsZWN0b3JfaWQYAiABKAkiQAoUR2V0Q29sbGVjdG9yUmVzcG9uc2USKAoJY29sbGVjdG9yGAEgASgLMhUuY29udGVudC52MS5Db2xsZWN0b3Iy6QsKDkNvbnRlbnRTZXJ2aWNlEmMKEkF1dGhlbnRpY2F0ZUFwaUtleRIlLmNvbnRlbnQudjEuQXV0aGVudGljYXRlQXBpS2V5UmVxdWVzdBomLmNvbnRlbnQudjEuQXV0aGVudGljYXRlQXBpS2V5UmVzcG9uc2USSwoKR2V0Q29tcGFueRIdLmNvbnRlbnQudjEuR2V0Q29tcGFueVJlcXVlc3QaHi5jb250ZW50LnYxLkdldENvbXBhbnlSZXNwb25zZRJICglMaXN0R2FtZXMSHC5jb250ZW50LnYxLkxpc3RHYW1lc1JlcXVlc3QaHS5jb250ZW50LnYxLkxpc3RHYW1lc1Jlc3BvbnNlEkIKB0dldEdhbWUSGi5jb250ZW50LnYxLkdldEdhbWVSZXF1ZXN0GhsuY29udGVudC52MS5HZXRHYW1lUmVzcG9uc2USRQoITGlzdFRhZ3MSGy5jb250ZW50LnYxLkxpc3RUYWdzUmVxdWVzdBocLmNvbnRlbnQudjEuTGlzdFRhZ3NSZXNwb25zZRJLCgpMaXN0RmllbGRzEh0uY29udGVudC52MS5MaXN0RmllbGRzUmVxdWVzdBoeLmNvbnRlbnQudjEuTGlzdEZpZWxkc1Jlc3BvbnNlEmAKEUxpc3RBbm5vdW5jZW1lbnRzEiQuY29udGVudC52MS5MaXN0QW5ub3VuY2VtZW50c1JlcXVlc3QaJS5jb250ZW50LnYxLkxpc3RBbm5vdW5jZW1lbnRzUmVzcG9uc2USWgoPUHV0QW5ub3VuY2VtZW50EiIuY29udGVudC52MS5QdXRBbm5vdW5jZW1lbnRSZXF1ZXN0GiMuY29udGVudC52MS5QdXRBbm5vdW5jZW1lbnRSZXNwb25zZRJjChJEZWxldGVBbm5vdW5jZW1lbnQSJS5jb250ZW50LnYxLkRlbGV0ZUFubm91bmNlbWVudFJlcXVlc3QaJi5jb250ZW50LnYxLkRlbGV0ZUFubm91bmNlbWVudFJlc3BvbnNlEnsKGlB1dEVudmlyb25tZW50QW5ub3VuY2VtZW50Ei0uY29udGVudC52MS5QdXRFbnZpcm9ubWVudEFubm91bmNlbWVudFJlcXVlc3QaLi5jb250ZW50LnYxLlB1dEVudmlyb25tZW50QW5ub3VuY2VtZW50UmVzcG9uc2UShAEKHURlbGV0ZUVudmlyb25tZW50QW5ub3VuY2VtZW50EjAuY29udGVudC52MS5EZWxldGVFbnZpcm9ubWVudEFubm91bmNlbWVudFJlcXVlc3QaMS5jb250ZW50LnYxLkRlbGV0ZUVudmlyb25tZW50QW5ub3VuY2VtZW50UmVzcG9uc2USZgoTUmVzb2x2ZUFubm91bmNlbWVudBImLmNvbnRlbnQudjEuUmVzb2x2ZUFubm91bmNlbWVudFJlcXVlc3QaJy5jb250ZW50LnYxLlJlc29sdmVBbm5vdW5jZW1lbnRSZXNwb25zZRJsChVHZXRFbnZpcm9ubWVudEJ5VG9rZW4SKC5jb250ZW50LnYxLkdldEVudmlyb25tZW50QnlUb2tlblJlcXVlc3QaKS5jb250ZW50LnYxLkdldEVudmlyb25tZW50QnlUb2tlblJlc3BvbnNlEloKD0NoZWNrVXNlckFjY2VzcxIiLmNvbnRlbnQudjEuQ2hlY2tVc2VyQWNjZXNzUmVxdWVzdBojLmNvbnRlbnQudjEuQ2hlY2tVc2VyQWNjZXNzUmVzcG9uc2USVwoOTGlzdENvbGxlY3RvcnMSIS5jb250ZW50LnYxLkxpc3RDb2xsZWN0b3JzUmVxdWVzdBoiLmNvbnRlbnQudjEuTGlzdENvbGxlY3RvcnNSZXNwb25zZRJRCgxHZXRDb2xsZWN0b3ISHy5jb250ZW50LnYxLkdldENvbGxlY3RvclJlcXVlc3QaIC5jb250ZW50LnYxLkdldENvbGxlY3RvclJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * Describes the message content.v1.Company.
@@ -40,221 +40,263 @@ export const GameResourceSchema = /*@__PURE__*/
   messageDesc(file_content_v1_content, 3);
 
 /**
+ * Describes the message content.v1.CollectorFieldDefinition.
+ * Use `create(CollectorFieldDefinitionSchema)` to create a new message.
+ */
+export const CollectorFieldDefinitionSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_content, 4);
+
+/**
+ * Describes the message content.v1.Collector.
+ * Use `create(CollectorSchema)` to create a new message.
+ */
+export const CollectorSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_content, 5);
+
+/**
  * Describes the message content.v1.Tag.
  * Use `create(TagSchema)` to create a new message.
  */
 export const TagSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 4);
+  messageDesc(file_content_v1_content, 6);
 
 /**
  * Describes the message content.v1.FieldDefinition.
  * Use `create(FieldDefinitionSchema)` to create a new message.
  */
 export const FieldDefinitionSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 5);
+  messageDesc(file_content_v1_content, 7);
 
 /**
  * Describes the message content.v1.Announcement.
  * Use `create(AnnouncementSchema)` to create a new message.
  */
 export const AnnouncementSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 6);
+  messageDesc(file_content_v1_content, 8);
 
 /**
  * Describes the message content.v1.AuthenticateApiKeyRequest.
  * Use `create(AuthenticateApiKeyRequestSchema)` to create a new message.
  */
 export const AuthenticateApiKeyRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 7);
+  messageDesc(file_content_v1_content, 9);
 
 /**
  * Describes the message content.v1.AuthenticateApiKeyResponse.
  * Use `create(AuthenticateApiKeyResponseSchema)` to create a new message.
  */
 export const AuthenticateApiKeyResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 8);
+  messageDesc(file_content_v1_content, 10);
 
 /**
  * Describes the message content.v1.GetCompanyRequest.
  * Use `create(GetCompanyRequestSchema)` to create a new message.
  */
 export const GetCompanyRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 9);
+  messageDesc(file_content_v1_content, 11);
 
 /**
  * Describes the message content.v1.GetCompanyResponse.
  * Use `create(GetCompanyResponseSchema)` to create a new message.
  */
 export const GetCompanyResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 10);
+  messageDesc(file_content_v1_content, 12);
 
 /**
  * Describes the message content.v1.ListGamesRequest.
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 11);
+  messageDesc(file_content_v1_content, 13);
 
 /**
  * Describes the message content.v1.ListGamesResponse.
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 12);
+  messageDesc(file_content_v1_content, 14);
 
 /**
  * Describes the message content.v1.GetGameRequest.
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 13);
+  messageDesc(file_content_v1_content, 15);
 
 /**
  * Describes the message content.v1.GetGameResponse.
  * Use `create(GetGameResponseSchema)` to create a new message.
  */
 export const GetGameResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 14);
+  messageDesc(file_content_v1_content, 16);
 
 /**
  * Describes the message content.v1.ListTagsRequest.
  * Use `create(ListTagsRequestSchema)` to create a new message.
  */
 export const ListTagsRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 15);
+  messageDesc(file_content_v1_content, 17);
 
 /**
  * Describes the message content.v1.ListTagsResponse.
  * Use `create(ListTagsResponseSchema)` to create a new message.
  */
 export const ListTagsResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 16);
+  messageDesc(file_content_v1_content, 18);
 
 /**
  * Describes the message content.v1.ListFieldsRequest.
  * Use `create(ListFieldsRequestSchema)` to create a new message.
  */
 export const ListFieldsRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 17);
+  messageDesc(file_content_v1_content, 19);
 
 /**
  * Describes the message content.v1.ListFieldsResponse.
  * Use `create(ListFieldsResponseSchema)` to create a new message.
  */
 export const ListFieldsResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 18);
+  messageDesc(file_content_v1_content, 20);
 
 /**
  * Describes the message content.v1.ListAnnouncementsRequest.
  * Use `create(ListAnnouncementsRequestSchema)` to create a new message.
  */
 export const ListAnnouncementsRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 19);
+  messageDesc(file_content_v1_content, 21);
 
 /**
  * Describes the message content.v1.ListAnnouncementsResponse.
  * Use `create(ListAnnouncementsResponseSchema)` to create a new message.
  */
 export const ListAnnouncementsResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 20);
+  messageDesc(file_content_v1_content, 22);
 
 /**
  * Describes the message content.v1.PutAnnouncementRequest.
  * Use `create(PutAnnouncementRequestSchema)` to create a new message.
  */
 export const PutAnnouncementRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 21);
+  messageDesc(file_content_v1_content, 23);
 
 /**
  * Describes the message content.v1.PutAnnouncementResponse.
  * Use `create(PutAnnouncementResponseSchema)` to create a new message.
  */
 export const PutAnnouncementResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 22);
+  messageDesc(file_content_v1_content, 24);
 
 /**
  * Describes the message content.v1.DeleteAnnouncementRequest.
  * Use `create(DeleteAnnouncementRequestSchema)` to create a new message.
  */
 export const DeleteAnnouncementRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 23);
+  messageDesc(file_content_v1_content, 25);
 
 /**
  * Describes the message content.v1.DeleteAnnouncementResponse.
  * Use `create(DeleteAnnouncementResponseSchema)` to create a new message.
  */
 export const DeleteAnnouncementResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 24);
+  messageDesc(file_content_v1_content, 26);
 
 /**
  * Describes the message content.v1.PutEnvironmentAnnouncementRequest.
  * Use `create(PutEnvironmentAnnouncementRequestSchema)` to create a new message.
  */
 export const PutEnvironmentAnnouncementRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 25);
+  messageDesc(file_content_v1_content, 27);
 
 /**
  * Describes the message content.v1.PutEnvironmentAnnouncementResponse.
  * Use `create(PutEnvironmentAnnouncementResponseSchema)` to create a new message.
  */
 export const PutEnvironmentAnnouncementResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 26);
+  messageDesc(file_content_v1_content, 28);
 
 /**
  * Describes the message content.v1.DeleteEnvironmentAnnouncementRequest.
  * Use `create(DeleteEnvironmentAnnouncementRequestSchema)` to create a new message.
  */
 export const DeleteEnvironmentAnnouncementRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 27);
+  messageDesc(file_content_v1_content, 29);
 
 /**
  * Describes the message content.v1.DeleteEnvironmentAnnouncementResponse.
  * Use `create(DeleteEnvironmentAnnouncementResponseSchema)` to create a new message.
  */
 export const DeleteEnvironmentAnnouncementResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 28);
+  messageDesc(file_content_v1_content, 30);
 
 /**
  * Describes the message content.v1.ResolveAnnouncementRequest.
  * Use `create(ResolveAnnouncementRequestSchema)` to create a new message.
  */
 export const ResolveAnnouncementRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 29);
+  messageDesc(file_content_v1_content, 31);
 
 /**
  * Describes the message content.v1.ResolveAnnouncementResponse.
  * Use `create(ResolveAnnouncementResponseSchema)` to create a new message.
  */
 export const ResolveAnnouncementResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 30);
+  messageDesc(file_content_v1_content, 32);
 
 /**
  * Describes the message content.v1.GetEnvironmentByTokenRequest.
  * Use `create(GetEnvironmentByTokenRequestSchema)` to create a new message.
  */
 export const GetEnvironmentByTokenRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 31);
+  messageDesc(file_content_v1_content, 33);
 
 /**
  * Describes the message content.v1.GetEnvironmentByTokenResponse.
  * Use `create(GetEnvironmentByTokenResponseSchema)` to create a new message.
  */
 export const GetEnvironmentByTokenResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 32);
+  messageDesc(file_content_v1_content, 34);
 
 /**
  * Describes the message content.v1.CheckUserAccessRequest.
  * Use `create(CheckUserAccessRequestSchema)` to create a new message.
  */
 export const CheckUserAccessRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 33);
+  messageDesc(file_content_v1_content, 35);
 
 /**
  * Describes the message content.v1.CheckUserAccessResponse.
  * Use `create(CheckUserAccessResponseSchema)` to create a new message.
  */
 export const CheckUserAccessResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_content, 34);
+  messageDesc(file_content_v1_content, 36);
+
+/**
+ * Describes the message content.v1.ListCollectorsRequest.
+ * Use `create(ListCollectorsRequestSchema)` to create a new message.
+ */
+export const ListCollectorsRequestSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_content, 37);
+
+/**
+ * Describes the message content.v1.ListCollectorsResponse.
+ * Use `create(ListCollectorsResponseSchema)` to create a new message.
+ */
+export const ListCollectorsResponseSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_content, 38);
+
+/**
+ * Describes the message content.v1.GetCollectorRequest.
+ * Use `create(GetCollectorRequestSchema)` to create a new message.
+ */
+export const GetCollectorRequestSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_content, 39);
+
+/**
+ * Describes the message content.v1.GetCollectorResponse.
+ * Use `create(GetCollectorResponseSchema)` to create a new message.
+ */
+export const GetCollectorResponseSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_content, 40);
 
 /**
  * ContentService owns tenancy (companies, API keys, users) and reference data (games,
