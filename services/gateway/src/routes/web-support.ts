@@ -133,7 +133,8 @@ export function registerWebSupportRoutes(router: GatewayRouter, options: WebSupp
     ctx.set("Cache-Control", name(ctx).startsWith("assets/") ? "public, max-age=31536000, immutable" : "no-cache");
     ctx.set("Vary", "Accept-Encoding");
     ctx.type = file.type;
-    const accepted = ctx.acceptsEncodings("br", "gzip", "identity");
+    // Brotli when the browser takes it (smaller), else gzip; not the client's order of equals.
+    const accepted = ctx.acceptsEncodings("br") === "br" ? "br" : ctx.acceptsEncodings("gzip") === "gzip" ? "gzip" : "identity";
     if (accepted === "br") {
       ctx.set("Content-Encoding", "br");
       ctx.body = file.brotli;
