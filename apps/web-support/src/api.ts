@@ -77,7 +77,7 @@ export type CollectorAnswer =
   | { key: string; label: string; type: "TEXT" | "DATE" | "EMAIL" | "PLATFORM_SELECTOR"; value: string | null }
   | { key: string; label: string; type: "SELECT_GROUP" | "DROPDOWN"; value: string[] }
   | { key: string; label: string; type: "CHECKBOX"; value: boolean | null }
-  | { key: string; label: string; type: "FILE"; attachments: AttachmentRef[] };
+  | { key: string; label: string; type: "FILE"; attachments: string[] };
 
 /** A failed call: the HTTP status and the API's error code (`unauthenticated`, `conflict`, ...). */
 export class ApiError extends Error {
@@ -129,9 +129,9 @@ export function createPlayerApi(sessionCode: string): PlayerApi {
     session: () => call<SupportSession>("/player-api/session"),
     resource: (key) => call<Resource>(`/player-api/resources/${encodeURIComponent(key)}`),
     tickets: async () => (await call<{ tickets: PlayerTicket[] }>("/player-api/tickets")).tickets,
-    openTicket: (message, attachments) => call("/player-api/tickets", { method: "POST", json: { message, ...(attachments.length ? { attachments } : {}) } }),
+    openTicket: (message, attachments) => call("/player-api/tickets", { method: "POST", json: { message, ...attachmentIds(attachments) } }),
     sendMessage: (ticketId, message, attachments) =>
-      call(`/player-api/tickets/${encodeURIComponent(ticketId)}/messages`, { method: "POST", json: { message, ...(attachments.length ? { attachments } : {}) } }),
+      call(`/player-api/tickets/${encodeURIComponent(ticketId)}/messages`, { method: "POST", json: { message, ...attachmentIds(attachments) } }),
     async collectorResult(ticketId, collector, fields) {
       await call(`/player-api/tickets/${encodeURIComponent(ticketId)}/collector-results`, {
         method: "POST",
@@ -163,6 +163,11 @@ export function createPlayerApi(sessionCode: string): PlayerApi {
       return response;
     },
   };
+}
+
+/** Requests name attachments by id; events answer them as `{ id }`. */
+function attachmentIds(attachments: AttachmentRef[]): { attachments?: string[] } {
+  return attachments.length > 0 ? { attachments: attachments.map((attachment) => attachment.id) } : {};
 }
 
 async function toError(response: Response): Promise<ApiError> {

@@ -51,8 +51,12 @@ export function ContactView() {
       const answers: CollectorAnswer[] = [];
       for (const field of collector?.fields ?? []) answers.push(await answer(field));
       const { ticketId } = await api.openTicket(message.trim(), attachments);
-      if (collector && answers.length > 0) await api.collectorResult(ticketId, collector, answers);
-      location.hash = href.ticket(ticketId);
+      try {
+        if (collector && answers.length > 0) await api.collectorResult(ticketId, collector, answers);
+      } finally {
+        // The ticket exists either way: show it rather than invite a second one.
+        location.hash = href.ticket(ticketId);
+      }
     } catch (error) {
       setSending(false);
       fail(error);
@@ -64,7 +68,7 @@ export function ContactView() {
     const value = values[field.key];
     switch (field.type) {
       case "FILE":
-        return { ...base, type: "FILE", attachments: (await fieldPickers.get(field.key)?.upload()) ?? [] };
+        return { ...base, type: "FILE", attachments: ((await fieldPickers.get(field.key)?.upload()) ?? []).map((attachment) => attachment.id) };
       case "CHECKBOX":
         return { ...base, type: "CHECKBOX", value: typeof value === "boolean" ? value : null };
       case "SELECT_GROUP":
