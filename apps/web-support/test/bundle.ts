@@ -16,7 +16,14 @@ export interface BuiltBundle {
 
 export async function buildBundle(): Promise<BuiltBundle> {
   const dir = await mkdtemp(join(tmpdir(), "web-support-"));
-  await build({ root: PACKAGE_DIR, configFile: join(PACKAGE_DIR, "vite.config.ts"), logLevel: "warn", build: { outDir: dir, emptyOutDir: true } });
+  // vitest sets NODE_ENV=test, which would make Vite keep development code: build as `vite build` does.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = "production";
+  try {
+    await build({ root: PACKAGE_DIR, configFile: join(PACKAGE_DIR, "vite.config.ts"), mode: "production", logLevel: "warn", build: { outDir: dir, emptyOutDir: true } });
+  } finally {
+    process.env.NODE_ENV = nodeEnv;
+  }
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 

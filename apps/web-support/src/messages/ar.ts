@@ -47,6 +47,7 @@ export const ar: Catalog = {
   "chat.send": "إرسال",
   "chat.attach": "إضافة ملفات",
   "chat.attachment": "مرفق",
+  "chat.attachmentFailed": "لا يمكن عرض هذا المرفق.",
   "chat.download": "تنزيل {name}",
   "chat.imageAlt": "صورة مرسلة في المحادثة",
   "chat.closed": "هذه المحادثة مغلقة.",

@@ -47,6 +47,7 @@ export const de: Catalog = {
   "chat.send": "Senden",
   "chat.attach": "Dateien hinzufügen",
   "chat.attachment": "Anhang",
+  "chat.attachmentFailed": "Dieser Anhang kann nicht angezeigt werden.",
   "chat.download": "{name} herunterladen",
   "chat.imageAlt": "In der Unterhaltung gesendetes Bild",
   "chat.closed": "Diese Unterhaltung ist geschlossen.",

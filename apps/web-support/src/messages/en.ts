@@ -45,6 +45,7 @@ export const en = {
   "chat.send": "Send",
   "chat.attach": "Add files",
   "chat.attachment": "Attachment",
+  "chat.attachmentFailed": "This attachment cannot be shown.",
   "chat.download": "Download {name}",
   "chat.imageAlt": "Image sent in the conversation",
   "chat.closed": "This conversation is closed.",

@@ -47,6 +47,7 @@ export const ja: Catalog = {
   "chat.send": "送信",
   "chat.attach": "ファイルを追加",
   "chat.attachment": "添付ファイル",
+  "chat.attachmentFailed": "この添付ファイルは表示できません。",
   "chat.download": "{name} をダウンロード",
   "chat.imageAlt": "会話で送信された画像",
   "chat.closed": "このお問い合わせは終了しました。",

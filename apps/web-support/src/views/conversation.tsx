@@ -16,7 +16,7 @@ interface TicketState {
   csatScore: number | null;
 }
 
-/** The ticket's state after its events (status changes, the end, a rating) on top of the listed state. */
+/** The ticket's state after `events` (status changes, the end, a rating), from `initial`. */
 export function stateAfter(initial: TicketState, events: TicketEvent[]): TicketState {
   let state = { ...initial };
   for (const event of events) {
@@ -44,11 +44,16 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
   const title = ticket === "missing" ? t("chat.notFound") : ticket ? t("ticket.label", { id: ticket.runningId }) : t("app.loading");
   const heading = usePageHeading(title);
 
-  useEffect(() => {
+  // The listed state (status, resolution, rating) is read again whenever new events arrive, so
+  // the status is right even for changes that have no event of their own in the conversation.
+  const reloadTicket = () =>
     api.tickets().then(
       (tickets) => setTicket(tickets.find((item) => item.id === ticketId) ?? "missing"),
       (error: unknown) => fail(error),
     );
+
+  useEffect(() => {
+    void reloadTicket();
   }, [api, ticketId]);
 
   useEffect(() => {
@@ -68,6 +73,11 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
           }
           const next = new Map(current);
           for (const event of fresh) next.set(event.id, event);
+          if (current.size > 0) {
+            // Live changes show at once; the list read that follows has the last word.
+            setTicket((listed) => (listed && listed !== "missing" ? { ...listed, ...stateAfter(listed, fresh) } : listed));
+            setTimeout(() => void reloadTicket(), 0);
+          }
           return next;
         });
       },
@@ -80,7 +90,7 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
   }, [api, ticketId, ticket === null || ticket === "missing"]);
 
   const ordered = useMemo(() => [...events.values()].sort(byTime), [events]);
-  const state = ticket && ticket !== "missing" ? stateAfter(ticket, ordered) : null;
+  const state = ticket && ticket !== "missing" ? ticket : null;
   const closed = state?.status === "closed";
 
   async function refresh() {
@@ -91,6 +101,7 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
         for (const event of all) if (event.type !== "PRIVATE_NOTE") next.set(event.id, event);
         return next;
       });
+      await reloadTicket();
     } catch (error) {
       fail(error);
     }
@@ -152,7 +163,11 @@ function ChatItem({ event, ticketId }: { event: TicketEvent; ticketId: string })
         <p class="who">
           <span>{mine ? t("chat.you") : t("chat.agent")}</span> {time}
         </p>
-        {event.message && <p class="text">{event.message}</p>}
+        {event.message && (
+          <p class="text" dir="auto">
+            {event.message}
+          </p>
+        )}
         {(event.attachments ?? []).map((attachment) => (
           <AttachmentView key={attachment.id} ticketId={ticketId} attachment={attachment} />
         ))}
@@ -169,7 +184,7 @@ function ChatItem({ event, ticketId }: { event: TicketEvent; ticketId: string })
           {(event.fields ?? []).map((field, index) => (
             <div key={index}>
               <dt>{field.label}</dt>
-              <dd>
+              <dd dir="auto">
                 {field.type === "FILE"
                   ? (field.attachments ?? []).map((attachment) => <AttachmentView key={attachment.id} ticketId={ticketId} attachment={attachment} />)
                   : typeof field.value === "boolean"

@@ -128,7 +128,7 @@ export function AttachmentView({ ticketId, attachment }: { ticketId: string; att
   }, [ticketId, attachment.id]);
 
   if (blob === null) return <span class="attachment muted">{t("app.loading")}</span>;
-  if (blob === "failed") return <span class="attachment error">{t("upload.failed", { name: t("chat.attachment") })}</span>;
+  if (blob === "failed") return <span class="attachment error">{t("chat.attachmentFailed")}</span>;
   if (blob.type.startsWith("image/")) return <img class="attachment image" src={blob.url} alt={t("chat.imageAlt")} />;
   const name = `${t("chat.attachment")} (${blob.type || "file"})`;
   return (

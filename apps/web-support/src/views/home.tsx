@@ -31,7 +31,9 @@ export function HomeView() {
       {session.announcement && (
         <section class="announcement" aria-labelledby="announcement-title">
           <h2 id="announcement-title">{t("home.announcement")}</h2>
-          <p class="pre-line">{session.announcement.text}</p>
+          <p class="pre-line" dir="auto">
+            {session.announcement.text}
+          </p>
         </section>
       )}
       <p>
