@@ -1,5 +1,6 @@
 // The gateway's configuration, from environment variables only.
 import { ConfigError, loadConfig, num, port, str, url } from "@support/config";
+import { parseAllowedOrigins } from "./middleware/cors.ts";
 import { parseTrustProxy } from "./middleware/rate-limit.ts";
 import { serviceConfigSpecs } from "@support/runtime";
 
@@ -44,6 +45,16 @@ export const configSpecs = {
     default: "'none'",
     desc: "CSP frame-ancestors of the page: 'none' (in-game web views open it as a page, not in a frame) or the origins allowed to frame it",
   }),
+  WEB_SUPPORT_ORIGINS: str({
+    default: "",
+    desc: "Origins (comma-separated, scheme://host[:port]) whose pages may call /player-api cross-origin (CORS); empty: the origin of WEB_SUPPORT_URL",
+  }),
+  PLAYER_STREAMS_PER_SESSION: num({ default: 5, desc: "Most live ticket streams (GET /player-api/tickets/{id}/stream) one session may have open at once on one gateway" }),
+  PLAYER_STREAM_HEARTBEAT_MS: num({ default: 15_000, desc: "Interval of the `: ping` comment on live ticket streams (keeps proxies from closing idle connections)" }),
+  PLAYER_STREAM_RESYNC_MS: num({
+    default: 15_000,
+    desc: "A live ticket stream re-reads its ticket this often even without a tickets event (covers events missed while NATS was away)",
+  }),
   PUBLIC_RATE_LIMIT_PER_ADDRESS: num({ default: 120, desc: "Requests to the public endpoints per window and client address (0: no limit)" }),
   PUBLIC_RATE_LIMIT_PER_TOKEN: num({ default: 6_000, desc: "Requests to the public endpoints per window and environment token (0: no limit)" }),
   PUBLIC_RATE_LIMIT_WINDOW_SECONDS: num({ default: 60, desc: "Length of the fixed rate-limit windows (public endpoints and /player-api); the limits are per window" }),
@@ -76,7 +87,14 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
   for (const name of ["WEB_SUPPORT_CONNECT_SRC", "WEB_SUPPORT_FRAME_ANCESTORS"] as const) {
     if (/[;,\r\n]/.test(config[name])) throw new ConfigError(`Invalid configuration: ${name} must be space-separated CSP sources (no ';' or ',')`);
   }
-  for (const name of ["API_KEY_CACHE_MAX", "REFERENCE_CACHE_MAX_COMPANIES", "SESSION_CACHE_MAX"] as const) {
+  try {
+    parseAllowedOrigins(config.WEB_SUPPORT_ORIGINS, config.WEB_SUPPORT_URL);
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration: ${(error as Error).message}`);
+  }
+  for (const name of [
+    "API_KEY_CACHE_MAX", "REFERENCE_CACHE_MAX_COMPANIES", "SESSION_CACHE_MAX", "PLAYER_STREAMS_PER_SESSION", "PLAYER_STREAM_HEARTBEAT_MS", "PLAYER_STREAM_RESYNC_MS",
+  ] as const) {
     if (!Number.isInteger(config[name]) || config[name] < 1) throw new ConfigError(`Invalid configuration: ${name} must be a positive integer`);
   }
   return config;

@@ -15,6 +15,9 @@ import { createReferenceCaches, type ReferenceCaches } from "./cache.ts";
 import type { GatewayClients } from "./clients.ts";
 import type { GatewayConfig } from "./config.ts";
 import { createContentChangedConsumer } from "./events/content-changed.consumer.ts";
+import { createTicketEventsConsumer } from "./events/ticket-events.consumer.ts";
+import { parseAllowedOrigins, playerApiCors } from "./middleware/cors.ts";
+import { TicketStreamHub } from "./player-side/ticket-stream.ts";
 import { createHealthChecker, registerHealthRoutes } from "./health.ts";
 import { accessLog } from "./middleware/access-log.ts";
 import { errorHandler, HttpProblem } from "./middleware/errors.ts";
@@ -98,22 +101,33 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerAttachmentRoutes(api, { media: clients.media });
   registerPlayerRoutes(api, { players: clients.players });
   registerSessionRoutes(api, { players: clients.players, config });
+  const streams = new TicketStreamHub();
   registerPlayerSideRoutes(api, {
     players: clients.players,
+    content: clients.content,
     tickets: clients.tickets,
     media: clients.media,
     playerSide: clients.playerSide,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     sessions: createSessionCache({ max: config.SESSION_CACHE_MAX }),
     limiter: createPlayerApiRateLimiter(clients.players, config),
+    streams,
+    streamSettings: {
+      perSession: config.PLAYER_STREAMS_PER_SESSION,
+      heartbeatMs: config.PLAYER_STREAM_HEARTBEAT_MS,
+      resyncMs: config.PLAYER_STREAM_RESYNC_MS,
+    },
+    logger,
   });
   api.assertComplete();
 
   const app = new Koa<GatewayState>();
   app.use(requestId());
+  app.use(playerApiCors(parseAllowedOrigins(config.WEB_SUPPORT_ORIGINS, config.WEB_SUPPORT_URL)) as Koa.Middleware<GatewayState>);
   app.use(accessLog(logger));
   app.use(errorHandler(logger));
   // DELETE /player waits for the erasure in every service, longer than any other request.
+  // A live stream's opening reads keep the usual budget; its later reads run outside it.
   app.use(
     requestDeadline((ctx) => {
       const operation = router.match(ctx.path, ctx.method).pathAndMethod.find((layer) => layer.name !== undefined)?.name;
@@ -165,12 +179,15 @@ export function createServer(deps: GatewayDeps): Gateway {
     );
   });
   const contentChanges = deps.nc ? createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, targets: caches, logger }) : undefined;
+  // Without NATS, live streams still follow their tickets by their periodic resync.
+  const ticketChanges = deps.nc ? createTicketEventsConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, hub: streams, logger }) : undefined;
 
   return {
     app,
     caches,
     async start() {
       await contentChanges?.start();
+      await ticketChanges?.start();
       return new Promise((resolve, reject) => {
         server.once("error", reject);
         server.listen(config.PORT, config.HOST, () => {
@@ -188,6 +205,9 @@ export function createServer(deps: GatewayDeps): Gateway {
     async stop() {
       stopping = true;
       await contentChanges?.stop();
+      await ticketChanges?.stop();
+      // Live streams never finish by themselves: end them (clients resume with Last-Event-ID).
+      streams.closeAll();
       if (!server.listening) return;
       const closed = new Promise<void>((resolve) => {
         // Only stop listening: http.Server#close() would also destroy every idle keep-alive

@@ -46,7 +46,17 @@ describe("the player side through the real stack", () => {
 
   beforeAll(async () => {
     stack = await startStack();
-    a = await stack.applyTenant(tenantA);
+    // A collector definition for the answers below (answers are checked against it).
+    const purchase = {
+      ref: "purchase", title: "Purchase",
+      fields: [
+        { key: "order", label: "Order number", type: "TEXT" },
+        { key: "store", label: "Store", type: "DROPDOWN", options: ["app_store", "play_store"] },
+        { key: "agree", label: "Agree", type: "CHECKBOX" },
+        { key: "receipt", label: "Receipt", type: "FILE" },
+      ],
+    };
+    a = await stack.applyTenant({ ...tenantA, games: tenantA.games.map((game) => (game.ref === "galaxy" ? { ...game, collectors: [purchase] } : game)) });
     key = a.apiKeys.main!;
     db = createDb({ url: stack.infra.databaseUrl, schema: "players", maxConnections: 2 });
     code = await session({ language: "fr", player: { id: "p-1", name: "Ada", email: "ada@example.com" }, tags: ["bug"], fields: { level: 7 } });
@@ -252,11 +262,11 @@ describe("the player side through the real stack", () => {
 
     const ticketId = await open(code, "I was charged twice");
     expect((await actions(ticketId, [{ type: "sendMessage", message: "Please fill in the form" }, { type: "setStatus", status: "waiting" }])).status).toBe(200);
-    const collectorId = "5b0c7a3e-1d2f-4e5a-9b8c-7d6e5f4a3b2c";
+    const collectorId = a.games.galaxy!.collectors.purchase!;
     const fields = [
       { key: "order", label: "Order number", type: "TEXT", value: "A-1234" },
       { key: "store", label: "Store", type: "DROPDOWN", value: ["app_store"] },
-      { key: null, label: "Agree", type: "CHECKBOX", value: true },
+      { key: "agree", label: "Agree", type: "CHECKBOX", value: true },
       { key: "receipt", label: "Receipt", type: "FILE", attachments: [instruction.attachmentId] },
     ];
     const bad = await as(code, `/player-api/tickets/${ticketId}/collector-results`, {
@@ -274,7 +284,7 @@ describe("the player side through the real stack", () => {
       fields: [
         { key: "order", label: "Order number", type: "TEXT", value: "A-1234" },
         { key: "store", label: "Store", type: "DROPDOWN", value: ["app_store"] },
-        { key: null, label: "Agree", type: "CHECKBOX", value: true },
+        { key: "agree", label: "Agree", type: "CHECKBOX", value: true },
         { key: "receipt", label: "Receipt", type: "FILE", attachments: [{ id: instruction.attachmentId }] },
       ],
     }));

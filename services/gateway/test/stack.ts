@@ -36,7 +36,7 @@ export interface RequestOptions extends Omit<RequestInit, "body"> {
 export interface TenantResult {
   companyId: string;
   apiKeys: Record<string, string>;
-  games: Record<string, { id: string; environments: Record<string, { id: string; token: string }> }>;
+  games: Record<string, { id: string; environments: Record<string, { id: string; token: string }>; collectors: Record<string, string> }>;
   users: Record<string, string>;
 }
 

@@ -541,8 +541,16 @@ export interface paths {
         put?: never;
         /**
          * Answer a collector
-         * @description The player's answers to a collector (a form an agent asked the player to fill in):
-         *     appends a COLLECTOR_RESULT event (the `CollectorResultEvent` shape, with a new `resultId`). Each field's
+         * @description The player's answers to a collector of the session's game (its definition: the
+         *     `contactForm` of `GET /player-api/session`, or a collector an agent sent):
+         *     appends a COLLECTOR_RESULT event (the `CollectorResultEvent` shape, with a new `resultId`).
+         *     The answers are checked against the definition (400 with the path of each bad
+         *     answer): `collectorId` must name a collector of the game; each answer's `key` must be
+         *     a field of it, once, with the field's `type`; every `required` field must be answered
+         *     (a nonblank value, at least one option or attachment, a checked CHECKBOX); option
+         *     answers must be among the field's `options` (DROPDOWN and PLATFORM_SELECTOR: one);
+         *     EMAIL must be an email address and DATE a date (`YYYY-MM-DD`) or date-time. The
+         *     event stores the definition's `title` and labels. Each field's
          *     `type` selects its answer: `value` a string or null (TEXT, DATE, EMAIL,
          *     PLATFORM_SELECTOR), an array of strings (SELECT_GROUP, DROPDOWN), a boolean or null
          *     (CHECKBOX); a FILE field has `attachments` (ids from `POST /player-api/attachments`,
@@ -574,6 +582,122 @@ export interface paths {
          *     `POST /player-api/tickets` or `POST /player-api/tickets/{ticketId}/messages`.
          */
         post: operations["createPlayerAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/player-api/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the web support page shows
+         * @description Everything the web support page needs to start: the session's game (id, name,
+         *     languages), its language (the session's, else the game's first), the environment's
+         *     name, when the session expires, the player fields the session knows, the announcement
+         *     in force for the session's environment, the game's resources (titles only), the
+         *     resource the session was opened on (with its Markdown body) and the game's contact
+         *     form (a collector definition), if it has one.
+         *
+         *     Localized texts (announcement, resource titles and bodies) are picked in this order:
+         *     the session's language, then the game's languages in their order, then any nonblank
+         *     text; a resource title without any localized text is its plain title.
+         */
+        get: operations["getPlayerSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/player-api/resources/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a resource page
+         * @description One resource of the session's game with its title and Markdown body, localized like
+         *     `GET /player-api/session`. An unknown key is a 404. The body is the operator's
+         *     Markdown as written: render it without raw HTML.
+         */
+        get: operations["getPlayerResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/player-api/tickets/{ticketId}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the conversation live (Server-Sent Events)
+         * @description A `text/event-stream` of the ticket's events as they happen, for every gateway
+         *     replica (tickets' NATS events wake the stream, which re-reads the ticket from
+         *     tickets, so nothing is lost or repeated):
+         *
+         *     - `id: <eventId>` / `event: ticket-event` / `data: <one event>`: an item of
+         *       `GET /player-api/tickets/{ticketId}/events` (never a PRIVATE_NOTE), in order.
+         *     - `event: ticket-status` / `data: {"status", "resolutionType", "csatScore"}` (no
+         *       `id`): first right after connecting, then whenever one of them changes. A `closed`
+         *       ticket with `resolutionType` `resolved` and no `csatScore` asks the player for a
+         *       rating (`POST /player-api/tickets/{ticketId}/csat`).
+         *     - `: ping` every 15 seconds (a comment: keeps proxies from closing the connection).
+         *
+         *     Without `Last-Event-ID` the stream starts with every event of the ticket; with
+         *     `Last-Event-ID: <eventId>` (the last `id` received) it sends only the events after
+         *     it, then follows live: no gaps, no duplicates. An id that is not an event of the
+         *     ticket is a 400. Read it with `fetch()` and a stream reader (it needs the
+         *     `Authorization` header, which `EventSource` cannot send). The stream ends when the
+         *     session expires or the gateway stops; reconnect with `Last-Event-ID`.
+         *
+         *     Same rules as the other player routes (404 for a ticket of another player, game or
+         *     company). At most `PLAYER_STREAMS_PER_SESSION` streams per session are open at once
+         *     on one gateway: another one is a 429 until one closes.
+         */
+        get: operations["streamPlayerTicketEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/player-api/tickets/{ticketId}/attachments/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an attachment of the player's ticket
+         * @description Redirects (`307`, no body) to a signed download URL valid for at most 5 minutes,
+         *     like `GET /attachments/{attachmentId}`, for an attachment of one of the ticket's
+         *     events the player can see (a message of either side or a collector answer; never a
+         *     private note's). Anything else (another player's ticket, an attachment of another
+         *     ticket, an unknown id) is a 404.
+         */
+        get: operations["getPlayerAttachment"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1244,6 +1368,64 @@ export interface components {
             message: string;
             /** @description Attachment ids from `POST /player-api/attachments`. */
             attachments?: string[];
+        };
+        PlayerSession: {
+            game: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                languages: components["schemas"]["Language"][];
+            };
+            language: components["schemas"]["Language"];
+            /** @description The name of the session's environment. */
+            environment: string | null;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description Only the fields the session knows. */
+            player: {
+                id?: string;
+                name?: string;
+                email?: string;
+            };
+            announcement: null | {
+                /** @description The localized shortContent. */
+                text: string;
+                /** @description The localized longContent; null without details. */
+                details: string | null;
+            };
+            resources: {
+                key: string;
+                title: string;
+            }[];
+            /** @description The resource the session was opened on (`resource` of the session), null for the home page. */
+            resource: null | components["schemas"]["PlayerResource"];
+            /** @description The game's contact form; null when it has none. */
+            contactForm: null | components["schemas"]["CollectorDefinition"];
+        };
+        PlayerResource: {
+            key: string;
+            title: string;
+            /** @description Markdown; null when the resource has none in any language. */
+            body: string | null;
+        };
+        /**
+         * @description A collector (a form) as the game defines it. Answer it with
+         *     `POST /player-api/tickets/{ticketId}/collector-results`: one answer per field, by `key`,
+         *     of the field's `type`.
+         */
+        CollectorDefinition: {
+            /** Format: uuid */
+            id: string;
+            title: string;
+            fields: {
+                key: string;
+                label: string;
+                /** @enum {string} */
+                type: "TEXT" | "SELECT_GROUP" | "DROPDOWN" | "DATE" | "EMAIL" | "CHECKBOX" | "PLATFORM_SELECTOR" | "FILE";
+                /** @description The allowed answers (SELECT_GROUP, DROPDOWN; PLATFORM_SELECTOR when it lists them). */
+                options?: string[];
+                required: boolean;
+            }[];
         };
         PlayerTicketSummary: {
             /** Format: uuid */
@@ -2419,6 +2601,118 @@ export interface operations {
             403: components["responses"]["SessionForbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["PlayerApiTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getPlayerSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session as the page shows it. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerSession"];
+                };
+            };
+            403: components["responses"]["SessionForbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["PlayerApiTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getPlayerResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The resource. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerResource"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["SessionForbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["PlayerApiTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    streamPlayerTicketEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The id of the last event received; the stream resumes after it. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream (until the client, the session or the gateway ends it). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["SessionForbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["PlayerApiTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getPlayerAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            307: components["responses"]["TemporaryRedirect"];
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["SessionForbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["PlayerApiTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -42,6 +42,10 @@ const PLAYER_SIDE_OPERATIONS = [
   ["post", "/player-api/tickets/{ticketId}/breadcrumbs", "addPlayerBreadcrumbs"],
   ["post", "/player-api/tickets/{ticketId}/collector-results", "addPlayerCollectorResult"],
   ["post", "/player-api/attachments", "createPlayerAttachment"],
+  ["get", "/player-api/session", "getPlayerSession"],
+  ["get", "/player-api/resources/{key}", "getPlayerResource"],
+  ["get", "/player-api/tickets/{ticketId}/stream", "streamPlayerTicketEvents"],
+  ["get", "/player-api/tickets/{ticketId}/attachments/{attachmentId}", "getPlayerAttachment"],
 ] as const;
 const SESSION_OPERATIONS = new Set<string>(PLAYER_SIDE_OPERATIONS.map((op) => op[2]));
 
@@ -73,7 +77,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 18 operations of the public API plus the 8 of the player side, each with its operationId", () => {
+  it("has exactly the 18 operations of the public API plus the 12 of the player side, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS].map((op) => [...op]).sort());
   });
@@ -172,8 +176,8 @@ describe("the OpenAPI document", () => {
     expect(operations.get("performTicketActions")!.responses.has("409")).toBe(true);
   });
 
-  it("answers the two redirects with 307, a Location header and no body", () => {
-    for (const id of ["getAttachment", "redirectToSupportSession"]) {
+  it("answers the three redirects with 307, a Location header and no body", () => {
+    for (const id of ["getAttachment", "redirectToSupportSession", "getPlayerAttachment"]) {
       const redirect = operations.get(id)!.responses.get("307")!;
       expect(redirect.schemaPointer).toBeUndefined();
       expect(redirect.requiredHeaders).toContain("location");

@@ -8,18 +8,24 @@
 // code's hash.
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { AppError } from "@support/errors";
+import { AppError, isAppError, notFound, validationError } from "@support/errors";
+import type { Logger } from "@support/logging";
 import type { Middleware } from "koa";
 import { CoalescingCache } from "../cache.ts";
-import type { MediaClient, PlayerSideClient, PlayersClient, TicketsClient } from "../clients.ts";
+import type { ContentClient, MediaClient, PlayerSideClient, PlayersClient, TicketsClient } from "../clients.ts";
 import type { GatewayConfig } from "../config.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { createPublicRateLimiter, parseTrustProxy, type PublicRateLimiter } from "../middleware/rate-limit.ts";
 import { toCreateAttachmentUploadRequest, toUploadInstructionDto } from "../mappings/attachments.ts";
 import { ticketStatus, toBreadcrumbMessages, toCollectorFieldMessages, toPlayerTicketSummaryDto } from "../mappings/player-side.ts";
 import { toEventDtos } from "../mappings/tickets.ts";
+import { toCollectorDefinitionDto, toPlayerAnnouncementDto, toPlayerResourceDto, toResourceSummaryDto } from "../mappings/player-session.ts";
+import { checkCollectorAnswers, withDefinitionLabels } from "../player-side/collector-answers.ts";
+import { sessionLanguage } from "../player-side/localization.ts";
+import { openTicketStream, TicketStreamHub, type StreamEvent, type StreamSnapshot } from "../player-side/ticket-stream.ts";
+import { HttpProblem } from "../middleware/errors.ts";
 import { getOperation } from "../openapi/operations.ts";
-import type { OperationId } from "../openapi/types.ts";
+import type { OperationId, Schemas } from "../openapi/types.ts";
 import type { OperationHandler } from "../types.ts";
 import { respond, type ApiRoutes } from "./api.ts";
 import { playersRateLimitStore } from "./sessions.ts";
@@ -30,6 +36,8 @@ export interface PlayerSession {
   gameId: string;
   environmentId: string;
   language: string | undefined;
+  /** The resource key the session was opened on; undefined for the support home page. */
+  resource: string | undefined;
   player: { id?: string | undefined; name?: string | undefined; email?: string | undefined; tier?: number | undefined };
   tags: string[];
   fields: JsonObject;
@@ -38,7 +46,7 @@ export interface PlayerSession {
 
 /** Cached answer for a code players does not know (or that expired). */
 const UNKNOWN_SESSION: PlayerSession = Object.freeze({
-  companyId: "", gameId: "", environmentId: "", language: undefined, player: {}, tags: [], fields: {}, expiresAt: 0,
+  companyId: "", gameId: "", environmentId: "", language: undefined, resource: undefined, player: {}, tags: [], fields: {}, expiresAt: 0,
 });
 
 /** Live sessions are remembered this long (never past their expiry); unknown codes a moment. */
@@ -95,6 +103,7 @@ export function createSessionAuth(players: PlayersClient, cache: SessionCache): 
         gameId: session.gameId,
         environmentId: session.environmentId,
         language: session.language,
+        resource: session.resource,
         player: player ? { id: player.id, name: player.name, email: player.email, tier: player.tier } : {},
         tags: session.metadata?.tags ?? [],
         fields: session.metadata?.fields ?? {},
@@ -144,8 +153,18 @@ export function createPlayerApiRateLimiter(players: PlayersClient, config: Playe
   });
 }
 
+/** The live ticket streams' settings (GatewayConfig's PLAYER_STREAM_* and PLAYER_STREAMS_PER_SESSION). */
+export interface PlayerStreamSettings {
+  perSession: number;
+  heartbeatMs: number;
+  resyncMs: number;
+}
+
+export const DEFAULT_STREAM_SETTINGS: PlayerStreamSettings = { perSession: 5, heartbeatMs: 15_000, resyncMs: 15_000 };
+
 export interface PlayerSideRoutesDeps {
   players: PlayersClient;
+  content: ContentClient;
   tickets: TicketsClient;
   media: MediaClient;
   playerSide: PlayerSideClient;
@@ -153,14 +172,32 @@ export interface PlayerSideRoutesDeps {
   sessions?: SessionCache;
   /** The abuse limits; by default none (the server passes createPlayerApiRateLimiter's). */
   limiter?: PublicRateLimiter;
+  /** The live ticket streams of this gateway (nudged by tickets' NATS events); by default one of its own. */
+  streams?: TicketStreamHub;
+  streamSettings?: PlayerStreamSettings;
+  logger: Logger;
 }
 
 function owner(session: PlayerSession) {
   return { companyId: session.companyId, gameId: session.gameId, playerId: session.player.id, email: session.player.email };
 }
 
+/** Every attachment id the player can see in these events (messages and collector answers). */
+function visibleAttachmentIds(events: StreamEvent[]): Set<string> {
+  const ids = new Set<string>();
+  for (const event of events) {
+    if ("attachments" in event && Array.isArray(event.attachments)) for (const attachment of event.attachments) ids.add(attachment.id);
+    if (event.type === "COLLECTOR_RESULT" && "fields" in event) {
+      for (const field of event.fields) if (field.type === "FILE") for (const attachment of field.attachments) ids.add(attachment.id);
+    }
+  }
+  return ids;
+}
+
 export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesDeps): void {
-  const { tickets, media, playerSide } = deps;
+  const { tickets, media, playerSide, content } = deps;
+  const streams = deps.streams ?? new TicketStreamHub();
+  const streamSettings = deps.streamSettings ?? DEFAULT_STREAM_SETTINGS;
   const authenticate = createSessionAuth(deps.players, deps.sessions ?? createSessionCache());
   const body = jsonBody(deps.bodyLimitBytes);
 
@@ -182,6 +219,112 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
     if (!ticket) throw new Error("tickets returned no ticket");
     return ticket;
   };
+
+  /** The ticket's events the player may see (never a private note), in order. */
+  const visibleEvents = async (session: PlayerSession, ticketId: string): Promise<StreamEvent[]> => {
+    const { events } = await tickets.listTicketEvents({ companyId: session.companyId, ticketId });
+    return toEventDtos(events.filter((event) => event.payload.case !== "privateNote")) as StreamEvent[];
+  };
+
+  const localizationOf = (session: PlayerSession, gameLanguages: readonly string[]) => ({ language: sessionLanguage(session.language, gameLanguages), gameLanguages });
+
+  mount("getPlayerSession", async (ctx) => {
+    const { session } = ctx.state;
+    const [details, { collectors }, resolved] = await Promise.all([
+      content.getGame({ companyId: session.companyId, gameId: session.gameId }),
+      content.listCollectors({ companyId: session.companyId, gameId: session.gameId }),
+      session.environmentId ? content.resolveAnnouncement({ companyId: session.companyId, environmentId: session.environmentId }) : undefined,
+    ]);
+    if (!details.game) throw new Error("content returned no game");
+    const l10n = localizationOf(session, details.game.languages);
+    const opened = session.resource === undefined ? undefined : details.resources.find((resource) => resource.key === session.resource);
+    const contactForm = collectors.find((collector) => collector.contactForm);
+    const player: { id?: string; name?: string; email?: string } = {};
+    if (session.player.id !== undefined) player.id = session.player.id;
+    if (session.player.name !== undefined) player.name = session.player.name;
+    if (session.player.email !== undefined) player.email = session.player.email;
+    ctx.set("Cache-Control", "no-store");
+    respond(ctx, 200, {
+      // content only stores the document's language codes.
+      game: { id: details.game.id, name: details.game.name, languages: details.game.languages as Schemas["Language"][] },
+      language: l10n.language as Schemas["Language"],
+      environment: details.environments.find((environment) => environment.id === session.environmentId)?.name ?? null,
+      expiresAt: new Date(session.expiresAt).toISOString(),
+      player,
+      announcement: toPlayerAnnouncementDto(resolved?.announcement, l10n),
+      resources: details.resources.map((resource) => toResourceSummaryDto(resource, l10n)),
+      resource: opened ? toPlayerResourceDto(opened, l10n) : null,
+      contactForm: contactForm ? toCollectorDefinitionDto(contactForm) : null,
+    });
+  });
+
+  mount("getPlayerResource", async (ctx) => {
+    const { session } = ctx.state;
+    const details = await content.getGame({ companyId: session.companyId, gameId: session.gameId });
+    const resource = details.resources.find((candidate) => candidate.key === ctx.state.validated.params.key);
+    if (!resource || !details.game) throw notFound("resource not found");
+    ctx.set("Cache-Control", "no-store");
+    respond(ctx, 200, toPlayerResourceDto(resource, localizationOf(session, details.game.languages)));
+  });
+
+  mount("streamPlayerTicketEvents", async (ctx) => {
+    const { session } = ctx.state;
+    const ticketId = ctx.state.validated.params.ticketId;
+    const read = async (): Promise<StreamSnapshot> => {
+      const ticket = await ownTicket(session, ticketId);
+      const events = await visibleEvents(session, ticket.id);
+      return { events, status: { status: ticketStatus(ticket), resolutionType: ticket.resolutionType ?? null, csatScore: ticket.csatScore ?? null } };
+    };
+    const initial = await read();
+    const lastEventId = ctx.get("Last-Event-ID").trim();
+    const after = lastEventId === "" ? undefined : lastEventId;
+    if (after !== undefined && !initial.events.some((event) => event.id === after)) {
+      throw validationError([{ path: "/headers/last-event-id", message: "is not an event of the ticket" }]);
+    }
+    // The session's code is known (the session check passed); its hash names the session's slots.
+    const sessionKey = hashSessionCode(sessionCodeOf(ctx.headers.authorization)!);
+    if (!streams.acquire(sessionKey, streamSettings.perSession)) {
+      const seconds = Math.max(1, Math.ceil(streamSettings.heartbeatMs / 1000));
+      throw new HttpProblem(429, "rate_limited", `Too many open streams for this session (at most ${streamSettings.perSession}); retry in ${seconds} seconds`, {
+        "Retry-After": String(seconds),
+      });
+    }
+    const stream = openTicketStream({
+      hub: streams,
+      ticketId,
+      read,
+      initial,
+      after,
+      heartbeatMs: streamSettings.heartbeatMs,
+      resyncMs: streamSettings.resyncMs,
+      endsAt: session.expiresAt,
+      onClose: () => streams.release(sessionKey),
+      logger: deps.logger,
+    });
+    ctx.req.socket.setTimeout(0);
+    ctx.req.socket.setNoDelay(true);
+    // The response's close, not the request's: a request emits it once its (empty) body is read.
+    ctx.res.on("close", () => stream.close());
+    ctx.set("Content-Type", "text/event-stream; charset=utf-8");
+    ctx.set("Cache-Control", "no-store");
+    // Proxies that buffer (nginx) must pass each event on at once.
+    ctx.set("X-Accel-Buffering", "no");
+    ctx.status = 200;
+    (ctx as unknown as { body: unknown }).body = stream.body;
+  });
+
+  mount("getPlayerAttachment", async (ctx) => {
+    const { session } = ctx.state;
+    const { ticketId, attachmentId } = ctx.state.validated.params;
+    const ticket = await ownTicket(session, ticketId);
+    // Only what the player sees in the conversation: never a private note's attachment.
+    if (!visibleAttachmentIds(await visibleEvents(session, ticket.id)).has(attachmentId)) throw notFound("attachment not found");
+    const { downloadUrl } = await media.getAttachmentDownload({ companyId: session.companyId, attachmentId });
+    ctx.set("Location", downloadUrl);
+    ctx.set("Cache-Control", "no-store");
+    respond(ctx, 307, "");
+    ctx.remove("Content-Type");
+  });
 
   mount("listPlayerTickets", async (ctx) => {
     const response = await playerSide.listPlayerTickets({ owner: owner(ctx.state.session) });
@@ -246,12 +389,23 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
 
   mount("addPlayerCollectorResult", async (ctx) => {
     const request = ctx.state.validated.body;
+    const { session } = ctx.state;
+    // The definition: a collector of the session's game (content answers not_found for another company's).
+    let collector;
+    try {
+      ({ collector } = await content.getCollector({ companyId: session.companyId, collectorId: request.collectorId }));
+    } catch (error) {
+      if (!isAppError(error) || error.code !== "not_found") throw error;
+    }
+    if (!collector || collector.gameId !== session.gameId) throw validationError([{ path: "/collectorId", message: "is not a collector of the game" }]);
+    const issues = checkCollectorAnswers(collector, request.fields);
+    if (issues.length > 0) throw validationError(issues);
     const response = await playerSide.addCollectorResult({
-      owner: owner(ctx.state.session),
+      owner: owner(session),
       ticketId: ctx.state.validated.params.ticketId,
-      collectorId: request.collectorId,
-      title: request.title,
-      fields: toCollectorFieldMessages(request.fields),
+      collectorId: collector.id,
+      title: collector.title,
+      fields: toCollectorFieldMessages(withDefinitionLabels(collector, request.fields)),
     });
     if (!response.ticket) throw new Error("tickets returned no ticket");
     respond(ctx, 200, { eventId: response.eventId, resultId: response.resultId, status: ticketStatus(response.ticket) });

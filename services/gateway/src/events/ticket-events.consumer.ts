@@ -1,0 +1,58 @@
+// Wakes the live ticket streams of this gateway: tickets publishes an event for every change
+// of a ticket (`<prefix>tickets.ticket.*`, data.ticketId); every replica listens (a plain
+// core subscription, no queue group) and nudges the streams of that ticket, which re-read it
+// from tickets. After a NATS disconnect every stream re-reads, since events may have been missed.
+import type { NatsConnection } from "@support/bus";
+import type { Logger } from "@support/logging";
+import type { Startable } from "@support/runtime";
+import type { TicketStreamHub } from "../player-side/ticket-stream.ts";
+
+/** The ticket an envelope is about; undefined for anything else. */
+export function ticketIdOf(envelope: unknown): string | undefined {
+  if (envelope === null || typeof envelope !== "object") return undefined;
+  const data = (envelope as { data?: unknown }).data;
+  if (data === null || typeof data !== "object") return undefined;
+  const ticketId = (data as { ticketId?: unknown }).ticketId;
+  return typeof ticketId === "string" ? ticketId : undefined;
+}
+
+export function createTicketEventsConsumer(deps: { nc: NatsConnection; natsPrefix: string; hub: TicketStreamHub; logger: Logger }): Startable {
+  let stop: (() => void) | undefined;
+  return {
+    async start() {
+      if (stop) return;
+      const subscription = deps.nc.subscribe(`${deps.natsPrefix}tickets.ticket.>`, {
+        callback: (error, msg) => {
+          if (error) {
+            deps.logger.warn({ err: error }, "ticket event subscription error; streams re-read");
+            deps.hub.nudgeAll();
+            return;
+          }
+          let envelope: unknown;
+          try {
+            envelope = JSON.parse(msg.string());
+          } catch {
+            envelope = undefined;
+          }
+          const ticketId = ticketIdOf(envelope);
+          if (ticketId !== undefined) deps.hub.nudge(ticketId);
+        },
+      });
+      const statuses = deps.nc.status() as AsyncIterable<{ type: string }> & { stop?: () => void };
+      void (async () => {
+        for await (const status of statuses) {
+          if (status.type === "reconnect" || status.type === "slowConsumer") deps.hub.nudgeAll();
+        }
+      })().catch((error: unknown) => deps.logger.warn({ err: error }, "nats status watch ended"));
+      await deps.nc.flush();
+      stop = () => {
+        statuses.stop?.();
+        subscription.unsubscribe();
+      };
+    },
+    async stop() {
+      stop?.();
+      stop = undefined;
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// What GET /player-api/session and GET /player-api/resources/{key} answer, from content.v1's
+// game, resources, collectors and announcement, localized for the session (localization.ts).
+// content.v1 carries the document's collector field types as strings; content only stores the
+// document's values, so they are narrowed with `as`.
+import type { Collector, GameResource, Announcement } from "@support/proto";
+import type { Schemas } from "../openapi/types.ts";
+import { localize } from "../player-side/localization.ts";
+
+export interface Localization {
+  language: string;
+  gameLanguages: readonly string[];
+}
+
+export function toPlayerResourceDto(resource: GameResource, l10n: Localization): Schemas["PlayerResource"] {
+  return {
+    key: resource.key,
+    title: localize(resource.titleLocalized, l10n.language, l10n.gameLanguages) ?? resource.title,
+    body: localize(resource.body, l10n.language, l10n.gameLanguages) ?? null,
+  };
+}
+
+export function toResourceSummaryDto(resource: GameResource, l10n: Localization): Schemas["PlayerSession"]["resources"][number] {
+  return { key: resource.key, title: localize(resource.titleLocalized, l10n.language, l10n.gameLanguages) ?? resource.title };
+}
+
+export function toCollectorDefinitionDto(collector: Collector): Schemas["CollectorDefinition"] {
+  return {
+    id: collector.id,
+    title: collector.title,
+    fields: collector.fields.map((field) => ({
+      key: field.key,
+      label: field.label,
+      type: field.type as Schemas["CollectorDefinition"]["fields"][number]["type"],
+      ...(field.options.length > 0 ? { options: field.options } : {}),
+      required: field.required,
+    })),
+  };
+}
+
+/** The announcement in force, localized; null when there is none or it has no text for anyone. */
+export function toPlayerAnnouncementDto(announcement: Announcement | undefined, l10n: Localization): Schemas["PlayerSession"]["announcement"] {
+  if (!announcement) return null;
+  const text = localize(announcement.shortContent, l10n.language, l10n.gameLanguages);
+  if (text === undefined) return null;
+  return { text, details: localize(announcement.longContent, l10n.language, l10n.gameLanguages) ?? null };
+}

@@ -1,0 +1,25 @@
+// Picks the text a player sees from a localization map (language code -> text or null): the
+// session's language first, then the game's languages in their order, then any nonblank text.
+// The page shows one language; falling back along the game's own list keeps the choice
+// predictable (the operator orders it) instead of depending on the map's key order.
+
+export type LocalizationMap = Record<string, unknown>;
+
+function nonblank(value: unknown): value is string {
+  return typeof value === "string" && value.trim() !== "";
+}
+
+/** The text for `language` with the fallback above; undefined when the map has no nonblank text. */
+export function localize(map: LocalizationMap | undefined, language: string, gameLanguages: readonly string[]): string | undefined {
+  if (!map) return undefined;
+  for (const candidate of [language, ...gameLanguages]) {
+    const text = map[candidate];
+    if (nonblank(text)) return text;
+  }
+  return Object.values(map).find(nonblank);
+}
+
+/** The session's language, else the game's first, else "en". */
+export function sessionLanguage(language: string | undefined, gameLanguages: readonly string[]): string {
+  return language ?? gameLanguages[0] ?? "en";
+}
