@@ -31,7 +31,7 @@ export interface SupportSession {
   environment: string | null;
   expiresAt: string;
   player: { id?: string; name?: string; email?: string };
-  announcement: { text: string } | null;
+  announcement: { text: string; details?: string | null } | null;
   resources: ResourceSummary[];
   resource: Resource | null;
   contactForm: Collector | null;

@@ -47,7 +47,18 @@ export function createSseParser(onEvent: (event: { id?: string; event: string; d
  * event id) until stopped. Starts with a full read, so nothing between the page's first load
  * and the stream's start is missed.
  */
-export function followTicket(api: PlayerApi, ticketId: string, onEvents: (events: TicketEvent[]) => void, onGone: (error: unknown) => void): LiveEvents {
+export interface TicketStatus {
+  status: string;
+  resolutionType: string | null;
+  csatScore: number | null;
+}
+
+export function followTicket(
+  api: PlayerApi,
+  ticketId: string,
+  handlers: { onEvents(events: TicketEvent[]): void; onStatus(status: TicketStatus): void; onGone(error: unknown): void },
+): LiveEvents {
+  const { onEvents, onStatus, onGone } = handlers;
   const controller = new AbortController();
   let stopped = false;
   let lastEventId: string | undefined;
@@ -71,8 +82,14 @@ export function followTicket(api: PlayerApi, ticketId: string, onEvents: (events
     try {
       response = await api.stream(ticketId, lastEventId, controller.signal);
     } catch (error) {
+      const status = (error as { status?: number }).status;
       // A 404 here may be an API without the stream route: the poll tells a gone ticket apart.
-      if ((error as { status?: number }).status === 404) return false;
+      if (status === 404) return false;
+      // A cursor the API does not know (400): start over with the whole conversation.
+      if (status === 400 && lastEventId !== undefined) {
+        lastEventId = undefined;
+        return true;
+      }
       throw error;
     }
     if (!response.body || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) return false;
@@ -81,12 +98,14 @@ export function followTicket(api: PlayerApi, ticketId: string, onEvents: (events
     if (lastEventId === undefined) await poll();
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     const parse = createSseParser(({ id, event, data }) => {
-      if (id) lastEventId = id;
-      if (event !== "ticket-event") return;
       try {
+        // Status frames carry no id: only ticket events move the cursor. Other event names are ignored.
+        if (event === "ticket-status") onStatus(JSON.parse(data) as TicketStatus);
+        if (event !== "ticket-event") return;
+        if (id) lastEventId = id;
         onEvents([JSON.parse(data) as TicketEvent]);
       } catch {
-        // A malformed event is skipped; the next full read repairs the view.
+        // A malformed frame is skipped; the next full read repairs the view.
       }
     });
     for (;;) {

@@ -132,13 +132,17 @@ describe("the web support page in a browser", () => {
   const token = () => a.games.quest!.environments["quest-production"]!.token;
   const actions = (ticketId: string, list: unknown[]) => stack.request(`/tickets/${ticketId}/actions`, { method: "POST", key, json: { actions: list } });
 
-  async function newPage(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  async function newPage(viewport: { width: number; height: number }, options: { expectForbidden?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
     const context = await browser.newContext({ viewport, locale: "en-US" });
     const page = await context.newPage();
     const problems: string[] = [];
     // Any CSP violation, script error or request to another origin than the gateway and the bucket fails the test.
+    // Failed answers are recorded with their address (the console line has none); the expired page's 403 is expected.
     page.on("console", (message) => {
-      if (message.type() === "error" && !/Failed to load resource: the server responded with a status of 403/.test(message.text())) problems.push(`console: ${message.text()}`);
+      if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(`console: ${message.text()}`);
+    });
+    page.on("response", (response) => {
+      if (response.status() >= 400 && !(options.expectForbidden && response.status() === 403)) problems.push(`${response.request().method()} ${response.url()}: ${response.status()}`);
     });
     page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
     page.on("request", (request) => {
@@ -374,7 +378,7 @@ describe("the web support page in a browser", () => {
     const codeHash = createHash("sha256").update(code).digest("hex");
     await sql`update players.support_sessions set expires_at = now() - interval '1 second' where code_hash = ${codeHash}`.execute(db);
 
-    const { context, page, problems } = await newPage({ width: 360, height: 740 });
+    const { context, page, problems } = await newPage({ width: 360, height: 740 }, { expectForbidden: true });
     try {
       await page.goto(`${base}/support/?sid=${encodeURIComponent(code)}`);
       await page.getByRole("heading", { level: 1, name: "This support link has expired" }).waitFor();

@@ -39,7 +39,10 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
   const { t } = locale;
   const [ticket, setTicket] = useState<PlayerTicket | null | "missing">(null);
   const [events, setEvents] = useState<Map<string, TicketEvent>>(new Map());
-  const [announcement, setAnnouncement] = useState("");
+  // The live region keeps the last few announcements as separate nodes, so a status change
+  // right after a message does not cut the message short for a screen reader.
+  const [announcements, setAnnouncements] = useState<{ id: number; text: string }[]>([]);
+  const setAnnouncement = (text: string) => setAnnouncements((list) => [...list, { id: (list.at(-1)?.id ?? 0) + 1, text }].slice(-3));
   const initialIds = useRef<Set<string> | null>(null);
   const title = ticket === "missing" ? t("chat.notFound") : ticket ? t("ticket.label", { id: ticket.runningId }) : t("app.loading");
   const heading = usePageHeading(title);
@@ -58,10 +61,16 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
 
   useEffect(() => {
     if (ticket === null || ticket === "missing") return;
-    const live = followTicket(
-      api,
-      ticketId,
-      (incoming) => {
+    const live = followTicket(api, ticketId, {
+      onStatus(status) {
+        setTicket((listed) => {
+          if (!listed || listed === "missing") return listed;
+          const changed = listed.status !== status.status || listed.resolutionType !== status.resolutionType;
+          if (changed && initialIds.current !== null) setAnnouncement(t("chat.statusChanged", { status: t(statusKey(status)) }));
+          return { ...listed, ...status };
+        });
+      },
+      onEvents(incoming) {
         setEvents((current) => {
           const fresh = incoming.filter((event) => !current.has(event.id) && event.type !== "PRIVATE_NOTE");
           if (fresh.length === 0) return current;
@@ -81,11 +90,11 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
           return next;
         });
       },
-      (error) => {
+      onGone(error) {
         if (error instanceof ApiError && error.status === 404) setTicket("missing");
         else fail(error);
       },
-    );
+    });
     return () => live.stop();
   }, [api, ticketId, ticket === null || ticket === "missing"]);
 
@@ -118,8 +127,10 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
           {t(statusKey(state))}
         </p>
       )}
-      <div class="visually-hidden" id="live" aria-live="polite" aria-atomic="true">
-        {announcement}
+      <div class="visually-hidden" id="live" aria-live="polite" aria-relevant="additions">
+        {announcements.map((item) => (
+          <p key={item.id}>{item.text}</p>
+        ))}
       </div>
       {ticket && ticket !== "missing" && (
         <>

@@ -34,6 +34,11 @@ export function HomeView() {
           <p class="pre-line" dir="auto">
             {session.announcement.text}
           </p>
+          {session.announcement.details && (
+            <p class="pre-line" dir="auto">
+              {session.announcement.details}
+            </p>
+          )}
         </section>
       )}
       <p>
