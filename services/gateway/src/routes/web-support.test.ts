@@ -24,6 +24,7 @@ describe("the web support page at /support/", () => {
     await writeFile(join(dir, "index.html"), INDEX);
     await writeFile(join(dir, "assets", "index-abc.js"), SCRIPT);
     await writeFile(join(dir, "assets", "index-abc.css"), "body{margin:0}");
+    await writeFile(join(dir, "favicon.svg"), "<svg xmlns=\"http://www.w3.org/2000/svg\"/>");
     gateway = await startTestGateway({ config: { WEB_SUPPORT_DIR: dir, WEB_SUPPORT_CONNECT_SRC: "http://127.0.0.1:4568 https://bucket.example.com" } });
   });
   afterAll(async () => {
@@ -75,6 +76,12 @@ describe("the web support page at /support/", () => {
     const gzip = await raw("gzip");
     expect(gzip.headers["content-encoding"]).toBe("gzip");
     expect(gunzipSync(gzip.body).toString()).toBe(SCRIPT);
+  });
+
+  it("serves the page's icon", async () => {
+    const response = await gateway.request("/support/favicon.svg");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("image/svg+xml");
   });
 
   it("answers 404 for a file that is not in the bundle, without leaving its folder", async () => {

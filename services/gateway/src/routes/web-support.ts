@@ -1,6 +1,6 @@
 // Serves the web support page (the static bundle of apps/web-support) at /support/ with a strict
-// Content-Security-Policy. Only /support/, /support/index.html and /support/assets/<file> are
-// answered here, so /support/sessions and /support/sessions/redirect stay the API's.
+// Content-Security-Policy. Only /support/, /support/index.html, /support/favicon.svg and
+// /support/assets/<file> are answered here, so /support/sessions and /support/sessions/redirect stay the API's.
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -91,6 +91,8 @@ function createBundle(dir: string) {
       if (loaded?.mtimeMs === mtimeMs) return loaded.files;
       const files = new Map<string, StaticFile>();
       files.set("index.html", await read(join(dir, "index.html")));
+      // The page's icon (its <link rel="icon">), when the bundle has one.
+      await read(join(dir, "favicon.svg")).then((file) => files.set("favicon.svg", file), () => undefined);
       const assets = await readdir(join(dir, "assets")).catch(() => [] as string[]);
       for (const name of assets) files.set(`assets/${name}`, await read(join(dir, "assets", name)));
       loaded = { mtimeMs, files };
@@ -153,5 +155,6 @@ export function registerWebSupportRoutes(router: GatewayRouter, options: WebSupp
   });
   router.get("/support/", serve(() => "index.html"));
   router.get("/support/index.html", serve(() => "index.html"));
+  router.get("/support/favicon.svg", serve(() => "favicon.svg"));
   router.get("/support/assets/:file", serve((ctx) => `assets/${ctx.params.file}`));
 }
