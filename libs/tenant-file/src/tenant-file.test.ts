@@ -152,8 +152,8 @@ describe("tenant file", () => {
       "games/0/collectors/1/fields/0/type",
       "games/0/resources/0/title/xx",
     ]);
-    (file.games[0] as { collectors: { fields: { type: string }[] }[] }).collectors[1]!.fields[0]!.type = "TEXT";
-    (file.games[0] as { resources: unknown[] }).resources = [];
+    (file.games[0] as unknown as { collectors: { fields: { type: string }[] }[] }).collectors[1]!.fields[0]!.type = "TEXT";
+    (file.games[0] as unknown as { resources: unknown[] }).resources = [];
     expect(issuesOf(file).map((issue) => issue.path).sort()).toEqual([
       "games/0/collectors/0/fields/0/options",
       "games/0/collectors/1/contactForm",

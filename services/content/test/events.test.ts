@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ack, connectBus, createConsumer, streamNameFor, type Consumer, type EventEnvelope, type NatsConnection } from "@support/bus";
 import { createLogger } from "@support/logging";
 import { revokeApiKey } from "../src/api-keys/api-key.service.ts";
+import { createCollector } from "../src/collectors/collector.service.ts";
 import { createField } from "../src/fields/field.service.ts";
 import { createResource, deleteGame } from "../src/games/game.service.ts";
 import { createTag } from "../src/tags/tag.service.ts";
@@ -65,6 +66,7 @@ describe("outbox events", () => {
       "content.announcement.updated",
       "content.api_key.created",
       "content.api_key.revoked",
+      "content.collector.created",
       "content.company.created",
       "content.environment.created",
       "content.field.created",
@@ -84,6 +86,7 @@ describe("outbox events", () => {
     await revokeApiKey(ctx.db, apiKey.id); // no change, no event
     const { game, environment } = await seedGame(ctx.db, company.id);
     await createResource(ctx.db, company.id, game.id, { key: "faq", title: "FAQ" });
+    await createCollector(ctx.db, company.id, game.id, { ref: "contact", title: "Contact", contactForm: true, fields: [{ key: "topic", label: "Topic", type: "DROPDOWN", options: ["a"] }] });
     await createUser(ctx.db, company.id, { name: "Alice", email: "alice@example.com", gameIds: [game.id] });
     await createTag(ctx.db, company.id, { gameId: null, name: "bug" });
     await createField(ctx.db, company.id, { gameId: game.id, key: "ship", name: "Ship", type: "dropdown", options: ["a"] });
@@ -103,6 +106,7 @@ describe("outbox events", () => {
       "content.game.created": 1,
       "content.environment.created": 1,
       "content.resource.created": 1,
+      "content.collector.created": 1,
       "content.user.created": 1,
       "content.tag.created": 1,
       "content.field.created": 1,

@@ -61,6 +61,14 @@ function send(baseUrl: string, request: RawRequest): Promise<RawResponse> {
   }
   return new Promise((resolve, reject) => {
     const req = http.request({ host: hostname, port: Number(port), method: request.method, path: request.path, headers: headers.flat(), agent }, (res) => {
+      // A live event stream never ends by itself: its status and headers are the answer.
+      if (String(res.headers["content-type"] ?? "").startsWith("text/event-stream")) {
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) for (const item of [value ?? []].flat()) responseHeaders.append(name, item);
+        res.destroy();
+        resolve({ status: res.statusCode ?? 0, headers: responseHeaders, text: "", body: undefined });
+        return;
+      }
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("error", reject);

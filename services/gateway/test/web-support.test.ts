@@ -131,11 +131,11 @@ describe("the web support API through the real stack", () => {
   const playerEvents = async (code: string, ticketId: string) =>
     ((await as(code, `/player-api/tickets/${ticketId}/events`)).body as { events: { id: string; type: string; message?: string }[] }).events;
 
-  async function stream(code: string, ticketId: string, lastEventId?: string): Promise<OpenStream> {
+  async function stream(code: string, ticketId: string, lastEventId?: string, baseUrl = stack.url): Promise<OpenStream> {
     const controller = new AbortController();
     const headers: Record<string, string> = { authorization: `Session ${code}` };
     if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
-    const response = await fetch(`${stack.url}/player-api/tickets/${ticketId}/stream`, { headers, signal: controller.signal });
+    const response = await fetch(`${baseUrl}/player-api/tickets/${ticketId}/stream`, { headers, signal: controller.signal });
     const frames: SseFrame[] = [];
     let finished = false;
     let body: unknown;
@@ -430,6 +430,35 @@ describe("the web support API through the real stack", () => {
       const noSession = await fetch(`${stack.url}/player-api/tickets/${ticketId}/stream`);
       expect(noSession.status).toBe(403);
       await Promise.all([intruderStream.close(), ownerStream.close()]);
+    });
+
+    it("is served by any replica: one without NATS follows the ticket by its periodic re-read, resuming where another replica left off", async () => {
+      const replica = await stack.startGateway({ PLAYER_STREAM_RESYNC_MS: 200 });
+      const code = await session({ player: { id: "replica-1" } });
+      const ticketId = await open(code, "Replica");
+      const first = await stream(code, ticketId);
+      await first.waitFor((s) => s.events().length === 1);
+      await first.close();
+      await actions(ticketId, [{ type: "sendMessage", message: "while away" }]);
+      const elsewhere = await stream(code, ticketId, first.events()[0]!.id, replica.url);
+      expect(elsewhere.status).toBe(200);
+      await actions(ticketId, [{ type: "sendMessage", message: "live on the replica" }]);
+      await elsewhere.waitFor((s) => s.events().some((event) => event.message === "live on the replica"));
+      expect(elsewhere.events().map((event) => event.message)).toEqual(["while away", "live on the replica"]);
+      await elsewhere.close();
+    });
+
+    it("ends its open streams when the gateway stops, so the stop does not wait for them", async () => {
+      const replica = await stack.startGateway({ SHUTDOWN_TIMEOUT_MS: 60_000 });
+      const code = await session({ player: { id: "stopping-1" } });
+      const ticketId = await open(code, "Stop");
+      const open1 = await stream(code, ticketId, undefined, replica.url);
+      await open1.waitFor((s) => s.events().length === 1);
+      const started = Date.now();
+      await replica.stop();
+      // Without ending the streams, stop would wait for them until its deadline (59 s here).
+      expect(Date.now() - started).toBeLessThan(30_000);
+      await eventually(async () => (open1 as unknown as { finished: boolean }).finished);
     });
 
     it("bounds the open streams of one session (429), and frees a slot when a stream closes", async () => {
