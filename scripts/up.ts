@@ -229,7 +229,8 @@ async function startInfra(): Promise<Infra> {
   infraStops.push({ name: "S3 (s3rver)", stop: s3.stop });
   log(`S3: s3rver on ${s3.endpoint}, bucket ${BUCKET}, data in .data/s3`);
   // The web support page uploads and downloads attachments straight from the bucket.
-  await allowBrowserOrigins(s3, [new URL(webSupportUrl()).origin]);
+  const pageOrigin = new URL(webSupportUrl()).origin;
+  await allowBrowserOrigins(s3, [...new Set([pageOrigin, pageOrigin.replace("//127.0.0.1:", "//localhost:")])]);
 
   if (await ensureDatabase(adminUrl, DATABASE)) log(`Postgres: created database ${DATABASE}`);
   return { adminUrl, natsUrl, s3Endpoint: s3.endpoint };
