@@ -123,11 +123,11 @@ export function createServer(deps: GatewayDeps): Gateway {
 
   const app = new Koa<GatewayState>();
   app.use(requestId());
+  // CORS for /player-api, outside the error handler so that errors carry it too.
   app.use(playerApiCors(parseAllowedOrigins(config.WEB_SUPPORT_ORIGINS, config.WEB_SUPPORT_URL)) as Koa.Middleware<GatewayState>);
   app.use(accessLog(logger));
   app.use(errorHandler(logger));
   // DELETE /player waits for the erasure in every service, longer than any other request.
-  // A live stream's opening reads keep the usual budget; its later reads run outside it.
   app.use(
     requestDeadline((ctx) => {
       const operation = router.match(ctx.path, ctx.method).pathAndMethod.find((layer) => layer.name !== undefined)?.name;

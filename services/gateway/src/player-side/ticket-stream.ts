@@ -69,10 +69,6 @@ export class TicketStreamHub {
     else this.perSession.set(sessionKey, open);
   }
 
-  openStreams(): number {
-    return this.streams.size;
-  }
-
   track(stream: { close(): void }): () => void {
     this.streams.add(stream);
     return () => this.streams.delete(stream);
