@@ -16,6 +16,7 @@ import {
   LOCAL_NATS_PORT,
   LOCAL_POSTGRES_PORT,
   S3RVER_CREDENTIALS,
+  allowBrowserOrigins,
   databaseIdentity,
   dropDatabase,
   ensureDatabase,
@@ -227,9 +228,17 @@ async function startInfra(): Promise<Infra> {
   const s3 = await startS3rver({ directory: join(DATA, "s3"), port: s3Port, bucket: BUCKET });
   infraStops.push({ name: "S3 (s3rver)", stop: s3.stop });
   log(`S3: s3rver on ${s3.endpoint}, bucket ${BUCKET}, data in .data/s3`);
+  // The web support page uploads and downloads attachments straight from the bucket.
+  const pageOrigin = new URL(webSupportUrl()).origin;
+  await allowBrowserOrigins(s3, [...new Set([pageOrigin, pageOrigin.replace("//127.0.0.1:", "//localhost:")])]);
 
   if (await ensureDatabase(adminUrl, DATABASE)) log(`Postgres: created database ${DATABASE}`);
   return { adminUrl, natsUrl, s3Endpoint: s3.endpoint };
+}
+
+/** The web support page: the gateway serves it at /support/ unless WEB_SUPPORT_URL points elsewhere. */
+function webSupportUrl(): string {
+  return process.env.WEB_SUPPORT_URL ?? `http://127.0.0.1:${GATEWAY_PORT}/support/`;
 }
 
 function serviceEnv(infra: Infra, port: number): NodeJS.ProcessEnv {
@@ -247,7 +256,9 @@ function serviceEnv(infra: Infra, port: number): NodeJS.ProcessEnv {
     LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
     LOG_PRETTY: process.env.LOG_PRETTY ?? (COLOR ? "true" : "false"),
     SUPPORT_APP_URL: process.env.SUPPORT_APP_URL ?? "https://support.example.com",
-    WEB_SUPPORT_URL: process.env.WEB_SUPPORT_URL ?? "https://help.example.com/web-support",
+    WEB_SUPPORT_URL: webSupportUrl(),
+    // The page's CSP lets it reach the bucket (pre-signed uploads and downloads).
+    WEB_SUPPORT_CONNECT_SRC: process.env.WEB_SUPPORT_CONNECT_SRC ?? new URL(infra.s3Endpoint).origin,
   };
   for (const s of SERVICES) if (s.urlVar) env[s.urlVar] = `http://127.0.0.1:${s.port}`;
   return env;
@@ -379,6 +390,20 @@ async function demoTenant(infra: Infra, token: string): Promise<TenantRecord | u
   return record;
 }
 
+/**
+ * A link that opens the web support page for the demo tenant's player: the public session
+ * redirect of the demo game's first environment, which answers with the page and a new `sid`.
+ */
+function webSupportLink(record: TenantRecord | undefined, base: string): string | undefined {
+  const games = (record?.tenant.games ?? {}) as Record<string, { environments?: Record<string, { token?: string }> }>;
+  const token = Object.values(games)
+    .flatMap((game) => Object.values(game.environments ?? {}))
+    .find((environment) => environment.token)?.token;
+  if (!token) return undefined;
+  const query = new URLSearchParams({ token, "player.id": "demo-player", "player.name": "Demo Player", "player.email": "demo-player@example.com" });
+  return `${base}/support/sessions/redirect?${query}`;
+}
+
 function printReady(record: TenantRecord | undefined): void {
   const base = `http://127.0.0.1:${GATEWAY_PORT}`;
   const key = record ? Object.values(record.tenant.apiKeys).find((secret) => secret !== null) : undefined;
@@ -394,6 +419,8 @@ function printReady(record: TenantRecord | undefined): void {
       `  Try       curl -H "Authorization: Bearer ${key}" ${base}/games`,
     );
   }
+  const link = webSupportLink(record, base);
+  if (link) lines.push(`  Support   ${link}`, "            (the web support page as the demo player: each opening starts a new session)");
   lines.push("  Admin     pnpm admin help   (token in .data/admin-token, read by the tool)", "  Stop      Ctrl-C", "");
   process.stdout.write(`${lines.join("\n")}\n`);
 }

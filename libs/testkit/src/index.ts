@@ -38,6 +38,7 @@ export type { NatsServer, NatsServerOptions, ResolvedNats } from "./nats.ts";
 export {
   DEFAULT_TEST_BUCKET,
   S3RVER_CREDENTIALS,
+  allowBrowserOrigins,
   createS3Client,
   ensureBucket,
   resolveS3,

@@ -6,7 +6,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CreateBucketCommand, HeadBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, S3Client } from "@aws-sdk/client-s3";
 import type { InfraSource, ResolveOptions } from "./postgres.ts";
 import { createShared, onProcessExit } from "./shared.ts";
 
@@ -112,6 +112,26 @@ export async function ensureBucket(settings: S3Settings): Promise<void> {
     } catch {
       await client.send(new CreateBucketCommand({ Bucket: settings.bucket }));
     }
+  } finally {
+    client.destroy();
+  }
+}
+
+/**
+ * Lets pages at `origins` upload (pre-signed PUT) and download (pre-signed GET) straight from
+ * the bucket: the web support page does both from the browser. Replaces the bucket's CORS rules.
+ */
+export async function allowBrowserOrigins(settings: S3Settings, origins: string[]): Promise<void> {
+  const client = createS3Client(settings);
+  try {
+    await client.send(
+      new PutBucketCorsCommand({
+        Bucket: settings.bucket,
+        CORSConfiguration: {
+          CORSRules: [{ AllowedOrigins: origins, AllowedMethods: ["GET", "PUT"], AllowedHeaders: ["content-type", "content-disposition"], MaxAgeSeconds: 3600 }],
+        },
+      }),
+    );
   } finally {
     client.destroy();
   }

@@ -38,8 +38,20 @@ export const configSpecs = {
   RPC_RETRY_RATIO: num({ default: 0.1, desc: "Retry budget per service: retries allowed per call made (plus a burst of 10); only calls that cannot have had an effect are retried" }),
   BODY_LIMIT_BYTES: num({ default: 1_048_576, desc: "Largest accepted request body in bytes (1 MiB); a larger one is answered with 413" }),
   WEB_SUPPORT_URL: url({
-    default: "http://127.0.0.1:8080/support/web",
+    default: "http://127.0.0.1:8080/support/",
     desc: "The public web support page: a session's url is this address with ?sid=<sessionCode> added (its own query is kept)",
+  }),
+  WEB_SUPPORT_DIR: str({
+    default: "",
+    desc: "Folder of the built web support page served at /support/ (empty: apps/web-support/dist of this repository; missing: /support/ answers 503)",
+  }),
+  WEB_SUPPORT_CONNECT_SRC: str({
+    default: "",
+    desc: "Space-separated origins the page may fetch besides its own (CSP connect-src and img-src): the S3 endpoint of the pre-signed uploads and downloads",
+  }),
+  WEB_SUPPORT_FRAME_ANCESTORS: str({
+    default: "'none'",
+    desc: "CSP frame-ancestors of the page: 'none' (in-game web views open it as a page, not in a frame) or the origins allowed to frame it",
   }),
   WEB_SUPPORT_ORIGINS: str({
     default: "",
@@ -88,6 +100,10 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
   if (!Number.isInteger(config.RPC_BREAKER_FAILURES) || config.RPC_BREAKER_FAILURES < 1) throw new ConfigError("Invalid configuration: RPC_BREAKER_FAILURES must be a positive integer");
   if (config.RPC_RETRY_RATIO < 0 || config.RPC_RETRY_RATIO > 1) throw new ConfigError("Invalid configuration: RPC_RETRY_RATIO must be from 0 to 1");
   if (config.RPC_RESOLVE_INTERVAL_MS < 100) throw new ConfigError("Invalid configuration: RPC_RESOLVE_INTERVAL_MS must be at least 100");
+  // Each is spliced into the page's Content-Security-Policy header: no directive separators.
+  for (const name of ["WEB_SUPPORT_CONNECT_SRC", "WEB_SUPPORT_FRAME_ANCESTORS"] as const) {
+    if (/[;,\r\n]/.test(config[name])) throw new ConfigError(`Invalid configuration: ${name} must be space-separated CSP sources (no ';' or ',')`);
+  }
   try {
     parseAllowedOrigins(config.WEB_SUPPORT_ORIGINS, config.WEB_SUPPORT_URL);
   } catch (error) {

@@ -36,6 +36,7 @@ import { DELETE_PLAYER_TIMEOUT_MS, registerPlayerRoutes } from "./routes/players
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerTagRoutes } from "./routes/tags.ts";
 import { registerTicketRoutes } from "./routes/tickets.ts";
+import { registerWebSupportRoutes, webSupportOptions } from "./routes/web-support.ts";
 import type { GatewayMiddleware, GatewayRouter, GatewayState } from "./types.ts";
 
 /** How long a connection must have been without a request to be closed as idle at shutdown. */
@@ -94,6 +95,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     isStopping: () => stopping,
   });
   registerDocsRoutes(router);
+  registerWebSupportRoutes(router, webSupportOptions(config));
   const api = createApiRoutes({
     router,
     authenticate: createAuthMiddleware({ content: clients.content, keys: caches.keys }),

@@ -1,0 +1,185 @@
+// The player API as the page uses it: every call carries `Authorization: Session <code>`.
+// The API lives at the page's own origin unless the page says otherwise (a page hosted on a
+// CDN sets <meta name="support-api" content="https://api.example.com">).
+
+export interface CollectorFieldDefinition {
+  key: string;
+  label: string;
+  type: "TEXT" | "DATE" | "EMAIL" | "PLATFORM_SELECTOR" | "SELECT_GROUP" | "DROPDOWN" | "CHECKBOX" | "FILE";
+  options?: string[];
+  required: boolean;
+}
+
+export interface Collector {
+  id: string;
+  title: string;
+  fields: CollectorFieldDefinition[];
+}
+
+export interface ResourceSummary {
+  key: string;
+  title: string;
+}
+
+export interface Resource extends ResourceSummary {
+  body: string | null;
+}
+
+export interface SupportSession {
+  game: { id: string; name: string; languages: string[] };
+  language: string;
+  environment: string | null;
+  expiresAt: string;
+  player: { id?: string; name?: string; email?: string };
+  announcement: { text: string; details?: string | null } | null;
+  resources: ResourceSummary[];
+  resource: Resource | null;
+  contactForm: Collector | null;
+}
+
+export interface PlayerTicket {
+  id: string;
+  runningId: number;
+  status: string;
+  createdAt: string;
+  lastActivityAt: string | null;
+  resolutionType: string | null;
+  csatScore: number | null;
+}
+
+export interface AttachmentRef {
+  id: string;
+}
+
+/** An item of GET /player-api/tickets/{id}/events; unknown types are kept and ignored. */
+export interface TicketEvent {
+  id: string;
+  type: string;
+  createdAt: string;
+  message?: string;
+  attachments?: AttachmentRef[];
+  score?: number;
+  review?: string | null;
+  resolutionType?: string;
+  title?: string;
+  fields?: { label: string; type: string; value?: unknown; attachments?: AttachmentRef[] }[];
+  [other: string]: unknown;
+}
+
+export interface UploadInstruction {
+  attachmentId: string;
+  uploadUrl: string;
+  uploadMethod: "PUT";
+  uploadHeaders: Record<string, string>;
+}
+
+export type CollectorAnswer =
+  | { key: string; label: string; type: "TEXT" | "DATE" | "EMAIL" | "PLATFORM_SELECTOR"; value: string | null }
+  | { key: string; label: string; type: "SELECT_GROUP" | "DROPDOWN"; value: string[] }
+  | { key: string; label: string; type: "CHECKBOX"; value: boolean | null }
+  | { key: string; label: string; type: "FILE"; attachments: string[] };
+
+/** A failed call: the HTTP status and the API's error code (`unauthenticated`, `conflict`, ...). */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+function apiBase(): string {
+  const configured = document.querySelector<HTMLMetaElement>('meta[name="support-api"]')?.content;
+  return (configured || location.origin).replace(/\/$/, "");
+}
+
+export interface PlayerApi {
+  session(): Promise<SupportSession>;
+  resource(key: string): Promise<Resource>;
+  tickets(): Promise<PlayerTicket[]>;
+  openTicket(message: string, attachments: AttachmentRef[]): Promise<{ ticketId: string }>;
+  sendMessage(ticketId: string, message: string, attachments: AttachmentRef[]): Promise<{ status: string }>;
+  collectorResult(ticketId: string, collector: Collector, fields: CollectorAnswer[]): Promise<void>;
+  events(ticketId: string): Promise<TicketEvent[]>;
+  rate(ticketId: string, score: number, review: string | null): Promise<void>;
+  startUpload(file: { fileName: string; fileType: string; fileSize: number }): Promise<UploadInstruction>;
+  attachment(ticketId: string, attachmentId: string): Promise<Blob>;
+  /** The raw response of the ticket's event stream (Server-Sent Events). */
+  stream(ticketId: string, lastEventId: string | undefined, signal: AbortSignal): Promise<Response>;
+}
+
+export function createPlayerApi(sessionCode: string): PlayerApi {
+  const base = apiBase();
+  const headers = (extra: Record<string, string> = {}) => ({ Authorization: `Session ${sessionCode}`, ...extra });
+
+  async function call<T>(path: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
+    const response = await fetch(base + path, {
+      method: init.method ?? "GET",
+      headers: headers(init.json === undefined ? {} : { "Content-Type": "application/json" }),
+      body: init.json === undefined ? undefined : JSON.stringify(init.json),
+      credentials: "omit",
+    });
+    if (!response.ok) throw await toError(response);
+    return (await response.json()) as T;
+  }
+
+  return {
+    session: () => call<SupportSession>("/player-api/session"),
+    resource: (key) => call<Resource>(`/player-api/resources/${encodeURIComponent(key)}`),
+    tickets: async () => (await call<{ tickets: PlayerTicket[] }>("/player-api/tickets")).tickets,
+    openTicket: (message, attachments) => call("/player-api/tickets", { method: "POST", json: { message, ...attachmentIds(attachments) } }),
+    sendMessage: (ticketId, message, attachments) =>
+      call(`/player-api/tickets/${encodeURIComponent(ticketId)}/messages`, { method: "POST", json: { message, ...attachmentIds(attachments) } }),
+    async collectorResult(ticketId, collector, fields) {
+      await call(`/player-api/tickets/${encodeURIComponent(ticketId)}/collector-results`, {
+        method: "POST",
+        json: { collectorId: collector.id, title: collector.title, fields },
+      });
+    },
+    events: async (ticketId) => (await call<{ events: TicketEvent[] }>(`/player-api/tickets/${encodeURIComponent(ticketId)}/events`)).events,
+    async rate(ticketId, score, review) {
+      await call(`/player-api/tickets/${encodeURIComponent(ticketId)}/csat`, { method: "POST", json: { score, ...(review ? { review } : {}) } });
+    },
+    startUpload: (file) => call<UploadInstruction>("/player-api/attachments", { method: "POST", json: file }),
+    async attachment(ticketId, attachmentId) {
+      const response = await fetch(`${base}/player-api/tickets/${encodeURIComponent(ticketId)}/attachments/${encodeURIComponent(attachmentId)}`, {
+        headers: headers(),
+        redirect: "follow",
+        credentials: "omit",
+      });
+      if (!response.ok) throw await toError(response);
+      return response.blob();
+    },
+    async stream(ticketId, lastEventId, signal) {
+      const response = await fetch(`${base}/player-api/tickets/${encodeURIComponent(ticketId)}/stream`, {
+        headers: headers({ Accept: "text/event-stream", ...(lastEventId ? { "Last-Event-ID": lastEventId } : {}) }),
+        credentials: "omit",
+        cache: "no-store",
+        signal,
+      });
+      if (!response.ok) throw await toError(response);
+      return response;
+    },
+  };
+}
+
+/** Requests name attachments by id; events answer them as `{ id }`. */
+function attachmentIds(attachments: AttachmentRef[]): { attachments?: string[] } {
+  return attachments.length > 0 ? { attachments: attachments.map((attachment) => attachment.id) } : {};
+}
+
+async function toError(response: Response): Promise<ApiError> {
+  let code = "unknown";
+  let message = response.statusText;
+  try {
+    const body = (await response.json()) as { error?: { code?: string; message?: string }; code?: string; message?: string };
+    const error = body.error ?? body;
+    code = error.code ?? code;
+    message = error.message ?? message;
+  } catch {
+    // Not JSON (a proxy's page): the status alone tells.
+  }
+  return new ApiError(response.status, code, message);
+}

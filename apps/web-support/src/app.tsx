@@ -1,0 +1,157 @@
+// The page's shell: loads the session, picks the language, routes by the URL hash
+// (#/, #/resources/<key>, #/contact, #/tickets/<id>) so any static host can serve it, and
+// turns a refused session code (403) anywhere into the expired page.
+import { createContext } from "preact";
+import { useCallback, useContext, useEffect, useRef, useState } from "preact/hooks";
+import { ApiError, createPlayerApi, type PlayerApi, type SupportSession } from "./api.ts";
+import { browserLanguage, createLocale, type Locale } from "./i18n.ts";
+import type { TakenCode } from "./session-code.ts";
+import { ContactView } from "./views/contact.tsx";
+import { ConversationView } from "./views/conversation.tsx";
+import { ExpiredView } from "./views/expired.tsx";
+import { HomeView } from "./views/home.tsx";
+import { ResourceView } from "./views/resource.tsx";
+
+export interface AppContextValue {
+  api: PlayerApi;
+  session: SupportSession;
+  locale: Locale;
+  /** Reports a failed call: a refused session shows the expired page, anything else a message. */
+  fail(error: unknown): void;
+}
+
+const AppContext = createContext<AppContextValue | null>(null);
+
+export function useApp(): AppContextValue {
+  const value = useContext(AppContext);
+  if (!value) throw new Error("useApp outside the app");
+  return value;
+}
+
+export type Route = { name: "home" } | { name: "resource"; key: string } | { name: "contact" } | { name: "ticket"; id: string };
+
+export function parseRoute(hash: string): Route {
+  const [, first, second] = hash.replace(/^#/, "").split("/");
+  if (first === "resources" && second) return { name: "resource", key: decodeURIComponent(second) };
+  if (first === "tickets" && second) return { name: "ticket", id: decodeURIComponent(second) };
+  if (first === "contact") return { name: "contact" };
+  return { name: "home" };
+}
+
+export const href = {
+  home: "#/",
+  resource: (key: string) => `#/resources/${encodeURIComponent(key)}`,
+  contact: "#/contact",
+  ticket: (id: string) => `#/tickets/${encodeURIComponent(id)}`,
+};
+
+function applyLocale(locale: Locale): void {
+  document.documentElement.lang = locale.language;
+  document.documentElement.dir = locale.dir;
+}
+
+type Phase = { name: "loading" } | { name: "ready"; session: SupportSession; locale: Locale } | { name: "expired"; known: boolean } | { name: "error" };
+
+export function App({ taken }: { taken: TakenCode }) {
+  const api = useRef(taken.code ? createPlayerApi(taken.code) : null).current;
+  const [phase, setPhase] = useState<Phase>(api ? { name: "loading" } : { name: "expired", known: false });
+  const [route, setRoute] = useState<Route>(() => parseRoute(location.hash));
+  const [problem, setProblem] = useState<string | null>(null);
+
+  useEffect(() => {
+    const onHash = () => {
+      setProblem(null);
+      setRoute(parseRoute(location.hash));
+    };
+    addEventListener("hashchange", onHash);
+    return () => removeEventListener("hashchange", onHash);
+  }, []);
+
+  const load = useCallback(async () => {
+    if (!api) return;
+    setPhase({ name: "loading" });
+    try {
+      const session = await api.session();
+      const locale = createLocale(session.language);
+      applyLocale(locale);
+      // A session opened on a resource shows it first, once; "home" goes to the home page.
+      if (taken.fresh && session.resource && parseRoute(location.hash).name === "home") {
+        history.replaceState(history.state, "", location.pathname + location.search + href.resource(session.resource.key));
+        setRoute(parseRoute(location.hash));
+      }
+      setPhase({ name: "ready", session, locale });
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 403) setPhase({ name: "expired", known: true });
+      else setPhase({ name: "error" });
+    }
+  }, [api, taken.fresh]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  if (phase.name !== "ready") {
+    const locale = createLocale(browserLanguage());
+    applyLocale(locale);
+    if (phase.name === "expired") return <ExpiredView locale={locale} known={phase.known} />;
+    return (
+      <main id="main" class="page">
+        {phase.name === "loading" ? (
+          <p role="status">{locale.t("app.loading")}</p>
+        ) : (
+          <div role="alert">
+            <p>{locale.t("app.error")}</p>
+            <button type="button" class="button" onClick={() => void load()}>
+              {locale.t("app.retry")}
+            </button>
+          </div>
+        )}
+      </main>
+    );
+  }
+
+  const { session, locale } = phase;
+  const fail = (error: unknown) => {
+    if (error instanceof ApiError && error.status === 403) setPhase({ name: "expired", known: true });
+    else setProblem(locale.t("app.error"));
+  };
+  const context: AppContextValue = { api: api!, session, locale, fail };
+
+  return (
+    <AppContext.Provider value={context}>
+      <header class="top">
+        <p class="game-name">{session.game.name}</p>
+      </header>
+      <main id="main" class="page">
+        {problem && (
+          <p class="notice error" role="alert">
+            {problem}
+          </p>
+        )}
+        {route.name === "home" && <HomeView />}
+        {route.name === "resource" && <ResourceView key={route.key} resourceKey={route.key} />}
+        {route.name === "contact" && <ContactView />}
+        {route.name === "ticket" && <ConversationView key={route.id} ticketId={route.id} />}
+      </main>
+    </AppContext.Provider>
+  );
+}
+
+/** Sets the document title and moves focus to the page's heading when a page opens (screen readers announce it). */
+export function usePageHeading(title: string) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = title;
+    ref.current?.focus();
+  }, [title]);
+  return ref;
+}
+
+export function BackHome() {
+  const { locale } = useApp();
+  return (
+    <p class="back">
+      <a href={href.home}>{locale.t("nav.home")}</a>
+    </p>
+  );
+}

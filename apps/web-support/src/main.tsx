@@ -1,0 +1,8 @@
+// Entry point of the web support page: takes the session code out of the address, then renders.
+import { render } from "preact";
+import { App } from "./app.tsx";
+import { takeSessionCode } from "./session-code.ts";
+import "./styles.css";
+
+const taken = takeSessionCode();
+render(<App taken={taken} />, document.getElementById("app")!);

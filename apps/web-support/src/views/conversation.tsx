@@ -1,0 +1,333 @@
+// A conversation as a chat: the player's and the agents' messages with their attachments
+// (never private notes: the API does not send them), live updates without a reload, the
+// answer box while the ticket is open, the rating of a resolved ticket, and "start a new one"
+// once it is closed. All text is rendered as text.
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { ApiError, type PlayerTicket, type TicketEvent } from "../api.ts";
+import { BackHome, href, useApp, usePageHeading } from "../app.tsx";
+import { followTicket } from "../live-events.ts";
+import type { MessageKey } from "../messages/en.ts";
+import { AttachmentView, FilePicker, useFiles } from "./files.tsx";
+import { statusKey } from "./home.tsx";
+
+interface TicketState {
+  status: string;
+  resolutionType: string | null;
+  csatScore: number | null;
+}
+
+/** The ticket's state after `events` (status changes, the end, a rating), from `initial`. */
+export function stateAfter(initial: TicketState, events: TicketEvent[]): TicketState {
+  let state = { ...initial };
+  for (const event of events) {
+    if (event.type === "STATUS_CHANGED") {
+      const to = (event.to ?? event.status ?? (event.data as { to?: string } | undefined)?.to) as string | undefined;
+      if (to) state = { ...state, status: to, resolutionType: to === "closed" ? state.resolutionType : null };
+    } else if (event.type === "END" && event.resolutionType) {
+      state = { ...state, status: "closed", resolutionType: event.resolutionType };
+    } else if (event.type === "CSAT" && typeof event.score === "number") {
+      state = { ...state, csatScore: event.score };
+    }
+  }
+  return state;
+}
+
+const byTime = (a: TicketEvent, b: TicketEvent) => a.createdAt.localeCompare(b.createdAt);
+
+export function ConversationView({ ticketId }: { ticketId: string }) {
+  const { api, locale, fail } = useApp();
+  const { t } = locale;
+  const [ticket, setTicket] = useState<PlayerTicket | null | "missing">(null);
+  const [events, setEvents] = useState<Map<string, TicketEvent>>(new Map());
+  // The live region keeps the last few announcements as separate nodes, so a status change
+  // right after a message does not cut the message short for a screen reader.
+  const [announcements, setAnnouncements] = useState<{ id: number; text: string }[]>([]);
+  const setAnnouncement = (text: string) => setAnnouncements((list) => [...list, { id: (list.at(-1)?.id ?? 0) + 1, text }].slice(-3));
+  const initialIds = useRef<Set<string> | null>(null);
+  const title = ticket === "missing" ? t("chat.notFound") : ticket ? t("ticket.label", { id: ticket.runningId }) : t("app.loading");
+  const heading = usePageHeading(title);
+
+  // The listed state (status, resolution, rating) is read again whenever new events arrive, so
+  // the status is right even for changes that have no event of their own in the conversation.
+  const reloadTicket = () =>
+    api.tickets().then(
+      (tickets) => setTicket(tickets.find((item) => item.id === ticketId) ?? "missing"),
+      (error: unknown) => fail(error),
+    );
+
+  useEffect(() => {
+    void reloadTicket();
+  }, [api, ticketId]);
+
+  useEffect(() => {
+    if (ticket === null || ticket === "missing") return;
+    const live = followTicket(api, ticketId, {
+      onStatus(status) {
+        setTicket((listed) => {
+          if (!listed || listed === "missing") return listed;
+          const changed = listed.status !== status.status || listed.resolutionType !== status.resolutionType;
+          if (changed && initialIds.current !== null) setAnnouncement(t("chat.statusChanged", { status: t(statusKey(status)) }));
+          return { ...listed, ...status };
+        });
+      },
+      onEvents(incoming) {
+        setEvents((current) => {
+          const fresh = incoming.filter((event) => !current.has(event.id) && event.type !== "PRIVATE_NOTE");
+          if (fresh.length === 0) return current;
+          // The first read is the history; only later agent messages and status changes are announced.
+          if (initialIds.current === null) initialIds.current = new Set(fresh.map((event) => event.id));
+          else {
+            const spoken = fresh.map((event) => spokenText(event, t)).filter(Boolean);
+            if (spoken.length > 0) setAnnouncement(spoken.join(" "));
+          }
+          const next = new Map(current);
+          for (const event of fresh) next.set(event.id, event);
+          if (current.size > 0) {
+            // Live changes show at once; the list read that follows has the last word.
+            setTicket((listed) => (listed && listed !== "missing" ? { ...listed, ...stateAfter(listed, fresh) } : listed));
+            setTimeout(() => void reloadTicket(), 0);
+          }
+          return next;
+        });
+      },
+      onGone(error) {
+        if (error instanceof ApiError && error.status === 404) setTicket("missing");
+        else fail(error);
+      },
+    });
+    return () => live.stop();
+  }, [api, ticketId, ticket === null || ticket === "missing"]);
+
+  const ordered = useMemo(() => [...events.values()].sort(byTime), [events]);
+  const state = ticket && ticket !== "missing" ? ticket : null;
+  const closed = state?.status === "closed";
+
+  async function refresh() {
+    try {
+      const all = await api.events(ticketId);
+      setEvents((current) => {
+        const next = new Map(current);
+        for (const event of all) if (event.type !== "PRIVATE_NOTE") next.set(event.id, event);
+        return next;
+      });
+      await reloadTicket();
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  return (
+    <>
+      <BackHome />
+      <h1 ref={heading} tabIndex={-1}>
+        {title}
+      </h1>
+      {state && (
+        <p class="status" id="ticket-status">
+          {t(statusKey(state))}
+        </p>
+      )}
+      <div class="visually-hidden" id="live" aria-live="polite" aria-relevant="additions">
+        {announcements.map((item) => (
+          <p key={item.id}>{item.text}</p>
+        ))}
+      </div>
+      {ticket && ticket !== "missing" && (
+        <>
+          <ol class="chat" aria-label={t("chat.messages")}>
+            {ordered.map((event) => (
+              <ChatItem key={event.id} event={event} ticketId={ticketId} />
+            ))}
+          </ol>
+          {closed ? (
+            <ClosedPanel ticketId={ticketId} state={state!} onRated={refresh} />
+          ) : (
+            <Composer ticketId={ticketId} onSent={refresh} />
+          )}
+        </>
+      )}
+    </>
+  );
+}
+
+function spokenText(event: TicketEvent, t: ReturnType<typeof useApp>["locale"]["t"]): string {
+  if (event.type === "AGENT_MESSAGE") return t("chat.newMessage", { text: event.message ?? "" });
+  if (event.type === "STATUS_CHANGED" || event.type === "END") {
+    const state = stateAfter({ status: "new", resolutionType: null, csatScore: null }, [event]);
+    return t("chat.statusChanged", { status: t(statusKey(state)) });
+  }
+  return "";
+}
+
+function ChatItem({ event, ticketId }: { event: TicketEvent; ticketId: string }) {
+  const { locale } = useApp();
+  const { t } = locale;
+  const time = (
+    <time class="muted" dateTime={event.createdAt}>
+      {new Intl.DateTimeFormat(locale.language, { timeStyle: "short", dateStyle: "short" }).format(new Date(event.createdAt))}
+    </time>
+  );
+  if (event.type === "PLAYER_MESSAGE" || event.type === "AGENT_MESSAGE") {
+    const mine = event.type === "PLAYER_MESSAGE";
+    return (
+      <li class={`bubble ${mine ? "mine" : "theirs"}`}>
+        <p class="who">
+          <span>{mine ? t("chat.you") : t("chat.agent")}</span> {time}
+        </p>
+        {event.message && (
+          <p class="text" dir="auto">
+            {event.message}
+          </p>
+        )}
+        {(event.attachments ?? []).map((attachment) => (
+          <AttachmentView key={attachment.id} ticketId={ticketId} attachment={attachment} />
+        ))}
+      </li>
+    );
+  }
+  if (event.type === "COLLECTOR_RESULT") {
+    return (
+      <li class="bubble mine form">
+        <p class="who">
+          <span>{t("chat.form", { title: event.title ?? "" })}</span> {time}
+        </p>
+        <dl>
+          {(event.fields ?? []).map((field, index) => (
+            <div key={index}>
+              <dt>{field.label}</dt>
+              <dd dir="auto">
+                {field.type === "FILE"
+                  ? (field.attachments ?? []).map((attachment) => <AttachmentView key={attachment.id} ticketId={ticketId} attachment={attachment} />)
+                  : typeof field.value === "boolean"
+                    ? field.value
+                      ? t("chat.yes")
+                      : t("chat.no")
+                    : Array.isArray(field.value)
+                      ? field.value.join(", ")
+                      : String(field.value ?? "—")}
+              </dd>
+            </div>
+          ))}
+        </dl>
+      </li>
+    );
+  }
+  if (event.type === "STATUS_CHANGED" || event.type === "END") {
+    const state = stateAfter({ status: "new", resolutionType: null, csatScore: null }, [event]);
+    return (
+      <li class="system">
+        {t("chat.statusChanged", { status: t(statusKey(state) as MessageKey) })} {time}
+      </li>
+    );
+  }
+  return null;
+}
+
+function Composer({ ticketId, onSent }: { ticketId: string; onSent(): Promise<void> }) {
+  const { api, locale, fail } = useApp();
+  const { t } = locale;
+  const [message, setMessage] = useState("");
+  const [sending, setSending] = useState(false);
+  const files = useFiles();
+
+  async function send(event: Event) {
+    event.preventDefault();
+    if (!message.trim() || !files.valid()) return;
+    setSending(true);
+    try {
+      const attachments = await files.upload();
+      await api.sendMessage(ticketId, message.trim(), attachments);
+      setMessage("");
+      files.clear();
+      await onSent();
+    } catch (error) {
+      fail(error);
+    } finally {
+      setSending(false);
+    }
+  }
+
+  return (
+    <form class="composer" onSubmit={(event) => void send(event)}>
+      <div class="field">
+        <label for="reply">{t("chat.reply")}</label>
+        <textarea id="reply" rows={3} maxLength={10000} required value={message} onInput={(event) => setMessage((event.currentTarget as HTMLTextAreaElement).value)} />
+      </div>
+      <FilePicker id="reply-files" label={t("chat.attach")} picker={files} />
+      <button type="submit" class="button primary" disabled={sending}>
+        {sending ? t("contact.sending") : t("chat.send")}
+      </button>
+    </form>
+  );
+}
+
+function ClosedPanel({ ticketId, state, onRated }: { ticketId: string; state: TicketState; onRated(): Promise<void> }) {
+  const { api, locale, fail } = useApp();
+  const { t } = locale;
+  const [score, setScore] = useState<number | null>(null);
+  const [review, setReview] = useState("");
+  const [sending, setSending] = useState(false);
+  const [thanks, setThanks] = useState(false);
+  const thanksRef = useRef<HTMLParagraphElement>(null);
+
+  useEffect(() => {
+    if (thanks) thanksRef.current?.focus();
+  }, [thanks]);
+
+  async function rate(event: Event) {
+    event.preventDefault();
+    if (score === null) return;
+    setSending(true);
+    try {
+      await api.rate(ticketId, score, review.trim() || null);
+      setThanks(true);
+      await onRated();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 409) setThanks(true);
+      else fail(error);
+    } finally {
+      setSending(false);
+    }
+  }
+
+  return (
+    <section class="closed" aria-labelledby="closed-title">
+      <h2 id="closed-title">{t("chat.closed")}</h2>
+      {state.resolutionType === "resolved" &&
+        (thanks ? (
+          <p ref={thanksRef} tabIndex={-1} role="status">
+            {t("csat.thanks")}
+          </p>
+        ) : state.csatScore !== null ? (
+          <p>{t("csat.given", { n: state.csatScore })}</p>
+        ) : (
+          <form class="csat" onSubmit={(event) => void rate(event)}>
+            <fieldset>
+              <legend>{t("csat.title")}</legend>
+              <div class="scores">
+                {[1, 2, 3, 4, 5].map((n) => (
+                  <label key={n} class="score">
+                    <input type="radio" name="csat" value={n} checked={score === n} onChange={() => setScore(n)} />
+                    <span aria-hidden="true">{"★".repeat(n)}</span>
+                    <span class="visually-hidden">{t("csat.score", { n })}</span>
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+            <div class="field">
+              <label for="review">{t("csat.review")}</label>
+              <textarea id="review" rows={3} maxLength={10000} value={review} onInput={(event) => setReview((event.currentTarget as HTMLTextAreaElement).value)} />
+            </div>
+            <button type="submit" class="button primary" disabled={sending || score === null}>
+              {t("csat.send")}
+            </button>
+          </form>
+        ))}
+      <p>
+        <a class="button" href={href.contact}>
+          {t("chat.startNew")}
+        </a>
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,85 @@
+// The home page: the game's announcement, its help articles, the player's conversations and
+// the way to contact support.
+import { useEffect, useState } from "preact/hooks";
+import type { PlayerTicket } from "../api.ts";
+import { href, useApp, usePageHeading } from "../app.tsx";
+import type { MessageKey } from "../messages/en.ts";
+
+export function statusKey(ticket: { status: string; resolutionType: string | null }): MessageKey {
+  const name = ticket.status === "closed" && ticket.resolutionType ? ticket.resolutionType : ticket.status;
+  return `status.${name}` as MessageKey;
+}
+
+export function HomeView() {
+  const { api, session, locale, fail } = useApp();
+  const { t } = locale;
+  const heading = usePageHeading(`${t("app.title")} – ${session.game.name}`);
+  const [tickets, setTickets] = useState<PlayerTicket[] | null>(null);
+
+  useEffect(() => {
+    api.tickets().then(setTickets, (error: unknown) => {
+      setTickets([]);
+      fail(error);
+    });
+  }, [api]);
+
+  return (
+    <>
+      <h1 ref={heading} tabIndex={-1}>
+        {t("app.title")}
+      </h1>
+      {session.announcement && (
+        <section class="announcement" aria-labelledby="announcement-title">
+          <h2 id="announcement-title">{t("home.announcement")}</h2>
+          <p class="pre-line" dir="auto">
+            {session.announcement.text}
+          </p>
+          {session.announcement.details && (
+            <p class="pre-line" dir="auto">
+              {session.announcement.details}
+            </p>
+          )}
+        </section>
+      )}
+      <p>
+        <a class="button primary" href={href.contact}>
+          {t("home.contact")}
+        </a>
+      </p>
+      <section aria-labelledby="resources-title">
+        <h2 id="resources-title">{t("home.resources")}</h2>
+        {session.resources.length === 0 ? (
+          <p>{t("home.noResources")}</p>
+        ) : (
+          <ul class="list">
+            {session.resources.map((resource) => (
+              <li key={resource.key}>
+                <a href={href.resource(resource.key)}>{resource.title}</a>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section aria-labelledby="tickets-title">
+        <h2 id="tickets-title">{t("home.tickets")}</h2>
+        {tickets === null ? (
+          <p role="status">{t("app.loading")}</p>
+        ) : tickets.length === 0 ? (
+          <p>{t("home.noTickets")}</p>
+        ) : (
+          <ul class="list">
+            {tickets.map((ticket) => (
+              <li key={ticket.id}>
+                <a href={href.ticket(ticket.id)}>{t("ticket.label", { id: ticket.runningId })}</a>{" "}
+                <span class="status">{t(statusKey(ticket))}</span>{" "}
+                <time class="muted" dateTime={ticket.lastActivityAt ?? ticket.createdAt}>
+                  {new Intl.DateTimeFormat(locale.language, { dateStyle: "medium", timeStyle: "short" }).format(new Date(ticket.lastActivityAt ?? ticket.createdAt))}
+                </time>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,398 @@
+// The web support page end to end in headless Chromium, served by the real gateway in front of
+// the whole backend (the gateway's test stack): opened through GET /support/sessions/redirect
+// on a resource, the article, the home page, a ticket from the contact form with an image and
+// the game's contact-form collector, an agent reply arriving without a reload, the player's
+// answer, the resolution and the rating; the same in Arabic in a 360 px web view; an expired
+// and an unknown session. axe-core checks every kind of page; a screenshot of every step goes
+// to .ci/out/web-support/.
+import { readFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { createHash } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { deflateSync, crc32 } from "node:zlib";
+import { createDb, sql, type Kysely } from "@support/db";
+import { startStack, type Stack, type TenantResult } from "@support/gateway/test-stack";
+import { allowBrowserOrigins, freePort } from "@support/testkit";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "./browser.ts";
+import { buildBundle, type BuiltBundle } from "./bundle.ts";
+
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const SCREENSHOTS = fileURLToPath(new URL("../../../.ci/out/web-support/", import.meta.url));
+
+const tenant = {
+  company: { name: "Web Support Studio", primaryLanguage: "en" },
+  apiKeys: [{ name: "main" }],
+  games: [
+    {
+      ref: "quest",
+      name: "Star Quest",
+      slug: "star-quest",
+      languages: ["en", "de", "ja", "ar"],
+      environments: [
+        {
+          ref: "quest-production",
+          name: "production",
+          announcement: { shortContent: { en: "Servers are back online", ar: "عادت الخوادم إلى العمل" }, longContent: null },
+        },
+      ],
+      resources: [
+        {
+          key: "getting-started",
+          title: { en: "Getting started", ar: "البداية" },
+          body: {
+            en: "Press **Start** to play.\n\n- Pick a ship\n- Fly\n\n<script>window.__pwned = true</script>\n\n<img src=x onerror=\"window.__pwned = true\">",
+            ar: "اضغط **ابدأ** للعب.\n\n- اختر سفينة\n- طِر\n\n<script>window.__pwned = true</script>",
+          },
+        },
+        { key: "billing", title: { en: "Payments", ar: "المدفوعات" }, body: { en: "Payments go through the store." } },
+      ],
+      collectors: [
+        {
+          ref: "contact",
+          title: "About your problem",
+          contactForm: true,
+          fields: [
+            { key: "platform", label: "Platform", type: "DROPDOWN", options: ["PC", "Mobile"], required: true },
+            { key: "level", label: "Level reached", type: "TEXT", required: false },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** A small valid PNG (a red square), for the attachment. */
+function png(size = 24): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body) >>> 0);
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(size, 0);
+  header.writeUInt32BE(size, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(size * 3, Buffer.from([220, 40, 40]))]);
+  const pixels = Buffer.concat(Array.from({ length: size }, () => row));
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", header), chunk("IDAT", deflateSync(pixels)), chunk("IEND", Buffer.alloc(0))]);
+}
+
+describe("the web support page in a browser", () => {
+  let stack: Stack;
+  let bundle: BuiltBundle;
+  let browser: Browser;
+  let a: TenantResult;
+  let key: string;
+  let db: Kysely<unknown>;
+  let base: string;
+
+  beforeAll(async () => {
+    bundle = await buildBundle();
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    stack = await startStack({
+      gateway: {
+        PORT: port,
+        WEB_SUPPORT_URL: `${base}/support/`,
+        WEB_SUPPORT_DIR: bundle.dir,
+        // The bucket the test infrastructure resolved (the vitest global setup exports it).
+        WEB_SUPPORT_CONNECT_SRC: process.env.S3_ENDPOINT ? new URL(process.env.S3_ENDPOINT).origin : "",
+      },
+    });
+    // The page uploads and downloads straight from the bucket: it must allow the page's origin.
+    await allowBrowserOrigins(stack.infra.s3, [base]);
+    a = await stack.applyTenant(tenant);
+    key = a.apiKeys.main!;
+    db = createDb({ url: stack.infra.databaseUrl, schema: "players", maxConnections: 1 });
+    browser = await launchBrowser();
+    await mkdir(SCREENSHOTS, { recursive: true });
+  }, 900_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await db?.destroy();
+    await stack?.stop();
+    await bundle?.remove();
+  });
+
+  const token = () => a.games.quest!.environments["quest-production"]!.token;
+  const actions = (ticketId: string, list: unknown[]) => stack.request(`/tickets/${ticketId}/actions`, { method: "POST", key, json: { actions: list } });
+
+  async function newPage(viewport: { width: number; height: number }, options: { expectForbidden?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport, locale: "en-US" });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    // Any CSP violation, script error or request to another origin than the gateway and the bucket fails the test.
+    // Failed answers are recorded with their address (the console line has none); the expired page's 403 is expected.
+    page.on("console", (message) => {
+      if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(`console: ${message.text()}`);
+    });
+    page.on("response", (response) => {
+      if (response.status() >= 400 && !(options.expectForbidden && response.status() === 403)) problems.push(`${response.request().method()} ${response.url()}: ${response.status()}`);
+    });
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    page.on("request", (request) => {
+      const origin = new URL(request.url()).origin;
+      if (!request.url().startsWith("blob:") && origin !== base && origin !== new URL(stack.infra.s3.endpoint).origin) problems.push(`third-party request: ${request.url()}`);
+    });
+    return { context, page, problems };
+  }
+
+  async function screenshot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+  }
+
+  /** axe-core in the page: no serious or critical violation. */
+  async function expectAccessible(page: Page, what: string): Promise<void> {
+    // Evaluated through the DevTools protocol: the page's CSP (rightly) refuses an injected <script>.
+    if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
+    const violations = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
+      return (await axe.run(document, { resultTypes: ["violations"] })).violations;
+    });
+    const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+    expect(bad.map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), `axe on ${what}`).toEqual([]);
+  }
+
+  /** WCAG contrast of every visible text against its effective background (axe skips Arabic text for color-contrast). */
+  async function expectTextContrast(page: Page, what: string): Promise<void> {
+    const failures = await page.evaluate(() => {
+      const parse = (color: string) => (color.match(/[\d.]+/g) ?? []).map(Number);
+      const luminance = ([r, g, b]: number[]) => {
+        const channel = (value: number) => {
+          const c = value / 255;
+          return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+        };
+        return 0.2126 * channel(r!) + 0.7152 * channel(g!) + 0.0722 * channel(b!);
+      };
+      const background = (element: Element | null): number[] => {
+        for (let node = element; node; node = node.parentElement) {
+          const color = parse(getComputedStyle(node).backgroundColor);
+          if (color.length === 3 || (color.length === 4 && color[3]! > 0)) return color.slice(0, 3);
+        }
+        return [255, 255, 255];
+      };
+      const found: string[] = [];
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const element = node.parentElement;
+        if (!element || !node.textContent?.trim() || element.closest(".visually-hidden")) continue;
+        const style = getComputedStyle(element);
+        if (style.visibility === "hidden" || element.getClientRects().length === 0) continue;
+        const [l1, l2] = [luminance(parse(style.color)), luminance(background(element))].sort((x, y) => y - x);
+        const ratio = (l1! + 0.05) / (l2! + 0.05);
+        const large = parseFloat(style.fontSize) >= 24 || (parseFloat(style.fontSize) >= 18.66 && Number(style.fontWeight) >= 700);
+        if (ratio < (large ? 3 : 4.5)) found.push(`${node.textContent.trim().slice(0, 30)}: ${ratio.toFixed(2)}`);
+      }
+      return found;
+    });
+    expect(failures, `text contrast on ${what}`).toEqual([]);
+  }
+
+  async function apiEvents(ticketId: string): Promise<{ type: string; attachments?: unknown[]; fields?: unknown[] }[]> {
+    const response = await stack.request(`/tickets/${ticketId}/events`, { key });
+    expect(response.status, response.text).toBe(200);
+    return (response.body as { events: { type: string }[] }).events;
+  }
+
+  async function apiTicket(ticketId: string): Promise<{ status: string; csatScore: number | null; csatReview: string | null }> {
+    const response = await stack.request(`/tickets?ticketId=${ticketId}`, { key });
+    return (response.body as { tickets: { status: string; csatScore: number | null; csatReview: string | null }[] }).tickets[0]!;
+  }
+
+  /** The whole journey of one player; `texts` are what the page must show in that language. */
+  async function journey(options: {
+    name: string;
+    language: string;
+    viewport: { width: number; height: number };
+    texts: { resourceTitle: string; home: string; announcement: string; contact: string; send: string; closed: string; thanks: string };
+  }): Promise<void> {
+    const { name, language, viewport, texts } = options;
+    const shot = (step: string) => screenshot(page, `${name}-${step}`);
+    const { context, page, problems } = await newPage(viewport);
+    try {
+      const query = new URLSearchParams({ token: token(), language, resource: "getting-started", "player.id": `player-${name}`, "player.name": "Nadia", "player.email": `${name}@example.com` });
+      await page.goto(`${base}/support/sessions/redirect?${query}`);
+
+      // 1. The resource the session was opened on; the code left the address bar for sessionStorage.
+      await page.getByRole("heading", { level: 1, name: texts.resourceTitle }).waitFor();
+      expect(page.url()).not.toContain("sid=");
+      expect(await page.evaluate(() => sessionStorage.getItem("support.sid"))).toMatch(/.{16,}/);
+      expect(await page.evaluate(() => ({ lang: document.documentElement.lang, dir: document.documentElement.dir }))).toEqual({ lang: language, dir: language === "ar" ? "rtl" : "ltr" });
+      await expect.poll(() => page.locator(".markdown strong").count()).toBe(1);
+      expect(await page.locator(".markdown li").count()).toBe(2);
+      expect(await page.locator(".markdown script, .markdown img").count()).toBe(0);
+      expect(await page.evaluate(() => (window as unknown as { __pwned?: boolean }).__pwned)).toBeUndefined();
+      await shot("01-resource");
+      await expectAccessible(page, `${name} resource`);
+
+      // 2. Home: game, announcement, resources, no tickets yet, contact.
+      await page.locator('a[href="#/"]').first().click();
+      await page.getByRole("heading", { level: 1, name: texts.home }).waitFor();
+      await page.getByText(texts.announcement).waitFor();
+      await page.getByText("Star Quest").first().waitFor();
+      expect(await page.locator('a[href="#/resources/billing"]').count()).toBe(1);
+      await page.locator("#tickets-title").waitFor();
+      await shot("02-home");
+      await expectAccessible(page, `${name} home`);
+      if (language === "ar") await expectTextContrast(page, "Arabic home");
+
+      // 3. The contact form: a message, an image attachment, the collector's fields; by keyboard where it matters.
+      await page.getByRole("link", { name: texts.contact }).click();
+      await page.locator("#message").waitFor();
+      await page.locator("#message").focus();
+      await page.keyboard.type(`My ship vanished (${name}) <b>not bold</b>`);
+      await page.locator("#attachments").setInputFiles({ name: "screenshot.png", mimeType: "image/png", buffer: png() });
+      await page.locator("#field-platform").selectOption("PC");
+      await page.locator("#field-level").fill("42");
+      await shot("03-contact-form");
+      await expectAccessible(page, `${name} contact form`);
+      await page.locator("button[type=submit]").click();
+      await page.waitForURL(/#\/tickets\//, { timeout: 30_000 });
+      const ticketId = decodeURIComponent(page.url().split("#/tickets/")[1]!);
+      await page.locator(".bubble.mine .text", { hasText: `My ship vanished (${name})` }).waitFor();
+      // The player's own text stays text: the <b> is shown, not interpreted.
+      expect(await page.locator(".bubble.mine .text b").count()).toBe(0);
+      await expect.poll(() => page.locator(".bubble.mine img.attachment").evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth), { timeout: 20_000 }).toBe(24);
+      await page.locator(".bubble.form dd", { hasText: "PC" }).waitFor();
+      await shot("04-ticket-opened");
+
+      const opened = await apiEvents(ticketId);
+      expect(opened.find((event) => event.type === "PLAYER_MESSAGE")?.attachments).toHaveLength(1);
+      expect(opened.find((event) => event.type === "COLLECTOR_RESULT")?.fields).toEqual([
+        expect.objectContaining({ key: "platform", label: "Platform", type: "DROPDOWN", value: ["PC"] }),
+        expect.objectContaining({ key: "level", label: "Level reached", type: "TEXT", value: "42" }),
+      ]);
+
+      // 4. An agent's reply (and a private note, never shown) arrives without a reload.
+      await page.evaluate(() => Object.assign(window, { __sameDocument: true }));
+      const sentAt = Date.now();
+      const replied = await actions(ticketId, [
+        { type: "addPrivateNote", message: "internal: probably the warp bug" },
+        { type: "sendMessage", message: "Which sector were you in? <i>x</i>" },
+        { type: "setStatus", status: "waiting" },
+      ]);
+      expect(replied.status, replied.text).toBe(200);
+      await page.locator(".bubble.theirs .text", { hasText: "Which sector were you in?" }).waitFor({ timeout: 20_000 });
+      console.log(`${name}: agent reply shown ${Date.now() - sentAt} ms after the action was answered`);
+      expect(await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+      expect(await page.getByText("probably the warp bug").count()).toBe(0);
+      expect(await page.locator(".bubble.theirs .text i").count()).toBe(0);
+      await expect.poll(() => page.locator("#live").textContent()).toContain("Which sector were you in?");
+      await shot("05-agent-reply");
+      await expectAccessible(page, `${name} conversation`);
+      if (language === "ar") await expectTextContrast(page, "Arabic conversation");
+
+      // 5. The player answers.
+      await page.locator("#reply").fill("Sector 7");
+      await page.locator(".composer button[type=submit]").click();
+      await page.locator(".bubble.mine .text", { hasText: "Sector 7" }).waitFor();
+      await expect.poll(async () => (await apiTicket(ticketId)).status).not.toBe("waiting");
+      await shot("06-answered");
+
+      // 6. Resolved: the conversation closes and asks for a rating.
+      expect((await actions(ticketId, [{ type: "sendMessage", message: "Fixed, fly safe!" }, { type: "resolveTicket" }])).status).toBe(200);
+      await page.getByRole("heading", { level: 2, name: texts.closed }).waitFor({ timeout: 20_000 });
+      await page.locator(".bubble.theirs .text", { hasText: "Fixed, fly safe!" }).waitFor();
+      expect(await page.locator("#reply").count()).toBe(0);
+      await shot("07-resolved");
+      await expectAccessible(page, `${name} closed conversation`);
+
+      // 7. Rating by keyboard: the 4 of the radio group, a review, send.
+      await page.locator('input[name="csat"][value="4"]').focus();
+      await page.keyboard.press("Space");
+      await page.locator("#review").fill("Quick and friendly");
+      await page.locator(".csat button[type=submit]").click();
+      await page.getByText(texts.thanks).waitFor();
+      await expect.poll(async () => (await apiTicket(ticketId)).csatScore).toBe(4);
+      expect((await apiTicket(ticketId)).csatReview).toBe("Quick and friendly");
+      await shot("08-rated");
+
+      // 8. Home lists the conversation.
+      await page.locator('a[href="#/"]').first().click();
+      await page.locator(`a[href="#/tickets/${ticketId}"]`).waitFor();
+      await shot("09-home-with-ticket");
+
+      if (viewport.width <= 360) {
+        // Nothing wider than the web view: no sideways scrolling.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
+      }
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }
+
+  it("opens on a resource, opens a ticket from the contact form and follows it to a rating (English, desktop)", async () => {
+    await journey({
+      name: "en-desktop",
+      language: "en",
+      viewport: { width: 1280, height: 900 },
+      texts: {
+        resourceTitle: "Getting started",
+        home: "Support",
+        announcement: "Servers are back online",
+        contact: "Contact support",
+        send: "Send",
+        closed: "This conversation is closed.",
+        thanks: "Thank you for your rating!",
+      },
+    });
+  }, 240_000);
+
+  it("does the same in Arabic, right to left, in a 360 px web view", async () => {
+    await journey({
+      name: "ar-360",
+      language: "ar",
+      viewport: { width: 360, height: 740 },
+      texts: {
+        resourceTitle: "البداية",
+        home: "الدعم",
+        announcement: "عادت الخوادم إلى العمل",
+        contact: "تواصل مع الدعم",
+        send: "إرسال",
+        closed: "هذه المحادثة مغلقة.",
+        thanks: "شكرًا لتقييمك!",
+      },
+    });
+  }, 240_000);
+
+  it("shows a clear page for an expired session and for a link without a session", async () => {
+    const response = await stack.request("/support/sessions", { method: "POST", json: { token: token(), language: "de", player: { id: "late-player" } } });
+    expect(response.status, response.text).toBe(200);
+    const code = (response.body as { sessionCode: string }).sessionCode;
+    const codeHash = createHash("sha256").update(code).digest("hex");
+    await sql`update players.support_sessions set expires_at = now() - interval '1 second' where code_hash = ${codeHash}`.execute(db);
+
+    const { context, page, problems } = await newPage({ width: 360, height: 740 }, { expectForbidden: true });
+    try {
+      await page.goto(`${base}/support/?sid=${encodeURIComponent(code)}`);
+      await page.getByRole("heading", { level: 1, name: "This support link has expired" }).waitFor();
+      expect(page.url()).not.toContain("sid=");
+      await screenshot(page, "expired");
+      await expectAccessible(page, "expired page");
+
+      await page.evaluate(() => sessionStorage.clear());
+      await page.goto(`${base}/support/`);
+      await page.getByRole("heading", { level: 1, name: "This support link is not valid" }).waitFor();
+      await screenshot(page, "unknown");
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});
