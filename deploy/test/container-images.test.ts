@@ -244,13 +244,13 @@ describe("the images, built by a real engine", () => {
 describe("node-entrypoint in a container", () => {
   const image = () => tagOf("tickets");
 
-  it("sets --max-old-space-size from a 256 MiB limit, and V8 takes it", async () => {
+  it("sets the heap size from a 256 MiB limit, and V8 takes it", async () => {
     const size = entrypointSizeFor(256 * 1024 * 1024);
-    expect(size).toBe("160");
+    expect(size).toBe("64");
     const limited = await heapInContainer(image(), ["--memory", "256m"], ["node"]);
-    expect(limited.nodeOptions).toBe(`--max-old-space-size=${size}`);
-    // The same heap limit as Node given the flag directly, and below the container's limit.
-    const direct = await heapInContainer(image(), ["--memory", "256m", "--entrypoint", "node"], [`--max-old-space-size=${size}`]);
+    expect(limited.nodeOptions).toBe(`--max-old-space-size=${size} --max-semi-space-size=8`);
+    // The same heap limit as Node given the flags directly, and below the container's limit.
+    const direct = await heapInContainer(image(), ["--memory", "256m", "--entrypoint", "node"], [`--max-old-space-size=${size}`, "--max-semi-space-size=8"]);
     expect(limited.limitMiB).toBe(direct.limitMiB);
     expect(limited.limitMiB).toBeLessThan(256);
     // Node by itself (no entrypoint) sizes its heap beyond the container's limit.
@@ -261,8 +261,8 @@ describe("node-entrypoint in a container", () => {
   it("adds nothing without a memory limit, and keeps a heap size that NODE_OPTIONS already sets", async () => {
     expect((await heapInContainer(image(), [], ["node"])).nodeOptions).toBeNull();
     const chosen = await heapInContainer(image(), ["--memory", "256m", "--env", "NODE_OPTIONS=--max-old-space-size=100"], ["node"]);
-    expect(chosen.nodeOptions).toBe("--max-old-space-size=100");
-    const direct = await heapInContainer(image(), ["--memory", "256m", "--entrypoint", "node"], ["--max-old-space-size=100"]);
+    expect(chosen.nodeOptions).toBe("--max-old-space-size=100 --max-semi-space-size=8");
+    const direct = await heapInContainer(image(), ["--memory", "256m", "--entrypoint", "node"], ["--max-old-space-size=100", "--max-semi-space-size=8"]);
     expect(chosen.limitMiB).toBe(direct.limitMiB);
   });
 });

@@ -37,27 +37,27 @@ function sizeFor(files: Record<string, string>): string {
 
 describe("the heap size for a memory limit", () => {
   it.each([
-    ["256 MiB", 256 * MiB, "160"],
-    ["512 MiB (the services' limit in the base manifests and dev)", 512 * MiB, "352"],
-    ["768 MiB (production)", 768 * MiB, "544"],
-    ["1 GiB", 1024 * MiB, "736"],
-    ["4 GiB", 4096 * MiB, "3040"],
-    ["a limit that is not a whole MiB (rounded down)", 300 * MiB + 12345, "193"],
-    ["128 MiB: the floor of 32 MiB", 128 * MiB, "64"],
+    ["256 MiB", 256 * MiB, "64"],
+    ["512 MiB (the services' limit in the base manifests and dev; what the soak benchmark runs with)", 512 * MiB, "128"],
+    ["768 MiB (production)", 768 * MiB, "192"],
+    ["1 GiB", 1024 * MiB, "256"],
+    ["4 GiB", 4096 * MiB, "1024"],
+    ["a limit that is not a whole MiB (rounded down)", 300 * MiB + 12345, "75"],
+    ["128 MiB", 128 * MiB, "32"],
     ["64 MiB: the floor of 32 MiB", 64 * MiB, "32"],
   ])("cgroup v2, %s", (_label, limit, expected) => {
     expect(sizeFor({ "memory.max": `${limit}\n` })).toBe(expected);
   });
 
-  it("is 75 % of the limit less 32 MiB, never below 32 MiB", () => {
+  it("is 25 % of the limit, never below 32 MiB", () => {
     for (let mib = 48; mib <= 8192; mib += 173) {
-      expect(sizeFor({ "memory.max": String(mib * MiB) })).toBe(String(Math.max(32, Math.floor((mib * 3) / 4) - 32)));
+      expect(sizeFor({ "memory.max": String(mib * MiB) })).toBe(String(Math.max(32, Math.floor(mib / 4))));
     }
   });
 
   it("reads cgroup v1's memory.limit_in_bytes (the memory controller's folder, or the root itself)", () => {
-    expect(sizeFor({ "memory/memory.limit_in_bytes": `${512 * MiB}\n` })).toBe("352");
-    expect(sizeFor({ "memory.limit_in_bytes": `${256 * MiB}\n` })).toBe("160");
+    expect(sizeFor({ "memory/memory.limit_in_bytes": `${512 * MiB}\n` })).toBe("128");
+    expect(sizeFor({ "memory.limit_in_bytes": `${256 * MiB}\n` })).toBe("64");
   });
 
   it.each([
@@ -90,7 +90,18 @@ describe("what it runs", () => {
     const v2 = spawnSync("sh", ["-c", "cat /sys/fs/cgroup/memory.max 2>/dev/null || cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null"], { encoding: "utf8" }).stdout.trim();
     const expected = sizeFor(v2 === "" ? {} : { "memory.max": v2 });
     const result = runThrough({ NODE_OPTIONS: "--enable-source-maps" });
-    expect(result.stdout).toBe(`--enable-source-maps${expected ? ` --max-old-space-size=${expected}` : ""}|a b c`);
+    expect(result.stdout).toBe(`--enable-source-maps${expected ? ` --max-old-space-size=${expected} --max-semi-space-size=8` : ""}|a b c`);
+  });
+
+  it("adds a young-generation cap beside the old-space size, and keeps one NODE_OPTIONS already sets", () => {
+    const limited = cgroupRoot({ "memory.max": String(512 * MiB) });
+    const run = (env: Record<string, string>) =>
+      spawnSync("sh", [script, "sh", "-c", 'printf %s "$NODE_OPTIONS"'], {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", NODE_ENTRYPOINT_CGROUP_ROOT: limited, ...env },
+      }).stdout;
+    expect(run({})).toBe("--max-old-space-size=128 --max-semi-space-size=8");
+    expect(run({ NODE_OPTIONS: "--max-semi-space-size=4" })).toBe("--max-semi-space-size=4 --max-old-space-size=128");
   });
 
   it("passes the command's exit status through", () => {
@@ -108,12 +119,13 @@ describe("the manifests' memory limits", () => {
   });
   const bytes = (quantity: string) => Number(/^(\d+)Mi$/.exec(quantity)?.[1]) * MiB;
 
-  it("give every service a heap well above the ~200 MB it lives in, with room for the rest of the process under the limit", () => {
+  it("give every service the heap the soak benchmark measured (at least 128 MiB of old space), with room for the rest of the process under the limit", () => {
     for (const { name, request, limit } of limits) {
       const heapMiB = Number(sizeFor({ "memory.max": String(bytes(limit)) }));
-      expect(heapMiB, name).toBeGreaterThanOrEqual(256);
-      expect(heapMiB * MiB, name).toBeLessThan(bytes(limit) * 0.8);
-      // The request covers what a service uses at rest (about 200 MB resident).
+      expect(heapMiB, name).toBeGreaterThanOrEqual(128);
+      // Node itself (~90 MB), the 24 MiB young generation and Buffers fit beside the old space.
+      expect((heapMiB + 24 + 128) * MiB, name).toBeLessThanOrEqual(bytes(limit));
+      // The request covers what a service uses at rest.
       expect(bytes(request), name).toBeGreaterThanOrEqual(160 * MiB);
       expect(bytes(request), name).toBeLessThanOrEqual(bytes(limit));
     }

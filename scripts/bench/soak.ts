@@ -17,9 +17,12 @@ const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 60);
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 16);
 const MAX_RSS_MB = Number(process.env.SOAK_MAX_RSS_MB ?? 200);
-/** The heap limit every service runs with, as the container images set it (0: none, V8's default). */
+/**
+ * The heap limit every service runs with: what the images' entrypoint (deploy/image/node-entrypoint.sh)
+ * sets in the base manifests' 512 MiB container, a quarter of the limit (0: none, V8's default).
+ */
 const HEAP_MB = Number(process.env.SOAK_MAX_OLD_SPACE_MB ?? 128);
-/** The young generation's semi-space limit (V8 sizes it from the machine's memory otherwise: 0 keeps that). */
+/** The young generation's semi-space limit, as the entrypoint sets it (V8 sizes it from the machine's memory otherwise: 0 keeps that). */
 const SEMI_MB = Number(process.env.SOAK_MAX_SEMI_SPACE_MB ?? 8);
 /** Growth rule: the last sample may exceed the reference sample (minute 3) by this much. */
 const GROWTH_TOLERANCE_MB = Number(process.env.SOAK_GROWTH_TOLERANCE_MB ?? 15);
