@@ -104,6 +104,7 @@ describe("session cache's size bound", () => {
     gameId: "g",
     environmentId: "e",
     language: "en",
+    resource: undefined,
     player: { id: "p" },
     tags: ["bug"],
     fields: { note: fieldText },
