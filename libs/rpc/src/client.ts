@@ -6,8 +6,10 @@ import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { REQUEST_ID_HEADER, currentRequestId } from "@support/logging";
+import type { Registry } from "@support/metrics";
 import { currentCallScope } from "./deadline.ts";
 import { connectToAppError } from "./errors.ts";
+import { metricsInterceptors } from "./metrics.ts";
 
 const forwardRequestId: Interceptor = (next) => async (request) => {
   const requestId = currentRequestId();
@@ -69,6 +71,8 @@ export interface ServiceClientOptions {
   timeoutMs?: number;
   /** Run after the request id is set, e.g. adminTokenHeader(token). */
   interceptors?: Interceptor[];
+  /** Where rpc_client_duration_seconds is recorded; none without it. */
+  registry?: Registry;
 }
 
 export function createServiceClient<T extends DescService>(service: T, baseUrl: string, options: ServiceClientOptions = {}): Client<T> {
@@ -77,7 +81,7 @@ export function createServiceClient<T extends DescService>(service: T, baseUrl: 
     baseUrl,
     httpVersion: "2",
     useBinaryFormat: true,
-    interceptors: [forwardRequestId, ...(options.interceptors ?? [])],
+    interceptors: [...metricsInterceptors("client", options.registry), forwardRequestId, ...(options.interceptors ?? [])],
     defaultTimeoutMs: timeoutMs,
   });
   return createClient(service, domainTransport(transport, timeoutMs));

@@ -9,3 +9,4 @@ export {
 } from "./faults.ts";
 export { registerHealthService, type ReadinessCheck } from "./health.ts";
 export { adminTokenGate, adminTokenHeader, isAdminAuthorization } from "./admin-token.ts";
+export { metricsInterceptors, rpcCodeOf } from "./metrics.ts";

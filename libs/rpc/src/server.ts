@@ -6,9 +6,11 @@ import net from "node:net";
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { REQUEST_ID_HEADER, requestIdFrom, withRequestId, type Logger } from "@support/logging";
+import type { Registry } from "@support/metrics";
 import { incomingTimeoutMs, withCallScope } from "./deadline.ts";
 import { appErrorToConnect, toServiceError } from "./errors.ts";
 import { registerHealthService, type ReadinessCheck } from "./health.ts";
+import { metricsInterceptors } from "./metrics.ts";
 
 export interface RpcServerOptions {
   /** Name reported by the health service, e.g. "content.v1.ContentService". */
@@ -25,6 +27,8 @@ export interface RpcServerOptions {
    * SHUTDOWN_TIMEOUT_MS, leaving time for the rest of the shutdown.
    */
   drainTimeoutMs?: number;
+  /** Where rpc_server_duration_seconds is recorded; none without it. */
+  registry?: Registry;
 }
 
 export interface RpcServer {
@@ -81,7 +85,8 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
       registerHealthService(router, options.serviceName, isReady);
       options.routes(router);
     },
-    interceptors: [serverInterceptor(options.logger)],
+    // Outermost first: the metrics see the Connect error the service answers with.
+    interceptors: [...metricsInterceptors("server", options.registry), serverInterceptor(options.logger)],
     shutdownSignal: shutdown.signal,
     fallback: (req, res) => {
       const path = (req.url ?? "").split("?")[0];

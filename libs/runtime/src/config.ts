@@ -9,7 +9,16 @@ export const serviceConfigSpecs = {
   NATS_PREFIX: str({ default: "", desc: "Prefix of subjects and stream names (isolates environments sharing a NATS)" }),
   LOG_LEVEL: str({ default: "info", choices: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] }),
   SHUTDOWN_TIMEOUT_MS: num({ default: 10_000, desc: "Longest graceful shutdown before exiting anyway" }),
+  ...metricsConfigSpecs(),
 };
+
+/** Where the process serves GET /metrics (Prometheus): its own listener, never the public port. */
+export function metricsConfigSpecs() {
+  return {
+    METRICS_HOST: str({ default: "0.0.0.0", desc: "Address the metrics listener (GET /metrics, Prometheus) binds to" }),
+    METRICS_PORT: listenPort({ default: 9464, desc: "Port of the metrics listener (GET /metrics); 0: any free port (tests)" }),
+  };
+}
 
 /** The listening port spec with a per-service default (content 50051, tickets 50052, ...). */
 export function portSpec(defaultPort: number) {
