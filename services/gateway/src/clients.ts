@@ -1,6 +1,7 @@
 // One Connect client per internal service, plus grpc.health.v1 of each for /healthz and /readyz.
 import type { Client } from "@connectrpc/connect";
 import { ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService } from "@support/proto";
+import type { Registry } from "@support/metrics";
 import { createServiceClient } from "@support/rpc";
 import type { GatewayConfig } from "./config.ts";
 
@@ -28,8 +29,9 @@ export interface GatewayClients {
 
 type ClientConfig = Pick<GatewayConfig, "CONTENT_URL" | "TICKETS_URL" | "MEDIA_URL" | "PLAYERS_URL" | "RPC_TIMEOUT_MS">;
 
-export function createClients(config: ClientConfig): GatewayClients {
-  const options = { timeoutMs: config.RPC_TIMEOUT_MS };
+/** `registry`: where the calls' durations are recorded (rpc_client_duration_seconds). */
+export function createClients(config: ClientConfig, registry?: Registry): GatewayClients {
+  const options = { timeoutMs: config.RPC_TIMEOUT_MS, registry };
   const urls: Record<ServiceName, string> = {
     content: config.CONTENT_URL,
     tickets: config.TICKETS_URL,

@@ -1,7 +1,7 @@
 // The gateway's configuration, from environment variables only.
 import { ConfigError, loadConfig, num, port, str, url } from "@support/config";
 import { parseTrustProxy } from "./middleware/rate-limit.ts";
-import { serviceConfigSpecs } from "@support/runtime";
+import { metricsConfigSpecs, serviceConfigSpecs } from "@support/runtime";
 
 const { NATS_URL, NATS_PREFIX, LOG_LEVEL, SHUTDOWN_TIMEOUT_MS } = serviceConfigSpecs;
 
@@ -45,6 +45,7 @@ export const configSpecs = {
     desc: "Client address behind proxies: false (socket peer), true (first X-Forwarded-For address; the proxy must overwrite the header) or N (N appending proxies)",
   }),
   SHUTDOWN_TIMEOUT_MS,
+  ...metricsConfigSpecs(),
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;

@@ -9,12 +9,13 @@
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { AppError } from "@support/errors";
+import type { Registry } from "@support/metrics";
 import type { Middleware } from "koa";
 import { CoalescingCache } from "../cache.ts";
 import type { MediaClient, PlayerSideClient, PlayersClient, TicketsClient } from "../clients.ts";
 import type { GatewayConfig } from "../config.ts";
 import { jsonBody } from "../middleware/json-body.ts";
-import { createPublicRateLimiter, parseTrustProxy, type PublicRateLimiter } from "../middleware/rate-limit.ts";
+import { createPublicRateLimiter, parseTrustProxy, refusalCounter, type PublicRateLimiter } from "../middleware/rate-limit.ts";
 import { toCreateAttachmentUploadRequest, toUploadInstructionDto } from "../mappings/attachments.ts";
 import { ticketStatus, toBreadcrumbMessages, toCollectorFieldMessages, toPlayerTicketSummaryDto } from "../mappings/player-side.ts";
 import { toEventDtos } from "../mappings/tickets.ts";
@@ -133,7 +134,7 @@ export type PlayerApiRateLimitConfig = Pick<
  * never the code itself) and per client address (`player-api:address:<address>`, counted apart
  * from the public endpoints' address bucket).
  */
-export function createPlayerApiRateLimiter(players: PlayersClient, config: PlayerApiRateLimitConfig): PublicRateLimiter {
+export function createPlayerApiRateLimiter(players: PlayersClient, config: PlayerApiRateLimitConfig, registry?: Registry): PublicRateLimiter {
   return createPublicRateLimiter(playersRateLimitStore(players), {
     perAddress: config.PLAYER_API_RATE_LIMIT_PER_ADDRESS,
     perToken: config.PLAYER_API_RATE_LIMIT_PER_SESSION,
@@ -141,6 +142,7 @@ export function createPlayerApiRateLimiter(players: PlayersClient, config: Playe
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     keyPrefix: "player-api:",
     credential: "session",
+    onRefused: refusalCounter(registry, "player_api"),
   });
 }
 
