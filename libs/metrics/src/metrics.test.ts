@@ -85,14 +85,22 @@ describe("gauges read at scrape time", () => {
     expect(errors.map((error) => (error as Error).message)).toEqual(["database down", "no answer within 50 ms"]);
   });
 
-  it("shares one read between the gauges of one scrape", async () => {
+  it("shares one read between the gauges of one scrape, and reads again at the next", async () => {
+    const registry = createMetricsRegistry();
     let reads = 0;
-    const read = sharedForScrape(async () => ++reads, 60_000);
-    expect(await Promise.all([read(), read()])).toEqual([1, 1]);
-    expect(await read()).toBe(1);
-    const fresh = sharedForScrape(async () => ++reads, -1);
-    expect(await fresh()).toBe(2);
-    expect(await fresh()).toBe(3);
+    const read = sharedForScrape(async () => {
+      reads += 1;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      return { pending: 3 * reads, age: reads };
+    });
+    addScrapeSource(registry, { name: "test_queue_pending", help: "pending" }, async () => [{ value: (await read()).pending }]);
+    addScrapeSource(registry, { name: "test_queue_age", help: "age" }, async () => [{ value: (await read()).age }]);
+    let scraped = await scrapeOf(registry);
+    expect(reads).toBe(1);
+    expect([scraped.value("test_queue_pending"), scraped.value("test_queue_age")]).toEqual([3, 1]);
+    scraped = await scrapeOf(registry);
+    expect(reads).toBe(2);
+    expect([scraped.value("test_queue_pending"), scraped.value("test_queue_age")]).toEqual([6, 2]);
   });
 });
 

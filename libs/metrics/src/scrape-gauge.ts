@@ -76,14 +76,14 @@ export function addScrapeSource(registry: Registry, spec: ScrapeGaugeSpec, read:
 }
 
 /**
- * `read` shared by the gauges one query feeds (pending and oldest age of one table): calls
- * within `maxAgeMs` of a read (one scrape) get the same answer.
+ * `read` shared by the gauges one query feeds (pending and oldest age of one table): the gauges
+ * of one scrape are read together, so a call while a read is in flight gets that read's answer;
+ * the next scrape reads again.
  */
-export function sharedForScrape<T>(read: () => Promise<T>, maxAgeMs = 1000): () => Promise<T> {
-  let last: { at: number; value: Promise<T> } | undefined;
-  return () => {
-    const now = performance.now();
-    if (!last || now - last.at > maxAgeMs) last = { at: now, value: read() };
-    return last.value;
-  };
+export function sharedForScrape<T>(read: () => Promise<T>): () => Promise<T> {
+  let inFlight: Promise<T> | undefined;
+  return () =>
+    (inFlight ??= read().finally(() => {
+      inFlight = undefined;
+    }));
 }
