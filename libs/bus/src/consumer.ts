@@ -127,6 +127,7 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
         max_ack_pending: settings.maxAckPending ?? concurrency * 4,
       });
       const consumer = await jetstream(settings.nc).consumers.get(settings.stream, settings.durable);
+      removeGauges?.();
       if (settings.registry) removeGauges = registerConsumerGauges(settings.registry, jsm, settings);
       loop = consumeLoop(consumer);
     },
