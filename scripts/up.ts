@@ -50,6 +50,8 @@ const STOP_TIMEOUT_MS = 10_000;
 interface Service {
   name: string;
   port: number;
+  /** Its metrics listener (GET /metrics); every process has its own. */
+  metricsPort: number;
   /** Env var under which the gateway (and the admin tool) finds this service. */
   urlVar?: string;
   /** Serves admin RPCs: gets ADMIN_TOKEN. */
@@ -59,11 +61,11 @@ interface Service {
 const GATEWAY_PORT = Number(process.env.PORT ?? 8080);
 // Backends first: the gateway is started last and its /healthz is what we wait for.
 const SERVICES: Service[] = [
-  { name: "content", port: 50051, urlVar: "CONTENT_URL", admin: true },
-  { name: "tickets", port: 50052, urlVar: "TICKETS_URL" },
-  { name: "media", port: 50053, urlVar: "MEDIA_URL" },
-  { name: "players", port: 50054, urlVar: "PLAYERS_URL", admin: true },
-  { name: "gateway", port: GATEWAY_PORT },
+  { name: "content", port: 50051, metricsPort: 9465, urlVar: "CONTENT_URL", admin: true },
+  { name: "tickets", port: 50052, metricsPort: 9466, urlVar: "TICKETS_URL" },
+  { name: "media", port: 50053, metricsPort: 9467, urlVar: "MEDIA_URL" },
+  { name: "players", port: 50054, metricsPort: 9468, urlVar: "PLAYERS_URL", admin: true },
+  { name: "gateway", port: GATEWAY_PORT, metricsPort: 9464 },
 ];
 
 // ---- output -------------------------------------------------------------------------------
@@ -321,7 +323,8 @@ function startServices(infra: Infra, token: string): Service[] {
       log(paint(33, `services/${s.name}/src/main.ts does not exist: ${s.name} is not started`));
       continue;
     }
-    superviseService(s, main, { ...serviceEnv(infra, s.port), ...(s.admin ? { ADMIN_TOKEN: token } : {}) });
+    const env = { ...serviceEnv(infra, s.port), METRICS_PORT: String(s.metricsPort), ...(s.admin ? { ADMIN_TOKEN: token } : {}) };
+    superviseService(s, main, env);
     started.push(s);
   }
   return started;
@@ -419,6 +422,7 @@ function printReady(record: TenantRecord | undefined): void {
       `  Try       curl -H "Authorization: Bearer ${key}" ${base}/games`,
     );
   }
+  lines.push(`  Metrics   ${SERVICES.map((s) => `${s.name} http://127.0.0.1:${s.metricsPort}/metrics`).join(", ")}`);
   const link = webSupportLink(record, base);
   if (link) lines.push(`  Support   ${link}`, "            (the web support page as the demo player: each opening starts a new session)");
   lines.push("  Admin     pnpm admin help   (token in .data/admin-token, read by the tool)", "  Stop      Ctrl-C", "");
@@ -460,8 +464,9 @@ async function main(): Promise<void> {
     throw new Error("services/gateway/src/main.ts does not exist: nothing to start");
   }
   for (const s of SERVICES) {
-    if (existsSync(entry(s.name, "main.ts")) && !(await portIsFree(s.port))) {
-      throw new Error(`port ${s.port} (${s.name}) is already in use: is another \`make up\` running?`);
+    if (!existsSync(entry(s.name, "main.ts"))) continue;
+    for (const port of [s.port, s.metricsPort]) {
+      if (!(await portIsFree(port))) throw new Error(`port ${port} (${s.name}) is already in use: is another \`make up\` running?`);
     }
   }
   const infra = await startInfra();

@@ -32,6 +32,8 @@ let base: LocalBaseImage;
 const timings: Record<string, number> = {};
 const roles = new Map<ServiceName, ServiceRoles>();
 const ports = new Map<ServiceName, number>();
+/** Each container's metrics listener (host network: the default 9464 would be shared by all five). */
+const metricsPorts = new Map<ServiceName, number>();
 const containers = new Map<ServiceName, string>();
 
 function tagOf(name: ServiceName): string {
@@ -64,6 +66,8 @@ function serviceEnv(name: ServiceName): Record<string, string> {
   const common = {
     PORT: String(ports.get(name)!),
     HOST: "127.0.0.1",
+    METRICS_PORT: String(metricsPorts.get(name)!),
+    METRICS_HOST: "127.0.0.1",
     NATS_URL: infra.natsUrl,
     NATS_PREFIX: infra.natsPrefix,
     LOG_LEVEL: "info",
@@ -158,7 +162,10 @@ async function waitForHttp200(name: ServiceName, path: string, timeoutMs = 60_00
  * earlier: other processes on the machine take free ports too.
  */
 async function assignPorts(): Promise<void> {
-  for (const image of SERVICES) ports.set(image.name, await freePort());
+  for (const image of SERVICES) {
+    ports.set(image.name, await freePort());
+    metricsPorts.set(image.name, await freePort());
+  }
 }
 
 async function startService(name: ServiceName): Promise<void> {
@@ -299,6 +306,8 @@ describe("the services as containers", () => {
     });
     expect(await httpStatus(ports.get("gateway")!, "/readyz")).toBe(200);
     expect(await httpStatus(ports.get("gateway")!, "/openapi.json")).toBe(200);
+    // Every container serves its metrics on its own listener.
+    for (const image of SERVICES) expect(await httpStatus(metricsPorts.get(image.name)!, "/metrics"), image.name).toBe(200);
   }, 180_000);
 
   it("a tenant applied with the admin tool creates a ticket through the containerised gateway, read back from its events", async () => {

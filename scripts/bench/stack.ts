@@ -205,6 +205,8 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     S3_ACCESS_KEY_ID: s3.accessKeyId,
     S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
     S3_FORCE_PATH_STYLE: String(s3.forcePathStyle),
+    // Metrics stay on (as in production), each process on a free port of its own.
+    METRICS_PORT: "0",
     ...env,
   };
   // Content and players serve the admin RPCs the admin tool calls, with this run's token.

@@ -4,10 +4,11 @@ import { SpanKind, trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, ensureDatabase, migrateToLatest, sql, type Kysely } from "@support/db";
 import { createLogger } from "@support/logging";
+import { createMetricsRegistry, parseMetricsText } from "@support/metrics";
 import { createTestInfra, type TestInfra } from "@support/testkit";
 import { installInMemoryTracing } from "@support/tracing/testing";
 import {
-  ack, addOutboxTraceparent, connectBus, createConsumer, createOutboxRelay, createOutboxTable, ensureStream, retryIn, streamNameFor, term, writeEvents,
+  ack, addOutboxTraceparent, connectBus, createConsumer, createOutboxRelay, createOutboxTable, ensureStream, registerOutboxMetrics, retryIn, streamNameFor, term, writeEvents,
   type EventEnvelope, type NatsConnection,
 } from "./index.ts";
 
@@ -119,6 +120,28 @@ describe("outbox relay and consumer", () => {
     await relay.stop();
   });
 
+  it("reports the outbox backlog at scrape time, back to 0 once the relay has published", async () => {
+    const registry = createMetricsRegistry();
+    const remove = registerOutboxMetrics(registry, db);
+    const scrape = async () => parseMetricsText(await registry.metrics());
+    const companyId = "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a13";
+    const relay = createOutboxRelay({ db, databaseUrl, schema: "demo", nc, subjectPrefix: prefix, logger });
+    await relay.flush();
+    let scraped = await scrape();
+    expect(scraped.value("support_outbox_pending")).toBe(0);
+    expect(scraped.value("support_outbox_oldest_age_seconds")).toBe(0);
+    await writeEvents(db, [{ type: "demo.thing.created", companyId, data: {} }, { type: "demo.thing.updated", companyId, data: {} }]);
+    await sql`update outbox set created_at = now() - interval '90 seconds'`.execute(db);
+    scraped = await scrape();
+    expect(scraped.value("support_outbox_pending")).toBe(2);
+    expect(scraped.value("support_outbox_oldest_age_seconds")).toBeGreaterThanOrEqual(90);
+    expect(await relay.flush()).toBe(2);
+    scraped = await scrape();
+    expect(scraped.value("support_outbox_pending")).toBe(0);
+    expect(scraped.value("support_outbox_oldest_age_seconds")).toBe(0);
+    remove();
+  });
+
   it("redelivers after a retry verdict and stops after term", async () => {
     const companyId = "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a12";
     await writeEvents(db, [{ type: "demo.retry.asked", companyId, data: {} }, { type: "demo.poison.sent", companyId, data: {} }]);
@@ -126,8 +149,10 @@ describe("outbox relay and consumer", () => {
     expect(await relay.flush()).toBe(2);
 
     const deliveries: Record<string, number> = {};
+    const registry = createMetricsRegistry();
+    const scrape = async () => parseMetricsText(await registry.metrics());
     const consumer = createConsumer({
-      nc, stream, durable: "verdicts", filterSubject: `${prefix}demo.>`, logger,
+      nc, stream, durable: "verdicts", filterSubject: `${prefix}demo.>`, logger, registry,
       handle: async (event) => {
         deliveries[event.type] = (deliveries[event.type] ?? 0) + 1;
         if (event.type === "demo.retry.asked") return deliveries[event.type] === 1 ? retryIn(50) : ack;
@@ -139,7 +164,18 @@ describe("outbox relay and consumer", () => {
     await expect.poll(() => deliveries["demo.retry.asked"], { timeout: 5000 }).toBe(2);
     await new Promise((r) => setTimeout(r, 300));
     expect(deliveries["demo.poison.sent"]).toBe(1);
+    const labels = { stream, consumer: "verdicts" };
+    // Everything was delivered: nothing left to deliver; both gauges say what the consumer info says.
+    const scraped = await scrape();
+    const info = await (await jetstreamManager(nc)).consumers.info(stream, "verdicts");
+    expect(scraped.value("support_jetstream_consumer_pending", labels)).toBe(0);
+    expect(info.num_pending).toBe(0);
+    expect(scraped.value("support_jetstream_consumer_ack_pending", labels)).toBe(info.num_ack_pending);
+    expect(scraped.value("support_jetstream_redeliveries_total", { consumer: "verdicts" })).toBe(1);
+    expect(scraped.value("support_jetstream_terminated_total", { consumer: "verdicts" })).toBe(1);
     await consumer.stop();
+    // A stopped consumer is no longer asked about.
+    expect((await scrape()).find("support_jetstream_consumer_pending")).toEqual([]);
   });
   it("stores the writer's traceparent with the row, sends it on as a NATS header and handles in a child span", async () => {
     const companyId = "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a14";

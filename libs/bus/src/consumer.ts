@@ -1,8 +1,9 @@
 // Durable JetStream consumers with an explicit verdict per message (ack, retry later, or give
 // up) and bounded concurrency. Handlers must be idempotent: delivery is at least once.
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type Consumer as JsConsumer, type JsMsg } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type Consumer as JsConsumer, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { backoffDelay, createFailureEpisode, type Logger } from "@support/logging";
+import { addScrapeSource, jetstreamRedeliveries, jetstreamTerminated, sharedForScrape, type Registry } from "@support/metrics";
 import type { EventEnvelope } from "./envelope.ts";
 import { withConsumerSpan } from "./tracing.ts";
 
@@ -28,6 +29,11 @@ export interface ConsumerSettings {
    * holds messages back for a long time (delayed work) needs a limit above their number.
    */
   maxAckPending?: number;
+  /**
+   * Where the consumer's series go: support_jetstream_consumer_pending / _ack_pending (its
+   * consumer info, read at each scrape) and the redeliveries and terminated counters.
+   */
+  registry?: Registry;
 }
 
 export interface Consumer {
@@ -44,12 +50,17 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
   // A database outage fails every message for a while: logged once, not once per message.
   const handling = createFailureEpisode(settings.logger, `event handler of ${settings.durable}`);
   const consuming = createFailureEpisode(settings.logger, `consumer ${settings.durable}`);
+  const counted = { consumer: settings.durable };
+  const redeliveries = settings.registry && jetstreamRedeliveries(settings.registry);
+  const terminated = settings.registry && jetstreamTerminated(settings.registry);
+  let removeGauges: (() => void) | undefined;
 
   // Each delivery runs in a consumer span continuing the trace of the transaction that wrote
   // the event (its `traceparent` header), so the verdict's log lines carry that trace too.
   const process = (message: JsMsg): Promise<void> =>
     withConsumerSpan(message, settings.durable, async (span) => {
       span.setAttribute("messaging.nats.delivery_count", message.info.deliveryCount);
+      if (message.info.redelivered) redeliveries?.inc(counted);
       let verdict: Verdict;
       try {
         verdict = await settings.handle(message.json<EventEnvelope>(), message);
@@ -66,6 +77,7 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
       else {
         settings.logger.error({ subject: message.subject, reason: verdict.term }, "event dropped");
         message.term(verdict.term);
+        terminated?.inc(counted);
       }
     });
 
@@ -122,14 +134,40 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
         max_ack_pending: settings.maxAckPending ?? concurrency * 4,
       });
       const consumer = await jetstream(settings.nc).consumers.get(settings.stream, settings.durable);
+      removeGauges?.();
+      if (settings.registry) removeGauges = registerConsumerGauges(settings.registry, jsm, settings);
       loop = consumeLoop(consumer);
     },
     async stop() {
       stopped = true;
+      removeGauges?.();
       wakeUp?.();
       await messages?.close();
       await loop;
       await Promise.all(inFlight);
     },
+  };
+}
+
+/** The consumer's backlog from its consumer info, asked at each scrape (bounded: see addScrapeSource). */
+function registerConsumerGauges(registry: Registry, jsm: JetStreamManager, settings: ConsumerSettings): () => void {
+  const labels = { stream: settings.stream, consumer: settings.durable };
+  const info = sharedForScrape(() => jsm.consumers.info(settings.stream, settings.durable));
+  const options = { timeoutMs: 1000, onError: (error: unknown) => settings.logger.debug({ err: error }, "consumer info not read for metrics") };
+  const removePending = addScrapeSource(
+    registry,
+    { name: "support_jetstream_consumer_pending", help: "Messages of the stream the consumer has not been delivered yet (num_pending)", labelNames: ["stream", "consumer"] },
+    async () => [{ labels, value: (await info()).num_pending }],
+    options,
+  );
+  const removeAckPending = addScrapeSource(
+    registry,
+    { name: "support_jetstream_consumer_ack_pending", help: "Messages delivered and not yet acknowledged (num_ack_pending)", labelNames: ["stream", "consumer"] },
+    async () => [{ labels, value: (await info()).num_ack_pending }],
+    options,
+  );
+  return () => {
+    removePending();
+    removeAckPending();
   };
 }

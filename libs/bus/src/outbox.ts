@@ -6,6 +6,7 @@ import pg from "pg";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { backoffDelay, createFailureEpisode, type Logger } from "@support/logging";
+import { addScrapeSource, sharedForScrape, type Registry } from "@support/metrics";
 import { createEnvelope, subjectFor, type EventEnvelope, type NewEvent } from "./envelope.ts";
 import { activeTraceparent, endSpan, startPublishSpan } from "./tracing.ts";
 
@@ -213,5 +214,34 @@ export function createOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
       await listener?.end().catch(() => undefined);
     },
     flush,
+  };
+}
+
+/**
+ * support_outbox_pending and support_outbox_oldest_age_seconds (0 when empty) of the outbox in
+ * `db`'s schema, counted at each scrape: they fall back to 0 as soon as the relay has published.
+ */
+export function registerOutboxMetrics(registry: Registry, db: AnyDb, onError?: (error: unknown) => void): () => void {
+  const read = sharedForScrape(async () => {
+    const { rows } = await sql<{ pending: number; age: number }>`
+      select count(*)::int as pending, coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as age from outbox`.execute(db);
+    return rows[0] ?? { pending: 0, age: 0 };
+  });
+  const options = { onError };
+  const removePending = addScrapeSource(
+    registry,
+    { name: "support_outbox_pending", help: "Events written to the outbox and not yet published to JetStream" },
+    async () => [{ value: (await read()).pending }],
+    options,
+  );
+  const removeAge = addScrapeSource(
+    registry,
+    { name: "support_outbox_oldest_age_seconds", help: "Age of the oldest event waiting in the outbox (0 when empty)" },
+    async () => [{ value: Math.max(0, (await read()).age) }],
+    options,
+  );
+  return () => {
+    removePending();
+    removeAge();
   };
 }

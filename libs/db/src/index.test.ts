@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDependencyUnavailable } from "@support/rpc";
 import { createTestInfra, type TestInfra } from "@support/testkit";
-import { createDb, ensureDatabase, isDatabaseReachable, migrateToLatest, sql, type Generated, type Kysely } from "./index.ts";
+import { createMetricsRegistry, parseMetricsText } from "@support/metrics";
+import { createDb, ensureDatabase, isDatabaseReachable, migrateToLatest, registerPoolMetrics, sql, type Generated, type Kysely } from "./index.ts";
 
 // Runs against a real Postgres, in a database of this run's own (testkit).
 let infra: TestInfra;
@@ -74,6 +75,40 @@ describe("db", () => {
       process.off("uncaughtException", onUncaught);
       await victim.destroy();
     }
+  });
+
+  it("reports its pool at scrape time: connections in use and idle, and queries waiting", async () => {
+    const small = createDb({ url, schema: "notes_svc", maxConnections: 1 });
+    const registry = createMetricsRegistry();
+    const remove = registerPoolMetrics(registry, small);
+    const scrape = async () => {
+      const scraped = parseMetricsText(await registry.metrics());
+      return [scraped.value("db_pool_connections", { state: "in_use" }), scraped.value("db_pool_connections", { state: "idle" }), scraped.value("db_pool_waiting")];
+    };
+    try {
+      expect(await scrape()).toEqual([0, 0, 0]);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let inside!: () => void;
+      const entered = new Promise<void>((resolve) => (inside = resolve));
+      const transaction = small.transaction().execute(async (trx) => {
+        await sql`select 1`.execute(trx);
+        inside();
+        await held;
+      });
+      await entered;
+      // The only connection is held: a second query waits for it.
+      const waiting = sql`select 1`.execute(small);
+      await expect.poll(scrape, { timeout: 5000 }).toEqual([1, 0, 1]);
+      release();
+      await transaction;
+      await waiting;
+      expect(await scrape()).toEqual([0, 1, 0]);
+    } finally {
+      remove();
+      await small.destroy();
+    }
+    expect(parseMetricsText(await registry.metrics()).find("db_pool_waiting")).toEqual([{ name: "db_pool_waiting", labels: {}, value: 0 }]);
   });
 
   it("refuses a schema name that could inject SQL", () => {

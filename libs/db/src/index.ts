@@ -4,6 +4,7 @@
 import { Kysely, PostgresDialect, sql, type Generated } from "kysely";
 import { Migrator, type Migration, type MigrationResultSet } from "kysely/migration";
 import pg from "pg";
+import { addScrapeSource, type Registry } from "@support/metrics";
 import { traceQueries } from "./tracing.ts";
 
 export { sql };
@@ -72,8 +73,40 @@ export function createPool(settings: DatabaseSettings): pg.Pool {
   return pool;
 }
 
+// The pool behind each database made by createDb (kysely does not expose it), for its gauges.
+const pools = new WeakMap<Kysely<any>, pg.Pool>(); // eslint-disable-line @typescript-eslint/no-explicit-any
+
 export function createDb<DB>(settings: DatabaseSettings): Kysely<DB> {
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: createPool(settings) }) });
+  const pool = createPool(settings);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
+  return db;
+}
+
+/**
+ * db_pool_connections{state="in_use"|"idle"} and db_pool_waiting of the pool behind `db` (made
+ * by createDb), read at each scrape. Returns a function that stops reporting it.
+ */
+export function registerPoolMetrics(registry: Registry, db: Kysely<any>): () => void { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const pool = pools.get(db);
+  if (!pool) return () => undefined;
+  const removeConnections = addScrapeSource(
+    registry,
+    { name: "db_pool_connections", help: "Connections of the Postgres pool, checked out (in_use) or idle", labelNames: ["state"] },
+    () => [
+      { labels: { state: "in_use" }, value: pool.totalCount - pool.idleCount },
+      { labels: { state: "idle" }, value: pool.idleCount },
+    ],
+  );
+  const removeWaiting = addScrapeSource(
+    registry,
+    { name: "db_pool_waiting", help: "Queries waiting for a connection of the Postgres pool" },
+    () => [{ value: pool.waitingCount }],
+  );
+  return () => {
+    removeConnections();
+    removeWaiting();
+  };
 }
 
 /** Applies every pending migration of a service. Throws with the failing migration's error. */

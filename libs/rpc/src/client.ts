@@ -6,9 +6,11 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { createClient, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { REQUEST_ID_HEADER, currentRequestId } from "@support/logging";
+import type { Registry } from "@support/metrics";
 import { createBalancedTransport, type BalancedTransport, type BalancerOptions } from "./balancer.ts";
 import { currentCallScope } from "./deadline.ts";
 import { connectToAppError } from "./errors.ts";
+import { metricsInterceptors } from "./metrics.ts";
 import { tracingClientInterceptor } from "./tracing.ts";
 
 const forwardRequestId: Interceptor = (next) => async (request) => {
@@ -73,6 +75,8 @@ export interface ServiceClientOptions {
   interceptors?: Interceptor[];
   /** How the service's addresses are found and balanced (re-resolve interval, resolver). */
   balancing?: Pick<BalancerOptions, "resolveIntervalMs" | "ejectMs" | "resolver">;
+  /** Where rpc_client_duration_seconds is recorded; none without it. */
+  registry?: Registry;
 }
 
 /**
@@ -82,7 +86,7 @@ export interface ServiceClientOptions {
 export function createServiceTransport(target: string, options: ServiceClientOptions = {}): BalancedTransport {
   return createBalancedTransport(target, {
     ...options.balancing,
-    interceptors: [tracingClientInterceptor(), forwardRequestId, ...(options.interceptors ?? [])],
+    interceptors: [tracingClientInterceptor(), ...metricsInterceptors("client", options.registry), forwardRequestId, ...(options.interceptors ?? [])],
     defaultTimeoutMs: options.timeoutMs ?? 10_000,
   });
 }

@@ -14,4 +14,5 @@ export {
 } from "./faults.ts";
 export { registerHealthService, type ReadinessCheck } from "./health.ts";
 export { adminTokenGate, adminTokenHeader, isAdminAuthorization } from "./admin-token.ts";
+export { metricsInterceptors, rpcCodeOf } from "./metrics.ts";
 export { tracingClientInterceptor, tracingServerInterceptor } from "./tracing.ts";

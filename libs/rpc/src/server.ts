@@ -6,9 +6,11 @@ import net from "node:net";
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { REQUEST_ID_HEADER, requestIdFrom, withRequestId, type Logger } from "@support/logging";
+import type { Registry } from "@support/metrics";
 import { incomingTimeoutMs, withCallScope } from "./deadline.ts";
 import { appErrorToConnect, toServiceError } from "./errors.ts";
 import { registerHealthService, type ReadinessCheck } from "./health.ts";
+import { metricsInterceptors } from "./metrics.ts";
 import { tracingServerInterceptor } from "./tracing.ts";
 
 export interface RpcServerOptions {
@@ -26,6 +28,8 @@ export interface RpcServerOptions {
    * SHUTDOWN_TIMEOUT_MS, leaving time for the rest of the shutdown.
    */
   drainTimeoutMs?: number;
+  /** Where rpc_server_duration_seconds is recorded; none without it. */
+  registry?: Registry;
 }
 
 export interface RpcServer {
@@ -85,8 +89,9 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
       registerHealthService(router, options.serviceName, isReady);
       options.routes(router);
     },
-    // Tracing outermost: the error log lines of serverInterceptor carry the call's trace.
-    interceptors: [tracingServerInterceptor(), serverInterceptor(options.logger)],
+    // Tracing outermost (the error log lines of serverInterceptor carry the call's trace); the
+    // metrics outside serverInterceptor, so they see the Connect error the service answers with.
+    interceptors: [tracingServerInterceptor(), ...metricsInterceptors("server", options.registry), serverInterceptor(options.logger)],
     shutdownSignal: shutdown.signal,
     fallback: (req, res) => {
       const path = (req.url ?? "").split("?")[0];

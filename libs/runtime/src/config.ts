@@ -14,6 +14,7 @@ export const serviceConfigSpecs = {
   }),
   LOG_LEVEL: str({ default: "info", choices: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] }),
   SHUTDOWN_TIMEOUT_MS: num({ default: 10_000, desc: "Longest graceful shutdown before exiting anyway" }),
+  ...metricsConfigSpecs(),
 };
 
 /** Settings of a process that calls internal services: how their addresses are found. */
@@ -27,6 +28,14 @@ export const rpcClientConfigSpecs = {
     desc: "A hosts-format file (address name...) read before DNS at every lookup of a service's name; empty: DNS only",
   }),
 };
+
+/** Where the process serves GET /metrics (Prometheus): its own listener, never the public port. */
+export function metricsConfigSpecs() {
+  return {
+    METRICS_HOST: str({ default: "0.0.0.0", desc: "Address the metrics listener (GET /metrics, Prometheus) binds to" }),
+    METRICS_PORT: listenPort({ default: 9464, desc: "Port of the metrics listener (GET /metrics); 0: any free port (tests)" }),
+  };
+}
 
 /** The listening port spec with a per-service default (content 50051, tickets 50052, ...). */
 export function portSpec(defaultPort: number) {

@@ -27,7 +27,7 @@ describe("service host", () => {
     const started: string[] = [];
     const host = createServiceHost({
       name: "demo", rpcServiceName: "demo.v1.DemoService", db, nc, logger,
-      config: { HOST: "127.0.0.1", PORT: 0, DATABASE_URL: databaseUrl, NATS_PREFIX: prefix }, routes: () => undefined,
+      config: { HOST: "127.0.0.1", PORT: 0, DATABASE_URL: databaseUrl, NATS_PREFIX: prefix, METRICS_HOST: "127.0.0.1", METRICS_PORT: 0 }, routes: () => undefined,
       workers: [{ start: () => void started.push("worker"), stop: async () => void started.push("worker stopped") }],
     });
     const { port } = await host.start();
@@ -55,7 +55,7 @@ describe("service host", () => {
     let entered = 0;
     const host = createServiceHost({
       name: "demo_stop", rpcServiceName: "content.v1.ContentService", db, nc, logger,
-      config: { HOST: "127.0.0.1", PORT: 0, DATABASE_URL: databaseUrl, NATS_PREFIX: prefix, SHUTDOWN_TIMEOUT_MS: shutdownTimeoutMs },
+      config: { HOST: "127.0.0.1", PORT: 0, DATABASE_URL: databaseUrl, NATS_PREFIX: prefix, SHUTDOWN_TIMEOUT_MS: shutdownTimeoutMs, METRICS_HOST: "127.0.0.1", METRICS_PORT: 0 },
       routes: (router) =>
         router.service(ContentService, {
           async getCompany(request, context) {

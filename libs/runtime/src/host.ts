@@ -1,9 +1,11 @@
 // What every internal service does the same way: its JetStream stream, its outbox relay, its
-// RPC port, and an orderly start and stop. A service's server.ts adds its routes and consumers.
+// RPC port, its metrics listener, and an orderly start and stop. A service's server.ts adds
+// its routes and consumers.
 import type { ConnectRouter } from "@connectrpc/connect";
-import { createOutboxRelay, ensureStream, isBusConnected, streamNameFor, type NatsConnection, type OutboxRelay } from "@support/bus";
-import { isDatabaseReachable, type Kysely } from "@support/db";
+import { createOutboxRelay, ensureStream, isBusConnected, registerOutboxMetrics, streamNameFor, type NatsConnection, type OutboxRelay } from "@support/bus";
+import { isDatabaseReachable, registerPoolMetrics, type Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
+import { createMetricsRegistry, startMetricsServer, type MetricsServer, type Registry } from "@support/metrics";
 import { createRpcServer } from "@support/rpc";
 
 export interface Startable {
@@ -20,6 +22,9 @@ export interface HostConfig {
   NATS_STREAM_REPLICAS?: number;
   /** The whole shutdown's bound (runUntilSignal exits at it); 10 s when not given. */
   SHUTDOWN_TIMEOUT_MS?: number;
+  /** Where GET /metrics is served (0: any free port). */
+  METRICS_HOST: string;
+  METRICS_PORT: number;
 }
 
 /**
@@ -43,16 +48,26 @@ export interface ServiceHostOptions {
   routes: (router: ConnectRouter) => void;
   /** Consumers and jobs, started after the stream exists and stopped before the bus drains. */
   workers?: Startable[];
+  /**
+   * The process's metrics, when the service records into them before the host exists (its
+   * RPC clients, its consumers); a new registry otherwise.
+   */
+  registry?: Registry;
 }
 
 export interface ServiceHost {
-  start(): Promise<{ port: number }>;
+  /** Resolves with the bound RPC and metrics ports (useful with port 0 in tests). */
+  start(): Promise<{ port: number; metricsPort: number }>;
   stop(): Promise<void>;
   relay: OutboxRelay;
+  /** What GET /metrics serves. */
+  registry: Registry;
 }
 
 export function createServiceHost(options: ServiceHostOptions): ServiceHost {
   const { config } = options;
+  const registry = options.registry ?? createMetricsRegistry();
+  let metrics: MetricsServer | undefined;
   const relay = createOutboxRelay({
     db: options.db,
     databaseUrl: config.DATABASE_URL,
@@ -69,20 +84,32 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
     port: config.PORT,
     drainTimeoutMs: drainTimeoutOf(config.SHUTDOWN_TIMEOUT_MS ?? 10_000),
     isReady: async () => isBusConnected(options.nc) && (await isDatabaseReachable(options.db)),
+    registry,
   });
+  registerPoolMetrics(registry, options.db);
+  registerOutboxMetrics(registry, options.db, (error) => options.logger.warn({ err: error }, "outbox not counted for metrics"));
   const workers = options.workers ?? [];
 
   return {
     relay,
+    registry,
     async start() {
-      await ensureStream(options.nc, {
-        name: streamNameFor(config.NATS_PREFIX, options.name),
-        subjects: [`${config.NATS_PREFIX}${options.name}.>`],
-        replicas: config.NATS_STREAM_REPLICAS ?? 1,
-      });
-      relay.start();
-      for (const worker of workers) await worker.start();
-      return server.start();
+      // First, so that a slow start can be watched; stopped last.
+      metrics = await startMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry, logger: options.logger });
+      try {
+        await ensureStream(options.nc, {
+          name: streamNameFor(config.NATS_PREFIX, options.name),
+          subjects: [`${config.NATS_PREFIX}${options.name}.>`],
+          replicas: config.NATS_STREAM_REPLICAS ?? 1,
+        });
+        relay.start();
+        for (const worker of workers) await worker.start();
+        const { port } = await server.start();
+        return { port, metricsPort: metrics.port };
+      } catch (error) {
+        await metrics.stop();
+        throw error;
+      }
     },
     // Order matters: stop taking requests and let the calls in flight finish (cut at the drain
     // deadline), finish background work, publish what is pending, then let go of NATS and Postgres.
@@ -93,6 +120,7 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
       await relay.flush().catch((error: unknown) => options.logger.warn({ err: error }, "outbox not flushed at shutdown"));
       if (!options.nc.isClosed()) await options.nc.drain();
       await options.db.destroy();
+      await metrics?.stop();
     },
   };
 }

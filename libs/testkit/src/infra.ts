@@ -15,7 +15,7 @@ export interface TestInfra {
   /** Unique `t_<random>_`: prefix every subject and stream name with it. */
   natsPrefix: string;
   s3: S3Settings;
-  /** DATABASE_URL, NATS_URL and S3_* as a service's config reads them. */
+  /** DATABASE_URL, NATS_URL and S3_* as a service's config reads them, and METRICS_PORT=0 (any free port). */
   env: Record<string, string>;
   /** Drops the database, deletes the run's streams, releases private servers. */
   stop(): Promise<void>;
@@ -49,6 +49,8 @@ export async function createTestInfra(options: ResolveOptions = {}): Promise<Tes
       S3_ACCESS_KEY_ID: accessKeyId,
       S3_SECRET_ACCESS_KEY: secretAccessKey,
       S3_FORCE_PATH_STYLE: "true",
+      // Processes of concurrent runs must not compete for the default metrics port.
+      METRICS_PORT: "0",
     },
     stop: async () => {
       if (stopped) return;

@@ -4,6 +4,7 @@
 // grpc.health.v1 of each for /healthz/dependencies.
 import type { Client } from "@connectrpc/connect";
 import { ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService } from "@support/proto";
+import type { Registry } from "@support/metrics";
 import {
   balancingOf, createResilientTransport, createServiceClient, createServiceTransport, type AddressState, type BreakerState,
 } from "@support/rpc";
@@ -55,8 +56,9 @@ type ClientConfig = Pick<
   | "RPC_RETRY_RATIO"
 >;
 
-export function createClients(config: ClientConfig): GatewayClients {
-  const options = { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config) };
+/** `registry`: where the calls' durations are recorded (rpc_client_duration_seconds). */
+export function createClients(config: ClientConfig, registry?: Registry): GatewayClients {
+  const options = { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry };
   const urls: Record<ServiceName, string> = {
     content: config.CONTENT_URL,
     tickets: config.TICKETS_URL,

@@ -2,7 +2,7 @@
 import { ConfigError, loadConfig, num, port, str, url } from "@support/config";
 import { parseAllowedOrigins } from "./middleware/cors.ts";
 import { parseTrustProxy } from "./middleware/rate-limit.ts";
-import { rpcClientConfigSpecs, serviceConfigSpecs } from "@support/runtime";
+import { metricsConfigSpecs, rpcClientConfigSpecs, serviceConfigSpecs } from "@support/runtime";
 
 const { NATS_URL, NATS_PREFIX, LOG_LEVEL, SHUTDOWN_TIMEOUT_MS } = serviceConfigSpecs;
 
@@ -76,6 +76,7 @@ export const configSpecs = {
     desc: "Client address behind proxies: false (socket peer), true (first X-Forwarded-For address; the proxy must overwrite the header) or N (N appending proxies)",
   }),
   SHUTDOWN_TIMEOUT_MS,
+  ...metricsConfigSpecs(),
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;

@@ -1,6 +1,7 @@
 // Process entry: tracing, configuration, clients, NATS, server, signals.
 import { connectBus } from "@support/bus";
 import { createLogger } from "@support/logging";
+import { createMetricsRegistry } from "@support/metrics";
 import { runUntilSignal } from "@support/runtime";
 import { startTracing } from "@support/tracing";
 import { createClients } from "./clients.ts";
@@ -16,8 +17,9 @@ if (tracing.enabled) logger.info({ endpoint: tracing.endpoint }, "exporting trac
 
 await runUntilSignal(async () => {
   const nc = await connectBus(config.NATS_URL, "gateway", logger);
-  const clients = createClients(config);
-  const server = createServer({ config, logger, clients, nc });
+  const registry = createMetricsRegistry();
+  const clients = createClients(config, registry);
+  const server = createServer({ config, logger, clients, nc, registry });
   await server.start();
   return {
     // Stop taking requests and finish the running ones, then let go of NATS, then export the

@@ -1,5 +1,5 @@
 // Builds the gateway from its dependencies (no globals: tests start it in-process on port 0).
-// Middleware, outermost first: request id -> tracing -> access log -> errors -> request deadline -> router. Per route the
+// Middleware, outermost first: request metrics -> request id -> tracing -> access log -> errors -> request deadline -> router. Per route the
 // router runs: API key check -> JSON body -> OpenAPI validation -> handler, so that an
 // unknown route is a 404 and a missing key a 403 before any body is read.
 import { randomUUID } from "node:crypto";
@@ -9,6 +9,7 @@ import { Router } from "@koa/router";
 import type { NatsConnection } from "@support/bus";
 import { AppError } from "@support/errors";
 import { REQUEST_ID_HEADER, type Logger } from "@support/logging";
+import { createMetricsRegistry, startMetricsServer, type MetricsServer, type Registry } from "@support/metrics";
 import Koa from "koa";
 import { createApiKeyCache, createAuthMiddleware, type ApiKeyCache } from "./auth.ts";
 import { createReferenceCaches, type ReferenceCaches } from "./cache.ts";
@@ -24,6 +25,7 @@ import { errorHandler, HttpProblem } from "./middleware/errors.ts";
 import { jsonBody } from "./middleware/json-body.ts";
 import { requestDeadline } from "./middleware/request-deadline.ts";
 import { requestId } from "./middleware/request-id.ts";
+import { requestMetrics } from "./middleware/request-metrics.ts";
 import { tracing } from "./middleware/tracing.ts";
 import { registerDocsRoutes } from "./openapi/docs.ts";
 import { registerAnnouncementRoutes } from "./routes/announcements.ts";
@@ -48,14 +50,22 @@ export interface GatewayDeps {
   clients: GatewayClients;
   /** Without NATS, cached entries live out their TTL (no event-driven eviction). */
   nc?: NatsConnection;
+  /**
+   * The process's metrics, served on METRICS_HOST:METRICS_PORT; pass the one `clients` record
+   * into (createClients(config, registry)). A new registry otherwise.
+   */
+  registry?: Registry;
 }
 
 export interface Gateway {
-  start(): Promise<{ port: number }>;
+  /** Resolves with the bound REST and metrics ports (useful with port 0 in tests). */
+  start(): Promise<{ port: number; metricsPort: number }>;
   /** Stops taking connections, answers in-flight requests (bounded), closes every connection, stops the event subscription. */
   stop(): Promise<void>;
   app: Koa<GatewayState>;
   caches: { reference: ReferenceCaches; keys: ApiKeyCache };
+  /** What GET /metrics serves. */
+  registry: Registry;
 }
 
 /** 404 for an unknown path, 405 (with `Allow`) for a known path with another method. */
@@ -76,6 +86,8 @@ function unmatchedRoute(router: GatewayRouter): GatewayMiddleware {
 
 export function createServer(deps: GatewayDeps): Gateway {
   const { config, logger, clients } = deps;
+  const registry = deps.registry ?? createMetricsRegistry();
+  let metrics: MetricsServer | undefined;
   const caches = {
     reference: createReferenceCaches({
       ttlMs: config.REFERENCE_CACHE_TTL_MS,
@@ -109,7 +121,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerTicketRoutes(api, { tickets: clients.tickets });
   registerAttachmentRoutes(api, { media: clients.media });
   registerPlayerRoutes(api, { players: clients.players });
-  registerSessionRoutes(api, { players: clients.players, config });
+  registerSessionRoutes(api, { players: clients.players, config, registry });
   const streams = new TicketStreamHub();
   registerPlayerSideRoutes(api, {
     players: clients.players,
@@ -119,7 +131,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     playerSide: clients.playerSide,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     sessions: createSessionCache({ max: config.SESSION_CACHE_MAX, maxBytes: config.SESSION_CACHE_MAX_BYTES }),
-    limiter: createPlayerApiRateLimiter(clients.players, config),
+    limiter: createPlayerApiRateLimiter(clients.players, config, registry),
     streams,
     streamSettings: {
       perSession: config.PLAYER_STREAMS_PER_SESSION,
@@ -131,6 +143,8 @@ export function createServer(deps: GatewayDeps): Gateway {
   api.assertComplete();
 
   const app = new Koa<GatewayState>();
+  // Outermost: the status is the one sent, whatever answered it.
+  app.use(requestMetrics(registry));
   app.use(requestId());
   app.use(tracing());
   // CORS for /player-api, outside the error handler so that errors carry it too.
@@ -195,19 +209,27 @@ export function createServer(deps: GatewayDeps): Gateway {
   return {
     app,
     caches,
+    registry,
     async start() {
-      await contentChanges?.start();
-      await ticketChanges?.start();
-      return new Promise((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(config.PORT, config.HOST, () => {
-          server.off("error", reject);
-          const { port } = server.address() as net.AddressInfo;
-          started = true;
-          logger.info({ port }, "gateway listening");
-          resolve({ port });
+      metrics = await startMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry, logger });
+      const metricsPort = metrics.port;
+      try {
+        await contentChanges?.start();
+        await ticketChanges?.start();
+        return await new Promise((resolve, reject) => {
+          server.once("error", reject);
+          server.listen(config.PORT, config.HOST, () => {
+            server.off("error", reject);
+            const { port } = server.address() as net.AddressInfo;
+            started = true;
+            logger.info({ port }, "gateway listening");
+            resolve({ port, metricsPort });
+          });
         });
-      });
+      } catch (error) {
+        await metrics.stop();
+        throw error;
+      }
     },
     // Readiness fails from here on (a load balancer stops sending new connections), the port
     // stops accepting, in-flight requests are answered (with `Connection: close`), idle
@@ -219,7 +241,8 @@ export function createServer(deps: GatewayDeps): Gateway {
       await ticketChanges?.stop();
       // Live streams never finish by themselves: end them (clients resume with Last-Event-ID).
       streams.closeAll();
-      if (!server.listening) return;
+      // The metrics listener stops last, so that the drain can be watched.
+      if (!server.listening) return metrics?.stop();
       const closed = new Promise<void>((resolve) => {
         // Only stop listening: http.Server#close() would also destroy every idle keep-alive
         // connection at once, including one whose next request is already on its way (that
@@ -248,6 +271,7 @@ export function createServer(deps: GatewayDeps): Gateway {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       await closed;
+      await metrics?.stop();
     },
   };
 }

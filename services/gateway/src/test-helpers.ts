@@ -186,7 +186,7 @@ export function captureLogger(): { logger: Logger; lines: Record<string, unknown
 }
 
 export function testConfig(overrides: Partial<GatewayConfig> = {}): GatewayConfig {
-  return { ...loadGatewayConfig({ HOST: "127.0.0.1", LOG_LEVEL: "silent" }), PORT: 0, ...overrides };
+  return { ...loadGatewayConfig({ HOST: "127.0.0.1", LOG_LEVEL: "silent", METRICS_PORT: "0" }), PORT: 0, ...overrides };
 }
 
 export interface TestGateway {

@@ -8,6 +8,7 @@ import { connectBus } from "@support/bus";
 import { createServer as createContentServer, loadContentConfig, migrations as contentMigrations } from "@support/content";
 import { createDb, migrateToLatest, sql, type Migration } from "@support/db";
 import { createLogger, type Logger } from "@support/logging";
+import { createMetricsRegistry } from "@support/metrics";
 import { createServer as createMediaServer, loadMediaConfig, migrations as mediaMigrations } from "@support/media";
 import { createServer as createPlayersServer, loadPlayersConfig, migrations as playersMigrations } from "@support/players";
 import type { ServiceHost } from "@support/runtime";
@@ -46,6 +47,8 @@ export interface Stack {
   url: string;
   /** Where each internal service answers (Connect), for what the REST surface does not show. */
   serviceUrls: Record<Exclude<ServiceName, "gateway">, string>;
+  /** GET /metrics of the gateway and of each service (their current instances). */
+  metricsUrls(): Record<ServiceName | "gateway", string>;
   /**
    * A request to the gateway. Every answer is checked against the OpenAPI document: the
    * operation's declared status, body schema and required headers (or, for a path the
@@ -70,7 +73,7 @@ export interface Stack {
 interface ServiceModule {
   name: Exclude<ServiceName, "gateway">;
   migrations: Record<string, Migration>;
-  start(env: Record<string, string>, logger: Logger): Promise<{ host: ServiceHost; port: number }>;
+  start(env: Record<string, string>, logger: Logger): Promise<{ host: ServiceHost; port: number; metricsPort: number }>;
 }
 
 /** Builds and starts one service like its main.ts does, on a free port. */
@@ -88,8 +91,8 @@ function serviceModule<C extends { PORT: number; DATABASE_URL: string; DB_POOL_M
       const db = createDb({ url: config.DATABASE_URL, schema: name, maxConnections: 4 });
       const nc = await connectBus(config.NATS_URL, name);
       const host = createHost({ config, logger, db: db as never, nc: nc as never });
-      const { port } = await host.start();
-      return { host, port };
+      const { port, metricsPort } = await host.start();
+      return { host, port, metricsPort };
     },
   };
 }
@@ -137,6 +140,7 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
   const env = { ...infra.env, NATS_PREFIX: infra.natsPrefix, HOST: "127.0.0.1", LOG_LEVEL: "silent", ADMIN_TOKEN: adminToken, ...options.env };
   const running = new Map<ServiceName, ServiceHost>();
   const ports: Partial<Record<ServiceName, number>> = {};
+  const metricsPorts: Partial<Record<ServiceName | "gateway", number>> = {};
   let gateway: Gateway | undefined;
   let gatewayNc: Awaited<ReturnType<typeof connectBus>> | undefined;
   const replicas: Gateway[] = [];
@@ -164,8 +168,9 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
     for (const service of services) ports[service.name] = await freePort();
     const urls = Object.fromEntries(Object.entries(ports).map(([name, port]) => [`${name.toUpperCase()}_URL`, `http://127.0.0.1:${port}`]));
     const startService = async (service: ServiceModule) => {
-      const { host } = await service.start({ ...env, ...urls, PORT: String(ports[service.name]) }, logger);
+      const { host, metricsPort } = await service.start({ ...env, ...urls, PORT: String(ports[service.name]) }, logger);
       running.set(service.name, host);
+      metricsPorts[service.name] = metricsPort;
     };
     for (const service of services) await startService(service);
     const config: GatewayConfig = {
@@ -182,8 +187,10 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
       ...options.gateway,
     };
     gatewayNc = await connectBus(infra.natsUrl, "gateway");
-    gateway = createServer({ config, logger, clients: createClients(config), nc: gatewayNc });
-    const { port } = await gateway.start();
+    const registry = createMetricsRegistry();
+    gateway = createServer({ config, logger, clients: createClients(config, registry), nc: gatewayNc, registry });
+    const { port, metricsPort } = await gateway.start();
+    metricsPorts.gateway = metricsPort;
     const url = `http://127.0.0.1:${port}`;
 
     const admin = <T>(args: string[], stdin?: string): Promise<T> =>
@@ -199,6 +206,11 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
         media: urls.MEDIA_URL!,
         players: urls.PLAYERS_URL!,
       },
+      metricsUrls: () =>
+        Object.fromEntries(Object.entries(metricsPorts).map(([name, metricsPort]) => [name, `http://127.0.0.1:${metricsPort}/metrics`])) as Record<
+          ServiceName | "gateway",
+          string
+        >,
       request: requestTo(url),
       admin,
       applyTenant: (file) => admin<TenantResult>(["apply", "-"], JSON.stringify(file)),

@@ -1,6 +1,7 @@
 // Connect clients of the services the media service depends on: content (games of a company).
 import type { Client } from "@connectrpc/connect";
 import { ContentService } from "@support/proto";
+import type { Registry } from "@support/metrics";
 import { balancingOf, connectToAppError, createServiceClient } from "@support/rpc";
 import { notFound } from "@support/errors";
 import type { GameDirectory } from "./attachments/attachment.service.ts";
@@ -8,8 +9,9 @@ import type { MediaConfig } from "./config.ts";
 
 export type ContentClient = Client<typeof ContentService>;
 
-export function createContentClient(config: Pick<MediaConfig, "CONTENT_URL" | "RPC_TIMEOUT_MS" | "RPC_RESOLVE_INTERVAL_MS" | "RPC_HOSTS_FILE">): ContentClient {
-  return createServiceClient(ContentService, config.CONTENT_URL, { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config) });
+/** `registry`: where the calls' durations are recorded (rpc_client_duration_seconds). */
+export function createContentClient(config: Pick<MediaConfig, "CONTENT_URL" | "RPC_TIMEOUT_MS" | "RPC_RESOLVE_INTERVAL_MS" | "RPC_HOSTS_FILE">, registry?: Registry): ContentClient {
+  return createServiceClient(ContentService, config.CONTENT_URL, { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry });
 }
 
 /** Games through content.GetGame: another company's, a deleted or an unknown game is not found. */

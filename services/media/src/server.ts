@@ -2,6 +2,7 @@
 import type { NatsConnection } from "@support/bus";
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
+import { createMetricsRegistry } from "@support/metrics";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import type { GameDirectory, MediaContext } from "./attachments/attachment.service.ts";
 import { createAttachmentSweepJob, type AttachmentSweepJob } from "./jobs/attachment-sweep.job.ts";
@@ -30,10 +31,12 @@ export interface MediaServer extends ServiceHost {
 export function createServer(deps: MediaDeps): MediaServer {
   const { config, logger } = deps;
   const storage = deps.storage ?? createObjectStorage(config);
+  // One registry for the process: its content client records into it, and the host serves it.
+  const registry = createMetricsRegistry();
   const ctx: MediaContext = {
     db: deps.db,
     storage,
-    games: deps.games ?? createGameDirectory(createContentClient(config)),
+    games: deps.games ?? createGameDirectory(createContentClient(config, registry)),
     logger,
     uploadExpiresInSeconds: config.UPLOAD_URL_EXPIRES_SECONDS,
     downloadExpiresInSeconds: config.DOWNLOAD_URL_EXPIRES_SECONDS,
@@ -47,6 +50,7 @@ export function createServer(deps: MediaDeps): MediaServer {
     config: config,
     nc: deps.nc,
     logger,
+    registry,
     routes: (router) => registerRoutes(router, ctx),
     workers: [sweep],
   });

@@ -2,12 +2,14 @@
 import type { NatsConnection } from "@support/bus";
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
+import { createMetricsRegistry } from "@support/metrics";
 import { ContentService, MediaService, TicketsService } from "@support/proto";
 import { balancingOf, createServiceClient } from "@support/rpc";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import type { PlayersConfig } from "./config.ts";
 import type { DeletionContext } from "./deletion/deletion.service.ts";
 import { createErasureServices, ERASURE_CALL_TIMEOUT_MS, type MediaClient, type TicketsClient } from "./deletion/erasure-services.ts";
+import { registerDeletionMetrics } from "./deletion/deletion.metrics.ts";
 import { createDeletionConsumer } from "./events/deletion.consumer.ts";
 import { registerAdminRoutes } from "./admin-routes.ts";
 import { registerRoutes } from "./routes.ts";
@@ -33,8 +35,10 @@ export interface PlayersServer extends ServiceHost {
 }
 
 export function createServer(deps: PlayersDeps): PlayersServer {
+  // One registry for the process: its clients and consumer record into it, and the host serves it.
+  const registry = createMetricsRegistry();
   const balancing = balancingOf(deps.config);
-  const content = deps.content ?? createServiceClient(ContentService, deps.config.CONTENT_URL, { timeoutMs: deps.config.RPC_TIMEOUT_MS, balancing });
+  const content = deps.content ?? createServiceClient(ContentService, deps.config.CONTENT_URL, { timeoutMs: deps.config.RPC_TIMEOUT_MS, balancing, registry });
   const sessions = {
     db: deps.db,
     games: createGameDirectory(content),
@@ -43,7 +47,7 @@ export function createServer(deps: PlayersDeps): PlayersServer {
   const expirySweep = createExpirySweepJob(deps.db, { intervalMs: deps.config.EXPIRY_SWEEP_INTERVAL_MS, logger: deps.logger });
   // An erasure step deletes everything of a player at once (many tickets, many objects): give
   // it longer than a plain call. Steps are idempotent, so a timed-out one is simply run again.
-  const erasureCallOptions = { timeoutMs: Math.max(deps.config.RPC_TIMEOUT_MS, ERASURE_CALL_TIMEOUT_MS), balancing };
+  const erasureCallOptions = { timeoutMs: Math.max(deps.config.RPC_TIMEOUT_MS, ERASURE_CALL_TIMEOUT_MS), balancing, registry };
   const deletion: DeletionContext = {
     db: deps.db,
     services: createErasureServices({
@@ -60,7 +64,9 @@ export function createServer(deps: PlayersDeps): PlayersServer {
     natsPrefix: deps.config.NATS_PREFIX,
     logger: deps.logger,
     maxPending: deps.config.PLAYER_DELETION_MAX_PENDING,
+    registry,
   });
+  registerDeletionMetrics(registry, deps.db, deps.logger);
   const host = createServiceHost({
     name: "players",
     rpcServiceName: "players.v1.PlayersService",
@@ -68,6 +74,7 @@ export function createServer(deps: PlayersDeps): PlayersServer {
     config: deps.config,
     nc: deps.nc,
     logger: deps.logger,
+    registry,
     routes: (router) => {
       registerRoutes(router, deps, sessions, deletion);
       registerAdminRoutes(router, deps);

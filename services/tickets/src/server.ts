@@ -2,6 +2,7 @@
 import type { NatsConnection } from "@support/bus";
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
+import { createMetricsRegistry } from "@support/metrics";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import { createAutoCloseJob, type AutoCloseJob } from "./jobs/auto-close.job.ts";
 import { createClients, type TicketsClients } from "./clients.ts";
@@ -31,7 +32,9 @@ export interface TicketsServer extends ServiceHost {
 
 export function createServer(deps: TicketsDeps): TicketsServer {
   const { config, logger } = deps;
-  const clients = deps.clients ?? createClients(config);
+  // One registry for the process: its clients record into it, and the host serves it.
+  const registry = createMetricsRegistry();
+  const clients = deps.clients ?? createClients(config, registry);
   const reference = createContentReference(clients.content, { ttlMs: config.CONTENT_CACHE_TTL_MS, maxEntries: config.CONTENT_CACHE_MAX_ENTRIES });
   const ctx: TicketsContext = {
     db: deps.db,
@@ -50,6 +53,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
     config: config,
     nc: deps.nc,
     logger,
+    registry,
     routes: (router) => {
       registerRoutes(router, ctx);
       registerPlayerSideRoutes(router, ctx);

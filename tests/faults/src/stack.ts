@@ -161,6 +161,8 @@ export class FaultStack {
       S3_ACCESS_KEY_ID: parts.s3.accessKeyId,
       S3_SECRET_ACCESS_KEY: parts.s3.secretAccessKey,
       S3_FORCE_PATH_STYLE: "true",
+      // Every process serves metrics, each on a free port (the default one would clash).
+      METRICS_PORT: "0",
       ...parts.env,
     };
     this.watchNats();

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Context } from "koa";
+import { createMetricsRegistry, parseMetricsText } from "@support/metrics";
 import { HttpProblem } from "./errors.ts";
 import {
-  addressBucket, clientAddress, createPublicRateLimiter, ipv6Prefix64, parseTrustProxy, tokenBucketOf, type RateLimitBucket, type RateLimitDecision,
+  addressBucket, clientAddress, createPublicRateLimiter, ipv6Prefix64, parseTrustProxy, refusalCounter, tokenBucketOf, type RateLimitBucket, type RateLimitDecision,
 } from "./rate-limit.ts";
 
 describe("TRUST_PROXY", () => {
@@ -63,7 +64,7 @@ describe("public rate limiter", () => {
 
   function setup(
     decide: (buckets: RateLimitBucket[]) => RateLimitDecision,
-    settings: { perAddress?: number; perToken?: number; keyPrefix?: string; credential?: "token" | "session"; refusedCacheMax?: number } = {},
+    settings: { perAddress?: number; perToken?: number; keyPrefix?: string; credential?: "token" | "session"; refusedCacheMax?: number; onRefused?: () => void } = {},
   ) {
     const calls: RateLimitBucket[][] = [];
     let now = 1_000_000;
@@ -80,6 +81,7 @@ describe("public rate limiter", () => {
         keyPrefix: settings.keyPrefix,
         credential: settings.credential,
         refusedCacheMax: settings.refusedCacheMax,
+        onRefused: settings.onRefused,
       },
       () => now,
     );
@@ -130,6 +132,18 @@ describe("public rate limiter", () => {
     expect(t.calls).toHaveLength(3);
     await expect(t.run("198.51.100.1")).rejects.toMatchObject({ status: 429 });
     expect(t.calls).toHaveLength(4);
+  });
+
+  it("counts every refusal, asked or cached, under the limiter's name and nothing else", async () => {
+    const registry = createMetricsRegistry();
+    let allowed = true;
+    const t = setup((buckets) => ({ allowed, exceededKey: buckets[0]!.key, retryAfterSeconds: 12 }), { onRefused: refusalCounter(registry, "session_create") });
+    expect(await t.run()).toBe(true);
+    allowed = false;
+    await expect(t.run()).rejects.toMatchObject({ status: 429 });
+    await expect(t.run()).rejects.toMatchObject({ status: 429 }); // refused from the cache
+    const scraped = parseMetricsText(await registry.metrics());
+    expect(scraped.find("support_rate_limit_refusals_total")).toEqual([{ name: "support_rate_limit_refusals_total", labels: { limit: "session_create" }, value: 2 }]);
   });
 
   it("names the token when the token's budget is spent", async () => {

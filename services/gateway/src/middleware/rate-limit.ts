@@ -11,6 +11,7 @@ import { isIP } from "node:net";
 import { LRUCache } from "lru-cache";
 import type { Context, Middleware } from "koa";
 import { isUuid } from "@support/errors";
+import { rateLimitRefusals, type Registry } from "@support/metrics";
 import { HttpProblem } from "./errors.ts";
 
 export interface RateLimitBucket {
@@ -44,6 +45,16 @@ export interface RateLimitSettings {
   credential?: "token" | "session" | undefined;
   /** Most buckets remembered as over their limit (20,000 by default); the least recently used go first. */
   refusedCacheMax?: number | undefined;
+  /** Told about every refused request (support_rate_limit_refusals_total, see refusalCounter). */
+  onRefused?: (() => void) | undefined;
+}
+
+/** Counts a limiter's refusals as support_rate_limit_refusals_total{limit}; `limit` is a fixed name such as "session_create". */
+export function refusalCounter(registry: Registry | undefined, limit: string): (() => void) | undefined {
+  if (!registry) return undefined;
+  const counter = rateLimitRefusals(registry);
+  const labels = { limit };
+  return () => counter.inc(labels);
 }
 
 /**
@@ -148,12 +159,16 @@ export function createPublicRateLimiter(store: RateLimitStore, settings: RateLim
         const now = clock();
         for (const bucket of buckets) {
           const until = refused.get(bucket.key);
-          if (until !== undefined && until > now) throw tooManyRequests(bucket.key, (until - now) / 1000, prefix);
+          if (until !== undefined && until > now) {
+            settings.onRefused?.();
+            throw tooManyRequests(bucket.key, (until - now) / 1000, prefix);
+          }
         }
         const decision = await store(settings.windowSeconds, buckets);
         if (!decision.allowed) {
           const key = decision.exceededKey ?? buckets[0]!.key;
           refused.set(key, now + decision.retryAfterSeconds * 1000);
+          settings.onRefused?.();
           throw tooManyRequests(key, decision.retryAfterSeconds, prefix);
         }
         return next();

@@ -10,12 +10,13 @@ import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { AppError, isAppError, notFound, validationError } from "@support/errors";
 import type { Logger } from "@support/logging";
+import type { Registry } from "@support/metrics";
 import type { Middleware } from "koa";
 import { CoalescingCache } from "../cache.ts";
 import type { ContentClient, MediaClient, PlayerSideClient, PlayersClient, TicketsClient } from "../clients.ts";
 import type { GatewayConfig } from "../config.ts";
 import { jsonBody } from "../middleware/json-body.ts";
-import { createPublicRateLimiter, parseTrustProxy, type PublicRateLimiter } from "../middleware/rate-limit.ts";
+import { createPublicRateLimiter, parseTrustProxy, refusalCounter, type PublicRateLimiter } from "../middleware/rate-limit.ts";
 import { toCreateAttachmentUploadRequest, toUploadInstructionDto } from "../mappings/attachments.ts";
 import { ticketStatus, toBreadcrumbMessages, toCollectorFieldMessages, toPlayerTicketSummaryDto } from "../mappings/player-side.ts";
 import { toEventDtos } from "../mappings/tickets.ts";
@@ -155,7 +156,7 @@ export type PlayerApiRateLimitConfig = Pick<
  * never the code itself) and per client address (`player-api:address:<address>`, counted apart
  * from the public endpoints' address bucket).
  */
-export function createPlayerApiRateLimiter(players: PlayersClient, config: PlayerApiRateLimitConfig): PublicRateLimiter {
+export function createPlayerApiRateLimiter(players: PlayersClient, config: PlayerApiRateLimitConfig, registry?: Registry): PublicRateLimiter {
   return createPublicRateLimiter(playersRateLimitStore(players), {
     perAddress: config.PLAYER_API_RATE_LIMIT_PER_ADDRESS,
     perToken: config.PLAYER_API_RATE_LIMIT_PER_SESSION,
@@ -164,6 +165,7 @@ export function createPlayerApiRateLimiter(players: PlayersClient, config: Playe
     keyPrefix: "player-api:",
     credential: "session",
     refusedCacheMax: config.RATE_LIMIT_REFUSED_CACHE_MAX,
+    onRefused: refusalCounter(registry, "player_api"),
   });
 }
 

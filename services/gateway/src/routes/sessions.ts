@@ -6,11 +6,12 @@
 // `{sessionCode, url}`.
 import { AppError } from "@support/errors";
 import { connectToAppError } from "@support/rpc";
+import type { Registry } from "@support/metrics";
 import type { Context } from "koa";
 import type { PlayersClient } from "../clients.ts";
 import type { GatewayConfig } from "../config.ts";
 import { jsonBody } from "../middleware/json-body.ts";
-import { createPublicRateLimiter, parseTrustProxy, tokenBucketOf, type PublicRateLimiter, type RateLimitStore } from "../middleware/rate-limit.ts";
+import { createPublicRateLimiter, parseTrustProxy, refusalCounter, tokenBucketOf, type PublicRateLimiter, type RateLimitStore } from "../middleware/rate-limit.ts";
 import { sessionRequestFromQuery, toCreateSupportSessionRequest } from "../mappings/sessions.ts";
 import type { Schemas } from "../openapi/types.ts";
 import { respond, type ApiRoutes } from "./api.ts";
@@ -26,6 +27,8 @@ export interface SessionRoutesDeps {
   config: SessionConfig;
   /** By default: the counters of the players service (shared by every replica). */
   limiter?: PublicRateLimiter;
+  /** Where the default limiter counts its refusals (limit "session_create"). */
+  registry?: Registry;
 }
 
 /** The shared counters: players.ConsumeRateLimit (Postgres). */
@@ -36,13 +39,14 @@ export function playersRateLimitStore(players: PlayersClient): RateLimitStore {
   };
 }
 
-export function createSessionRateLimiter(players: PlayersClient, config: SessionConfig): PublicRateLimiter {
+export function createSessionRateLimiter(players: PlayersClient, config: SessionConfig, registry?: Registry): PublicRateLimiter {
   return createPublicRateLimiter(playersRateLimitStore(players), {
     perAddress: config.PUBLIC_RATE_LIMIT_PER_ADDRESS,
     perToken: config.PUBLIC_RATE_LIMIT_PER_TOKEN,
     windowSeconds: config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS,
     trustProxy: parseTrustProxy(config.TRUST_PROXY),
     refusedCacheMax: config.RATE_LIMIT_REFUSED_CACHE_MAX,
+    onRefused: refusalCounter(registry, "session_create"),
   });
 }
 
@@ -87,7 +91,7 @@ const tokenFromBody = (ctx: Context) => {
 
 export function registerSessionRoutes(api: ApiRoutes, deps: SessionRoutesDeps): void {
   const { players } = deps;
-  const limiter = deps.limiter ?? createSessionRateLimiter(players, deps.config);
+  const limiter = deps.limiter ?? createSessionRateLimiter(players, deps.config, deps.registry);
 
   // Public operations take their own chain: the abuse limits come before validation, so that
   // malformed requests are counted too.

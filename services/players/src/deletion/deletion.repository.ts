@@ -213,3 +213,19 @@ export async function deletePlayerRow(db: Db, playerId: string): Promise<number>
   const result = await db.deleteFrom("players").where("id", "=", playerId).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/**
+ * Scheduled deletions not done yet (waiting schedules and scheduled erasures still running),
+ * and how many of them are more than `overdueAfterMs` late: a schedule past its due time, or an
+ * erasure started (when its schedule was due) that long ago and not completed.
+ */
+export async function countPendingDeletions(db: Db, now: Date, overdueAfterMs: number): Promise<{ pending: number; overdue: number }> {
+  const lateBefore = new Date(now.getTime() - overdueAfterMs);
+  const { rows } = await sql<{ pending: number; overdue: number }>`
+    select
+      (select count(*) from deletion_schedules)
+        + (select count(*) from erasures where trigger = 'scheduled' and completed_at is null) as pending,
+      (select count(*) from deletion_schedules where due_at < ${lateBefore})
+        + (select count(*) from erasures where trigger = 'scheduled' and completed_at is null and started_at < ${lateBefore}) as overdue`.execute(db);
+  return rows[0] ?? { pending: 0, overdue: 0 };
+}

@@ -4,6 +4,7 @@
 // most an hour at a time), so neither a restart of the service nor of NATS (file storage) loses
 // a schedule. When due, the schedule row decides (cancelled: nothing to do). A
 // players.deletion.started message runs or resumes its erasure until it completes.
+import type { Registry } from "@support/metrics";
 import { ack, createConsumer, retryIn, streamNameFor, term, type Consumer, type NatsConnection } from "@support/bus";
 import type { Logger } from "@support/logging";
 import { deletionEventTypes, holdMs } from "../deletion/deletion.ts";
@@ -19,6 +20,8 @@ export interface DeletionConsumerSettings {
   /** Deliveries pending across replicas: every held schedule counts (PLAYER_DELETION_MAX_PENDING). */
   maxPending: number;
   concurrency?: number;
+  /** The process's metrics (the consumer's backlog, redeliveries, terminations). */
+  registry?: Registry;
 }
 
 function stringField(data: Record<string, unknown>, name: string): string | undefined {
@@ -65,6 +68,7 @@ function createMessageConsumer(ctx: DeletionContext, settings: DeletionConsumerS
     ackWaitMs: 60_000,
     maxDeliver: -1,
     maxAckPending: settings.maxPending,
+    registry: settings.registry,
     async handle(event, message) {
       switch (event.type) {
         case deletionEventTypes.scheduled: {

@@ -1,0 +1,77 @@
+// The series every process may expose, by their fixed names (docs/operations.md, "Metrics"):
+// each getter creates its series in a registry the first time and returns the same one after,
+// so that the libraries that record into it (rpc, db, bus, the gateway) need no coordination.
+import { Counter, Histogram, type Registry } from "prom-client";
+
+/** Seconds; one set for every duration histogram, so that dashboards can compare them. */
+export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export type HttpLabel = "method" | "route" | "status";
+export type RpcLabel = "rpc_service" | "rpc_method" | "rpc_code";
+
+function metricOf<T>(registry: Registry, name: string, create: () => T): T {
+  return (registry.getSingleMetric(name) as T | undefined) ?? create();
+}
+
+/** Gateway: one observation per REST request; route is the router's template or "unmatched". */
+export function httpServerDuration(registry: Registry): Histogram<HttpLabel> {
+  return metricOf(registry, "http_server_request_duration_seconds", () => new Histogram({
+    name: "http_server_request_duration_seconds",
+    help: "Duration of REST requests, by method, route template and status",
+    labelNames: ["method", "route", "status"],
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  }));
+}
+
+/** One observation per RPC handled by this process; rpc_code is the Connect code in snake case ("ok" on success). */
+export function rpcServerDuration(registry: Registry): Histogram<RpcLabel> {
+  return metricOf(registry, "rpc_server_duration_seconds", () => new Histogram({
+    name: "rpc_server_duration_seconds",
+    help: "Duration of RPCs handled, by service, method and Connect code",
+    labelNames: ["rpc_service", "rpc_method", "rpc_code"],
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  }));
+}
+
+/** One observation per RPC this process made to another service. */
+export function rpcClientDuration(registry: Registry): Histogram<RpcLabel> {
+  return metricOf(registry, "rpc_client_duration_seconds", () => new Histogram({
+    name: "rpc_client_duration_seconds",
+    help: "Duration of RPCs made to other services, by service, method and Connect code",
+    labelNames: ["rpc_service", "rpc_method", "rpc_code"],
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  }));
+}
+
+/** Requests refused by an abuse limit; `limit` is a fixed name per limiter, never a bucket key. */
+export function rateLimitRefusals(registry: Registry): Counter<"limit"> {
+  return metricOf(registry, "support_rate_limit_refusals_total", () => new Counter({
+    name: "support_rate_limit_refusals_total",
+    help: "Requests refused with 429 by a rate limit",
+    labelNames: ["limit"],
+    registers: [registry],
+  }));
+}
+
+/** JetStream messages a consumer received again (redelivered=true): retries, AckWait expiries. */
+export function jetstreamRedeliveries(registry: Registry): Counter<"consumer"> {
+  return metricOf(registry, "support_jetstream_redeliveries_total", () => new Counter({
+    name: "support_jetstream_redeliveries_total",
+    help: "JetStream messages received with redelivered=true, by durable consumer",
+    labelNames: ["consumer"],
+    registers: [registry],
+  }));
+}
+
+/** JetStream messages a consumer gave up on (msg.term()): events dropped for good. */
+export function jetstreamTerminated(registry: Registry): Counter<"consumer"> {
+  return metricOf(registry, "support_jetstream_terminated_total", () => new Counter({
+    name: "support_jetstream_terminated_total",
+    help: "JetStream messages terminated (given up), by durable consumer",
+    labelNames: ["consumer"],
+    registers: [registry],
+  }));
+}
