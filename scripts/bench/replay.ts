@@ -4,6 +4,9 @@
 //   pnpm exec node scripts/bench/replay.ts kill <content|tickets|media|players>  SIGKILL of one service under load
 //   pnpm exec node scripts/bench/replay.ts stop-gateway                          SIGTERM of the gateway under 32 keep-alive connections
 //   pnpm exec node scripts/bench/replay.ts gzip                                  a corrupt gzip body
+//   pnpm exec node scripts/bench/replay.ts restart "<shell command>"             a dependency restarted under load
+//     e.g. `restart "pg_ctl -D /tmp/pg restart -m fast"` with `make up` started with DATABASE_URL
+//     (and NATS_URL) pointing at a server of your own: never restart a server others use.
 // Each prints its findings as JSON and exits 1 when a client saw something outside the contract.
 import { execFileSync } from "node:child_process";
 import { gzipSync } from "node:zlib";
@@ -66,6 +69,32 @@ async function killService(service: string): Promise<boolean> {
   const result = await load;
   console.log(JSON.stringify({ scenario: `kill -9 ${service}`, attempts: result.attempts, statuses: result.statuses, closed: result.closed.length, violations: result.violations.slice(0, 10) }, null, 2));
   return result.violations.length === 0 && result.closed.length === 0;
+}
+
+/**
+ * Runs `command` (a restart of Postgres or NATS) under the same load as `kill`, then checks that
+ * no service process exited (same pids before and after) and that clients only saw 2xx or the
+ * error body of 503/504.
+ */
+async function restartDependency(command: string): Promise<boolean> {
+  if (!command) throw new Error('restart: give the command, e.g. restart "pg_ctl -D /tmp/pg restart -m fast"');
+  await waitUntil("gateway ready", ready);
+  const pidsBefore = Object.fromEntries(Object.entries(PORTS).map(([name, port]) => [name, pidOn(port)]));
+  let faultOver!: () => void;
+  const until = new Promise<void>((resolve) => (faultOver = resolve));
+  const load = runLoad({ gateway, key, companyId: tenant.companyId, gameId }, { clients: 8, minCreates: 200, until, actionEvery: 2 });
+  await sleep(3_000);
+  log(`running: ${command}`);
+  execFileSync("sh", ["-c", command], { stdio: "inherit" });
+  log("command done; waiting for the gateway to answer again");
+  await waitUntil("gateway ready", ready);
+  await sleep(5_000);
+  faultOver();
+  const result = await load;
+  const pidsAfter = Object.fromEntries(Object.entries(PORTS).map(([name, port]) => [name, pidOn(port)]));
+  const exited = Object.keys(PORTS).filter((name) => pidsBefore[name] !== pidsAfter[name]);
+  console.log(JSON.stringify({ scenario: `restart: ${command}`, attempts: result.attempts, statuses: result.statuses, closed: result.closed.length, exited, violations: result.violations.slice(0, 10) }, null, 2));
+  return result.violations.length === 0 && result.closed.length === 0 && exited.length === 0;
 }
 
 async function stopGateway(): Promise<boolean> {
@@ -136,10 +165,11 @@ const scenarios: Record<string, () => Promise<boolean>> = {
   kill: () => killService(argument ?? "tickets"),
   "stop-gateway": stopGateway,
   gzip: corruptGzip,
+  restart: () => restartDependency(argument ?? ""),
 };
 const run = scenarios[scenario ?? ""];
 if (!run) {
-  console.error(`usage: pnpm exec node scripts/bench/replay.ts kill <service> | stop-gateway | gzip`);
+  console.error(`usage: pnpm exec node scripts/bench/replay.ts kill <service> | stop-gateway | gzip | restart \"<command>\"`);
   process.exit(2);
 }
 process.exit((await run()) ? 0 : 1);
