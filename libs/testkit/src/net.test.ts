@@ -23,3 +23,16 @@ describe("tcpAnswers", () => {
     }
   });
 });
+
+describe("freePort", () => {
+  it("draws free ports below the kernel's ephemeral range, where no outgoing connection can take them", async () => {
+    const ephemeralLow = Number((await import("node:fs")).readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    const ports = await Promise.all(Array.from({ length: 20 }, () => freePort()));
+    for (const port of ports) {
+      expect(port).toBeLessThan(ephemeralLow);
+      expect(port).toBeGreaterThanOrEqual(1024);
+      expect(await portIsFree(port)).toBe(true);
+    }
+    expect(new Set(ports).size).toBeGreaterThan(15); // drawn at random, not one port again and again
+  });
+});

@@ -1,6 +1,7 @@
 // Small network and process helpers shared by the resolvers and scripts/up.ts.
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createServer, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -20,8 +21,38 @@ export function tcpAnswers(host: string, port: number, timeoutMs = 300): Promise
   });
 }
 
-/** A TCP port that was free on 127.0.0.1 a moment ago. */
-export function freePort(): Promise<number> {
+/**
+ * A TCP port that was free on 127.0.0.1 a moment ago, for a server started a little later.
+ *
+ * Chosen below the kernel's ephemeral range (Linux: net.ipv4.ip_local_port_range, 32768-60999 by
+ * default): a port from that range, even one just seen free, can be taken by any outgoing
+ * connection of any process (a pg or NATS client, a fetch) before the server binds it, which
+ * made a busy machine's test runs fail with EADDRINUSE. Below the range only another server can
+ * take it, and ports are drawn at random and checked, so two runs rarely meet.
+ */
+export async function freePort(): Promise<number> {
+  const [low, high] = belowEphemeralRange();
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (await portIsFree(port)) return port;
+  }
+  return anyFreePort();
+}
+
+/** The range freePort draws from: 20000 up to the start of the ephemeral range (at least 1000 ports). */
+function belowEphemeralRange(): [number, number] {
+  let ephemeralLow = 32768;
+  try {
+    ephemeralLow = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || ephemeralLow;
+  } catch {
+    // Not Linux: the IANA dynamic range starts at 49152; 32768 is below it too.
+  }
+  const high = ephemeralLow - 1;
+  return high - 1000 >= 20_000 ? [20_000, high] : [Math.max(1024, high - 1000), high];
+}
+
+/** A port the kernel picks (from the ephemeral range): the fallback when the draw finds none. */
+function anyFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
