@@ -43,8 +43,8 @@ function execForm(argv: string[]): string {
 /** The stage that builds a static page with its build tools; only its bundle leaves it. */
 function pageStage(page: StaticPage): string {
   return `
-# The static page ${page.dir} (${page.pkg}), built with its devDependencies (its bundler),
-# which stay in this stage: the runtime stage copies the built bundle only.
+# The static page ${page.dir} (${page.pkg}), built with its devDependencies
+# (its bundler), which stay in this stage: the runtime stage copies the built bundle only.
 FROM tools AS page
 WORKDIR ${PAGE_DIR}
 COPY --from=prune ${PRUNED_PAGE}/json/ ./
@@ -81,7 +81,7 @@ FROM \${${BASE_IMAGE_ARG}} AS tools
 ENV TURBO_TELEMETRY_DISABLED=1 npm_config_update_notifier=false
 RUN npm install --global --no-fund --no-audit pnpm@${versions.pnpm} turbo@${versions.turbo}
 
-# Only this service, the workspace packages it uses and a pruned lockfile${page ? " (and the same for the page it serves)" : ""}.
+# Only this service, the workspace packages it uses and a pruned lockfile${page ? "; the same for the\n# page it serves" : ""}.
 FROM tools AS prune
 WORKDIR /repo
 COPY . .
@@ -108,7 +108,7 @@ ENV ${env}
 # read-only root filesystem; only /tmp is writable (an emptyDir in Kubernetes).
 COPY --from=build ${APP_DIR} ${APP_DIR}${
     page
-      ? `\n# The page this service serves, where the service looks for it by default (as in the repository).\nCOPY --from=page ${PAGE_DIR}/${pageOutput(page)} ${APP_DIR}/${pageOutput(page)}`
+      ? `\n# The page this service serves, where it looks by default (the same place as in the repository).\nCOPY --from=page ${PAGE_DIR}/${pageOutput(page)} ${APP_DIR}/${pageOutput(page)}`
       : ""
   }
 # Sets --max-old-space-size from the container's memory limit, then execs the command.
