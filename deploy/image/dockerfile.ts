@@ -11,16 +11,23 @@ import {
   SLIM_SCRIPT,
   healthcheckCommand,
   installStep,
+  pageBuildStep,
+  pageInstallStep,
+  pageOutput,
+  pagePruneStep,
   pruneStep,
   runtimeEnv,
   slimStep,
   startCommand,
   workdir,
   type ServiceImage,
+  type StaticPage,
   type ToolVersions,
 } from "./spec.ts";
 
 const PRUNED = "/pruned";
+const PRUNED_PAGE = "/pruned-page";
+const PAGE_DIR = "/page";
 const PNPM_STORE = "/root/.local/share/pnpm/store";
 const SLIM_IN_IMAGE = "/usr/local/lib/support/slim-workspace.ts";
 
@@ -33,7 +40,24 @@ function execForm(argv: string[]): string {
   return JSON.stringify(argv).replaceAll('","', '", "');
 }
 
+/** The stage that builds a static page with its build tools; only its bundle leaves it. */
+function pageStage(page: StaticPage): string {
+  return `
+# The static page ${page.dir} (${page.pkg}), built with its devDependencies
+# (its bundler), which stay in this stage: the runtime stage copies the built bundle only.
+FROM tools AS page
+WORKDIR ${PAGE_DIR}
+COPY --from=prune ${PRUNED_PAGE}/json/ ./
+RUN --mount=type=cache,id=pnpm-store,target=${PNPM_STORE} \\
+    ${shellWords(pageInstallStep(page))}
+COPY --from=prune ${PRUNED_PAGE}/full/ ./
+COPY ${page.rootFiles.join(" ")} ./
+RUN ${shellWords(pageBuildStep(page))}
+`;
+}
+
 export function renderDockerfile(image: ServiceImage, versions: ToolVersions): string {
+  const page = image.page;
   const env = Object.entries(runtimeEnv(image))
     .map(([key, value]) => `${key}=${value}`)
     .join(" ");
@@ -57,11 +81,11 @@ FROM \${${BASE_IMAGE_ARG}} AS tools
 ENV TURBO_TELEMETRY_DISABLED=1 npm_config_update_notifier=false
 RUN npm install --global --no-fund --no-audit pnpm@${versions.pnpm} turbo@${versions.turbo}
 
-# Only this service, the workspace packages it uses and a pruned lockfile.
+# Only this service, the workspace packages it uses and a pruned lockfile${page ? "; the same for the\n# page it serves" : ""}.
 FROM tools AS prune
 WORKDIR /repo
 COPY . .
-RUN ${shellWords(pruneStep(image, PRUNED))}
+RUN ${shellWords(pruneStep(image, PRUNED))}${page ? `\nRUN ${shellWords(pagePruneStep(page, PRUNED_PAGE))}` : ""}
 
 # Third-party production dependencies, exactly as locked; the sources come after, so that a
 # change of code alone reuses the installed layer.
@@ -73,7 +97,7 @@ RUN --mount=type=cache,id=pnpm-store,target=${PNPM_STORE} \\
 COPY --from=prune ${PRUNED}/full/ ./
 COPY ${SLIM_SCRIPT} ${SLIM_IN_IMAGE}
 RUN ${shellWords(slimStep(image, SLIM_IN_IMAGE))}
-
+${page ? pageStage(page) : ""}
 FROM \${${BASE_IMAGE_ARG}} AS runtime
 # tini as PID 1: forwards SIGTERM to Node (which drains and exits) and reaps zombies.
 RUN apt-get update \\
@@ -82,7 +106,11 @@ RUN apt-get update \\
 ENV ${env}
 # Owned by root and not writable by the service's user: the container also runs with a
 # read-only root filesystem; only /tmp is writable (an emptyDir in Kubernetes).
-COPY --from=build ${APP_DIR} ${APP_DIR}
+COPY --from=build ${APP_DIR} ${APP_DIR}${
+    page
+      ? `\n# The page this service serves, where it looks by default (the same place as in the repository).\nCOPY --from=page ${PAGE_DIR}/${pageOutput(page)} ${APP_DIR}/${pageOutput(page)}`
+      : ""
+  }
 # Sets --max-old-space-size from the container's memory limit, then execs the command.
 COPY ${ENTRYPOINT_SCRIPT} ${ENTRYPOINT_IN_IMAGE}
 WORKDIR ${workdir(image)}

@@ -19,10 +19,29 @@ export interface ServiceImage {
    * (the gateway's reports its own state only; its backends are on /healthz/dependencies).
    */
   healthcheck: "http-healthz" | "tcp";
+  /** A static page the image also holds, built in a stage of its own (see StaticPage). */
+  page?: StaticPage;
 }
 
+/**
+ * A workspace package that builds a static bundle (with its devDependencies, such as Vite) into
+ * `<dir>/dist`. The image builds it in a separate stage, so that its build tools stay out of the
+ * runtime stage, and copies only the bundle to `<APP_DIR>/<dir>/dist`: the same place relative to
+ * the service as in the repository, so the service's default path finds it in both.
+ */
+export interface StaticPage {
+  pkg: string;
+  /** The package's folder in the workspace. */
+  dir: string;
+  /** Files of the repository root its build reads that `turbo prune` leaves out. */
+  rootFiles: string[];
+}
+
+/** The web support page (apps/web-support); the gateway serves it at /support/. */
+export const WEB_SUPPORT_PAGE: StaticPage = { pkg: "@support/web-support", dir: "apps/web-support", rootFiles: ["tsconfig.base.json"] };
+
 export const SERVICES: readonly ServiceImage[] = [
-  { name: "gateway", pkg: "@support/gateway", port: 8080, migrates: false, healthcheck: "http-healthz" },
+  { name: "gateway", pkg: "@support/gateway", port: 8080, migrates: false, healthcheck: "http-healthz", page: WEB_SUPPORT_PAGE },
   { name: "content", pkg: "@support/content", port: 50051, migrates: true, healthcheck: "http-healthz" },
   { name: "tickets", pkg: "@support/tickets", port: 50052, migrates: true, healthcheck: "http-healthz" },
   { name: "media", pkg: "@support/media", port: 50053, migrates: true, healthcheck: "http-healthz" },
@@ -96,6 +115,29 @@ export function installStep(image: ServiceImage, extraFlags: string[] = []): str
 /** Removes what the running service never reads (see slim-workspace.ts). */
 export function slimStep(image: ServiceImage, scriptPath: string): string[] {
   return ["node", scriptPath, image.pkg];
+}
+
+/** Copies the page's package, the workspace packages it uses and a pruned lockfile into outDir. */
+export function pagePruneStep(page: StaticPage, outDir: string): string[] {
+  return ["turbo", "prune", page.pkg, "--docker", "--out-dir", outDir];
+}
+
+/**
+ * Installs the page's dependencies, devDependencies included (its bundler), exactly as locked.
+ * This happens in a build stage only: the runtime stage receives the built bundle, nothing else.
+ */
+export function pageInstallStep(page: StaticPage, extraFlags: string[] = []): string[] {
+  return ["pnpm", "install", "--frozen-lockfile", "--filter", page.pkg, ...extraFlags];
+}
+
+/** Builds the page into `<dir>/dist`. */
+export function pageBuildStep(page: StaticPage): string[] {
+  return ["pnpm", "--filter", page.pkg, "run", "build"];
+}
+
+/** The built bundle, relative to the workspace root (in the build stage and under APP_DIR in the image). */
+export function pageOutput(page: StaticPage): string {
+  return `${page.dir}/dist`;
 }
 
 /** Working directory of the running container. */

@@ -335,6 +335,23 @@ describe("the services as containers", () => {
     expect(JSON.stringify(first)).toContain(message);
   }, 60_000);
 
+  it("the containerised gateway serves the web support page from its image at /support/ (WEB_SUPPORT_DIR unset), with its CSP, and its assets", async () => {
+    const gateway = `http://127.0.0.1:${ports.get("gateway")!}`;
+    const page = await fetch(`${gateway}/support/`);
+    const html = await page.text();
+    expect(page.status, html).toBe(200);
+    expect(page.headers.get("content-security-policy")).toMatch(/^default-src 'none'; script-src 'self';/);
+    expect(html).toContain('<div id="app">');
+    const assets = [...html.matchAll(/(?:src|href)="\.\/(assets\/[^"]+)"/g)].map((match) => match[1]!);
+    expect(assets.length, html).toBeGreaterThan(0);
+    for (const asset of assets) {
+      const response = await fetch(`${gateway}/support/${asset}`);
+      expect(response.status, asset).toBe(200);
+      expect(response.headers.get("cache-control"), asset).toBe("public, max-age=31536000, immutable");
+      expect((await response.arrayBuffer()).byteLength, asset).toBeGreaterThan(100);
+    }
+  }, 30_000);
+
   it("the engine runs each image's HEALTHCHECK and finds every container healthy; each runs as uid 1000 on a read-only root", async () => {
     const deadline = Date.now() + 90_000;
     const status = new Map<ServiceName, string>();

@@ -293,6 +293,23 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("overlay %s", (overlayName) 
     }
   });
 
+  it("sends sessions to the page the gateway serves: WEB_SUPPORT_URL is https://<help host>/support/, which the Ingress routes to the gateway", () => {
+    const ingress = find<K8sObject & {
+      spec: { rules: { host: string; http: { paths: { path: string; pathType: string; backend: { service: { name: string } } }[] } }[] };
+    }>(objects(), "Ingress", "support");
+    const gateway = find<Deployment>(objects(), "Deployment", "gateway");
+    const url = new URL(envOf(objects(), gateway.spec.template.spec.containers.find((c) => c.name === "gateway")!).get("WEB_SUPPORT_URL")!.value!);
+    expect(url.protocol).toBe("https:");
+    expect(url.pathname).toBe("/support/");
+    const help = ingress.spec.rules.find((rule) => rule.host === url.host);
+    expect(help, `an Ingress rule for ${url.host}`).toBeDefined();
+    // The longest Prefix path that covers /support/ (as ingress-nginx picks) goes to the gateway.
+    const covering = help!.http.paths
+      .filter((p) => p.pathType === "Prefix" && (p.path === "/" || url.pathname === p.path || url.pathname.startsWith(`${p.path.replace(/\/$/, "")}/`)))
+      .sort((a, b) => b.path.length - a.path.length);
+    expect(covering[0]?.backend.service.name).toBe("gateway");
+  });
+
   it("includes the network-policies component (default deny)", () => {
     const deny = find<K8sObject & { spec: { podSelector: object; policyTypes: string[] } }>(objects(), "NetworkPolicy", "default-deny-all");
     expect(deny.spec.podSelector).toEqual({});

@@ -2,7 +2,7 @@
 // steps (build context by .dockerignore, turbo prune, pnpm install --prod --frozen-lockfile
 // --offline, slim) and then the container's commands, as the image's non-root user: migrations
 // as the schema owner's role, the service as its data-only role, probes as the kubelet sends them.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { createTestInfra, freePort, randomId, type TestInfra } from "@support/testkit";
@@ -67,6 +67,11 @@ function serviceEnv(name: ServiceName): Record<string, string> {
   };
 }
 
+/** Every process serves its metrics on a listener of its own: a free port each, not the shared default. */
+async function metricsEnv(): Promise<Record<string, string>> {
+  return { METRICS_PORT: String(await freePort()), METRICS_HOST: "127.0.0.1" };
+}
+
 beforeAll(async () => {
   useRepoTools(root);
   infra = await createTestInfra();
@@ -114,6 +119,16 @@ describe("the image's contents", () => {
     );
     expect(leftovers).toEqual([]);
   });
+
+  it("the gateway's holds the built web support page and nothing else of its package; the others hold no page", () => {
+    const gateway = built.get("gateway")!;
+    expect(readdirSync(join(gateway.appDir, "apps"))).toEqual(["web-support"]);
+    expect(readdirSync(join(gateway.appDir, "apps/web-support"))).toEqual(["dist"]);
+    const dist = join(gateway.appDir, "apps/web-support/dist");
+    expect(readdirSync(dist)).toContain("index.html");
+    expect(readdirSync(join(dist, "assets")).some((file) => file.endsWith(".js"))).toBe(true);
+    for (const image of INTERNAL) expect(existsSync(join(built.get(image.name)!.appDir, "apps")), image.name).toBe(false);
+  });
 });
 
 describe("internal services from their images", () => {
@@ -131,7 +146,7 @@ describe("internal services from their images", () => {
       await runMigrations(image, { ...serviceEnv(service), DATABASE_URL: serviceRoles.migrationUrl });
 
       const port = await freePort();
-      const started = startContainer(image, { ...serviceEnv(service), DATABASE_URL: serviceRoles.appUrl }, port);
+      const started = startContainer(image, { ...serviceEnv(service), ...(await metricsEnv()), DATABASE_URL: serviceRoles.appUrl }, port);
       running.set(service, started);
       await waitForHttp200(started, "/healthz");
       await waitForHttp200(started, "/readyz", 15_000);
@@ -153,6 +168,7 @@ describe("the gateway from its image", () => {
       image,
       {
         ...serviceEnv("gateway"),
+        ...(await metricsEnv()),
         CONTENT_URL: url("content"),
         TICKETS_URL: url("tickets"),
         MEDIA_URL: url("media"),
@@ -169,6 +185,25 @@ describe("the gateway from its image", () => {
     expect(await httpStatus(port, "/docs")).toBe(200);
     expect(await runHealthcheck(image, port)).toBe(0);
   }, 60_000);
+
+  it("serves the web support page at /support/ from its default folder (WEB_SUPPORT_DIR unset), with its Content-Security-Policy", async () => {
+    const gateway = running.get("gateway")!;
+    const page = await fetch(`http://127.0.0.1:${gateway.port}/support/`);
+    const html = await page.text();
+    expect(page.status, html).toBe(200);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(page.headers.get("content-security-policy")).toMatch(/^default-src 'none'; script-src 'self';/);
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    // The bundle that was built for the image, not some other copy: its index.html names its hashed script.
+    const builtIndex = readFileSync(join(built.get("gateway")!.appDir, "apps/web-support/dist/index.html"), "utf8");
+    expect(html).toBe(builtIndex);
+    const script = /src="\.\/(assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script, html).toBeDefined();
+    const asset = await fetch(`http://127.0.0.1:${gateway.port}/support/${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+  }, 30_000);
 
   it("reports a stopped service on /healthz/dependencies (503) and stays ready and live", async () => {
     const gateway = running.get("gateway")!;

@@ -43,7 +43,7 @@ export const configSpecs = {
   }),
   WEB_SUPPORT_DIR: str({
     default: "",
-    desc: "Folder of the built web support page served at /support/ (empty: apps/web-support/dist of this repository; missing: /support/ answers 503)",
+    desc: "Folder of the built web support page served at /support/ (empty: apps/web-support/dist of the workspace the gateway runs from: the repository, or /app in the image; missing: /support/ answers 503)",
   }),
   WEB_SUPPORT_CONNECT_SRC: str({
     default: "",
