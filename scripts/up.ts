@@ -202,7 +202,13 @@ interface Infra {
 async function startInfra(): Promise<Infra> {
   const localPg = postgresUrl("127.0.0.1", LOCAL_POSTGRES_PORT);
   let adminUrl: string;
-  if (await postgresAnswers(localPg)) {
+  if (process.env.DATABASE_URL) {
+    // A server of the caller's own (e.g. one to restart while the stack runs): its `support`
+    // database is created there when missing.
+    adminUrl = process.env.DATABASE_URL;
+    if (!(await postgresAnswers(adminUrl))) throw new Error(`DATABASE_URL: no Postgres answers at ${new URL(adminUrl).host}`);
+    log(`Postgres: using DATABASE_URL (${new URL(adminUrl).host})`);
+  } else if (await postgresAnswers(localPg)) {
     adminUrl = localPg;
     log(`Postgres: reusing the server on 127.0.0.1:${LOCAL_POSTGRES_PORT}`);
   } else {
@@ -215,7 +221,11 @@ async function startInfra(): Promise<Infra> {
 
   const localNats = `nats://127.0.0.1:${LOCAL_NATS_PORT}`;
   let natsUrl: string;
-  if (await natsJetStreamAnswers(localNats)) {
+  if (process.env.NATS_URL) {
+    natsUrl = process.env.NATS_URL;
+    if (!(await natsJetStreamAnswers(natsUrl))) throw new Error(`NATS_URL: no NATS server with JetStream answers at ${natsUrl}`);
+    log(`NATS: using NATS_URL (${natsUrl})`);
+  } else if (await natsJetStreamAnswers(localNats)) {
     natsUrl = localNats;
     log(`NATS: reusing the JetStream server on 127.0.0.1:${LOCAL_NATS_PORT}`);
   } else {
