@@ -31,8 +31,10 @@ describe("metrics of every process", () => {
     const tenant = await stack.applyTenant(tenantA);
     key = tenant.apiKeys.main!;
     gameId = tenant.games.galaxy!.id;
-    // Every service answers the gateway's health checks; then a ticket, a miss and an unknown path.
+    // Every service answers the gateway's health checks (the aggregate health endpoint asks each
+    // one); then a ticket, a miss and an unknown path.
     expect((await stack.request("/readyz")).status).toBe(200);
+    expect((await stack.request("/healthz/dependencies")).status).toBe(200);
     const created = await stack.request("/tickets", {
       method: "POST",
       key,
@@ -82,6 +84,7 @@ describe("metrics of every process", () => {
     expect(calls({ rpc_service: "tickets.v1.TicketsService", rpc_method: "ListTicketEvents", rpc_code: "not_found" })).toBeGreaterThanOrEqual(1);
     expect(calls({ rpc_service: "content.v1.ContentService", rpc_method: "AuthenticateApiKey", rpc_code: "ok" })).toBeGreaterThanOrEqual(1);
     expect(calls({ rpc_service: "grpc.health.v1.Health", rpc_method: "Check", rpc_code: "ok" })).toBeGreaterThanOrEqual(4);
+    expect(count({ method: "GET", route: "/healthz/dependencies", status: "200" })).toBeGreaterThanOrEqual(1);
   });
 
   it("counts the RPCs each service handled and made", async () => {
