@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BASE_IMAGE_ARG, ENTRYPOINT_SCRIPT, RUNTIME_UID, SERVICES, entrypoint, migrateCommand, startCommand, toolVersions, type ServiceImage, type ServiceName } from "../image/spec.ts";
 import { repoRoot } from "../scripts/repo.ts";
 import { startDockerEngine, type DockerEngine } from "./support/docker-engine.ts";
+import { httpStatus } from "./support/image-build.ts";
 import { importLocalBaseImage, type LocalBaseImage } from "./support/local-base-image.ts";
 import { dropRoles, provisionServiceRoles, type ServiceRoles } from "./support/roles.ts";
 
@@ -130,16 +131,6 @@ async function containerLogs(name: ServiceName): Promise<string> {
   if (!id) return "";
   const logs = await engine!.docker(["logs", "--tail", "60", id], { allowFailure: true });
   return (logs.stdout + logs.stderr).slice(-4000);
-}
-
-async function httpStatus(port: number, path: string): Promise<number> {
-  try {
-    const response = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(3_000) });
-    await response.arrayBuffer();
-    return response.status;
-  } catch {
-    return 0;
-  }
 }
 
 /** Waits until the container answers 200 on path; fails early, with its logs, when it stops. */
