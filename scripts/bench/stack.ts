@@ -4,10 +4,9 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, openSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import pg from "pg";
-import { deleteStreamsWithPrefix, resolveS3 } from "@support/testkit";
+import { deleteStreamsWithPrefix, freePort, resolveS3 } from "@support/testkit";
 
 export const root = path.resolve(import.meta.dirname, "../..");
 
@@ -22,14 +21,9 @@ export function progress(message: string): void {
   console.error(`[bench +${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${message}`);
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+// The tests' free ports: drawn below the kernel's ephemeral range, so that no outgoing connection
+// takes one between the draw and the server's bind (the stack migrates for seconds in between).
+export { freePort };
 
 export interface StartOptions {
   /** Stdout and stderr (the JSON logs) appended to this file instead of forwarded to stderr. */
