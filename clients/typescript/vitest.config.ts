@@ -1,0 +1,16 @@
+import { defineConfig, mergeConfig } from "vitest/config";
+import { testInfraGlobalSetup } from "@support/testkit/vitest";
+import shared from "../../vitest.shared.ts";
+
+export default mergeConfig(
+  shared,
+  defineConfig({
+    test: {
+      include: ["test/**/*.test.ts"],
+      // Postgres, NATS and S3 resolved once per run for the tests against the real stack.
+      globalSetup: [testInfraGlobalSetup],
+      testTimeout: 30_000,
+      hookTimeout: 120_000,
+    },
+  }),
+);
