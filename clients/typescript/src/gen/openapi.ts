@@ -843,16 +843,16 @@ export interface components {
              * @description Attachment ids from `POST /attachments`, after the upload completed.
              * @default []
              */
-            attachments: string[];
+            attachments?: string[];
             /**
              * @description true skips the duplicate open ticket check.
              * @default false
              */
-            skipDuplicateCheck: boolean;
+            skipDuplicateCheck?: boolean;
             language: components["schemas"]["Language"];
             channels: "email"[];
             /** @default not_specified */
-            platform: components["schemas"]["Platform"];
+            platform?: components["schemas"]["Platform"];
             /** @description Keys other than player, tags and fields are ignored (game clients send them). */
             metadata: {
                 player: components["schemas"]["Player"] & {
