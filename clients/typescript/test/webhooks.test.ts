@@ -1,6 +1,9 @@
 // Webhook verification: deliveries signed with the standardwebhooks library are accepted;
 // altered, stale or foreign ones are refused; both signatures of a secret rotation are accepted.
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import { buffer } from "node:stream/consumers";
+import { freePort } from "@support/testkit";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { verifyWebhook, WebhookVerificationError } from "../src/webhooks.ts";
@@ -70,5 +73,30 @@ describe("verifyWebhook", () => {
     const next = newSecret();
     expect(verifyWebhook(body, deliver(body, [next]), [secret, next])).toEqual(JSON.parse(body));
     expect(() => verifyWebhook(body, deliver(body, [newSecret()]), [secret, next])).toThrow(WebhookVerificationError);
+  });
+
+  it("works in a node:http receiver as in the README", async () => {
+    const handled: unknown[] = [];
+    const server = createServer(async (req, res) => {
+      let event;
+      try {
+        event = verifyWebhook(await buffer(req), req.headers, secret);
+      } catch {
+        return res.writeHead(400).end();
+      }
+      res.writeHead(204).end();
+      handled.push(event);
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+    try {
+      const post = (payload: string, headers: Record<string, string>) =>
+        fetch(`http://127.0.0.1:${port}/webhooks`, { method: "POST", body: payload, headers: { "content-type": "application/json", ...headers } });
+      expect((await post(body, deliver(body, [secret]))).status).toBe(204);
+      expect((await post(`${body} `, deliver(body, [secret]))).status).toBe(400);
+      expect(handled).toEqual([JSON.parse(body)]);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
