@@ -80,6 +80,14 @@ describe("retries and idempotency keys", () => {
     expect(retries[1]!.delayMs).toBeLessThanOrEqual(10);
   });
 
+  it("stops waiting when the call is aborted", async () => {
+    script = [{ status: 503, headers: { "retry-after": "20" } }, ok];
+    const controller = new AbortController();
+    const call = client({ retry: { onRetry: () => controller.abort(new Error("gave up")) } }).GET("/games", { signal: controller.signal });
+    await expect(call).rejects.toThrow("gave up");
+    expect(received).toHaveLength(1);
+  });
+
   it("does not wait for a Retry-After longer than maxDelayMs", async () => {
     script = [{ status: 429, headers: { "retry-after": "120" } }, ok];
     const { response } = await client({ retry: { maxDelayMs: 10_000 } }).GET("/games");
