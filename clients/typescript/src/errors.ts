@@ -7,7 +7,7 @@ export type ErrorBody = components["schemas"]["Error"];
 export class SupportApiError extends Error {
   override readonly name = "SupportApiError";
   readonly status: number;
-  /** The error body as answered (the API's `Error` shape; raw text if the body was not JSON). */
+  /** The error body as answered (the API's `Error` shape); undefined when the answer had no such body. */
   readonly body: ErrorBody | undefined;
   /** The answer's `x-request-id`, to quote when reporting a problem. */
   readonly requestId: string | null;
