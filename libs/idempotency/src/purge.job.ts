@@ -1,15 +1,27 @@
 // The purge of idempotency records older than IDEMPOTENCY_TTL_HOURS, every
 // IDEMPOTENCY_PURGE_INTERVAL_MS. Every replica may run it: SKIP LOCKED hands each row to one.
-import { num } from "@support/config";
+import { makeValidator } from "envalid";
 import type { Kysely } from "kysely";
 import type { Logger } from "@support/logging";
 import { createPeriodicJob, type Startable } from "@support/runtime";
 import { purgeIdempotencyKeysBatch } from "./store.ts";
 
+/** A number above 0 (hours), or 0 and above (an interval, where 0 turns the job off). */
+const positive = makeValidator<number>((input) => {
+  const value = Number(input);
+  if (!(value > 0)) throw new Error(`must be a number above 0: "${input}"`);
+  return value;
+});
+const notNegative = makeValidator<number>((input) => {
+  const value = Number(input);
+  if (!(value >= 0)) throw new Error(`must be 0 or more: "${input}"`);
+  return value;
+});
+
 /** The settings of every service that records idempotency keys. */
 export const idempotencyConfigSpecs = {
-  IDEMPOTENCY_TTL_HOURS: num({ default: 24, desc: "How long an Idempotency-Key's answer is kept and replayed (at least; the purge deletes it after)" }),
-  IDEMPOTENCY_PURGE_INTERVAL_MS: num({ default: 600_000, desc: "Period of the purge of idempotency records older than IDEMPOTENCY_TTL_HOURS (0 disables it)" }),
+  IDEMPOTENCY_TTL_HOURS: positive({ default: 24, desc: "How long an Idempotency-Key's answer is kept and replayed (at least; the purge deletes it after)" }),
+  IDEMPOTENCY_PURGE_INTERVAL_MS: notNegative({ default: 600_000, desc: "Period of the purge of idempotency records older than IDEMPOTENCY_TTL_HOURS (0 disables it)" }),
 };
 
 export interface IdempotencyPurgeJob extends Startable {
