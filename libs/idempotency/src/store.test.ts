@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { create } from "@bufbuild/protobuf";
 import { StringValueSchema } from "@bufbuild/protobuf/wkt";
 import { createDb, ensureDatabase, migrateToLatest, sql, type Kysely } from "@support/db";
 import { createLogger } from "@support/logging";
 import { createTestInfra, type TestInfra } from "@support/testkit";
-import { createIdempotencyKeysTable, createIdempotencyPurgeJob, runIdempotent, type IdempotencyKeysTable } from "./index.ts";
+import { createHandlerContext } from "@connectrpc/connect";
+import { ContentService } from "@support/proto";
+import { createIdempotencyKeysTable, createIdempotencyPurgeJob, idempotent, runIdempotent, type IdempotencyKeysTable } from "./index.ts";
 
 // Runs against a real Postgres, in a database of this run's own (testkit).
 interface Db extends IdempotencyKeysTable {
@@ -123,5 +126,47 @@ describe("idempotency purge job", () => {
     expect(await job.runOnce(now)).toBe(2);
     expect((await db.selectFrom("idempotency_keys").select("key").execute()).map((r) => r.key)).toEqual(["fresh"]);
     expect(await job.runOnce(now)).toBe(0);
+  });
+});
+
+describe("idempotent (a Connect handler's wrapper)", () => {
+  const method = ContentService.method.deleteAnnouncement;
+  const contextWith = (headers: Record<string, string>) =>
+    createHandlerContext({ service: ContentService, method, protocolName: "connect", requestMethod: "POST", url: "http://localhost/", requestHeader: headers });
+  const handler = (init: { companyId: string; gameId?: string }, context: ReturnType<typeof contextWith>) =>
+    idempotent(db, create(method.input, init), context, async (handle) => {
+      const req = init;
+      await addNote(handle, `cleared ${req.gameId ?? "shared"}`);
+      return {};
+    });
+
+  it("runs the work as before without a key", async () => {
+    const before = await count();
+    const context = contextWith({});
+    await handler({ companyId: companyA }, context);
+    await handler({ companyId: companyA }, context);
+    expect(await count()).toBe(before + 2);
+    expect(context.responseHeader.get("idempotent-replayed")).toBeNull();
+  });
+
+  it("replays with idempotent-replayed: true, and fingerprints the request itself when the caller sends no fingerprint", async () => {
+    const before = await count();
+    const first = contextWith({ "idempotency-key": "rpc-key" });
+    await handler({ companyId: companyA, gameId: "g-1" }, first);
+    expect(first.responseHeader.get("idempotent-replayed")).toBeNull();
+    const second = contextWith({ "idempotency-key": "rpc-key" });
+    await handler({ companyId: companyA, gameId: "g-1" }, second);
+    expect(second.responseHeader.get("idempotent-replayed")).toBe("true");
+    expect(await count()).toBe(before + 1);
+    await expect(handler({ companyId: companyA, gameId: "g-2" }, contextWith({ "idempotency-key": "rpc-key" }))).rejects.toMatchObject({
+      code: "idempotency_key_reused",
+    });
+  });
+
+  it("refuses a key over 255 characters", async () => {
+    await expect(handler({ companyId: companyA }, contextWith({ "idempotency-key": "k".repeat(256) }))).rejects.toMatchObject({
+      code: "invalid_argument",
+      details: { issues: [{ path: "/header/Idempotency-Key" }] },
+    });
   });
 });
