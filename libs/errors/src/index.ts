@@ -9,6 +9,10 @@ export const errorCodes = [
   "unauthenticated",
   "permission_denied",
   "conflict",
+  /** The Idempotency-Key's first request is still being handled (409). */
+  "idempotency_key_in_use",
+  /** The Idempotency-Key was used before for a different request (422). */
+  "idempotency_key_reused",
   "payload_too_large",
   "rate_limited",
   "not_implemented",

@@ -25,6 +25,8 @@ const connectCodeOf: Record<ErrorCode, Code> = {
   unauthenticated: Code.Unauthenticated,
   permission_denied: Code.PermissionDenied,
   conflict: Code.Aborted,
+  idempotency_key_in_use: Code.Aborted,
+  idempotency_key_reused: Code.FailedPrecondition,
   payload_too_large: Code.ResourceExhausted,
   rate_limited: Code.ResourceExhausted,
   not_implemented: Code.Unimplemented,
@@ -54,6 +56,8 @@ export const httpStatusOf: Record<ErrorCode, number> = {
   unauthenticated: 403, // every authentication failure is a 403, like a missing permission
   permission_denied: 403,
   conflict: 409,
+  idempotency_key_in_use: 409,
+  idempotency_key_reused: 422,
   payload_too_large: 413,
   rate_limited: 429,
   not_implemented: 501,

@@ -1,8 +1,9 @@
 // The content service's configuration, from environment variables only.
 import { loadConfig } from "@support/config";
 import { adminTokenSpec, portSpec, serviceConfigSpecs } from "@support/runtime";
+import { idempotencyConfigSpecs } from "@support/idempotency";
 
-export const configSpecs = { ...serviceConfigSpecs, PORT: portSpec(50051), ADMIN_TOKEN: adminTokenSpec };
+export const configSpecs = { ...serviceConfigSpecs, ...idempotencyConfigSpecs, PORT: portSpec(50051), ADMIN_TOKEN: adminTokenSpec };
 
 export type ContentConfig = ReturnType<typeof loadContentConfig>;
 

@@ -3,6 +3,7 @@
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
+import { idempotent } from "@support/idempotency";
 import { ContentService } from "@support/proto";
 import type {
   AnnouncementSchema, CollectorSchema, CompanySchema, FieldDefinitionSchema, GameEnvironmentSchema, GameResourceSchema, GameSchema, TagSchema,
@@ -134,10 +135,12 @@ export function registerRoutes(router: ConnectRouter, deps: ContentDeps): void {
       return { announcement: announcementMessage(announcement) };
     },
 
-    deleteAnnouncement: async (req) => {
-      await deleteAnnouncement(db, req.companyId, { gameId: req.gameId });
-      return {};
-    },
+    // With an Idempotency-Key, the use case runs in the transaction that records the key.
+    deleteAnnouncement: (req, context) =>
+      idempotent(db, req, context, async (handle) => {
+        await deleteAnnouncement(handle, req.companyId, { gameId: req.gameId });
+        return {};
+      }),
 
     putEnvironmentAnnouncement: async (req) => {
       const announcement = await putEnvironmentAnnouncement(db, req.companyId, req.environmentId, {

@@ -6,6 +6,7 @@ import { createServiceHost, type ServiceHost } from "@support/runtime";
 import type { ContentConfig } from "./config.ts";
 import type { ContentDatabase } from "./database.ts";
 import { registerAdminRoutes } from "./admin-routes.ts";
+import { createIdempotencyPurgeJob } from "./jobs/idempotency-purge.job.ts";
 import { registerRoutes } from "./routes.ts";
 
 export interface ContentDeps {
@@ -27,5 +28,6 @@ export function createServer(deps: ContentDeps): ServiceHost {
       registerRoutes(router, deps);
       registerAdminRoutes(router, deps);
     },
+    workers: [createIdempotencyPurgeJob(deps.db, deps.config, deps.logger)],
   });
 }

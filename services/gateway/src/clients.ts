@@ -9,6 +9,7 @@ import {
   balancingOf, createResilientTransport, createServiceClient, createServiceTransport, type AddressState, type BreakerState,
 } from "@support/rpc";
 import type { GatewayConfig } from "./config.ts";
+import { idempotencyInterceptor } from "./middleware/idempotency.ts";
 
 export const SERVICE_NAMES = ["content", "tickets", "media", "players"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -58,7 +59,8 @@ type ClientConfig = Pick<
 
 /** `registry`: where the calls' durations are recorded (rpc_client_duration_seconds). */
 export function createClients(config: ClientConfig, registry?: Registry): GatewayClients {
-  const options = { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry };
+  // Every call made while serving a request with an Idempotency-Key carries the key.
+  const options = { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry, interceptors: [idempotencyInterceptor] };
   const urls: Record<ServiceName, string> = {
     content: config.CONTENT_URL,
     tickets: config.TICKETS_URL,

@@ -2,6 +2,7 @@
 // S3-compatible endpoint (AWS S3, MinIO, Ceph RGW); see docs/attachments.md.
 import { bool, ConfigError, loadConfig, num, str } from "@support/config";
 import { portSpec, rpcClientConfigSpecs, serviceConfigSpecs } from "@support/runtime";
+import { idempotencyConfigSpecs } from "@support/idempotency";
 
 /** SigV4 pre-signed URLs are valid for at most 7 days. */
 const MAX_PRESIGN_SECONDS = 604_800;
@@ -10,6 +11,7 @@ export const MAX_DOWNLOAD_URL_SECONDS = 300;
 
 export const configSpecs = {
   ...serviceConfigSpecs,
+  ...idempotencyConfigSpecs,
   ...rpcClientConfigSpecs,
   PORT: portSpec(50053),
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers (games of a company)" }),

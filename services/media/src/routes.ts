@@ -3,6 +3,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
+import { idempotent } from "@support/idempotency";
 import { MediaService, type MediaAttachmentSchema } from "@support/proto";
 import type { Attachment } from "./attachments/attachment.ts";
 import { claimAttachments, createUpload, deletePlayerAttachments, getDownload, type MediaContext } from "./attachments/attachment.service.ts";
@@ -26,8 +27,9 @@ function attachmentMessage(attachment: Attachment): MessageInitShape<typeof Medi
 
 export function registerRoutes(router: ConnectRouter, ctx: MediaContext): void {
   router.service(MediaService, {
-    createAttachmentUpload: async (req) => {
-      const instruction = await createUpload(ctx, req);
+    // With an Idempotency-Key, the use case runs in the transaction that records the key.
+    createAttachmentUpload: (req, context) => idempotent(ctx.db, req, context, async (db) => {
+      const instruction = await createUpload({ ...ctx, db }, req);
       return {
         attachmentId: instruction.attachment.id,
         uploadUrl: instruction.uploadUrl,
@@ -35,7 +37,7 @@ export function registerRoutes(router: ConnectRouter, ctx: MediaContext): void {
         uploadHeaders: instruction.uploadHeaders,
         uploadExpiresInSeconds: instruction.uploadExpiresInSeconds,
       };
-    },
+    }),
 
     getAttachmentDownload: async (req) => {
       const download = await getDownload(ctx, req.companyId, req.attachmentId);

@@ -2,9 +2,11 @@
 import { ConfigError, loadConfig, num, str } from "@support/config";
 import { adminTokenSpec, portSpec, rpcClientConfigSpecs, serviceConfigSpecs } from "@support/runtime";
 import { deletionSettingsProblems } from "./deletion/deletion.ts";
+import { idempotencyConfigSpecs } from "@support/idempotency";
 
 export const configSpecs = {
   ...serviceConfigSpecs,
+  ...idempotencyConfigSpecs,
   ...rpcClientConfigSpecs,
   PORT: portSpec(50054),
   ADMIN_TOKEN: adminTokenSpec,

@@ -4,6 +4,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
+import { idempotent } from "@support/idempotency";
 import { PlayersService, type SessionMetadata as SessionMetadataMessage } from "@support/proto";
 import { deletePlayerNow, scheduleDeletion, type DeletionContext } from "./deletion/deletion.service.ts";
 import type { Player } from "./players/player.ts";
@@ -98,22 +99,25 @@ export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, session
       return { allowed: decision.allowed, exceededKey: decision.exceededKey, retryAfterSeconds: decision.retryAfterSeconds };
     },
 
-    schedulePlayerDeletion: async (req) => {
-      const { schedule, created } = await scheduleDeletion(deletion, {
+    // With an Idempotency-Key, the use case runs in the transaction that records the key.
+    schedulePlayerDeletion: (req, context) => idempotent(db, req, context, async (handle) => {
+      const { schedule, created } = await scheduleDeletion({ ...deletion, db: handle }, {
         companyId: req.companyId,
         playerId: req.playerId,
         requestedBy: { type: "api_key", id: req.apiKeyId ?? null },
       });
       return { scheduleId: schedule.id, dueAt: timestampFromDate(schedule.dueAt), created };
-    },
+    }),
 
-    deletePlayer: async (req) => {
+    // An erasure commits step by step (so that it resumes after a failure) and asking again
+    // answers with the same erasure: it runs outside the key's transaction, which records its answer after it.
+    deletePlayer: (req, context) => idempotent(db, req, context, async () => {
       const erasure = await deletePlayerNow(deletion, {
         companyId: req.companyId,
         playerId: req.playerId,
         requestedBy: { type: "api_key", id: req.apiKeyId ?? null },
       });
       return { erasureId: erasure.id };
-    },
+    }, { sameTransaction: false }),
   });
 }

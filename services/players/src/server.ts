@@ -12,6 +12,7 @@ import { createErasureServices, ERASURE_CALL_TIMEOUT_MS, type MediaClient, type 
 import { registerDeletionMetrics } from "./deletion/deletion.metrics.ts";
 import { createDeletionConsumer } from "./events/deletion.consumer.ts";
 import { registerAdminRoutes } from "./admin-routes.ts";
+import { createIdempotencyPurgeJob } from "./jobs/idempotency-purge.job.ts";
 import { registerRoutes } from "./routes.ts";
 import type { PlayersDatabase } from "./database.ts";
 import { createExpirySweepJob, type ExpirySweepJob } from "./jobs/expiry-sweep.job.ts";
@@ -79,7 +80,7 @@ export function createServer(deps: PlayersDeps): PlayersServer {
       registerRoutes(router, deps, sessions, deletion);
       registerAdminRoutes(router, deps);
     },
-    workers: [expirySweep, deletionConsumer],
+    workers: [expirySweep, deletionConsumer, createIdempotencyPurgeJob(deps.db, deps.config, deps.logger)],
   });
   return Object.assign(host, { expirySweep });
 }

@@ -2,9 +2,11 @@
 import { createHmac } from "node:crypto";
 import { ConfigError, loadConfig, num, str } from "@support/config";
 import { portSpec, rpcClientConfigSpecs, serviceConfigSpecs } from "@support/runtime";
+import { idempotencyConfigSpecs } from "@support/idempotency";
 
 export const configSpecs = {
   ...serviceConfigSpecs,
+  ...idempotencyConfigSpecs,
   ...rpcClientConfigSpecs,
   PORT: portSpec(50052),
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers" }),

@@ -4,6 +4,7 @@ import { fromJson, type JsonObject, type MessageInitShape } from "@bufbuild/prot
 import { timestampDate, timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { isUuid, validationError } from "@support/errors";
+import { idempotent } from "@support/idempotency";
 import { TicketsService, type TicketAction as TicketActionMessage, type TicketEventSchema, type TicketSchema } from "@support/proto";
 import { addTicketBreadcrumbs, listTicketBreadcrumbs } from "./breadcrumbs/breadcrumb.service.ts";
 import type { TicketsContext } from "./context.ts";
@@ -117,8 +118,9 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
   const toMessage = (ticket: Ticket) => ticketMessage(ticket, ctx.supportAppUrl);
 
   router.service(TicketsService, {
-    createTicket: async (req) => {
-      const { ticketId, runningId } = await createTicket(ctx, {
+    // With an Idempotency-Key, the use case runs in the transaction that records the key.
+    createTicket: (req, context) => idempotent(ctx.db, req, context, async (db) => {
+      const { ticketId, runningId } = await createTicket({ ...ctx, db }, {
         companyId: company(req.companyId),
         gameId: req.gameId,
         message: req.message,
@@ -132,7 +134,7 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         fields: req.fields ?? {},
       });
       return { ticketId, runningId: BigInt(runningId) };
-    },
+    }),
 
     listTickets: async (req) => {
       const { tickets, nextCursor } = await listTickets(ctx, company(req.companyId), {
@@ -154,15 +156,15 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
 
     getTicket: async (req) => ({ ticket: toMessage(await getTicket(ctx, company(req.companyId), req.ticketId)) }),
 
-    performTicketActions: async (req) => {
-      const ticket = await performTicketActions(ctx, {
+    performTicketActions: (req, context) => idempotent(ctx.db, req, context, async (db) => {
+      const ticket = await performTicketActions({ ...ctx, db }, {
         companyId: company(req.companyId),
         ticketId: req.ticketId,
         actions: req.actions.map(actionInput),
         apiKeyId: req.apiKeyId ?? null,
       });
       return { success: true, ticket: toMessage(ticket) };
-    },
+    }),
 
     listTicketEvents: async (req) => ({ events: (await listTicketEvents(ctx, company(req.companyId), req.ticketId)).map(eventMessage) }),
 

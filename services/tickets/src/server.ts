@@ -5,6 +5,7 @@ import type { Logger } from "@support/logging";
 import { createMetricsRegistry } from "@support/metrics";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import { createAutoCloseJob, type AutoCloseJob } from "./jobs/auto-close.job.ts";
+import { createIdempotencyPurgeJob } from "./jobs/idempotency-purge.job.ts";
 import { createClients, type TicketsClients } from "./clients.ts";
 import type { TicketsConfig } from "./config.ts";
 import type { TicketsContext } from "./context.ts";
@@ -58,7 +59,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
       registerRoutes(router, ctx);
       registerPlayerSideRoutes(router, ctx);
     },
-    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger }), autoClose],
+    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger }), autoClose, createIdempotencyPurgeJob(deps.db, config, logger)],
   });
   return Object.assign(host, { autoClose, reference });
 }

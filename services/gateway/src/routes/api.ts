@@ -3,6 +3,7 @@
 // each handler is typed from the same document (src/gen/openapi.ts): what it reads from
 // `ctx.state.validated` and what it may answer.
 import type { Middleware } from "koa";
+import { idempotencyKey, takesIdempotencyKey } from "../middleware/idempotency.ts";
 import { operations, getOperation } from "../openapi/operations.ts";
 import type { OperationId, ResponseBody, SuccessStatus } from "../openapi/types.ts";
 import { validateOperation } from "../openapi/validation.ts";
@@ -52,6 +53,7 @@ export function createApiRoutes(deps: ApiRoutesDeps): ApiRoutes {
         if (operation.requestBody !== undefined) chain.push(deps.jsonBody);
       }
       chain.push(validateOperation(operationId));
+      if (options.before === undefined && takesIdempotencyKey(operation)) chain.push(idempotencyKey(operation) as Middleware);
       // The casts from the handler's context to Koa's and the router's: validateOperation, just
       // before the handler, has checked the request against the document its type comes from.
       chain.push(handler as unknown as Middleware);

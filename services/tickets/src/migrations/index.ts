@@ -4,10 +4,12 @@ import * as createOutbox from "./2026_11_22_00_00_00_create_outbox.ts";
 import * as createTickets from "./2026_11_23_00_00_00_create_tickets.ts";
 import * as createErasedPlayers from "./2026_11_25_00_00_00_create_erased_players.ts";
 import * as addOutboxTraceparent from "./2026_11_26_00_00_00_add_outbox_traceparent.ts";
+import * as createIdempotencyKeys from "./2026_11_27_00_00_00_create_idempotency_keys.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_00_00_create_outbox": createOutbox,
   "2026_11_23_00_00_00_create_tickets": createTickets,
   "2026_11_25_00_00_00_create_erased_players": createErasedPlayers,
   "2026_11_26_00_00_00_add_outbox_traceparent": addOutboxTraceparent,
+  "2026_11_27_00_00_00_create_idempotency_keys": createIdempotencyKeys,
 };
