@@ -9,11 +9,12 @@
 import path from "node:path";
 import pg from "pg";
 import { cpuMeter, type CpuSnapshot } from "./cpu.ts";
-import { durationSeconds, measure, type Row, type SuiteResult } from "./measure.ts";
-import { openLoop, type OpenLoopRequest, type OpenLoopResult } from "./open-loop.ts";
+import { durationSeconds, measure, type SuiteResult } from "./measure.ts";
+import { openLoop, type OpenLoopRequest } from "./open-loop.ts";
 import { isCleaningUp, progress, root, start, startStack, freePort, waitForHttp, type Stack } from "./stack.ts";
 import { seedTickets } from "./tickets-seed.ts";
 import { listUrl, scan } from "./tickets.ts";
+import { evaluateTargets, P99_LIMIT_MS, type CaseResult, type Kind, type Target } from "./targets.ts";
 
 const here = import.meta.dirname;
 const CONNECTIONS = 32;
@@ -22,62 +23,17 @@ const LIST_TICKETS = Number(process.env.BENCH_LIST_TICKETS ?? 20_000);
 /** Tickets the actions rotate over, and player sessions (each with one chat ticket). */
 const POOL = 64;
 const CURSOR_SECRET = "bench-cursor-secret";
-const P99_LIMIT_MS = 50;
 
 interface Case {
   name: string;
   /** Group for the targets. */
-  kind: "baseline" | "reference" | "create" | "actions" | "list" | "player" | "session";
+  kind: Kind;
   origin: string;
   method: "GET" | "POST";
   /** The i-th request. */
   request: (i: number) => OpenLoopRequest;
   /** Units of work per request (tickets of a list page), for "per second" targets. */
   unitsPerRequest?: number;
-}
-
-export interface CaseResult {
-  name: string;
-  kind: Case["kind"];
-  saturating: Row;
-  ratioToBare: number;
-  openLoop: OpenLoopResult;
-  /** CPU µs per request by process (closed-loop run). */
-  cpuMicrosPerRequest: Record<string, number>;
-}
-
-export interface Target {
-  target: string;
-  value: number;
-  required: string;
-  met: boolean;
-}
-
-const round2 = (x: number) => Math.round(x * 1000) / 1000;
-
-/** The targets of the issue, each against bare Koa's req/s of the same run. */
-export function evaluateTargets(results: CaseResult[], scanTicketsPerSecond: number): Target[] {
-  const bare = results.find((r) => r.kind === "baseline")?.saturating.requestsPerSecond ?? NaN;
-  const targets: Target[] = [];
-  const of = (kind: CaseResult["kind"]) => results.filter((r) => r.kind === kind);
-  for (const r of of("create")) targets.push({ target: `${r.name}: throughput`, value: round2(r.ratioToBare), required: ">= 0.025x bare Koa", met: r.ratioToBare >= 0.025 });
-  for (const r of of("actions")) targets.push({ target: `${r.name}: throughput`, value: round2(r.ratioToBare), required: ">= 0.03x bare Koa", met: r.ratioToBare >= 0.03 });
-  for (const r of of("list")) {
-    const perSecond = r.saturating.requestsPerSecond * 100;
-    targets.push({ target: `${r.name}: tickets/s`, value: round2(perSecond / bare), required: ">= 1.5x bare Koa req/s", met: perSecond >= 1.5 * bare });
-  }
-  targets.push({ target: "cursor scan (limit=1000, one client): tickets/s", value: round2(scanTicketsPerSecond / bare), required: ">= 1.5x bare Koa req/s", met: scanTicketsPerSecond >= 1.5 * bare });
-  for (const r of of("reference")) targets.push({ target: `${r.name}: throughput`, value: round2(r.ratioToBare), required: ">= 0.5x bare Koa", met: r.ratioToBare >= 0.5 });
-  for (const r of results.filter((x) => x.kind !== "baseline")) {
-    const clean = r.openLoop.errors === 0 && r.openLoop.non2xx === 0;
-    targets.push({
-      target: `${r.name}: p99 at half its saturating rate (${r.openLoop.rate}/s)`,
-      value: r.openLoop.p99,
-      required: `<= ${P99_LIMIT_MS} ms, no errors`,
-      met: r.openLoop.p99 <= P99_LIMIT_MS && clean,
-    });
-  }
-  return targets;
 }
 
 async function postJson<T>(url: string, headers: Record<string, string>, body: unknown): Promise<T> {

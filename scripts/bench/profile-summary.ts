@@ -28,6 +28,8 @@ export interface Frame {
   selfMs: number;
   /** Share of the profile's whole time, idle included. */
   selfPercent: number;
+  /** Share of the time not idle (what the process spent working); null for (idle) itself. */
+  busyPercent: number | null;
 }
 
 export interface ProfileSummary {
@@ -75,7 +77,12 @@ export function summarizeProfile(profile: CpuProfile, top = 25, root = ""): Prof
   const frames = [...byFrame.entries()]
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .slice(0, top)
-    .map(([frame, us]) => ({ frame, selfMs: round(us / 1000), selfPercent: totalUs > 0 ? round((us / totalUs) * 100) : 0 }));
+    .map(([frame, us]) => ({
+      frame,
+      selfMs: round(us / 1000),
+      selfPercent: totalUs > 0 ? round((us / totalUs) * 100) : 0,
+      busyPercent: frame === "(idle)" ? null : totalUs > idleUs ? round((us / (totalUs - idleUs)) * 100) : 0,
+    }));
   return { totalMs: round(totalUs / 1000), busyMs: round((totalUs - idleUs) / 1000), frames };
 }
 
@@ -83,9 +90,9 @@ export function summaryTable(name: string, summary: ProfileSummary): string {
   return [
     `${name}: ${summary.totalMs} ms profiled, ${summary.busyMs} ms not idle`,
     "",
-    "| self ms | self % | frame |",
-    "|---|---|---|",
-    ...summary.frames.map((f) => `| ${f.selfMs} | ${f.selfPercent} | ${f.frame.replaceAll("|", "\\|")} |`),
+    "| self ms | % of all | % of busy | frame |",
+    "|---|---|---|---|",
+    ...summary.frames.map((f) => `| ${f.selfMs} | ${f.selfPercent} | ${f.busyPercent ?? ""} | ${f.frame.replaceAll("|", "\\|")} |`),
   ].join("\n");
 }
 
