@@ -26,6 +26,8 @@ export interface OpenLoopOptions {
   maxConnections?: number;
   /** After the last due time, how long answers are awaited before they count as timeouts. */
   drainMs?: number;
+  /** Seconds at the same rate before the measured ones (connections opened, JIT warm); not counted. */
+  warmupSeconds?: number;
 }
 
 export interface OpenLoopResult {
@@ -77,10 +79,12 @@ onBeforeStop(() => (stopping = true));
 export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
   const { rate, durationSeconds } = options;
   if (!(rate > 0)) throw new Error(`open loop: the rate must be positive, not ${rate}`);
-  const total = totalRequests(rate, durationSeconds);
+  // The warm-up requests come first in the same schedule; only the ones after them count.
+  const warmup = options.warmupSeconds ? totalRequests(rate, options.warmupSeconds) : 0;
+  const total = warmup + totalRequests(rate, durationSeconds);
   const pool = new Pool(options.origin, { connections: options.maxConnections ?? 512, pipelining: 1, keepAliveTimeout: 30_000 });
-  const latencies = new Float64Array(total);
-  const lags = new Float64Array(total);
+  const latencies = new Float64Array(total - warmup);
+  const lags = new Float64Array(total - warmup);
   let answered = 0;
   let errors = 0;
   let non2xx = 0;
@@ -88,19 +92,23 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
   const inFlight = new Set<Promise<void>>();
   const began = performance.now();
 
+  let measuredFrom = 0;
   const fire = (i: number) => {
     const due = began + dueAt(i, rate);
-    lags[i] = performance.now() - due;
+    const counted = i >= warmup;
+    if (counted) lags[i - warmup] = performance.now() - due;
+    if (i === warmup) measuredFrom = due;
     const request = options.request(i);
     const done = pool
       .request({ method: request.method, path: request.path, headers: request.headers, ...(request.body !== undefined ? { body: request.body } : {}) })
       .then(async (response) => {
         await response.body.dump();
+        if (!counted) return;
         latencies[answered++] = performance.now() - due;
         if (response.statusCode < 200 || response.statusCode >= 300) non2xx++;
       })
       .catch(() => {
-        errors++;
+        if (counted) errors++;
       })
       .finally(() => inFlight.delete(done));
     inFlight.add(done);
@@ -117,18 +125,18 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
   }
   const drain = Promise.all(inFlight);
   const timedOut = await Promise.race([drain.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), options.drainMs ?? 10_000).unref())]);
-  // Until the last answer (or the end of the wait): answers per second actually delivered.
-  const seconds = (performance.now() - began) / 1000;
+  // From the first measured due time to the last answer (or the end of the wait): answers per second delivered.
+  const seconds = (performance.now() - measuredFrom) / 1000;
   const missing = timedOut ? inFlight.size : 0;
   const failed = errors;
   await pool.destroy();
 
   const sorted = latencies.slice(0, answered).sort();
-  const sortedLags = lags.slice(0, sent).sort();
+  const sortedLags = lags.slice(0, Math.max(0, sent - warmup)).sort();
   return {
     rate: round(rate),
     achievedRate: Math.round(answered / Math.max(durationSeconds, seconds)),
-    sent,
+    sent: Math.max(0, sent - warmup),
     answered,
     p50: round(percentile(sorted, 50)),
     p90: round(percentile(sorted, 90)),

@@ -1,4 +1,4 @@
-// `pnpm bench [full|reference|tickets|soak]`: throughput and latency of the request path, each
+// `pnpm bench [full|reads|create|actions|list|player|sessions|reference|tickets|soak]`: throughput and latency of the request path, each
 // layer measured in the same run so the ratios mean something on whatever machine runs it. Not a
 // test. Without an argument: `full`, the production-like set (production.ts). Each run gets a
 // directory scripts/bench/results/runs/<UTC time>-<suite>/ (results.json, the services' logs,
@@ -77,7 +77,20 @@ function report(suite: string, result: SuiteResult): void {
 }
 
 const suite = process.argv[2] ?? "full";
-const suites: Record<string, () => Promise<SuiteResult>> = { full: productionSuite, reference: referenceSuite, tickets: ticketsSuite, soak: soakSuite };
+const suites: Record<string, () => Promise<SuiteResult>> = {
+  // The production-like set, whole or in parts (each part with bare Koa, for its ratios).
+  full: () => productionSuite(),
+  reads: () => productionSuite(["reference"]),
+  create: () => productionSuite(["create"]),
+  actions: () => productionSuite(["actions"]),
+  list: () => productionSuite(["list"]),
+  player: () => productionSuite(["player"]),
+  sessions: () => productionSuite(["session"]),
+  // Suites of their own.
+  reference: referenceSuite,
+  tickets: ticketsSuite,
+  soak: soakSuite,
+};
 const runSuite = suites[suite];
 if (!runSuite) {
   console.error(`Unknown suite ${suite}; known: ${Object.keys(suites).join(", ")}`);
