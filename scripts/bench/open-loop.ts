@@ -46,7 +46,12 @@ export interface OpenLoopResult {
   non2xx: number;
   /** p99 of how late the generator sent requests (ms): large values mean the client, not the server, was the limit. */
   sendLagP99: number;
+  /** The generator itself fell behind (send lag p99 above CLIENT_LAG_LIMIT_MS): the latencies say little about the server. */
+  clientLimited: boolean;
 }
+
+/** A generator later than this (p99) was itself the bottleneck. */
+export const CLIENT_LAG_LIMIT_MS = 10;
 
 /** Due time (ms since the start) of request `i` at `rate` requests per second. */
 export function dueAt(i: number, rate: number): number {
@@ -145,5 +150,6 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
     errors: failed + missing,
     non2xx,
     sendLagP99: round(percentile(sortedLags, 99)),
+    clientLimited: percentile(sortedLags, 99) > CLIENT_LAG_LIMIT_MS,
   };
 }

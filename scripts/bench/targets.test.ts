@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { OpenLoopResult } from "./open-loop.ts";
 import { evaluateTargets, type CaseResult, type Kind } from "./targets.ts";
 
-const open = (p99: number, errors = 0): OpenLoopResult => ({ rate: 1, achievedRate: 1, sent: 1, answered: 1, p50: 1, p90: 1, p99, max: p99, errors, non2xx: 0, sendLagP99: 0 });
+const open = (p99: number, errors = 0): OpenLoopResult => ({ rate: 1, achievedRate: 1, sent: 1, answered: 1, p50: 1, p90: 1, p99, max: p99, errors, non2xx: 0, sendLagP99: 0, clientLimited: false });
 const result = (name: string, kind: Kind, rps: number, p99 = 10, errors = 0): CaseResult => ({
   name,
   kind,
@@ -37,5 +37,12 @@ describe("evaluateTargets", () => {
     expect(met(targets, "b: p99")).toEqual([false]);
     expect(met(targets, "c: p99")).toEqual([false]);
     expect(targets.some((t) => t.target.startsWith("bare Koa hello"))).toBe(false);
+  });
+
+  it("says when the load generator, not the server, fell behind", () => {
+    const late = result("d", "player", 100, 80);
+    late.openLoop = { ...late.openLoop, sendLagP99: 40, clientLimited: true };
+    const [target] = evaluateTargets([bare, late], 0).filter((t) => t.target.startsWith("d: p99"));
+    expect(target).toMatchObject({ met: false, note: "client-limited: the generator sent up to 40 ms late" });
   });
 });
