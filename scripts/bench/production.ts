@@ -291,7 +291,7 @@ export async function productionSuite(kinds?: Kind[]): Promise<SuiteResult> {
         connections: CONNECTIONS,
         kinds: kinds ?? "all",
         listTickets: LIST_TICKETS,
-        stack: { logLevel: "info", logs: stack.logDir, metrics: "on", tracing: "off" },
+        stack: { logLevel: "info", logs: path.relative(root, stack.logDir), metrics: "on", tracing: "off" },
         bareKoaRequestsPerSecond: bare,
         results,
         scan: scanned,
