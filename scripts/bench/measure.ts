@@ -18,6 +18,11 @@ export interface Row {
   non2xx: number;
   /** Answers in the measured run. */
   requests?: number;
+  /**
+   * The measured window on the machine's monotonic clock, in µs: the clock of V8's CPU profiles
+   * (`profile-summary.ts --case` keeps the samples of this window).
+   */
+  windowMonotonicUs?: [number, number];
   /** Suite-specific context (e.g. the company's ticket count). */
   [extra: string]: unknown;
 }
@@ -50,6 +55,8 @@ onBeforeStop(() => running?.stop());
 
 /** Seconds of load before the measured window (JIT, caches and pools settle). */
 const WARMUP_SECONDS = 2;
+
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 /** Nearest-rank percentile of values sorted ascending. */
 function percentileOf(sorted: Float64Array, p: number): number {
@@ -85,6 +92,7 @@ export async function measure(m: Measurement): Promise<Row> {
   let errors = 0;
   let non2xx = 0;
   let windowStart = 0;
+  let windowStartUs = 0;
   const run = new Promise<autocannon.Result>((resolve, reject) => {
     running = autocannon({ ...options, duration: WARMUP_SECONDS + durationSeconds }, (error: unknown, result) => {
       running = undefined;
@@ -106,12 +114,14 @@ export async function measure(m: Measurement): Promise<Row> {
         await m.beforeMeasured?.();
         measuring = true;
         windowStart = performance.now();
+        windowStartUs = monotonicUs();
         resolve();
       })();
     }, WARMUP_SECONDS * 1000);
   });
   await run;
   measuring = false;
+  const windowEndUs = monotonicUs();
   const seconds = (performance.now() - windowStart) / 1000;
   await opened;
   const sorted = Float64Array.from(latencies).sort();
@@ -126,6 +136,7 @@ export async function measure(m: Measurement): Promise<Row> {
     errors, // includes timeouts
     non2xx,
     requests: latencies.length,
+    windowMonotonicUs: [windowStartUs, windowEndUs],
   };
   console.error(
     `${m.name} c=${m.connections}: ${row.requestsPerSecond} req/s p50 ${row.p50} ms p99 ${row.p99} ms mean ${row.mean} ms errors ${row.errors} non2xx ${row.non2xx}`,

@@ -1,6 +1,6 @@
 // The CPU profile summary: self time charged per sample, frames of one function added up.
 import { describe, expect, it } from "vitest";
-import { summarizeProfile, summaryTable, type CpuProfile } from "./profile-summary.ts";
+import { caseWindow, summarizeProfile, summaryTable, type CpuProfile } from "./profile-summary.ts";
 
 const frame = (functionName: string, url = "", lineNumber = -1) => ({ functionName, url, lineNumber, columnNumber: 0 });
 
@@ -46,6 +46,17 @@ describe("summarizeProfile", () => {
     expect(summary.frames[0]).toEqual({ frame: "hash libs/x/crypto.ts:3", selfMs: 7.5, selfPercent: 75, busyPercent: 100 });
   });
 
+  it("keeps only the samples inside a window of the profile's clock", () => {
+    // Sample timestamps: 1000, 2000, 2500, 4500, 6500, 7500, 9000, 10000.
+    const summary = summarizeProfile(profile, 10, "/repo", { fromUs: 2000, toUs: 4500 });
+    expect(summary.totalMs).toBe(3.5);
+    expect(summary.frames.map((f) => [f.frame, f.selfMs])).toEqual([
+      ["(idle)", 2],
+      ["hash libs/x/crypto.ts:3", 1],
+      ["handle services/gateway/src/app.ts:10", 0.5],
+    ]);
+  });
+
   it("prints a markdown table", () => {
     const table = summaryTable("gateway.cpuprofile", summarizeProfile(profile, 2, "/repo"));
     expect(table.split("\n")).toEqual([
@@ -56,5 +67,18 @@ describe("summarizeProfile", () => {
       "| 5 | 50 |  | (idle) |",
       "| 3.5 | 35 | 70 | hash libs/x/crypto.ts:3 |",
     ]);
+  });
+});
+
+describe("caseWindow", () => {
+  const results = { rows: [{ name: "bare Koa hello", windowMonotonicUs: [1, 2] as [number, number] }, { name: "POST /tickets", windowMonotonicUs: [10, 20] as [number, number] }, { name: "GET /games" }] };
+
+  it("finds the first measurement whose name contains the text", () => {
+    expect(caseWindow(results, "POST /tick")).toEqual({ name: "POST /tickets", fromUs: 10, toUs: 20 });
+  });
+
+  it("refuses an unknown name and a row without a window", () => {
+    expect(() => caseWindow(results, "PATCH")).toThrow(/no measurement named like "PATCH"/);
+    expect(() => caseWindow(results, "GET /games")).toThrow(/no measured window/);
   });
 });
