@@ -10,3 +10,5 @@ const server = createRpcServer({
 });
 await server.start();
 process.send?.("ready");
+// A normal exit on SIGTERM, so that a --cpu-prof (BENCH_CPU_PROF=1) profile gets written.
+process.once("SIGTERM", () => process.exit(0));

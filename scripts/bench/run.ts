@@ -1,11 +1,16 @@
-// `pnpm bench [reference|tickets|soak]`: throughput and latency of the request path, each layer
-// measured in the same run so the ratios mean something on whatever machine runs it. Not a
-// test: numbers go to stdout and to scripts/bench/results/<suite>.json; docs/performance.md
-// records them. Progress goes to stderr.
+// `pnpm bench [full|reads|create|actions|list|player|sessions|reference|tickets|soak]`: throughput and latency of the request path, each
+// layer measured in the same run so the ratios mean something on whatever machine runs it. Not a
+// test. Without an argument: `full`, the production-like set (production.ts). Each run gets a
+// directory scripts/bench/results/runs/<UTC time>-<suite>/ (results.json, the services' logs,
+// CPU profiles with BENCH_CPU_PROF=1); the latest results of a suite are also copied to
+// scripts/bench/results/<suite>.json. The markdown report goes to stdout, progress to stderr;
+// docs/performance.md records the runs.
 import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { durationSeconds, measure, type Row, type SuiteResult } from "./measure.ts";
-import { cleanup, freePort, isCleaningUp, root, start, startStack, waitForHttp } from "./stack.ts";
+import { productionSuite } from "./production.ts";
+import { cleanup, cpuProfiling, freePort, isCleaningUp, progress, root, runDirectory, start, startStack, waitForHttp } from "./stack.ts";
 import { soakSuite } from "./soak.ts";
 import { ticketsSuite } from "./tickets.ts";
 
@@ -51,20 +56,48 @@ async function referenceSuite(): Promise<SuiteResult> {
 
 function report(suite: string, result: SuiteResult): void {
   console.log(result.table);
-  mkdirSync(path.join(here, "results"), { recursive: true });
-  writeFileSync(
-    path.join(here, "results", `${suite}.json`),
-    JSON.stringify({ at: new Date().toISOString(), durationSeconds, rows: result.rows, ...result.details }, null, 2),
+  const json = JSON.stringify(
+    {
+      suite,
+      at: new Date().toISOString(),
+      durationSeconds,
+      machine: { cpus: os.cpus().length, loadAverage: os.loadavg().map((x) => Math.round(x * 100) / 100), node: process.version },
+      runDirectory: path.relative(root, runDirectory()),
+      cpuProfiles: cpuProfiling ? path.relative(root, path.join(runDirectory(), "cpu")) : null,
+      rows: result.rows,
+      ...result.details,
+    },
+    null,
+    2,
   );
+  mkdirSync(path.join(here, "results"), { recursive: true });
+  writeFileSync(path.join(runDirectory(), "results.json"), json);
+  writeFileSync(path.join(here, "results", `${suite}.json`), json);
+  progress(`results: ${path.relative(root, path.join(runDirectory(), "results.json"))} (and scripts/bench/results/${suite}.json)`);
 }
 
-const suite = process.argv[2] ?? "reference";
-const suites: Record<string, () => Promise<SuiteResult>> = { reference: referenceSuite, tickets: ticketsSuite, soak: soakSuite };
+const suite = process.argv[2] ?? "full";
+const suites: Record<string, () => Promise<SuiteResult>> = {
+  // The production-like set, whole or in parts (each part with bare Koa, for its ratios).
+  full: () => productionSuite(),
+  reads: () => productionSuite(["reference"]),
+  create: () => productionSuite(["create"]),
+  actions: () => productionSuite(["actions"]),
+  list: () => productionSuite(["list"]),
+  player: () => productionSuite(["player"]),
+  sessions: () => productionSuite(["session"]),
+  // Suites of their own.
+  reference: referenceSuite,
+  tickets: ticketsSuite,
+  soak: soakSuite,
+};
 const runSuite = suites[suite];
 if (!runSuite) {
   console.error(`Unknown suite ${suite}; known: ${Object.keys(suites).join(", ")}`);
   process.exit(2);
 }
+runDirectory(suite);
+progress(`run directory ${path.relative(root, runDirectory())}${cpuProfiling ? " (CPU profiles into cpu/)" : ""}`);
 let exitCode = 0;
 try {
   report(suite, await runSuite());

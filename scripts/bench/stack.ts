@@ -3,7 +3,7 @@
 // database dropped, by `cleanup()`: at the end of a suite and on Ctrl-C / SIGTERM.
 import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { deleteStreamsWithPrefix, freePort, resolveS3 } from "@support/testkit";
@@ -30,15 +30,49 @@ export interface StartOptions {
   logFile?: string;
   /** Node options of the child (e.g. a heap limit, a preload). */
   execArgv?: string[];
+  /** The process's name in profiles and reports (default: the script's file name). */
+  name?: string;
+}
+
+let runDir: string | undefined;
+
+/**
+ * The directory of this run (results JSON, service logs, CPU profiles), created on first use:
+ * `scripts/bench/results/runs/<UTC time>-<suite>/`.
+ */
+export function runDirectory(suite = "bench"): string {
+  if (runDir === undefined) {
+    const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+    runDir = path.join(import.meta.dirname, "results", "runs", `${stamp}-${suite}`);
+    mkdirSync(runDir, { recursive: true });
+  }
+  return runDir;
+}
+
+/** BENCH_CPU_PROF=1: every server child writes a V8 CPU profile into the run's `cpu/` on exit. */
+export const cpuProfiling = process.env.BENCH_CPU_PROF === "1";
+
+function profileArgs(name: string): string[] {
+  if (!cpuProfiling) return [];
+  const dir = path.join(runDirectory(), "cpu");
+  mkdirSync(dir, { recursive: true });
+  return ["--cpu-prof", `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}.cpuprofile`];
+}
+
+/** The environment of a child: tracing stays off (no OTEL_* from the caller's shell). */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("OTEL_")));
+  return { ...inherited, LOG_LEVEL: "warn", ...env };
 }
 
 /** A long-running child (a server); stopped by cleanup(). */
 export function start(script: string, env: Record<string, string>, quiet = true, options: StartOptions = {}): ChildProcess {
   const log = options.logFile === undefined ? undefined : openSync(options.logFile, "a");
+  const name = options.name ?? path.basename(script, ".ts");
   const child = fork(script, [], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: "warn", ...env },
-    execArgv: options.execArgv ?? [],
+    env: childEnv(env),
+    execArgv: [...(options.execArgv ?? []), ...profileArgs(name)],
     stdio: log !== undefined ? ["ignore", log, log, "ipc"] : quiet ? ["ignore", "ignore", "pipe", "ipc"] : ["ignore", "inherit", "pipe", "ipc"],
   });
   if (log !== undefined) closeSync(log);
@@ -68,7 +102,7 @@ export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void
 /** A child that runs to completion (migrations, the admin CLI); resolves with its stdout. */
 export async function runProcess(script: string, args: string[], env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = fork(script, args, { cwd: root, env: { ...process.env, LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "inherit", "ipc"] });
+    const child = fork(script, args, { cwd: root, env: childEnv({ ...env, LOG_LEVEL: "warn" }), stdio: ["ignore", "pipe", "inherit", "ipc"] });
     let out = "";
     child.stdout!.on("data", (chunk) => (out += chunk));
     child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} exited with ${code}`))));
@@ -141,10 +175,14 @@ export interface Stack {
   applyTenant(file: string): Promise<TenantResult>;
   /** The service processes, the gateway last. */
   processes: { name: string; child: ChildProcess }[];
+  /** Each process's metrics listener (GET /metrics), by process name. */
+  metricsPorts: Record<string, number>;
+  /** The directory of the service logs. */
+  logDir: string;
 }
 
 export interface StackOptions {
-  /** Where each service's logs go: `<logDir>/<service>.log` (JSON lines); forwarded to stderr when unset. */
+  /** Where each service's logs go: `<logDir>/<service>.log` (JSON lines); default the run directory's `logs/`. */
   logDir?: string;
   /** Node options of every service process. */
   execArgv?: string[];
@@ -184,6 +222,9 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
   const s3 = await resolveS3();
   cleanups.push(() => s3.stop());
   const ports = { content: await freePort(), tickets: await freePort(), media: await freePort(), players: await freePort(), gateway: await freePort() };
+  const metricsPorts = { content: await freePort(), tickets: await freePort(), media: await freePort(), players: await freePort(), gateway: await freePort() };
+  const logDir = options.logDir ?? path.join(runDirectory(), "logs");
+  mkdirSync(logDir, { recursive: true });
   const common = {
     DATABASE_URL: databaseUrl,
     NATS_URL: natsUrl,
@@ -199,8 +240,9 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     S3_ACCESS_KEY_ID: s3.accessKeyId,
     S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
     S3_FORCE_PATH_STYLE: String(s3.forcePathStyle),
-    // Metrics stay on (as in production), each process on a free port of its own.
-    METRICS_PORT: "0",
+    // As deployed: JSON logs at info (into files, as a container's stdout goes to a collector),
+    // metrics on (each process on a port of its own, scraped by the suites), tracing off.
+    LOG_LEVEL: "info",
     ...env,
   };
   // Content and players serve the admin RPCs the admin tool calls, with this run's token.
@@ -208,16 +250,17 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
   progress(`starting the stack in database ${database}`);
   const processes: Stack["processes"] = [];
   const startOptions = (service: string): StartOptions => ({
-    ...(options.logDir !== undefined ? { logFile: path.join(options.logDir, `${service}.log`) } : {}),
+    name: service,
+    logFile: path.join(logDir, `${service}.log`),
     ...(options.execArgv !== undefined ? { execArgv: options.execArgv } : {}),
   });
   for (const service of ["content", "tickets", "media", "players"] as const) {
     await runProcess(path.join(root, `services/${service}/src/migrate.ts`), [], common);
     const admin: Record<string, string> = service === "content" || service === "players" ? { ADMIN_TOKEN: adminToken } : {};
-    const child = start(path.join(root, `services/${service}/src/main.ts`), { ...common, ...admin, PORT: String(ports[service]) }, true, startOptions(service));
+    const child = start(path.join(root, `services/${service}/src/main.ts`), { ...common, ...admin, PORT: String(ports[service]), METRICS_PORT: String(metricsPorts[service]) }, true, startOptions(service));
     processes.push({ name: service, child });
   }
-  processes.push({ name: "gateway", child: start(path.join(root, "services/gateway/src/main.ts"), { ...common, PORT: String(ports.gateway) }, true, startOptions("gateway")) });
+  processes.push({ name: "gateway", child: start(path.join(root, "services/gateway/src/main.ts"), { ...common, PORT: String(ports.gateway), METRICS_PORT: String(metricsPorts.gateway) }, true, startOptions("gateway")) });
   const gateway = `http://127.0.0.1:${ports.gateway}`;
   await waitForHttp(`${gateway}/healthz`, 60_000);
   await waitForHttp(`${common.CONTENT_URL}/healthz`, 60_000);
@@ -230,6 +273,8 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     adminUrl,
     env: common,
     processes,
+    metricsPorts,
+    logDir,
     applyTenant: async (file) =>
       JSON.parse(await runProcess(path.join(root, "tools/admin/src/cli.ts"), ["apply", file], { ...common, ADMIN_TOKEN: adminToken })) as TenantResult,
   };

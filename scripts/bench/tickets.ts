@@ -58,7 +58,7 @@ interface ScanResult {
 
 const label = (n: number) => (n >= 1_000_000 && n % 1_000_000 === 0 ? `${n / 1_000_000}M` : n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
 
-function listUrl(gateway: string, query: RawListQuery): string {
+export function listUrl(gateway: string, query: RawListQuery): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
   return `${gateway}/tickets?${params}`;
@@ -78,7 +78,7 @@ async function getJson<T>(url: string, headers: Record<string, string>): Promise
  * company (a pass of a few pages) is scanned again until `repeatSeconds` have passed, so the
  * rate is not that of ten requests.
  */
-async function scan(
+export async function scan(
   stack: Stack,
   headers: Record<string, string>,
   tickets: number,

@@ -1,0 +1,38 @@
+// CPU accounting of a run: /proc/<pid>/stat parsing and µs per request between two snapshots.
+import { describe, expect, it } from "vitest";
+import { cpuMicros, cpuPerRequest, parseStatTicks } from "./cpu.ts";
+
+describe("parseStatTicks", () => {
+  it("adds utime and stime, counting fields after the command name", () => {
+    // Fields 14 and 15 are 1500 and 250; the command name holds a space and a parenthesis.
+    const stat = "4242 (node (main) x) S 1 4242 4242 0 -1 4194560 9000 0 12 0 1500 250 0 0 20 0 11 0 555 1000000 20000";
+    expect(parseStatTicks(stat)).toBe(1750);
+  });
+
+  it("refuses what it cannot read", () => {
+    expect(() => parseStatTicks("garbage")).toThrow(/unreadable/);
+  });
+
+  it("reads this process's own CPU time, and nothing for a pid that does not exist", () => {
+    expect(cpuMicros(process.pid)).toBeGreaterThanOrEqual(0);
+    expect(cpuMicros(2 ** 31 - 1)).toBeUndefined();
+  });
+});
+
+describe("cpuPerRequest", () => {
+  it("divides each process's CPU between the snapshots by the requests", () => {
+    const before = { processes: { gateway: 1_000_000, tickets: 500_000 }, postgres: new Map([[10, 100_000]]), client: 2_000_000 };
+    const after = {
+      processes: { gateway: 1_400_000, tickets: 700_000, players: 50_000 },
+      // Backend 11 connected during the run: all of its time is inside the window.
+      postgres: new Map([[10, 150_000], [11, 30_000]]),
+      client: 2_100_000,
+    };
+    expect(cpuPerRequest(before, after, 1000)).toEqual({ gateway: 400, tickets: 200, postgres: 80, client: 100 });
+  });
+
+  it("leaves out Postgres when no backend was visible", () => {
+    const snap = { processes: { gateway: 0 }, postgres: new Map<number, number>(), client: 0 };
+    expect(cpuPerRequest(snap, { ...snap, processes: { gateway: 50 } }, 0)).toEqual({ gateway: 50, client: 0 });
+  });
+});
