@@ -72,7 +72,7 @@ export function tenantFile() {
   tenantCounter += 1;
   const n = `${process.pid}-${tenantCounter}-${randomBytes(3).toString("hex")}`;
   return {
-    company: { name: `Studio ${n}`, primaryLanguage: "en", autoCloseWaitingAfterHours: 168 },
+    company: { name: `Studio ${n}`, primaryLanguage: "en", autoCloseWaitingAfterHours: 168, allowImmediateDeletion: true },
     apiKeys: [{ name: "main" }],
     games: [
       { ref: "galaxy", name: "Galaxy Raiders", slug: `galaxy-${n}`, languages: ["en"], environments: [{ ref: "galaxy-prod", name: "production" }] },
