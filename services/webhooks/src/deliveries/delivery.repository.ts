@@ -181,6 +181,11 @@ export async function recordAttempt(db: Db, id: string, lockedUntil: Date, recor
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** Gives a claim back without an outcome (the attempt was cut short by a shutdown). */
+export async function releaseClaim(db: Db, id: string, lockedUntil: Date): Promise<void> {
+  await db.updateTable("deliveries").set({ locked_until: null }).where("id", "=", id).where("locked_until", "=", lockedUntil).execute();
+}
+
 export async function rememberTicketPlayer(db: Db, companyId: string, ticketId: string, playerId: string): Promise<void> {
   await db.insertInto("ticket_players").values({ ticket_id: ticketId, company_id: companyId, player_id: playerId }).onConflict((oc) => oc.column("ticket_id").doNothing()).execute();
 }

@@ -9,10 +9,10 @@ import { backoffDelay, createFailureEpisode, type Logger } from "@support/loggin
 import type { Startable } from "@support/runtime";
 import type { WebhooksDatabase } from "../database.ts";
 import type { DeliveryMetrics } from "../deliveries/delivery.metrics.ts";
-import { claimDue, recordAttempt } from "../deliveries/delivery.repository.ts";
+import { claimDue, recordAttempt, releaseClaim } from "../deliveries/delivery.repository.ts";
 import { disableFailing } from "../deliveries/delivery.service.ts";
 import { isSuccess, MAX_RESPONSE_BODY_BYTES, nextAttemptAt, type AttemptResult, type Delivery } from "../deliveries/delivery.ts";
-import { sendDelivery } from "../deliveries/sender.ts";
+import { AttemptCancelled, sendDelivery } from "../deliveries/sender.ts";
 import type { SecretBox } from "../security/secret-box.ts";
 import type { TargetPolicy } from "../security/target.ts";
 import { clearFailing, findWebhook, markFailing, readSecrets } from "../webhooks/webhook.repository.ts";
@@ -50,6 +50,9 @@ export function createDeliveryEngine(settings: DeliveryEngineSettings): Delivery
   let timer: NodeJS.Timeout | undefined;
   let pumping: Promise<void> | undefined;
   let again = false;
+  // Aborted at stop: attempts under way are cut and their claims released, so that the next
+  // start (or another replica) sends them again at once, under the same webhook-id.
+  let cancel = new AbortController();
 
   async function attempt(delivery: Delivery, lockedUntil: Date): Promise<void> {
     const started = new Date();
@@ -59,11 +62,19 @@ export function createDeliveryEngine(settings: DeliveryEngineSettings): Delivery
     if (!webhook || !sealed) return;
     const secrets = [settings.box.open(sealed.secret)];
     if (sealed.previous && activePreviousExpiry({ previousSecretExpiresAt: sealed.previousExpiresAt }, started)) secrets.push(settings.box.open(sealed.previous));
-    const result: AttemptResult = await sendDelivery(
-      { id: delivery.id, url: webhook.url, payload: delivery.payload, secrets },
-      { policy: settings.policy, timeoutMs: settings.timeoutMs },
-      started,
-    );
+    let result: AttemptResult;
+    try {
+      result = await sendDelivery(
+        { id: delivery.id, url: webhook.url, payload: delivery.payload, secrets },
+        { policy: settings.policy, timeoutMs: settings.timeoutMs },
+        started,
+        cancel.signal,
+      );
+    } catch (error) {
+      if (!(error instanceof AttemptCancelled)) throw error;
+      await releaseClaim(db, delivery.id, lockedUntil);
+      return;
+    }
     const now = new Date();
     const attempts = delivery.attempts + 1;
     const ok = isSuccess(result);
@@ -145,6 +156,7 @@ export function createDeliveryEngine(settings: DeliveryEngineSettings): Delivery
     start() {
       if (!stopped) return;
       stopped = false;
+      cancel = new AbortController();
       wake();
       schedule();
     },
@@ -152,7 +164,7 @@ export function createDeliveryEngine(settings: DeliveryEngineSettings): Delivery
       stopped = true;
       if (timer) clearTimeout(timer);
       await pumping;
-      // Attempts under way finish and record; new ones are not started.
+      cancel.abort();
       await Promise.all(inFlight);
     },
   };
