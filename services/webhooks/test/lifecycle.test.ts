@@ -211,4 +211,38 @@ describe("restart", () => {
       expect(types[0]).toBe("ticket.created");
     }
   });
+
+  it("loses nothing when the process is killed with deliveries in flight", async () => {
+    const tenant = await ctx.applyTenant();
+    // Slow answers: some attempts are always under way.
+    const receiver = await ctx.receiver(() => new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), 200)));
+    await ctx.webhooks.createWebhook({ companyId: tenant.companyId, url: receiver.url, eventTypes: ["ticket.created", "ticket.message_added"] });
+    const child = await ctx.startChild();
+    const tickets: string[] = [];
+    for (let i = 0; i < 8; i++) tickets.push(await newTicket(tenant));
+    await eventually(() => receiver.requests.length >= 3);
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited;
+    for (let i = 0; i < 2; i++) tickets.push(await newTicket(tenant));
+    await ctx.startInProcess();
+
+    const expected = tickets.length * 2;
+    await eventually(() => new Set(receiver.requests.map((r) => String(r.headers["webhook-id"]))).size >= expected, 90_000);
+    const byEvent = new Map<string, Set<string>>();
+    const firstTypes = new Map<string, string[]>();
+    const seen = new Set<string>();
+    for (const request of receiver.requests) {
+      const id = String(request.headers["webhook-id"]);
+      const body = JSON.parse(request.body) as { type: string; data: { ticketId: string } };
+      const key = `${body.type} ${body.data.ticketId}`;
+      byEvent.set(key, (byEvent.get(key) ?? new Set()).add(id));
+      if (seen.has(id)) continue;
+      seen.add(id);
+      firstTypes.set(body.data.ticketId, [...(firstTypes.get(body.data.ticketId) ?? []), body.type]);
+    }
+    expect(byEvent.size).toBe(expected);
+    for (const ids of byEvent.values()) expect(ids.size).toBe(1);
+    for (const ticketId of tickets) expect(firstTypes.get(ticketId)).toEqual(["ticket.created", "ticket.message_added"]);
+  });
 });

@@ -39,8 +39,11 @@ export interface DeliveryEngine extends Startable {
   wake(): void;
 }
 
-/** How long a claim holds a delivery beyond the attempt's own deadline. */
-const LEASE_MARGIN_MS = 30_000;
+/**
+ * How long a claim holds a delivery: the attempt's deadline plus as much again (at least 5 s)
+ * for the target check and the recording. A replica that died holding it is replaced then.
+ */
+const leaseMs = (timeoutMs: number) => timeoutMs + Math.max(5_000, timeoutMs);
 
 export function createDeliveryEngine(settings: DeliveryEngineSettings): DeliveryEngine {
   const { db, logger } = settings;
@@ -109,7 +112,7 @@ export function createDeliveryEngine(settings: DeliveryEngineSettings): Delivery
       const free = settings.concurrency - inFlight.size;
       if (free <= 0 || stopped) return;
       const now = new Date();
-      const lockedUntil = new Date(now.getTime() + settings.timeoutMs + LEASE_MARGIN_MS);
+      const lockedUntil = new Date(now.getTime() + leaseMs(settings.timeoutMs));
       const claimed = await claimDue(db, free, settings.perWebhookConcurrency, now, lockedUntil);
       episode.succeeded();
       for (const delivery of claimed) {
