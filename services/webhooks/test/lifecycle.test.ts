@@ -110,6 +110,27 @@ describe("subscriptions", () => {
   });
 });
 
+describe("log retention", () => {
+  it("deletes finished deliveries older than the retention, never pending ones", async () => {
+    const tenant = await ctx.applyTenant();
+    const receiver = await ctx.receiver();
+    const { webhook } = await ctx.webhooks.createWebhook({ companyId: tenant.companyId, url: receiver.url, eventTypes: ["ticket.created"] });
+    const { delivery: done } = await ctx.webhooks.sendTestEvent({ companyId: tenant.companyId, webhookId: webhook!.id });
+    await eventually(async () => (await ctx.webhooks.listDeliveries({ companyId: tenant.companyId, webhookId: webhook!.id })).deliveries[0]?.status === "succeeded");
+    const { delivery: waiting } = await ctx.webhooks.sendTestEvent({ companyId: tenant.companyId, webhookId: webhook!.id });
+    await eventually(async () => (await ctx.webhooks.listDeliveries({ companyId: tenant.companyId, webhookId: webhook!.id })).deliveries.every((d) => d.status === "succeeded"));
+    // As if its last attempt had failed: pending, the next attempt an hour away.
+    await ctx.db.updateTable("deliveries").set({ status: "pending", next_attempt_at: new Date(Date.now() + 3_600_000) }).where("id", "=", waiting!.id).execute();
+    const old = new Date(Date.now() - 31 * 86_400_000);
+    await ctx.db.updateTable("deliveries").set({ created_at: old }).where("webhook_id", "=", webhook!.id).execute();
+
+    expect(await ctx.server.logRetention.runOnce()).toBeGreaterThanOrEqual(1);
+    const left = (await ctx.webhooks.listDeliveries({ companyId: tenant.companyId, webhookId: webhook!.id })).deliveries.map((d) => d.id);
+    expect(left).toContain(waiting!.id);
+    expect(left).not.toContain(done!.id);
+  });
+});
+
 describe("admin apply", () => {
   it("needs the admin token, and matches tenant-file subscriptions by URL without touching API ones", async () => {
     const tenant = await ctx.applyTenant();

@@ -231,6 +231,17 @@ export async function redactDeliveries(db: Db, companyId: string, about: { ticke
   return { deleted: Number(deleted.numDeletedRows), redacted: Number(redacted.numUpdatedRows) };
 }
 
+/** Deletes up to `limit` finished deliveries created before `cutoff`; rows another replica holds are skipped. */
+export async function deleteFinishedBefore(db: Db, cutoff: Date, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom("deliveries")
+    .where("id", "in", (eb) =>
+      eb.selectFrom("deliveries").select("id").where("status", "<>", "pending").where("created_at", "<", cutoff).limit(limit).forUpdate().skipLocked(),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** The backlog for metrics: pending deliveries and the age of the oldest one due. */
 export async function pendingBacklog(db: Db, now: Date): Promise<{ pending: number; oldestAgeSeconds: number }> {
   const row = await db
