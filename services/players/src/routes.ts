@@ -8,7 +8,7 @@ import { PlayersService, type SessionMetadata as SessionMetadataMessage } from "
 import { deletePlayerNow, scheduleDeletion, type DeletionContext } from "./deletion/deletion.service.ts";
 import type { Player } from "./players/player.ts";
 import { blockPlayer, findPlayer, getPlayer, resolvePlayer, setPlayerInfo, unblockPlayer } from "./players/player.service.ts";
-import { consumeRateLimit } from "./rate-limits/rate-limit.service.ts";
+import { addRateLimitUsage, consumeRateLimit } from "./rate-limits/rate-limit.service.ts";
 import type { SessionMetadata, SupportSession } from "./sessions/session.ts";
 import { createSupportSession, getSupportSession, type SessionContext } from "./sessions/session.service.ts";
 import type { PlayersDeps } from "./server.ts";
@@ -96,6 +96,12 @@ export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, session
     consumeRateLimit: async (req) => {
       const decision = await consumeRateLimit(db, { windowSeconds: req.windowSeconds, buckets: req.buckets.map(({ key, limit }) => ({ key, limit })) });
       return { allowed: decision.allowed, exceededKey: decision.exceededKey, retryAfterSeconds: decision.retryAfterSeconds };
+    },
+
+    addRateLimitUsage: async (req) => {
+      const usages = req.usages.map(({ key, windowStart, delta }) => ({ key, windowStart: Number(windowStart), delta }));
+      const totals = await addRateLimitUsage(db, { windowSeconds: req.windowSeconds, usages });
+      return { totals: totals.map(({ key, windowStart, total }) => ({ key, windowStart: BigInt(windowStart), total: BigInt(total) })) };
     },
 
     schedulePlayerDeletion: async (req) => {
