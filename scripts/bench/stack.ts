@@ -201,6 +201,9 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     S3_FORCE_PATH_STYLE: String(s3.forcePathStyle),
     // Metrics stay on (as in production), each process on a free port of its own.
     METRICS_PORT: "0",
+    // The API-key rate limits stay on (every request is counted, synced and gets its headers)
+    // but far above what a run sends: the benches measure their cost, not their refusals.
+    API_RATE_LIMIT_PER_MINUTE: "1000000000",
     ...env,
   };
   // Content and players serve the admin RPCs the admin tool calls, with this run's token.
