@@ -2,6 +2,7 @@
 // service's are tested against Postgres in services/players, the whole path in test/rate-limits.test.ts).
 import { describe, expect, it } from "vitest";
 import type { ApiKeyIdentity } from "../auth.ts";
+import { loadGatewayConfig } from "../config.ts";
 import { HttpProblem } from "./errors.ts";
 import { createApiRateLimiter, type ApiRateLimitSettings, type UsageDelta, type UsageStore } from "./api-rate-limit.ts";
 
@@ -251,5 +252,15 @@ describe("API-key rate limits while the shared counters are down", () => {
     const calls = counters.calls.length;
     await limiter.stop();
     expect(counters.calls.length).toBe(calls);
+  });
+});
+
+describe("API rate limit settings", () => {
+  it("default to 1,200 per minute, a sync every 250 ms and half a limit per replica offline, and refuse nonsense", () => {
+    expect(loadGatewayConfig({})).toMatchObject({ API_RATE_LIMIT_PER_MINUTE: 1200, API_RATE_LIMIT_SYNC_INTERVAL_MS: 250, API_RATE_LIMIT_OFFLINE_SHARE: 0.5 });
+    expect(loadGatewayConfig({ API_RATE_LIMIT_PER_MINUTE: "60", API_RATE_LIMIT_OFFLINE_SHARE: "1" })).toMatchObject({ API_RATE_LIMIT_PER_MINUTE: 60, API_RATE_LIMIT_OFFLINE_SHARE: 1 });
+    for (const [name, bad] of [["API_RATE_LIMIT_PER_MINUTE", "0"], ["API_RATE_LIMIT_PER_MINUTE", "1.5"], ["API_RATE_LIMIT_SYNC_INTERVAL_MS", "5"], ["API_RATE_LIMIT_OFFLINE_SHARE", "0"], ["API_RATE_LIMIT_OFFLINE_SHARE", "1.5"]] as const) {
+      expect(() => loadGatewayConfig({ [name]: bad }), `${name}=${bad}`).toThrow(new RegExp(name));
+    }
   });
 });
