@@ -243,6 +243,9 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     // As deployed: JSON logs at info (into files, as a container's stdout goes to a collector),
     // metrics on (each process on a port of its own, scraped by the suites), tracing off.
     LOG_LEVEL: "info",
+    // The API-key rate limits stay on (every request is counted, synced and gets its headers)
+    // but far above what a run sends: the benches measure their cost, not their refusals.
+    API_RATE_LIMIT_PER_MINUTE: "1000000000",
     ...env,
   };
   // Content and players serve the admin RPCs the admin tool calls, with this run's token.

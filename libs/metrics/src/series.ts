@@ -56,6 +56,15 @@ export function rateLimitRefusals(registry: Registry): Counter<"limit"> {
   }));
 }
 
+/** Failed syncs of a replica's API-key rate-limit counts with the shared counters (it limits on its own share meanwhile). */
+export function rateLimitSyncFailures(registry: Registry): Counter {
+  return metricOf(registry, "support_rate_limit_sync_failures_total", () => new Counter({
+    name: "support_rate_limit_sync_failures_total",
+    help: "Failed syncs of the API-key rate-limit counts with the shared counters",
+    registers: [registry],
+  }));
+}
+
 /** JetStream messages a consumer received again (redelivered=true): retries, AckWait expiries. */
 export function jetstreamRedeliveries(registry: Registry): Counter<"consumer"> {
   return metricOf(registry, "support_jetstream_redeliveries_total", () => new Counter({

@@ -32,6 +32,16 @@ describe("tenant file", () => {
     expect(issuesOf({ company: { name: "Only a company" } })).toEqual([]);
   });
 
+  it("takes API rate limits per company and per key as positive integers", () => {
+    expect(issuesOf({ company: { name: "Limited", apiRateLimitPerMinute: 600 }, apiKeys: [{ name: "ci", rateLimitPerMinute: 60 }] })).toEqual([]);
+    expect(issuesOf({ company: { name: "Limited", apiRateLimitPerMinute: 0 }, apiKeys: [{ name: "ci", rateLimitPerMinute: 1.5 }] })).toEqual(
+      expect.arrayContaining([
+        { path: "company/apiRateLimitPerMinute", message: "must be >= 1" },
+        { path: "apiKeys/0/rateLimitPerMinute", message: "must be integer" },
+      ]),
+    );
+  });
+
   it("names the path of each bad value", () => {
     const file = minimal();
     file.games[0]!.languages = ["en", "klingon"];

@@ -12,8 +12,11 @@ export interface TenantFile {
     primaryLanguage?: string;
     allowImmediateDeletion?: boolean;
     autoCloseWaitingAfterHours?: number;
+    /** Requests per minute of all the company's API keys together (default: the gateway's). */
+    apiRateLimitPerMinute?: number;
   };
-  apiKeys?: { name: string }[];
+  /** rateLimitPerMinute: requests per minute of the key (default: the company's limit). */
+  apiKeys?: { name: string; rateLimitPerMinute?: number }[];
   games?: {
     ref: string;
     name: string;

@@ -105,7 +105,15 @@ function announcementMessage(announcement: Announcement): MessageInitShape<typeo
 export function registerRoutes(router: ConnectRouter, deps: ContentDeps): void {
   const { db } = deps;
   router.service(ContentService, {
-    authenticateApiKey: (req) => authenticateApiKey(db, req.keyHash),
+    authenticateApiKey: async (req) => {
+      const found = await authenticateApiKey(db, req.keyHash);
+      return {
+        companyId: found.companyId,
+        apiKeyId: found.apiKeyId,
+        keyRateLimitPerMinute: found.keyRateLimitPerMinute ?? undefined,
+        companyRateLimitPerMinute: found.companyRateLimitPerMinute ?? undefined,
+      };
+    },
 
     listCollectors: async (req) => ({ collectors: (await listCollectors(db, req.companyId, req.gameId)).map(collectorMessage) }),
 

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { revokeApiKey } from "../src/api-keys/api-key.service.ts";
+import { createApiKey, revokeApiKey } from "../src/api-keys/api-key.service.ts";
 import { createField } from "../src/fields/field.service.ts";
 import { createEnvironment, createGame, createResource, deleteGame } from "../src/games/game.service.ts";
 import { createTag } from "../src/tags/tag.service.ts";
@@ -214,6 +214,21 @@ describe("API keys", () => {
     expect((await revokeApiKey(ctx.db, apiKey.id)).revokedAt).toEqual(
       (await ctx.db.selectFrom("api_keys").select("revoked_at").where("id", "=", apiKey.id).executeTakeFirstOrThrow()).revoked_at,
     );
+  });
+
+  it("answers a key's own rate limit and its company's with the authentication, unset when not configured", async () => {
+    const limited = await seedCompany(ctx.db, { apiRateLimitPerMinute: 600 });
+    const own = await createApiKey(ctx.db, limited.id, { name: "own", rateLimitPerMinute: 60 });
+    const shared = await createApiKey(ctx.db, limited.id, { name: "shared" });
+    expect(await ctx.client.authenticateApiKey({ keyHash: sha256(own.secret) })).toMatchObject({ keyRateLimitPerMinute: 60, companyRateLimitPerMinute: 600 });
+    const plain = await ctx.client.authenticateApiKey({ keyHash: sha256(shared.secret) });
+    expect(plain.companyRateLimitPerMinute).toBe(600);
+    expect(plain.keyRateLimitPerMinute).toBeUndefined();
+    const unlimited = await seedApiKey(ctx.db, (await seedCompany(ctx.db)).id);
+    const defaults = await ctx.client.authenticateApiKey({ keyHash: sha256(unlimited.secret) });
+    expect([defaults.keyRateLimitPerMinute, defaults.companyRateLimitPerMinute]).toEqual([undefined, undefined]);
+    await expect(createApiKey(ctx.db, limited.id, { name: "bad", rateLimitPerMinute: 0 })).rejects.toMatchObject({ code: "invalid_argument" });
+    await expect(seedCompany(ctx.db, { apiRateLimitPerMinute: 2.5 })).rejects.toMatchObject({ code: "invalid_argument" });
   });
 
   it("answers NOT_FOUND for unknown and malformed hashes alike", async () => {

@@ -12,6 +12,9 @@ import type { ContentClient } from "./clients.ts";
 export interface ApiKeyIdentity {
   companyId: string;
   apiKeyId: string;
+  /** Rate limits (requests per minute) set for the key and its company; unset: the defaults. */
+  keyRateLimitPerMinute?: number | undefined;
+  companyRateLimitPerMinute?: number | undefined;
 }
 
 /** Cached answer for a key that content does not know (or has revoked). */
@@ -49,13 +52,15 @@ export interface AuthDeps {
   keys: ApiKeyCache;
 }
 
-/** Koa middleware: sets `ctx.state.companyId` and `ctx.state.apiKeyId` or throws the 403
+/** Koa middleware: sets `ctx.state.companyId`, `ctx.state.apiKeyId` and `ctx.state.apiKey` or throws the 403
  * `unauthenticated`. */
 export function createAuthMiddleware(deps: AuthDeps): Middleware {
   const load = async (keyHash: string): Promise<ApiKeyIdentity> => {
     try {
       const response = await deps.content.authenticateApiKey({ keyHash });
-      return response.companyId ? { companyId: response.companyId, apiKeyId: response.apiKeyId } : UNKNOWN_KEY;
+      if (!response.companyId) return UNKNOWN_KEY;
+      const { companyId, apiKeyId, keyRateLimitPerMinute, companyRateLimitPerMinute } = response;
+      return { companyId, apiKeyId, keyRateLimitPerMinute, companyRateLimitPerMinute };
     } catch (error) {
       // Only "no such live key" is an answer worth caching; an outage propagates (503).
       if (connectToAppError(error).code === "not_found") return UNKNOWN_KEY;
@@ -70,6 +75,7 @@ export function createAuthMiddleware(deps: AuthDeps): Middleware {
     if (identity === UNKNOWN_KEY) throw unauthenticated();
     ctx.state.companyId = identity.companyId;
     ctx.state.apiKeyId = identity.apiKeyId;
+    ctx.state.apiKey = identity;
     await next();
   };
 }

@@ -71,6 +71,18 @@ export const configSpecs = {
     default: 600,
     desc: "Requests to /player-api per window and client address, counted apart from the public endpoints' (0: no limit)",
   }),
+  API_RATE_LIMIT_PER_MINUTE: num({
+    default: 1_200,
+    desc: "Requests per minute all of a company's API keys may make together, over every gateway replica, unless the company's tenant settings say otherwise (a key's own limit defaults to its company's)",
+  }),
+  API_RATE_LIMIT_SYNC_INTERVAL_MS: num({
+    default: 250,
+    desc: "How often each gateway replica sends its API-key request counts to the shared counters (players) and reads the totals; admission between syncs uses local knowledge only",
+  }),
+  API_RATE_LIMIT_OFFLINE_SHARE: num({
+    default: 0.5,
+    desc: "Share of an API rate limit one replica admits on its own counts while the shared counters are unreachable (1/replicas keeps the total within the limit)",
+  }),
   TRUST_PROXY: str({
     default: "false",
     desc: "Client address behind proxies: false (socket peer), true (first X-Forwarded-For address; the proxy must overwrite the header) or N (N appending proxies)",
@@ -91,6 +103,15 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
   }
   if (!Number.isInteger(config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS) || config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS < 1 || config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS > 86_400) {
     throw new ConfigError("Invalid configuration: PUBLIC_RATE_LIMIT_WINDOW_SECONDS must be an integer from 1 to 86400");
+  }
+  if (!Number.isInteger(config.API_RATE_LIMIT_PER_MINUTE) || config.API_RATE_LIMIT_PER_MINUTE < 1 || config.API_RATE_LIMIT_PER_MINUTE > 1_000_000_000) {
+    throw new ConfigError("Invalid configuration: API_RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1000000000");
+  }
+  if (config.API_RATE_LIMIT_SYNC_INTERVAL_MS < 20 || config.API_RATE_LIMIT_SYNC_INTERVAL_MS > 10_000) {
+    throw new ConfigError("Invalid configuration: API_RATE_LIMIT_SYNC_INTERVAL_MS must be from 20 to 10000");
+  }
+  if (!(config.API_RATE_LIMIT_OFFLINE_SHARE > 0 && config.API_RATE_LIMIT_OFFLINE_SHARE <= 1)) {
+    throw new ConfigError("Invalid configuration: API_RATE_LIMIT_OFFLINE_SHARE must be greater than 0 and at most 1");
   }
   for (const name of ["CONTENT_URL", "TICKETS_URL", "MEDIA_URL", "PLAYERS_URL"] as const) {
     const parts = config[name].split(",").map((part) => part.trim());

@@ -21,6 +21,7 @@ import { parseAllowedOrigins, playerApiCors } from "./middleware/cors.ts";
 import { TicketStreamHub } from "./player-side/ticket-stream.ts";
 import { createHealthChecker, registerHealthRoutes } from "./health.ts";
 import { accessLog } from "./middleware/access-log.ts";
+import { createPlayersApiRateLimiter } from "./middleware/api-rate-limit.ts";
 import { errorHandler, HttpProblem } from "./middleware/errors.ts";
 import { jsonBody } from "./middleware/json-body.ts";
 import { requestDeadline } from "./middleware/request-deadline.ts";
@@ -108,9 +109,11 @@ export function createServer(deps: GatewayDeps): Gateway {
   });
   registerDocsRoutes(router);
   registerWebSupportRoutes(router, webSupportOptions(config));
+  const apiRateLimiter = createPlayersApiRateLimiter(clients.players, config, logger, registry);
   const api = createApiRoutes({
     router,
     authenticate: createAuthMiddleware({ content: clients.content, keys: caches.keys }),
+    rateLimit: apiRateLimiter.middleware(),
     jsonBody: jsonBody(config.BODY_LIMIT_BYTES),
   });
   const routeDeps = { content: clients.content, caches: caches.reference };
@@ -216,6 +219,7 @@ export function createServer(deps: GatewayDeps): Gateway {
       try {
         await contentChanges?.start();
         await ticketChanges?.start();
+        apiRateLimiter.start();
         return await new Promise((resolve, reject) => {
           server.once("error", reject);
           server.listen(config.PORT, config.HOST, () => {
@@ -242,7 +246,10 @@ export function createServer(deps: GatewayDeps): Gateway {
       // Live streams never finish by themselves: end them (clients resume with Last-Event-ID).
       streams.closeAll();
       // The metrics listener stops last, so that the drain can be watched.
-      if (!server.listening) return metrics?.stop();
+      if (!server.listening) {
+        await apiRateLimiter.stop();
+        return metrics?.stop();
+      }
       const closed = new Promise<void>((resolve) => {
         // Only stop listening: http.Server#close() would also destroy every idle keep-alive
         // connection at once, including one whose next request is already on its way (that
@@ -271,6 +278,8 @@ export function createServer(deps: GatewayDeps): Gateway {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       await closed;
+      // What was counted since the last sync still counts for the other replicas.
+      await apiRateLimiter.stop();
       await metrics?.stop();
     },
   };

@@ -1,6 +1,7 @@
 // Koa context types shared by the gateway's middleware and routes.
 import type { Router, RouterContext } from "@koa/router";
 import type { DefaultContext, Middleware } from "koa";
+import type { ApiKeyIdentity } from "./auth.ts";
 import type { OperationId, SuccessBody, Validated } from "./openapi/types.ts";
 import type { ValidatedRequest } from "./openapi/validation.ts";
 
@@ -9,6 +10,8 @@ export interface GatewayState {
   companyId: string;
   /** The API key that authenticated the request (actions without a userId are attributed to it). */
   apiKeyId: string;
+  /** The key's identity as authenticated (with its rate limits); set by the auth middleware. */
+  apiKey: ApiKeyIdentity;
   /** Set by `validateOperation`: coerced params, query and body. */
   validated: ValidatedRequest;
 }

@@ -9,7 +9,7 @@ import { PlayersService, type SessionMetadata as SessionMetadataMessage } from "
 import { deletePlayerNow, scheduleDeletion, type DeletionContext } from "./deletion/deletion.service.ts";
 import type { Player } from "./players/player.ts";
 import { blockPlayer, findPlayer, getPlayer, resolvePlayer, setPlayerInfo, unblockPlayer } from "./players/player.service.ts";
-import { consumeRateLimit } from "./rate-limits/rate-limit.service.ts";
+import { addRateLimitUsage, consumeRateLimit } from "./rate-limits/rate-limit.service.ts";
 import type { SessionMetadata, SupportSession } from "./sessions/session.ts";
 import { createSupportSession, getSupportSession, type SessionContext } from "./sessions/session.service.ts";
 import type { PlayersDeps } from "./server.ts";
@@ -99,7 +99,13 @@ export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, session
       return { allowed: decision.allowed, exceededKey: decision.exceededKey, retryAfterSeconds: decision.retryAfterSeconds };
     },
 
-    // With an Idempotency-Key, the use case runs in the transaction that records the key.
+    addRateLimitUsage: async (req) => {
+      const usages = req.usages.map(({ key, windowStart, delta }) => ({ key, windowStart: Number(windowStart), delta }));
+      const totals = await addRateLimitUsage(db, { windowSeconds: req.windowSeconds, usages });
+      return { totals: totals.map(({ key, windowStart, total }) => ({ key, windowStart: BigInt(windowStart), total: BigInt(total) })) };
+    },
+
+        // With an Idempotency-Key, the use case runs in the transaction that records the key.
     schedulePlayerDeletion: (req, context) => idempotent(db, req, context, async (handle) => {
       const { schedule, created } = await scheduleDeletion({ ...deletion, db: handle }, {
         companyId: req.companyId,

@@ -229,6 +229,56 @@ describe("ConsumeRateLimit", () => {
   });
 });
 
+describe("AddRateLimitUsage", () => {
+  const window = 60;
+  const currentWindow = () => BigInt(Math.floor(Date.now() / 1000 / window) * window);
+
+  it("adds batched deltas in one call and answers every bucket's total over all callers, in the request's order", async () => {
+    const key = `api_key:${randomUUID()}`;
+    const company = `company:${randomUUID()}`;
+    const windowStart = currentWindow();
+    const first = await ctx.client.addRateLimitUsage({ windowSeconds: window, usages: [{ key, windowStart, delta: 5 }, { key: company, windowStart, delta: 7 }] });
+    expect(first.totals.map((t) => [t.key, t.total])).toEqual([[key, 5n], [company, 7n]]);
+    // Another replica's sync, concurrent with a third: both deltas land, whichever goes first.
+    const [a, b] = await Promise.all([
+      ctx.client.addRateLimitUsage({ windowSeconds: window, usages: [{ key: company, windowStart, delta: 3 }] }),
+      ctx.client.addRateLimitUsage({ windowSeconds: window, usages: [{ key: company, windowStart, delta: 4 }, { key, windowStart, delta: 0 }] }),
+    ]);
+    const seen = [a.totals[0]!.total, b.totals[0]!.total];
+    // The later of the two sees both deltas; the earlier sees its own (+3 -> 10, or +4 -> 11).
+    expect(seen).toContain(14n);
+    expect(seen.some((total) => total === 10n || total === 11n)).toBe(true);
+    expect(b.totals[1]).toMatchObject({ key, total: 5n });
+    const { totals } = await ctx.client.addRateLimitUsage({ windowSeconds: window, usages: [{ key: company, windowStart, delta: 0 }] });
+    expect(totals[0]!.total).toBe(14n);
+  });
+
+  it("counts windows apart and sums a bucket given twice", async () => {
+    const key = `company:${randomUUID()}`;
+    const current = currentWindow();
+    const previous = current - BigInt(window);
+    const { totals } = await ctx.client.addRateLimitUsage({
+      windowSeconds: window,
+      usages: [{ key, windowStart: previous, delta: 2 }, { key, windowStart: current, delta: 1 }, { key, windowStart: current, delta: 1 }],
+    });
+    expect(totals.map((t) => t.total)).toEqual([2n, 2n, 2n]);
+  });
+
+  it("refuses malformed batches", async () => {
+    expect((await failureOf(ctx.client.addRateLimitUsage({ windowSeconds: 0, usages: [] }))).issues).toEqual([
+      { path: "/windowSeconds", message: "must be an integer from 1 to 86400" },
+      { path: "/usages", message: "must have 1 to 10000 usages" },
+    ]);
+    const far = currentWindow() + 3600n;
+    expect((await failureOf(ctx.client.addRateLimitUsage({ windowSeconds: window, usages: [{ key: "", windowStart: far, delta: -1 }, { key: "k", windowStart: currentWindow() + 1n, delta: 1 }] }))).issues).toEqual([
+      { path: "/usages/0/key", message: "must be 1 to 256 characters" },
+      { path: "/usages/0/delta", message: "must be an integer from 0 to 1000000" },
+      { path: "/usages/0/windowStart", message: "must be the start of the previous, current or next window" },
+      { path: "/usages/1/windowStart", message: "must be the start of the previous, current or next window" },
+    ]);
+  });
+});
+
 async function sessionCount(): Promise<number> {
   const { rows } = await sql<{ n: number }>`select count(*)::int as n from players.support_sessions`.execute(ctx.db);
   return rows[0]!.n;

@@ -7,7 +7,7 @@ import { findCompany } from "../companies/company.repository.ts";
 import { inTransaction } from "../common/transaction.ts";
 import { isUuid } from "../common/validation.ts";
 import {
-  apiKeyEventData, displayPrefixOf, generateApiKeySecret, hashApiKey, isKeyHash, parseApiKeyName, type ApiKey,
+  apiKeyEventData, displayPrefixOf, generateApiKeySecret, hashApiKey, isKeyHash, parseNewApiKey, type ApiKey,
 } from "./api-key.ts";
 import { findApiKeyForUpdate, findLiveApiKeyByHash, insertApiKey, markApiKeyRevoked } from "./api-key.repository.ts";
 
@@ -19,12 +19,12 @@ export interface CreatedApiKey {
   secret: string;
 }
 
-export async function createApiKey(db: Db, companyId: string, input: { name: string }): Promise<CreatedApiKey> {
-  const name = parseApiKeyName(input.name);
+export async function createApiKey(db: Db, companyId: string, input: { name: string; rateLimitPerMinute?: number | undefined }): Promise<CreatedApiKey> {
+  const { name, rateLimitPerMinute } = parseNewApiKey(input);
   return inTransaction(db, async (trx) => {
     if (!isUuid(companyId) || !(await findCompany(trx, companyId))) throw notFound("company not found");
     const secret = generateApiKeySecret();
-    const apiKey = await insertApiKey(trx, { companyId, name, keyPrefix: displayPrefixOf(secret), keyHash: hashApiKey(secret) });
+    const apiKey = await insertApiKey(trx, { companyId, name, keyPrefix: displayPrefixOf(secret), keyHash: hashApiKey(secret), rateLimitPerMinute });
     await writeEvents(trx, [{ type: "content.api_key.created", companyId, data: apiKeyEventData(apiKey) }]);
     return { apiKey, secret };
   });
@@ -45,10 +45,22 @@ export async function revokeApiKey(db: Db, apiKeyId: string, companyId?: string)
   });
 }
 
-/** The company of the live key with this hash; NOT_FOUND for unknown and revoked keys alike. */
-export async function authenticateApiKey(db: Db, keyHash: string): Promise<{ companyId: string; apiKeyId: string }> {
+export interface AuthenticatedApiKey {
+  companyId: string;
+  apiKeyId: string;
+  /** Null: the company's limit. */
+  keyRateLimitPerMinute: number | null;
+  /** Null: the gateway's default. */
+  companyRateLimitPerMinute: number | null;
+}
+
+/**
+ * The company of the live key with this hash, and the rate limits the gateway applies to it
+ * (so that limiting needs no call of its own); NOT_FOUND for unknown and revoked keys alike.
+ */
+export async function authenticateApiKey(db: Db, keyHash: string): Promise<AuthenticatedApiKey> {
   const normalized = keyHash.toLowerCase();
-  const key = isKeyHash(normalized) ? await findLiveApiKeyByHash(db, normalized) : undefined;
-  if (!key) throw notFound("api key not found");
-  return { companyId: key.companyId, apiKeyId: key.id };
+  const found = isKeyHash(normalized) ? await findLiveApiKeyByHash(db, normalized) : undefined;
+  if (!found) throw notFound("api key not found");
+  return { companyId: found.key.companyId, apiKeyId: found.key.id, keyRateLimitPerMinute: found.key.rateLimitPerMinute, companyRateLimitPerMinute: found.companyRateLimitPerMinute };
 }

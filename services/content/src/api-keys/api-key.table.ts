@@ -9,6 +9,8 @@ export interface ApiKeyTable {
   key_hash: string;
   created_at: Generated<Date>;
   revoked_at: Date | null;
+  /** Null: the company's limit. */
+  rate_limit_per_minute: Generated<number | null>;
 }
 
 export interface ApiKeyTables {

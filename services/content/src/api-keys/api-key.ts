@@ -2,6 +2,7 @@
 // leaked database does not leak usable keys. The gateway hashes the presented key the same way.
 import { createHash, randomBytes } from "node:crypto";
 import { requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
+import { optionalRateLimit } from "../companies/company.ts";
 
 export interface ApiKey {
   id: string;
@@ -12,6 +13,8 @@ export interface ApiKey {
   keyHash: string;
   createdAt: Date;
   revokedAt: Date | null;
+  /** Requests per minute of this key; null: the company's limit. */
+  rateLimitPerMinute: number | null;
 }
 
 export const API_KEY_PREFIX = "psk_";
@@ -36,11 +39,13 @@ export function isKeyHash(value: string): boolean {
   return sha256Hex.test(value);
 }
 
-export function parseApiKeyName(name: unknown): string {
+/** A new key's name and its optional rate limit (requests per minute; absent: the company's). */
+export function parseNewApiKey(input: { name: unknown; rateLimitPerMinute?: unknown }): { name: string; rateLimitPerMinute: number | null } {
   const issues: ValidationIssue[] = [];
-  const value = requiredText(name, "/name", issues, 100);
+  const name = requiredText(input.name, "/name", issues, 100);
+  const rateLimitPerMinute = optionalRateLimit(input.rateLimitPerMinute, "/rateLimitPerMinute", issues);
   throwIfInvalid(issues);
-  return value;
+  return { name, rateLimitPerMinute };
 }
 
 /** The data of content.api_key.* events: ids and the hash (gateways evict cached keys by it), never the secret. */

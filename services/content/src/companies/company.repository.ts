@@ -14,6 +14,7 @@ function toCompany(row: Selectable<CompanyTable>): Company {
     primaryLanguage: row.primary_language as LanguageCode,
     allowImmediateDeletion: row.allow_immediate_deletion,
     autoCloseWaitingAfterHours: row.auto_close_waiting_after_hours,
+    apiRateLimitPerMinute: row.api_rate_limit_per_minute,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -27,6 +28,7 @@ export async function insertCompany(db: Db, company: NewCompany): Promise<Compan
       primary_language: company.primaryLanguage,
       allow_immediate_deletion: company.allowImmediateDeletion,
       auto_close_waiting_after_hours: company.autoCloseWaitingAfterHours,
+      api_rate_limit_per_minute: company.apiRateLimitPerMinute,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -6,6 +6,8 @@ export interface CompanyTable {
   primary_language: string;
   allow_immediate_deletion: boolean;
   auto_close_waiting_after_hours: number;
+  /** Null: the gateway's default (API_RATE_LIMIT_PER_MINUTE). */
+  api_rate_limit_per_minute: Generated<number | null>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

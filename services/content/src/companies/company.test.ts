@@ -2,13 +2,19 @@ import { describe, expect, it } from "vitest";
 import { parseNewCompany } from "./company.ts";
 
 describe("company rules", () => {
-  it("fills in the defaults: primary language en, no immediate deletion, auto-close after 168 hours", () => {
+  it("fills in the defaults: primary language en, no immediate deletion, auto-close after 168 hours, the gateway's API rate limit", () => {
     expect(parseNewCompany({ name: "Studio" })).toEqual({
       name: "Studio",
       primaryLanguage: "en",
       allowImmediateDeletion: false,
       autoCloseWaitingAfterHours: 168,
+      apiRateLimitPerMinute: null,
     });
+  });
+
+  it("takes an API rate limit per minute as a positive integer", () => {
+    expect(parseNewCompany({ name: "S", apiRateLimitPerMinute: 600 }).apiRateLimitPerMinute).toBe(600);
+    for (const bad of [0, -1, 2.5, 10_000_001]) expect(() => parseNewCompany({ name: "S", apiRateLimitPerMinute: bad }), String(bad)).toThrow();
   });
 
   it("accepts fractional auto-close hours above zero only", () => {

@@ -1,6 +1,6 @@
 // A company is a tenant: everything else belongs to one, and an API key sees one company's data
 // only. Its settings steer other services: the primary language of announcements, immediate
-// deletion, auto-close timing.
+// deletion, auto-close timing, the API rate limit.
 import { isLanguageCode, type LanguageCode } from "../common/language.ts";
 import { optionalBoolean, requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
 
@@ -10,6 +10,8 @@ export interface Company {
   primaryLanguage: LanguageCode;
   allowImmediateDeletion: boolean;
   autoCloseWaitingAfterHours: number;
+  /** Requests per minute of all the company's API keys together; null: the gateway's default. */
+  apiRateLimitPerMinute: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -19,9 +21,23 @@ export interface NewCompanyInput {
   primaryLanguage?: string | undefined;
   allowImmediateDeletion?: boolean | undefined;
   autoCloseWaitingAfterHours?: number | undefined;
+  apiRateLimitPerMinute?: number | undefined;
 }
 
-export type NewCompany = Pick<Company, "name" | "primaryLanguage" | "allowImmediateDeletion" | "autoCloseWaitingAfterHours">;
+export type NewCompany = Pick<Company, "name" | "primaryLanguage" | "allowImmediateDeletion" | "autoCloseWaitingAfterHours" | "apiRateLimitPerMinute">;
+
+/** Highest API rate limit per minute a company or key may be given (a sanity bound, 1,000 per second for a minute ten times over). */
+export const MAX_API_RATE_LIMIT_PER_MINUTE = 10_000_000;
+
+/** An optional requests-per-minute limit: absent is null (the default applies), else a positive integer. */
+export function optionalRateLimit(value: unknown, path: string, issues: ValidationIssue[]): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_API_RATE_LIMIT_PER_MINUTE) {
+    issues.push({ path, message: `must be an integer from 1 to ${MAX_API_RATE_LIMIT_PER_MINUTE}` });
+    return null;
+  }
+  return value;
+}
 
 export const DEFAULT_PRIMARY_LANGUAGE: LanguageCode = "en";
 export const DEFAULT_AUTO_CLOSE_WAITING_AFTER_HOURS = 168;
@@ -38,8 +54,9 @@ export function parseNewCompany(input: NewCompanyInput): NewCompany {
     issues.push({ path: "/autoCloseWaitingAfterHours", message: "must be a number greater than 0" });
   }
   const allowImmediateDeletion = optionalBoolean(input.allowImmediateDeletion, "/allowImmediateDeletion", issues);
+  const apiRateLimitPerMinute = optionalRateLimit(input.apiRateLimitPerMinute, "/apiRateLimitPerMinute", issues);
   throwIfInvalid(issues);
-  return { name, primaryLanguage: primaryLanguage as LanguageCode, allowImmediateDeletion, autoCloseWaitingAfterHours: hours };
+  return { name, primaryLanguage: primaryLanguage as LanguageCode, allowImmediateDeletion, autoCloseWaitingAfterHours: hours, apiRateLimitPerMinute };
 }
 
 /** The data of content.company.* events. */

@@ -31,6 +31,8 @@ export interface ApiRoutes {
 export interface ApiRoutesDeps {
   router: GatewayRouter;
   authenticate: Middleware;
+  /** The API-key rate limits; runs right after `authenticate`. */
+  rateLimit?: Middleware | undefined;
   jsonBody: Middleware;
 }
 
@@ -49,7 +51,10 @@ export function createApiRoutes(deps: ApiRoutesDeps): ApiRoutes {
       ];
       if (options.before !== undefined) chain.push(...options.before);
       else {
-        if (operation.authenticated) chain.push(deps.authenticate);
+        if (operation.authenticated) {
+          chain.push(deps.authenticate);
+          if (deps.rateLimit !== undefined) chain.push(deps.rateLimit);
+        }
         if (operation.requestBody !== undefined) chain.push(deps.jsonBody);
       }
       chain.push(validateOperation(operationId));

@@ -1,8 +1,9 @@
-// Queries on players.rate_limits: one atomic upsert per bucket and request, and the cleanup of
+// Queries on players.rate_limits: one atomic upsert per bucket and request, one batched upsert of
+// a gateway replica's API-key usage, and the cleanup of
 // windows that have ended. The database clock decides the window, so gateway clocks may drift.
 import { sql, type Kysely } from "@support/db";
 import type { PlayersDatabase } from "../database.ts";
-import type { BucketCount } from "./rate-limit.ts";
+import type { BucketCount, RateLimitTotal, RateLimitUsage } from "./rate-limit.ts";
 
 type Db = Kysely<PlayersDatabase>;
 
@@ -23,4 +24,24 @@ export async function incrementBucket(db: Db, key: string, windowSeconds: number
 export async function deleteEndedWindows(db: Db): Promise<number> {
   const result = await db.deleteFrom("rate_limits").where("expires_at", "<=", sql<Date>`now()`).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/**
+ * Adds every usage to its counter in one statement (duplicates of a bucket and window summed
+ * first: one row may be updated only once per statement) and returns each counter's total.
+ */
+export async function addUsages(db: Db, windowSeconds: number, usages: RateLimitUsage[]): Promise<RateLimitTotal[]> {
+  const table = sql.table("rate_limits");
+  const keys = usages.map((usage) => usage.key);
+  const starts = usages.map((usage) => usage.windowStart);
+  const deltas = usages.map((usage) => usage.delta);
+  const { rows } = await sql<{ bucket_key: string; window_start: string; count: number }>`
+    insert into ${table} as r (bucket_key, window_start, count, expires_at)
+    select u.key, to_timestamp(u.start), sum(u.delta)::int, to_timestamp(u.start + ${windowSeconds})
+    from unnest(${keys}::text[], ${starts}::bigint[], ${deltas}::int[]) as u(key, start, delta)
+    group by u.key, u.start
+    on conflict (bucket_key, window_start) do update set count = r.count + excluded.count
+    returning r.bucket_key, extract(epoch from r.window_start)::bigint::text as window_start, r.count`.execute(db);
+  const totals = new Map(rows.map((row) => [`${row.window_start} ${row.bucket_key}`, row.count]));
+  return usages.map((usage) => ({ key: usage.key, windowStart: usage.windowStart, total: totals.get(`${usage.windowStart} ${usage.key}`) ?? 0 }));
 }

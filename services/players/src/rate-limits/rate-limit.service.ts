@@ -3,8 +3,8 @@
 // (checked first) cannot use up the budget of the environment token it names.
 import type { Kysely } from "@support/db";
 import type { PlayersDatabase } from "../database.ts";
-import { isWithinLimit, parseConsumeInput, type ConsumeInput, type RateLimitDecision } from "./rate-limit.ts";
-import { incrementBucket } from "./rate-limit.repository.ts";
+import { isWithinLimit, parseAddUsageInput, parseConsumeInput, type AddUsageInput, type ConsumeInput, type RateLimitDecision, type RateLimitTotal } from "./rate-limit.ts";
+import { addUsages, incrementBucket } from "./rate-limit.repository.ts";
 
 export async function consumeRateLimit(db: Kysely<PlayersDatabase>, input: ConsumeInput): Promise<RateLimitDecision> {
   const { windowSeconds, buckets } = parseConsumeInput(input);
@@ -17,4 +17,13 @@ export async function consumeRateLimit(db: Kysely<PlayersDatabase>, input: Consu
     if (!isWithinLimit(count, bucket.limit)) return { allowed: false, exceededKey: bucket.key, retryAfterSeconds };
   }
   return { allowed: true, exceededKey: undefined, retryAfterSeconds };
+}
+
+/**
+ * AddRateLimitUsage: a gateway replica's requests since its previous sync, added to the shared
+ * counters; the totals tell it what every replica has used. Admission is the gateway's.
+ */
+export async function addRateLimitUsage(db: Kysely<PlayersDatabase>, input: AddUsageInput, nowSeconds = Date.now() / 1000): Promise<RateLimitTotal[]> {
+  const { windowSeconds, usages } = parseAddUsageInput(input, nowSeconds);
+  return addUsages(db, windowSeconds, usages);
 }

@@ -50,3 +50,49 @@ export function parseConsumeInput(input: ConsumeInput): ConsumeInput {
 export function isWithinLimit(count: number, limit: number): boolean {
   return count <= limit;
 }
+
+/** Most usages in one AddRateLimitUsage call (a replica's buckets active in one sync). */
+export const MAX_USAGES = 10_000;
+/** Most requests one usage may add: far above what a replica answers between two syncs. */
+export const MAX_DELTA = 1_000_000;
+
+export interface RateLimitUsage {
+  key: string;
+  /** Start of the window in seconds since the epoch. */
+  windowStart: number;
+  delta: number;
+}
+
+export interface AddUsageInput {
+  windowSeconds: number;
+  usages: RateLimitUsage[];
+}
+
+export interface RateLimitTotal {
+  key: string;
+  windowStart: number;
+  total: number;
+}
+
+/**
+ * Checks a batch of usages: windows aligned to their length and not far from now (the previous,
+ * current or next window: a replica's clock may be a little off, and a sync may carry the last
+ * counts of a window that just ended), so that no row outlives its window by much.
+ */
+export function parseAddUsageInput(input: AddUsageInput, nowSeconds: number): AddUsageInput {
+  const issues: ValidationIssue[] = [];
+  const { windowSeconds } = input;
+  const windowOk = Number.isInteger(windowSeconds) && windowSeconds >= 1 && windowSeconds <= MAX_WINDOW_SECONDS;
+  if (!windowOk) issues.push({ path: "/windowSeconds", message: `must be an integer from 1 to ${MAX_WINDOW_SECONDS}` });
+  if (input.usages.length === 0 || input.usages.length > MAX_USAGES) issues.push({ path: "/usages", message: `must have 1 to ${MAX_USAGES} usages` });
+  const current = windowOk ? Math.floor(nowSeconds / windowSeconds) * windowSeconds : 0;
+  input.usages.forEach((usage, index) => {
+    if (usage.key === "" || usage.key.length > MAX_BUCKET_KEY_LENGTH) issues.push({ path: `/usages/${index}/key`, message: `must be 1 to ${MAX_BUCKET_KEY_LENGTH} characters` });
+    if (!Number.isInteger(usage.delta) || usage.delta < 0 || usage.delta > MAX_DELTA) issues.push({ path: `/usages/${index}/delta`, message: `must be an integer from 0 to ${MAX_DELTA}` });
+    if (windowOk && (!Number.isSafeInteger(usage.windowStart) || usage.windowStart % windowSeconds !== 0 || Math.abs(usage.windowStart - current) > windowSeconds)) {
+      issues.push({ path: `/usages/${index}/windowStart`, message: "must be the start of the previous, current or next window" });
+    }
+  });
+  if (issues.length > 0) throw validationError(issues);
+  return input;
+}

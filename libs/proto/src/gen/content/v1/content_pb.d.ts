@@ -440,6 +440,21 @@ export declare type AuthenticateApiKeyResponse = Message<"content.v1.Authenticat
    * @generated from field: string api_key_id = 2;
    */
   apiKeyId: string;
+
+  /**
+   * Requests per minute this key may make, when set for it (otherwise the company's).
+   *
+   * @generated from field: optional int32 key_rate_limit_per_minute = 3;
+   */
+  keyRateLimitPerMinute?: number | undefined;
+
+  /**
+   * Requests per minute all the company's keys together may make, when set (otherwise the
+   * gateway's default).
+   *
+   * @generated from field: optional int32 company_rate_limit_per_minute = 4;
+   */
+  companyRateLimitPerMinute?: number | undefined;
 };
 
 /**

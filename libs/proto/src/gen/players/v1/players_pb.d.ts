@@ -735,6 +735,109 @@ export declare type ConsumeRateLimitResponse = Message<"players.v1.ConsumeRateLi
 export declare const ConsumeRateLimitResponseSchema: GenMessage<ConsumeRateLimitResponse>;
 
 /**
+ * RateLimitUsage is what one gateway replica counted for one bucket in one window.
+ *
+ * @generated from message players.v1.RateLimitUsage
+ */
+export declare type RateLimitUsage = Message<"players.v1.RateLimitUsage"> & {
+  /**
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * Start of the fixed window in seconds since the epoch (a multiple of window_seconds).
+   *
+   * @generated from field: int64 window_start = 2;
+   */
+  windowStart: bigint;
+
+  /**
+   * Requests counted since the previous call (0: only asks for the total).
+   *
+   * @generated from field: int32 delta = 3;
+   */
+  delta: number;
+};
+
+/**
+ * Describes the message players.v1.RateLimitUsage.
+ * Use `create(RateLimitUsageSchema)` to create a new message.
+ */
+export declare const RateLimitUsageSchema: GenMessage<RateLimitUsage>;
+
+/**
+ * AddRateLimitUsageRequest carries a replica's counts since its previous call, in one batch.
+ *
+ * @generated from message players.v1.AddRateLimitUsageRequest
+ */
+export declare type AddRateLimitUsageRequest = Message<"players.v1.AddRateLimitUsageRequest"> & {
+  /**
+   * Length of the fixed windows in seconds.
+   *
+   * @generated from field: int32 window_seconds = 1;
+   */
+  windowSeconds: number;
+
+  /**
+   * @generated from field: repeated players.v1.RateLimitUsage usages = 2;
+   */
+  usages: RateLimitUsage[];
+};
+
+/**
+ * Describes the message players.v1.AddRateLimitUsageRequest.
+ * Use `create(AddRateLimitUsageRequestSchema)` to create a new message.
+ */
+export declare const AddRateLimitUsageRequestSchema: GenMessage<AddRateLimitUsageRequest>;
+
+/**
+ * RateLimitTotal is a bucket's count over every replica in one window, this call's delta included.
+ *
+ * @generated from message players.v1.RateLimitTotal
+ */
+export declare type RateLimitTotal = Message<"players.v1.RateLimitTotal"> & {
+  /**
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * @generated from field: int64 window_start = 2;
+   */
+  windowStart: bigint;
+
+  /**
+   * @generated from field: int64 total = 3;
+   */
+  total: bigint;
+};
+
+/**
+ * Describes the message players.v1.RateLimitTotal.
+ * Use `create(RateLimitTotalSchema)` to create a new message.
+ */
+export declare const RateLimitTotalSchema: GenMessage<RateLimitTotal>;
+
+/**
+ * AddRateLimitUsageResponse has one total per usage of the request, in the same order.
+ *
+ * @generated from message players.v1.AddRateLimitUsageResponse
+ */
+export declare type AddRateLimitUsageResponse = Message<"players.v1.AddRateLimitUsageResponse"> & {
+  /**
+   * @generated from field: repeated players.v1.RateLimitTotal totals = 1;
+   */
+  totals: RateLimitTotal[];
+};
+
+/**
+ * Describes the message players.v1.AddRateLimitUsageResponse.
+ * Use `create(AddRateLimitUsageResponseSchema)` to create a new message.
+ */
+export declare const AddRateLimitUsageResponseSchema: GenMessage<AddRateLimitUsageResponse>;
+
+/**
  * SchedulePlayerDeletionRequest names the player whose data is to be deleted later.
  *
  * @generated from message players.v1.SchedulePlayerDeletionRequest
@@ -956,6 +1059,18 @@ export declare const PlayersService: GenService<{
     methodKind: "unary";
     input: typeof ConsumeRateLimitRequestSchema;
     output: typeof ConsumeRateLimitResponseSchema;
+  },
+  /**
+   * AddRateLimitUsage adds each gateway replica's requests counted since its last call to
+   * shared fixed-window counters, all in one statement, and returns every counter's total: the
+   * API-key limits, which gateways admit locally and reconcile a few times a second.
+   *
+   * @generated from rpc players.v1.PlayersService.AddRateLimitUsage
+   */
+  addRateLimitUsage: {
+    methodKind: "unary";
+    input: typeof AddRateLimitUsageRequestSchema;
+    output: typeof AddRateLimitUsageResponseSchema;
   },
   /**
    * SchedulePlayerDeletion schedules the erasure of a player's data after the
