@@ -47,6 +47,10 @@ export function hashApiKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
 
+// Raw key -> its SHA-256 for the keys seen last, so that a steady client is not hashed on every
+// request. Bounded: emptied when full (the keys in use refill it on their next request).
+const KEY_HASHES_MAX = 1024;
+
 export interface AuthDeps {
   content: ContentClient;
   keys: ApiKeyCache;
@@ -67,10 +71,17 @@ export function createAuthMiddleware(deps: AuthDeps): Middleware {
       throw error;
     }
   };
+  const hashes = new Map<string, string>();
   return async (ctx, next) => {
     const key = bearerKey(ctx.headers.authorization);
     if (key === undefined) throw unauthenticated();
-    const found = deps.keys.get(hashApiKey(key), load);
+    let keyHash = hashes.get(key);
+    if (keyHash === undefined) {
+      keyHash = hashApiKey(key);
+      if (hashes.size >= KEY_HASHES_MAX) hashes.clear();
+      hashes.set(key, keyHash);
+    }
+    const found = deps.keys.get(keyHash, load);
     const identity = found instanceof Promise ? await found : found;
     if (identity === UNKNOWN_KEY) throw unauthenticated();
     ctx.state.companyId = identity.companyId;

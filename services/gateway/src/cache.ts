@@ -82,10 +82,13 @@ export class CoalescingCache<V extends NonNullable<unknown>> {
 }
 
 /** The reference reads served from cache, each as the serialized JSON response body. */
+// UTF-8 bytes as the routes store them (routes/respond.ts); a string is sent as well.
+export type ReferenceBody = Buffer | string;
+
 export const REFERENCE_KINDS = ["games", "tags", "fields", "announcements"] as const;
 export type ReferenceKind = (typeof REFERENCE_KINDS)[number];
 
-export type ReferenceCaches = Record<ReferenceKind, CoalescingCache<string>> & {
+export type ReferenceCaches = Record<ReferenceKind, CoalescingCache<ReferenceBody>> & {
   /** Evicts every reference cache of one company. */
   evictCompany(companyId: string): void;
   clear(): void;
@@ -101,7 +104,7 @@ export const DEFAULT_REFERENCE_CACHE_MAX_BYTES = 16 * 1024 * 1024;
 export function createReferenceCaches(options: { ttlMs: number; maxCompanies?: number; maxBytes?: number }): ReferenceCaches {
   const total = Math.max(REFERENCE_KINDS.length, Math.floor((options.maxBytes ?? DEFAULT_REFERENCE_CACHE_MAX_BYTES) / REFERENCE_KINDS.length));
   const make = () =>
-    new CoalescingCache<string>({ max: options.maxCompanies ?? 10_000, ttlMs: options.ttlMs, maxSize: { total, sizeOf: (body) => Buffer.byteLength(body) } });
+    new CoalescingCache<ReferenceBody>({ max: options.maxCompanies ?? 10_000, ttlMs: options.ttlMs, maxSize: { total, sizeOf: (body) => Buffer.byteLength(body) } });
   const caches = { games: make(), tags: make(), fields: make(), announcements: make() };
   return {
     ...caches,

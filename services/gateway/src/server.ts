@@ -1,5 +1,5 @@
 // Builds the gateway from its dependencies (no globals: tests start it in-process on port 0).
-// Middleware, outermost first: request metrics -> request id -> tracing -> access log -> errors -> request deadline -> router. Per route the
+// Middleware, outermost first: request metrics -> request id -> tracing (when on) -> access log -> errors -> request deadline -> router. Per route the
 // router runs: API key check -> JSON body -> OpenAPI validation -> handler, so that an
 // unknown route is a 404 and a missing key a 403 before any body is read.
 import { randomUUID } from "node:crypto";
@@ -27,7 +27,7 @@ import { jsonBody } from "./middleware/json-body.ts";
 import { requestDeadline } from "./middleware/request-deadline.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { requestMetrics } from "./middleware/request-metrics.ts";
-import { tracing } from "./middleware/tracing.ts";
+import { tracing, tracingActive } from "./middleware/tracing.ts";
 import { registerDocsRoutes } from "./openapi/docs.ts";
 import { registerAnnouncementRoutes } from "./routes/announcements.ts";
 import { registerAttachmentRoutes } from "./routes/attachments.ts";
@@ -39,6 +39,7 @@ import { DELETE_PLAYER_TIMEOUT_MS, registerPlayerRoutes } from "./routes/players
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerTagRoutes } from "./routes/tags.ts";
 import { registerTicketRoutes } from "./routes/tickets.ts";
+import { rememberStaticMatches } from "./route-matches.ts";
 import { registerWebSupportRoutes, webSupportOptions } from "./routes/web-support.ts";
 import type { GatewayMiddleware, GatewayRouter, GatewayState } from "./types.ts";
 
@@ -144,12 +145,14 @@ export function createServer(deps: GatewayDeps): Gateway {
     logger,
   });
   api.assertComplete();
+  rememberStaticMatches(router);
 
   const app = new Koa<GatewayState>();
   // Outermost: the status is the one sent, whatever answered it.
   app.use(requestMetrics(registry));
   app.use(requestId());
-  app.use(tracing());
+  // Without a registered tracer (tracing off) the middleware is left out, not run as a no-op.
+  if (tracingActive()) app.use(tracing());
   // CORS for /player-api, outside the error handler so that errors carry it too.
   app.use(playerApiCors(parseAllowedOrigins(config.WEB_SUPPORT_ORIGINS, config.WEB_SUPPORT_URL)) as Koa.Middleware<GatewayState>);
   app.use(accessLog(logger));
@@ -157,6 +160,8 @@ export function createServer(deps: GatewayDeps): Gateway {
   // DELETE /player waits for the erasure in every service, longer than any other request.
   app.use(
     requestDeadline((ctx) => {
+      // Only a DELETE can be deletePlayer: other requests skip a second route match.
+      if (ctx.method !== "DELETE") return config.REQUEST_TIMEOUT_MS;
       const operation = router.match(ctx.path, ctx.method).pathAndMethod.find((layer) => layer.name !== undefined)?.name;
       return operation === "deletePlayer" ? Math.max(config.REQUEST_TIMEOUT_MS, DELETE_PLAYER_TIMEOUT_MS) : config.REQUEST_TIMEOUT_MS;
     }),
@@ -171,16 +176,17 @@ export function createServer(deps: GatewayDeps): Gateway {
   // progress is never cut before its answer, and one that sits idle is closed.
   const connections = new Map<net.Socket, { busy: number; idleSince: number }>();
   const handle = app.callback();
-  const server = http.createServer((req, res) => {
+  // Decided when the head is written, so that a request that started before the signal and
+  // is answered after it is told too. In the responses' class, not wrapped per response.
+  class GatewayResponse extends http.ServerResponse {}
+  const writeHead = http.ServerResponse.prototype.writeHead;
+  GatewayResponse.prototype.writeHead = function (this: http.ServerResponse, ...args: Parameters<typeof writeHead>) {
+    if (stopping && !this.headersSent) this.setHeader("Connection", "close");
+    return writeHead.apply(this, args);
+  } as typeof writeHead;
+  const server = http.createServer({ ServerResponse: GatewayResponse }, (req, res) => {
     const connection = connections.get(req.socket);
     if (connection) connection.busy += 1;
-    // Decided when the head is written, so that a request that started before the signal and
-    // is answered after it is told too.
-    const writeHead = res.writeHead;
-    res.writeHead = function (this: http.ServerResponse, ...args: Parameters<typeof writeHead>) {
-      if (stopping && !this.headersSent) this.setHeader("Connection", "close");
-      return writeHead.apply(this, args);
-    } as typeof writeHead;
     res.once("close", () => {
       if (!connection) return;
       connection.busy -= 1;

@@ -2,7 +2,7 @@
 // child of the caller's span when the request carries a W3C `traceparent`. Active while the
 // request runs, so that its RPCs carry the trace on and its log lines name it. Without a
 // registered tracer provider the span is the OpenTelemetry API's no-op.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, isSpanContextValid, propagation, trace, type TextMapGetter } from "@opentelemetry/api";
+import { ProxyTracerProvider, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, isSpanContextValid, propagation, trace, type TextMapGetter } from "@opentelemetry/api";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Middleware } from "koa";
 
@@ -12,6 +12,15 @@ const headerGetter: TextMapGetter<IncomingHttpHeaders> = {
   get: (headers, key) => headers[key],
   keys: (headers) => Object.keys(headers),
 };
+
+/**
+ * Whether a tracer provider is registered (startTracing, which runs before the server is
+ * built, or a test's in-memory tracing): without one every span is the API's no-op.
+ */
+export function tracingActive(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegateTracer("@support/gateway") !== undefined;
+}
 
 export function tracing(): Middleware {
   return async (ctx, next) => {

@@ -193,16 +193,20 @@ function findNul(root: unknown, rootPath: string, issues: ValidationIssue[]): vo
  * operationId throws at once, when the route is registered, not on the first request.
  */
 export function validateOperation(operationId: string): Middleware {
-  compiledRequest(operationId);
+  const compiled = compiledRequest(operationId);
+  // No parameter and no body declared (GET /games): a request without a query string has
+  // nothing to check or coerce.
+  const declaresNothing = compiled.path === undefined && compiled.query === undefined && compiled.body === undefined;
   return async (ctx, next) => {
+    const bare = declaresNothing && ctx.querystring === "" && ctx.request.body === undefined;
     // Copies: coercion must not leak into Koa's cached `ctx.query` object, whose values
     // are strings by contract.
     const request: ValidatedRequest = {
       params: { ...((ctx as { params?: Record<string, unknown> }).params ?? {}) },
-      query: { ...ctx.query },
+      query: bare ? {} : { ...ctx.query },
       body: ctx.request.body,
     };
-    const issues = validateRequest(operationId, request);
+    const issues = bare && Object.keys(request.params).length === 0 ? null : validateRequest(operationId, request);
     // Thrown, not answered here: the error middleware is the one place that writes error
     // bodies (and adds what every error response carries).
     if (issues !== null) throw validationError(issues);

@@ -4,6 +4,7 @@
 // `ctx.state.validated` and what it may answer.
 import type { Middleware } from "koa";
 import { idempotencyKey, takesIdempotencyKey } from "../middleware/idempotency.ts";
+import compose from "koa-compose";
 import { operations, getOperation } from "../openapi/operations.ts";
 import type { OperationId, ResponseBody, SuccessStatus } from "../openapi/types.ts";
 import { validateOperation } from "../openapi/validation.ts";
@@ -62,7 +63,9 @@ export function createApiRoutes(deps: ApiRoutesDeps): ApiRoutes {
       // The casts from the handler's context to Koa's and the router's: validateOperation, just
       // before the handler, has checked the request against the document its type comes from.
       chain.push(handler as unknown as Middleware);
-      deps.router.register(operation.routerPath, [operation.method.toUpperCase()], chain as GatewayMiddleware[], { name: operationId });
+      // Composed once here: the router composes a route's middleware on every request, and one
+      // function is cheaper to compose than five.
+      deps.router.register(operation.routerPath, [operation.method.toUpperCase()], compose(chain) as GatewayMiddleware, { name: operationId });
     },
     assertComplete() {
       const missing = [...operations.keys()].filter((operationId) => !mounted.has(operationId));
