@@ -44,30 +44,9 @@ function toTicket(row: Selectable<TicketTable>): Ticket {
   };
 }
 
-/**
- * Hands out the company's next running id and its creation time, in the caller's transaction.
- * The counter row stays locked until that transaction ends, so creations of one company are
- * serialised from here to commit: ids have no gaps (a rollback returns its id), tickets
- * become visible in running-id order, and created_at (never below the previous one, in
- * whole milliseconds) orders them exactly like the running id.
- */
-export async function allocateRunningId(trx: Db, companyId: string): Promise<{ runningId: number; createdAt: Date }> {
-  const result = await sql<{ last_running_id: number; last_created_at: Date }>`
-    insert into ticket_counters as c (company_id, last_running_id, last_created_at)
-    values (${companyId}, 1, date_trunc('milliseconds', clock_timestamp()))
-    on conflict (company_id) do update
-      set last_running_id = c.last_running_id + 1,
-          last_created_at = greatest(date_trunc('milliseconds', clock_timestamp()), c.last_created_at)
-    returning last_running_id, last_created_at`.execute(trx);
-  const row = result.rows[0]!;
-  return { runningId: Number(row.last_running_id), createdAt: row.last_created_at };
-}
-
 export interface NewTicketRow {
   id: string;
   companyId: string;
-  runningId: number;
-  createdAt: Date;
   gameId: string;
   gameEnvironmentId: string;
   servicePlayerId: string | null;
@@ -84,39 +63,41 @@ export interface NewTicketRow {
   fields: FieldValues;
   firstMessage: string;
   firstMessageNormalized: string;
-  lastPlayerMessageAt: Date | null;
 }
 
+/**
+ * Inserts a new ticket (opened by the player's first message) under the company's next running
+ * id, in the caller's transaction, and returns it. One statement: the counter row hands out the
+ * id and the creation time, and stays locked until that transaction ends, so creations of one
+ * company are serialised from here to commit: ids have no gaps (a rollback returns its id),
+ * tickets become visible in running-id order, and created_at (never below the previous one, in
+ * whole milliseconds) orders them exactly like the running id.
+ */
 export async function insertTicket(trx: Db, ticket: NewTicketRow): Promise<Ticket> {
-  const row = await trx
-    .insertInto("tickets")
-    .values({
-      id: ticket.id,
-      company_id: ticket.companyId,
-      running_id: ticket.runningId,
-      created_at: ticket.createdAt,
-      last_activity_at: ticket.createdAt,
-      game_id: ticket.gameId,
-      game_environment_id: ticket.gameEnvironmentId,
-      service_player_id: ticket.servicePlayerId,
-      player_external_id: ticket.playerId,
-      player_name: ticket.playerName,
-      email: ticket.email,
-      status: ticket.status,
-      support_source: ticket.supportSource,
-      channels: ticket.channels,
-      language: ticket.language,
-      platform: ticket.platform,
-      metadata: JSON.stringify(ticket.metadata),
-      tags: ticket.tags,
-      fields: JSON.stringify(ticket.fields),
-      first_message: ticket.firstMessage,
-      first_message_normalized: ticket.firstMessageNormalized,
-      last_player_message_at: ticket.lastPlayerMessageAt,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toTicket(row);
+  const { rows } = await sql<Selectable<TicketTable>>`
+    with counter as (
+      insert into ticket_counters as c (company_id, last_running_id, last_created_at)
+      values (${ticket.companyId}, 1, date_trunc('milliseconds', clock_timestamp()))
+      on conflict (company_id) do update
+        set last_running_id = c.last_running_id + 1,
+            last_created_at = greatest(date_trunc('milliseconds', clock_timestamp()), c.last_created_at)
+      returning last_running_id, last_created_at
+    )
+    insert into tickets (
+      id, company_id, running_id, created_at, last_activity_at, game_id, game_environment_id, service_player_id,
+      player_external_id, player_name, email, status, support_source, channels, language, platform, metadata, tags,
+      fields, first_message, first_message_normalized, last_player_message_at
+    )
+    values (
+      ${ticket.id}, ${ticket.companyId}, (select last_running_id from counter), (select last_created_at from counter),
+      (select last_created_at from counter), ${ticket.gameId}, ${ticket.gameEnvironmentId}, ${ticket.servicePlayerId},
+      ${ticket.playerId}, ${ticket.playerName}, ${ticket.email}, ${ticket.status}, ${ticket.supportSource},
+      ${ticket.channels}::text[], ${ticket.language}, ${ticket.platform}, ${JSON.stringify(ticket.metadata)}::jsonb,
+      ${ticket.tags}::text[], ${JSON.stringify(ticket.fields)}::jsonb, ${ticket.firstMessage}, ${ticket.firstMessageNormalized},
+      (select last_created_at from counter)
+    )
+    returning *`.execute(trx);
+  return toTicket(rows[0]!);
 }
 
 /**
@@ -128,20 +109,28 @@ export async function lockPlayerForCreation(trx: Db, companyId: string, serviceP
   await sql`select pg_advisory_xact_lock(hashtextextended(${`tickets:create:${companyId}:${servicePlayerId}`}, 0))`.execute(trx);
 }
 
-/** The oldest open ticket of the player in the game whose first message is equal or similar. */
-export async function findDuplicateOpenTicket(
+/**
+ * What can refuse a player's new ticket, in one statement: whether the player is marked erased,
+ * and (unless `checkDuplicate` is false) the oldest open ticket of the player in the game whose
+ * first message is equal or similar.
+ */
+export async function findCreationObstacles(
   db: Db,
-  where: { companyId: string; gameId: string; servicePlayerId: string; normalizedMessage: string; threshold: number },
-): Promise<string | undefined> {
-  const result = await sql<{ id: string }>`
-    select id from tickets
-    where company_id = ${where.companyId} and service_player_id = ${where.servicePlayerId}
-      and game_id = ${where.gameId} and status <> 'closed'
-      and (first_message_normalized = ${where.normalizedMessage}
-           or similarity(first_message_normalized, ${where.normalizedMessage}) >= ${where.threshold})
-    order by created_at, running_id
-    limit 1`.execute(db);
-  return result.rows[0]?.id;
+  where: { companyId: string; gameId: string; servicePlayerId: string; normalizedMessage: string; threshold: number; checkDuplicate: boolean },
+): Promise<{ erased: boolean; duplicateId: string | undefined }> {
+  const result = await sql<{ erased: boolean; duplicate_id: string | null }>`
+    select
+      exists (select 1 from erased_players where company_id = ${where.companyId} and service_player_id = ${where.servicePlayerId}) as erased,
+      (select id from tickets
+       where ${where.checkDuplicate}::boolean
+         and company_id = ${where.companyId} and service_player_id = ${where.servicePlayerId}
+         and game_id = ${where.gameId} and status <> 'closed'
+         and (first_message_normalized = ${where.normalizedMessage}
+              or similarity(first_message_normalized, ${where.normalizedMessage}) >= ${where.threshold})
+       order by created_at, running_id
+       limit 1) as duplicate_id`.execute(db);
+  const row = result.rows[0]!;
+  return { erased: row.erased, duplicateId: row.duplicate_id ?? undefined };
 }
 
 /** One ticket of the company; `lock` takes its row lock until the transaction ends. */
