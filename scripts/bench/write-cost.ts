@@ -4,7 +4,8 @@
 // default 2000) at WRITE_COST_CONNECTIONS (default 16) after a warm-up, lets the outbox relays
 // drain, and divides each process's CPU time (process.cpuUsage over IPC, see cost-probe.ts) and
 // statement count by the requests; Postgres is the CPU time of the bench database's backends
-// (/proc/<pid>/stat, so Linux only, on the same machine). WRITE_COST_CPU_PROF=<dir> also writes
+// (/proc/<pid>/stat, so Linux only, on the same machine). Each process's idle CPU rate, sampled
+// just before, is subtracted. WRITE_COST_CPU_PROF=<dir> also writes
 // a V8 CPU profile per process there. Not a test: a table on stdout, progress on stderr.
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -18,6 +19,7 @@ const WARMUP = Math.max(100, Math.round(REQUESTS / 5));
 const CONNECTIONS = Number(process.env.WRITE_COST_CONNECTIONS ?? 16);
 const CPU_PROF = process.env.WRITE_COST_CPU_PROF;
 const TICKS_PER_SECOND = 100;
+const IDLE_MS = 3000;
 /** Which cases run (create, list, actions, sessions); all by default. Actions need create first. */
 const CASES = new Set((process.env.WRITE_COST_CASES ?? "create,list,actions,sessions").split(","));
 
@@ -37,7 +39,12 @@ function probe(stack: Stack, name: string): Promise<Probe> {
       resolve(message);
     };
     child.on("message", onMessage);
-    child.send({ costProbe: true });
+    child.send({ costProbe: true }, (error) => {
+      if (error) {
+        clearTimeout(timer);
+        reject(error);
+      }
+    });
   });
 }
 
@@ -108,18 +115,28 @@ async function runCase(stack: Stack, client: pg.Client, database: string, c: Cas
   void base;
   await fire(options(WARMUP));
   await new Promise((r) => setTimeout(r, 1500));
+  // What each process spends idle (timers, relay polls) over IDLE_MS, subtracted from the run
+  // at the same rate: on a busy machine a slow run would otherwise charge it to the requests.
+  const idleFrom = await snapshot(stack, client, database);
+  const idleBegan = performance.now();
+  await new Promise((r) => setTimeout(r, IDLE_MS));
   const before = await snapshot(stack, client, database);
+  const idleMs = performance.now() - idleBegan;
+  const began = performance.now();
   const result = await fire(options(REQUESTS));
   // The outbox relays publish right after commit: their work is part of each write.
   await new Promise((r) => setTimeout(r, 1500));
   const after = await snapshot(stack, client, database);
+  const runMs = performance.now() - began;
+  const cpuOf = (s: Snapshot, name: string) => s.probes[name]!.cpu.user + s.probes[name]!.cpu.system;
   const cpuMicros: Record<string, number> = {};
   const statements: Record<string, number> = {};
   const statementTexts: Record<string, Record<string, number>> = {};
   for (const name of SERVICES) {
     const a = after.probes[name]!;
     const b = before.probes[name]!;
-    cpuMicros[name] = Math.round((a.cpu.user + a.cpu.system - b.cpu.user - b.cpu.system) / REQUESTS);
+    const idle = ((cpuOf(before, name) - cpuOf(idleFrom, name)) / idleMs) * runMs;
+    cpuMicros[name] = Math.round((cpuOf(after, name) - cpuOf(before, name) - idle) / REQUESTS);
     let total = 0;
     const texts: Record<string, number> = {};
     for (const [text, count] of Object.entries(a.statements)) {
