@@ -2,6 +2,8 @@
 // pool or the caller's transaction); no rules here.
 import { sql, type Kysely, type Selectable, type Updateable } from "kysely";
 import type { TicketsDatabase } from "../database.ts";
+import type { RecordedEvent } from "../ticket-events/event.ts";
+import { eventsInsert } from "../ticket-events/event.repository.ts";
 import type { ListQuery } from "./list-query.ts";
 import type {
   Channel, FieldValues, Language, Platform, ResolutionType, SupportSource, Ticket, TicketStatus,
@@ -82,13 +84,13 @@ export interface NewTicketRow {
 
 /**
  * Inserts a new ticket (opened by the player's first message) under the company's next running
- * id, in the caller's transaction, and returns it. One statement: the counter row hands out the
+ * id, with its first events (in order), in the caller's transaction, and returns it. One statement: the counter row hands out the
  * id and the creation time, and stays locked until that transaction ends, so creations of one
  * company are serialised from here to commit: ids have no gaps (a rollback returns its id),
  * tickets become visible in running-id order, and created_at (never below the previous one, in
  * whole milliseconds) orders them exactly like the running id.
  */
-export async function insertTicket(trx: Db, ticket: NewTicketRow): Promise<Ticket> {
+export async function insertTicket(trx: Db, ticket: NewTicketRow, events: readonly RecordedEvent[]): Promise<Ticket> {
   const { rows } = await sql<TicketRow>`
     with counter as (
       insert into ticket_counters as c (company_id, last_running_id, last_created_at)
@@ -97,7 +99,8 @@ export async function insertTicket(trx: Db, ticket: NewTicketRow): Promise<Ticke
         set last_running_id = c.last_running_id + 1,
             last_created_at = greatest(date_trunc('milliseconds', clock_timestamp()), c.last_created_at)
       returning last_running_id, last_created_at
-    )
+    ),
+    inserted as (
     insert into tickets (
       id, company_id, running_id, created_at, last_activity_at, game_id, game_environment_id, service_player_id,
       player_external_id, player_name, email, status, support_source, channels, language, platform, metadata, tags,
@@ -111,7 +114,9 @@ export async function insertTicket(trx: Db, ticket: NewTicketRow): Promise<Ticke
       ${ticket.tags}::text[], ${JSON.stringify(ticket.fields)}::jsonb, ${ticket.firstMessage}, ${ticket.firstMessageNormalized},
       (select last_created_at from counter)
     )
-    returning ${TICKET_COLUMNS_SQL}`.execute(trx);
+    returning ${TICKET_COLUMNS_SQL}
+    )${events.length > 0 ? sql`, events as (${eventsInsert(ticket.companyId, ticket.id, events)})` : sql``}
+    select * from inserted`.execute(trx);
   return toTicket(rows[0]!);
 }
 
@@ -160,7 +165,16 @@ export type TicketChanges = Partial<
   Pick<Ticket, "status" | "assigneeId" | "resolutionType" | "waitingSince" | "tags" | "fields" | "metadata" | "playerName" | "lastActivityAt">
 >;
 
-export async function updateTicket(trx: Db, ticketId: string, changes: TicketChanges): Promise<Ticket> {
+/**
+ * Applies the changes and appends `appended.events` (in order) to the ticket's events, in one
+ * statement; returns the changed ticket.
+ */
+export async function updateTicket(
+  trx: Db,
+  ticketId: string,
+  changes: TicketChanges,
+  appended?: { companyId: string; events: readonly RecordedEvent[] },
+): Promise<Ticket> {
   const values: Updateable<TicketTable> = { updated_at: sql<Date>`clock_timestamp()` as never };
   if (changes.status !== undefined) values.status = changes.status;
   if (changes.assigneeId !== undefined) values.assignee_id = changes.assigneeId;
@@ -171,7 +185,11 @@ export async function updateTicket(trx: Db, ticketId: string, changes: TicketCha
   if (changes.metadata !== undefined) values.metadata = JSON.stringify(changes.metadata);
   if (changes.playerName !== undefined) values.player_name = changes.playerName;
   if (changes.lastActivityAt !== undefined) values.last_activity_at = changes.lastActivityAt;
-  const row = await trx.updateTable("tickets").set(values).where("id", "=", ticketId).returning(TICKET_COLUMNS).executeTakeFirstOrThrow();
+  const update = trx.updateTable("tickets").set(values).where("id", "=", ticketId).returning(TICKET_COLUMNS);
+  const row = appended !== undefined && appended.events.length > 0
+    ? (await sql<TicketRow>`with updated as (${update}), events as (${eventsInsert(appended.companyId, ticketId, appended.events)}) select * from updated`.execute(trx)).rows[0]
+    : await update.executeTakeFirst();
+  if (row === undefined) throw new Error(`ticket ${ticketId} to update not found`);
   return toTicket(row);
 }
 

@@ -176,6 +176,12 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
     // the transaction that held it committed).
     await lockPlayerForCreation(trx, companyId, player.id);
     await refuseIfObstructed(trx, player.id);
+    const message: RecordedEvent = {
+      id: randomUUID(),
+      type: "PLAYER_MESSAGE",
+      data: { message: opening.message, language: opening.language, attachments },
+      actor: { type: "player", id: player.id },
+    };
     // The first insert: the counter row lock is held from here to commit.
     const ticket = await insertTicket(trx, {
       id: ticketId,
@@ -196,14 +202,7 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
       fields: metadata.fields,
       firstMessage: opening.message,
       firstMessageNormalized: normalizedMessage,
-    });
-    const message: RecordedEvent = {
-      id: randomUUID(),
-      type: "PLAYER_MESSAGE",
-      data: { message: opening.message, language: opening.language, attachments },
-      actor: { type: "player", id: player.id },
-    };
-    await insertEvents(trx, companyId, ticket.id, [message]);
+    }, [message]);
     await writeEvents(trx, [domain.ticketCreated(ticket, ticketUrl(ctx.supportAppUrl, ticket.id)), domain.messageAdded(ticket, message)]);
     return { ticketId: ticket.id, runningId: ticket.runningId };
   });
@@ -278,8 +277,7 @@ export async function performTicketActions(
       hasAccess: (userId) => access.get(userId) === true,
       definitions,
     });
-    const updated = await updateTicket(trx, locked.id, plan.changes);
-    await insertEvents(trx, companyId, locked.id, plan.events);
+    const updated = await updateTicket(trx, locked.id, plan.changes, { companyId, events: plan.events });
     await writeEvents(trx, plan.domainEvents);
     // Last, so that a failure of any earlier step leaves the player untouched; a failure here
     // rolls the ticket back.
