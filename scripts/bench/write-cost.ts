@@ -1,4 +1,4 @@
-// `node scripts/bench/write-cost.ts`: CPU time and Postgres statements per request, per process,
+// `pnpm exec node scripts/bench/write-cost.ts`: CPU time and Postgres statements per request, per process,
 // of the write path (POST /tickets, ticket actions, POST /support/sessions) and of a list page,
 // through the whole stack. Each case sends a fixed number of requests (WRITE_COST_REQUESTS,
 // default 2000) at WRITE_COST_CONNECTIONS (default 16) after a warm-up, lets the outbox relays
