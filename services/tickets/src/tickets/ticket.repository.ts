@@ -13,9 +13,9 @@ import type { TicketTable } from "./ticket.table.ts";
 type Db = Kysely<TicketsDatabase>;
 
 /**
- * The columns a Ticket is read from: every read and RETURNING names them rather than `*`, so the
- * first message's two texts (read by the duplicate check only) and the bookkeeping columns are
- * neither sent nor parsed (a list page carries a hundred rows).
+ * The columns a Ticket is read from: single-ticket reads and RETURNING name them rather than `*`,
+ * so the first message's two texts (read by the duplicate check only) and the bookkeeping
+ * columns are neither sent nor parsed.
  */
 const TICKET_COLUMNS = [
   "id", "company_id", "running_id", "game_id", "game_environment_id", "service_player_id", "player_external_id",
@@ -216,7 +216,9 @@ export async function listTickets(db: Db, companyId: string, query: ListQuery): 
 /** The page query of listTickets, unexecuted (tests EXPLAIN it). */
 export function listTicketsQuery(db: Db, companyId: string, query: ListQuery) {
   const descending = query.order === "desc";
-  let select = db.selectFrom("tickets").select(TICKET_COLUMNS).where("company_id", "=", companyId);
+  // `*` rather than TICKET_COLUMNS: measured, Postgres spends more projecting a hundred rows to
+  // the column list than the tickets process saves by not parsing the two message texts.
+  let select = db.selectFrom("tickets").selectAll().where("company_id", "=", companyId);
   if (query.playerId !== undefined) select = select.where("player_external_id", "=", query.playerId);
   if (query.email !== undefined) select = select.where(sql<boolean>`lower(email) = lower(${query.email})`);
   if (query.gameId !== undefined) select = select.where("game_id", "=", query.gameId);
