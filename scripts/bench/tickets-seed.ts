@@ -109,7 +109,7 @@ export async function insertTickets(client: pg.Client, company: SeedCompany, fro
     from,
     to,
   ]);
-  // Later API creations continue the sequence (allocateRunningId increments this row).
+  // Later API creations continue the sequence (each creation's insert increments this row).
   await client.query(
     `insert into ticket_counters (company_id, last_running_id, last_created_at)
      select company_id, max(running_id), max(created_at) from tickets where company_id = $1 group by company_id

@@ -7,7 +7,9 @@ import type { Logger } from "@support/logging";
 export type { NatsConnection };
 
 export async function connectBus(url: string, name: string, logger?: Logger): Promise<NatsConnection> {
-  const nc = await connect({ servers: url.split(","), name, maxReconnectAttempts: -1, reconnectTimeWait: 1000 });
+  // noAsyncTraces: otherwise every request (each JetStream publish of the outbox relay) builds
+  // two Error objects up front, stack traces included, only to tell where a timeout came from.
+  const nc = await connect({ servers: url.split(","), name, maxReconnectAttempts: -1, reconnectTimeWait: 1000, noAsyncTraces: true });
   if (logger) {
     void (async () => {
       for await (const status of nc.status()) {

@@ -117,6 +117,10 @@ export function createBalancedTransport(target: string, options: BalancerOptions
       baseUrl: url,
       httpVersion: "2",
       useBinaryFormat: true,
+      // Uncompressed answers: between services on one network gzip costs both ends more CPU
+      // (a 100-ticket list page is compressed by tickets and inflated by the gateway) than the
+      // bytes it saves.
+      acceptCompression: [],
       sessionManager: session,
       interceptors: options.interceptors ?? [],
       ...(options.defaultTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.defaultTimeoutMs }),

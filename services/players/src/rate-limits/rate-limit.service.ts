@@ -4,17 +4,19 @@
 import type { Kysely } from "@support/db";
 import type { PlayersDatabase } from "../database.ts";
 import { isWithinLimit, parseAddUsageInput, parseConsumeInput, type AddUsageInput, type ConsumeInput, type RateLimitDecision, type RateLimitTotal } from "./rate-limit.ts";
-import { addUsages, incrementBucket } from "./rate-limit.repository.ts";
+import { addUsages, incrementBuckets } from "./rate-limit.repository.ts";
 
 export async function consumeRateLimit(db: Kysely<PlayersDatabase>, input: ConsumeInput): Promise<RateLimitDecision> {
   const { windowSeconds, buckets } = parseConsumeInput(input);
+  // One statement of single-bucket upserts, each atomic on its own; a bucket is counted only
+  // while the earlier ones are within their limits.
+  const counts = await incrementBuckets(db, buckets, windowSeconds);
   let retryAfterSeconds = windowSeconds;
-  // Sequential single-statement upserts, no transaction: each increment is atomic on its own
-  // and no row lock is held while the next bucket is counted.
-  for (const bucket of buckets) {
-    const { count, retryAfterSeconds: untilWindowEnd } = await incrementBucket(db, bucket.key, windowSeconds);
-    retryAfterSeconds = untilWindowEnd;
-    if (!isWithinLimit(count, bucket.limit)) return { allowed: false, exceededKey: bucket.key, retryAfterSeconds };
+  for (const [index, bucket] of buckets.entries()) {
+    const counted = counts[index];
+    if (counted === undefined) break;
+    retryAfterSeconds = counted.retryAfterSeconds;
+    if (!isWithinLimit(counted.count, bucket.limit)) return { allowed: false, exceededKey: bucket.key, retryAfterSeconds };
   }
   return { allowed: true, exceededKey: undefined, retryAfterSeconds };
 }

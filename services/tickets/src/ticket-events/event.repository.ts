@@ -1,26 +1,28 @@
 // Queries on ticket events.
-import type { Kysely } from "kysely";
+import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { TicketsDatabase } from "../database.ts";
 import { PUBLIC_EVENT_TYPES, type RecordedEvent, type TicketEvent } from "./event.ts";
 
 type Db = Kysely<TicketsDatabase>;
 
+/**
+ * The statement that appends events in the given order (seq is the creation order), to run on
+ * its own (insertEvents) or inside the statement that writes the ticket (ticket.repository).
+ */
+export function eventsInsert(companyId: string, ticketId: string, events: readonly RecordedEvent[]): RawBuilder<unknown> {
+  return sql`
+    insert into ticket_events (id, ticket_id, company_id, type, data, actor)
+    select e.id, ${ticketId}::uuid, ${companyId}::uuid, e.type, e.data, e.actor
+    from unnest(${events.map((event) => event.id)}::uuid[], ${events.map((event) => event.type)}::text[],
+                ${events.map((event) => JSON.stringify(event.data))}::jsonb[], ${events.map((event) => JSON.stringify(event.actor))}::jsonb[])
+      with ordinality as e(id, type, data, actor, n)
+    order by e.n`;
+}
+
 /** Appends events in the given order (seq is the creation order). */
 export async function insertEvents(trx: Db, companyId: string, ticketId: string, events: readonly RecordedEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await trx
-    .insertInto("ticket_events")
-    .values(
-      events.map((event) => ({
-        id: event.id,
-        ticket_id: ticketId,
-        company_id: companyId,
-        type: event.type,
-        data: JSON.stringify(event.data),
-        actor: JSON.stringify(event.actor),
-      })),
-    )
-    .execute();
+  await eventsInsert(companyId, ticketId, events).execute(trx);
 }
 
 /** The public events of a ticket in creation order; internal types are never returned. */

@@ -95,3 +95,16 @@ export function checkNewTicket(input: NewTicketInput): NewTicket {
     fields: input.fields as FieldValues,
   };
 }
+
+/**
+ * Whether the player's record already holds every name, email and tier the request gives, so
+ * that resolving the player again would change nothing.
+ */
+export function recordHoldsContact(
+  record: { name: string | null; email: string | null; tier: number | null },
+  given: { name: string | null; email: string | null; tier: number | null },
+): boolean {
+  return (given.name === null || given.name === record.name)
+    && (given.email === null || given.email === record.email)
+    && (given.tier === null || given.tier === record.tier);
+}

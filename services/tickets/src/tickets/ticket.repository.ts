@@ -2,6 +2,8 @@
 // pool or the caller's transaction); no rules here.
 import { sql, type Kysely, type Selectable, type Updateable } from "kysely";
 import type { TicketsDatabase } from "../database.ts";
+import type { RecordedEvent } from "../ticket-events/event.ts";
+import { eventsInsert } from "../ticket-events/event.repository.ts";
 import type { ListQuery } from "./list-query.ts";
 import type {
   Channel, FieldValues, Language, Platform, ResolutionType, SupportSource, Ticket, TicketStatus,
@@ -10,7 +12,22 @@ import type { TicketTable } from "./ticket.table.ts";
 
 type Db = Kysely<TicketsDatabase>;
 
-function toTicket(row: Selectable<TicketTable>): Ticket {
+/**
+ * The columns a Ticket is read from: single-ticket reads and RETURNING name them rather than `*`,
+ * so the first message's two texts (read by the duplicate check only) and the bookkeeping
+ * columns are neither sent nor parsed.
+ */
+const TICKET_COLUMNS = [
+  "id", "company_id", "running_id", "game_id", "game_environment_id", "service_player_id", "player_external_id",
+  "player_name", "email", "status", "support_source", "channels", "language", "platform", "resolution_type", "csat_score",
+  "csat_review", "issue_summary", "issue_resolution", "follow_up_ticket_id", "reopened_from_ticket_id", "created_at",
+  "last_activity_at", "tags", "fields", "metadata", "assignee_id", "waiting_since", "last_player_message_at",
+] as const satisfies readonly (keyof TicketTable)[];
+const TICKET_COLUMNS_SQL = sql.raw(TICKET_COLUMNS.join(", "));
+
+type TicketRow = Pick<Selectable<TicketTable>, (typeof TICKET_COLUMNS)[number]>;
+
+function toTicket(row: TicketRow): Ticket {
   return {
     id: row.id,
     companyId: row.company_id,
@@ -44,30 +61,9 @@ function toTicket(row: Selectable<TicketTable>): Ticket {
   };
 }
 
-/**
- * Hands out the company's next running id and its creation time, in the caller's transaction.
- * The counter row stays locked until that transaction ends, so creations of one company are
- * serialised from here to commit: ids have no gaps (a rollback returns its id), tickets
- * become visible in running-id order, and created_at (never below the previous one, in
- * whole milliseconds) orders them exactly like the running id.
- */
-export async function allocateRunningId(trx: Db, companyId: string): Promise<{ runningId: number; createdAt: Date }> {
-  const result = await sql<{ last_running_id: number; last_created_at: Date }>`
-    insert into ticket_counters as c (company_id, last_running_id, last_created_at)
-    values (${companyId}, 1, date_trunc('milliseconds', clock_timestamp()))
-    on conflict (company_id) do update
-      set last_running_id = c.last_running_id + 1,
-          last_created_at = greatest(date_trunc('milliseconds', clock_timestamp()), c.last_created_at)
-    returning last_running_id, last_created_at`.execute(trx);
-  const row = result.rows[0]!;
-  return { runningId: Number(row.last_running_id), createdAt: row.last_created_at };
-}
-
 export interface NewTicketRow {
   id: string;
   companyId: string;
-  runningId: number;
-  createdAt: Date;
   gameId: string;
   gameEnvironmentId: string;
   servicePlayerId: string | null;
@@ -84,39 +80,44 @@ export interface NewTicketRow {
   fields: FieldValues;
   firstMessage: string;
   firstMessageNormalized: string;
-  lastPlayerMessageAt: Date | null;
 }
 
-export async function insertTicket(trx: Db, ticket: NewTicketRow): Promise<Ticket> {
-  const row = await trx
-    .insertInto("tickets")
-    .values({
-      id: ticket.id,
-      company_id: ticket.companyId,
-      running_id: ticket.runningId,
-      created_at: ticket.createdAt,
-      last_activity_at: ticket.createdAt,
-      game_id: ticket.gameId,
-      game_environment_id: ticket.gameEnvironmentId,
-      service_player_id: ticket.servicePlayerId,
-      player_external_id: ticket.playerId,
-      player_name: ticket.playerName,
-      email: ticket.email,
-      status: ticket.status,
-      support_source: ticket.supportSource,
-      channels: ticket.channels,
-      language: ticket.language,
-      platform: ticket.platform,
-      metadata: JSON.stringify(ticket.metadata),
-      tags: ticket.tags,
-      fields: JSON.stringify(ticket.fields),
-      first_message: ticket.firstMessage,
-      first_message_normalized: ticket.firstMessageNormalized,
-      last_player_message_at: ticket.lastPlayerMessageAt,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toTicket(row);
+/**
+ * Inserts a new ticket (opened by the player's first message) under the company's next running
+ * id, with its first events (in order), in the caller's transaction, and returns it. One statement: the counter row hands out the
+ * id and the creation time, and stays locked until that transaction ends, so creations of one
+ * company are serialised from here to commit: ids have no gaps (a rollback returns its id),
+ * tickets become visible in running-id order, and created_at (never below the previous one, in
+ * whole milliseconds) orders them exactly like the running id.
+ */
+export async function insertTicket(trx: Db, ticket: NewTicketRow, events: readonly RecordedEvent[]): Promise<Ticket> {
+  const { rows } = await sql<TicketRow>`
+    with counter as (
+      insert into ticket_counters as c (company_id, last_running_id, last_created_at)
+      values (${ticket.companyId}, 1, date_trunc('milliseconds', clock_timestamp()))
+      on conflict (company_id) do update
+        set last_running_id = c.last_running_id + 1,
+            last_created_at = greatest(date_trunc('milliseconds', clock_timestamp()), c.last_created_at)
+      returning last_running_id, last_created_at
+    ),
+    inserted as (
+    insert into tickets (
+      id, company_id, running_id, created_at, last_activity_at, game_id, game_environment_id, service_player_id,
+      player_external_id, player_name, email, status, support_source, channels, language, platform, metadata, tags,
+      fields, first_message, first_message_normalized, last_player_message_at
+    )
+    values (
+      ${ticket.id}, ${ticket.companyId}, (select last_running_id from counter), (select last_created_at from counter),
+      (select last_created_at from counter), ${ticket.gameId}, ${ticket.gameEnvironmentId}, ${ticket.servicePlayerId},
+      ${ticket.playerId}, ${ticket.playerName}, ${ticket.email}, ${ticket.status}, ${ticket.supportSource},
+      ${ticket.channels}::text[], ${ticket.language}, ${ticket.platform}, ${JSON.stringify(ticket.metadata)}::jsonb,
+      ${ticket.tags}::text[], ${JSON.stringify(ticket.fields)}::jsonb, ${ticket.firstMessage}, ${ticket.firstMessageNormalized},
+      (select last_created_at from counter)
+    )
+    returning ${TICKET_COLUMNS_SQL}
+    )${events.length > 0 ? sql`, events as (${eventsInsert(ticket.companyId, ticket.id, events)})` : sql``}
+    select * from inserted`.execute(trx);
+  return toTicket(rows[0]!);
 }
 
 /**
@@ -128,25 +129,33 @@ export async function lockPlayerForCreation(trx: Db, companyId: string, serviceP
   await sql`select pg_advisory_xact_lock(hashtextextended(${`tickets:create:${companyId}:${servicePlayerId}`}, 0))`.execute(trx);
 }
 
-/** The oldest open ticket of the player in the game whose first message is equal or similar. */
-export async function findDuplicateOpenTicket(
+/**
+ * What can refuse a player's new ticket, in one statement: whether the player is marked erased,
+ * and (unless `checkDuplicate` is false) the oldest open ticket of the player in the game whose
+ * first message is equal or similar.
+ */
+export async function findCreationObstacles(
   db: Db,
-  where: { companyId: string; gameId: string; servicePlayerId: string; normalizedMessage: string; threshold: number },
-): Promise<string | undefined> {
-  const result = await sql<{ id: string }>`
-    select id from tickets
-    where company_id = ${where.companyId} and service_player_id = ${where.servicePlayerId}
-      and game_id = ${where.gameId} and status <> 'closed'
-      and (first_message_normalized = ${where.normalizedMessage}
-           or similarity(first_message_normalized, ${where.normalizedMessage}) >= ${where.threshold})
-    order by created_at, running_id
-    limit 1`.execute(db);
-  return result.rows[0]?.id;
+  where: { companyId: string; gameId: string; servicePlayerId: string; normalizedMessage: string; threshold: number; checkDuplicate: boolean },
+): Promise<{ erased: boolean; duplicateId: string | undefined }> {
+  const result = await sql<{ erased: boolean; duplicate_id: string | null }>`
+    select
+      exists (select 1 from erased_players where company_id = ${where.companyId} and service_player_id = ${where.servicePlayerId}) as erased,
+      (select id from tickets
+       where ${where.checkDuplicate}::boolean
+         and company_id = ${where.companyId} and service_player_id = ${where.servicePlayerId}
+         and game_id = ${where.gameId} and status <> 'closed'
+         and (first_message_normalized = ${where.normalizedMessage}
+              or similarity(first_message_normalized, ${where.normalizedMessage}) >= ${where.threshold})
+       order by created_at, running_id
+       limit 1) as duplicate_id`.execute(db);
+  const row = result.rows[0]!;
+  return { erased: row.erased, duplicateId: row.duplicate_id ?? undefined };
 }
 
 /** One ticket of the company; `lock` takes its row lock until the transaction ends. */
 export async function findTicket(db: Db, companyId: string, ticketId: string, lock = false): Promise<Ticket | undefined> {
-  let query = db.selectFrom("tickets").selectAll().where("company_id", "=", companyId).where("id", "=", ticketId);
+  let query = db.selectFrom("tickets").select(TICKET_COLUMNS).where("company_id", "=", companyId).where("id", "=", ticketId);
   if (lock) query = query.forUpdate();
   const row = await query.executeTakeFirst();
   return row ? toTicket(row) : undefined;
@@ -156,7 +165,16 @@ export type TicketChanges = Partial<
   Pick<Ticket, "status" | "assigneeId" | "resolutionType" | "waitingSince" | "tags" | "fields" | "metadata" | "playerName" | "lastActivityAt">
 >;
 
-export async function updateTicket(trx: Db, ticketId: string, changes: TicketChanges): Promise<Ticket> {
+/**
+ * Applies the changes and appends `appended.events` (in order) to the ticket's events, in one
+ * statement; returns the changed ticket.
+ */
+export async function updateTicket(
+  trx: Db,
+  ticketId: string,
+  changes: TicketChanges,
+  appended?: { companyId: string; events: readonly RecordedEvent[] },
+): Promise<Ticket> {
   const values: Updateable<TicketTable> = { updated_at: sql<Date>`clock_timestamp()` as never };
   if (changes.status !== undefined) values.status = changes.status;
   if (changes.assigneeId !== undefined) values.assignee_id = changes.assigneeId;
@@ -167,7 +185,11 @@ export async function updateTicket(trx: Db, ticketId: string, changes: TicketCha
   if (changes.metadata !== undefined) values.metadata = JSON.stringify(changes.metadata);
   if (changes.playerName !== undefined) values.player_name = changes.playerName;
   if (changes.lastActivityAt !== undefined) values.last_activity_at = changes.lastActivityAt;
-  const row = await trx.updateTable("tickets").set(values).where("id", "=", ticketId).returningAll().executeTakeFirstOrThrow();
+  const update = trx.updateTable("tickets").set(values).where("id", "=", ticketId).returning(TICKET_COLUMNS);
+  const row = appended !== undefined && appended.events.length > 0
+    ? (await sql<TicketRow>`with updated as (${update}), events as (${eventsInsert(appended.companyId, ticketId, appended.events)}) select * from updated`.execute(trx)).rows[0]
+    : await update.executeTakeFirst();
+  if (row === undefined) throw new Error(`ticket ${ticketId} to update not found`);
   return toTicket(row);
 }
 
@@ -194,6 +216,8 @@ export async function listTickets(db: Db, companyId: string, query: ListQuery): 
 /** The page query of listTickets, unexecuted (tests EXPLAIN it). */
 export function listTicketsQuery(db: Db, companyId: string, query: ListQuery) {
   const descending = query.order === "desc";
+  // `*` rather than TICKET_COLUMNS: measured, Postgres spends more projecting a hundred rows to
+  // the column list than the tickets process saves by not parsing the two message texts.
   let select = db.selectFrom("tickets").selectAll().where("company_id", "=", companyId);
   if (query.playerId !== undefined) select = select.where("player_external_id", "=", query.playerId);
   if (query.email !== undefined) select = select.where(sql<boolean>`lower(email) = lower(${query.email})`);
@@ -251,7 +275,7 @@ export async function dueWaitingTicketIds(db: Db, companyId: string, cutoff: Dat
 export async function lockWaitingTicket(trx: Db, ticketId: string): Promise<Ticket | undefined> {
   const row = await trx
     .selectFrom("tickets")
-    .selectAll()
+    .select(TICKET_COLUMNS)
     .where("id", "=", ticketId)
     .where("status", "=", "waiting")
     .forUpdate()

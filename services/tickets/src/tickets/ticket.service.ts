@@ -7,7 +7,6 @@ import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
 import { AppError, failedPrecondition, isUuid, notFound } from "@support/errors";
 import type { TicketsContext } from "../context.ts";
-import { isPlayerErased } from "../erasure/erasure.repository.ts";
 import type { RecordedEvent } from "../ticket-events/event.ts";
 import { insertEvents } from "../ticket-events/event.repository.ts";
 import { applyActions } from "./apply-actions.ts";
@@ -16,9 +15,9 @@ import * as domain from "./domain-events.ts";
 import { DUPLICATE_SIMILARITY_THRESHOLD, normalizeMessage } from "./duplicate.ts";
 import { acceptMetadata, fieldsForGame, tagsForGame, type Definitions } from "./field-values.ts";
 import { parseListQuery, type RawListQuery } from "./list-query.ts";
-import { checkNewTicket, type NewTicketInput } from "./new-ticket.ts";
+import { checkNewTicket, recordHoldsContact, type NewTicketInput } from "./new-ticket.ts";
 import {
-  allocateRunningId, dueWaitingTicketIds, findDuplicateOpenTicket, findTicket, insertTicket, listTickets as listTicketRows,
+  dueWaitingTicketIds, findCreationObstacles, findTicket, insertTicket, listTickets as listTicketRows,
   lockPlayerForCreation, lockWaitingTicket, updateTicket,
 } from "./ticket.repository.ts";
 import { checkActions, referencedUsers, type TicketAction, type TicketActionInput } from "./ticket-actions.ts";
@@ -129,18 +128,20 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
   // and a player not known yet can be neither blocked, nor being erased, nor have an open ticket.
   const contact = { companyId, gameId: game.id, ...opening.player };
   const normalizedMessage = normalizeMessage(opening.message);
-  const duplicateOf = (db: typeof ctx.db, servicePlayerId: string) =>
-    opening.skipDuplicateCheck
-      ? Promise.resolve(undefined)
-      : findDuplicateOpenTicket(db, { companyId, gameId: game.id, servicePlayerId, normalizedMessage, threshold: DUPLICATE_SIMILARITY_THRESHOLD });
+  // The player being erased refuses the request before a duplicate does.
+  const refuseIfObstructed = async (db: typeof ctx.db, servicePlayerId: string) => {
+    const obstacles = await findCreationObstacles(db, {
+      companyId, gameId: game.id, servicePlayerId, normalizedMessage, threshold: DUPLICATE_SIMILARITY_THRESHOLD, checkDuplicate: !opening.skipDuplicateCheck,
+    });
+    if (obstacles.erased) throw playerBeingErased();
+    if (obstacles.duplicateId !== undefined) throw duplicateOpenTicket(obstacles.duplicateId);
+  };
   const known = await ctx.players.findPlayer(contact);
   if (known !== undefined) {
     if (known.blocked) throw playerBlocked();
     // Checked again under the lock below; this early check keeps attachments from being claimed
     // for a player whose erasure has passed the tickets step.
-    if (await isPlayerErased(ctx.db, companyId, known.id)) throw playerBeingErased();
-    const duplicate = await duplicateOf(ctx.db, known.id);
-    if (duplicate !== undefined) throw duplicateOpenTicket(duplicate);
+    await refuseIfObstructed(ctx.db, known.id);
   }
 
   // The id is chosen here so that media records which ticket uses the attachments. A bad id
@@ -150,7 +151,9 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
     companyId, gameId: game.id, ticketId, servicePlayerId: known?.id, attachmentIds: opening.attachmentIds,
   });
 
-  const player = await ctx.players.resolvePlayer(contact);
+  // A returning player whose record already holds what the request says is not resolved again
+  // (it would change nothing): the lookup above is the player.
+  const player = known !== undefined && recordHoldsContact(known, opening.player) ? known : await ctx.players.resolvePlayer(contact);
   // Blocked since the lookup: still refused, though the request's name, email or tier are stored.
   if (player.blocked) throw playerBlocked();
   // The looked-up record was erased since (and this contact created a new one): the attachments
@@ -169,17 +172,20 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
     // erasure runs later and deletes the ticket, or it ran first and the mark is seen here.
     // Under it, the duplicate check is final: two identical requests sent at once (both past
     // the early check) cannot both create a ticket.
+    // The checks read after the lock is granted (a statement of their own, so they see what
+    // the transaction that held it committed).
     await lockPlayerForCreation(trx, companyId, player.id);
-    if (await isPlayerErased(trx, companyId, player.id)) throw playerBeingErased();
-    const duplicate = await duplicateOf(trx, player.id);
-    if (duplicate !== undefined) throw duplicateOpenTicket(duplicate);
-    // Last before the inserts: the counter row lock is held from here to commit.
-    const { runningId, createdAt } = await allocateRunningId(trx, companyId);
+    await refuseIfObstructed(trx, player.id);
+    const message: RecordedEvent = {
+      id: randomUUID(),
+      type: "PLAYER_MESSAGE",
+      data: { message: opening.message, language: opening.language, attachments },
+      actor: { type: "player", id: player.id },
+    };
+    // The first insert: the counter row lock is held from here to commit.
     const ticket = await insertTicket(trx, {
       id: ticketId,
       companyId,
-      runningId,
-      createdAt,
       gameId: game.id,
       gameEnvironmentId,
       servicePlayerId: player.id,
@@ -196,17 +202,9 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
       fields: metadata.fields,
       firstMessage: opening.message,
       firstMessageNormalized: normalizedMessage,
-      lastPlayerMessageAt: createdAt,
-    });
-    const message: RecordedEvent = {
-      id: randomUUID(),
-      type: "PLAYER_MESSAGE",
-      data: { message: opening.message, language: opening.language, attachments },
-      actor: { type: "player", id: player.id },
-    };
-    await insertEvents(trx, companyId, ticket.id, [message]);
+    }, [message]);
     await writeEvents(trx, [domain.ticketCreated(ticket, ticketUrl(ctx.supportAppUrl, ticket.id)), domain.messageAdded(ticket, message)]);
-    return { ticketId: ticket.id, runningId };
+    return { ticketId: ticket.id, runningId: ticket.runningId };
   });
 }
 
@@ -250,24 +248,28 @@ export async function performTicketActions(
 ): Promise<Ticket> {
   const actions = checkActions(input.actions);
   const { companyId } = input;
-  const current = await getTicket(ctx, companyId, input.ticketId);
 
   // Read-only lookups before the row lock: who may act on the ticket's game (its game never
-  // changes), and the definitions for the strict tag/field checks.
+  // changes), and the definitions for the strict tag/field checks. They need the ticket's game,
+  // read first; actions that need neither read the ticket once, under the lock.
   const userIds = [...new Set(actions.flatMap((action, index) => referencedUsers(action, index).map((user) => user.userId)))];
+  const namesDefinitions = actions.some((action) => action.type === "addTags" || action.type === "removeTags" || action.type === "setFields");
+  if (!isUuid(input.ticketId)) throw notFound("ticket not found");
+  const ticketId = input.ticketId.toLowerCase();
+  const gameId = userIds.length > 0 || namesDefinitions ? (await getTicket(ctx, companyId, ticketId)).gameId : undefined;
   const access = new Map(
-    await Promise.all(userIds.map(async (userId) => [userId, await ctx.reference.hasGameAccess(companyId, userId, current.gameId)] as const)),
+    await Promise.all(userIds.map(async (userId) => [userId, await ctx.reference.hasGameAccess(companyId, userId, gameId!)] as const)),
   );
   let definitions: Definitions | undefined;
-  if (actions.some((action) => action.type === "addTags" || action.type === "removeTags" || action.type === "setFields")) {
+  if (namesDefinitions) {
     definitions = await ctx.reference.getDefinitions(companyId);
     // Agents are strict; a tag defined a moment ago must not be refused because of the cache.
-    if (namesUnknownDefinition(actions, definitions, current.gameId)) definitions = await ctx.reference.getDefinitions(companyId, { fresh: true });
+    if (namesUnknownDefinition(actions, definitions, gameId!)) definitions = await ctx.reference.getDefinitions(companyId, { fresh: true });
   }
 
   return ctx.db.transaction().execute(async (trx) => {
     // The row lock serialises concurrent action requests on one ticket.
-    const locked = await findTicket(trx, companyId, current.id, true);
+    const locked = await findTicket(trx, companyId, ticketId, true);
     if (!locked) throw notFound("ticket not found");
     const plan = applyActions(locked, actions, {
       now: new Date(),
@@ -275,8 +277,7 @@ export async function performTicketActions(
       hasAccess: (userId) => access.get(userId) === true,
       definitions,
     });
-    const updated = await updateTicket(trx, locked.id, plan.changes);
-    await insertEvents(trx, companyId, locked.id, plan.events);
+    const updated = await updateTicket(trx, locked.id, plan.changes, { companyId, events: plan.events });
     await writeEvents(trx, plan.domainEvents);
     // Last, so that a failure of any earlier step leaves the player untouched; a failure here
     // rolls the ticket back.
