@@ -26,7 +26,11 @@ Commands:
                                                 API key secrets (shown only now), game, environment
                                                 and user ids. The same file again creates nothing:
                                                 it prints the same ids, null for each secret, and
-                                                "alreadyApplied": true. Schema:
+                                                "alreadyApplied": true. A file with "webhooks"
+                                                then makes the company's file-declared webhook
+                                                subscriptions match it (by url) and prints
+                                                "webhooks": [{url, id, action, enabled, secret?}]
+                                                (a new subscription's secret, shown only now). Schema:
                                                 libs/tenant-file/src/tenant-file.schema.json
   api-keys create --company <companyId> --name <name>
                                                 Create an API key; prints {apiKeyId, name, secret}.
@@ -53,6 +57,7 @@ Without a command the text goes to stderr and the exit code is 2.
 Environment:
   CONTENT_URL       content service (default http://127.0.0.1:50051)
   PLAYERS_URL       players service (default http://127.0.0.1:50054)
+  WEBHOOKS_URL      webhooks service (default http://127.0.0.1:50055; apply of a file with "webhooks")
   ADMIN_TOKEN       the services' admin token; unset, it is read from ADMIN_TOKEN_FILE
                     (default .data/admin-token, written by \`make up\`)
   RPC_TIMEOUT_MS    deadline of each call (default 30000)
@@ -61,7 +66,7 @@ Environment:
   LOG_LEVEL         fatal|error|warn|info|debug|trace|silent (default info); logs go to stderr
 
 Output: one JSON object on stdout, {"error": {"code", "message", "issues"?}} on failure. When
-apply's blockedPlayers fail after content applied its part, the error also carries
+apply's blockedPlayers or webhooks fail after content applied its part, the error also carries
 "companyId", "applied" (the ids and secrets content created) and "rerun" (the command that
 finishes the job).
 Exit codes: 0 done, 1 runtime failure (service unreachable, unknown id, wrong token), 2 usage
