@@ -1,0 +1,150 @@
+// Delivery use cases: the fan-out of a domain event to the subscriptions that asked for it
+// (one transaction, idempotent per event), erasure, the delivery log, retries and test events.
+import { randomUUID } from "node:crypto";
+import { writeEvents, type EventEnvelope } from "@support/bus";
+import { isUuid, notFound, validationError } from "@support/errors";
+import type { WebhooksDatabase } from "../database.ts";
+import type { Kysely } from "@support/db";
+import { findWebhook, listEnabledWebhooks, updateWebhook } from "../webhooks/webhook.repository.ts";
+import { getWebhook, type WebhooksContext } from "../webhooks/webhook.service.ts";
+import { wants, type Webhook } from "../webhooks/webhook.ts";
+import {
+  failPending, findDelivery, forgetPlayerTickets, insertDeliveries, listDeliveries as listRows, redactDeliveries, rememberTicketPlayer, rescheduleNow, ticketsOfPlayer,
+  type NewDelivery,
+} from "./delivery.repository.ts";
+import { decodeCursor, deliveryStatuses, encodeCursor, type Delivery, type DeliveryStatus } from "./delivery.ts";
+import { payloadOf, publicEventsOf } from "./public-event.ts";
+
+type Db = Kysely<WebhooksDatabase>;
+
+const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+
+/** Deletes and redacts what the log holds about an erased player's tickets (and the player). */
+async function erase(trx: Db, companyId: string, about: { ticketIds: string[]; playerId?: string }) {
+  return redactDeliveries(trx, companyId, about);
+}
+
+/**
+ * Handles one domain event: erasure first when it announces one, then a pending delivery for
+ * each enabled subscription of the company that wants each public event it makes. A domain
+ * event seen again makes nothing new (unique webhook, event and type).
+ */
+export async function fanOut(ctx: Pick<WebhooksContext, "db" | "wake">, event: EventEnvelope): Promise<number> {
+  if (!isUuid(event.companyId) || !isUuid(event.id)) return 0;
+  const publicEvents = publicEventsOf(event);
+  const inserted = await ctx.db.transaction().execute(async (trx) => {
+    const data = event.data;
+    if (event.type === "tickets.ticket.created") {
+      const ticketId = str(data.id);
+      const playerId = str(data.servicePlayerId);
+      if (ticketId && playerId && isUuid(ticketId) && isUuid(playerId)) await rememberTicketPlayer(trx, event.companyId, ticketId, playerId);
+    }
+    if (event.type === "tickets.ticket.deleted") {
+      const ticketId = str(data.ticketId);
+      if (ticketId && isUuid(ticketId)) await erase(trx, event.companyId, { ticketIds: [ticketId] });
+    }
+    if (event.type === "players.deletion.started" || event.type === "players.player.deleted") {
+      const playerId = str(data.playerId);
+      if (playerId && isUuid(playerId)) {
+        await erase(trx, event.companyId, { ticketIds: await ticketsOfPlayer(trx, event.companyId, playerId), playerId });
+        // The erasure is complete: nothing of the player is left to redact later.
+        if (event.type === "players.player.deleted") await forgetPlayerTickets(trx, event.companyId, playerId);
+      }
+    }
+    if (publicEvents.length === 0) return 0;
+    const webhooks = await listEnabledWebhooks(trx, event.companyId);
+    const rows: NewDelivery[] = [];
+    for (const publicEvent of publicEvents) {
+      for (const webhook of webhooks) {
+        if (!wants(webhook, publicEvent.type, publicEvent.gameId)) continue;
+        rows.push({
+          id: randomUUID(),
+          webhookId: webhook.id,
+          companyId: event.companyId,
+          eventId: event.id,
+          eventType: publicEvent.type,
+          orderingKey: publicEvent.orderingKey,
+          ticketId: publicEvent.ticketId && isUuid(publicEvent.ticketId) ? publicEvent.ticketId : null,
+          playerId: publicEvent.playerId && isUuid(publicEvent.playerId) ? publicEvent.playerId : null,
+          payload: payloadOf(publicEvent.type, event.occurredAt, publicEvent.data),
+        });
+      }
+    }
+    return (await insertDeliveries(trx, rows, new Date())).length;
+  });
+  if (inserted > 0) ctx.wake();
+  return inserted;
+}
+
+export interface DeliveryPage {
+  deliveries: Delivery[];
+  nextCursor?: string;
+}
+
+export async function listDeliveries(
+  ctx: WebhooksContext,
+  companyId: string,
+  webhookId: string,
+  options: { limit?: number; cursor?: string; status?: string },
+): Promise<DeliveryPage> {
+  const issues = [];
+  const limit = options.limit === undefined || options.limit === 0 ? 20 : options.limit;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) issues.push({ path: "/limit", message: "must be an integer from 1 to 100" });
+  const beforeSeq = options.cursor !== undefined ? decodeCursor(options.cursor) : undefined;
+  if (options.cursor !== undefined && beforeSeq === undefined) issues.push({ path: "/cursor", message: "is not a cursor of this list" });
+  if (options.status !== undefined && !deliveryStatuses.includes(options.status as DeliveryStatus)) {
+    issues.push({ path: "/status", message: `must be one of ${deliveryStatuses.join(", ")}` });
+  }
+  if (issues.length > 0) throw validationError(issues);
+  const webhook = await getWebhook(ctx, companyId, webhookId);
+  const rows = await listRows(ctx.db, webhook.id, { limit, beforeSeq, status: options.status as DeliveryStatus | undefined });
+  const page = rows.slice(0, limit);
+  return { deliveries: page, nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.seq) : undefined };
+}
+
+export async function retryDelivery(ctx: WebhooksContext, companyId: string, webhookId: string, deliveryId: string): Promise<Delivery> {
+  const webhook = await getWebhook(ctx, companyId, webhookId);
+  const delivery = await ctx.db.transaction().execute(async (trx) => {
+    const found = isUuid(deliveryId) ? await findDelivery(trx, webhook.id, deliveryId) : undefined;
+    if (!found) throw notFound("delivery not found");
+    return rescheduleNow(trx, found.id, new Date());
+  });
+  ctx.wake();
+  return delivery;
+}
+
+export async function sendTestEvent(ctx: WebhooksContext, companyId: string, webhookId: string, now = new Date()): Promise<Delivery> {
+  const webhook = await getWebhook(ctx, companyId, webhookId);
+  const id = randomUUID();
+  const data = { webhookId: webhook.id, message: "This is a test event sent from the support platform." };
+  const [delivery] = await insertDeliveries(
+    ctx.db,
+    [{ id, webhookId: webhook.id, companyId, eventId: null, eventType: "webhook.test", orderingKey: `test:${id}`, ticketId: null, playerId: null, payload: payloadOf("webhook.test", now.toISOString(), data) }],
+    now,
+  );
+  ctx.wake();
+  return delivery!;
+}
+
+/**
+ * Disables a subscription whose deliveries have all failed for too long: pending deliveries
+ * are given up, `webhooks.webhook.disabled` goes through the outbox, and a `webhook.disabled`
+ * public event is recorded in its log (and sent, in case the endpoint comes back).
+ */
+export async function disableFailing(db: Db, webhook: Webhook, reason: string, now: Date): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const locked = await findWebhook(trx, webhook.companyId, webhook.id, { lock: true });
+    if (!locked || !locked.enabled) return false;
+    const disabled = await updateWebhook(trx, locked.id, { enabled: false, disabledReason: reason }, now);
+    await failPending(trx, locked.id, "subscription disabled");
+    const data = { webhookId: locked.id, url: locked.url, reason, failingSince: locked.failingSince?.toISOString() ?? null };
+    const id = randomUUID();
+    await insertDeliveries(
+      trx,
+      [{ id, webhookId: locked.id, companyId: locked.companyId, eventId: null, eventType: "webhook.disabled", orderingKey: `webhook:${locked.id}`, ticketId: null, playerId: null, payload: payloadOf("webhook.disabled", now.toISOString(), data) }],
+      now,
+    );
+    await writeEvents(trx, [{ type: "webhooks.webhook.disabled", companyId: locked.companyId, data: { ...data, disabledAt: disabled.updatedAt.toISOString() } }]);
+    return true;
+  });
+}

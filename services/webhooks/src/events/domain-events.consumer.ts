@@ -1,0 +1,74 @@
+// Durable JetStream consumers of the tickets and players streams, shared by every replica.
+// Each message is handled strictly one after the other (one in flight, max_ack_pending 1):
+// the deliveries of one ticket are ordered by insertion, so the events must be inserted in
+// the order they were published. The handler is idempotent (a redelivered event inserts
+// nothing new), so at-least-once delivery from NATS makes each delivery once.
+import { jetstreamManager } from "@nats-io/jetstream";
+import { ack, createConsumer, ensureStream, streamNameFor, type Consumer, type NatsConnection } from "@support/bus";
+import type { Logger } from "@support/logging";
+import type { Registry } from "@support/metrics";
+import { fanOut } from "../deliveries/delivery.service.ts";
+import type { WebhooksContext } from "../webhooks/webhook.service.ts";
+
+export interface DomainEventsConsumerSettings {
+  nc: NatsConnection;
+  natsPrefix: string;
+  streamReplicas: number;
+  logger: Logger;
+  registry?: Registry;
+}
+
+/**
+ * The stream of another service, created as that service creates it when this one starts
+ * first (its own start leaves it as it is), so that the durable consumer can be added.
+ */
+async function streamOf(settings: DomainEventsConsumerSettings, service: string): Promise<string> {
+  const name = streamNameFor(settings.natsPrefix, service);
+  const jsm = await jetstreamManager(settings.nc);
+  try {
+    await jsm.streams.info(name);
+  } catch (error) {
+    if (!String((error as Error).message ?? error).includes("not found")) throw error;
+    await ensureStream(settings.nc, { name, subjects: [`${settings.natsPrefix}${service}.>`], replicas: settings.streamReplicas });
+  }
+  return name;
+}
+
+export function createDomainEventsConsumer(ctx: Pick<WebhooksContext, "db" | "wake">, settings: DomainEventsConsumerSettings): Consumer {
+  const consumers: Consumer[] = [];
+  const sources = [
+    { service: "tickets", durable: "webhooks-tickets", filter: "tickets.ticket.>" },
+    // players.deletion.started (erasure begins) and players.player.deleted (done) matter; the
+    // rest is acknowledged without effect.
+    { service: "players", durable: "webhooks-players", filter: "players.>" },
+  ];
+  return {
+    async start() {
+      for (const source of sources) {
+        const stream = await streamOf(settings, source.service);
+        const consumer = createConsumer({
+          nc: settings.nc,
+          stream,
+          durable: source.durable,
+          filterSubject: `${settings.natsPrefix}${source.filter}`,
+          logger: settings.logger,
+          concurrency: 1,
+          maxAckPending: 1,
+          ackWaitMs: 30_000,
+          maxDeliver: -1,
+          registry: settings.registry,
+          async handle(event) {
+            // A failure throws: the consumer retries with backoff, and the order holds.
+            await fanOut(ctx, event);
+            return ack;
+          },
+        });
+        await consumer.start();
+        consumers.push(consumer);
+      }
+    },
+    async stop() {
+      for (const consumer of consumers.splice(0)) await consumer.stop();
+    },
+  };
+}

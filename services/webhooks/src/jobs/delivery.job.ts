@@ -1,0 +1,159 @@
+// The delivery engine. Every replica runs one: it claims due deliveries (the head of each
+// webhook + ticket chain, a few per webhook at most across replicas, see claimDue), sends them
+// with at most WEBHOOK_CONCURRENCY in flight, and records each outcome. All state is in the
+// database: a replica that dies mid-attempt leaves a lease that expires, and another replica
+// sends that delivery again (at least once). New deliveries wake it at once; otherwise it
+// looks every WEBHOOK_POLL_INTERVAL_MS (retries that became due, other replicas' inserts).
+import type { Kysely } from "@support/db";
+import { backoffDelay, createFailureEpisode, type Logger } from "@support/logging";
+import type { Startable } from "@support/runtime";
+import type { WebhooksDatabase } from "../database.ts";
+import type { DeliveryMetrics } from "../deliveries/delivery.metrics.ts";
+import { claimDue, recordAttempt } from "../deliveries/delivery.repository.ts";
+import { disableFailing } from "../deliveries/delivery.service.ts";
+import { isSuccess, MAX_RESPONSE_BODY_BYTES, nextAttemptAt, type AttemptResult, type Delivery } from "../deliveries/delivery.ts";
+import { sendDelivery } from "../deliveries/sender.ts";
+import type { SecretBox } from "../security/secret-box.ts";
+import type { TargetPolicy } from "../security/target.ts";
+import { clearFailing, findWebhook, markFailing, readSecrets } from "../webhooks/webhook.repository.ts";
+import { activePreviousExpiry } from "../webhooks/webhook.ts";
+
+export interface DeliveryEngineSettings {
+  db: Kysely<WebhooksDatabase>;
+  box: SecretBox;
+  logger: Logger;
+  policy: TargetPolicy;
+  metrics?: DeliveryMetrics;
+  concurrency: number;
+  perWebhookConcurrency: number;
+  pollIntervalMs: number;
+  timeoutMs: number;
+  /** Seconds before each retry; its length is the number of retries. */
+  retrySchedule: number[];
+  retryAfterMaxSeconds: number;
+  disableAfterHours: number;
+}
+
+export interface DeliveryEngine extends Startable {
+  /** Look for due deliveries now (new ones were inserted). */
+  wake(): void;
+}
+
+/** How long a claim holds a delivery beyond the attempt's own deadline. */
+const LEASE_MARGIN_MS = 30_000;
+
+export function createDeliveryEngine(settings: DeliveryEngineSettings): DeliveryEngine {
+  const { db, logger } = settings;
+  const inFlight = new Set<Promise<void>>();
+  const episode = createFailureEpisode(logger, "delivery engine");
+  let stopped = true;
+  let timer: NodeJS.Timeout | undefined;
+  let pumping: Promise<void> | undefined;
+  let again = false;
+
+  async function attempt(delivery: Delivery, lockedUntil: Date): Promise<void> {
+    const started = new Date();
+    const webhook = await findWebhook(db, delivery.companyId, delivery.webhookId);
+    const sealed = webhook && (await readSecrets(db, webhook.id));
+    // Deleted meanwhile: its log went with it.
+    if (!webhook || !sealed) return;
+    const secrets = [settings.box.open(sealed.secret)];
+    if (sealed.previous && activePreviousExpiry({ previousSecretExpiresAt: sealed.previousExpiresAt }, started)) secrets.push(settings.box.open(sealed.previous));
+    const result: AttemptResult = await sendDelivery(
+      { id: delivery.id, url: webhook.url, payload: delivery.payload, secrets },
+      { policy: settings.policy, timeoutMs: settings.timeoutMs },
+      started,
+    );
+    const now = new Date();
+    const attempts = delivery.attempts + 1;
+    const ok = isSuccess(result);
+    const next = ok ? null : nextAttemptAt(attempts, result, settings.retrySchedule, settings.retryAfterMaxSeconds, now);
+    const status = ok ? "succeeded" : next ? "pending" : "failed";
+    const recorded = await recordAttempt(db, delivery.id, lockedUntil, {
+      status,
+      attempts,
+      nextAttemptAt: next,
+      lastAttemptAt: now,
+      lastResponseStatus: result.status ?? null,
+      lastResponseBody: result.body === undefined ? null : result.body.slice(0, MAX_RESPONSE_BODY_BYTES),
+      lastError: result.error ?? null,
+    });
+    settings.metrics?.attempted(delivery.eventType, ok ? "succeeded" : status === "failed" ? "failed" : "retry", (now.getTime() - started.getTime()) / 1000);
+    if (!recorded) return;
+    if (ok) {
+      await clearFailing(db, webhook.id);
+      return;
+    }
+    logger.debug({ deliveryId: delivery.id, webhookId: webhook.id, status: result.status, error: result.error, attempts }, "delivery attempt failed");
+    const failing = await markFailing(db, webhook.id, now);
+    if (failing?.enabled && failing.failingSince && now.getTime() - failing.failingSince.getTime() >= settings.disableAfterHours * 3_600_000) {
+      const reason = `every delivery failed for ${settings.disableAfterHours} hours`;
+      if (await disableFailing(db, failing, reason, now)) logger.warn({ webhookId: webhook.id, companyId: webhook.companyId }, "webhook disabled after failing deliveries");
+    }
+  }
+
+  async function pump(): Promise<void> {
+    do {
+      again = false;
+      const free = settings.concurrency - inFlight.size;
+      if (free <= 0 || stopped) return;
+      const now = new Date();
+      const lockedUntil = new Date(now.getTime() + settings.timeoutMs + LEASE_MARGIN_MS);
+      const claimed = await claimDue(db, free, settings.perWebhookConcurrency, now, lockedUntil);
+      episode.succeeded();
+      for (const delivery of claimed) {
+        const task: Promise<void> = attempt(delivery, lockedUntil)
+          .catch((error: unknown) => logger.error({ err: error, deliveryId: delivery.id }, "delivery attempt not recorded; retried when its claim expires"))
+          .finally(() => {
+            inFlight.delete(task);
+            // A slot is free, and the next delivery of the same chain may be due now.
+            wake();
+          });
+        inFlight.add(task);
+      }
+      // A full batch: there may be more waiting.
+      if (claimed.length === free) again = true;
+    } while (again && !stopped);
+  }
+
+  function wake(): void {
+    if (stopped) return;
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = pump()
+      .catch((error: unknown) => episode.failed(error))
+      .finally(() => {
+        pumping = undefined;
+        if (again) wake();
+      });
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    const delay = episode.failures > 0 ? Math.min(10_000, backoffDelay(episode.failures)) : settings.pollIntervalMs;
+    timer = setTimeout(() => {
+      wake();
+      schedule();
+    }, delay);
+    timer.unref();
+  }
+
+  return {
+    wake,
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      wake();
+      schedule();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await pumping;
+      // Attempts under way finish and record; new ones are not started.
+      await Promise.all(inFlight);
+    },
+  };
+}

@@ -1,0 +1,96 @@
+// webhooks.v1 RPCs mapped onto the use cases. Handlers only translate messages: rules live in
+// webhooks/ and deliveries/, SQL in the repositories.
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { WebhooksService, type DeliverySchema, type WebhookSchema } from "@support/proto";
+import { listDeliveries, retryDelivery, sendTestEvent } from "./deliveries/delivery.service.ts";
+import type { Delivery } from "./deliveries/delivery.ts";
+import { createWebhook, deleteWebhook, getWebhook, listCompanyWebhooks, rotateSecret, updateWebhook, type WebhooksContext } from "./webhooks/webhook.service.ts";
+import { activePreviousExpiry, type Webhook } from "./webhooks/webhook.ts";
+
+export function webhookMessage(webhook: Webhook, now = new Date()): MessageInitShape<typeof WebhookSchema> {
+  const previousExpiry = activePreviousExpiry(webhook, now);
+  return {
+    id: webhook.id,
+    companyId: webhook.companyId,
+    url: webhook.url,
+    description: webhook.description,
+    eventTypes: webhook.eventTypes,
+    gameIds: webhook.gameIds,
+    enabled: webhook.enabled,
+    disabledReason: webhook.enabled ? undefined : (webhook.disabledReason ?? undefined),
+    createdAt: timestampFromDate(webhook.createdAt),
+    updatedAt: timestampFromDate(webhook.updatedAt),
+    source: webhook.source,
+    previousSecretExpiresAt: previousExpiry ? timestampFromDate(previousExpiry) : undefined,
+  };
+}
+
+export function deliveryMessage(delivery: Delivery): MessageInitShape<typeof DeliverySchema> {
+  return {
+    id: delivery.id,
+    webhookId: delivery.webhookId,
+    eventType: delivery.eventType,
+    eventId: delivery.eventId ?? undefined,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    createdAt: timestampFromDate(delivery.createdAt),
+    nextAttemptAt: delivery.status === "pending" && delivery.nextAttemptAt ? timestampFromDate(delivery.nextAttemptAt) : undefined,
+    lastAttemptAt: delivery.lastAttemptAt ? timestampFromDate(delivery.lastAttemptAt) : undefined,
+    lastResponseStatus: delivery.lastResponseStatus ?? undefined,
+    lastResponseBody: delivery.lastResponseBody ?? undefined,
+    lastError: delivery.lastError ?? undefined,
+    payload: delivery.payload,
+  };
+}
+
+export function registerRoutes(router: ConnectRouter, ctx: WebhooksContext): void {
+  router.service(WebhooksService, {
+    createWebhook: async (req) => {
+      const { webhook, secret } = await createWebhook(ctx, req.companyId, {
+        url: req.url,
+        description: req.description,
+        eventTypes: req.eventTypes,
+        gameIds: req.gameIds,
+        enabled: req.enabled ?? true,
+      });
+      return { webhook: webhookMessage(webhook), secret };
+    },
+
+    listWebhooks: async (req) => ({ webhooks: (await listCompanyWebhooks(ctx, req.companyId)).map((webhook) => webhookMessage(webhook)) }),
+
+    getWebhook: async (req) => ({ webhook: webhookMessage(await getWebhook(ctx, req.companyId, req.webhookId)) }),
+
+    updateWebhook: async (req) => ({
+      webhook: webhookMessage(
+        await updateWebhook(ctx, req.companyId, req.webhookId, {
+          url: req.url,
+          description: req.description,
+          eventTypes: req.setEventTypes ? req.eventTypes : undefined,
+          gameIds: req.setGameIds ? req.gameIds : undefined,
+          enabled: req.enabled,
+        }),
+      ),
+    }),
+
+    deleteWebhook: async (req) => {
+      await deleteWebhook(ctx, req.companyId, req.webhookId);
+      return {};
+    },
+
+    rotateWebhookSecret: async (req) => {
+      const { webhook, secret } = await rotateSecret(ctx, req.companyId, req.webhookId);
+      return { webhook: webhookMessage(webhook), secret };
+    },
+
+    listDeliveries: async (req) => {
+      const page = await listDeliveries(ctx, req.companyId, req.webhookId, { limit: req.limit, cursor: req.cursor, status: req.status });
+      return { deliveries: page.deliveries.map(deliveryMessage), nextCursor: page.nextCursor };
+    },
+
+    retryDelivery: async (req) => ({ delivery: deliveryMessage(await retryDelivery(ctx, req.companyId, req.webhookId, req.deliveryId)) }),
+
+    sendTestEvent: async (req) => ({ delivery: deliveryMessage(await sendTestEvent(ctx, req.companyId, req.webhookId)) }),
+  });
+}
