@@ -7,7 +7,9 @@
 // (SHA-256 of its canonical JSON) makes the whole command safe to run again: content creates
 // nothing for a digest it has applied and returns the ids it recorded, and blocking a blocked
 // player changes nothing. So a failure after content committed is finished by running the
-// same command again.
+// same command again. The digest leaves `webhooks` out: their list is declarative per company
+// (created, updated or deleted by URL on every run), so a file whose webhooks changed applies
+// them to the company it created before.
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { AppError} from "@support/errors";
@@ -94,9 +96,13 @@ export async function applyTenantFile(
   file: TenantFile,
   options: { retry: RetryPolicy; logger?: Logger; rerun: string },
 ): Promise<TenantOutput> {
+  // Content's part leaves `webhooks` out, digest included: editing only a file's webhooks and
+  // applying it again finds the company the file created and updates its subscriptions,
+  // instead of creating another company.
+  const { webhooks: _webhooks, ...contentPart } = file;
   let applied;
   try {
-    applied = await clients.content.applyTenant({ digest: tenantDigest(file), tenant: file as unknown as JsonObject });
+    applied = await clients.content.applyTenant({ digest: tenantDigest(contentPart), tenant: contentPart as unknown as JsonObject });
   } catch (error) {
     throw connectToAppError(error);
   }

@@ -261,7 +261,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       logger,
     });
     if ("alreadyApplied" in result) {
-      logger.warn("this tenant file was applied before: nothing was created, and the API key secrets were printed by the first run only");
+      logger.warn(
+        "this tenant file (but for its webhooks) was applied before: nothing was created in content, and the API key secrets were printed by the first run only",
+      );
     }
     logger.info({ verb: command.verb }, "admin command done");
     writeJson(io.stdout, result);
