@@ -31,6 +31,8 @@ export const configSpecs = {
   WEBHOOK_CONCURRENCY: num({ default: 32, desc: "Deliveries in flight at once in one replica" }),
   WEBHOOK_PER_WEBHOOK_CONCURRENCY: num({ default: 4, desc: "Deliveries in flight at once to one subscription, across replicas" }),
   WEBHOOK_POLL_INTERVAL_MS: num({ default: 500, desc: "How often due deliveries are looked for (new events wake the engine at once)" }),
+  WEBHOOK_LOG_RETENTION_DAYS: num({ default: 30, desc: "Finished deliveries (succeeded, failed) are deleted from the log after this many days" }),
+  WEBHOOK_LOG_SWEEP_INTERVAL_MS: num({ default: 3_600_000, desc: "Period of the sweep of old deliveries (0 disables it)" }),
   WEBHOOK_ALLOW_HTTP: bool({ default: false, desc: "Accept http:// URLs (local use only)" }),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool({
     default: false,
@@ -53,6 +55,8 @@ function checkRanges(config: WebhooksConfig): string[] {
   positive("WEBHOOK_DISABLE_AFTER_HOURS");
   positive("WEBHOOK_POLL_INTERVAL_MS");
   positive("WEBHOOK_RETRY_AFTER_MAX_SECONDS");
+  positive("WEBHOOK_LOG_RETENTION_DAYS");
+  if (!(config.WEBHOOK_LOG_SWEEP_INTERVAL_MS >= 0)) problems.push("WEBHOOK_LOG_SWEEP_INTERVAL_MS: must be 0 or positive");
   for (const name of ["WEBHOOK_CONCURRENCY", "WEBHOOK_PER_WEBHOOK_CONCURRENCY"] as const) {
     if (!Number.isInteger(config[name]) || config[name] < 1) problems.push(`${name}: must be a positive integer`);
   }

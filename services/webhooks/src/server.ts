@@ -12,6 +12,7 @@ import { registerDeliveryMetrics } from "./deliveries/delivery.metrics.ts";
 import { parseRetrySchedule } from "./deliveries/delivery.ts";
 import { createDomainEventsConsumer } from "./events/domain-events.consumer.ts";
 import { createDeliveryEngine, type DeliveryEngine } from "./jobs/delivery.job.ts";
+import { createLogRetentionJob, type LogRetentionJob } from "./jobs/log-retention.job.ts";
 import { registerRoutes } from "./routes.ts";
 import { createSecretBox, DEVELOPMENT_KEY, parseSecretsKey } from "./security/secret-box.ts";
 import type { GameDirectory, WebhooksContext } from "./webhooks/webhook.service.ts";
@@ -28,6 +29,8 @@ export interface WebhooksDeps {
 export interface WebhooksServer extends ServiceHost {
   /** The delivery engine (tests wake it; operators see it in the logs). */
   engine: DeliveryEngine;
+  /** The sweep of old deliveries (tests call runOnce). */
+  logRetention: LogRetentionJob;
 }
 
 export function createServer(deps: WebhooksDeps): WebhooksServer {
@@ -71,6 +74,11 @@ export function createServer(deps: WebhooksDeps): WebhooksServer {
     logger,
     registry,
   });
+  const logRetention = createLogRetentionJob(deps.db, {
+    retentionDays: config.WEBHOOK_LOG_RETENTION_DAYS,
+    intervalMs: config.WEBHOOK_LOG_SWEEP_INTERVAL_MS,
+    logger,
+  });
   const host = createServiceHost({
     name: "webhooks",
     rpcServiceName: "webhooks.v1.WebhooksService",
@@ -84,7 +92,7 @@ export function createServer(deps: WebhooksDeps): WebhooksServer {
       registerAdminRoutes(router, ctx, config.ADMIN_TOKEN);
     },
     // The engine stops last: deliveries the consumer inserted while stopping are still sent at the next start.
-    workers: [engine, consumer],
+    workers: [engine, consumer, logRetention],
   });
-  return Object.assign(host, { engine });
+  return Object.assign(host, { engine, logRetention });
 }

@@ -2,7 +2,9 @@
 // events: content, players, media and tickets on free ports, one fresh database and NATS
 // prefix (testkit), tenants provisioned with the admin tool, and Connect clients. Receivers
 // are plain node:http servers on testkit free ports that record every request.
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import path from "node:path";
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { Client } from "@connectrpc/connect";
 import { runAdmin } from "@support/admin";
@@ -31,11 +33,17 @@ export interface ReceivedRequest {
   body: string;
 }
 
+export interface Answer {
+  status: number;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
 export interface Receiver {
   url: string;
   requests: ReceivedRequest[];
   /** Answers each request; by default 200 "ok". Returning undefined leaves the request unanswered. */
-  respond: (request: ReceivedRequest, index: number) => { status: number; body?: string; headers?: Record<string, string> } | undefined;
+  respond: (request: ReceivedRequest, index: number) => Answer | undefined | Promise<Answer | undefined>;
   close(): Promise<void>;
 }
 
@@ -54,6 +62,10 @@ export interface WebhooksTestContext {
   receiver(respond?: Receiver["respond"]): Promise<Receiver>;
   /** Stops the webhooks service (graceful) and starts a new one on the same database and streams. */
   restart(overrides?: Partial<WebhooksConfig>): Promise<void>;
+  /** Stops the in-process service; runs `src/main.ts` as a child process instead, on the same port and settings. */
+  startChild(): Promise<ChildProcess>;
+  /** Starts the in-process service again (after startChild's process is gone). */
+  startInProcess(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -72,7 +84,7 @@ export function tenantFile() {
   tenantCounter += 1;
   const n = `${process.pid}-${tenantCounter}-${randomBytes(3).toString("hex")}`;
   return {
-    company: { name: `Studio ${n}`, primaryLanguage: "en", autoCloseWaitingAfterHours: 168 },
+    company: { name: `Studio ${n}`, primaryLanguage: "en", autoCloseWaitingAfterHours: 168, allowImmediateDeletion: true },
     apiKeys: [{ name: "main" }],
     games: [
       { ref: "galaxy", name: "Galaxy Raiders", slug: `galaxy-${n}`, languages: ["en"], environments: [{ ref: "galaxy-prod", name: "production" }] },
@@ -94,7 +106,9 @@ export async function startWebhooks(overrides: Record<string, string> = {}): Pro
   const pools: Kysely<unknown>[] = [];
   const servers: Server[] = [];
   let current: WebhooksServer | undefined;
+  const killChildren: (() => void)[] = [];
   const stop = async () => {
+    for (const kill of killChildren) kill();
     await current?.stop().catch(() => undefined);
     for (const host of [...hosts].reverse()) await host.stop().catch(() => undefined);
     for (const server of servers) {
@@ -152,20 +166,18 @@ export async function startWebhooks(overrides: Record<string, string> = {}): Pro
     await ticketsHost.start();
 
     const webhooksPort = await freePort();
-    const config: WebhooksConfig = {
-      ...loadWebhooksConfig({
-        ...env,
-        CONTENT_URL: contentUrl,
-        WEBHOOK_SECRETS_KEY: randomBytes(32).toString("base64"),
-        WEBHOOK_ALLOW_HTTP: "true",
-        WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
-        WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1",
-        WEBHOOK_POLL_INTERVAL_MS: "100",
-        WEBHOOK_TIMEOUT_MS: "3000",
-        ...overrides,
-      }),
-      PORT: webhooksPort,
+    const webhooksEnv: Record<string, string> = {
+      ...env,
+      CONTENT_URL: contentUrl,
+      WEBHOOK_SECRETS_KEY: randomBytes(32).toString("base64"),
+      WEBHOOK_ALLOW_HTTP: "true",
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+      WEBHOOK_RETRY_SCHEDULE: "1,1,1,1,1",
+      WEBHOOK_POLL_INTERVAL_MS: "100",
+      WEBHOOK_TIMEOUT_MS: "3000",
+      ...overrides,
     };
+    const config: WebhooksConfig = { ...loadWebhooksConfig(webhooksEnv), PORT: webhooksPort };
     const startService = async (configOverrides: Partial<WebhooksConfig> = {}) => {
       const server = createServer({
         config: { ...config, ...configOverrides },
@@ -212,15 +224,34 @@ export async function startWebhooks(overrides: Record<string, string> = {}): Pro
           req.on("end", () => {
             const request = { headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
             receiver.requests.push(request);
-            const answer = receiver.respond(request, receiver.requests.length - 1);
-            if (!answer) return;
-            res.writeHead(answer.status, answer.headers ?? {});
-            res.end(answer.body ?? "");
+            void Promise.resolve(receiver.respond(request, receiver.requests.length - 1)).then((answer) => {
+              if (!answer || res.destroyed) return;
+              res.writeHead(answer.status, answer.headers ?? {});
+              res.end(answer.body ?? "");
+            });
           });
         });
         servers.push(http);
         await new Promise<void>((resolve) => http.listen(port, "127.0.0.1", resolve));
         return receiver;
+      },
+      async startChild() {
+        await current?.stop();
+        current = undefined;
+        const child = spawn(process.execPath, [path.join(import.meta.dirname, "../src/main.ts")], {
+          env: { ...process.env, ...webhooksEnv, PORT: String(webhooksPort), LOG_LEVEL: "error" },
+          stdio: ["ignore", "ignore", "inherit"],
+        });
+        killChildren.push(() => child.kill("SIGKILL"));
+        const health = `${webhooksUrl}/readyz`;
+        await eventually(async () => {
+          if (child.exitCode !== null) throw new Error(`the webhooks process exited with ${child.exitCode}`);
+          return (await fetch(health).catch(() => undefined))?.ok === true;
+        }, 60_000);
+        return child;
+      },
+      async startInProcess() {
+        ctx.server = await startService();
       },
       async restart(configOverrides = {}) {
         await current?.stop();

@@ -159,5 +159,12 @@ describe("delivery of ticket events", () => {
     expect(logged).toMatchObject({ id: delivery!.id, status: "succeeded", attempts: 2, lastResponseStatus: 204, eventType: "webhook.test" });
     expect(receiver.requests.map((request) => request.headers["webhook-id"])).toEqual([delivery!.id, delivery!.id]);
     expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ type: "webhook.test", data: { webhookId: webhook!.id } });
+
+    const metrics = await ctx.server.registry.metrics();
+    expect(metrics).toMatch(/support_webhook_deliveries_total\{event_type="webhook.test",outcome="retry"\} [1-9]/);
+    expect(metrics).toMatch(/support_webhook_deliveries_total\{event_type="webhook.test",outcome="succeeded"\} [1-9]/);
+    expect(metrics).toMatch(/support_webhook_delivery_duration_seconds_count\{outcome="succeeded"\} [1-9]/);
+    expect(metrics).toMatch(/support_webhook_deliveries_pending \d+/);
+    expect(metrics).toMatch(/support_webhook_oldest_pending_age_seconds \d/);
   });
 });

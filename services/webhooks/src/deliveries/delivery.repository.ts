@@ -181,6 +181,11 @@ export async function recordAttempt(db: Db, id: string, lockedUntil: Date, recor
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** Gives a claim back without an outcome (the attempt was cut short by a shutdown). */
+export async function releaseClaim(db: Db, id: string, lockedUntil: Date): Promise<void> {
+  await db.updateTable("deliveries").set({ locked_until: null }).where("id", "=", id).where("locked_until", "=", lockedUntil).execute();
+}
+
 export async function rememberTicketPlayer(db: Db, companyId: string, ticketId: string, playerId: string): Promise<void> {
   await db.insertInto("ticket_players").values({ ticket_id: ticketId, company_id: companyId, player_id: playerId }).onConflict((oc) => oc.column("ticket_id").doNothing()).execute();
 }
@@ -224,6 +229,17 @@ export async function redactDeliveries(db: Db, companyId: string, about: { ticke
     .where(scope)
     .executeTakeFirst();
   return { deleted: Number(deleted.numDeletedRows), redacted: Number(redacted.numUpdatedRows) };
+}
+
+/** Deletes up to `limit` finished deliveries created before `cutoff`; rows another replica holds are skipped. */
+export async function deleteFinishedBefore(db: Db, cutoff: Date, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom("deliveries")
+    .where("id", "in", (eb) =>
+      eb.selectFrom("deliveries").select("id").where("status", "<>", "pending").where("created_at", "<", cutoff).limit(limit).forUpdate().skipLocked(),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** The backlog for metrics: pending deliveries and the age of the oldest one due. */

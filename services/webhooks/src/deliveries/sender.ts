@@ -56,16 +56,25 @@ function describe(error: unknown, timeoutMs: number, timedOut: boolean): string 
   }
 }
 
-export async function sendDelivery(delivery: OutgoingDelivery, settings: SendSettings, now = new Date()): Promise<AttemptResult> {
+/** Thrown when `cancel` aborted the attempt (the service is stopping): nothing is known of its outcome. */
+export class AttemptCancelled extends Error {
+  constructor() {
+    super("attempt cancelled");
+    this.name = "AttemptCancelled";
+  }
+}
+
+export async function sendDelivery(delivery: OutgoingDelivery, settings: SendSettings, now = new Date(), cancel?: AbortSignal): Promise<AttemptResult> {
   const target = await checkTarget(delivery.url, settings.policy);
   if (!target.ok) return { error: target.reason };
   const agent = new Agent({ connect: { lookup: pinnedLookup(target.addresses), timeout: settings.timeoutMs } });
   const timer = AbortSignal.timeout(settings.timeoutMs);
+  const signal = cancel ? AbortSignal.any([timer, cancel]) : timer;
   try {
     const response = await request(target.url, {
       method: "POST",
       dispatcher: agent,
-      signal: timer,
+      signal,
       headers: {
         "content-type": "application/json",
         "user-agent": settings.userAgent ?? "support-webhooks/1",
@@ -85,6 +94,7 @@ export async function sendDelivery(delivery: OutgoingDelivery, settings: SendSet
       retryAfterSeconds: parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, new Date()),
     };
   } catch (error) {
+    if (cancel?.aborted && !timer.aborted) throw new AttemptCancelled();
     return { error: describe(error, settings.timeoutMs, timer.aborted) };
   } finally {
     void agent.destroy().catch(() => undefined);

@@ -54,7 +54,8 @@ export function createDomainEventsConsumer(ctx: Pick<WebhooksContext, "db" | "wa
           logger: settings.logger,
           concurrency: 1,
           maxAckPending: 1,
-          ackWaitMs: 30_000,
+          // One short transaction per event: a replica that died holding one hands it over soon.
+          ackWaitMs: 10_000,
           maxDeliver: -1,
           registry: settings.registry,
           async handle(event) {

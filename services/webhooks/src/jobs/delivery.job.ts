@@ -9,10 +9,10 @@ import { backoffDelay, createFailureEpisode, type Logger } from "@support/loggin
 import type { Startable } from "@support/runtime";
 import type { WebhooksDatabase } from "../database.ts";
 import type { DeliveryMetrics } from "../deliveries/delivery.metrics.ts";
-import { claimDue, recordAttempt } from "../deliveries/delivery.repository.ts";
+import { claimDue, recordAttempt, releaseClaim } from "../deliveries/delivery.repository.ts";
 import { disableFailing } from "../deliveries/delivery.service.ts";
 import { isSuccess, MAX_RESPONSE_BODY_BYTES, nextAttemptAt, type AttemptResult, type Delivery } from "../deliveries/delivery.ts";
-import { sendDelivery } from "../deliveries/sender.ts";
+import { AttemptCancelled, sendDelivery } from "../deliveries/sender.ts";
 import type { SecretBox } from "../security/secret-box.ts";
 import type { TargetPolicy } from "../security/target.ts";
 import { clearFailing, findWebhook, markFailing, readSecrets } from "../webhooks/webhook.repository.ts";
@@ -39,8 +39,11 @@ export interface DeliveryEngine extends Startable {
   wake(): void;
 }
 
-/** How long a claim holds a delivery beyond the attempt's own deadline. */
-const LEASE_MARGIN_MS = 30_000;
+/**
+ * How long a claim holds a delivery: the attempt's deadline plus as much again (at least 5 s)
+ * for the target check and the recording. A replica that died holding it is replaced then.
+ */
+const leaseMs = (timeoutMs: number) => timeoutMs + Math.max(5_000, timeoutMs);
 
 export function createDeliveryEngine(settings: DeliveryEngineSettings): DeliveryEngine {
   const { db, logger } = settings;
@@ -50,6 +53,9 @@ export function createDeliveryEngine(settings: DeliveryEngineSettings): Delivery
   let timer: NodeJS.Timeout | undefined;
   let pumping: Promise<void> | undefined;
   let again = false;
+  // Aborted at stop: attempts under way are cut and their claims released, so that the next
+  // start (or another replica) sends them again at once, under the same webhook-id.
+  let cancel = new AbortController();
 
   async function attempt(delivery: Delivery, lockedUntil: Date): Promise<void> {
     const started = new Date();
@@ -59,11 +65,19 @@ export function createDeliveryEngine(settings: DeliveryEngineSettings): Delivery
     if (!webhook || !sealed) return;
     const secrets = [settings.box.open(sealed.secret)];
     if (sealed.previous && activePreviousExpiry({ previousSecretExpiresAt: sealed.previousExpiresAt }, started)) secrets.push(settings.box.open(sealed.previous));
-    const result: AttemptResult = await sendDelivery(
-      { id: delivery.id, url: webhook.url, payload: delivery.payload, secrets },
-      { policy: settings.policy, timeoutMs: settings.timeoutMs },
-      started,
-    );
+    let result: AttemptResult;
+    try {
+      result = await sendDelivery(
+        { id: delivery.id, url: webhook.url, payload: delivery.payload, secrets },
+        { policy: settings.policy, timeoutMs: settings.timeoutMs },
+        started,
+        cancel.signal,
+      );
+    } catch (error) {
+      if (!(error instanceof AttemptCancelled)) throw error;
+      await releaseClaim(db, delivery.id, lockedUntil);
+      return;
+    }
     const now = new Date();
     const attempts = delivery.attempts + 1;
     const ok = isSuccess(result);
@@ -98,7 +112,7 @@ export function createDeliveryEngine(settings: DeliveryEngineSettings): Delivery
       const free = settings.concurrency - inFlight.size;
       if (free <= 0 || stopped) return;
       const now = new Date();
-      const lockedUntil = new Date(now.getTime() + settings.timeoutMs + LEASE_MARGIN_MS);
+      const lockedUntil = new Date(now.getTime() + leaseMs(settings.timeoutMs));
       const claimed = await claimDue(db, free, settings.perWebhookConcurrency, now, lockedUntil);
       episode.succeeded();
       for (const delivery of claimed) {
@@ -145,6 +159,7 @@ export function createDeliveryEngine(settings: DeliveryEngineSettings): Delivery
     start() {
       if (!stopped) return;
       stopped = false;
+      cancel = new AbortController();
       wake();
       schedule();
     },
@@ -152,7 +167,7 @@ export function createDeliveryEngine(settings: DeliveryEngineSettings): Delivery
       stopped = true;
       if (timer) clearTimeout(timer);
       await pumping;
-      // Attempts under way finish and record; new ones are not started.
+      cancel.abort();
       await Promise.all(inFlight);
     },
   };

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { publicEventsOf } from "./public-event.ts";
+
+const ref = { ticketId: "7b0f3a52-5a43-4e0a-9d7f-0c3c1b2f9a11", runningId: 12, gameId: "0d3f6f55-6a43-4b4a-8a55-0f4c8f7b2d10" };
+const envelope = (type: string, data: Record<string, unknown>) => ({ id: "e1", type, occurredAt: "2026-11-28T12:00:00.000Z", companyId: "c1", data });
+const actor = { type: "user", id: "u1" };
+
+describe("public events", () => {
+  it("keeps private notes out of ticket.message_added", () => {
+    const note = publicEventsOf(envelope("tickets.ticket.message_added", { ...ref, eventId: "x", type: "PRIVATE_NOTE", message: "internal", language: null, attachments: [], actor }));
+    expect(note.map((e) => e.type)).toEqual(["ticket.private_note_added"]);
+    const message = publicEventsOf(envelope("tickets.ticket.message_added", { ...ref, eventId: "x", type: "AGENT_MESSAGE", message: "hi", language: "en", attachments: [], actor }));
+    expect(message).toMatchObject([{ type: "ticket.message_added", orderingKey: `ticket:${ref.ticketId}`, data: { ...ref, message: "hi", type: "AGENT_MESSAGE" } }]);
+  });
+
+  it("announces a resolved close as ticket.closed and ticket.resolved", () => {
+    const closed = publicEventsOf(envelope("tickets.ticket.closed", { ...ref, resolutionType: "resolved", closedAt: "2026-11-28T12:00:00.000Z", actor }));
+    expect(closed.map((e) => e.type)).toEqual(["ticket.closed", "ticket.resolved"]);
+    const rejected = publicEventsOf(envelope("tickets.ticket.closed", { ...ref, resolutionType: "rejected", closedAt: "2026-11-28T12:00:00.000Z", actor }));
+    expect(rejected.map((e) => e.type)).toEqual(["ticket.closed"]);
+  });
+
+  it("passes on ids and counts of an erasure, not who asked", () => {
+    const [deleted] = publicEventsOf(
+      envelope("players.player.deleted", {
+        playerId: "p1", gameId: ref.gameId, erasureId: "x", trigger: "immediate", requestedBy: { type: "api_key", id: "k1" },
+        requestedAt: "2026-11-28T12:00:00.000Z", completedAt: "2026-11-28T12:00:01.000Z", counts: { tickets: { tickets: 1 } },
+      }),
+    );
+    expect(deleted).toMatchObject({ type: "player.deleted", orderingKey: "player:p1", data: { servicePlayerId: "p1", counts: { tickets: { tickets: 1 } } } });
+    expect(deleted!.data).not.toHaveProperty("requestedBy");
+  });
+
+  it("ignores events studios do not see", () => {
+    expect(publicEventsOf(envelope("players.player.created", { playerId: "p1", name: "Pat" }))).toEqual([]);
+    expect(publicEventsOf(envelope("players.deletion.started", { playerId: "p1" }))).toEqual([]);
+  });
+});
