@@ -192,6 +192,17 @@ async function readTenantFile(source: string, io: CliIo): Promise<unknown> {
   }
 }
 
+/** The parsed tenant file; its problems are reported with the file's name and each bad value's path. */
+async function readAndCheck(source: string, io: CliIo) {
+  const value = await readTenantFile(source, io);
+  try {
+    return parseTenantFile(value);
+  } catch (error) {
+    if (error instanceof TenantFileError) throw new TenantFileError(error.issues, `${source === "-" ? "stdin" : source}: the tenant file is invalid`);
+    throw error;
+  }
+}
+
 function writeJson(stream: Writable, value: unknown): void {
   stream.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -250,8 +261,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   let logger: Logger | undefined;
   try {
     // Check the file before anything else: a bad file needs no token and no service.
-    const command: AdminCommand =
-      parsed.verb === "apply" ? { verb: "apply", source: parsed.source, file: parseTenantFile(await readTenantFile(parsed.source, io)) } : parsed;
+    const command: AdminCommand = parsed.verb === "apply" ? { verb: "apply", source: parsed.source, file: await readAndCheck(parsed.source, io) } : parsed;
     // `pnpm admin` runs in the repository root, where .data/admin-token is.
     const config = loadAdminConfig(io.env, process.cwd());
     logger = createLogger({ service: "admin", level: config.logLevel, destination: io.stderr });

@@ -317,8 +317,10 @@ describe("pnpm admin apply", () => {
         { url: "https://hooks.example.com/a", events: ["ticket.exploded"], games: ["nowhere"] },
       ],
     };
-    const run = await runCli(["apply", tenantFile(bad)]);
+    const badPath = tenantFile(bad);
+    const run = await runCli(["apply", badPath]);
     expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`error: ${badPath}: the tenant file is invalid`);
     expect(run.stderr).toContain("webhooks/1/events/0: must be equal to one of the allowed values");
     expect(JSON.parse(run.stdout).error.issues).toEqual(
       expect.arrayContaining([expect.objectContaining({ path: "webhooks/1/events/0" })]),
