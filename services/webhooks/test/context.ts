@@ -66,6 +66,8 @@ export interface WebhooksTestContext {
   startChild(): Promise<ChildProcess>;
   /** Starts the in-process service again (after startChild's process is gone). */
   startInProcess(): Promise<void>;
+  /** One more replica on the same database and streams (another port); stopped with the context. */
+  startReplica(): Promise<WebhooksServer>;
   stop(): Promise<void>;
 }
 
@@ -249,6 +251,17 @@ export async function startWebhooks(overrides: Record<string, string> = {}): Pro
           return (await fetch(health).catch(() => undefined))?.ok === true;
         }, 60_000);
         return child;
+      },
+      async startReplica() {
+        const replica = createServer({
+          config: { ...config, PORT: await freePort() },
+          logger,
+          db: createDb<WebhooksDatabase>({ url: infra.databaseUrl, schema: "webhooks", maxConnections: 8 }),
+          nc: await connectBus(infra.natsUrl, "webhooks-replica"),
+        });
+        hosts.push(replica);
+        await replica.start();
+        return replica;
       },
       async startInProcess() {
         ctx.server = await startService();

@@ -1,6 +1,7 @@
 // Deliveries of events made by the real tickets service: every subscribed event once (after
 // de-duplication by webhook-id) in per-ticket order, signed the Standard Webhooks way; the
-// game filter; private notes only to subscriptions that asked for them; retries after a 500.
+// game filter; private notes only to subscriptions that asked for them; retries after a 500;
+// two replicas on one database.
 import { randomUUID } from "node:crypto";
 import { Webhook as Verifier } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,7 +10,8 @@ import { bodies, eventually, startWebhooks, type Receiver, type TenantResult, ty
 let ctx: WebhooksTestContext;
 
 beforeAll(async () => {
-  ctx = await startWebhooks();
+  // A generous attempt deadline: with healthy receivers every delivery then arrives exactly once.
+  ctx = await startWebhooks({ WEBHOOK_TIMEOUT_MS: "15000" });
 }, 180_000);
 
 afterAll(async () => {
@@ -166,5 +168,31 @@ describe("delivery of ticket events", () => {
     expect(metrics).toMatch(/support_webhook_delivery_duration_seconds_count\{outcome="succeeded"\} [1-9]/);
     expect(metrics).toMatch(/support_webhook_deliveries_pending \d+/);
     expect(metrics).toMatch(/support_webhook_oldest_pending_age_seconds \d/);
+  });
+
+  it("runs two replicas without sending a delivery twice or out of order", async () => {
+    await ctx.startReplica();
+    const tenant = await ctx.applyTenant();
+    const receiver = await ctx.receiver(() => new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), 20)));
+    const { webhook } = await ctx.webhooks.createWebhook({ companyId: tenant.companyId, url: receiver.url, eventTypes: ["ticket.created", "ticket.message_added", "ticket.tags_changed", "webhook.test"] });
+    const tickets: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const ticketId = await newTicket(tenant);
+      tickets.push(ticketId);
+      await ctx.tickets.performTicketActions({ companyId: tenant.companyId, ticketId, actions: [{ action: { case: "addTags", value: { tagNames: ["bug"] } } }] });
+      await ctx.webhooks.sendTestEvent({ companyId: tenant.companyId, webhookId: webhook!.id });
+    }
+    const expected = tickets.length * 4;
+    await eventually(async () => {
+      const page = await ctx.webhooks.listDeliveries({ companyId: tenant.companyId, webhookId: webhook!.id, limit: 100 });
+      return page.deliveries.length === expected && page.deliveries.every((d) => d.status === "succeeded");
+    });
+    // Nothing failed or restarted: every delivery arrived exactly once.
+    const ids = receiver.requests.map((r) => String(r.headers["webhook-id"]));
+    expect(ids).toHaveLength(expected);
+    expect(new Set(ids).size).toBe(expected);
+    for (const ticketId of tickets) {
+      expect(bodies(receiver).filter((body) => body.data.ticketId === ticketId).map((body) => body.type)).toEqual(["ticket.created", "ticket.message_added", "ticket.tags_changed"]);
+    }
   });
 });

@@ -3,7 +3,7 @@
 import { sql, type Kysely } from "@support/db";
 import type { ExpressionBuilder, Selectable } from "kysely";
 import type { WebhooksDatabase } from "../database.ts";
-import { REDACTED_PAYLOAD, type Delivery, type DeliveryStatus } from "./delivery.ts";
+import { type Delivery, type DeliveryStatus } from "./delivery.ts";
 import type { DeliveryTable } from "./delivery.table.ts";
 
 type Db = Kysely<WebhooksDatabase>;
@@ -222,10 +222,14 @@ export async function redactDeliveries(db: Db, companyId: string, about: { ticke
     .executeTakeFirst();
   const redacted = await db
     .updateTable("deliveries")
-    .set({ payload: REDACTED_PAYLOAD, last_response_body: null })
+    // The payload keeps its shape ({type, timestamp, data}); data becomes {"redacted": true}.
+    .set({
+      payload: sql<string>`json_build_object('type', event_type, 'timestamp', payload::json ->> 'timestamp', 'data', json_build_object('redacted', true))::text`,
+      last_response_body: null,
+    })
     .where("company_id", "=", companyId)
     .where("event_type", "not in", notices)
-    .where("payload", "<>", REDACTED_PAYLOAD)
+    .where(sql<boolean>`(payload::jsonb -> 'data' -> 'redacted') is distinct from 'true'::jsonb`)
     .where(scope)
     .executeTakeFirst();
   return { deleted: Number(deleted.numDeletedRows), redacted: Number(redacted.numUpdatedRows) };

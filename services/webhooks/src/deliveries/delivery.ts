@@ -22,9 +22,6 @@ export interface Delivery {
   lastError: string | null;
 }
 
-/** What is kept of a delivery of an erased player's data: the ids, type and state only. */
-export const REDACTED_PAYLOAD = JSON.stringify({ redacted: true });
-
 /** The first bytes of a receiver's answer kept in the log. */
 export const MAX_RESPONSE_BODY_BYTES = 2048;
 

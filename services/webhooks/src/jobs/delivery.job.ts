@@ -63,11 +63,22 @@ export function createDeliveryEngine(settings: DeliveryEngineSettings): Delivery
     const sealed = webhook && (await readSecrets(db, webhook.id));
     // Deleted meanwhile: its log went with it.
     if (!webhook || !sealed) return;
-    const secrets = [settings.box.open(sealed.secret)];
-    if (sealed.previous && activePreviousExpiry({ previousSecretExpiresAt: sealed.previousExpiresAt }, started)) secrets.push(settings.box.open(sealed.previous));
+    // A secret sealed under another key opens to nothing: the delivery cannot be signed with it
+    // until the key is back or the secret is rotated.
+    const open = (value: string) => {
+      try {
+        return settings.box.open(value);
+      } catch {
+        logger.error({ webhookId: webhook.id }, "signing secret cannot be decrypted: was WEBHOOK_SECRETS_KEY changed?");
+        return undefined;
+      }
+    };
+    const current = open(sealed.secret);
+    const previous = sealed.previous && activePreviousExpiry({ previousSecretExpiresAt: sealed.previousExpiresAt }, started) ? open(sealed.previous) : undefined;
+    const secrets = current === undefined ? [] : previous === undefined ? [current] : [current, previous];
     let result: AttemptResult;
     try {
-      result = await sendDelivery(
+      result = secrets.length === 0 ? { error: "signing secret unavailable" } : await sendDelivery(
         { id: delivery.id, url: webhook.url, payload: delivery.payload, secrets },
         { policy: settings.policy, timeoutMs: settings.timeoutMs },
         started,
