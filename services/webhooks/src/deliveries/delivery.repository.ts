@@ -120,19 +120,23 @@ export async function claimDue(db: Db, limit: number, perWebhook: number, now: D
   if (limit <= 0) return [];
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtext(current_schema() || '.deliveries claim'))`.execute(trx);
+    // The attempts in flight per webhook are counted once (few rows: the partial index
+    // deliveries_in_flight_idx), not once per candidate row.
     const candidates = await sql<{ id: string; webhook_id: string; in_flight: number }>`
-      select d.id, d.webhook_id,
-        (select count(*)::int from deliveries f
-          where f.webhook_id = d.webhook_id and f.status = 'pending' and f.locked_until > ${now}) as in_flight
+      with in_flight as (
+        select webhook_id, count(*)::int as n from deliveries
+        where status = 'pending' and locked_until is not null and locked_until > ${now}
+        group by webhook_id)
+      select d.id, d.webhook_id, coalesce(f.n, 0) as in_flight
       from deliveries d
+      left join in_flight f on f.webhook_id = d.webhook_id
       where d.status = 'pending'
         and d.next_attempt_at <= ${now}
         and (d.locked_until is null or d.locked_until <= ${now})
+        and coalesce(f.n, 0) < ${perWebhook}
         and not exists (
           select 1 from deliveries e
           where e.webhook_id = d.webhook_id and e.ordering_key = d.ordering_key and e.status = 'pending' and e.seq < d.seq)
-        and (select count(*) from deliveries f
-          where f.webhook_id = d.webhook_id and f.status = 'pending' and f.locked_until > ${now}) < ${perWebhook}
       order by d.next_attempt_at, d.seq
       limit ${limit * 4}
       for update of d skip locked`.execute(trx);
