@@ -1,5 +1,5 @@
 // Starts the whole system on this machine: Postgres, NATS and S3 (reused when already running,
-// otherwise started from local binaries with data under .data/), the migrations, the five
+// otherwise started from local binaries with data under .data/), the migrations, the six
 // services and a demo tenant. A service that crashes is started again with backoff; Ctrl-C
 // stops the services, then the infrastructure it started.
 // Run through pnpm (Node 24): `pnpm run up` (NOT `pnpm up`, which is pnpm's own update command).
@@ -37,10 +37,11 @@ const ROOT = resolve(import.meta.dirname, "..");
 const DATA = join(ROOT, ".data");
 const DEMO_TENANT_FILE = join(ROOT, "scripts", "demo-tenant.json");
 const DEMO_TENANT_RECORD = join(DATA, "demo-tenant.json");
-// The admin token of the local stack: content and players get it as ADMIN_TOKEN, and the admin
+// The admin token of the local stack: content, players and webhooks get it as ADMIN_TOKEN, and the admin
 // tool (`pnpm admin`) reads it from this file when ADMIN_TOKEN is unset.
 const ADMIN_TOKEN_FILE = join(DATA, "admin-token");
 const ADMIN_CLI = join(ROOT, "tools", "admin", "src", "cli.ts");
+const WEBHOOK_SECRETS_KEY_FILE = join(DATA, "webhook-secrets-key");
 const DATABASE = "support";
 const BUCKET = "support-attachments";
 const S3_PORT = 4568;
@@ -56,6 +57,8 @@ interface Service {
   urlVar?: string;
   /** Serves admin RPCs: gets ADMIN_TOKEN. */
   admin?: boolean;
+  /** Its own settings for the local stack. */
+  env?: NodeJS.ProcessEnv;
 }
 
 const GATEWAY_PORT = Number(process.env.PORT ?? 8080);
@@ -65,13 +68,15 @@ const SERVICES: Service[] = [
   { name: "tickets", port: 50052, metricsPort: 9466, urlVar: "TICKETS_URL" },
   { name: "media", port: 50053, metricsPort: 9467, urlVar: "MEDIA_URL" },
   { name: "players", port: 50054, metricsPort: 9468, urlVar: "PLAYERS_URL", admin: true },
+  // Local receivers are plain http on this machine: allowed here only, never in production.
+  { name: "webhooks", port: 50055, metricsPort: 9469, urlVar: "WEBHOOKS_URL", admin: true, env: { WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } },
   { name: "gateway", port: GATEWAY_PORT, metricsPort: 9464 },
 ];
 
 // ---- output -------------------------------------------------------------------------------
 
 const COLOR = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
-const COLORS: Record<string, number> = { up: 1, gateway: 36, content: 32, tickets: 33, media: 35, players: 34 };
+const COLORS: Record<string, number> = { up: 1, gateway: 36, content: 32, tickets: 33, media: 35, players: 34, webhooks: 31 };
 const WIDTH = Math.max(...SERVICES.map((s) => s.name.length), "admin".length) + 2;
 
 function paint(code: number, text: string): string {
@@ -273,6 +278,7 @@ function serviceEnv(infra: Infra, port: number): NodeJS.ProcessEnv {
     WEB_SUPPORT_CONNECT_SRC: process.env.WEB_SUPPORT_CONNECT_SRC ?? new URL(infra.s3Endpoint).origin,
   };
   for (const s of SERVICES) if (s.urlVar) env[s.urlVar] = `http://127.0.0.1:${s.port}`;
+  env.WEBHOOK_SECRETS_KEY = process.env.WEBHOOK_SECRETS_KEY ?? webhookSecretsKey();
   return env;
 }
 
@@ -312,6 +318,19 @@ function superviseService(s: Service, main: string, env: NodeJS.ProcessEnv, cras
   });
 }
 
+/**
+ * The key that encrypts webhook signing secrets at rest in the local stack: 32 random bytes
+ * (base64), made once (0600) and kept in .data/webhook-secrets-key until `make reset`, so that
+ * subscriptions keep working across restarts.
+ */
+function webhookSecretsKey(): string {
+  if (!existsSync(WEBHOOK_SECRETS_KEY_FILE)) {
+    mkdirSync(DATA, { recursive: true });
+    writeFileSync(WEBHOOK_SECRETS_KEY_FILE, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600 });
+  }
+  return readFileSync(WEBHOOK_SECRETS_KEY_FILE, "utf8").trim();
+}
+
 /** The stack's admin token: made once (0600) and kept in .data/admin-token until `make reset`. */
 function adminToken(): string {
   if (existsSync(ADMIN_TOKEN_FILE)) {
@@ -333,7 +352,7 @@ function startServices(infra: Infra, token: string): Service[] {
       log(paint(33, `services/${s.name}/src/main.ts does not exist: ${s.name} is not started`));
       continue;
     }
-    const env = { ...serviceEnv(infra, s.port), METRICS_PORT: String(s.metricsPort), ...(s.admin ? { ADMIN_TOKEN: token } : {}) };
+    const env = { ...serviceEnv(infra, s.port), METRICS_PORT: String(s.metricsPort), ...(s.admin ? { ADMIN_TOKEN: token } : {}), ...s.env };
     superviseService(s, main, env);
     started.push(s);
   }

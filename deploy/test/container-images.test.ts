@@ -33,7 +33,7 @@ let base: LocalBaseImage;
 const timings: Record<string, number> = {};
 const roles = new Map<ServiceName, ServiceRoles>();
 const ports = new Map<ServiceName, number>();
-/** Each container's metrics listener (host network: the default 9464 would be shared by all five). */
+/** Each container's metrics listener (host network: the default 9464 would be shared by all six). */
 const metricsPorts = new Map<ServiceName, number>();
 const containers = new Map<ServiceName, string>();
 
@@ -76,7 +76,7 @@ function serviceEnv(name: ServiceName): Record<string, string> {
   };
   switch (name) {
     case "gateway":
-      return { ...common, CONTENT_URL: url("content"), TICKETS_URL: url("tickets"), MEDIA_URL: url("media"), PLAYERS_URL: url("players") };
+      return { ...common, CONTENT_URL: url("content"), TICKETS_URL: url("tickets"), MEDIA_URL: url("media"), PLAYERS_URL: url("players"), WEBHOOKS_URL: url("webhooks") };
     case "content":
     case "players":
       return { ...common, DATABASE_URL: roles.get(name)!.appUrl, ADMIN_TOKEN };
@@ -102,6 +102,9 @@ function serviceEnv(name: ServiceName): Record<string, string> {
         S3_SECRET_ACCESS_KEY: infra.s3.secretAccessKey,
         S3_FORCE_PATH_STYLE: "true",
       };
+    case "webhooks":
+      // The image runs with NODE_ENV=production, where the secrets key is required.
+      return { ...common, DATABASE_URL: roles.get(name)!.appUrl, ADMIN_TOKEN, CONTENT_URL: url("content"), WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") };
   }
 }
 
@@ -149,7 +152,7 @@ async function waitForHttp200(name: ServiceName, path: string, timeoutMs = 60_00
 }
 
 /**
- * Free ports for the five (host network). Taken right before the containers start, not minutes
+ * Free ports for the six (host network). Taken right before the containers start, not minutes
  * earlier: other processes on the machine take free ports too.
  */
 async function assignPorts(): Promise<void> {
@@ -208,8 +211,8 @@ beforeAll(async () => {
   infra = await createTestInfra();
   engine = await timed("start the engine", () => startDockerEngine(join(infraScratch(), "engine"), { tmpfsSize: "8g" }));
   base = await timed("local base image", () => importLocalBaseImage(engine!, versions));
-  // All five at once: BuildKit builds the shared stages (tools, prune) once.
-  await timed("build the five images", () => Promise.all(SERVICES.map((image) => build(image))));
+  // All six at once: BuildKit builds the shared stages (tools, prune) once.
+  await timed("build the six images", () => Promise.all(SERVICES.map((image) => build(image))));
   timings["set-up"] = Date.now() - started;
 }, 600_000);
 
@@ -284,8 +287,8 @@ describe("the services as containers", () => {
     ));
   }, 180_000);
 
-  it("the four services start and answer /healthz and /readyz; the gateway's /healthz is 200 once they serve", async () => {
-    await timed("the four services ready", async () => {
+  it("the five services start and answer /healthz and /readyz; the gateway's /healthz is 200 once they serve", async () => {
+    await timed("the five services ready", async () => {
       await assignPorts();
       await Promise.all(INTERNAL.map((image) => startService(image.name)));
       await Promise.all(INTERNAL.map((image) => waitForHttp200(image.name, "/healthz")));

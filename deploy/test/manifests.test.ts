@@ -24,11 +24,12 @@ const NAMESPACE: Record<Overlay, string> = { dev: "support-dev", production: "su
 const INTERNAL = SERVICES.filter((image) => image.name !== "gateway");
 /** Settings that must be set explicitly in a cluster (their local defaults point at 127.0.0.1 or are development-only). */
 const REQUIRED_ENV: Record<string, string[]> = {
-  gateway: ["PORT", "NATS_URL", "CONTENT_URL", "TICKETS_URL", "MEDIA_URL", "PLAYERS_URL", "WEB_SUPPORT_URL", "TRUST_PROXY"],
+  gateway: ["PORT", "NATS_URL", "CONTENT_URL", "TICKETS_URL", "MEDIA_URL", "PLAYERS_URL", "WEBHOOKS_URL", "WEB_SUPPORT_URL", "TRUST_PROXY"],
   content: ["PORT", "NATS_URL", "DATABASE_URL"],
   tickets: ["PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "PLAYERS_URL", "MEDIA_URL", "CURSOR_SECRET", "SUPPORT_APP_URL"],
   media: ["PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "S3_REGION", "S3_BUCKET", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY", "S3_FORCE_PATH_STYLE"],
   players: ["PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "TICKETS_URL", "MEDIA_URL"],
+  webhooks: ["PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "WEBHOOK_SECRETS_KEY"],
 };
 /** Names of variables that hold credentials (PUBLIC_RATE_LIMIT_PER_TOKEN is a count, not a token). */
 const SENSITIVE = /SECRET|PASSWORD|PRIVATE_KEY|ACCESS_KEY|CREDENTIAL|API_KEY$|AUTH_TOKEN|DATABASE_URL/;
@@ -262,7 +263,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("overlay %s", (overlayName) 
     }
     // Callers reach the other services by their Service names and ports.
     for (const [key, value] of env) {
-      const target = /^(CONTENT|TICKETS|MEDIA|PLAYERS)_URL$/.exec(key)?.[1]?.toLowerCase();
+      const target = /^(CONTENT|TICKETS|MEDIA|PLAYERS|WEBHOOKS)_URL$/.exec(key)?.[1]?.toLowerCase();
       if (target) expect(value.value).toBe(`http://${target}:${SERVICES.find((s) => s.name === target)!.port}`);
     }
   });

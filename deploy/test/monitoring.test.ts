@@ -17,7 +17,7 @@ import { seriesUse } from "./support/promql.ts";
 
 const root = repoRoot();
 const COMPONENT = join(root, "deploy", "k8s", "components", "monitoring");
-const SERVICES = ["gateway", "content", "tickets", "media", "players"];
+const SERVICES = ["gateway", "content", "tickets", "media", "players", "webhooks"];
 
 interface Contract {
   series: { name: string; type: "histogram" | "gauge" | "counter"; labels: string[] }[];
@@ -166,6 +166,8 @@ describe("the monitoring component", () => {
     expect(uses("SupportConsumerRedeliveriesRising")).toContain("support_jetstream_redeliveries_total");
     expect(uses("SupportHigh5xxRatio")).toContain("http_server_request_duration_seconds_count");
     expect(uses("SupportDeletionsOverdue")).toContain("support_deletions_overdue");
+    expect(uses("SupportWebhookDeliveriesFailing")).toContain("support_webhook_deliveries_total");
+    expect(uses("SupportWebhookDeliveriesStuck")).toContain("support_webhook_oldest_pending_age_seconds");
     expect(uses("SupportPodNotReady")).toContain("kube_pod_status_ready");
   });
 

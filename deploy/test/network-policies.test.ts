@@ -1,7 +1,8 @@
 // The rendered network policies of each overlay, evaluated: exactly the platform's flows are
 // open (ingress controller -> gateway -> services, tickets -> content/players/media, media -> content,
-// players -> content/tickets/media, the admin tool -> content/players, DNS,
-// NATS, S3 for media, Prometheus -> every pod's metrics port) and everything else is closed.
+// players -> content/tickets/media, webhooks -> content and public internet :443, the admin
+// tool -> content/players/webhooks, DNS, NATS, S3 for media, Prometheus -> every pod's metrics
+// port) and everything else is closed.
 import { beforeAll, describe, expect, it } from "vitest";
 import { SERVICES, type ServiceName } from "../image/spec.ts";
 import { repoRoot } from "../scripts/repo.ts";
@@ -12,7 +13,7 @@ const root = repoRoot();
 const NAMESPACE: Record<Overlay, string> = { dev: "support-dev", production: "support" };
 const S3_PORT: Record<Overlay, number> = { dev: 9000, production: 443 };
 const PORT = Object.fromEntries(SERVICES.map((image) => [image.name, image.port])) as Record<ServiceName, number>;
-const INTERNAL: ServiceName[] = ["content", "tickets", "media", "players"];
+const INTERNAL: ServiceName[] = ["content", "tickets", "media", "players", "webhooks"];
 const ALL: ServiceName[] = ["gateway", ...INTERNAL];
 const METRICS_PORT = 9464;
 
@@ -64,6 +65,8 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     expect(allowed(pod("tickets"), pod("media"), PORT.media)).toBe(true);
     expect(allowed(pod("players"), pod("tickets"), PORT.tickets)).toBe(true);
     expect(allowed(pod("players"), pod("media"), PORT.media)).toBe(true);
+    expect(allowed(pod("webhooks"), pod("content"), PORT.content)).toBe(true);
+    expect(allowed(pod("webhooks"), INTERNET, 443)).toBe(true);
     for (const service of INTERNAL) expect(allowed(pod(service), POSTGRES, 5432), `${service} -> Postgres`).toBe(true);
     for (const service of ALL) {
       expect(allowed(pod(service), NATS, 4222), `${service} -> NATS`).toBe(true);
@@ -73,10 +76,11 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     expect(allowed(pod("media"), S3, S3_PORT[overlay])).toBe(true);
     expect(allowed(adminTool, pod("content"), PORT.content)).toBe(true);
     expect(allowed(adminTool, pod("players"), PORT.players)).toBe(true);
+    expect(allowed(adminTool, pod("webhooks"), PORT.webhooks)).toBe(true);
     expect(allowed(adminTool, KUBE_DNS, 53, "UDP")).toBe(true);
   });
 
-  it("lets the admin tool reach content and players only, and nothing reach it", () => {
+  it("lets the admin tool reach content, players and webhooks only, and nothing reach it", () => {
     for (const service of ["gateway", "tickets", "media"] as const) {
       expect(allowed(adminTool, pod(service), PORT[service]), `admin -> ${service}`).toBe(false);
     }
@@ -115,7 +119,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     }
     // Services call only what they use.
     const calls = new Set([
-      "tickets>content", "tickets>players", "tickets>media", "media>content", "players>content", "players>tickets", "players>media",
+      "tickets>content", "tickets>players", "tickets>media", "media>content", "players>content", "players>tickets", "players>media", "webhooks>content",
     ]);
     for (const from of INTERNAL) {
       for (const to of INTERNAL) {
@@ -123,11 +127,17 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
         expect(allowed(pod(from), pod(to), PORT[to]), `${from} -> ${to}`).toBe(false);
       }
     }
+    // Webhook receivers are on public addresses only: nothing private, not the metadata endpoint,
+    // not the platform's own Postgres and NATS through the internet rule.
+    for (const ip of ["10.1.2.3", "172.16.0.9", "192.168.1.1", "169.254.169.254", "100.64.0.1", "127.0.0.1"]) {
+      expect(allowed(pod("webhooks"), { ip }, 443), `webhooks -> ${ip}:443`).toBe(false);
+    }
     // The gateway holds no database credentials and needs no Postgres; only media talks to S3.
     expect(allowed(pod("gateway"), POSTGRES, 5432)).toBe(false);
-    for (const service of ALL.filter((name) => name !== "media")) expect(allowed(pod(service), S3, S3_PORT[overlay]), `${service} -> S3`).toBe(false);
+    // (webhooks reaches every public address on 443, which includes a public S3 endpoint: it holds no S3 credentials.)
+    for (const service of ALL.filter((name) => name !== "media" && name !== "webhooks")) expect(allowed(pod(service), S3, S3_PORT[overlay]), `${service} -> S3`).toBe(false);
     for (const service of ALL) {
-      expect(allowed(pod(service), INTERNET, 443), `${service} -> internet:443 other than S3`).toBe(service === "media" && overlay === "production");
+      expect(allowed(pod(service), INTERNET, 443), `${service} -> internet:443 other than S3`).toBe(service === "webhooks" || (service === "media" && overlay === "production"));
       expect(allowed(pod(service), INTERNET, 80), `${service} -> internet:80`).toBe(false);
     }
   });

@@ -64,6 +64,8 @@ function serviceEnv(name: ServiceName): Record<string, string> {
         }
       : {}),
     ...(name === "tickets" ? { CURSOR_SECRET: "production-build-test", AUTO_CLOSE_INTERVAL_MS: "0" } : {}),
+    // NODE_ENV=production requires the secrets key.
+    ...(name === "webhooks" ? { WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") } : {}),
   };
 }
 
@@ -108,7 +110,7 @@ describe("the image's contents", () => {
     const packages = workspacePackagesIn(image.appDir);
     expect(packages).toEqual(expectedPackages(image.image.pkg));
     expect(packages).not.toContain("libs/testkit");
-    // The gateway's tests start the four services (devDependencies): its image holds none of them.
+    // The gateway's tests start the five services (devDependencies): its image holds none of them.
     if (name === "gateway") expect(packages.filter((path) => path.startsWith("services/"))).toEqual(["services/gateway"]);
     const installed = readdirSync(join(image.appDir, "node_modules", ".pnpm"));
     for (const devOnly of DEV_ONLY_PACKAGES) {
@@ -159,7 +161,7 @@ describe("internal services from their images", () => {
 });
 
 describe("the gateway from its image", () => {
-  it("answers /healthz/dependencies 200 once the four services from their images are SERVING, and serves its OpenAPI document and docs", async () => {
+  it("answers /healthz/dependencies 200 once the five services from their images are SERVING, and serves its OpenAPI document and docs", async () => {
     for (const image of INTERNAL) expect(running.get(image.name), `${image.name} is running`).toBeDefined();
     const image = built.get("gateway")!;
     const url = (name: ServiceName) => `http://127.0.0.1:${running.get(name)!.port}`;
@@ -173,6 +175,7 @@ describe("the gateway from its image", () => {
         TICKETS_URL: url("tickets"),
         MEDIA_URL: url("media"),
         PLAYERS_URL: url("players"),
+        WEBHOOKS_URL: url("webhooks"),
       },
       port,
     );

@@ -171,4 +171,35 @@ describe("tenant file", () => {
       "games/0/collectors/1/ref",
     ]);
   });
+
+  it("accepts webhooks with known events and game refs, and names each bad entry's path", () => {
+    const file = {
+      ...minimal(),
+      webhooks: [
+        { url: "https://hooks.example.com/a", events: ["ticket.created", "player.deleted"], games: ["g"], description: "dashboard", enabled: false },
+        { url: "https://hooks.example.com/b", events: ["ticket.resolved"] },
+      ],
+    };
+    expect(issuesOf(file)).toEqual([]);
+    file.webhooks.push(
+      { url: "ftp://hooks.example.com/c", events: ["ticket.exploded"], games: ["nope"] } as never,
+      { url: "https://hooks.example.com/a", events: [] } as never,
+      { url: "https://hooks.example.com/d", event: ["ticket.created"] } as never,
+    );
+    expect(issuesOf(file)).toEqual(
+      expect.arrayContaining([
+        { path: "webhooks/2/url", message: "must be an http(s) URL" },
+        { path: "webhooks/2/events/0", message: "must be equal to one of the allowed values" },
+        { path: "webhooks/3/events", message: "must NOT have fewer than 1 items" },
+        { path: "webhooks/4/events", message: "is required" },
+        { path: "webhooks/4/event", message: "is not allowed here" },
+      ]),
+    );
+    file.webhooks.splice(2);
+    file.webhooks.push({ url: "https://hooks.example.com/a", events: ["ticket.created"], games: ["g", "nope"] } as never);
+    expect(issuesOf(file)).toEqual([
+      { path: "webhooks/2/url", message: "duplicates the url of webhooks/0/url" },
+      { path: "webhooks/2/games/1", message: 'unknown game ref "nope" (not in games)' },
+    ]);
+  });
 });

@@ -45,6 +45,8 @@ export interface TenantFile {
     options?: string[];
   }[];
   blockedPlayers?: { game: string; playerId?: string; email?: string }[];
+  /** Webhook subscriptions, matched by url (webhooks service). */
+  webhooks?: { url: string; description?: string; events: string[]; games?: string[]; enabled?: boolean }[];
 }
 
 /** The eight field types of a collector result. */
@@ -88,6 +90,7 @@ const patternMessages: Record<string, string> = {
   email: "must be an email address",
   name: "must not contain a comma",
   playerId: "must not be blank",
+  url: "must be an http(s) URL",
 };
 
 // ajv's oneOf message ("must match exactly one schema in oneOf") does not say which; keyed by
@@ -187,6 +190,8 @@ function crossReferenceIssues(file: TenantFile): TenantFileIssue[] {
     ...(file.fields ?? []).flatMap((field, i) => unknownGame(field.game, `fields/${i}/game`)),
     ...duplicates(file.fields ?? [], (f) => `${scopeOf(f.game)}\u0000${f.key}`, (i) => `fields/${i}/key`, "the field (same key and game) at"),
     ...(file.blockedPlayers ?? []).flatMap((entry, i) => unknownGame(entry.game, `blockedPlayers/${i}/game`)),
+    ...duplicates(file.webhooks ?? [], (w) => w.url, (i) => `webhooks/${i}/url`, "the url of"),
+    ...(file.webhooks ?? []).flatMap((webhook, w) => (webhook.games ?? []).flatMap((ref, i) => unknownGame(ref, `webhooks/${w}/games/${i}`))),
   ];
 }
 

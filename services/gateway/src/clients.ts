@@ -3,7 +3,7 @@
 // retry budget, so that a dead service costs its routes no timeout per request. Plus
 // grpc.health.v1 of each for /healthz/dependencies.
 import type { Client } from "@connectrpc/connect";
-import { ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService } from "@support/proto";
+import { ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
 import type { Registry } from "@support/metrics";
 import {
   balancingOf, createResilientTransport, createServiceClient, createServiceTransport, type AddressState, type BreakerState,
@@ -11,7 +11,7 @@ import {
 import type { GatewayConfig } from "./config.ts";
 import { idempotencyInterceptor } from "./middleware/idempotency.ts";
 
-export const SERVICE_NAMES = ["content", "tickets", "media", "players"] as const;
+export const SERVICE_NAMES = ["content", "tickets", "media", "players", "webhooks"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 export type ContentClient = Client<typeof ContentService>;
@@ -19,6 +19,7 @@ export type TicketsClient = Client<typeof TicketsService>;
 export type MediaClient = Client<typeof MediaService>;
 export type PlayersClient = Client<typeof PlayersService>;
 export type PlayerSideClient = Client<typeof PlayerSideService>;
+export type WebhooksClient = Client<typeof WebhooksService>;
 export type HealthClient = Client<typeof health.Health>;
 
 /** What the gateway knows of one service's connections, for /healthz/dependencies. */
@@ -35,6 +36,8 @@ export interface GatewayClients {
   players: PlayersClient;
   /** tickets' player side (what the player does through a web support session), served on the tickets port. */
   playerSide: PlayerSideClient;
+  /** Webhook subscriptions and their delivery log. */
+  webhooks: WebhooksClient;
   /** grpc.health.v1 of every service (past the breaker: it reports, it does not serve a route). */
   health: Record<ServiceName, HealthClient>;
   /** Addresses and breaker of every service; tests built without them report none. */
@@ -49,6 +52,7 @@ type ClientConfig = Pick<
   | "TICKETS_URL"
   | "MEDIA_URL"
   | "PLAYERS_URL"
+  | "WEBHOOKS_URL"
   | "RPC_TIMEOUT_MS"
   | "RPC_RESOLVE_INTERVAL_MS"
   | "RPC_HOSTS_FILE"
@@ -66,6 +70,7 @@ export function createClients(config: ClientConfig, registry?: Registry): Gatewa
     tickets: config.TICKETS_URL,
     media: config.MEDIA_URL,
     players: config.PLAYERS_URL,
+    webhooks: config.WEBHOOKS_URL,
   };
   const transports = Object.fromEntries(
     SERVICE_NAMES.map((name) => {
@@ -85,7 +90,8 @@ export function createClients(config: ClientConfig, registry?: Registry): Gatewa
     media: createServiceClient(MediaService, transports.media.guarded, options),
     players: createServiceClient(PlayersService, transports.players.guarded, options),
     playerSide: createServiceClient(PlayerSideService, transports.tickets.guarded, options),
-    health: { content: healthClient("content"), tickets: healthClient("tickets"), media: healthClient("media"), players: healthClient("players") },
+    webhooks: createServiceClient(WebhooksService, transports.webhooks.guarded, options),
+    health: Object.fromEntries(SERVICE_NAMES.map((name) => [name, healthClient(name)])) as Record<ServiceName, HealthClient>,
     backends: Object.fromEntries(
       SERVICE_NAMES.map((name) => [name, { addresses: () => transports[name].balanced.addresses(), breakerState: () => transports[name].guarded.breakerState() }]),
     ) as Record<ServiceName, BackendState>,

@@ -232,7 +232,7 @@ describe("GET /healthz, /readyz and /healthz/dependencies", () => {
     const response = await t.request("/healthz/dependencies");
     expect(response.status).toBe(200);
     const up = { status: "ok", breaker: "unknown", addresses: { known: 0, ejected: 0 } };
-    expect(response.body).toEqual({ status: "ok", services: { content: up, tickets: up, media: up, players: up } });
+    expect(response.body).toEqual({ status: "ok", services: { content: up, tickets: up, media: up, players: up, webhooks: up } });
   });
 
   it("stays ready when a service is down, and reports it on /healthz/dependencies without addresses", async () => {
@@ -245,7 +245,7 @@ describe("GET /healthz, /readyz and /healthz/dependencies", () => {
       code: "unavailable",
       message: "Unavailable: tickets",
       status: "degraded",
-      services: { content: { status: "ok" }, tickets: { status: "unavailable" }, media: { status: "ok" }, players: { status: "ok" } },
+      services: { content: { status: "ok" }, tickets: { status: "unavailable" }, media: { status: "ok" }, players: { status: "ok" }, webhooks: { status: "ok" } },
     });
     expect(response.text).not.toContain("10.1.2.3");
     t.down.clear();

@@ -41,6 +41,7 @@ import { registerTagRoutes } from "./routes/tags.ts";
 import { registerTicketRoutes } from "./routes/tickets.ts";
 import { rememberStaticMatches } from "./route-matches.ts";
 import { registerWebSupportRoutes, webSupportOptions } from "./routes/web-support.ts";
+import { registerWebhookRoutes } from "./routes/webhooks.ts";
 import type { GatewayMiddleware, GatewayRouter, GatewayState } from "./types.ts";
 
 /** How long a connection must have been without a request to be closed as idle at shutdown. */
@@ -126,6 +127,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerAttachmentRoutes(api, { media: clients.media });
   registerPlayerRoutes(api, { players: clients.players });
   registerSessionRoutes(api, { players: clients.players, config, registry });
+  registerWebhookRoutes(api, { webhooks: clients.webhooks });
   const streams = new TicketStreamHub();
   registerPlayerSideRoutes(api, {
     players: clients.players,

@@ -8,9 +8,9 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import type { NatsConnection } from "@support/bus";
 import { createLogger, type Logger } from "@support/logging";
-import { ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService } from "@support/proto";
+import { ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
 import { domainTransport } from "@support/rpc";
-import type { GatewayClients, ServiceName } from "./clients.ts";
+import type { GatewayClients, ServiceName, WebhooksClient } from "./clients.ts";
 import { loadGatewayConfig, type GatewayConfig } from "./config.ts";
 import { createServer, type Gateway } from "./server.ts";
 
@@ -155,7 +155,7 @@ export class FakeContent {
   }
 }
 
-/** grpc.health.v1 of the four services; `down` lists the ones that answer NOT_SERVING or fail. */
+/** grpc.health.v1 of the five services; `down` lists the ones that answer NOT_SERVING or fail. */
 export function fakeHealth(down: Set<ServiceName>, calls?: { count: number }): GatewayClients["health"] {
   const make = (name: ServiceName) =>
     createClient(
@@ -170,7 +170,7 @@ export function fakeHealth(down: Set<ServiceName>, calls?: { count: number }): G
         }),
       ),
     );
-  return { content: make("content"), tickets: make("tickets"), media: make("media"), players: make("players") };
+  return { content: make("content"), tickets: make("tickets"), media: make("media"), players: make("players"), webhooks: make("webhooks") };
 }
 
 /** A logger whose JSON lines are kept in `lines`. */
@@ -200,7 +200,9 @@ export interface TestGateway {
   stop(): Promise<void>;
 }
 
-export async function startTestGateway(options: { config?: Partial<GatewayConfig>; nc?: NatsConnection; content?: FakeContent } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  options: { config?: Partial<GatewayConfig>; nc?: NatsConnection; content?: FakeContent; webhooks?: WebhooksClient } = {},
+): Promise<TestGateway> {
   const content = options.content ?? new FakeContent();
   const down = new Set<ServiceName>();
   const { logger, lines } = captureLogger();
@@ -215,6 +217,7 @@ export async function startTestGateway(options: { config?: Partial<GatewayConfig
       media: createClient(MediaService, createRouterTransport(() => undefined)),
       players: createClient(PlayersService, createRouterTransport(() => undefined)),
       playerSide: createClient(PlayerSideService, createRouterTransport(() => undefined)),
+      webhooks: options.webhooks ?? createClient(WebhooksService, createRouterTransport(() => undefined)),
       health: fakeHealth(down),
     },
     nc: options.nc,

@@ -1,5 +1,5 @@
 // The whole backend in-process for the gateway's integration tests: a fresh database and NATS
-// prefix (testkit), the four services on free ports with their migrations applied, and the
+// prefix (testkit), the five services on free ports with their migrations applied, and the
 // gateway in front of them. Tenants are provisioned with the real admin tool (tools/admin)
 // over the services' admin RPCs, so the data and the events are exactly what production produces.
 import { randomBytes } from "node:crypto";
@@ -14,6 +14,7 @@ import { createServer as createPlayersServer, loadPlayersConfig, migrations as p
 import type { ServiceHost } from "@support/runtime";
 import { createTestInfra, freePort, withDatabase, type TestInfra } from "@support/testkit";
 import { createServer as createTicketsServer, loadTicketsConfig, migrations as ticketsMigrations } from "@support/tickets";
+import { createServer as createWebhooksServer, loadWebhooksConfig, migrations as webhooksMigrations } from "@support/webhooks";
 import { expect } from "vitest";
 import { createClients, createServer, loadGatewayConfig, type Gateway, type GatewayConfig, type ServiceName } from "../src/index.ts";
 import { operations } from "../src/openapi/operations.ts";
@@ -104,6 +105,7 @@ const services: ServiceModule[] = [
   serviceModule("players", playersMigrations, loadPlayersConfig, createPlayersServer as never),
   serviceModule("media", mediaMigrations, loadMediaConfig, createMediaServer as never),
   serviceModule("tickets", ticketsMigrations, loadTicketsConfig, createTicketsServer as never),
+  serviceModule("webhooks", webhooksMigrations, loadWebhooksConfig, createWebhooksServer as never),
 ];
 
 /** The operation of the document serving `method path`, if any. */
@@ -137,7 +139,18 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
   const logger = createLogger({ service: "stack", level: process.env.STACK_LOG_LEVEL ?? "silent" });
   // `env` reaches every service (e.g. PLAYER_DELETION_DELAY_SECONDS).
   const adminToken = randomBytes(24).toString("base64url");
-  const env = { ...infra.env, NATS_PREFIX: infra.natsPrefix, HOST: "127.0.0.1", LOG_LEVEL: "silent", ADMIN_TOKEN: adminToken, ...options.env };
+  const env = {
+    ...infra.env,
+    NATS_PREFIX: infra.natsPrefix,
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "silent",
+    ADMIN_TOKEN: adminToken,
+    // The tests' webhook receivers listen on this machine over plain http.
+    WEBHOOK_ALLOW_HTTP: "true",
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
+    WEBHOOK_SECRETS_KEY: randomBytes(32).toString("base64"),
+    ...options.env,
+  };
   const running = new Map<ServiceName, ServiceHost>();
   const ports: Partial<Record<ServiceName, number>> = {};
   const metricsPorts: Partial<Record<ServiceName | "gateway", number>> = {};
@@ -180,6 +193,7 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
         TICKETS_URL: `http://127.0.0.1:${ports.tickets}`,
         MEDIA_URL: `http://127.0.0.1:${ports.media}`,
         PLAYERS_URL: `http://127.0.0.1:${ports.players}`,
+        WEBHOOKS_URL: `http://127.0.0.1:${ports.webhooks}`,
         // A service restarted by a test is called again soon after, not after the default 5 s.
         RPC_BREAKER_OPEN_MS: "300",
       }),
@@ -194,7 +208,7 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
     const url = `http://127.0.0.1:${port}`;
 
     const admin = <T>(args: string[], stdin?: string): Promise<T> =>
-      runAdmin<T>(args, { CONTENT_URL: urls.CONTENT_URL, PLAYERS_URL: urls.PLAYERS_URL, ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" }, stdin);
+      runAdmin<T>(args, { CONTENT_URL: urls.CONTENT_URL, PLAYERS_URL: urls.PLAYERS_URL, WEBHOOKS_URL: urls.WEBHOOKS_URL, ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" }, stdin);
 
     return {
       infra,
@@ -205,6 +219,7 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
         tickets: urls.TICKETS_URL!,
         media: urls.MEDIA_URL!,
         players: urls.PLAYERS_URL!,
+        webhooks: urls.WEBHOOKS_URL!,
       },
       metricsUrls: () =>
         Object.fromEntries(Object.entries(metricsPorts).map(([name, metricsPort]) => [name, `http://127.0.0.1:${metricsPort}/metrics`])) as Record<

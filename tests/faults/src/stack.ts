@@ -1,6 +1,6 @@
 // A whole stack of real processes for one fault scenario, private to it: its own Postgres
 // (initdb into a temp dir, its own port), its own nats-server (JetStream, temp store dir, its
-// own port), its own S3 server, then content, tickets, media, players and the gateway as child
+// own port), its own S3 server, then content, tickets, media, players, webhooks and the gateway as child
 // processes. A fault touches only what this stack started; the machine's shared Postgres and
 // NATS are never used. Every child's exit is watched: an exit the scenario did not cause is
 // recorded in `unexpectedExits`. A process may run as several named instances (replicas on
@@ -26,7 +26,7 @@ import {
 
 export const root = path.resolve(import.meta.dirname, "../../..");
 
-export const SERVICES = ["content", "tickets", "media", "players"] as const;
+export const SERVICES = ["content", "tickets", "media", "players", "webhooks"] as const;
 export type Service = (typeof SERVICES)[number];
 export type ProcessName = Service | "gateway";
 
@@ -155,6 +155,11 @@ export class FaultStack {
       TICKETS_URL: url("tickets"),
       MEDIA_URL: url("media"),
       PLAYERS_URL: url("players"),
+      WEBHOOKS_URL: url("webhooks"),
+      // Webhook signing secrets are encrypted with this key; receivers of a scenario are local.
+      WEBHOOK_SECRETS_KEY: randomBytes(32).toString("base64"),
+      WEBHOOK_ALLOW_HTTP: "true",
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
       S3_ENDPOINT: parts.s3.endpoint,
       S3_REGION: parts.s3.region,
       S3_BUCKET: parts.s3.bucket,
@@ -169,7 +174,7 @@ export class FaultStack {
   }
 
   /**
-   * Starts the private Postgres, NATS and S3, migrates every service, starts the four services
+   * Starts the private Postgres, NATS and S3, migrates every service, starts the five services
    * and the gateway (with `gatewayEnv` added) and waits until the gateway reports every service
    * up. `options.env` is added to every process's environment; `options.start` limits what is
    * started (the caller starts the rest, e.g. as replicas).
@@ -192,6 +197,7 @@ export class FaultStack {
         tickets: await freePort(),
         media: await freePort(),
         players: await freePort(),
+        webhooks: await freePort(),
         gateway: await freePort(),
       };
       progress("private Postgres, NATS and S3 up");
@@ -232,7 +238,7 @@ export class FaultStack {
    */
   startProcess(name: ProcessName, env: Record<string, string> = {}, instance: string = name, onLine?: (line: string) => void): ChildProcess {
     if (this.running.has(instance)) throw new Error(`${instance} runs already`);
-    const admin = name === "content" || name === "players" ? { ADMIN_TOKEN: this.adminToken } : {};
+    const admin = name === "content" || name === "players" || name === "webhooks" ? { ADMIN_TOKEN: this.adminToken } : {};
     const extra = name === "gateway" ? this.gatewayEnv : {};
     const child = fork(path.join(root, `services/${name}/src/main.ts`), [], {
       cwd: root,

@@ -1,11 +1,15 @@
-// `pnpm admin apply`: a tenant file, applied in two parts that each service owns. Content's
+// `pnpm admin apply`: a tenant file, applied in three parts that each service owns. Content's
 // part (company, API keys, games, environments, announcements, resources, collectors, users,
 // tags, fields) is one transaction in the content service; the players' part (blockedPlayers) is one
-// transaction in the players service, idempotent and retried with backoff. The file's digest
+// transaction in the players service, idempotent and retried with backoff; the webhooks part
+// (webhooks, only when the file has the key) is one transaction in the webhooks service that
+// makes the company's file-declared subscriptions match the list, also idempotent. The file's digest
 // (SHA-256 of its canonical JSON) makes the whole command safe to run again: content creates
 // nothing for a digest it has applied and returns the ids it recorded, and blocking a blocked
 // player changes nothing. So a failure after content committed is finished by running the
-// same command again.
+// same command again. The digest leaves `webhooks` out: their list is declarative per company
+// (created, updated or deleted by URL on every run), so a file whose webhooks changed applies
+// them to the company it created before.
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { AppError} from "@support/errors";
@@ -25,6 +29,11 @@ export interface TenantOutput {
   users: Record<string, string>;
   /** Present (true) when the file had been applied before and content created nothing. */
   alreadyApplied?: true;
+  /**
+   * What the webhooks part did, per URL (only when the file has `webhooks`): the signing
+   * secret of a subscription this run created, printed this once.
+   */
+  webhooks?: { url: string; id: string; action: string; enabled: boolean; secret?: string }[];
 }
 
 export interface RetryPolicy {
@@ -42,10 +51,13 @@ export class PartialApplyError extends Error {
   readonly applied: TenantOutput;
   readonly rerun: string;
   readonly issues: ValidationIssue[] | undefined;
-  constructor(cause: AppError, applied: TenantOutput, rerun: string, issues: ValidationIssue[] | undefined) {
+  constructor(cause: AppError, applied: TenantOutput, rerun: string, issues: ValidationIssue[] | undefined, part: "blockedPlayers" | "webhooks" = "blockedPlayers") {
     super(
-      `content's part of the tenant file was applied (company ${applied.companyId}), but blocking its blockedPlayers failed: ${cause.message}. ` +
-        `Run \`${rerun}\` again to finish: it creates nothing new in content and blocks the players again.`,
+      part === "blockedPlayers"
+        ? `content's part of the tenant file was applied (company ${applied.companyId}), but blocking its blockedPlayers failed: ${cause.message}. ` +
+            `Run \`${rerun}\` again to finish: it creates nothing new in content and blocks the players again.`
+        : `content's and players' parts of the tenant file were applied (company ${applied.companyId}), but applying its webhooks failed: ${cause.message}. ` +
+            `Fix the file and run \`${rerun}\` again: it creates nothing new in content and applies the webhooks again.`,
     );
     this.name = "PartialApplyError";
     this.cause = cause;
@@ -84,9 +96,13 @@ export async function applyTenantFile(
   file: TenantFile,
   options: { retry: RetryPolicy; logger?: Logger; rerun: string },
 ): Promise<TenantOutput> {
+  // Content's part leaves `webhooks` out, digest included: editing only a file's webhooks and
+  // applying it again finds the company the file created and updates its subscriptions,
+  // instead of creating another company.
+  const { webhooks: _webhooks, ...contentPart } = file;
   let applied;
   try {
-    applied = await clients.content.applyTenant({ digest: tenantDigest(file), tenant: file as unknown as JsonObject });
+    applied = await clients.content.applyTenant({ digest: tenantDigest(contentPart), tenant: contentPart as unknown as JsonObject });
   } catch (error) {
     throw connectToAppError(error);
   }
@@ -121,5 +137,37 @@ export async function applyTenantFile(
       throw new PartialApplyError(appError, output, options.rerun, issues);
     }
   }
+  if (file.webhooks !== undefined) output.webhooks = await applyWebhooks(clients, file, output, options);
   return output;
+}
+
+// The service names the request's pointers; the operator wrote the file's.
+const webhookIssuePath = (path: string) =>
+  path.replace(/^\/webhooks\/(\d+)\/eventTypes/, "webhooks/$1/events").replace(/^\/webhooks\/(\d+)\/gameIds/, "webhooks/$1/games").replace(/^\//, "");
+
+async function applyWebhooks(clients: AdminClients, file: TenantFile, output: TenantOutput, options: { rerun: string }) {
+  // parseTenantFile has checked that every game ref names a game of the file.
+  const webhooks = (file.webhooks ?? []).map((webhook) => ({
+    url: webhook.url,
+    description: webhook.description ?? "",
+    eventTypes: webhook.events,
+    gameIds: (webhook.games ?? []).map((ref) => output.games[ref]!.id),
+    enabled: webhook.enabled ?? true,
+  }));
+  // One attempt: a call lost after the service committed would be answered "unchanged" by a
+  // retry, and the secrets of the subscriptions it created would never be printed.
+  try {
+    const response = await clients.webhooks.applyWebhooks({ companyId: output.companyId, webhooks });
+    return response.webhooks.map((applied) => ({
+      url: applied.webhook!.url,
+      id: applied.webhook!.id,
+      action: applied.action,
+      enabled: applied.webhook!.enabled,
+      ...(applied.secret !== undefined ? { secret: applied.secret } : {}),
+    }));
+  } catch (error) {
+    const appError = connectToAppError(error);
+    const issues = appError.details?.issues?.map((issue) => ({ path: webhookIssuePath(issue.path), message: issue.message }));
+    throw new PartialApplyError(appError, output, options.rerun, issues, "webhooks");
+  }
 }

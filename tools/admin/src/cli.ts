@@ -26,7 +26,11 @@ Commands:
                                                 API key secrets (shown only now), game, environment
                                                 and user ids. The same file again creates nothing:
                                                 it prints the same ids, null for each secret, and
-                                                "alreadyApplied": true. Schema:
+                                                "alreadyApplied": true. A file with "webhooks"
+                                                then makes the company's file-declared webhook
+                                                subscriptions match it (by url) and prints
+                                                "webhooks": [{url, id, action, enabled, secret?}]
+                                                (a new subscription's secret, shown only now). Schema:
                                                 libs/tenant-file/src/tenant-file.schema.json
   api-keys create --company <companyId> --name <name>
                                                 Create an API key; prints {apiKeyId, name, secret}.
@@ -53,6 +57,7 @@ Without a command the text goes to stderr and the exit code is 2.
 Environment:
   CONTENT_URL       content service (default http://127.0.0.1:50051)
   PLAYERS_URL       players service (default http://127.0.0.1:50054)
+  WEBHOOKS_URL      webhooks service (default http://127.0.0.1:50055; apply of a file with "webhooks")
   ADMIN_TOKEN       the services' admin token; unset, it is read from ADMIN_TOKEN_FILE
                     (default .data/admin-token, written by \`make up\`)
   RPC_TIMEOUT_MS    deadline of each call (default 30000)
@@ -61,7 +66,7 @@ Environment:
   LOG_LEVEL         fatal|error|warn|info|debug|trace|silent (default info); logs go to stderr
 
 Output: one JSON object on stdout, {"error": {"code", "message", "issues"?}} on failure. When
-apply's blockedPlayers fail after content applied its part, the error also carries
+apply's blockedPlayers or webhooks fail after content applied its part, the error also carries
 "companyId", "applied" (the ids and secrets content created) and "rerun" (the command that
 finishes the job).
 Exit codes: 0 done, 1 runtime failure (service unreachable, unknown id, wrong token), 2 usage
@@ -187,6 +192,17 @@ async function readTenantFile(source: string, io: CliIo): Promise<unknown> {
   }
 }
 
+/** The parsed tenant file; its problems are reported with the file's name and each bad value's path. */
+async function readAndCheck(source: string, io: CliIo) {
+  const value = await readTenantFile(source, io);
+  try {
+    return parseTenantFile(value);
+  } catch (error) {
+    if (error instanceof TenantFileError) throw new TenantFileError(error.issues, `${source === "-" ? "stdin" : source}: the tenant file is invalid`);
+    throw error;
+  }
+}
+
 function writeJson(stream: Writable, value: unknown): void {
   stream.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -245,8 +261,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   let logger: Logger | undefined;
   try {
     // Check the file before anything else: a bad file needs no token and no service.
-    const command: AdminCommand =
-      parsed.verb === "apply" ? { verb: "apply", source: parsed.source, file: parseTenantFile(await readTenantFile(parsed.source, io)) } : parsed;
+    const command: AdminCommand = parsed.verb === "apply" ? { verb: "apply", source: parsed.source, file: await readAndCheck(parsed.source, io) } : parsed;
     // `pnpm admin` runs in the repository root, where .data/admin-token is.
     const config = loadAdminConfig(io.env, process.cwd());
     logger = createLogger({ service: "admin", level: config.logLevel, destination: io.stderr });
@@ -256,7 +271,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       logger,
     });
     if ("alreadyApplied" in result) {
-      logger.warn("this tenant file was applied before: nothing was created, and the API key secrets were printed by the first run only");
+      logger.warn(
+        "this tenant file (but for its webhooks) was applied before: nothing was created in content, and the API key secrets were printed by the first run only",
+      );
     }
     logger.info({ verb: command.verb }, "admin command done");
     writeJson(io.stdout, result);

@@ -1,12 +1,13 @@
-// Clients of the two admin services, each call carrying the admin token.
+// Clients of the three admin services, each call carrying the admin token.
 import type { Client } from "@connectrpc/connect";
-import { ContentAdminService, PlayersAdminService } from "@support/proto";
+import { ContentAdminService, PlayersAdminService, WebhooksAdminService } from "@support/proto";
 import { adminTokenHeader, createServiceClient } from "@support/rpc";
 import type { AdminConfig } from "./config.ts";
 
 export interface AdminClients {
   content: Client<typeof ContentAdminService>;
   players: Client<typeof PlayersAdminService>;
+  webhooks: Client<typeof WebhooksAdminService>;
 }
 
 export function createAdminClients(config: AdminConfig): AdminClients {
@@ -14,5 +15,6 @@ export function createAdminClients(config: AdminConfig): AdminClients {
   return {
     content: createServiceClient(ContentAdminService, config.contentUrl, options),
     players: createServiceClient(PlayersAdminService, config.playersUrl, options),
+    webhooks: createServiceClient(WebhooksAdminService, config.webhooksUrl, options),
   };
 }

@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, num, str } from "@support/config";
 export const configSpecs = {
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers (Connect)" }),
   PLAYERS_URL: str({ default: "http://127.0.0.1:50054", desc: "Where the players service answers (Connect)" }),
+  WEBHOOKS_URL: str({ default: "http://127.0.0.1:50055", desc: "Where the webhooks service answers (Connect); only `apply` of a file with `webhooks` calls it" }),
   ADMIN_TOKEN: str({ default: "", desc: "The services' admin token (their ADMIN_TOKEN)" }),
   ADMIN_TOKEN_FILE: str({ default: ".data/admin-token", desc: "Read for the token when ADMIN_TOKEN is unset (relative to the working directory)" }),
   RPC_TIMEOUT_MS: num({ default: 30_000, desc: "Deadline of each call" }),
@@ -19,6 +20,7 @@ export const configSpecs = {
 export interface AdminConfig {
   contentUrl: string;
   playersUrl: string;
+  webhooksUrl: string;
   adminToken: string;
   timeoutMs: number;
   playersAttempts: number;
@@ -43,6 +45,7 @@ export function loadAdminConfig(env: Record<string, string | undefined>, cwd: st
   return {
     contentUrl: config.CONTENT_URL,
     playersUrl: config.PLAYERS_URL,
+    webhooksUrl: config.WEBHOOKS_URL,
     adminToken: token,
     timeoutMs: config.RPC_TIMEOUT_MS,
     playersAttempts: config.PLAYERS_ATTEMPTS,

@@ -308,6 +308,52 @@ describe("pnpm admin apply", () => {
     expect(await playerRows(error.companyId)).toHaveLength(1);
   });
 
+  it("names the path of a bad webhook entry before calling any service", async () => {
+    const before = await counts();
+    const bad = {
+      ...structuredClone(demoTenant),
+      webhooks: [
+        { url: "https://hooks.example.com/a", events: ["ticket.created"], games: ["galaxy"] },
+        { url: "https://hooks.example.com/a", events: ["ticket.exploded"], games: ["nowhere"] },
+      ],
+    };
+    const badPath = tenantFile(bad);
+    const run = await runCli(["apply", badPath]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`error: ${badPath}: the tenant file is invalid`);
+    expect(run.stderr).toContain("webhooks/1/events/0: must be equal to one of the allowed values");
+    expect(JSON.parse(run.stdout).error.issues).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: "webhooks/1/events/0" })]),
+    );
+    const refs = await runCli(["apply", tenantFile({ ...bad, webhooks: [bad.webhooks[0], { ...bad.webhooks[1], events: ["ticket.created"] }] })]);
+    expect(refs.code).toBe(2);
+    expect(refs.stderr).toContain("webhooks/1/url: duplicates the url of webhooks/0/url");
+    expect(refs.stderr).toContain('webhooks/1/games/0: unknown game ref "nowhere"');
+    expect(await counts()).toEqual(before);
+  });
+
+  it("reports a webhooks failure after content committed, with the secrets and the command to run again", async () => {
+    const path = tenantFile({ ...demoTenant, company: { name: "Hook Studio" }, webhooks: [{ url: "https://hooks.example.com/a", events: ["ticket.created"] }] });
+    const closedPort = await freePort();
+    const failed = await ctx.runCli(["apply", path], { env: { WEBHOOKS_URL: `http://127.0.0.1:${closedPort}` } });
+    expect(failed.code).toBe(1);
+    const { error } = JSON.parse(failed.stdout);
+    expect(error).toMatchObject({
+      code: "unavailable",
+      companyId: uuid,
+      rerun: `pnpm admin apply ${path}`,
+      applied: { companyId: error.companyId, apiKeys: { demo: expect.stringMatching(/^psk_/) } },
+    });
+    expect(error.message).toContain(`content's and players' parts of the tenant file were applied (company ${error.companyId}), but applying its webhooks failed`);
+    expect((await ctx.content.getCompany({ companyId: error.companyId })).company?.name).toBe("Hook Studio");
+    // Without `webhooks` the same content is the same tenant: the webhooks are not in its digest.
+    const { webhooks: _webhooks, ...withoutWebhooks } = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
+    const again = await runCli(["apply", tenantFile(withoutWebhooks)]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ companyId: error.companyId, alreadyApplied: true });
+    expect(JSON.parse(again.stdout).webhooks).toBeUndefined();
+  });
+
   it("answers 2 for a file that is missing or not JSON", async () => {
     expect((await runCli(["apply", join(workDir, "missing.json")])).code).toBe(2);
     const notJson = join(workDir, "not.json");

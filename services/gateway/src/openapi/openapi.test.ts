@@ -29,6 +29,15 @@ const API_OPERATIONS = [
   ["delete", "/player", "deletePlayer"],
   ["get", "/support/sessions/redirect", "redirectToSupportSession"],
   ["post", "/support/sessions", "createSupportSession"],
+  ["get", "/webhooks", "listWebhooks"],
+  ["post", "/webhooks", "createWebhook"],
+  ["get", "/webhooks/{webhookId}", "getWebhook"],
+  ["patch", "/webhooks/{webhookId}", "updateWebhook"],
+  ["delete", "/webhooks/{webhookId}", "deleteWebhook"],
+  ["post", "/webhooks/{webhookId}/rotate-secret", "rotateWebhookSecret"],
+  ["get", "/webhooks/{webhookId}/deliveries", "listWebhookDeliveries"],
+  ["post", "/webhooks/{webhookId}/deliveries/{deliveryId}/retry", "retryWebhookDelivery"],
+  ["post", "/webhooks/{webhookId}/test", "sendWebhookTestEvent"],
 ] as const;
 const PUBLIC_OPERATIONS = new Set(["redirectToSupportSession", "createSupportSession"]);
 // The player side (chat tickets, messages, CSAT, collector answers, breadcrumbs, attachments),
@@ -77,7 +86,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 18 operations of the public API plus the 12 of the player side, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 12 of the player side, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS].map((op) => [...op]).sort());
   });
