@@ -704,6 +704,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description The company's webhook subscriptions, oldest first (a company has few, so this list
+         *     is not paged). Secrets are never shown here.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook subscription
+         * @description Subscribes `url` to the given event types. The URL must be `https`, carry no
+         *     credentials and resolve only to public addresses (loopback, private, link-local and
+         *     metadata addresses are refused on `/url`). `gameIds`, when given, must be games of
+         *     the company; empty means every game. The answer carries the signing `secret`: it is
+         *     shown this once and never again (rotate it if it is lost).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook subscription */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Removes the subscription with its pending deliveries and its delivery log. Nothing
+         *     is delivered to it afterwards.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook subscription
+         * @description Changes the given properties and leaves the others; `eventTypes` and `gameIds`
+         *     replace the whole list (`gameIds: []` means every game again). A new `url` is
+         *     checked as on creation. Setting `enabled: true` on a subscription the service
+         *     disabled clears its `disabledReason` and failure streak. The secret is kept.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook's signing secret
+         * @description Issues a new signing secret and returns it once. The previous secret stays valid for
+         *     24 hours (until `previousSecretExpiresAt`): meanwhile every delivery carries a
+         *     signature with each secret, so receivers can switch without missing events.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a webhook's deliveries
+         * @description The subscription's delivery log, newest first, one page at a time: pass the
+         *     response's `pagination.cursor` as `cursor` (with the same `status`) for the next
+         *     page; a `null` cursor means there are no more. `limit` is 1..100 (default 20).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a delivery
+         * @description Schedules the delivery again, now, whatever its status. It keeps its id (the
+         *     `webhook-id` header), so a receiver that de-duplicates sees the event once.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event
+         * @description Queues a `webhook.test` event for this subscription only, even when it did not
+         *     subscribe to that type and even when it is disabled. Follow it in the delivery log.
+         */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1544,6 +1688,214 @@ export interface components {
             type: "FILE";
             attachments: string[];
         };
+        /**
+         * @description A public event type. `webhook.test` is only sent by `POST /webhooks/{webhookId}/test`;
+         *     `webhook.disabled` tells a subscription that the service disabled it. More types may
+         *     be added: receivers must ignore types they do not know.
+         * @enum {string}
+         */
+        WebhookEventType: "ticket.created" | "ticket.message_added" | "ticket.private_note_added" | "ticket.status_changed" | "ticket.resolved" | "ticket.closed" | "ticket.assigned" | "ticket.rated" | "ticket.tags_changed" | "ticket.fields_changed" | "ticket.collector_result_added" | "ticket.deleted" | "player.deleted" | "webhook.test" | "webhook.disabled";
+        /**
+         * Format: uri
+         * @description Where the events are POSTed: an `https` URL without credentials that resolves to
+         *     public addresses only.
+         * @example https://hooks.example.com/support-events
+         */
+        WebhookUrl: string;
+        /**
+         * @example {
+         *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *       "url": "https://hooks.example.com/support-events",
+         *       "description": "Ticket feed of the live-ops dashboard",
+         *       "eventTypes": [
+         *         "ticket.created",
+         *         "ticket.status_changed"
+         *       ],
+         *       "gameIds": [
+         *         "6d1f8a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *       ],
+         *       "enabled": true,
+         *       "disabledReason": null,
+         *       "source": "api",
+         *       "createdAt": "2026-11-24T10:15:00.000Z",
+         *       "updatedAt": "2026-11-24T10:15:00.000Z",
+         *       "previousSecretExpiresAt": null
+         *     }
+         */
+        Webhook: {
+            /**
+             * Format: uuid
+             * @description Id of the subscription.
+             */
+            id: string;
+            url: components["schemas"]["WebhookUrl"];
+            /** @description Free text for humans; null when empty. */
+            description: string | null;
+            /** @description The event types delivered to this subscription. */
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            /** @description Only events of these games are delivered; empty means every game of the company. */
+            gameIds: string[];
+            /** @description false stops deliveries (set by the studio, or by the service after days of failures). */
+            enabled: boolean;
+            /** @description Why the service disabled the subscription; null when enabled or disabled by the studio. */
+            disabledReason: string | null;
+            /**
+             * @description Created through this API (`api`) or declared in the company's tenant file by the operators (`tenant_file`).
+             * @enum {string}
+             */
+            source: "api" | "tenant_file";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description While a rotation's 24-hour overlap lasts, when the previous secret stops being valid; null otherwise.
+             */
+            previousSecretExpiresAt: string | null;
+        };
+        /**
+         * @example {
+         *       "webhook": {
+         *         "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *         "url": "https://hooks.example.com/support-events",
+         *         "description": null,
+         *         "eventTypes": [
+         *           "ticket.created"
+         *         ],
+         *         "gameIds": [],
+         *         "enabled": true,
+         *         "disabledReason": null,
+         *         "source": "api",
+         *         "createdAt": "2026-11-24T10:15:00.000Z",
+         *         "updatedAt": "2026-11-24T10:15:00.000Z",
+         *         "previousSecretExpiresAt": null
+         *       },
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+         *     }
+         */
+        WebhookWithSecret: {
+            webhook: components["schemas"]["Webhook"];
+            /**
+             * @description The signing secret (`whsec_` and base64 of 32 random bytes), shown only in this
+             *     answer: store it now. Verify deliveries with it using any Standard Webhooks library.
+             */
+            secret: string;
+        };
+        /**
+         * @example {
+         *       "url": "https://hooks.example.com/support-events",
+         *       "description": "Ticket feed of the live-ops dashboard",
+         *       "eventTypes": [
+         *         "ticket.created",
+         *         "ticket.status_changed"
+         *       ],
+         *       "gameIds": [
+         *         "6d1f8a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b"
+         *       ]
+         *     }
+         */
+        CreateWebhookRequest: {
+            url: components["schemas"]["WebhookUrl"];
+            /** @description Free text for humans. */
+            description?: string;
+            /** @description The event types to deliver. */
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            /**
+             * @description Games (ids as in `GET /games`) whose events are delivered; empty or absent means every game.
+             * @default []
+             */
+            gameIds?: string[];
+            /**
+             * @description false creates the subscription paused.
+             * @default true
+             */
+            enabled?: boolean;
+        };
+        /**
+         * @description The properties to change; absent ones are left as they are.
+         * @example {
+         *       "eventTypes": [
+         *         "ticket.created",
+         *         "ticket.resolved"
+         *       ],
+         *       "enabled": true
+         *     }
+         */
+        UpdateWebhookRequest: {
+            url?: components["schemas"]["WebhookUrl"];
+            description?: string;
+            eventTypes?: components["schemas"]["WebhookEventType"][];
+            /** @description Replaces the list; `[]` means every game. */
+            gameIds?: string[];
+            enabled?: boolean;
+        };
+        /**
+         * @description `pending`: waiting for its first or next attempt; `succeeded`: the receiver answered
+         *     2xx; `failed`: retries exhausted, or the subscription was disabled.
+         * @enum {string}
+         */
+        DeliveryStatus: "pending" | "succeeded" | "failed";
+        /**
+         * @example {
+         *       "id": "1f0e3c52-4b8d-4a77-9d6a-5e2c1b0a9f31",
+         *       "webhookId": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *       "eventType": "ticket.created",
+         *       "eventId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *       "status": "succeeded",
+         *       "attempts": 1,
+         *       "createdAt": "2026-11-24T10:16:00.000Z",
+         *       "nextAttemptAt": null,
+         *       "lastAttemptAt": "2026-11-24T10:16:01.000Z",
+         *       "lastResponseStatus": 200,
+         *       "lastResponseBody": "ok",
+         *       "lastError": null,
+         *       "payload": {
+         *         "type": "ticket.created",
+         *         "timestamp": "2026-11-24T10:16:00.000Z",
+         *         "data": {
+         *           "ticketId": "3f1c2a9e-8d47-4b6a-9c1e-2b7f5d0a6e11"
+         *         }
+         *       }
+         *     }
+         */
+        Delivery: {
+            /**
+             * Format: uuid
+             * @description Id of the delivery, sent as the `webhook-id` header; the same on every retry.
+             */
+            id: string;
+            /** Format: uuid */
+            webhookId: string;
+            eventType: components["schemas"]["WebhookEventType"];
+            /** @description Id of the event the delivery came from; null for `webhook.test`. */
+            eventId: string | null;
+            status: components["schemas"]["DeliveryStatus"];
+            /** @description Attempts made so far. */
+            attempts: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due, while pending; null otherwise.
+             */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            lastAttemptAt: string | null;
+            /** @description The receiver's last HTTP status; null when no answer came (timeout, refused, DNS). */
+            lastResponseStatus: number | null;
+            /** @description The first 2,048 bytes of the receiver's last answer. */
+            lastResponseBody: string | null;
+            /** @description Why the last attempt got no HTTP answer (e.g. `timeout after 10 s`); null otherwise. */
+            lastError: string | null;
+            /** @description The JSON body as sent, `{type, timestamp, data}`. */
+            payload: {
+                type: string;
+                /** Format: date-time */
+                timestamp: string;
+                data: Record<string, never>;
+            };
+        };
     };
     responses: {
         /** @description Done. */
@@ -1821,6 +2173,7 @@ export interface components {
         IdempotencyKey: string;
         GameIdPath: string;
         TicketIdPath: string;
+        WebhookIdPath: string;
     };
     requestBodies: never;
     headers: {
@@ -2906,6 +3259,280 @@ export interface operations {
             403: components["responses"]["SessionForbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["PlayerApiTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriptions. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhooks: components["schemas"]["Webhook"][];
+                    };
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The created subscription and its signing secret (shown once). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription (without its secret). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Success"];
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated subscription. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription and its new signing secret (shown once). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries in this status. */
+                status?: components["schemas"]["DeliveryStatus"];
+                /**
+                 * @description Opaque cursor from a previous response, used with the same `status`; an altered
+                 *     cursor is a 400. Omit it for the first page.
+                 */
+                cursor?: string;
+                /** @description Page size. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of deliveries. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["Delivery"][];
+                        pagination: {
+                            /** @description Cursor of the next page; null when there are no more results. */
+                            cursor: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookIdPath"];
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending again. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The queued delivery. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
