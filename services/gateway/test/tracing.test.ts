@@ -101,7 +101,7 @@ describe("tracing through the real stack", () => {
 
     // Postgres: queries of both services, with parameterised SQL and never a value.
     const queries = spans.filter((s) => s.attributes["db.system"] === "postgresql");
-    one("the tickets outbox insert", (s) => s.attributes["db.system"] === "postgresql" && /insert into "outbox"/.test(String(s.attributes["db.statement"])));
+    one("the tickets outbox insert", (s) => s.attributes["db.system"] === "postgresql" && /insert into "?outbox"?/i.test(String(s.attributes["db.statement"])));
     expect(queries.some((s) => /\$1/.test(String(s.attributes["db.statement"])))).toBe(true);
     for (const query of queries) {
       expect(String(query.attributes["db.statement"])).not.toContain(email);
