@@ -7,8 +7,8 @@ export default mergeConfig(
   shared,
   defineConfig({
     resolve: {
-      // The typed client (a test dependency) from its source: its package points at a build
-      // the workspace does not keep.
+      // The typed client from its source, as in tsconfig.json (not a package dependency: the
+      // client's own tests depend on the gateway).
       alias: { "@player-support/client": fileURLToPath(new URL("../../clients/typescript/src/index.ts", import.meta.url)) },
     },
     test: {
