@@ -6,7 +6,7 @@ export {
 } from "./request.ts";
 export {
   createIdempotencyKeysTable, dropIdempotencyKeysTable, idempotencyKeyInUse, idempotencyKeyReused, nestable, purgeIdempotencyKeysBatch,
-  runIdempotent, type IdempotencyKeysTable, type IdempotentOutcome, type IdempotentRequest, type RunOptions,
+  runIdempotent, type IdempotencyKeysTable, type ResponseSeal, type IdempotentOutcome, type IdempotentRequest, type RunOptions,
 } from "./store.ts";
 export { idempotent } from "./connect.ts";
 export { createIdempotencyPurgeJob, idempotencyConfigSpecs, type IdempotencyPurgeJob } from "./purge.job.ts";

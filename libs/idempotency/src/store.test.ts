@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { create } from "@bufbuild/protobuf";
+import { randomBytes, createCipheriv, createDecipheriv } from "node:crypto";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { StringValueSchema } from "@bufbuild/protobuf/wkt";
 import { createDb, ensureDatabase, migrateToLatest, sql, type Kysely } from "@support/db";
 import { createLogger } from "@support/logging";
@@ -112,6 +113,40 @@ describe("runIdempotent", () => {
     const first = await runIdempotent(db, request, StringValueSchema, (h) => addNote(h, "own"), { sameTransaction: false });
     const again = await runIdempotent(db, request, StringValueSchema, (h) => addNote(h, "own"), { sameTransaction: false });
     expect(again).toEqual({ response: first.response, replayed: true });
+  });
+  it("stores a sealed answer when asked to, and replays the original from it", async () => {
+    // AES-256-GCM, the way a service seals an answer that carries a secret.
+    const key = randomBytes(32);
+    const seal = {
+      seal(bytes: Uint8Array) {
+        const nonce = randomBytes(12);
+        const cipher = createCipheriv("aes-256-gcm", key, nonce);
+        const body = Buffer.concat([cipher.update(bytes), cipher.final()]);
+        return new Uint8Array(Buffer.concat([nonce, cipher.getAuthTag(), body]));
+      },
+      open(bytes: Uint8Array) {
+        const raw = Buffer.from(bytes);
+        const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, 12));
+        decipher.setAuthTag(raw.subarray(12, 28));
+        return new Uint8Array(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]));
+      },
+    };
+    const secret = `whsec_${randomBytes(32).toString("base64")}`;
+    const request = { companyId: companyA, key: "k-sealed", fingerprint: "f" };
+    const before = await count();
+    const first = await runIdempotent(db, request, StringValueSchema, async (h) => ({ value: `${(await addNote(h, "sealed")).value} ${secret}` }), { seal });
+    expect(first).toEqual({ response: expect.objectContaining({ value: expect.stringContaining(secret) }), replayed: false });
+
+    const stored = await db.selectFrom("idempotency_keys").select("response").where("key", "=", "k-sealed").executeTakeFirstOrThrow();
+    const storedText = Buffer.from(stored.response).toString("latin1");
+    expect(storedText).not.toContain(secret);
+    expect(storedText).not.toContain("whsec_");
+    expect(Buffer.from(stored.response).equals(Buffer.from(toBinary(StringValueSchema, first.response)))).toBe(false);
+
+    const again = await runIdempotent(db, request, StringValueSchema, (h) => addNote(h, "sealed"), { seal });
+    expect(again).toEqual({ response: first.response, replayed: true });
+    expect(again.response.value).toContain(secret);
+    expect(await count()).toBe(before + 1);
   });
 });
 

@@ -13,7 +13,7 @@ export interface IdempotencyKeysTable {
     key: string;
     /** SHA-256 (hex) of the request the key was first used with. */
     fingerprint: string;
-    /** The answer, the RPC response message in its binary form. */
+    /** The answer, the RPC response message in its binary form (sealed when the operation asks for it). */
     response: Uint8Array;
     created_at: Date;
   };
@@ -56,6 +56,18 @@ export interface RunOptions {
    * service's ordinary database while the key stays locked, and the record commits after it.
    */
   sameTransaction?: boolean;
+  /**
+   * For answers that carry secrets (a signing secret shown once): `seal` turns the answer's
+   * bytes into what is stored, `open` turns the stored bytes back, so the record never holds
+   * the secret in plaintext. Both directions must be given together; `open` must undo `seal`.
+   */
+  seal?: ResponseSeal;
+}
+
+/** Encrypts the recorded answer at rest (e.g. AES-GCM under the service's key) and decrypts it to replay it. */
+export interface ResponseSeal {
+  seal(bytes: Uint8Array): Uint8Array;
+  open(bytes: Uint8Array): Uint8Array;
 }
 
 export interface IdempotentOutcome<Desc extends DescMessage> {
@@ -104,13 +116,15 @@ export async function runIdempotent<DB, Desc extends DescMessage>(
       .executeTakeFirst();
     if (recorded !== undefined) {
       if (recorded.fingerprint !== fingerprint) throw idempotencyKeyReused();
-      return { response: fromBinary(schema, recorded.response), replayed: true };
+      const bytes = options.seal ? options.seal.open(recorded.response) : recorded.response;
+      return { response: fromBinary(schema, bytes), replayed: true };
     }
 
     const answer = create(schema, await work(options.sameTransaction === false ? db : (nestable(trx) as unknown as Kysely<DB>)));
+    const bytes = toBinary(schema, answer);
     await trx
       .insertInto("idempotency_keys")
-      .values({ company_id: companyId, key, fingerprint, response: toBinary(schema, answer), created_at: sql<Date>`now()` })
+      .values({ company_id: companyId, key, fingerprint, response: options.seal ? options.seal.seal(bytes) : bytes, created_at: sql<Date>`now()` })
       .execute();
     return { response: answer, replayed: false };
   });

@@ -1,8 +1,10 @@
 // Webhooks through the REST API of the real stack (gateway, content, players, tickets,
 // webhooks) and the admin tool: a subscription to a receiver on this machine gets the
-// `ticket.created` of a ticket made with POST /tickets, signed the Standard Webhooks way, and the
-// delivery log shows it succeeded. Every answer is also checked against the OpenAPI document.
+// `ticket.created` of a ticket made with POST /tickets, signed the Standard Webhooks way (checked
+// with the typed client's verifier), and the delivery log shows it succeeded. Every answer is
+// also checked against the OpenAPI document.
 import http from "node:http";
+import { verifyWebhook, WebhookVerificationError } from "@player-support/client";
 import { freePort } from "@support/testkit";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -108,9 +110,14 @@ describe("webhooks through the real stack", () => {
     const payload = new Webhook(secret).verify(delivery.body, delivery.headers) as { type: string; timestamp: string; data: { ticketId: string; gameId: string } };
     expect(payload.type).toBe("ticket.created");
     expect(payload.data).toMatchObject({ ticketId, gameId: galaxy });
+    // And by the typed client's verifier, the way a customer's receiver checks it.
+    expect(verifyWebhook(delivery.body, delivery.headers, secret)).toEqual(payload);
     // Another secret does not verify it.
     const other = (await stack.request(`/webhooks/${webhook.id}/rotate-secret`, { method: "POST", key })).body as { secret: string };
-    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString("base64")}`).verify(delivery.body, delivery.headers)).toThrow();
+    const wrongSecret = `whsec_${Buffer.alloc(32, 1).toString("base64")}`;
+    expect(() => new Webhook(wrongSecret).verify(delivery.body, delivery.headers)).toThrow();
+    expect(() => verifyWebhook(delivery.body, delivery.headers, wrongSecret)).toThrow(WebhookVerificationError);
+    expect(() => verifyWebhook(delivery.body.replace(ticketId, galaxy), delivery.headers, secret)).toThrow(WebhookVerificationError);
     expect(other.secret).not.toBe(secret);
 
     let logged: DeliveryDto | undefined;
@@ -124,6 +131,43 @@ describe("webhooks through the real stack", () => {
     // Another company's key sees nothing of it.
     expect((await stack.request(`/webhooks/${webhook.id}`, { key: b.apiKeys.main! })).status).toBe(404);
     expect((await stack.request(`/webhooks/${webhook.id}/deliveries`, { key: b.apiKeys.main! })).status).toBe(404);
+  });
+
+  it("replays POST /webhooks with the same Idempotency-Key: the same subscription and secret, created once", async () => {
+    const key = a.apiKeys.main!;
+    const json = { url: `${receiver.url}?idempotent`, description: "idempotent", eventTypes: ["ticket.closed"] };
+    const headers = { "Idempotency-Key": `create-webhook-${Date.now()}` };
+    const before = ((await stack.request("/webhooks", { key })).body as { webhooks: WebhookDto[] }).webhooks.length;
+
+    const first = await stack.request("/webhooks", { method: "POST", key, json, headers });
+    expect(first.status, first.text).toBe(200);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    expect(first.headers.get("ratelimit-limit")).toMatch(/^\d+$/);
+    const created = first.body as { webhook: WebhookDto; secret: string };
+    expect(created.secret).toMatch(/^whsec_/);
+
+    const again = await stack.request("/webhooks", { method: "POST", key, json, headers });
+    expect(again.status, again.text).toBe(200);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.headers.get("ratelimit-limit")).toMatch(/^\d+$/);
+    expect(again.body).toEqual(created);
+
+    const listed = await stack.request("/webhooks", { key });
+    expect(listed.headers.get("ratelimit-limit")).toMatch(/^\d+$/);
+    const webhooks = (listed.body as { webhooks: WebhookDto[] }).webhooks;
+    expect(webhooks).toHaveLength(before + 1);
+    expect(webhooks.filter((webhook) => webhook.url === json.url).map((webhook) => webhook.id)).toEqual([created.webhook.id]);
+
+    // The key with another request is refused; the rotation under a key of its own replays its new secret too.
+    const reused = await stack.request("/webhooks", { method: "POST", key, json: { ...json, description: "other" }, headers });
+    expect(reused.status).toBe(422);
+    expect(reused.body).toMatchObject({ code: "idempotency_key_reused" });
+    const rotateKey = { "Idempotency-Key": `rotate-webhook-${Date.now()}` };
+    const rotated = await stack.request(`/webhooks/${created.webhook.id}/rotate-secret`, { method: "POST", key, headers: rotateKey });
+    const rotatedAgain = await stack.request(`/webhooks/${created.webhook.id}/rotate-secret`, { method: "POST", key, headers: rotateKey });
+    expect(rotatedAgain.headers.get("idempotent-replayed")).toBe("true");
+    expect((rotatedAgain.body as { secret: string }).secret).toBe((rotated.body as { secret: string }).secret);
+    expect((rotated.body as { secret: string }).secret).not.toBe(created.secret);
   });
 
   it("refuses what the service refuses with the validation error body naming the field", async () => {

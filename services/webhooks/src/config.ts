@@ -2,6 +2,7 @@
 // "Settings"). Every delivery setting has a production default; the ones that loosen the
 // outbound safety rules (plain http, private targets) are for local use and tests only.
 import { bool, ConfigError, loadConfig, num, str } from "@support/config";
+import { idempotencyConfigSpecs } from "@support/idempotency";
 import { adminTokenSpec, portSpec, rpcClientConfigSpecs, serviceConfigSpecs } from "@support/runtime";
 import { parseRetrySchedule } from "./deliveries/delivery.ts";
 import { parseSecretsKey } from "./security/secret-box.ts";
@@ -12,6 +13,7 @@ export const DEFAULT_RETRY_SCHEDULE = "5,300,1800,7200,18000,36000,50400,72000,8
 export const configSpecs = {
   ...serviceConfigSpecs,
   ...rpcClientConfigSpecs,
+  ...idempotencyConfigSpecs,
   PORT: portSpec(50055),
   ADMIN_TOKEN: adminTokenSpec,
   NODE_ENV: str({ default: "development", desc: "production makes WEBHOOK_SECRETS_KEY required" }),

@@ -3,6 +3,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
+import { idempotent, type ResponseSeal } from "@support/idempotency";
 import { WebhooksService, type DeliverySchema, type WebhookSchema } from "@support/proto";
 import { listDeliveries, retryDelivery, sendTestEvent } from "./deliveries/delivery.service.ts";
 import type { Delivery } from "./deliveries/delivery.ts";
@@ -46,17 +47,28 @@ export function deliveryMessage(delivery: Delivery): MessageInitShape<typeof Del
 }
 
 export function registerRoutes(router: ConnectRouter, ctx: WebhooksContext): void {
+  // The answers that carry a signing secret are recorded for their Idempotency-Key encrypted,
+  // like the secrets themselves: nothing holds a secret in plaintext at rest.
+  const sealed: { seal: ResponseSeal } = { seal: { seal: (bytes) => ctx.box.sealBytes(bytes), open: (bytes) => ctx.box.openBytes(bytes) } };
+  // With an Idempotency-Key, each write runs in the transaction that records the key.
   router.service(WebhooksService, {
-    createWebhook: async (req) => {
-      const { webhook, secret } = await createWebhook(ctx, req.companyId, {
-        url: req.url,
-        description: req.description,
-        eventTypes: req.eventTypes,
-        gameIds: req.gameIds,
-        enabled: req.enabled ?? true,
-      });
-      return { webhook: webhookMessage(webhook), secret };
-    },
+    createWebhook: (req, context) =>
+      idempotent(
+        ctx.db,
+        req,
+        context,
+        async (db) => {
+          const { webhook, secret } = await createWebhook({ ...ctx, db }, req.companyId, {
+            url: req.url,
+            description: req.description,
+            eventTypes: req.eventTypes,
+            gameIds: req.gameIds,
+            enabled: req.enabled ?? true,
+          });
+          return { webhook: webhookMessage(webhook), secret };
+        },
+        sealed,
+      ),
 
     listWebhooks: async (req) => ({ webhooks: (await listCompanyWebhooks(ctx, req.companyId)).map((webhook) => webhookMessage(webhook)) }),
 
@@ -74,23 +86,35 @@ export function registerRoutes(router: ConnectRouter, ctx: WebhooksContext): voi
       ),
     }),
 
-    deleteWebhook: async (req) => {
-      await deleteWebhook(ctx, req.companyId, req.webhookId);
-      return {};
-    },
+    deleteWebhook: (req, context) =>
+      idempotent(ctx.db, req, context, async (db) => {
+        await deleteWebhook({ ...ctx, db }, req.companyId, req.webhookId);
+        return {};
+      }),
 
-    rotateWebhookSecret: async (req) => {
-      const { webhook, secret } = await rotateSecret(ctx, req.companyId, req.webhookId);
-      return { webhook: webhookMessage(webhook), secret };
-    },
+    rotateWebhookSecret: (req, context) =>
+      idempotent(
+        ctx.db,
+        req,
+        context,
+        async (db) => {
+          const { webhook, secret } = await rotateSecret({ ...ctx, db }, req.companyId, req.webhookId);
+          return { webhook: webhookMessage(webhook), secret };
+        },
+        sealed,
+      ),
 
     listDeliveries: async (req) => {
       const page = await listDeliveries(ctx, req.companyId, req.webhookId, { limit: req.limit, cursor: req.cursor, status: req.status });
       return { deliveries: page.deliveries.map(deliveryMessage), nextCursor: page.nextCursor };
     },
 
-    retryDelivery: async (req) => ({ delivery: deliveryMessage(await retryDelivery(ctx, req.companyId, req.webhookId, req.deliveryId)) }),
+    retryDelivery: (req, context) =>
+      idempotent(ctx.db, req, context, async (db) => ({
+        delivery: deliveryMessage(await retryDelivery({ ...ctx, db }, req.companyId, req.webhookId, req.deliveryId)),
+      })),
 
-    sendTestEvent: async (req) => ({ delivery: deliveryMessage(await sendTestEvent(ctx, req.companyId, req.webhookId)) }),
+    sendTestEvent: (req, context) =>
+      idempotent(ctx.db, req, context, async (db) => ({ delivery: deliveryMessage(await sendTestEvent({ ...ctx, db }, req.companyId, req.webhookId)) })),
   });
 }

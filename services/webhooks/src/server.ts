@@ -11,6 +11,7 @@ import type { WebhooksDatabase } from "./database.ts";
 import { registerDeliveryMetrics } from "./deliveries/delivery.metrics.ts";
 import { parseRetrySchedule } from "./deliveries/delivery.ts";
 import { createDomainEventsConsumer } from "./events/domain-events.consumer.ts";
+import { createIdempotencyPurgeJob } from "./jobs/idempotency-purge.job.ts";
 import { createDeliveryEngine, type DeliveryEngine } from "./jobs/delivery.job.ts";
 import { createLogRetentionJob, type LogRetentionJob } from "./jobs/log-retention.job.ts";
 import { registerRoutes } from "./routes.ts";
@@ -92,7 +93,7 @@ export function createServer(deps: WebhooksDeps): WebhooksServer {
       registerAdminRoutes(router, ctx, config.ADMIN_TOKEN);
     },
     // The engine stops last: deliveries the consumer inserted while stopping are still sent at the next start.
-    workers: [engine, consumer, logRetention],
+    workers: [engine, consumer, logRetention, createIdempotencyPurgeJob(deps.db, config, logger)],
   });
   return Object.assign(host, { engine, logRetention });
 }

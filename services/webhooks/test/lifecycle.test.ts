@@ -95,6 +95,33 @@ describe("subscriptions", () => {
     expect(row.secret_sealed).toMatch(/^v1\./);
   });
 
+  it("replays creations and rotations by Idempotency-Key, their recorded answers encrypted at rest", async () => {
+    const tenant = await ctx.applyTenant();
+    const receiver = await ctx.receiver();
+    const request = { companyId: tenant.companyId, url: receiver.url, eventTypes: ["ticket.created"] };
+    const replayed: string[] = [];
+    const withKey = (key: string) => ({ headers: { "idempotency-key": key }, onHeader: (headers: Headers) => void replayed.push(headers.get("idempotent-replayed") ?? "no") });
+    const created = await ctx.webhooks.createWebhook(request, withKey("create-1"));
+    const again = await ctx.webhooks.createWebhook(request, withKey("create-1"));
+    expect(again).toEqual(created);
+    expect((await ctx.webhooks.listWebhooks({ companyId: tenant.companyId })).webhooks.map((w) => w.id)).toEqual([created.webhook!.id]);
+    const rotated = await ctx.webhooks.rotateWebhookSecret({ companyId: tenant.companyId, webhookId: created.webhook!.id }, withKey("rotate-1"));
+    const rotatedAgain = await ctx.webhooks.rotateWebhookSecret({ companyId: tenant.companyId, webhookId: created.webhook!.id }, withKey("rotate-1"));
+    expect(rotatedAgain.secret).toBe(rotated.secret);
+    expect(replayed).toEqual(["no", "true", "no", "true"]);
+
+    const records = await ctx.db.selectFrom("idempotency_keys").select(["key", "response"]).where("company_id", "=", tenant.companyId.toLowerCase()).execute();
+    expect(records.map((r) => r.key).sort()).toEqual(["create-1", "rotate-1"]);
+    for (const record of records) {
+      const text = Buffer.from(record.response).toString("latin1");
+      for (const secret of [created.secret, rotated.secret]) {
+        expect(text).not.toContain(secret);
+        expect(text).not.toContain(secret.slice("whsec_".length, -1));
+      }
+      expect(text).not.toContain(receiver.url);
+    }
+  });
+
   it("retries a delivery of the log on demand with the same webhook-id", async () => {
     const tenant = await ctx.applyTenant();
     const receiver = await ctx.receiver();

@@ -13,7 +13,10 @@ describe("Idempotency-Key in the document", () => {
   it("is taken by exactly the API key's POST and DELETE operations, which declare it, the replay header, 409 and 422", () => {
     const taking = [...operations.values()].filter(takesIdempotencyKey).map((operation) => operation.operationId).sort();
     expect(taking).toEqual(
-      ["createAttachment", "createTicket", "deleteGameAnnouncement", "deletePlayer", "deleteSharedAnnouncement", "performTicketActions", "schedulePlayerDeletion"].sort(),
+      [
+        "createAttachment", "createTicket", "createWebhook", "deleteGameAnnouncement", "deletePlayer", "deleteSharedAnnouncement", "deleteWebhook",
+        "performTicketActions", "retryWebhookDelivery", "rotateWebhookSecret", "schedulePlayerDeletion", "sendWebhookTestEvent",
+      ].sort(),
     );
     for (const operation of operations.values()) {
       const declared = (operation.parameters ?? []).some((parameter) => parameter.in === "header" && parameter.name === "Idempotency-Key");

@@ -165,8 +165,13 @@ describe("the OpenAPI document", () => {
         expect(statuses, op.operationId).toContain("429");
         expect(op.responses.get("429")!.requiredHeaders, op.operationId).toContain("retry-after");
       } else if (op.authenticated) {
+        // The API key's side: the key's and its company's per-minute limits (429 with the RateLimit headers).
         expect(statuses, op.operationId).toContain("403");
-        expect(statuses, op.operationId).not.toContain("429");
+        expect(statuses, op.operationId).toContain("429");
+        expect(op.responses.get("429")!.requiredHeaders, op.operationId).toEqual(expect.arrayContaining(["retry-after", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]));
+        for (const [status, response] of op.responses) {
+          if (Number(status) < 400) expect(response.requiredHeaders, `${op.operationId} ${status}`).toEqual(expect.arrayContaining(["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]));
+        }
       } else {
         expect(statuses, op.operationId).toContain("429");
         expect(op.responses.get("429")!.requiredHeaders, op.operationId).toContain("retry-after");

@@ -314,8 +314,9 @@ describe("validateResponse", () => {
     ]);
     expect(validateResponse("createTicket", 400, { code: "oops", message: "x" })?.map((i) => i.path)).toEqual(["/code"]);
     expect(validateResponse("listGames", 404, { code: "not_found", message: "x" })?.[0]?.message).toMatch(/not documented/);
-    expect(validateResponse("getAttachment", 307, undefined, { location: "https://s3/x", "x-request-id": "r1" })).toBeNull();
-    expect(validateResponse("getAttachment", 307, undefined, new Headers({ "x-request-id": "r1" }))).toEqual([{ path: "/headers/location", message: "is required" }]);
+    const rateLimit = { "ratelimit-limit": "1200", "ratelimit-remaining": "1199", "ratelimit-reset": "30" };
+    expect(validateResponse("getAttachment", 307, undefined, { location: "https://s3/x", "x-request-id": "r1", ...rateLimit })).toBeNull();
+    expect(validateResponse("getAttachment", 307, undefined, new Headers({ "x-request-id": "r1", ...rateLimit }))).toEqual([{ path: "/headers/location", message: "is required" }]);
   });
 });
 

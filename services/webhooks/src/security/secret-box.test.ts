@@ -16,6 +16,16 @@ describe("secret box", () => {
     expect(() => box.open(tampered)).toThrow();
   });
 
+  it("seals bytes the same way: no plaintext, opens only under the same key", () => {
+    const box = createSecretBox(randomBytes(32));
+    const secret = newSigningSecret();
+    const plain = new TextEncoder().encode(`answer with ${secret}`);
+    const sealed = box.sealBytes(plain);
+    expect(Buffer.from(sealed).toString("latin1")).not.toContain(secret);
+    expect(box.openBytes(sealed)).toEqual(plain);
+    expect(() => createSecretBox(randomBytes(32)).openBytes(sealed)).toThrow();
+  });
+
   it("makes Standard Webhooks secrets and reads 32-byte keys only", () => {
     expect(Buffer.from(newSigningSecret().slice("whsec_".length), "base64")).toHaveLength(32);
     const key = randomBytes(32).toString("base64");

@@ -19,27 +19,45 @@ export function parseSecretsKey(base64: string): Buffer {
   return key;
 }
 
+/** The version byte of sealed bytes (the binary form of "v1"). */
+const VERSION_BYTE = 1;
+
 export interface SecretBox {
   seal(plain: string): string;
   open(sealed: string): string;
+  /** Binary form, for answers recorded for an Idempotency-Key that carry a secret. */
+  sealBytes(plain: Uint8Array): Uint8Array;
+  openBytes(sealed: Uint8Array): Uint8Array;
 }
 
 export function createSecretBox(key: Buffer): SecretBox {
   if (key.length !== 32) throw new Error("AES-256-GCM needs a 32-byte key");
+  const encrypt = (plain: Uint8Array): Buffer => {
+    const nonce = randomBytes(NONCE_BYTES);
+    const cipher = createCipheriv("aes-256-gcm", key, nonce);
+    const body = Buffer.concat([cipher.update(plain), cipher.final()]);
+    return Buffer.concat([nonce, cipher.getAuthTag(), body]);
+  };
+  const decrypt = (raw: Buffer): Buffer => {
+    const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, NONCE_BYTES));
+    decipher.setAuthTag(raw.subarray(NONCE_BYTES, NONCE_BYTES + TAG_BYTES));
+    return Buffer.concat([decipher.update(raw.subarray(NONCE_BYTES + TAG_BYTES)), decipher.final()]);
+  };
   return {
     seal(plain) {
-      const nonce = randomBytes(NONCE_BYTES);
-      const cipher = createCipheriv("aes-256-gcm", key, nonce);
-      const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-      return `${VERSION}.${Buffer.concat([nonce, cipher.getAuthTag(), body]).toString("base64")}`;
+      return `${VERSION}.${encrypt(Buffer.from(plain, "utf8")).toString("base64")}`;
     },
     open(sealed) {
       const [version, data] = sealed.split(".", 2);
       if (version !== VERSION || data === undefined) throw new Error("unknown secret encoding");
-      const raw = Buffer.from(data, "base64");
-      const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, NONCE_BYTES));
-      decipher.setAuthTag(raw.subarray(NONCE_BYTES, NONCE_BYTES + TAG_BYTES));
-      return Buffer.concat([decipher.update(raw.subarray(NONCE_BYTES + TAG_BYTES)), decipher.final()]).toString("utf8");
+      return decrypt(Buffer.from(data, "base64")).toString("utf8");
+    },
+    sealBytes(plain) {
+      return new Uint8Array(Buffer.concat([Buffer.of(VERSION_BYTE), encrypt(plain)]));
+    },
+    openBytes(sealed) {
+      if (sealed[0] !== VERSION_BYTE) throw new Error("unknown secret encoding");
+      return new Uint8Array(decrypt(Buffer.from(sealed).subarray(1)));
     },
   };
 }
