@@ -31,7 +31,8 @@ export function jsonBody(limitBytes: number): Middleware {
   };
 }
 
-function bodyError(error: unknown, limitBytes: number, encoding: string): unknown {
+/** What a failure to read the body answers: a public error, or the error itself when it is ours. */
+export function bodyError(error: unknown, limitBytes: number, encoding: string): unknown {
   const { type, status, code } = (error ?? {}) as { type?: string; status?: number; code?: string };
   if (type === "entity.too.large" || status === 413) {
     return new AppError("payload_too_large", `The request body is larger than ${limitBytes} bytes`);
@@ -49,7 +50,9 @@ function bodyError(error: unknown, limitBytes: number, encoding: string): unknow
   if (typeof code === "string" && /^(Z_|ERR__ERROR_|ERR_BROTLI)/.test(code)) {
     return new AppError("invalid_argument", `The request body is not valid ${encoding || "compressed"} data`);
   }
-  if (type === "request.aborted" || type === "request.size.invalid") {
+  // The client went away before or while the body was read ("stream.not.readable" when the
+  // request stream was already closed): nobody reads the answer, and it is no server fault.
+  if (type === "request.aborted" || type === "request.size.invalid" || type === "stream.not.readable") {
     return new AppError("invalid_argument", "The request body is incomplete");
   }
   return error;
