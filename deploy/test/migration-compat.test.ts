@@ -110,6 +110,8 @@ describe("migrations against the previous release", () => {
         NATS_PREFIX: db.natsPrefix,
         LOG_LEVEL: "info",
         CURSOR_SECRET: "compat-test",
+        // A release whose migrate command still read the whole webhooks configuration needed it.
+        WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64"),
         AUTO_CLOSE_INTERVAL_MS: "0",
         ...db.env,
       };

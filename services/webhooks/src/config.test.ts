@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RETRY_SCHEDULE, loadWebhooksConfig } from "./config.ts";
+import { DEFAULT_RETRY_SCHEDULE, loadWebhooksConfig, loadWebhooksMigrateConfig } from "./config.ts";
 
 describe("configuration", () => {
   it("has safe defaults", () => {
@@ -18,6 +18,12 @@ describe("configuration", () => {
     expect(() => loadWebhooksConfig({ NODE_ENV: "production" })).toThrow("WEBHOOK_SECRETS_KEY: required when NODE_ENV=production");
     expect(loadWebhooksConfig({ NODE_ENV: "production", WEBHOOK_SECRETS_KEY: randomBytes(32).toString("base64") }).NODE_ENV).toBe("production");
     expect(() => loadWebhooksConfig({ WEBHOOK_SECRETS_KEY: randomBytes(31).toString("base64") })).toThrow("WEBHOOK_SECRETS_KEY");
+  });
+
+  it("lets the migrate command run in production without the secrets key, as the init container does", () => {
+    const env = { NODE_ENV: "production", DATABASE_URL: "postgres://owner@db:5432/support", LOG_LEVEL: "warn" };
+    expect(loadWebhooksMigrateConfig(env)).toEqual({ DATABASE_URL: "postgres://owner@db:5432/support", LOG_LEVEL: "warn" });
+    expect(() => loadWebhooksConfig(env)).toThrow("WEBHOOK_SECRETS_KEY");
   });
 
   it("refuses a malformed retry schedule and bounds", () => {

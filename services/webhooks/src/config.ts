@@ -79,6 +79,16 @@ function checkRanges(config: WebhooksConfig): string[] {
   return problems;
 }
 
+/**
+ * What the migrate command reads: the database and the log level. The init container that runs
+ * it gets no WEBHOOK_SECRETS_KEY (migrations never touch a secret), so the service's own checks,
+ * which require that key in production, do not apply to it.
+ */
+export function loadWebhooksMigrateConfig(env: Record<string, string | undefined> = process.env): Pick<WebhooksConfig, "DATABASE_URL" | "LOG_LEVEL"> {
+  const { DATABASE_URL, LOG_LEVEL } = loadConfig({ DATABASE_URL: configSpecs.DATABASE_URL, LOG_LEVEL: configSpecs.LOG_LEVEL }, env);
+  return Object.freeze({ DATABASE_URL, LOG_LEVEL });
+}
+
 export function loadWebhooksConfig(env: Record<string, string | undefined> = process.env): WebhooksConfig {
   const config = loadRaw(env);
   const problems = checkRanges(config);
