@@ -9,4 +9,4 @@ export {
   runIdempotent, type IdempotencyKeysTable, type ResponseSeal, type IdempotentOutcome, type IdempotentRequest, type RunOptions,
 } from "./store.ts";
 export { idempotent } from "./connect.ts";
-export { createIdempotencyPurgeJob, idempotencyConfigSpecs, type IdempotencyPurgeJob } from "./purge.job.ts";
+export { createIdempotencyPurgeJob, createIdempotencyPurgeJobFromConfig, idempotencyConfigSpecs, type IdempotencyPurgeJob } from "./purge.job.ts";

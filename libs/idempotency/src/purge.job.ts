@@ -49,3 +49,12 @@ export function createIdempotencyPurgeJob(
   const job = createPeriodicJob({ name: "idempotency purge", intervalMs: settings.intervalMs, logger: settings.logger, run: () => runOnce() });
   return { runOnce, start: job.start, stop: job.stop };
 }
+
+/** The purge job from a service's own settings (`idempotencyConfigSpecs`), as every service runs it. */
+export function createIdempotencyPurgeJobFromConfig(
+  db: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any -- any service's database
+  config: { IDEMPOTENCY_TTL_HOURS: number; IDEMPOTENCY_PURGE_INTERVAL_MS: number },
+  logger: Logger,
+): IdempotencyPurgeJob {
+  return createIdempotencyPurgeJob(db, { ttlHours: config.IDEMPOTENCY_TTL_HOURS, intervalMs: config.IDEMPOTENCY_PURGE_INTERVAL_MS, logger });
+}

@@ -1,4 +1,5 @@
 // Builds the content service from its dependencies; no globals, so tests start it in-process.
+import { createIdempotencyPurgeJobFromConfig } from "@support/idempotency";
 import type { NatsConnection } from "@support/bus";
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
@@ -6,7 +7,6 @@ import { createServiceHost, type ServiceHost } from "@support/runtime";
 import type { ContentConfig } from "./config.ts";
 import type { ContentDatabase } from "./database.ts";
 import { registerAdminRoutes } from "./admin-routes.ts";
-import { createIdempotencyPurgeJob } from "./jobs/idempotency-purge.job.ts";
 import { registerRoutes } from "./routes.ts";
 
 export interface ContentDeps {
@@ -28,6 +28,6 @@ export function createServer(deps: ContentDeps): ServiceHost {
       registerRoutes(router, deps);
       registerAdminRoutes(router, deps);
     },
-    workers: [createIdempotencyPurgeJob(deps.db, deps.config, deps.logger)],
+    workers: [createIdempotencyPurgeJobFromConfig(deps.db, deps.config, deps.logger)],
   });
 }

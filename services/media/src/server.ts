@@ -1,4 +1,5 @@
 // Builds the media service from its dependencies; no globals, so tests start it in-process.
+import { createIdempotencyPurgeJobFromConfig } from "@support/idempotency";
 import type { NatsConnection } from "@support/bus";
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
@@ -6,7 +7,6 @@ import { createMetricsRegistry } from "@support/metrics";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import type { GameDirectory, MediaContext } from "./attachments/attachment.service.ts";
 import { createAttachmentSweepJob, type AttachmentSweepJob } from "./jobs/attachment-sweep.job.ts";
-import { createIdempotencyPurgeJob } from "./jobs/idempotency-purge.job.ts";
 import { createContentClient, createGameDirectory } from "./clients.ts";
 import type { MediaConfig } from "./config.ts";
 import type { MediaDatabase } from "./database.ts";
@@ -53,7 +53,7 @@ export function createServer(deps: MediaDeps): MediaServer {
     logger,
     registry,
     routes: (router) => registerRoutes(router, ctx),
-    workers: [sweep, createIdempotencyPurgeJob(deps.db, config, logger)],
+    workers: [sweep, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
   });
   const stopHost = host.stop;
   return Object.assign(host, {

@@ -1,4 +1,5 @@
 // Builds the players service from its dependencies; no globals, so tests start it in-process.
+import { createIdempotencyPurgeJobFromConfig } from "@support/idempotency";
 import type { NatsConnection } from "@support/bus";
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
@@ -12,7 +13,6 @@ import { createErasureServices, ERASURE_CALL_TIMEOUT_MS, type MediaClient, type 
 import { registerDeletionMetrics } from "./deletion/deletion.metrics.ts";
 import { createDeletionConsumer } from "./events/deletion.consumer.ts";
 import { registerAdminRoutes } from "./admin-routes.ts";
-import { createIdempotencyPurgeJob } from "./jobs/idempotency-purge.job.ts";
 import { registerRoutes } from "./routes.ts";
 import type { PlayersDatabase } from "./database.ts";
 import { createExpirySweepJob, type ExpirySweepJob } from "./jobs/expiry-sweep.job.ts";
@@ -80,7 +80,7 @@ export function createServer(deps: PlayersDeps): PlayersServer {
       registerRoutes(router, deps, sessions, deletion);
       registerAdminRoutes(router, deps);
     },
-    workers: [expirySweep, deletionConsumer, createIdempotencyPurgeJob(deps.db, deps.config, deps.logger)],
+    workers: [expirySweep, deletionConsumer, createIdempotencyPurgeJobFromConfig(deps.db, deps.config, deps.logger)],
   });
   return Object.assign(host, { expirySweep });
 }

@@ -1,11 +1,11 @@
 // Builds the tickets service from its dependencies; no globals, so tests start it in-process.
+import { createIdempotencyPurgeJobFromConfig } from "@support/idempotency";
 import type { NatsConnection } from "@support/bus";
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
 import { createMetricsRegistry } from "@support/metrics";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import { createAutoCloseJob, type AutoCloseJob } from "./jobs/auto-close.job.ts";
-import { createIdempotencyPurgeJob } from "./jobs/idempotency-purge.job.ts";
 import { createClients, type TicketsClients } from "./clients.ts";
 import type { TicketsConfig } from "./config.ts";
 import type { TicketsContext } from "./context.ts";
@@ -59,7 +59,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
       registerRoutes(router, ctx);
       registerPlayerSideRoutes(router, ctx);
     },
-    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger }), autoClose, createIdempotencyPurgeJob(deps.db, config, logger)],
+    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger }), autoClose, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
   });
   return Object.assign(host, { autoClose, reference });
 }

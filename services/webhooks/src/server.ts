@@ -1,4 +1,5 @@
 // Builds the webhooks service from its dependencies; no globals, so tests start it in-process.
+import { createIdempotencyPurgeJobFromConfig } from "@support/idempotency";
 import type { NatsConnection } from "@support/bus";
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
@@ -11,7 +12,6 @@ import type { WebhooksDatabase } from "./database.ts";
 import { registerDeliveryMetrics } from "./deliveries/delivery.metrics.ts";
 import { parseRetrySchedule } from "./deliveries/delivery.ts";
 import { createDomainEventsConsumer } from "./events/domain-events.consumer.ts";
-import { createIdempotencyPurgeJob } from "./jobs/idempotency-purge.job.ts";
 import { createDeliveryEngine, type DeliveryEngine } from "./jobs/delivery.job.ts";
 import { createLogRetentionJob, type LogRetentionJob } from "./jobs/log-retention.job.ts";
 import { registerRoutes } from "./routes.ts";
@@ -93,7 +93,7 @@ export function createServer(deps: WebhooksDeps): WebhooksServer {
       registerAdminRoutes(router, ctx, config.ADMIN_TOKEN);
     },
     // The engine stops last: deliveries the consumer inserted while stopping are still sent at the next start.
-    workers: [engine, consumer, logRetention, createIdempotencyPurgeJob(deps.db, config, logger)],
+    workers: [engine, consumer, logRetention, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
   });
   return Object.assign(host, { engine, logRetention });
 }
