@@ -16,3 +16,4 @@ export { registerHealthService, type ReadinessCheck } from "./health.ts";
 export { adminTokenGate, adminTokenHeader, isAdminAuthorization } from "./admin-token.ts";
 export { metricsInterceptors, rpcCodeOf } from "./metrics.ts";
 export { tracingClientInterceptor, tracingServerInterceptor } from "./tracing.ts";
+export { createContentGameDirectory, type ContentGameDirectory } from "./content-games.ts";

@@ -1,28 +1,12 @@
 // Connect clients of the services the webhooks service depends on: content (games of a company).
 import type { Client } from "@connectrpc/connect";
-import { notFound } from "@support/errors";
 import type { Registry } from "@support/metrics";
 import { ContentService } from "@support/proto";
-import { balancingOf, connectToAppError, createServiceClient } from "@support/rpc";
+import { balancingOf, createServiceClient } from "@support/rpc";
 import type { WebhooksConfig } from "./config.ts";
-import type { GameDirectory } from "./webhooks/webhook.service.ts";
 
 export type ContentClient = Client<typeof ContentService>;
 
 export function createContentClient(config: Pick<WebhooksConfig, "CONTENT_URL" | "RPC_TIMEOUT_MS" | "RPC_RESOLVE_INTERVAL_MS" | "RPC_HOSTS_FILE">, registry?: Registry): ContentClient {
   return createServiceClient(ContentService, config.CONTENT_URL, { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry });
-}
-
-/** Games through content.GetGame: another company's, a deleted or an unknown game is not found. */
-export function createGameDirectory(content: ContentClient): GameDirectory {
-  return {
-    async requireGame(companyId, gameId) {
-      try {
-        await content.getGame({ companyId, gameId });
-      } catch (error) {
-        const appError = connectToAppError(error);
-        throw appError.code === "not_found" ? notFound("game not found") : appError;
-      }
-    },
-  };
 }
