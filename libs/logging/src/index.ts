@@ -11,15 +11,33 @@ export type { Logger };
 
 export const REQUEST_ID_HEADER = "x-request-id";
 
-interface RequestContext {
-  requestId: string;
+/**
+ * What belongs to the call being served: its request id (for logs and outgoing RPCs), and the
+ * deadline and cancellation that outgoing calls made for it respect (libs/rpc). One store for
+ * all of them, so that a request or an RPC enters its context once.
+ */
+export interface RequestContext {
+  requestId?: string | undefined;
+  /** Epoch milliseconds after which the caller no longer waits; undefined: no deadline. */
+  deadline?: number | undefined;
+  /** Aborted when the call ends early (deadline passed, caller hung up, shutdown). */
+  signal?: AbortSignal | undefined;
 }
 
 const requestContext = new AsyncLocalStorage<RequestContext>();
 
+/** Runs `fn` with `context` as the whole current request context. */
+export function withRequestContext<T>(context: RequestContext, fn: () => T): T {
+  return requestContext.run(context, fn);
+}
+
+export function currentRequestContext(): RequestContext | undefined {
+  return requestContext.getStore();
+}
+
 /** Runs `fn` with `requestId` as the current request id (for logs and outgoing RPCs). */
 export function withRequestId<T>(requestId: string, fn: () => T): T {
-  return requestContext.run({ requestId }, fn);
+  return requestContext.run({ ...requestContext.getStore(), requestId }, fn);
 }
 
 export function currentRequestId(): string | undefined {
@@ -45,26 +63,50 @@ export interface LoggerSettings {
 
 export const DEFAULT_LOG_BUFFER_MAX_BYTES = 16 * 1024 * 1024;
 
+/** Longest a line waits before it is handed to the write (LOG_FLUSH_INTERVAL_MS, 0: at once). */
+export const DEFAULT_LOG_FLUSH_INTERVAL_MS = 10;
+
 /**
- * stderr, written asynchronously. Lines wait in memory while the reader of stderr (a terminal,
- * a pipe, the container runtime's log collector) does not keep up; without a bound a stalled
- * reader grows the process until it is killed. Past `maxBytes` new lines are dropped instead,
- * and the number dropped is logged once the buffer has room again.
+ * Lines held past this many bytes are handed to the write without waiting for the interval:
+ * the largest single write of pino's destination (sonic-boom's maxWrite), so a batch is one write.
  */
-export function createLogDestination(options: { fd?: number; maxBytes?: number } = {}): ReturnType<typeof pino.destination> {
-  const fromEnv = Number(process.env.LOG_BUFFER_MAX_BYTES);
-  const maxBytes = options.maxBytes ?? (Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_LOG_BUFFER_MAX_BYTES);
+const BATCH_BYTES = 16 * 1024;
+
+function settingFromEnv(name: string): number | undefined {
+  const value = Number(process.env[name]);
+  return process.env[name] !== undefined && process.env[name] !== "" && Number.isInteger(value) && value >= 0 ? value : undefined;
+}
+
+/**
+ * stderr, written asynchronously and in batches.
+ *
+ * Batches: a line is held for at most `flushIntervalMs` and written together with the lines
+ * logged meanwhile. Under load this is one write for hundreds of lines instead of one write
+ * (and one round through the thread pool) per line, which was the largest single cost of the
+ * gateway's access log. The lines still held are written synchronously when the process exits
+ * (pino flushes its destination on exit) and before `flush`/`flushSync`/`end`.
+ *
+ * Bounded: lines wait in memory while the reader of stderr (a terminal, a pipe, the container
+ * runtime's log collector) does not keep up; without a bound a stalled reader grows the process
+ * until it is killed. Past `maxBytes` new lines are dropped instead, and the number dropped is
+ * logged once the buffer has room again.
+ */
+export function createLogDestination(options: { fd?: number; maxBytes?: number; flushIntervalMs?: number } = {}): ReturnType<typeof pino.destination> {
+  const maxBytes = options.maxBytes ?? settingFromEnv("LOG_BUFFER_MAX_BYTES") ?? DEFAULT_LOG_BUFFER_MAX_BYTES;
+  const flushIntervalMs = options.flushIntervalMs ?? settingFromEnv("LOG_FLUSH_INTERVAL_MS") ?? DEFAULT_LOG_FLUSH_INTERVAL_MS;
   const stream = pino.destination({ dest: options.fd ?? 2, sync: false, maxLength: maxBytes });
   let dropped = 0;
   let writingNotice = false;
   let noticeDropped = false;
-  stream.on("drop", () => {
+  // sonic-boom drops a whole write when it does not fit: count the lines in it.
+  stream.on("drop", (data: string | Buffer) => {
     if (writingNotice) noticeDropped = true;
-    else dropped++;
+    else dropped += countLines(String(data));
   });
-  // The first line that fits again is followed by how many were lost, as a JSON line of its own.
   const write = stream.write.bind(stream);
-  stream.write = (data: string) => {
+  // The first batch that fits again is followed by how many lines were lost, as a JSON line of
+  // its own.
+  const writeBatch = (data: string) => {
     const before = dropped;
     const result = write(data);
     if (dropped > 0 && dropped === before) {
@@ -76,7 +118,43 @@ export function createLogDestination(options: { fd?: number; maxBytes?: number }
     }
     return result;
   };
+
+  let held: string[] = [];
+  let heldBytes = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const release = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (held.length === 0) return;
+    const batch = held.length === 1 ? held[0]! : held.join("");
+    held = [];
+    heldBytes = 0;
+    writeBatch(batch);
+  };
+  if (flushIntervalMs === 0) stream.write = writeBatch;
+  else
+    stream.write = (data: string) => {
+      held.push(data);
+      heldBytes += data.length;
+      if (heldBytes >= BATCH_BYTES) release();
+      // Unref'd: held lines never keep a process alive; the exit flush writes them.
+      else if (timer === undefined) timer = setTimeout(release, flushIntervalMs).unref();
+      return true;
+    };
+  for (const name of ["flush", "flushSync", "end"] as const) {
+    const original = stream[name].bind(stream) as (...args: unknown[]) => unknown;
+    (stream as unknown as Record<string, (...args: unknown[]) => unknown>)[name] = (...args: unknown[]) => {
+      release();
+      return original(...args);
+    };
+  }
   return stream;
+}
+
+function countLines(text: string): number {
+  let lines = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) lines++;
+  return Math.max(lines, 1);
 }
 
 // pino's isoTime formats a new Date for every line; the lines of one millisecond (many, under

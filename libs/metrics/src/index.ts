@@ -5,4 +5,5 @@ export {
   DURATION_BUCKETS, httpServerDuration, jetstreamRedeliveries, jetstreamTerminated, rateLimitRefusals, rateLimitSyncFailures, rpcClientDuration, rpcServerDuration,
   type HttpLabel, type RpcLabel,
 } from "./series.ts";
+export { SeriesHistogram, type HistogramSeries } from "./histogram.ts";
 export { parseMetricsText, type ParsedMetrics, type ParsedSample } from "./text.ts";

@@ -41,6 +41,29 @@ describe("registry and series", () => {
     expect(scraped.value("rpc_server_duration_seconds_bucket", { le: "10" })).toBe(0);
     expect(scraped.value("rpc_server_duration_seconds_bucket", { le: "+Inf" })).toBe(1);
   });
+
+  it("keeps one series per label set, with its sum and count, escaped label values and a reset", async () => {
+    const registry = createMetricsRegistry();
+    const histogram = httpServerDuration(registry);
+    const games = histogram.series({ method: "GET", route: "/games", status: "200" });
+    expect(histogram.series({ status: "200", route: "/games", method: "GET" })).toBe(games);
+    games.observe(0.005);
+    games.observe(0.2);
+    games.observe(Number.NaN);
+    histogram.observe({ method: "GET", route: '/odd"route\\', status: "404" }, 1);
+    expect(() => histogram.series({ method: "GET", route: "/x", status: "200", path: "/x" } as never)).toThrow(/no label path/);
+    let scraped = await scrapeOf(registry);
+    expect(scraped.value("http_server_request_duration_seconds_count", { route: "/games" })).toBe(2);
+    expect(scraped.value("http_server_request_duration_seconds_sum", { route: "/games" })).toBeCloseTo(0.205);
+    expect(scraped.value("http_server_request_duration_seconds_bucket", { route: "/games", le: "0.005" })).toBe(1);
+    expect(scraped.value("http_server_request_duration_seconds_bucket", { route: "/games", le: "0.25" })).toBe(2);
+    expect(scraped.value("http_server_request_duration_seconds_count", { route: '/odd"route\\' })).toBe(1);
+    registry.resetMetrics();
+    games.observe(0.5);
+    scraped = await scrapeOf(registry);
+    expect(scraped.value("http_server_request_duration_seconds_count", { route: "/games" })).toBe(1);
+    expect(scraped.value("http_server_request_duration_seconds_bucket", { route: "/games", le: "0.005" })).toBe(0);
+  });
 });
 
 describe("gauges read at scrape time", () => {

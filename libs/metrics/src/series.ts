@@ -1,7 +1,8 @@
 // The series every process may expose, by their fixed names (docs/operations.md, "Metrics"):
 // each getter creates its series in a registry the first time and returns the same one after,
 // so that the libraries that record into it (rpc, db, bus, the gateway) need no coordination.
-import { Counter, Histogram, type Registry } from "prom-client";
+import { Counter, type Registry } from "prom-client";
+import { SeriesHistogram } from "./histogram.ts";
 
 /** Seconds; one set for every duration histogram, so that dashboards can compare them. */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -14,8 +15,8 @@ function metricOf<T>(registry: Registry, name: string, create: () => T): T {
 }
 
 /** Gateway: one observation per REST request; route is the router's template or "unmatched". */
-export function httpServerDuration(registry: Registry): Histogram<HttpLabel> {
-  return metricOf(registry, "http_server_request_duration_seconds", () => new Histogram({
+export function httpServerDuration(registry: Registry): SeriesHistogram<HttpLabel> {
+  return metricOf(registry, "http_server_request_duration_seconds", () => new SeriesHistogram({
     name: "http_server_request_duration_seconds",
     help: "Duration of REST requests, by method, route template and status",
     labelNames: ["method", "route", "status"],
@@ -25,8 +26,8 @@ export function httpServerDuration(registry: Registry): Histogram<HttpLabel> {
 }
 
 /** One observation per RPC handled by this process; rpc_code is the Connect code in snake case ("ok" on success). */
-export function rpcServerDuration(registry: Registry): Histogram<RpcLabel> {
-  return metricOf(registry, "rpc_server_duration_seconds", () => new Histogram({
+export function rpcServerDuration(registry: Registry): SeriesHistogram<RpcLabel> {
+  return metricOf(registry, "rpc_server_duration_seconds", () => new SeriesHistogram({
     name: "rpc_server_duration_seconds",
     help: "Duration of RPCs handled, by service, method and Connect code",
     labelNames: ["rpc_service", "rpc_method", "rpc_code"],
@@ -36,8 +37,8 @@ export function rpcServerDuration(registry: Registry): Histogram<RpcLabel> {
 }
 
 /** One observation per RPC this process made to another service. */
-export function rpcClientDuration(registry: Registry): Histogram<RpcLabel> {
-  return metricOf(registry, "rpc_client_duration_seconds", () => new Histogram({
+export function rpcClientDuration(registry: Registry): SeriesHistogram<RpcLabel> {
+  return metricOf(registry, "rpc_client_duration_seconds", () => new SeriesHistogram({
     name: "rpc_client_duration_seconds",
     help: "Duration of RPCs made to other services, by service, method and Connect code",
     labelNames: ["rpc_service", "rpc_method", "rpc_code"],

@@ -1,7 +1,7 @@
 // The deadline of the call a service is handling, so that the calls it makes to other services
 // end when its caller stops waiting: each outgoing call gets the smaller of its own timeout and
 // the time the incoming call has left, and is cancelled when the incoming call is.
-import { AsyncLocalStorage } from "node:async_hooks";
+import { currentRequestContext, withRequestContext, type RequestContext } from "@support/logging";
 
 export interface CallScope {
   /** Epoch milliseconds after which the caller no longer waits; undefined: no deadline. */
@@ -10,16 +10,23 @@ export interface CallScope {
   signal: AbortSignal | undefined;
 }
 
-const storage = new AsyncLocalStorage<CallScope>();
+/**
+ * The request context of a call with `scope` added to what is current: the smaller deadline,
+ * and a signal that aborts when either does. The request id, kept in the same context (see
+ * @support/logging), is `requestId` when given, else the current one.
+ */
+export function scopedContext(scope: CallScope, requestId?: string): RequestContext {
+  const outer = currentRequestContext();
+  const deadline =
+    outer?.deadline === undefined ? scope.deadline : scope.deadline === undefined ? outer.deadline : Math.min(outer.deadline, scope.deadline);
+  const outerSignal = outer?.signal;
+  const signal = outerSignal === undefined ? scope.signal : scope.signal === undefined ? outerSignal : AbortSignal.any([outerSignal, scope.signal]);
+  return { requestId: requestId ?? outer?.requestId, deadline, signal };
+}
 
 /** Runs `fn` with a deadline (and cancellation) that outgoing calls made inside it respect. */
 export function withCallScope<T>(scope: CallScope, fn: () => T): T {
-  const outer = storage.getStore();
-  const deadline =
-    outer?.deadline === undefined ? scope.deadline : scope.deadline === undefined ? outer.deadline : Math.min(outer.deadline, scope.deadline);
-  const signals = [outer?.signal, scope.signal].filter((s): s is AbortSignal => s !== undefined);
-  const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
-  return storage.run({ deadline, signal }, fn);
+  return withRequestContext(scopedContext(scope), fn);
 }
 
 /** Runs `fn` so that every outgoing call inside it ends at most `timeoutMs` from now. */
@@ -30,14 +37,16 @@ export function withDeadline<T>(timeoutMs: number, fn: () => T): T {
 /**
  * Runs `fn` outside the current call's deadline and cancellation: for work whose result is
  * shared with other callers (a cache fill), which one caller giving up must not cancel. Its
- * calls keep their own timeouts.
+ * calls keep their own timeouts, and its log lines the current request id.
  */
 export function outsideCallScope<T>(fn: () => T): T {
-  return storage.exit(fn);
+  return withRequestContext({ requestId: currentRequestContext()?.requestId }, fn);
 }
 
 export function currentCallScope(): CallScope | undefined {
-  return storage.getStore();
+  const context = currentRequestContext();
+  if (context?.deadline === undefined && context?.signal === undefined) return undefined;
+  return { deadline: context.deadline, signal: context.signal };
 }
 
 /**

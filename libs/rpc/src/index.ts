@@ -5,7 +5,7 @@ export {
   type AddressState, type BalancedTransport, type BalancerOptions, type Resolver,
 } from "./balancer.ts";
 export { createResilientTransport, type BreakerState, type ResilienceOptions, type ResilientTransport } from "./resilience.ts";
-export { currentCallScope, outsideCallScope, withCallScope, withDeadline, type CallScope } from "./deadline.ts";
+export { currentCallScope, outsideCallScope, scopedContext, withCallScope, withDeadline, type CallScope } from "./deadline.ts";
 export {
   appErrorToConnect, connectToAppError, httpStatusOf, toHttpError, toServiceError, type HttpErrorOptions, type HttpErrorResponse,
 } from "./errors.ts";

@@ -1,12 +1,10 @@
 // Duration of every RPC, handled (rpc_server_duration_seconds) or made (rpc_client_duration_seconds),
-// by service, method and Connect code ("ok" on success). The label objects are made once per
-// method and code, so a call costs a clock read and one observation.
+// by service, method and Connect code ("ok" on success). Each method and code is looked up once
+// and its series kept, so a call costs a clock read and one observation.
 import type { DescMethod } from "@bufbuild/protobuf";
 import { ConnectError, type Interceptor } from "@connectrpc/connect";
 import { codeToString } from "@connectrpc/connect/protocol-connect";
-import { rpcClientDuration, rpcServerDuration, type Registry, type RpcLabel } from "@support/metrics";
-
-type Labels = Record<RpcLabel, string>;
+import { rpcClientDuration, rpcServerDuration, type HistogramSeries, type Registry } from "@support/metrics";
 
 /** `rpc_code` of an error: the Connect code's name in snake case ("not_found", "unavailable"). */
 export function rpcCodeOf(error: unknown): string {
@@ -17,13 +15,13 @@ export function rpcCodeOf(error: unknown): string {
 export function metricsInterceptors(side: "server" | "client", registry: Registry | undefined): Interceptor[] {
   if (!registry) return [];
   const histogram = side === "server" ? rpcServerDuration(registry) : rpcClientDuration(registry);
-  const labelsByMethod = new WeakMap<DescMethod, Map<string, Labels>>();
+  const seriesByMethod = new WeakMap<DescMethod, Map<string, HistogramSeries>>();
   const observe = (method: DescMethod, code: string, startedAt: number) => {
-    let byCode = labelsByMethod.get(method);
-    if (!byCode) labelsByMethod.set(method, (byCode = new Map()));
-    let labels = byCode.get(code);
-    if (!labels) byCode.set(code, (labels = { rpc_service: method.parent.typeName, rpc_method: method.name, rpc_code: code }));
-    histogram.observe(labels, (performance.now() - startedAt) / 1000);
+    let byCode = seriesByMethod.get(method);
+    if (!byCode) seriesByMethod.set(method, (byCode = new Map()));
+    let series = byCode.get(code);
+    if (!series) byCode.set(code, (series = histogram.series({ rpc_service: method.parent.typeName, rpc_method: method.name, rpc_code: code })));
+    series.observe((performance.now() - startedAt) / 1000);
   };
   async function* observed<T>(messages: AsyncIterable<T>, method: DescMethod, startedAt: number): AsyncIterable<T> {
     try {

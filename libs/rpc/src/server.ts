@@ -5,9 +5,9 @@ import http2 from "node:http2";
 import net from "node:net";
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { REQUEST_ID_HEADER, requestIdFrom, withRequestId, type Logger } from "@support/logging";
+import { REQUEST_ID_HEADER, requestIdFrom, withRequestContext, type Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
-import { incomingTimeoutMs, withCallScope } from "./deadline.ts";
+import { incomingTimeoutMs, scopedContext } from "./deadline.ts";
 import { appErrorToConnect, toServiceError } from "./errors.ts";
 import { registerHealthService, type ReadinessCheck } from "./health.ts";
 import { metricsInterceptors } from "./metrics.ts";
@@ -55,21 +55,19 @@ function serverInterceptor(logger: Logger): Interceptor {
     const requestId = requestIdFrom(request.header.get(REQUEST_ID_HEADER));
     const timeoutMs = incomingTimeoutMs(request.header);
     const scope = { deadline: timeoutMs === undefined ? undefined : Date.now() + timeoutMs, signal: request.signal };
-    return withRequestId(requestId, () =>
-      withCallScope(scope, async () => {
-        try {
-          const response = await next(request);
-          // One line per answered call at debug level: which replica served what (balancing checks).
-          if (logger.isLevelEnabled("debug")) logger.debug({ procedure: request.method.name }, "rpc call");
-          return response;
-        } catch (error) {
-          const answer = toServiceError(error);
-          if (answer.fault === "internal") logger.error({ err: error, procedure: request.method.name }, "unhandled error in RPC handler");
-          else if (answer.fault === "unavailable") logger.warn({ err: error, procedure: request.method.name }, "dependency unavailable");
-          throw appErrorToConnect(answer.error);
-        }
-      }),
-    );
+    return withRequestContext(scopedContext(scope, requestId), async () => {
+      try {
+        const response = await next(request);
+        // One line per answered call at debug level: which replica served what (balancing checks).
+        if (logger.isLevelEnabled("debug")) logger.debug({ procedure: request.method.name }, "rpc call");
+        return response;
+      } catch (error) {
+        const answer = toServiceError(error);
+        if (answer.fault === "internal") logger.error({ err: error, procedure: request.method.name }, "unhandled error in RPC handler");
+        else if (answer.fault === "unavailable") logger.warn({ err: error, procedure: request.method.name }, "dependency unavailable");
+        throw appErrorToConnect(answer.error);
+      }
+    });
   };
 }
 

@@ -72,7 +72,16 @@ export function createAuthMiddleware(deps: AuthDeps): Middleware {
     }
   };
   const hashes = new Map<string, string>();
-  return async (ctx, next) => {
+  const admit = (ctx: Parameters<Middleware>[0], identity: ApiKeyIdentity, next: () => Promise<unknown>) => {
+    if (identity === UNKNOWN_KEY) throw unauthenticated();
+    ctx.state.companyId = identity.companyId;
+    ctx.state.apiKeyId = identity.apiKeyId;
+    ctx.state.apiKey = identity;
+    return next();
+  };
+  // Not an async function: a key found in the cache goes on to the next middleware without a
+  // promise of its own.
+  return (ctx, next) => {
     const key = bearerKey(ctx.headers.authorization);
     if (key === undefined) throw unauthenticated();
     let keyHash = hashes.get(key);
@@ -82,11 +91,6 @@ export function createAuthMiddleware(deps: AuthDeps): Middleware {
       hashes.set(key, keyHash);
     }
     const found = deps.keys.get(keyHash, load);
-    const identity = found instanceof Promise ? await found : found;
-    if (identity === UNKNOWN_KEY) throw unauthenticated();
-    ctx.state.companyId = identity.companyId;
-    ctx.state.apiKeyId = identity.apiKeyId;
-    ctx.state.apiKey = identity;
-    await next();
+    return found instanceof Promise ? found.then((identity) => admit(ctx, identity, next)) : admit(ctx, found, next);
   };
 }

@@ -1,5 +1,6 @@
 // Builds the gateway from its dependencies (no globals: tests start it in-process on port 0).
-// Middleware, outermost first: request metrics -> request id -> tracing (when on) -> access log -> errors -> request deadline -> router. Per route the
+// Middleware, outermost first: request context (id, deadline) -> tracing (when on) -> request
+// outcome (access log, duration histogram) -> CORS -> errors -> router. Per route the
 // router runs: API key check -> JSON body -> OpenAPI validation -> handler, so that an
 // unknown route is a 404 and a missing key a 403 before any body is read.
 import { randomUUID } from "node:crypto";
@@ -20,13 +21,11 @@ import { createTicketEventsConsumer } from "./events/ticket-events.consumer.ts";
 import { parseAllowedOrigins, playerApiCors } from "./middleware/cors.ts";
 import { TicketStreamHub } from "./player-side/ticket-stream.ts";
 import { createHealthChecker, registerHealthRoutes } from "./health.ts";
-import { accessLog } from "./middleware/access-log.ts";
 import { createPlayersApiRateLimiter } from "./middleware/api-rate-limit.ts";
 import { errorHandler, HttpProblem } from "./middleware/errors.ts";
 import { jsonBody } from "./middleware/json-body.ts";
-import { requestDeadline } from "./middleware/request-deadline.ts";
-import { requestId } from "./middleware/request-id.ts";
-import { requestMetrics } from "./middleware/request-metrics.ts";
+import { requestContext } from "./middleware/request-context.ts";
+import { requestOutcome } from "./middleware/request-outcome.ts";
 import { tracing, tracingActive } from "./middleware/tracing.ts";
 import { registerDocsRoutes } from "./openapi/docs.ts";
 import { registerAnnouncementRoutes } from "./routes/announcements.ts";
@@ -39,6 +38,7 @@ import { DELETE_PLAYER_TIMEOUT_MS, registerPlayerRoutes } from "./routes/players
 import { registerSessionRoutes } from "./routes/sessions.ts";
 import { registerTagRoutes } from "./routes/tags.ts";
 import { registerTicketRoutes } from "./routes/tickets.ts";
+import { dispatchRoutes } from "./route-dispatch.ts";
 import { rememberStaticMatches } from "./route-matches.ts";
 import { registerWebSupportRoutes, webSupportOptions } from "./routes/web-support.ts";
 import { registerWebhookRoutes } from "./routes/webhooks.ts";
@@ -150,25 +150,23 @@ export function createServer(deps: GatewayDeps): Gateway {
   rememberStaticMatches(router);
 
   const app = new Koa<GatewayState>();
-  // Outermost: the status is the one sent, whatever answered it.
-  app.use(requestMetrics(registry));
-  app.use(requestId());
-  // Without a registered tracer (tracing off) the middleware is left out, not run as a no-op.
-  if (tracingActive()) app.use(tracing());
-  // CORS for /player-api, outside the error handler so that errors carry it too.
-  app.use(playerApiCors(parseAllowedOrigins(config.WEB_SUPPORT_ORIGINS, config.WEB_SUPPORT_URL)) as Koa.Middleware<GatewayState>);
-  app.use(accessLog(logger));
-  app.use(errorHandler(logger));
   // DELETE /player waits for the erasure in every service, longer than any other request.
   app.use(
-    requestDeadline((ctx) => {
+    requestContext((ctx) => {
       // Only a DELETE can be deletePlayer: other requests skip a second route match.
       if (ctx.method !== "DELETE") return config.REQUEST_TIMEOUT_MS;
       const operation = router.match(ctx.path, ctx.method).pathAndMethod.find((layer) => layer.name !== undefined)?.name;
       return operation === "deletePlayer" ? Math.max(config.REQUEST_TIMEOUT_MS, DELETE_PLAYER_TIMEOUT_MS) : config.REQUEST_TIMEOUT_MS;
     }),
   );
-  app.use(router.routes());
+  // Without a registered tracer (tracing off) the middleware is left out, not run as a no-op.
+  // Outside the request outcome, so that the access-log line names the request's span too.
+  if (tracingActive()) app.use(tracing());
+  app.use(requestOutcome(registry, logger));
+  // CORS for /player-api, outside the error handler so that errors carry it too.
+  app.use(playerApiCors(parseAllowedOrigins(config.WEB_SUPPORT_ORIGINS, config.WEB_SUPPORT_URL)) as Koa.Middleware<GatewayState>);
+  app.use(errorHandler(logger));
+  app.use(dispatchRoutes(router) as Koa.Middleware<GatewayState>);
   app.use(unmatchedRoute(router) as Koa.Middleware<GatewayState>);
   // Errors are all answered by errorHandler; this only sees failures writing a response.
   app.on("error", (error: unknown) => logger.warn({ err: error }, "koa error"));

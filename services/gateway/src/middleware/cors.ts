@@ -35,7 +35,7 @@ export function parseAllowedOrigins(value: string, webSupportUrl: string): Set<s
 
 /** Answers preflights and adds the CORS headers on /player-api/* for allowed origins. */
 export function playerApiCors(allowed: ReadonlySet<string>): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     if (!ctx.path.startsWith("/player-api/")) return next();
     ctx.vary("Origin");
     const origin = ctx.get("Origin");
@@ -46,7 +46,7 @@ export function playerApiCors(allowed: ReadonlySet<string>): Middleware {
       ctx.set("Access-Control-Allow-Headers", ALLOWED_HEADERS);
       ctx.set("Access-Control-Max-Age", PREFLIGHT_MAX_AGE_SECONDS);
       ctx.status = 204;
-      return;
+      return undefined;
     }
     ctx.set("Access-Control-Expose-Headers", EXPOSED_HEADERS);
     return next();

@@ -1,37 +1,29 @@
 // http_server_request_duration_seconds of every REST request, by method, route template (the
 // router's, e.g. "/tickets/:ticketId"; "unmatched" when no route matched) and status. Never the
-// path itself: ids would make a series per ticket. The label objects are made once per
-// route, method and status and reused, so a request costs a clock read and one observation.
-import { httpServerDuration, type HttpLabel, type Registry } from "@support/metrics";
-import type { Middleware } from "koa";
+// path itself: ids would make a series per ticket. Each route, method and status is looked up
+// once and its series kept, so a request costs one observation.
+import { httpServerDuration, type HistogramSeries, type Registry } from "@support/metrics";
+import type { Context } from "koa";
 
-type Labels = Record<HttpLabel, string>;
-
-export function requestMetrics(registry: Registry): Middleware {
+/** Records an answered request with the status it was answered with. */
+export function requestMetrics(registry: Registry): (ctx: Context, status: number, durationMs: number) => void {
   const histogram = httpServerDuration(registry);
-  // route -> method -> status -> labels. Bounded: routes are the router's templates, methods
+  // route -> method -> status -> series. Bounded: routes are the router's templates, methods
   // the ones Node's parser accepts, statuses the ones the gateway answers.
-  const cache = new Map<string, Map<string, Map<number, Labels>>>();
-  const labelsOf = (route: string, method: string, status: number): Labels => {
+  const cache = new Map<string, Map<string, Map<number, HistogramSeries>>>();
+  const seriesOf = (route: string, method: string, status: number): HistogramSeries => {
     let byMethod = cache.get(route);
     if (!byMethod) cache.set(route, (byMethod = new Map()));
     let byStatus = byMethod.get(method);
     if (!byStatus) byMethod.set(method, (byStatus = new Map()));
-    let labels = byStatus.get(status);
-    if (!labels) byStatus.set(status, (labels = { method, route, status: String(status) }));
-    return labels;
+    let series = byStatus.get(status);
+    if (!series) byStatus.set(status, (series = histogram.series({ method, route, status: String(status) })));
+    return series;
   };
-  return async (ctx, next) => {
-    const startedAt = performance.now();
-    let status = 500;
-    try {
-      await next();
-      status = ctx.status;
-    } finally {
-      // Set by @koa/router to the template of the route that handled the request.
-      const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-      const route = typeof matched === "string" ? matched : "unmatched";
-      histogram.observe(labelsOf(route, ctx.method, status), (performance.now() - startedAt) / 1000);
-    }
+  return (ctx, status, durationMs) => {
+    // Set by @koa/router to the template of the route that handled the request.
+    const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+    const route = typeof matched === "string" ? matched : "unmatched";
+    seriesOf(route, ctx.method, status).observe(durationMs / 1000);
   };
 }

@@ -197,7 +197,7 @@ export function validateOperation(operationId: string): Middleware {
   // No parameter and no body declared (GET /games): a request without a query string has
   // nothing to check or coerce.
   const declaresNothing = compiled.path === undefined && compiled.query === undefined && compiled.body === undefined;
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const bare = declaresNothing && ctx.querystring === "" && ctx.request.body === undefined;
     // Copies: coercion must not leak into Koa's cached `ctx.query` object, whose values
     // are strings by contract.
@@ -211,7 +211,7 @@ export function validateOperation(operationId: string): Middleware {
     // bodies (and adds what every error response carries).
     if (issues !== null) throw validationError(issues);
     ctx.state.validated = request;
-    await next();
+    return next();
   };
 }
 

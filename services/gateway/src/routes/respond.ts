@@ -23,7 +23,8 @@ export function sendJson(ctx: Context, json: ReferenceBody): void {
  * Sends the company's cached JSON for a reference read, loading it on a miss. A hit stays
  * synchronous: no promise, no RPC, no serialization.
  */
-export async function sendCached(ctx: Context, cache: CoalescingCache<ReferenceBody>, companyId: string, load: (companyId: string) => Promise<ReferenceBody>): Promise<void> {
+export function sendCached(ctx: Context, cache: CoalescingCache<ReferenceBody>, companyId: string, load: (companyId: string) => Promise<ReferenceBody>): Promise<void> | void {
   const found = cache.get(companyId, load);
-  sendJson(ctx, found instanceof Promise ? await found : found);
+  if (found instanceof Promise) return found.then((json) => sendJson(ctx, json));
+  sendJson(ctx, found);
 }
