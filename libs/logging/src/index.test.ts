@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger, currentRequestId, requestIdFrom, withRequestId } from "./index.ts";
+import { createLogger, currentRequestId, infoLineWriter, requestIdFrom, withRequestId } from "./index.ts";
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -41,5 +41,27 @@ describe("logging", () => {
 
   it("has no request id outside a context", () => {
     expect(currentRequestId()).toBeUndefined();
+  });
+
+  it("writes a fixed line as pino would, and not below the logger's level", () => {
+    const { lines, destination } = capture();
+    const logger = createLogger({ service: "test", destination }).child({ part: "access" });
+    const fields = { method: "GET", path: '/odd "path"\\', status: 200, ms: 1.5, none: Number.NaN };
+    const write = infoLineWriter<typeof fields>(logger, "request");
+    withRequestId("req-9", () => {
+      logger.info(fields, "request");
+      write(fields);
+    });
+    write(fields);
+    const [byPino, byWriter, outside] = lines.map(({ time, ...rest }) => {
+      expect(typeof time).toBe("string");
+      return rest;
+    });
+    expect(byWriter).toEqual(byPino);
+    expect(byWriter).toMatchObject({ level: 30, service: "test", part: "access", requestId: "req-9", path: '/odd "path"\\', none: null, msg: "request" });
+    expect(outside).not.toHaveProperty("requestId");
+    logger.level = "warn";
+    write(fields);
+    expect(lines).toHaveLength(3);
   });
 });

@@ -170,6 +170,51 @@ function isoTime(): string {
   return lastTime;
 }
 
+// Every line written inside a request context names its request, and inside a span its trace
+// and span. Without tracing there is no context manager: context.active() is the empty root
+// context and this costs one map lookup.
+function contextFields(): { requestId?: string; trace_id?: string; span_id?: string } {
+  const requestId = currentRequestId();
+  const fields: { requestId?: string; trace_id?: string; span_id?: string } = requestId ? { requestId } : {};
+  const span = trace.getSpan(context.active());
+  if (span) {
+    const spanContext = span.spanContext();
+    if (isSpanContextValid(spanContext)) {
+      fields.trace_id = spanContext.traceId;
+      fields.span_id = spanContext.spanId;
+    }
+  }
+  return fields;
+}
+
+/**
+ * A writer of one kind of line at `info`, for a line written on every request (the gateway's
+ * access log): the line `logger.info(fields, msg)` writes (level, time, the logger's bindings,
+ * the request id and trace of the current context, the fields, msg), built directly. pino's
+ * general path (mixin merge, serializers, redaction) cost about 2 µs a line. So the fields are
+ * never redacted: they must be plain strings and numbers that need no redaction.
+ */
+export function infoLineWriter<Fields extends Record<string, string | number>>(logger: Logger, msg: string): (fields: Fields) => void {
+  const symbols = pino.symbols;
+  const internals = logger as unknown as Record<symbol, unknown>;
+  const stream = internals[symbols.streamSym] as { write(line: string): unknown };
+  const time = internals[symbols.timeSym] as () => string;
+  const bindings = internals[symbols.chindingsSym] as string;
+  const end = `,"msg":${JSON.stringify(msg)}}\n`;
+  return (fields) => {
+    if (!logger.isLevelEnabled("info")) return;
+    let line = `{"level":30${time()}${bindings}`;
+    const context = contextFields();
+    if (context.requestId !== undefined) line += `,"requestId":${JSON.stringify(context.requestId)}`;
+    if (context.trace_id !== undefined) line += `,"trace_id":"${context.trace_id}","span_id":"${context.span_id}"`;
+    for (const key in fields) {
+      const value = fields[key];
+      line += `,${JSON.stringify(key)}:${typeof value === "number" ? (Number.isFinite(value) ? value : null) : JSON.stringify(value)}`;
+    }
+    stream.write(line + end);
+  };
+}
+
 export function createLogger(settings: LoggerSettings): Logger {
   const options: LoggerOptions = {
     level: settings.level ?? process.env.LOG_LEVEL ?? "info",
@@ -178,19 +223,7 @@ export function createLogger(settings: LoggerSettings): Logger {
     // Every line written inside a request context names its request, and inside a span its
     // trace and span. Without tracing there is no context manager: context.active() is the
     // empty root context and this costs one map lookup.
-    mixin: () => {
-      const requestId = currentRequestId();
-      const fields: { requestId?: string; trace_id?: string; span_id?: string } = requestId ? { requestId } : {};
-      const span = trace.getSpan(context.active());
-      if (span) {
-        const spanContext = span.spanContext();
-        if (isSpanContextValid(spanContext)) {
-          fields.trace_id = spanContext.traceId;
-          fields.span_id = spanContext.spanId;
-        }
-      }
-      return fields;
-    },
+    mixin: contextFields,
     redact: { paths: ["req.headers.authorization", "*.authorization", "*.apiKey", "*.secret"], censor: "[redacted]" },
   };
   return pino(options, settings.destination ?? createLogDestination(settings.maxBufferBytes !== undefined ? { maxBytes: settings.maxBufferBytes } : {}));
