@@ -23,7 +23,7 @@ import type { Middleware } from "koa";
 import type { ApiKeyIdentity } from "../auth.ts";
 import type { PlayersClient } from "../clients.ts";
 import type { GatewayConfig } from "../config.ts";
-import { HttpProblem } from "./errors.ts";
+import { rateLimited, type HttpProblem } from "./errors.ts";
 
 /** The windows are minutes: the limits are configured per minute. */
 export const WINDOW_SECONDS = 60;
@@ -99,13 +99,7 @@ export interface ApiRateLimiter {
 
 function tooManyRequests(limit: ApiLimitName, limitValue: number, resetSeconds: number): HttpProblem {
   const what = limit === "api_key" ? "for this API key" : "for this company's API keys";
-  const seconds = String(resetSeconds);
-  return new HttpProblem(429, "rate_limited", `Too many requests ${what}; retry in ${seconds} seconds`, {
-    "Retry-After": seconds,
-    "RateLimit-Limit": String(limitValue),
-    "RateLimit-Remaining": "0",
-    "RateLimit-Reset": seconds,
-  });
+  return rateLimited(what, resetSeconds, { "RateLimit-Limit": String(limitValue), "RateLimit-Remaining": "0", "RateLimit-Reset": String(resetSeconds) });
 }
 
 export function createApiRateLimiter(store: UsageStore, settings: ApiRateLimitSettings, clock: () => number = Date.now): ApiRateLimiter {

@@ -21,6 +21,15 @@ export class HttpProblem extends Error {
   }
 }
 
+/**
+ * The 429 of every rate limit: `rate_limited`, a message naming `what` was limited and when to
+ * retry, `Retry-After` in whole seconds (at least 1), and the limit's own headers.
+ */
+export function rateLimited(what: string, retryAfterSeconds: number, headers: Record<string, string> = {}): HttpProblem {
+  const seconds = String(Math.max(1, Math.ceil(retryAfterSeconds)));
+  return new HttpProblem(429, "rate_limited", `Too many requests ${what}; retry in ${seconds} seconds`, { "Retry-After": seconds, ...headers });
+}
+
 export function errorHandler(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {

@@ -12,7 +12,7 @@ import { LRUCache } from "lru-cache";
 import type { Context, Middleware } from "koa";
 import { isUuid } from "@support/errors";
 import { rateLimitRefusals, type Registry } from "@support/metrics";
-import { HttpProblem } from "./errors.ts";
+import { rateLimited, type HttpProblem } from "./errors.ts";
 
 export interface RateLimitBucket {
   key: string;
@@ -133,8 +133,7 @@ export function tokenBucketOf(value: unknown): string | undefined {
 function tooManyRequests(key: string, retryAfterSeconds: number, prefix: string): HttpProblem {
   const kind = key.slice(prefix.length);
   const what = kind.startsWith("token:") ? "for this environment token" : kind.startsWith("session:") ? "for this session" : "from this address";
-  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-  return new HttpProblem(429, "rate_limited", `Too many requests ${what}; retry in ${seconds} seconds`, { "Retry-After": String(seconds) });
+  return rateLimited(what, retryAfterSeconds);
 }
 
 export function createPublicRateLimiter(store: RateLimitStore, settings: RateLimitSettings, clock: () => number = Date.now): PublicRateLimiter {
