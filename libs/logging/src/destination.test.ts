@@ -1,10 +1,10 @@
 // The default destination's buffer is bounded: a process whose stderr reader stalls keeps at
 // most LOG_BUFFER_MAX_BYTES of lines, drops the rest and says how many it dropped.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, openSync, readFileSync } from "node:fs";
+import fs, { mkdtempSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createLogDestination } from "./index.ts";
 
 describe("log destination", () => {
@@ -62,9 +62,12 @@ describe("log destination", () => {
       expect(readFileSync(file, "utf8")).toBe("");
       await new Promise((resolve) => setTimeout(resolve, 400));
       expect(readFileSync(file, "utf8")).toBe('{"i":0}\n{"i":1}\n{"i":2}\n');
-      // flushSync (what pino calls on exit) writes what is held at once.
+      // flushSync (what pino calls on exit) writes what is held at once, and without starting an
+      // asynchronous write, which the exiting process would not wait for.
+      const asyncWrites = vi.spyOn(fs, "write");
       stream.write('{"i":3}\n');
       stream.flushSync();
+      expect(asyncWrites).not.toHaveBeenCalled();
       expect(readFileSync(file, "utf8").split("\n").filter(Boolean)).toHaveLength(4);
     } finally {
       // Closes the file descriptor too.
@@ -72,10 +75,19 @@ describe("log destination", () => {
     }
   });
 
-  it("writes the held lines when the process exits before the interval", () => {
-    const child = spawnSync(process.execPath, [path.join(import.meta.dirname, "log-exit.fixture.ts"), "3"], { encoding: "utf8", env: { ...process.env, LOG_FLUSH_INTERVAL_MS: "60000" } });
-    expect(child.status).toBe(3);
-    const lines = child.stderr.split("\n").filter(Boolean).map((line) => JSON.parse(line) as { msg: string; i: number });
-    expect(lines.map((line) => line.i)).toEqual([0, 1, 2]);
+  it.each([
+    ["exits at once", "exit", 3],
+    ["has nothing left to do", "natural", 0],
+  ])("writes the held lines when the process %s before the interval", (_case, how, code) => {
+    // Several times: an asynchronous write at exit would be lost only now and then.
+    for (let run = 0; run < 3; run++) {
+      const child = spawnSync(process.execPath, [path.join(import.meta.dirname, "log-exit.fixture.ts"), how], {
+        encoding: "utf8",
+        env: { ...process.env, LOG_FLUSH_INTERVAL_MS: how === "exit" ? "60000" : "200" },
+      });
+      expect(child.status).toBe(code);
+      const lines = child.stderr.split("\n").filter(Boolean).map((line) => JSON.parse(line) as { msg: string; i: number });
+      expect(lines.map((line) => line.i)).toEqual([0, 1, 2]);
+    }
   });
 });

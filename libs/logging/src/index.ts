@@ -83,8 +83,9 @@ function settingFromEnv(name: string): number | undefined {
  * Batches: a line is held for at most `flushIntervalMs` and written together with the lines
  * logged meanwhile. Under load this is one write for hundreds of lines instead of one write
  * (and one round through the thread pool) per line, which was the largest single cost of the
- * gateway's access log. The lines still held are written synchronously when the process exits
- * (pino flushes its destination on exit) and before `flush`/`flushSync`/`end`.
+ * gateway's access log. A process with nothing else to do waits for the interval; one that
+ * exits at once (process.exit) has the held lines written synchronously by pino's exit flush.
+ * `flush`, `flushSync` and `end` write the held lines first.
  *
  * Bounded: lines wait in memory while the reader of stderr (a terminal, a pipe, the container
  * runtime's log collector) does not keep up; without a bound a stalled reader grows the process
@@ -122,14 +123,18 @@ export function createLogDestination(options: { fd?: number; maxBytes?: number; 
   let held: string[] = [];
   let heldBytes = 0;
   let timer: NodeJS.Timeout | undefined;
-  const release = () => {
+  const takeHeld = (): string | undefined => {
     clearTimeout(timer);
     timer = undefined;
-    if (held.length === 0) return;
+    if (held.length === 0) return undefined;
     const batch = held.length === 1 ? held[0]! : held.join("");
     held = [];
     heldBytes = 0;
-    writeBatch(batch);
+    return batch;
+  };
+  const release = () => {
+    const batch = takeHeld();
+    if (batch !== undefined) writeBatch(batch);
   };
   if (flushIntervalMs === 0) stream.write = writeBatch;
   else
@@ -137,11 +142,31 @@ export function createLogDestination(options: { fd?: number; maxBytes?: number; 
       held.push(data);
       heldBytes += data.length;
       if (heldBytes >= BATCH_BYTES) release();
-      // Unref'd: held lines never keep a process alive; the exit flush writes them.
-      else if (timer === undefined) timer = setTimeout(release, flushIntervalMs).unref();
+      // Not unref'd: a process that is otherwise done waits for it (at most the interval)
+      // and writes its last lines the usual way.
+      else if (timer === undefined) timer = setTimeout(release, flushIntervalMs);
       return true;
     };
-  for (const name of ["flush", "flushSync", "end"] as const) {
+  // What pino calls on exit, when no asynchronous write can finish any more: the held lines go
+  // into the destination's buffer without starting one (a write starts only from minLength
+  // bytes), and its flushSync writes them with the rest.
+  const flushSync = stream.flushSync.bind(stream);
+  stream.flushSync = () => {
+    const batch = takeHeld();
+    if (batch !== undefined) {
+      // sonic-boom's own setting (its types leave it out).
+      const settings = stream as unknown as { minLength: number };
+      const minLength = settings.minLength;
+      settings.minLength = Number.MAX_SAFE_INTEGER;
+      try {
+        writeBatch(batch);
+      } finally {
+        settings.minLength = minLength;
+      }
+    }
+    flushSync();
+  };
+  for (const name of ["flush", "end"] as const) {
     const original = stream[name].bind(stream) as (...args: unknown[]) => unknown;
     (stream as unknown as Record<string, (...args: unknown[]) => unknown>)[name] = (...args: unknown[]) => {
       release();
