@@ -72,9 +72,10 @@ export const DEFAULT_LOG_FLUSH_INTERVAL_MS = 10;
  */
 const BATCH_BYTES = 16 * 1024;
 
-function settingFromEnv(name: string): number | undefined {
+/** An integer setting of at least `min` from the environment; undefined when unset or not one. */
+function settingFromEnv(name: string, min: number): number | undefined {
   const value = Number(process.env[name]);
-  return process.env[name] !== undefined && process.env[name] !== "" && Number.isInteger(value) && value >= 0 ? value : undefined;
+  return process.env[name] !== undefined && process.env[name] !== "" && Number.isInteger(value) && value >= min ? value : undefined;
 }
 
 /**
@@ -93,8 +94,9 @@ function settingFromEnv(name: string): number | undefined {
  * logged once the buffer has room again.
  */
 export function createLogDestination(options: { fd?: number; maxBytes?: number; flushIntervalMs?: number } = {}): ReturnType<typeof pino.destination> {
-  const maxBytes = options.maxBytes ?? settingFromEnv("LOG_BUFFER_MAX_BYTES") ?? DEFAULT_LOG_BUFFER_MAX_BYTES;
-  const flushIntervalMs = options.flushIntervalMs ?? settingFromEnv("LOG_FLUSH_INTERVAL_MS") ?? DEFAULT_LOG_FLUSH_INTERVAL_MS;
+  // 0 would be no bound at all (sonic-boom's maxLength): not a value the setting accepts.
+  const maxBytes = options.maxBytes ?? settingFromEnv("LOG_BUFFER_MAX_BYTES", 1) ?? DEFAULT_LOG_BUFFER_MAX_BYTES;
+  const flushIntervalMs = options.flushIntervalMs ?? settingFromEnv("LOG_FLUSH_INTERVAL_MS", 0) ?? DEFAULT_LOG_FLUSH_INTERVAL_MS;
   const stream = pino.destination({ dest: options.fd ?? 2, sync: false, maxLength: maxBytes });
   let dropped = 0;
   let writingNotice = false;
@@ -225,10 +227,11 @@ export function infoLineWriter<Fields extends Record<string, string | number>>(l
   const stream = internals[symbols.streamSym] as { write(line: string): unknown };
   const time = internals[symbols.timeSym] as () => string;
   const bindings = internals[symbols.chindingsSym] as string;
+  const start = `{"level":${logger.levels.values.info}`;
   const end = `,"msg":${JSON.stringify(msg)}}\n`;
   return (fields) => {
     if (!logger.isLevelEnabled("info")) return;
-    let line = `{"level":30${time()}${bindings}`;
+    let line = start + time() + bindings;
     const context = contextFields();
     if (context.requestId !== undefined) line += `,"requestId":${JSON.stringify(context.requestId)}`;
     if (context.trace_id !== undefined) line += `,"trace_id":"${context.trace_id}","span_id":"${context.span_id}"`;
@@ -245,9 +248,6 @@ export function createLogger(settings: LoggerSettings): Logger {
     level: settings.level ?? process.env.LOG_LEVEL ?? "info",
     base: { service: settings.service },
     timestamp: isoTime,
-    // Every line written inside a request context names its request, and inside a span its
-    // trace and span. Without tracing there is no context manager: context.active() is the
-    // empty root context and this costs one map lookup.
     mixin: contextFields,
     redact: { paths: ["req.headers.authorization", "*.authorization", "*.apiKey", "*.secret"], censor: "[redacted]" },
   };
