@@ -35,4 +35,9 @@ describe("freePort", () => {
     }
     expect(new Set(ports).size).toBeGreaterThan(15); // drawn at random, not one port again and again
   });
+
+  it("never hands out a port twice in one process, even to calls made at once before any server binds", async () => {
+    const ports = await Promise.all(Array.from({ length: 300 }, () => freePort()));
+    expect(new Set(ports).size).toBe(ports.length);
+  });
 });

@@ -32,12 +32,24 @@ export function tcpAnswers(host: string, port: number, timeoutMs = 300): Promise
  */
 export async function freePort(): Promise<number> {
   const [low, high] = belowEphemeralRange();
+  // Half the range at most: past it the oldest are forgotten (their servers long started).
+  if (handedOut.size > (high - low) / 2) handedOut.clear();
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (handedOut.has(port)) continue;
+    // Taken before the check, so that a call made meanwhile cannot draw it too.
+    handedOut.add(port);
     if (await portIsFree(port)) return port;
   }
   return anyFreePort();
 }
+
+/**
+ * The ports this process was given: a port handed out is free until its server binds it, so a
+ * second draw in between (a stack choosing a port for each of its processes) could otherwise
+ * return it again, and one of the two servers would fail with EADDRINUSE.
+ */
+const handedOut = new Set<number>();
 
 /** The range freePort draws from: 20000 up to the start of the ephemeral range (at least 1000 ports). */
 function belowEphemeralRange(): [number, number] {
