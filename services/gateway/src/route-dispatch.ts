@@ -15,6 +15,15 @@ type RoutedContext = Parameters<GatewayMiddleware>[0] & {
   _matchedRouteName?: string;
 };
 
+/**
+ * The template of the route that handled the request (e.g. "/tickets/:ticketId"), as this
+ * dispatch or @koa/router's sets it; undefined when no route matched (a 404).
+ */
+export function matchedRoute(ctx: object): string | undefined {
+  const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+  return typeof route === "string" ? route : undefined;
+}
+
 export function dispatchRoutes(router: GatewayRouter): GatewayMiddleware {
   const routed = router.routes() as GatewayMiddleware;
   // A router bound to a host matches it first: keep that to the router.

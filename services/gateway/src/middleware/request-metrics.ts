@@ -4,6 +4,7 @@
 // once and its series kept, so a request costs one observation.
 import { httpServerDuration, type HistogramSeries, type Registry } from "@support/metrics";
 import type { Context } from "koa";
+import { matchedRoute } from "../route-dispatch.ts";
 
 /** Records an answered request with the status it was answered with. */
 export function requestMetrics(registry: Registry): (ctx: Context, status: number, durationMs: number) => void {
@@ -21,9 +22,6 @@ export function requestMetrics(registry: Registry): (ctx: Context, status: numbe
     return series;
   };
   return (ctx, status, durationMs) => {
-    // Set by @koa/router to the template of the route that handled the request.
-    const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-    const route = typeof matched === "string" ? matched : "unmatched";
-    seriesOf(route, ctx.method, status).observe(durationMs / 1000);
+    seriesOf(matchedRoute(ctx) ?? "unmatched", ctx.method, status).observe(durationMs / 1000);
   };
 }

@@ -5,6 +5,7 @@
 import { ProxyTracerProvider, ROOT_CONTEXT, SpanKind, SpanStatusCode, context, isSpanContextValid, propagation, trace, type TextMapGetter } from "@opentelemetry/api";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Middleware } from "koa";
+import { matchedRoute } from "../route-dispatch.ts";
 
 const tracer = trace.getTracer("@support/gateway");
 
@@ -39,9 +40,8 @@ export function tracing(): Middleware {
       span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
       throw error;
     } finally {
-      // @koa/router names the template it matched (e.g. /tickets/:ticketId); none for a 404.
-      const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-      if (typeof route === "string") {
+      const route = matchedRoute(ctx);
+      if (route !== undefined) {
         span.setAttribute("http.route", route);
         span.updateName(`${ctx.method} ${route}`);
       }
