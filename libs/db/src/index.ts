@@ -6,8 +6,9 @@ import { Migrator, type Migration, type MigrationResultSet } from "kysely/migrat
 import pg from "pg";
 import { addScrapeSource, type Registry } from "@support/metrics";
 import { traceQueries } from "./tracing.ts";
+import { defaultPreparedStatementsMax, prepareStatements, StatementNames } from "./prepared-statements.ts";
 
-export { sql };
+export { sql, defaultPreparedStatementsMax };
 export type { Generated, Kysely, Migration };
 
 // Return int8 (bigint, counts) as numbers: our counters stay far below 2^53.
@@ -29,6 +30,12 @@ export interface DatabaseSettings {
   onConnectionError?: (error: Error) => void;
   /** Longest wait for a new connection, so that a query (and readiness) fails fast while Postgres is down. */
   connectTimeoutMs?: number;
+  /**
+   * Most statement texts sent as named (prepared) statements, parsed and planned once per
+   * connection (see prepared-statements.ts); 0 sends every statement unnamed (a pooler in
+   * transaction mode that does not keep prepared statements). Default 256.
+   */
+  preparedStatementsMax?: number;
 }
 
 const schemaName = /^[a-z_][a-z0-9_]*$/;
@@ -65,8 +72,12 @@ export function createPool(settings: DatabaseSettings): pg.Pool {
   // when it is released (it is no longer queryable).
   const onError = (error: Error) => settings.onConnectionError?.(error);
   const database = databaseNameOf(settings.url);
+  const preparedMax = settings.preparedStatementsMax ?? defaultPreparedStatementsMax;
+  const names = preparedMax > 0 ? new StatementNames(preparedMax) : undefined;
   pool.on("connect", (client) => {
     client.on("error", onError);
+    // Named statements first: the span wraps the call as the service made it.
+    if (names) prepareStatements(client, names);
     traceQueries(client, database);
   });
   pool.on("error", () => undefined); // idle clients: already reported by their own listener

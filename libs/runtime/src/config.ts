@@ -5,6 +5,10 @@ export const serviceConfigSpecs = {
   HOST: str({ default: "0.0.0.0", desc: "Address the RPC port binds to" }),
   DATABASE_URL: str({ default: "postgres://postgres@127.0.0.1:5432/support", desc: "Postgres connection URL" }),
   DB_POOL_MAX: num({ default: 10, desc: "Connections in the service's pool" }),
+  DB_PREPARED_STATEMENTS_MAX: num({
+    default: 256,
+    desc: "Most statement texts Postgres parses and plans once per connection (named statements); 0: none (a pooler in transaction mode)",
+  }),
   NATS_URL: str({ default: "nats://127.0.0.1:4222", desc: "NATS servers, comma-separated" }),
   NATS_PREFIX: str({ default: "", desc: "Prefix of subjects and stream names (isolates environments sharing a NATS)" }),
   NATS_STREAM_REPLICAS: num({

@@ -7,7 +7,15 @@ import type { GameEnvironmentTable, GameResourceTable, GameTable } from "./game.
 
 type Db = Kysely<ContentDatabase>;
 
-function toGame(row: Selectable<GameTable>): Game {
+// The columns each row is read from. Named rather than `*`: Postgres prepares a statement once per
+// connection only when its result cannot change under it (a migration adding a column would).
+const GAME_COLUMNS = [
+  "id", "company_id", "name", "slug", "languages", "block_unverified_players", "metadata_jwks", "created_at", "updated_at", "deleted_at",
+] as const satisfies readonly (keyof GameTable)[];
+const ENVIRONMENT_COLUMNS = ["id", "company_id", "game_id", "name", "token", "created_at"] as const satisfies readonly (keyof GameEnvironmentTable)[];
+const RESOURCE_COLUMNS = ["id", "game_id", "key", "title", "title_localized", "body"] as const satisfies readonly (keyof GameResourceTable)[];
+
+function toGame(row: Pick<Selectable<GameTable>, (typeof GAME_COLUMNS)[number]>): Game {
   return {
     id: row.id,
     companyId: row.company_id,
@@ -22,11 +30,11 @@ function toGame(row: Selectable<GameTable>): Game {
   };
 }
 
-function toEnvironment(row: Selectable<GameEnvironmentTable>): GameEnvironment {
+function toEnvironment(row: Pick<Selectable<GameEnvironmentTable>, (typeof ENVIRONMENT_COLUMNS)[number]>): GameEnvironment {
   return { id: row.id, companyId: row.company_id, gameId: row.game_id, name: row.name, token: row.token, createdAt: row.created_at };
 }
 
-function toResource(row: Selectable<GameResourceTable>): GameResource {
+function toResource(row: Pick<Selectable<GameResourceTable>, (typeof RESOURCE_COLUMNS)[number]>): GameResource {
   return { id: row.id, gameId: row.game_id, key: row.key, title: row.title, titleLocalized: row.title_localized, body: row.body };
 }
 
@@ -42,7 +50,7 @@ export async function insertGame(db: Db, companyId: string, game: NewGame): Prom
       block_unverified_players: game.blockUnverifiedPlayers,
       deleted_at: null,
     })
-    .returningAll()
+    .returning(GAME_COLUMNS)
     .executeTakeFirstOrThrow();
   return toGame(row);
 }
@@ -50,7 +58,7 @@ export async function insertGame(db: Db, companyId: string, game: NewGame): Prom
 export async function listLiveGames(db: Db, companyId: string): Promise<Game[]> {
   const rows = await db
     .selectFrom("games")
-    .selectAll()
+    .select(GAME_COLUMNS)
     .where("company_id", "=", companyId)
     .where("deleted_at", "is", null)
     .orderBy("created_at")
@@ -62,7 +70,7 @@ export async function listLiveGames(db: Db, companyId: string): Promise<Game[]> 
 export async function findLiveGame(db: Db, companyId: string, gameId: string): Promise<Game | undefined> {
   const row = await db
     .selectFrom("games")
-    .selectAll()
+    .select(GAME_COLUMNS)
     .where("company_id", "=", companyId)
     .where("id", "=", gameId)
     .where("deleted_at", "is", null)
@@ -72,7 +80,7 @@ export async function findLiveGame(db: Db, companyId: string, gameId: string): P
 
 /** A live game by its id alone (operators name games by id only). */
 export async function findLiveGameById(db: Db, gameId: string): Promise<Game | undefined> {
-  const row = await db.selectFrom("games").selectAll().where("id", "=", gameId).where("deleted_at", "is", null).executeTakeFirst();
+  const row = await db.selectFrom("games").select(GAME_COLUMNS).where("id", "=", gameId).where("deleted_at", "is", null).executeTakeFirst();
   return row && toGame(row);
 }
 
@@ -84,7 +92,7 @@ export async function markGameDeleted(db: Db, gameId: string, companyId?: string
     .where("id", "=", gameId)
     .where("deleted_at", "is", null);
   if (companyId !== undefined) query = query.where("company_id", "=", companyId);
-  const row = await query.returningAll().executeTakeFirst();
+  const row = await query.returning(GAME_COLUMNS).executeTakeFirst();
   return row && toGame(row);
 }
 
@@ -92,7 +100,7 @@ export async function insertEnvironment(db: Db, companyId: string, gameId: strin
   const row = await db
     .insertInto("game_environments")
     .values({ company_id: companyId, game_id: gameId, name })
-    .returningAll()
+    .returning(ENVIRONMENT_COLUMNS)
     .executeTakeFirstOrThrow();
   return toEnvironment(row);
 }
@@ -100,7 +108,7 @@ export async function insertEnvironment(db: Db, companyId: string, gameId: strin
 export async function listEnvironments(db: Db, companyId: string, gameId: string): Promise<GameEnvironment[]> {
   const rows = await db
     .selectFrom("game_environments")
-    .selectAll()
+    .select(ENVIRONMENT_COLUMNS)
     .where("company_id", "=", companyId)
     .where("game_id", "=", gameId)
     .orderBy("created_at")
@@ -114,7 +122,7 @@ export async function findLiveEnvironment(db: Db, companyId: string, environment
   const row = await db
     .selectFrom("game_environments as e")
     .innerJoin("games as g", "g.id", "e.game_id")
-    .selectAll("e")
+    .select(ENVIRONMENT_COLUMNS.map((column) => `e.${column}` as const))
     .where("e.company_id", "=", companyId)
     .where("e.id", "=", environmentId)
     .where("g.deleted_at", "is", null)
@@ -126,7 +134,7 @@ export async function findLiveEnvironment(db: Db, companyId: string, environment
 export async function findLiveEnvironmentByToken(db: Db, token: string): Promise<{ environment: GameEnvironment; game: Game } | undefined> {
   const environment = await db
     .selectFrom("game_environments")
-    .selectAll()
+    .select(ENVIRONMENT_COLUMNS)
     .where("token", "=", token)
     .executeTakeFirst();
   if (!environment) return undefined;
@@ -145,7 +153,7 @@ export async function insertResource(db: Db, companyId: string, gameId: string, 
       title_localized: JSON.stringify(resource.titleLocalized),
       body: JSON.stringify(resource.body),
     })
-    .returningAll()
+    .returning(RESOURCE_COLUMNS)
     .executeTakeFirstOrThrow();
   return toResource(row);
 }
@@ -153,7 +161,7 @@ export async function insertResource(db: Db, companyId: string, gameId: string, 
 export async function listResources(db: Db, companyId: string, gameId: string): Promise<GameResource[]> {
   const rows = await db
     .selectFrom("game_resources")
-    .selectAll()
+    .select(RESOURCE_COLUMNS)
     .where("company_id", "=", companyId)
     .where("game_id", "=", gameId)
     .orderBy("key")

@@ -7,7 +7,14 @@ import type { BlockValues, Player, PlayerInfo, PlayerKey, PlayerOutcome, Resolve
 import type { PlayerTable } from "./player.table.ts";
 
 type Db = Kysely<PlayersDatabase>;
-type Row = Selectable<PlayerTable>;
+/**
+ * The columns a Player is read from. Named rather than `*`: Postgres prepares a statement once per
+ * connection only when its result cannot change under it (a migration adding a column would).
+ */
+const PLAYER_COLUMNS = [
+  "id", "company_id", "game_id", "external_id", "email", "name", "tier", "blocked", "created_at", "updated_at",
+] as const satisfies readonly (keyof PlayerTable)[];
+type Row = Pick<Selectable<PlayerTable>, (typeof PLAYER_COLUMNS)[number]>;
 
 function toPlayer(row: Row): Player {
   return {
@@ -98,7 +105,7 @@ export async function upsertResolvedPlayer(db: Db, values: ResolveValues): Promi
         .whereRef("players.company_id", "=", "excluded.company_id")
         .where(sql<boolean>`(players.name, players.email, players.tier) is distinct from (${name}, ${email}, ${tier})`);
     })
-    .returningAll()
+    .returning(PLAYER_COLUMNS)
     .returning(created)
     .executeTakeFirst();
   return row && toOutcome(row);
@@ -120,7 +127,7 @@ export async function upsertBlockedPlayer(db: Db, values: BlockValues): Promise<
         .whereRef("players.company_id", "=", "excluded.company_id")
         .where("players.blocked", "=", false),
     )
-    .returningAll()
+    .returning(PLAYER_COLUMNS)
     .returning(created)
     .executeTakeFirst();
   return row && toOutcome(row);
@@ -135,7 +142,7 @@ export async function markUnblocked(db: Db, companyId: string, gameId: string, k
     .where("game_id", "=", gameId)
     .where((eb) => keyCondition(eb, key))
     .where("blocked", "=", true)
-    .returningAll()
+    .returning(PLAYER_COLUMNS)
     .executeTakeFirst();
   return row && toPlayer(row);
 }
@@ -149,7 +156,7 @@ function keyCondition(eb: ExpressionBuilder<PlayersDatabase, "players">, key: Pl
 export async function findPlayerByKey(db: Db, companyId: string, gameId: string, key: PlayerKey): Promise<Player | undefined> {
   const row = await db
     .selectFrom("players")
-    .selectAll()
+    .select(PLAYER_COLUMNS)
     .where("company_id", "=", companyId)
     .where("game_id", "=", gameId)
     .where((eb) => keyCondition(eb, key))
@@ -160,7 +167,7 @@ export async function findPlayerByKey(db: Db, companyId: string, gameId: string,
 export async function findPlayerById(db: Db, companyId: string, playerId: string): Promise<Player | undefined> {
   const row = await db
     .selectFrom("players")
-    .selectAll()
+    .select(PLAYER_COLUMNS)
     .where("company_id", "=", companyId)
     .where("id", "=", playerId)
     .executeTakeFirst();
@@ -177,7 +184,7 @@ export async function updatePlayerInfo(db: Db, companyId: string, playerId: stri
     .where("company_id", "=", companyId)
     .where("id", "=", playerId)
     .where(sql<boolean>`(name, tier) is distinct from (${name}, ${tier})`)
-    .returningAll()
+    .returning(PLAYER_COLUMNS)
     .executeTakeFirst();
   return row && toPlayer(row);
 }

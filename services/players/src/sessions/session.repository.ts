@@ -7,7 +7,12 @@ import type { SupportSessionTable } from "./session.table.ts";
 
 type Db = Kysely<PlayersDatabase>;
 
-function toSession(row: Selectable<SupportSessionTable>): SupportSession {
+/** The columns a session is read from, named rather than `*` so that its statements are prepared (see the players' repository). */
+const SESSION_COLUMNS = [
+  "id", "company_id", "game_id", "environment_id", "language", "resource", "metadata", "verification", "created_at", "expires_at",
+] as const satisfies readonly (keyof SupportSessionTable)[];
+
+function toSession(row: Pick<Selectable<SupportSessionTable>, (typeof SESSION_COLUMNS)[number]>): SupportSession {
   return {
     id: row.id,
     companyId: row.company_id,
@@ -53,7 +58,7 @@ export async function insertSession(db: Db, values: NewSessionRow): Promise<Supp
       player_email_normalized: values.playerEmailNormalized,
       expires_at: sql<Date>`now() + make_interval(secs => ${values.ttlSeconds})`,
     })
-    .returningAll()
+    .returning(SESSION_COLUMNS)
     .executeTakeFirstOrThrow();
   return toSession(row);
 }
@@ -62,7 +67,7 @@ export async function insertSession(db: Db, values: NewSessionRow): Promise<Supp
 export async function findLiveSessionByCodeHash(db: Db, codeHash: string): Promise<SupportSession | undefined> {
   const row = await db
     .selectFrom("support_sessions")
-    .selectAll()
+    .select(SESSION_COLUMNS)
     .where("code_hash", "=", codeHash)
     .where("expires_at", ">", sql<Date>`now()`)
     .executeTakeFirst();

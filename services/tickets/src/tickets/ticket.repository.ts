@@ -15,7 +15,9 @@ type Db = Kysely<TicketsDatabase>;
 /**
  * The columns a Ticket is read from: single-ticket reads and RETURNING name them rather than `*`,
  * so the first message's two texts (read by the duplicate check only) and the bookkeeping
- * columns are neither sent nor parsed.
+ * columns are neither sent nor parsed, and so Postgres prepares these statements once per
+ * connection (a result of `*` could change under a prepared statement when a migration adds a
+ * column). A list page reads `*` and is planned each time.
  */
 const TICKET_COLUMNS = [
   "id", "company_id", "running_id", "game_id", "game_environment_id", "service_player_id", "player_external_id",
@@ -116,7 +118,7 @@ export async function insertTicket(trx: Db, ticket: NewTicketRow, events: readon
     )
     returning ${TICKET_COLUMNS_SQL}
     )${events.length > 0 ? sql`, events as (${eventsInsert(ticket.companyId, ticket.id, events)})` : sql``}
-    select * from inserted`.execute(trx);
+    select ${TICKET_COLUMNS_SQL} from inserted`.execute(trx);
   return toTicket(rows[0]!);
 }
 
@@ -187,7 +189,7 @@ export async function updateTicket(
   if (changes.lastActivityAt !== undefined) values.last_activity_at = changes.lastActivityAt;
   const update = trx.updateTable("tickets").set(values).where("id", "=", ticketId).returning(TICKET_COLUMNS);
   const row = appended !== undefined && appended.events.length > 0
-    ? (await sql<TicketRow>`with updated as (${update}), events as (${eventsInsert(appended.companyId, ticketId, appended.events)}) select * from updated`.execute(trx)).rows[0]
+    ? (await sql<TicketRow>`with updated as (${update}), events as (${eventsInsert(appended.companyId, ticketId, appended.events)}) select ${TICKET_COLUMNS_SQL} from updated`.execute(trx)).rows[0]
     : await update.executeTakeFirst();
   if (row === undefined) throw new Error(`ticket ${ticketId} to update not found`);
   return toTicket(row);
