@@ -24,6 +24,9 @@ async function erase(trx: Db, companyId: string, about: { ticketIds: string[]; p
   return redactDeliveries(trx, companyId, about);
 }
 
+/** The domain event types the log keeps track of even when they make no public event. */
+const bookkept = new Set(["tickets.ticket.created", "tickets.ticket.deleted", "players.deletion.started", "players.player.deleted"]);
+
 /**
  * Handles one domain event: erasure first when it announces one, then a pending delivery for
  * each enabled subscription of the company that wants each public event it makes. A domain
@@ -32,6 +35,9 @@ async function erase(trx: Db, companyId: string, about: { ticketIds: string[]; p
 export async function fanOut(ctx: Pick<WebhooksContext, "db" | "wake">, event: EventEnvelope): Promise<number> {
   if (!isUuid(event.companyId) || !isUuid(event.id)) return 0;
   const publicEvents = publicEventsOf(event);
+  // Most domain events of players (a player created or updated, a session opened) are neither
+  // public nor part of an erasure: no transaction at all for them.
+  if (publicEvents.length === 0 && !bookkept.has(event.type)) return 0;
   const inserted = await ctx.db.transaction().execute(async (trx) => {
     const data = event.data;
     if (event.type === "tickets.ticket.created") {
