@@ -12,6 +12,7 @@ import { cpuMeter, type CpuSnapshot } from "./cpu.ts";
 import { durationSeconds, measure, type SuiteResult } from "./measure.ts";
 import { CLIENT_LAG_LIMIT_MS, openLoop, type OpenLoopRequest } from "./open-loop.ts";
 import { isCleaningUp, progress, root, start, startStack, freePort, waitForHttp, type Stack } from "./stack.ts";
+import { longestStall, stallWindow } from "./stalls.ts";
 import { seedTickets } from "./tickets-seed.ts";
 import { listUrl, scan } from "./tickets.ts";
 import { evaluateTargets, P99_LIMIT_MS, type CaseResult, type Kind, type Target } from "./targets.ts";
@@ -67,12 +68,12 @@ function markdown(results: CaseResult[], scanRate: number | undefined, targets: 
   return [
     `Closed loop: ${CONNECTIONS} connections, ${durationSeconds} s (after 2 s of warm-up). Open loop: a fixed arrival rate of half the closed-loop req/s, ${durationSeconds} s (after ${OPEN_LOOP_WARMUP_S} s at that rate); latency from each request's due time; "send lag" is how late the generator itself sent (p99): above ${CLIENT_LAG_LIMIT_MS} ms (client-limited) the client machine, not the server, was the limit and the latencies say little about the server.`,
     "",
-    "| request | saturating req/s | x bare Koa | errors | open-loop rate /s (achieved) | p50 ms | p90 ms | p99 ms | errors | send lag p99 ms | p99 <= 50 ms |",
-    "|---|---|---|---|---|---|---|---|---|---|---|",
+    "| request | saturating req/s | x bare Koa | errors | open-loop rate /s (achieved) | p50 ms | p90 ms | p99 ms | errors | send lag p99 ms | longest event-loop delay ms (process) | p99 <= 50 ms |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...results.map((r) => {
       const o = r.openLoop;
       const errors = o.errors + o.non2xx;
-      return `| ${r.name} | ${r.saturating.requestsPerSecond} | ${r.ratioToBare.toFixed(3)} | ${r.saturating.errors + r.saturating.non2xx} | ${o.rate} (${o.achievedRate}) | ${o.p50} | ${o.p90} | ${o.p99} | ${errors} | ${o.sendLagP99}${o.clientLimited ? " (client-limited)" : ""} | ${o.p99 <= P99_LIMIT_MS && errors === 0 ? "yes" : "no"} |`;
+      return `| ${r.name} | ${r.saturating.requestsPerSecond} | ${r.ratioToBare.toFixed(3)} | ${r.saturating.errors + r.saturating.non2xx} | ${o.rate} (${o.achievedRate}) | ${o.p50} | ${o.p90} | ${o.p99} | ${errors} | ${o.sendLagP99}${o.clientLimited ? " (client-limited)" : ""} | ${longestStall(r.openLoopStalls)} | ${o.p99 <= P99_LIMIT_MS && errors === 0 ? "yes" : "no"} |`;
     }),
     "",
     ...(scanRate !== undefined ? [`Cursor scan (limit=1000, one client): ${scanRate} tickets/s.`, ""] : []),
@@ -270,9 +271,12 @@ export async function productionSuite(kinds?: Kind[]): Promise<SuiteResult> {
       if (c.kind === "baseline") bare = row.requestsPerSecond;
       const rate = Math.max(1, Math.round(row.requestsPerSecond / 2));
       progress(`${c.name}: open loop at ${rate}/s for ${durationSeconds} s`);
+      const endStalls = await stallWindow(stack.metricsPorts);
       const open = await openLoop({ origin: c.origin, rate, durationSeconds, warmupSeconds: OPEN_LOOP_WARMUP_S, request: () => c.request(i++) });
-      progress(`${c.name}: open loop achieved ${open.achievedRate}/s, p50 ${open.p50} p90 ${open.p90} p99 ${open.p99} ms, errors ${open.errors}, non-2xx ${open.non2xx}, send lag p99 ${open.sendLagP99} ms`);
-      results.push({ name: c.name, kind: c.kind, saturating: { ...row, cpuMicrosPerRequest: onPath }, ratioToBare: row.requestsPerSecond / bare, openLoop: open, cpuMicrosPerRequest: onPath });
+      // The bare Koa process serves no metrics: the window says how the stack idled meanwhile.
+      const stalls = await endStalls();
+      progress(`${c.name}: open loop achieved ${open.achievedRate}/s, p50 ${open.p50} p90 ${open.p90} p99 ${open.p99} ms, errors ${open.errors}, non-2xx ${open.non2xx}, send lag p99 ${open.sendLagP99} ms, longest event-loop delay ${longestStall(stalls)} ms`);
+      results.push({ name: c.name, kind: c.kind, saturating: { ...row, cpuMicrosPerRequest: onPath }, ratioToBare: row.requestsPerSecond / bare, openLoop: open, openLoopStalls: stalls, cpuMicrosPerRequest: onPath });
     }
 
     let scanned: Awaited<ReturnType<typeof scan>> | undefined;

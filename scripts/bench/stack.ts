@@ -189,7 +189,7 @@ export interface StackOptions {
 }
 
 /**
- * Migrates and starts content, tickets, media, players and the gateway as child processes,
+ * Migrates and starts content, tickets, media, players, webhooks and the gateway as child processes,
  * wired to each other on free ports, in a new database `bench_<random>` and NATS prefix.
  * `env` is added to every service's environment. The database and the run's streams are
  * removed by cleanup().
@@ -221,8 +221,9 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
   // Media needs an S3 endpoint: S3_ENDPOINT if set, else an s3rver in this process (temp dir).
   const s3 = await resolveS3();
   cleanups.push(() => s3.stop());
-  const ports = { content: await freePort(), tickets: await freePort(), media: await freePort(), players: await freePort(), gateway: await freePort() };
-  const metricsPorts = { content: await freePort(), tickets: await freePort(), media: await freePort(), players: await freePort(), gateway: await freePort() };
+  const services = ["content", "tickets", "media", "players", "webhooks"] as const;
+  const ports = { content: await freePort(), tickets: await freePort(), media: await freePort(), players: await freePort(), webhooks: await freePort(), gateway: await freePort() };
+  const metricsPorts = { content: await freePort(), tickets: await freePort(), media: await freePort(), players: await freePort(), webhooks: await freePort(), gateway: await freePort() };
   const logDir = options.logDir ?? path.join(runDirectory(), "logs");
   mkdirSync(logDir, { recursive: true });
   const common = {
@@ -234,6 +235,7 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     TICKETS_URL: `http://127.0.0.1:${ports.tickets}`,
     MEDIA_URL: `http://127.0.0.1:${ports.media}`,
     PLAYERS_URL: `http://127.0.0.1:${ports.players}`,
+    WEBHOOKS_URL: `http://127.0.0.1:${ports.webhooks}`,
     S3_ENDPOINT: s3.endpoint,
     S3_REGION: s3.region,
     S3_BUCKET: s3.bucket,
@@ -248,7 +250,7 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     API_RATE_LIMIT_PER_MINUTE: "1000000000",
     ...env,
   };
-  // Content and players serve the admin RPCs the admin tool calls, with this run's token.
+  // Content, players and webhooks serve the admin RPCs the admin tool calls, with this run's token.
   const adminToken = randomBytes(24).toString("base64url");
   progress(`starting the stack in database ${database}`);
   const processes: Stack["processes"] = [];
@@ -257,9 +259,9 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     logFile: path.join(logDir, `${service}.log`),
     ...(options.execArgv !== undefined ? { execArgv: options.execArgv } : {}),
   });
-  for (const service of ["content", "tickets", "media", "players"] as const) {
+  for (const service of services) {
     await runProcess(path.join(root, `services/${service}/src/migrate.ts`), [], common);
-    const admin: Record<string, string> = service === "content" || service === "players" ? { ADMIN_TOKEN: adminToken } : {};
+    const admin: Record<string, string> = service === "content" || service === "players" || service === "webhooks" ? { ADMIN_TOKEN: adminToken } : {};
     const child = start(path.join(root, `services/${service}/src/main.ts`), { ...common, ...admin, PORT: String(ports[service]), METRICS_PORT: String(metricsPorts[service]) }, true, startOptions(service));
     processes.push({ name: service, child });
   }

@@ -7,6 +7,7 @@
 //  - every endpoint: p99 <= 50 ms at a fixed arrival rate of half its saturating rate, no errors.
 import type { Row } from "./measure.ts";
 import type { OpenLoopResult } from "./open-loop.ts";
+import type { ProcessStalls } from "./stalls.ts";
 
 export const P99_LIMIT_MS = 50;
 
@@ -18,6 +19,8 @@ export interface CaseResult {
   saturating: Row;
   ratioToBare: number;
   openLoop: OpenLoopResult;
+  /** Each stack process's event-loop delay and GC time during the open loop (stalls.ts). */
+  openLoopStalls?: Record<string, ProcessStalls>;
   /** CPU µs per request by process (closed-loop run). */
   cpuMicrosPerRequest: Record<string, number>;
 }

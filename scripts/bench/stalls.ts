@@ -1,0 +1,69 @@
+// What each process of the stack went through during one measurement, read from its own
+// /metrics: the longest event-loop delay (prom-client samples it with monitorEventLoopDelay and
+// starts a new window at every scrape) and the time spent in garbage collection. A slow answer
+// of the open loop is then either a stall inside one process (a long task, a major GC: its
+// event loop was late by as much) or a wait for a CPU (every process on time, the machine busy).
+import { parseMetricsText } from "@support/metrics";
+
+export interface ProcessStalls {
+  /** Longest event-loop delay during the window (ms). */
+  lagMaxMs: number;
+  /** 99th percentile of the event-loop delay samples (ms). */
+  lagP99Ms: number;
+  /** Time in garbage collection during the window (ms), and of it in major (mark-compact) collections. */
+  gcMs: number;
+  majorGcMs: number;
+}
+
+interface Scrape {
+  lagMaxMs: number;
+  lagP99Ms: number;
+  gcMs: number;
+  majorGcMs: number;
+}
+
+async function scrape(port: number): Promise<Scrape | undefined> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+    if (!response.ok) return undefined;
+    const metrics = parseMetricsText(await response.text());
+    const seconds = (name: string, labels?: Record<string, string>) => (metrics.value(name, labels) ?? 0) * 1000;
+    return {
+      lagMaxMs: seconds("nodejs_eventloop_lag_max_seconds"),
+      lagP99Ms: seconds("nodejs_eventloop_lag_p99_seconds"),
+      gcMs: seconds("nodejs_gc_duration_seconds_sum"),
+      majorGcMs: seconds("nodejs_gc_duration_seconds_sum", { kind: "major" }),
+    };
+  } catch {
+    return undefined; // a process that does not answer is left out of the window
+  }
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/**
+ * Starts a window over the processes' metrics listeners (name -> port); the function returned
+ * ends it and gives each process's stalls in it.
+ */
+export async function stallWindow(ports: Record<string, number>): Promise<() => Promise<Record<string, ProcessStalls>>> {
+  const names = Object.keys(ports);
+  const before = await Promise.all(names.map((name) => scrape(ports[name]!)));
+  return async () => {
+    const after = await Promise.all(names.map((name) => scrape(ports[name]!)));
+    const stalls: Record<string, ProcessStalls> = {};
+    names.forEach((name, i) => {
+      const [b, a] = [before[i], after[i]];
+      if (!b || !a) return;
+      stalls[name] = { lagMaxMs: round(a.lagMaxMs), lagP99Ms: round(a.lagP99Ms), gcMs: round(a.gcMs - b.gcMs), majorGcMs: round(a.majorGcMs - b.majorGcMs) };
+    });
+    return stalls;
+  };
+}
+
+/** The process with the longest event-loop delay, e.g. "38.2 (gateway)"; "" when none was read. */
+export function longestStall(stalls: Record<string, ProcessStalls> | undefined): string {
+  const entries = Object.entries(stalls ?? {});
+  if (entries.length === 0) return "";
+  const [name, worst] = entries.reduce((a, b) => (b[1].lagMaxMs > a[1].lagMaxMs ? b : a));
+  return `${worst.lagMaxMs} (${name})`;
+}
