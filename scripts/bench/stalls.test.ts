@@ -13,7 +13,7 @@ describe("stall window", () => {
         const until = performance.now() + ms;
         while (performance.now() < until);
       };
-      block(120);
+      block(300);
       await new Promise((resolve) => setTimeout(resolve, 30));
       const end = await stallWindow({ probe: server.port, gone: 1 });
       await new Promise((resolve) => setTimeout(resolve, 30));
@@ -21,8 +21,9 @@ describe("stall window", () => {
       await new Promise((resolve) => setTimeout(resolve, 30));
       const stalls = await end();
       expect(Object.keys(stalls)).toEqual(["probe"]); // the port nobody listens on is left out
-      expect(stalls.probe!.lagMaxMs).toBeGreaterThanOrEqual(50);
-      expect(stalls.probe!.lagMaxMs).toBeLessThan(110);
+      // The 60 ms block, less up to one sampling interval (the tick may fall anywhere in it).
+      expect(stalls.probe!.lagMaxMs).toBeGreaterThanOrEqual(45);
+      expect(stalls.probe!.lagMaxMs).toBeLessThan(250);
       expect(stalls.probe!.gcMs).toBeGreaterThanOrEqual(0);
       expect(longestStall(stalls)).toBe(`${stalls.probe!.lagMaxMs} (probe)`);
       expect(longestStall({})).toBe("");

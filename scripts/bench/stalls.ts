@@ -1,14 +1,17 @@
 // What each process of the stack went through during one measurement, read from its own
 // /metrics: the longest event-loop delay (prom-client samples it with monitorEventLoopDelay and
-// starts a new window at every scrape) and the time spent in garbage collection. A slow answer
+// starts a new window at every scrape) and the time spent in garbage collection. The samples are
+// the intervals between timer ticks 10 ms apart (prom-client's default precision, which the
+// services keep), so the delay is a sample minus those 10 ms: an idle process on an idle machine
+// shows about 0.3 ms. A slow answer
 // of the open loop is then either a stall inside one process (a long task, a major GC: its
 // event loop was late by as much) or a wait for a CPU (every process on time, the machine busy).
 import { parseMetricsText } from "@support/metrics";
 
 export interface ProcessStalls {
-  /** Longest event-loop delay during the window (ms). */
+  /** Longest event-loop delay during the window (ms): how late a timer fired at worst. */
   lagMaxMs: number;
-  /** 99th percentile of the event-loop delay samples (ms). */
+  /** 99th percentile of the event-loop delays (ms). */
   lagP99Ms: number;
   /** Time in garbage collection during the window (ms), and of it in major (mark-compact) collections. */
   gcMs: number;
@@ -40,6 +43,9 @@ async function scrape(port: number): Promise<Scrape | undefined> {
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
+/** prom-client's default eventLoopMonitoringPrecision: each sample is this interval plus the delay. */
+const SAMPLING_INTERVAL_MS = 10;
+const delay = (sampleMs: number) => round(Math.max(0, sampleMs - SAMPLING_INTERVAL_MS));
 
 /**
  * Starts a window over the processes' metrics listeners (name -> port); the function returned
@@ -54,7 +60,7 @@ export async function stallWindow(ports: Record<string, number>): Promise<() => 
     names.forEach((name, i) => {
       const [b, a] = [before[i], after[i]];
       if (!b || !a) return;
-      stalls[name] = { lagMaxMs: round(a.lagMaxMs), lagP99Ms: round(a.lagP99Ms), gcMs: round(a.gcMs - b.gcMs), majorGcMs: round(a.majorGcMs - b.majorGcMs) };
+      stalls[name] = { lagMaxMs: delay(a.lagMaxMs), lagP99Ms: delay(a.lagP99Ms), gcMs: round(a.gcMs - b.gcMs), majorGcMs: round(a.majorGcMs - b.majorGcMs) };
     });
     return stalls;
   };
