@@ -3,32 +3,45 @@ import { createEnvelope } from "@support/bus";
 import { describe, expect, it } from "vitest";
 import { fanOut } from "./delivery.service.ts";
 
-/** A database handle that counts the transactions asked of it and cannot run one. */
-function countingDb() {
-  const db = {
-    transactions: 0,
-    transaction() {
-      db.transactions += 1;
-      return { execute: () => Promise.reject(new Error("no database in this test")) };
+/** A database handle that records what is asked of it and cannot run anything. */
+function recordingDb() {
+  const used: string[] = [];
+  const db = new Proxy(
+    {},
+    {
+      get(_target, name) {
+        used.push(String(name));
+        return () => {
+          throw new Error("no database in this test");
+        };
+      },
     },
-  };
-  return db;
+  );
+  return { db: db as never, used };
 }
 
+const envelope = (type: string) => createEnvelope({ type, companyId: randomUUID(), data: { id: randomUUID(), servicePlayerId: randomUUID(), ticketId: randomUUID(), playerId: randomUUID() } });
+
 describe("fan-out", () => {
-  it("opens no transaction for a domain event that is neither public nor part of an erasure", async () => {
-    const db = countingDb();
-    const ctx = { db: db as never, wake: () => undefined };
-    const companyId = randomUUID();
+  it("leaves the database alone for a domain event that is neither public nor part of an erasure", async () => {
+    const { db, used } = recordingDb();
     for (const type of ["players.player.created", "players.player.updated", "players.session.created", "tickets.ticket.viewed_by_agent"]) {
-      expect(await fanOut(ctx, createEnvelope({ type, companyId, data: { playerId: randomUUID(), ticketId: randomUUID() } }))).toBe(0);
+      expect(await fanOut({ db, wake: () => undefined }, envelope(type))).toBe(0);
     }
-    expect(db.transactions).toBe(0);
-    // A ticket's creation is remembered (its player, for a later erasure), a deletion erases:
-    // both need the database even without any subscription.
-    for (const type of ["tickets.ticket.created", "tickets.ticket.deleted", "players.deletion.started"]) {
-      await expect(fanOut(ctx, createEnvelope({ type, companyId, data: { id: randomUUID(), ticketId: randomUUID(), playerId: randomUUID() } }))).rejects.toThrow(/no database/);
+    expect(used).toEqual([]);
+  });
+
+  it("opens a transaction only for an erasure; other events are single statements", async () => {
+    for (const [type, first] of [
+      ["tickets.ticket.created", "insertInto"], // remembers the ticket's player, then reads the subscriptions
+      ["tickets.ticket.message_added", "selectFrom"], // reads the subscriptions
+      ["tickets.ticket.deleted", "transaction"],
+      ["players.deletion.started", "transaction"],
+      ["players.player.deleted", "transaction"],
+    ] as const) {
+      const { db, used } = recordingDb();
+      await expect(fanOut({ db, wake: () => undefined }, envelope(type)), type).rejects.toThrow(/no database/);
+      expect(used, type).toEqual([first]);
     }
-    expect(db.transactions).toBe(3);
   });
 });

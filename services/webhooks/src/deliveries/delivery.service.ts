@@ -1,11 +1,11 @@
 // Delivery use cases: the fan-out of a domain event to the subscriptions that asked for it
-// (one transaction, idempotent per event), erasure, the delivery log, retries and test events.
+// (idempotent per event), erasure, the delivery log, retries and test events.
 import { randomUUID } from "node:crypto";
 import { writeEvents, type EventEnvelope } from "@support/bus";
 import { isUuid, notFound, validationError } from "@support/errors";
 import type { WebhooksDatabase } from "../database.ts";
 import type { Kysely } from "@support/db";
-import { findWebhook, listEnabledWebhooks, updateWebhook } from "../webhooks/webhook.repository.ts";
+import { findWebhook, listEnabledSubscriptions, updateWebhook } from "../webhooks/webhook.repository.ts";
 import { getWebhook, type WebhooksContext } from "../webhooks/webhook.service.ts";
 import { wants, type Webhook } from "../webhooks/webhook.ts";
 import {
@@ -13,7 +13,7 @@ import {
   type NewDelivery,
 } from "./delivery.repository.ts";
 import { decodeCursor, deliveryStatuses, encodeCursor, type Delivery, type DeliveryStatus } from "./delivery.ts";
-import { payloadOf, publicEventsOf } from "./public-event.ts";
+import { payloadOf, publicEventsOf, type PublicEvent } from "./public-event.ts";
 
 type Db = Kysely<WebhooksDatabase>;
 
@@ -24,8 +24,9 @@ async function erase(trx: Db, companyId: string, about: { ticketIds: string[]; p
   return redactDeliveries(trx, companyId, about);
 }
 
-/** The domain event types the log keeps track of even when they make no public event. */
-const bookkept = new Set(["tickets.ticket.created", "tickets.ticket.deleted", "players.deletion.started", "players.player.deleted"]);
+/** The domain events that erase what the log holds about a ticket or a player. */
+const erasing = new Set(["tickets.ticket.deleted", "players.deletion.started", "players.player.deleted"]);
+const ticketCreated = "tickets.ticket.created";
 
 /**
  * Handles one domain event: erasure first when it announces one, then a pending delivery for
@@ -35,51 +36,68 @@ const bookkept = new Set(["tickets.ticket.created", "tickets.ticket.deleted", "p
 export async function fanOut(ctx: Pick<WebhooksContext, "db" | "wake">, event: EventEnvelope): Promise<number> {
   if (!isUuid(event.companyId) || !isUuid(event.id)) return 0;
   const publicEvents = publicEventsOf(event);
-  // Most domain events of players (a player created or updated, a session opened) are neither
-  // public nor part of an erasure: no transaction at all for them.
-  if (publicEvents.length === 0 && !bookkept.has(event.type)) return 0;
-  const inserted = await ctx.db.transaction().execute(async (trx) => {
-    const data = event.data;
-    if (event.type === "tickets.ticket.created") {
-      const ticketId = str(data.id);
-      const playerId = str(data.servicePlayerId);
-      if (ticketId && playerId && isUuid(ticketId) && isUuid(playerId)) await rememberTicketPlayer(trx, event.companyId, ticketId, playerId);
-    }
-    if (event.type === "tickets.ticket.deleted") {
-      const ticketId = str(data.ticketId);
-      if (ticketId && isUuid(ticketId)) await erase(trx, event.companyId, { ticketIds: [ticketId] });
-    }
-    if (event.type === "players.deletion.started" || event.type === "players.player.deleted") {
-      const playerId = str(data.playerId);
-      if (playerId && isUuid(playerId)) {
-        await erase(trx, event.companyId, { ticketIds: await ticketsOfPlayer(trx, event.companyId, playerId), playerId });
-        // The erasure is complete: nothing of the player is left to redact later.
-        if (event.type === "players.player.deleted") await forgetPlayerTickets(trx, event.companyId, playerId);
-      }
-    }
-    if (publicEvents.length === 0) return 0;
-    const webhooks = await listEnabledWebhooks(trx, event.companyId);
-    const rows: NewDelivery[] = [];
-    for (const publicEvent of publicEvents) {
-      for (const webhook of webhooks) {
-        if (!wants(webhook, publicEvent.type, publicEvent.gameId)) continue;
-        rows.push({
-          id: randomUUID(),
-          webhookId: webhook.id,
-          companyId: event.companyId,
-          eventId: event.id,
-          eventType: publicEvent.type,
-          orderingKey: publicEvent.orderingKey,
-          ticketId: publicEvent.ticketId && isUuid(publicEvent.ticketId) ? publicEvent.ticketId : null,
-          playerId: publicEvent.playerId && isUuid(publicEvent.playerId) ? publicEvent.playerId : null,
-          payload: payloadOf(publicEvent.type, event.occurredAt, publicEvent.data),
-        });
-      }
-    }
-    return (await insertDeliveries(trx, rows, new Date())).length;
-  });
+  let inserted: number;
+  if (erasing.has(event.type)) {
+    // The redaction and the deliveries announcing it are one unit of work.
+    inserted = await ctx.db.transaction().execute(async (trx) => {
+      await eraseFor(trx, event);
+      return deliver(trx, event, publicEvents);
+    });
+  } else {
+    // Every other event writes at most two rows' worth of statements, each idempotent on its
+    // own: a crash between them is repaired by the event's redelivery, so they need no
+    // transaction (an event of no interest, such as a player created, touches nothing).
+    if (event.type === ticketCreated) await rememberCreatedTicket(ctx.db, event);
+    inserted = await deliver(ctx.db, event, publicEvents);
+  }
   if (inserted > 0) ctx.wake();
   return inserted;
+}
+
+/** Remembers whose ticket a new one is, so that the player's erasure finds it later. */
+async function rememberCreatedTicket(db: Db, event: EventEnvelope): Promise<void> {
+  const ticketId = str(event.data.id);
+  const playerId = str(event.data.servicePlayerId);
+  if (ticketId && playerId && isUuid(ticketId) && isUuid(playerId)) await rememberTicketPlayer(db, event.companyId, ticketId, playerId);
+}
+
+async function eraseFor(trx: Db, event: EventEnvelope): Promise<void> {
+  const data = event.data;
+  if (event.type === "tickets.ticket.deleted") {
+    const ticketId = str(data.ticketId);
+    if (ticketId && isUuid(ticketId)) await erase(trx, event.companyId, { ticketIds: [ticketId] });
+    return;
+  }
+  const playerId = str(data.playerId);
+  if (playerId && isUuid(playerId)) {
+    await erase(trx, event.companyId, { ticketIds: await ticketsOfPlayer(trx, event.companyId, playerId), playerId });
+    // The erasure is complete: nothing of the player is left to redact later.
+    if (event.type === "players.player.deleted") await forgetPlayerTickets(trx, event.companyId, playerId);
+  }
+}
+
+/** Inserts a pending delivery per subscription that wants each public event; returns how many are new. */
+async function deliver(db: Db, event: EventEnvelope, publicEvents: PublicEvent[]): Promise<number> {
+  if (publicEvents.length === 0) return 0;
+  const subscriptions = await listEnabledSubscriptions(db, event.companyId);
+  const rows: NewDelivery[] = [];
+  for (const publicEvent of publicEvents) {
+    for (const subscription of subscriptions) {
+      if (!wants(subscription, publicEvent.type, publicEvent.gameId)) continue;
+      rows.push({
+        id: randomUUID(),
+        webhookId: subscription.id,
+        companyId: event.companyId,
+        eventId: event.id,
+        eventType: publicEvent.type,
+        orderingKey: publicEvent.orderingKey,
+        ticketId: publicEvent.ticketId && isUuid(publicEvent.ticketId) ? publicEvent.ticketId : null,
+        playerId: publicEvent.playerId && isUuid(publicEvent.playerId) ? publicEvent.playerId : null,
+        payload: payloadOf(publicEvent.type, event.occurredAt, publicEvent.data),
+      });
+    }
+  }
+  return (await insertDeliveries(db, rows, new Date())).length;
 }
 
 export interface DeliveryPage {

@@ -54,7 +54,7 @@ export function createDomainEventsConsumer(ctx: Pick<WebhooksContext, "db" | "wa
           logger: settings.logger,
           concurrency: 1,
           maxAckPending: 1,
-          // One short transaction per event: a replica that died holding one hands it over soon.
+          // A few short statements per event: a replica that died holding one hands it over soon.
           ackWaitMs: 10_000,
           maxDeliver: -1,
           registry: settings.registry,

@@ -68,9 +68,21 @@ export async function listWebhooks(db: Db, companyId: string, options: { source?
 }
 
 /** The company's enabled subscriptions (event fan-out). */
-export async function listEnabledWebhooks(db: Db, companyId: string): Promise<Webhook[]> {
-  const rows = await db.selectFrom("webhooks").selectAll().where("company_id", "=", companyId).where("enabled", "=", true).orderBy("created_at").execute();
-  return rows.map(toWebhook);
+export type Subscription = Pick<Webhook, "id" | "enabled" | "eventTypes" | "gameIds">;
+
+/**
+ * What the fan-out of every event reads of the company's enabled subscriptions: only what decides
+ * who gets it (a statement with named columns is also prepared once per connection).
+ */
+export async function listEnabledSubscriptions(db: Db, companyId: string): Promise<Subscription[]> {
+  const rows = await db
+    .selectFrom("webhooks")
+    .select(["id", "enabled", "event_types", "game_ids"])
+    .where("company_id", "=", companyId)
+    .where("enabled", "=", true)
+    .orderBy("created_at")
+    .execute();
+  return rows.map((row) => ({ id: row.id, enabled: row.enabled, eventTypes: row.event_types, gameIds: row.game_ids }));
 }
 
 export interface WebhookChanges {
