@@ -87,6 +87,16 @@ function markdown(results: CaseResult[], scanRate: number | undefined, targets: 
       return `| ${r.name} | ${cells.join(" | ")} | ${Math.round(total)} |`;
     }),
     "",
+    "CPU µs per request at half the rate (open loop, its warm-up second included):",
+    "",
+    `| request | ${processes.join(" | ")} | total |`,
+    `|---|${processes.map(() => "---|").join("")}---|`,
+    ...results.map((r) => {
+      const open = r.openLoopCpuMicrosPerRequest ?? {};
+      const total = Object.entries(open).filter(([p]) => p !== "client").reduce((a, [, v]) => a + v, 0);
+      return `| ${r.name} | ${processes.map((p) => open[p] ?? "").join(" | ")} | ${Math.round(total)} |`;
+    }),
+    "",
     "| target | value | required | |",
     "|---|---|---|---|",
     ...targets.map((t) => `| ${t.target} | ${t.value} | ${t.required} | ${ok(t.met)}${t.note ? ` (${t.note})` : ""} |`),
@@ -272,11 +282,15 @@ export async function productionSuite(kinds?: Kind[]): Promise<SuiteResult> {
       const rate = Math.max(1, Math.round(row.requestsPerSecond / 2));
       progress(`${c.name}: open loop at ${rate}/s for ${durationSeconds} s`);
       const endStalls = await stallWindow(stack.metricsPorts);
+      const openBefore = await meter.snapshot();
       const open = await openLoop({ origin: c.origin, rate, durationSeconds, warmupSeconds: OPEN_LOOP_WARMUP_S, request: () => c.request(i++) });
+      // CPU over the whole open loop per request (the warm-up's included): at half the rate,
+      // anything above the closed loop's figure is work that does not scale with the requests.
+      const openCpu = meter.perRequest(openBefore, await meter.snapshot(), open.answered + Math.round(rate * OPEN_LOOP_WARMUP_S));
       // The bare Koa process serves no metrics: the window says how the stack idled meanwhile.
       const stalls = await endStalls();
       progress(`${c.name}: open loop achieved ${open.achievedRate}/s, p50 ${open.p50} p90 ${open.p90} p99 ${open.p99} ms, errors ${open.errors}, non-2xx ${open.non2xx}, send lag p99 ${open.sendLagP99} ms, longest event-loop delay ${longestStall(stalls)} ms`);
-      results.push({ name: c.name, kind: c.kind, saturating: { ...row, cpuMicrosPerRequest: onPath }, ratioToBare: row.requestsPerSecond / bare, openLoop: open, openLoopStalls: stalls, cpuMicrosPerRequest: onPath });
+      results.push({ name: c.name, kind: c.kind, saturating: { ...row, cpuMicrosPerRequest: onPath }, ratioToBare: row.requestsPerSecond / bare, openLoop: open, openLoopStalls: stalls, openLoopCpuMicrosPerRequest: Object.fromEntries(Object.entries(openCpu).filter(([name]) => name in onPath)), cpuMicrosPerRequest: onPath });
     }
 
     let scanned: Awaited<ReturnType<typeof scan>> | undefined;

@@ -21,6 +21,8 @@ export interface CaseResult {
   openLoop: OpenLoopResult;
   /** Each stack process's event-loop delay and GC time during the open loop (stalls.ts). */
   openLoopStalls?: Record<string, ProcessStalls>;
+  /** CPU µs per answer by process over the open loop (warm-up included). */
+  openLoopCpuMicrosPerRequest?: Record<string, number>;
   /** CPU µs per request by process (closed-loop run). */
   cpuMicrosPerRequest: Record<string, number>;
 }
