@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql, type Generated } from "kysely";
 import { Migrator, type Migration, type MigrationResultSet } from "kysely/migration";
 import pg from "pg";
 import { addScrapeSource, type Registry } from "@support/metrics";
+import { parseTimestamptz } from "./timestamps.ts";
 import { traceQueries } from "./tracing.ts";
 import { defaultPreparedStatementsMax, prepareStatements, StatementNames } from "./prepared-statements.ts";
 
@@ -13,6 +14,8 @@ export type { Generated, Kysely, Migration };
 
 // Return int8 (bigint, counts) as numbers: our counters stay far below 2^53.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+// timestamptz: the same Dates as pg's parser, read faster (timestamps.ts).
+pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, parseTimestamptz);
 // numeric stays a string in pg; we store fractional hours as double precision instead.
 
 export interface DatabaseSettings {
