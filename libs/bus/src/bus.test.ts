@@ -177,6 +177,44 @@ describe("outbox relay and consumer", () => {
     // A stopped consumer is no longer asked about.
     expect((await scrape()).find("support_jetstream_consumer_pending")).toEqual([]);
   });
+  it("hands a consumer limited to one unacknowledged message its messages in order, pulling once for many of them", async () => {
+    const companyId = "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a12";
+    const count = 60;
+    await writeEvents(db, Array.from({ length: count }, (_, i) => ({ type: "demo.ordered.sent", companyId, data: { i } })));
+    const relay = createOutboxRelay({ db, databaseUrl, schema: "demo", nc, subjectPrefix: prefix, logger });
+    expect(await relay.flush()).toBe(count);
+
+    // Every pull request is a message to the consumer's "next" API subject: count them.
+    const pulls = nc.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${stream}.ordered`);
+    let pullRequests = 0;
+    void (async () => {
+      for await (const _ of pulls) pullRequests += 1;
+    })();
+    const seen: number[] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const consumer = createConsumer({
+      nc, stream, durable: "ordered", filterSubject: `${prefix}demo.ordered.>`, logger, concurrency: 1, maxAckPending: 1,
+      handle: async (event) => {
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        await new Promise((r) => setTimeout(r, 1));
+        seen.push((event.data as { i: number }).i);
+        inFlight -= 1;
+        return ack;
+      },
+    });
+    await consumer.start();
+    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(count);
+    await consumer.stop();
+    pulls.unsubscribe();
+    expect(seen).toEqual(Array.from({ length: count }, (_, i) => i));
+    expect(mostInFlight).toBe(1);
+    // A pull of two messages would have been renewed after nearly every message.
+    expect(pullRequests).toBeGreaterThan(0);
+    expect(pullRequests).toBeLessThan(6);
+  });
+
   it("stores the writer's traceparent with the row, sends it on as a NATS header and handles in a child span", async () => {
     const companyId = "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a14";
     // Without a tracer provider: nothing is stored.

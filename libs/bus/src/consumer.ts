@@ -43,6 +43,12 @@ export interface Consumer {
 
 export function createConsumer(settings: ConsumerSettings): Consumer {
   const concurrency = settings.concurrency ?? 4;
+  const maxAckPending = settings.maxAckPending ?? concurrency * 4;
+  // How many messages one pull asks for; the client pulls again when half have come. Messages
+  // not yet handled wait in this process (their AckWait running), so a pull stays small, unless
+  // the server's own limit on unacknowledged messages already keeps fewer than that on their
+  // way: then a large pull costs nothing and saves a pull request per message or two.
+  const pullSize = maxAckPending <= concurrency * 2 ? 128 : concurrency * 2;
   let stopped = false;
   let messages: AsyncIterable<JsMsg> & { close(): Promise<void | Error> } | undefined;
   let loop: Promise<void> | undefined;
@@ -89,7 +95,7 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
       try {
         const consumer = opened ?? (await jetstream(settings.nc).consumers.get(settings.stream, settings.durable));
         opened = undefined;
-        messages = await consumer.consume({ max_messages: concurrency * 2 });
+        messages = await consumer.consume({ max_messages: pullSize });
         if (stopped) await messages.close();
         for await (const message of messages) {
           consuming.succeeded();
@@ -131,7 +137,7 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
         filter_subject: settings.filterSubject,
         ack_wait: (settings.ackWaitMs ?? 30_000) * 1_000_000,
         max_deliver: settings.maxDeliver ?? -1,
-        max_ack_pending: settings.maxAckPending ?? concurrency * 4,
+        max_ack_pending: maxAckPending,
       });
       const consumer = await jetstream(settings.nc).consumers.get(settings.stream, settings.durable);
       removeGauges?.();
