@@ -9,7 +9,7 @@ import { parseTimestamptz } from "./timestamps.ts";
 import { traceQueries } from "./tracing.ts";
 import { defaultPreparedStatementsMax, prepareStatements, StatementNames } from "./prepared-statements.ts";
 
-export { sql, defaultPreparedStatementsMax };
+export { sql };
 export type { Generated, Kysely, Migration };
 
 // Return int8 (bigint, counts) as numbers: our counters stay far below 2^53.

@@ -116,6 +116,8 @@ describe("named statements", () => {
       'select "t".* from "t"',
       "select t.*, 1 from t",
       "select a, * from t",
+      "select distinct * from t",
+      'select distinct "t".* from "t"',
       "update t set a = $1 returning *",
       "with u as (update t set a = 1 returning *) select 1",
     ]) {

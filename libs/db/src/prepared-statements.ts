@@ -18,7 +18,7 @@ import type pg from "pg";
 export const defaultPreparedStatementsMax = 256;
 
 const preparable = /^\s*(?:select|insert|update|delete|with|values)\b/i;
-const starResult = /(?:\bselect|\breturning|,)\s*(?:(?:"[^"]*"|\w+)\s*\.\s*)?\*/i;
+const starResult = /(?:\bselect(?:\s+distinct)?|\breturning|,)\s*(?:(?:"[^"]*"|\w+)\s*\.\s*)?\*/i;
 
 /** The names of one pool: each preparable text gets one, up to `max` texts. */
 export class StatementNames {

@@ -44,9 +44,10 @@ export async function fanOut(ctx: Pick<WebhooksContext, "db" | "wake">, event: E
       return deliver(trx, event, publicEvents);
     });
   } else {
-    // Every other event writes at most two rows' worth of statements, each idempotent on its
-    // own: a crash between them is repaired by the event's redelivery, so they need no
-    // transaction (an event of no interest, such as a player created, touches nothing).
+    // Every other event is at most three statements (remember a new ticket's player, read the
+    // subscriptions, insert the deliveries), each idempotent on its own: a crash between them is
+    // repaired by the event's redelivery, so they need no transaction. An event of no interest
+    // (a player created, a session opened) touches nothing.
     if (event.type === ticketCreated) await rememberCreatedTicket(ctx.db, event);
     inserted = await deliver(ctx.db, event, publicEvents);
   }
