@@ -3,7 +3,7 @@
 SHELL := bash
 export TURBO_TELEMETRY_DISABLED := 1
 
-.PHONY: up test bootstrap reset
+.PHONY: up test bootstrap reset bench
 
 ## Start the whole system with a demo tenant (Ctrl-C stops it).
 up: bootstrap
@@ -15,6 +15,12 @@ up: bootstrap
 ## (scripts/test.sh runs the bootstrap itself, so that even a failed one ends with that line.)
 test:
 	@bash scripts/test.sh
+
+## The benchmarks (not tests; docs/performance.md) on a fresh clone: `make bench`, or one suite
+## with `make bench SUITE=reads`. Once installed, `pnpm bench [suite]` runs them directly.
+bench: bootstrap
+	pnpm exec turbo run generate
+	pnpm bench $(SUITE)
 
 ## Install what is missing (idempotent).
 bootstrap:
