@@ -62,6 +62,19 @@ async function scrapeMetrics(stack: Stack): Promise<Record<string, { bytes: numb
   return result;
 }
 
+/** One row per request of CPU µs per process, and their sum without the load generator. */
+function cpuTable(results: CaseResult[], processes: string[], cpuOf: (r: CaseResult) => Record<string, number>): string[] {
+  return [
+    `| request | ${processes.join(" | ")} | total |`,
+    `|---|${processes.map(() => "---|").join("")}---|`,
+    ...results.map((r) => {
+      const cpu = cpuOf(r);
+      const total = Object.entries(cpu).filter(([p]) => p !== "client").reduce((a, [, v]) => a + v, 0);
+      return `| ${r.name} | ${processes.map((p) => cpu[p] ?? "").join(" | ")} | ${Math.round(total)} |`;
+    }),
+  ];
+}
+
 function markdown(results: CaseResult[], scanRate: number | undefined, targets: Target[], metrics: Record<string, unknown>): string {
   const processes = [...new Set(results.flatMap((r) => Object.keys(r.cpuMicrosPerRequest)))];
   const ok = (met: boolean) => (met ? "met" : "**missed**");
@@ -79,23 +92,11 @@ function markdown(results: CaseResult[], scanRate: number | undefined, targets: 
     ...(scanRate !== undefined ? [`Cursor scan (limit=1000, one client): ${scanRate} tickets/s.`, ""] : []),
     "CPU µs per request (closed-loop run; client = the load generator, this process):",
     "",
-    `| request | ${processes.join(" | ")} | total |`,
-    `|---|${processes.map(() => "---|").join("")}---|`,
-    ...results.map((r) => {
-      const cells = processes.map((p) => r.cpuMicrosPerRequest[p] ?? "");
-      const total = Object.entries(r.cpuMicrosPerRequest).filter(([p]) => p !== "client").reduce((a, [, v]) => a + v, 0);
-      return `| ${r.name} | ${cells.join(" | ")} | ${Math.round(total)} |`;
-    }),
+    ...cpuTable(results, processes, (r) => r.cpuMicrosPerRequest),
     "",
     "CPU µs per request at half the rate (open loop, its warm-up second included):",
     "",
-    `| request | ${processes.join(" | ")} | total |`,
-    `|---|${processes.map(() => "---|").join("")}---|`,
-    ...results.map((r) => {
-      const open = r.openLoopCpuMicrosPerRequest ?? {};
-      const total = Object.entries(open).filter(([p]) => p !== "client").reduce((a, [, v]) => a + v, 0);
-      return `| ${r.name} | ${processes.map((p) => open[p] ?? "").join(" | ")} | ${Math.round(total)} |`;
-    }),
+    ...cpuTable(results, processes, (r) => r.openLoopCpuMicrosPerRequest ?? {}),
     "",
     "| target | value | required | |",
     "|---|---|---|---|",
