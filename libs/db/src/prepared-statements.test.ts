@@ -122,6 +122,7 @@ describe("named statements", () => {
       "with u as (update t set a = 1 returning *) select 1",
     ]) {
       expect(names.nameOf(unnamed), unnamed).toBeUndefined();
+      expect(names.nameOf(unnamed), `${unnamed} (asked again)`).toBeUndefined();
     }
     expect(names.nameOf("select count(*) from t")).toBe("s4");
     expect(names.nameOf("select a * 2 from t")).toBe("s5");

@@ -23,6 +23,9 @@ const starResult = /(?:\bselect(?:\s+distinct)?|\breturning|,)\s*(?:(?:"[^"]*"|\
 /** The names of one pool: each preparable text gets one, up to `max` texts. */
 export class StatementNames {
   readonly #names = new Map<string, string>();
+  // Texts found not preparable (a list page's `select *`, BEGIN), so that a text sent on every
+  // request is not matched against the patterns each time; as many as `max` are remembered.
+  readonly #unnamed = new Set<string>();
   readonly #max: number;
 
   constructor(max: number) {
@@ -33,7 +36,11 @@ export class StatementNames {
   nameOf(text: string): string | undefined {
     const known = this.#names.get(text);
     if (known !== undefined) return known;
-    if (this.#names.size >= this.#max || !preparable.test(text) || starResult.test(text)) return undefined;
+    if (this.#names.size >= this.#max || this.#unnamed.has(text)) return undefined;
+    if (!preparable.test(text) || starResult.test(text)) {
+      if (this.#unnamed.size < this.#max) this.#unnamed.add(text);
+      return undefined;
+    }
     const name = `s${this.#names.size + 1}`;
     this.#names.set(text, name);
     return name;
