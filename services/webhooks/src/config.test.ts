@@ -20,6 +20,14 @@ describe("configuration", () => {
     expect(() => loadWebhooksConfig({ WEBHOOK_SECRETS_KEY: randomBytes(31).toString("base64") })).toThrow("WEBHOOK_SECRETS_KEY");
   });
 
+  it("refuses the settings that loosen target safety in production", () => {
+    const production = { NODE_ENV: "production", WEBHOOK_SECRETS_KEY: randomBytes(32).toString("base64") };
+    expect(() => loadWebhooksConfig({ ...production, WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" })).toThrow("WEBHOOK_ALLOW_PRIVATE_TARGETS: must not be set when NODE_ENV=production");
+    expect(() => loadWebhooksConfig({ ...production, WEBHOOK_ALLOW_HTTP: "true" })).toThrow("WEBHOOK_ALLOW_HTTP: must not be set when NODE_ENV=production");
+    expect(loadWebhooksConfig({ ...production, WEBHOOK_ALLOW_HTTP: "false", WEBHOOK_ALLOW_PRIVATE_TARGETS: "false" }).WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(false);
+    expect(loadWebhooksConfig({ WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" }).WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(true);
+  });
+
   it("lets the migrate command run in production without the secrets key, as the init container does", () => {
     const env = { NODE_ENV: "production", DATABASE_URL: "postgres://owner@db:5432/support", LOG_LEVEL: "warn" };
     expect(loadWebhooksMigrateConfig(env)).toEqual({ DATABASE_URL: "postgres://owner@db:5432/support", LOG_LEVEL: "warn" });

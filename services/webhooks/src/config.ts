@@ -16,7 +16,7 @@ export const configSpecs = {
   ...idempotencyConfigSpecs,
   PORT: portSpec(50055),
   ADMIN_TOKEN: adminTokenSpec,
-  NODE_ENV: str({ default: "development", desc: "production makes WEBHOOK_SECRETS_KEY required" }),
+  NODE_ENV: str({ default: "development", desc: "production makes WEBHOOK_SECRETS_KEY required and refuses WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_TARGETS" }),
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers (games of a company)" }),
   RPC_TIMEOUT_MS: num({ default: 5_000, desc: "Deadline of each call to another service" }),
   WEBHOOK_SECRETS_KEY: str({
@@ -35,10 +35,10 @@ export const configSpecs = {
   WEBHOOK_POLL_INTERVAL_MS: num({ default: 500, desc: "How often due deliveries are looked for (new events wake the engine at once)" }),
   WEBHOOK_LOG_RETENTION_DAYS: num({ default: 30, desc: "Finished deliveries (succeeded, failed) are deleted from the log after this many days" }),
   WEBHOOK_LOG_SWEEP_INTERVAL_MS: num({ default: 3_600_000, desc: "Period of the sweep of old deliveries (0 disables it)" }),
-  WEBHOOK_ALLOW_HTTP: bool({ default: false, desc: "Accept http:// URLs (local use only)" }),
+  WEBHOOK_ALLOW_HTTP: bool({ default: false, desc: "Accept http:// URLs (local use only; refused in production)" }),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool({
     default: false,
-    desc: "Deliver to loopback, private and link-local addresses (local use and tests only: it opens the service to SSRF)",
+    desc: "Deliver to loopback and private addresses, never link-local or metadata ones (local use and tests only: it opens the service to SSRF; refused in production)",
   }),
 };
 
@@ -66,6 +66,13 @@ function checkRanges(config: WebhooksConfig): string[] {
     parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE);
   } catch (error) {
     problems.push(`WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message}`);
+  }
+  // The settings that loosen target safety open the service to SSRF: a production process
+  // refuses to start with them rather than run unsafe because a local value leaked in.
+  if (config.NODE_ENV === "production") {
+    for (const name of ["WEBHOOK_ALLOW_HTTP", "WEBHOOK_ALLOW_PRIVATE_TARGETS"] as const) {
+      if (config[name]) problems.push(`${name}: must not be set when NODE_ENV=production (local use and tests only)`);
+    }
   }
   if (config.WEBHOOK_SECRETS_KEY === "") {
     if (config.NODE_ENV === "production") problems.push("WEBHOOK_SECRETS_KEY: required when NODE_ENV=production");

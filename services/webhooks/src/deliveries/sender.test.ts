@@ -67,6 +67,10 @@ describe("sender", () => {
     expect(await sendDelivery({ id: "m", url: `${base}/ok`, payload: "{}", secrets: [newSigningSecret()] }, { ...local, policy: { allowHttp: true, allowPrivateTargets: false } })).toEqual({
       error: "target resolves to a private address",
     });
+    // An IPv4-compatible form of loopback is refused even where private targets are allowed.
+    expect(await sendDelivery({ id: "m", url: `http://[::7f00:1]:${port}/ok`, payload: "{}", secrets: [newSigningSecret()] }, local)).toEqual({
+      error: "target resolves to a link-local, metadata or tunnelled address (never allowed)",
+    });
   });
 
   it("connects to the pinned address, not to what the name resolves to", async () => {
