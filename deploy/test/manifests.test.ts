@@ -268,6 +268,22 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("overlay %s", (overlayName) 
     }
   });
 
+  it("keeps the image's NODE_ENV=production, which makes CURSOR_SECRET and WEBHOOK_SECRETS_KEY required, and never loosens webhook targets", () => {
+    for (const deployment of byKind<Deployment>(objects(), "Deployment")) {
+      for (const container of containersOf(deployment)) {
+        const env = envOf(objects(), container);
+        const nodeEnv = env.get("NODE_ENV");
+        if (nodeEnv) expect(nodeEnv.value, `${deployment.metadata.name}/${container.name} NODE_ENV`).toBe("production");
+        // The webhooks service refuses to start with these in production; none is set at all.
+        for (const loosening of ["WEBHOOK_ALLOW_HTTP", "WEBHOOK_ALLOW_PRIVATE_TARGETS"]) {
+          expect(env.has(loosening), `${deployment.metadata.name}/${container.name} ${loosening}`).toBe(false);
+        }
+      }
+    }
+    const tickets = find<Deployment>(objects(), "Deployment", "tickets").spec.template.spec.containers[0]!;
+    expect(tickets.env?.find((variable) => variable.name === "CURSOR_SECRET")?.valueFrom?.secretKeyRef).toEqual({ name: "tickets-secrets", key: "CURSOR_SECRET" });
+  });
+
   it("pins every container image to this overlay's registry and an explicit tag", () => {
     for (const deployment of byKind<Deployment>(objects(), "Deployment")) {
       for (const container of containersOf(deployment)) {

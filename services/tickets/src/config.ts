@@ -14,9 +14,10 @@ export const configSpecs = {
   MEDIA_URL: str({ default: "http://127.0.0.1:50053", desc: "Where the media service answers (attachments of new tickets)" }),
   RPC_TIMEOUT_MS: num({ default: 10_000, desc: "Deadline of each call to another service" }),
   SUPPORT_APP_URL: str({ default: "https://support.example.com", desc: "Base of a ticket's url: <SUPPORT_APP_URL>/tickets/<id>" }),
+  NODE_ENV: str({ default: "development", desc: "production makes CURSOR_SECRET required" }),
   CURSOR_SECRET: str({
     default: "",
-    desc: "HMAC key of GET /tickets cursors; the same on every replica. Empty: derived from DATABASE_URL (development only)",
+    desc: "HMAC key of GET /tickets cursors; the same on every replica; required in production. Empty: derived from DATABASE_URL (development only)",
   }),
   CONTENT_CACHE_TTL_MS: num({ default: 30_000, desc: "Longest staleness of cached company settings, games, tags and fields" }),
   CONTENT_CACHE_MAX_ENTRIES: num({ default: 10_000, desc: "Most cached content entries (three per company and one per game used); the least recently used go first" }),
@@ -35,7 +36,24 @@ export function loadTicketsConfig(env: Record<string, string | undefined> = proc
   if (!Number.isInteger(raw.CONTENT_CACHE_MAX_ENTRIES) || raw.CONTENT_CACHE_MAX_ENTRIES < 1) {
     throw new ConfigError("Invalid configuration: CONTENT_CACHE_MAX_ENTRIES must be a positive integer");
   }
+  // A key derived from DATABASE_URL is only as secret as that URL, which logs, dashboards and
+  // other tools see: a production process refuses to start without a key of its own.
+  if (raw.NODE_ENV === "production" && raw.CURSOR_SECRET === "") {
+    throw new ConfigError(
+      "Invalid configuration: CURSOR_SECRET: required when NODE_ENV=production (the HMAC key of GET /tickets cursors, the same on every replica; e.g. openssl rand -base64 32)",
+    );
+  }
   return Object.freeze({ ...raw, cursorSecret: cursorSecretOf(raw.CURSOR_SECRET, raw.DATABASE_URL) });
+}
+
+/**
+ * What the migrate command reads: the database and the log level. The init container that runs
+ * it gets no CURSOR_SECRET (migrations never sign a cursor), so the service's own checks, which
+ * require that key in production, do not apply to it.
+ */
+export function loadTicketsMigrateConfig(env: Record<string, string | undefined> = process.env): Pick<TicketsConfig, "DATABASE_URL" | "LOG_LEVEL"> {
+  const { DATABASE_URL, LOG_LEVEL } = loadConfig({ DATABASE_URL: configSpecs.DATABASE_URL, LOG_LEVEL: configSpecs.LOG_LEVEL }, env);
+  return Object.freeze({ DATABASE_URL, LOG_LEVEL });
 }
 
 /**
