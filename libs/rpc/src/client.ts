@@ -10,6 +10,7 @@ import type { Registry } from "@support/metrics";
 import { createBalancedTransport, type BalancedTransport, type BalancerOptions } from "./balancer.ts";
 import { currentCallScope } from "./deadline.ts";
 import { connectToAppError } from "./errors.ts";
+import { defaultServiceCaller, serviceIdentityInterceptor, type ServiceCaller } from "./identity.ts";
 import { metricsInterceptors } from "./metrics.ts";
 import { tracingClientInterceptor } from "./tracing.ts";
 
@@ -77,6 +78,12 @@ export interface ServiceClientOptions {
   balancing?: Pick<BalancerOptions, "resolveIntervalMs" | "ejectMs" | "resolver">;
   /** Where rpc_client_duration_seconds is recorded; none without it. */
   registry?: Registry;
+  /**
+   * Who the calls come from: every call carries this caller's token (identity.ts). Without it,
+   * a development process signs as DEVELOPMENT_CALLER (test clients of services in the same
+   * process), and a production process sends none, which every service refuses.
+   */
+  identity?: ServiceCaller;
 }
 
 /**
@@ -84,9 +91,11 @@ export interface ServiceClientOptions {
  * `target`), carrying the request id: to share between several clients of the same service.
  */
 export function createServiceTransport(target: string, options: ServiceClientOptions = {}): BalancedTransport {
+  const caller = options.identity ?? defaultServiceCaller();
+  const identity = caller ? [serviceIdentityInterceptor(caller)] : [];
   return createBalancedTransport(target, {
     ...options.balancing,
-    interceptors: [tracingClientInterceptor(), ...metricsInterceptors("client", options.registry), forwardRequestId, ...(options.interceptors ?? [])],
+    interceptors: [tracingClientInterceptor(), ...metricsInterceptors("client", options.registry), forwardRequestId, ...identity, ...(options.interceptors ?? [])],
     defaultTimeoutMs: options.timeoutMs ?? 10_000,
   });
 }

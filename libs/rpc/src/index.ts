@@ -13,6 +13,13 @@ export {
   DEADLINE_MESSAGE, OUTCOME_UNKNOWN_MESSAGE, RETRY_AFTER_SECONDS, UNAVAILABLE_MESSAGE, isDependencyUnavailable,
 } from "./faults.ts";
 export { registerHealthService, type ReadinessCheck } from "./health.ts";
+export {
+  ALLOWED_CALLERS, DEVELOPMENT_CALLER, SERVICE_IDENTITY_HEADER, IDENTITY_NAMES, TOKEN_LIFETIME_SECONDS, calleeOf, createServiceCaller,
+  createServiceVerifier, defaultServiceCaller, generateIdentityKey, generateServiceIdentities, identityEnv, loadServiceCaller,
+  loadServiceVerifier, parseTrust, publicKeyOf, serviceIdentityGate, serviceIdentityInterceptor,
+  type GeneratedIdentities, type ServiceCaller, type ServiceIdentitySettings, type IdentityName, type ServiceVerifier, type Trust,
+  type VerifierOptions, type VerifyResult,
+} from "./identity.ts";
 export { adminTokenGate, adminTokenHeader, isAdminAuthorization } from "./admin-token.ts";
 export { metricsInterceptors, rpcCodeOf } from "./metrics.ts";
 export { tracingClientInterceptor, tracingServerInterceptor } from "./tracing.ts";

@@ -10,6 +10,7 @@ import type { Registry } from "@support/metrics";
 import { incomingTimeoutMs, scopedContext } from "./deadline.ts";
 import { appErrorToConnect, toServiceError } from "./errors.ts";
 import { registerHealthService, type ReadinessCheck } from "./health.ts";
+import { serviceIdentityGate, type ServiceVerifier } from "./identity.ts";
 import { metricsInterceptors } from "./metrics.ts";
 import { tracingServerInterceptor } from "./tracing.ts";
 
@@ -20,8 +21,14 @@ export interface RpcServerOptions {
   logger: Logger;
   /** Readiness: dependencies reachable. Liveness (/healthz) only needs the process to answer. */
   isReady: ReadinessCheck;
+  /** Listening address; 127.0.0.1 unless told otherwise (a cluster sets HOST=0.0.0.0). */
   host?: string;
   port: number;
+  /**
+   * Checks the caller's service identity on every RPC except grpc.health.v1 (identity.ts). The
+   * service host always passes one; without it every caller is accepted (library tests only).
+   */
+  identity?: ServiceVerifier;
   /**
    * How long stop() lets calls in flight finish before it cuts them (their handler signals are
    * aborted and the connections closed). Defaults to 5 s; the service host derives it from
@@ -89,7 +96,13 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
     },
     // Tracing outermost (the error log lines of serverInterceptor carry the call's trace); the
     // metrics outside serverInterceptor, so they see the Connect error the service answers with.
-    interceptors: [tracingServerInterceptor(), ...metricsInterceptors("server", options.registry), serverInterceptor(options.logger)],
+    // The identity check before the handler's scope, so that a refused call runs nothing.
+    interceptors: [
+      tracingServerInterceptor(),
+      ...metricsInterceptors("server", options.registry),
+      ...(options.identity ? [serviceIdentityGate(options.identity, (reason, procedure) => options.logger.warn({ reason, procedure }, "rpc refused: service identity"))] : []),
+      serverInterceptor(options.logger),
+    ],
     shutdownSignal: shutdown.signal,
     fallback: (req, res) => {
       const path = (req.url ?? "").split("?")[0];
@@ -215,7 +228,7 @@ export function createRpcServer(options: RpcServerOptions): RpcServer {
     start: () =>
       new Promise((resolve, reject) => {
         listener.once("error", reject);
-        listener.listen(options.port, options.host ?? "0.0.0.0", () => {
+        listener.listen(options.port, options.host ?? "127.0.0.1", () => {
           listener.off("error", reject);
           const address = listener.address() as net.AddressInfo;
           options.logger.info({ port: address.port }, "rpc server listening");

@@ -2,7 +2,9 @@
 import { listenPort, num, str } from "@support/config";
 
 export const serviceConfigSpecs = {
-  HOST: str({ default: "0.0.0.0", desc: "Address the RPC port binds to" }),
+  // Loopback unless told otherwise: a process started on a workstation is not reachable from the
+  // network by accident; the Kubernetes manifests set 0.0.0.0.
+  HOST: str({ default: "127.0.0.1", desc: "Address the RPC port binds to (0.0.0.0: every interface, as in a cluster)" }),
   DATABASE_URL: str({ default: "postgres://postgres@127.0.0.1:5432/support", desc: "Postgres connection URL" }),
   DB_POOL_MAX: num({ default: 10, desc: "Connections in the service's pool" }),
   DB_PREPARED_STATEMENTS_MAX: num({
@@ -19,6 +21,7 @@ export const serviceConfigSpecs = {
   LOG_LEVEL: str({ default: "info", choices: ["fatal", "error", "warn", "info", "debug", "trace", "silent"] }),
   SHUTDOWN_TIMEOUT_MS: num({ default: 10_000, desc: "Longest graceful shutdown before exiting anyway" }),
   ...metricsConfigSpecs(),
+  ...serviceIdentityConfigSpecs(),
 };
 
 /** Settings of a process that calls internal services: how their addresses are found. */
@@ -36,8 +39,23 @@ export const rpcClientConfigSpecs = {
 /** Where the process serves GET /metrics (Prometheus): its own listener, never the public port. */
 export function metricsConfigSpecs() {
   return {
-    METRICS_HOST: str({ default: "0.0.0.0", desc: "Address the metrics listener (GET /metrics, Prometheus) binds to" }),
+    METRICS_HOST: str({ default: "127.0.0.1", desc: "Address the metrics listener (GET /metrics, Prometheus) binds to (0.0.0.0 in a cluster, for the scraper)" }),
     METRICS_PORT: listenPort({ default: 9464, desc: "Port of the metrics listener (GET /metrics); 0: any free port (tests)" }),
+  };
+}
+
+/**
+ * The process's service identity (see @support/rpc identity.ts): its own Ed25519 private key and
+ * the public keys of the callers it trusts, each inline or from a file. Without them a production
+ * process refuses to start, and a development one trusts only its own process.
+ */
+export function serviceIdentityConfigSpecs() {
+  return {
+    NODE_ENV: str({ default: "development", desc: "production requires the service identity keys (and makes other settings stricter)" }),
+    SERVICE_IDENTITY_KEY: str({ default: "", desc: "The process's own Ed25519 private key (PKCS#8 PEM) its calls are signed with (a Kubernetes Secret)" }),
+    SERVICE_IDENTITY_KEY_FILE: str({ default: "", desc: "File holding SERVICE_IDENTITY_KEY, read when that is unset" }),
+    SERVICE_IDENTITY_TRUST: str({ default: "", desc: 'Trusted public keys per caller, JSON {"<service>": ["<base64url Ed25519 key>", ...]} (several while rotating)' }),
+    SERVICE_IDENTITY_TRUST_FILE: str({ default: "", desc: "File holding SERVICE_IDENTITY_TRUST, read when that is unset" }),
   };
 }
 

@@ -6,14 +6,14 @@ import { createOutboxRelay, ensureStream, isBusConnected, registerOutboxMetrics,
 import { isDatabaseReachable, registerPoolMetrics, type Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
 import { createMetricsRegistry, startMetricsServer, type MetricsServer, type Registry } from "@support/metrics";
-import { createRpcServer } from "@support/rpc";
+import { calleeOf, createRpcServer, loadServiceVerifier, type IdentityName, type ServiceIdentitySettings } from "@support/rpc";
 
 export interface Startable {
   start(): Promise<void> | void;
   stop(): Promise<void>;
 }
 
-export interface HostConfig {
+export interface HostConfig extends ServiceIdentitySettings {
   HOST: string;
   PORT: number;
   DATABASE_URL: string;
@@ -66,6 +66,12 @@ export interface ServiceHost {
 
 export function createServiceHost(options: ServiceHostOptions): ServiceHost {
   const { config } = options;
+  // Every RPC but health checks needs a caller identity the service trusts (refuses to start in
+  // production without keys; a development process without keys trusts only itself).
+  // Its name is the package of its RPC service (content.v1.ContentService: content), which is
+  // what the callers address their tokens to.
+  const identity = loadServiceVerifier(calleeOf(options.rpcServiceName) as IdentityName, config);
+  if (identity.development) options.logger.info("no service identity keys: only calls from this same process are accepted (development)");
   const registry = options.registry ?? createMetricsRegistry();
   let metrics: MetricsServer | undefined;
   const relay = createOutboxRelay({
@@ -82,6 +88,7 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
     logger: options.logger,
     host: config.HOST,
     port: config.PORT,
+    identity: identity.verifier,
     drainTimeoutMs: drainTimeoutOf(config.SHUTDOWN_TIMEOUT_MS ?? 10_000),
     isReady: async () => isBusConnected(options.nc) && (await isDatabaseReachable(options.db)),
     registry,

@@ -6,7 +6,8 @@ import type { Client } from "@connectrpc/connect";
 import { ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
 import type { Registry } from "@support/metrics";
 import {
-  balancingOf, createResilientTransport, createServiceClient, createServiceTransport, type AddressState, type BreakerState,
+  balancingOf, createResilientTransport, createServiceClient, createServiceTransport, loadServiceCaller, type AddressState, type BreakerState,
+  type ServiceIdentitySettings,
 } from "@support/rpc";
 import type { GatewayConfig } from "./config.ts";
 import { idempotencyInterceptor } from "./middleware/idempotency.ts";
@@ -59,12 +60,15 @@ type ClientConfig = Pick<
   | "RPC_BREAKER_FAILURES"
   | "RPC_BREAKER_OPEN_MS"
   | "RPC_RETRY_RATIO"
->;
+> &
+  ServiceIdentitySettings;
 
 /** `registry`: where the calls' durations are recorded (rpc_client_duration_seconds). */
 export function createClients(config: ClientConfig, registry?: Registry): GatewayClients {
   // Every call made while serving a request with an Idempotency-Key carries the key.
-  const options = { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry, interceptors: [idempotencyInterceptor] };
+  // Every call carries the gateway's service identity.
+  const identity = loadServiceCaller("gateway", config);
+  const options = { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry, interceptors: [idempotencyInterceptor], identity };
   const urls: Record<ServiceName, string> = {
     content: config.CONTENT_URL,
     tickets: config.TICKETS_URL,

@@ -2,13 +2,15 @@
 import { ConfigError, loadConfig, num, port, str, url } from "@support/config";
 import { parseAllowedOrigins } from "./middleware/cors.ts";
 import { parseTrustProxy } from "./middleware/rate-limit.ts";
-import { metricsConfigSpecs, rpcClientConfigSpecs, serviceConfigSpecs } from "@support/runtime";
+import { metricsConfigSpecs, rpcClientConfigSpecs, serviceConfigSpecs, serviceIdentityConfigSpecs } from "@support/runtime";
 
 const { NATS_URL, NATS_PREFIX, LOG_LEVEL, SHUTDOWN_TIMEOUT_MS } = serviceConfigSpecs;
 
 export const configSpecs = {
   PORT: port({ default: 8080, desc: "Port of the public REST API" }),
-  HOST: str({ default: "0.0.0.0", desc: "Address the REST port binds to" }),
+  // Loopback unless told otherwise, like every process (make up serves 127.0.0.1:8080); the
+  // Kubernetes manifests set 0.0.0.0.
+  HOST: str({ default: "127.0.0.1", desc: "Address the REST port binds to (0.0.0.0: every interface, as in a cluster or a container)" }),
   // A URL whose name resolves to every replica (a headless Service), or a comma-separated list.
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Content service (Connect over h2c); calls are balanced over every address" }),
   TICKETS_URL: str({ default: "http://127.0.0.1:50052", desc: "Tickets service" }),
@@ -90,6 +92,7 @@ export const configSpecs = {
   }),
   SHUTDOWN_TIMEOUT_MS,
   ...metricsConfigSpecs(),
+  ...serviceIdentityConfigSpecs(),
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;

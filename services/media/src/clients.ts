@@ -2,12 +2,17 @@
 import type { Client } from "@connectrpc/connect";
 import { ContentService } from "@support/proto";
 import type { Registry } from "@support/metrics";
-import { balancingOf, createServiceClient } from "@support/rpc";
+import { balancingOf, createServiceClient, loadServiceCaller, type ServiceIdentitySettings } from "@support/rpc";
 import type { MediaConfig } from "./config.ts";
 
 export type ContentClient = Client<typeof ContentService>;
 
 /** `registry`: where the calls' durations are recorded (rpc_client_duration_seconds). */
-export function createContentClient(config: Pick<MediaConfig, "CONTENT_URL" | "RPC_TIMEOUT_MS" | "RPC_RESOLVE_INTERVAL_MS" | "RPC_HOSTS_FILE">, registry?: Registry): ContentClient {
-  return createServiceClient(ContentService, config.CONTENT_URL, { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry });
+export function createContentClient(config: Pick<MediaConfig, "CONTENT_URL" | "RPC_TIMEOUT_MS" | "RPC_RESOLVE_INTERVAL_MS" | "RPC_HOSTS_FILE"> & ServiceIdentitySettings, registry?: Registry): ContentClient {
+  return createServiceClient(ContentService, config.CONTENT_URL, {
+    timeoutMs: config.RPC_TIMEOUT_MS,
+    balancing: balancingOf(config),
+    registry,
+    identity: loadServiceCaller("media", config),
+  });
 }

@@ -5,7 +5,7 @@ import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
 import { createMetricsRegistry } from "@support/metrics";
 import { ContentService, MediaService, TicketsService } from "@support/proto";
-import { balancingOf, createServiceClient } from "@support/rpc";
+import { balancingOf, createServiceClient, loadServiceCaller } from "@support/rpc";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import type { PlayersConfig } from "./config.ts";
 import type { DeletionContext } from "./deletion/deletion.service.ts";
@@ -39,7 +39,8 @@ export function createServer(deps: PlayersDeps): PlayersServer {
   // One registry for the process: its clients and consumer record into it, and the host serves it.
   const registry = createMetricsRegistry();
   const balancing = balancingOf(deps.config);
-  const content = deps.content ?? createServiceClient(ContentService, deps.config.CONTENT_URL, { timeoutMs: deps.config.RPC_TIMEOUT_MS, balancing, registry });
+  const identity = loadServiceCaller("players", deps.config);
+  const content = deps.content ?? createServiceClient(ContentService, deps.config.CONTENT_URL, { timeoutMs: deps.config.RPC_TIMEOUT_MS, balancing, registry, identity });
   const sessions = {
     db: deps.db,
     games: createGameDirectory(content),
@@ -48,7 +49,7 @@ export function createServer(deps: PlayersDeps): PlayersServer {
   const expirySweep = createExpirySweepJob(deps.db, { intervalMs: deps.config.EXPIRY_SWEEP_INTERVAL_MS, logger: deps.logger });
   // An erasure step deletes everything of a player at once (many tickets, many objects): give
   // it longer than a plain call. Steps are idempotent, so a timed-out one is simply run again.
-  const erasureCallOptions = { timeoutMs: Math.max(deps.config.RPC_TIMEOUT_MS, ERASURE_CALL_TIMEOUT_MS), balancing, registry };
+  const erasureCallOptions = { timeoutMs: Math.max(deps.config.RPC_TIMEOUT_MS, ERASURE_CALL_TIMEOUT_MS), balancing, registry, identity };
   const deletion: DeletionContext = {
     db: deps.db,
     services: createErasureServices({

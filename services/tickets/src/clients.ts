@@ -5,7 +5,7 @@
 import type { Client } from "@connectrpc/connect";
 import { ContentService, MediaService, PlayersService, type Player } from "@support/proto";
 import type { Registry } from "@support/metrics";
-import { balancingOf, createServiceClient } from "@support/rpc";
+import { balancingOf, createServiceClient, loadServiceCaller, type ServiceIdentitySettings } from "@support/rpc";
 import type { TicketsConfig } from "./config.ts";
 import type { AttachmentClaims, KnownPlayer, PlayerContact, PlayerDirectory } from "./context.ts";
 import type { ContentSource } from "./reference/content-reference.ts";
@@ -86,10 +86,10 @@ export function attachmentClaims(media: Client<typeof MediaService>): Attachment
 
 /** `registry`: where the calls' durations are recorded (rpc_client_duration_seconds). */
 export function createClients(
-  config: Pick<TicketsConfig, "CONTENT_URL" | "PLAYERS_URL" | "MEDIA_URL" | "RPC_TIMEOUT_MS" | "RPC_RESOLVE_INTERVAL_MS" | "RPC_HOSTS_FILE">,
+  config: Pick<TicketsConfig, "CONTENT_URL" | "PLAYERS_URL" | "MEDIA_URL" | "RPC_TIMEOUT_MS" | "RPC_RESOLVE_INTERVAL_MS" | "RPC_HOSTS_FILE"> & ServiceIdentitySettings,
   registry?: Registry,
 ): TicketsClients {
-  const options = { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry };
+  const options = { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry, identity: loadServiceCaller("tickets", config) };
   return {
     content: contentSource(createServiceClient(ContentService, config.CONTENT_URL, options)),
     players: playerDirectory(createServiceClient(PlayersService, config.PLAYERS_URL, options)),

@@ -60,6 +60,9 @@ Environment:
   WEBHOOKS_URL      webhooks service (default http://127.0.0.1:50055; apply of a file with "webhooks")
   ADMIN_TOKEN       the services' admin token; unset, it is read from ADMIN_TOKEN_FILE
                     (default .data/admin-token, written by \`make up\`)
+  SERVICE_IDENTITY_KEY  the tool's service identity key (\`admin\`); unset, it is read from
+                    SERVICE_IDENTITY_KEY_FILE (default .data/service-identity/admin.key,
+                    written by \`make up\`)
   RPC_TIMEOUT_MS    deadline of each call (default 30000)
   PLAYERS_ATTEMPTS  attempts at apply's blockedPlayers (default 5), RETRY_DELAY_MS apart
                     (default 500, doubled each time)

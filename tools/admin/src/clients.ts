@@ -1,4 +1,4 @@
-// Clients of the three admin services, each call carrying the admin token.
+// Clients of the three admin services, each call carrying the admin token and the tool's service identity.
 import type { Client } from "@connectrpc/connect";
 import { ContentAdminService, PlayersAdminService, WebhooksAdminService } from "@support/proto";
 import { adminTokenHeader, createServiceClient } from "@support/rpc";
@@ -11,7 +11,7 @@ export interface AdminClients {
 }
 
 export function createAdminClients(config: AdminConfig): AdminClients {
-  const options = { timeoutMs: config.timeoutMs, interceptors: [adminTokenHeader(config.adminToken)] };
+  const options = { timeoutMs: config.timeoutMs, interceptors: [adminTokenHeader(config.adminToken)], identity: config.identity };
   return {
     content: createServiceClient(ContentAdminService, config.contentUrl, options),
     players: createServiceClient(PlayersAdminService, config.playersUrl, options),
