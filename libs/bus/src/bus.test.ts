@@ -64,7 +64,7 @@ describe("outbox relay and consumer", () => {
 
     const received: EventEnvelope[] = [];
     const consumer = createConsumer({
-      nc, stream, durable: "once", filterSubject: `${prefix}demo.>`, logger,
+      nc, natsPrefix: prefix, stream, durable: "once", filterSubject: `${prefix}demo.>`, logger,
       handle: async (event) => {
         received.push(event);
         return ack;
@@ -110,7 +110,7 @@ describe("outbox relay and consumer", () => {
 
     const received: string[] = [];
     const consumer = createConsumer({
-      nc, stream, durable: "after-listen-loss", filterSubject: `${prefix}demo.listen.>`, logger,
+      nc, natsPrefix: prefix, stream, durable: "after-listen-loss", filterSubject: `${prefix}demo.listen.>`, logger,
       handle: async (event) => (received.push(event.type), ack),
     });
     await consumer.start();
@@ -152,7 +152,7 @@ describe("outbox relay and consumer", () => {
     const registry = createMetricsRegistry();
     const scrape = async () => parseMetricsText(await registry.metrics());
     const consumer = createConsumer({
-      nc, stream, durable: "verdicts", filterSubject: `${prefix}demo.>`, logger, registry,
+      nc, natsPrefix: prefix, stream, durable: "verdicts", filterSubject: `${prefix}demo.>`, logger, registry,
       handle: async (event) => {
         deliveries[event.type] = (deliveries[event.type] ?? 0) + 1;
         if (event.type === "demo.retry.asked") return deliveries[event.type] === 1 ? retryIn(50) : ack;
@@ -194,7 +194,7 @@ describe("outbox relay and consumer", () => {
     let inFlight = 0;
     let mostInFlight = 0;
     const consumer = createConsumer({
-      nc, stream, durable: "ordered", filterSubject: `${prefix}demo.ordered.>`, logger, concurrency: 1, maxAckPending: 1,
+      nc, natsPrefix: prefix, stream, durable: "ordered", filterSubject: `${prefix}demo.ordered.>`, logger, concurrency: 1, maxAckPending: 1,
       handle: async (event) => {
         inFlight += 1;
         mostInFlight = Math.max(mostInFlight, inFlight);
@@ -234,7 +234,7 @@ describe("outbox relay and consumer", () => {
       expect(await relay.flush()).toBe(2);
       const seen: Record<string, { header: string | undefined; traceId: string | undefined }> = {};
       const consumer = createConsumer({
-        nc, stream, durable: "traced", filterSubject: `${prefix}demo.traced.>`, logger,
+        nc, natsPrefix: prefix, stream, durable: "traced", filterSubject: `${prefix}demo.traced.>`, logger,
         handle: async (event, message) => {
           seen[event.type] = { header: message.headers?.get("traceparent") || undefined, traceId: trace.getActiveSpan()?.spanContext().traceId };
           return ack;

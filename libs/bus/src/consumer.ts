@@ -1,20 +1,39 @@
 // Durable JetStream consumers with an explicit verdict per message (ack, retry later, or give
 // up) and bounded concurrency. Handlers must be idempotent: delivery is at least once.
+//
+// No message stops a consumer. One that cannot be read (not JSON, not an envelope, an envelope
+// version this code does not know), one whose handler keeps failing past `maxDeliveries`, and
+// one the handler gives up on (`term`) is written to the dead-letter store first, then
+// terminated, counted (support_events_dead_lettered_total) and logged; the messages behind it
+// flow on, even through a consumer that holds one message at a time. A message is terminated
+// only once the store has it: when the store cannot be written, the message is retried later.
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type Consumer as JsConsumer, type JetStreamManager, type JsMsg } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/transport-node";
+import type { Msg, NatsConnection } from "@nats-io/transport-node";
 import { backoffDelay, createFailureEpisode, type Logger } from "@support/logging";
-import { addScrapeSource, jetstreamRedeliveries, jetstreamTerminated, sharedForScrape, type Registry } from "@support/metrics";
-import type { EventEnvelope } from "./envelope.ts";
+import { addScrapeSource, eventsDeadLettered, jetstreamRedeliveries, jetstreamTerminated, sharedForScrape, type Registry } from "@support/metrics";
+import { ensureDeadLetterStream, publishDeadLetter, type DeadLetterReason } from "./dead-letters.ts";
+import { readEnvelope, type EventEnvelope, type ReadEnvelope } from "./envelope.ts";
 import { withConsumerSpan } from "./tracing.ts";
 
 export type Verdict = { ack: true } | { retryInMs: number } | { term: string };
 
 export const ack: Verdict = { ack: true };
 export const retryIn = (ms: number): Verdict => ({ retryInMs: ms });
+/** Gives up on the message: it goes to the dead-letter store (reason "rejected", with this text). */
 export const term = (reason: string): Verdict => ({ term: reason });
+
+/**
+ * Deliveries after which a failing handler gives up on a message (EVENT_MAX_DELIVERIES): with
+ * the retry delays (2 s doubling to 60 s) the 25th delivery comes about 20 minutes after the
+ * first, so a short database outage is ridden out and a message that fails for good stops
+ * holding up the ones behind it after that.
+ */
+export const DEFAULT_MAX_DELIVERIES = 25;
 
 export interface ConsumerSettings {
   nc: NatsConnection;
+  /** The deployment's NATS_PREFIX: where the dead-letter store is (deadLetterStreamName). */
+  natsPrefix: string;
   stream: string;
   durable: string;
   filterSubject: string;
@@ -22,7 +41,20 @@ export interface ConsumerSettings {
   handle: (event: EventEnvelope, message: JsMsg) => Promise<Verdict>;
   concurrency?: number;
   ackWaitMs?: number;
+  /**
+   * The server's own limit on deliveries (max_deliver), -1 (none) by default. Leave it: past it
+   * NATS drops a message silently, while maxDeliveries keeps it in the dead-letter store.
+   */
   maxDeliver?: number;
+  /**
+   * Deliveries after which a handler failure (a thrown error) sends the message to the
+   * dead-letter store instead of retrying it (default DEFAULT_MAX_DELIVERIES); 0: no bound. A
+   * consumer that holds messages back with `retryIn` (delayed work) counts those holds as
+   * deliveries too, so it needs 0 or a bound far above its holds.
+   */
+  maxDeliveries?: number;
+  /** First retry delay after a handler failure, doubled at each delivery up to 60 s (default 1000: 2 s, 4 s, ...). */
+  retryDelayMs?: number;
   /**
    * Messages delivered and not yet acknowledged, across every replica (default concurrency x 4).
    * A message nak'ed with a delay stays pending until it is redelivered, so a consumer that
@@ -31,7 +63,8 @@ export interface ConsumerSettings {
   maxAckPending?: number;
   /**
    * Where the consumer's series go: support_jetstream_consumer_pending / _ack_pending (its
-   * consumer info, read at each scrape) and the redeliveries and terminated counters.
+   * consumer info, read at each scrape), the redeliveries and terminated counters, and
+   * support_events_dead_lettered_total.
    */
   registry?: Registry;
 }
@@ -59,7 +92,33 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
   const counted = { consumer: settings.durable };
   const redeliveries = settings.registry && jetstreamRedeliveries(settings.registry);
   const terminated = settings.registry && jetstreamTerminated(settings.registry);
+  const deadLettered = settings.registry && eventsDeadLettered(settings.registry);
+  const maxDeliveries = settings.maxDeliveries ?? DEFAULT_MAX_DELIVERIES;
+  const retryDelayMs = settings.retryDelayMs ?? 1000;
+  const js = jetstream(settings.nc);
   let removeGauges: (() => void) | undefined;
+
+  const retryDelay = (message: JsMsg) => Math.min(60_000, retryDelayMs * 2 ** Math.min(message.info.deliveryCount, 6));
+  const where = (message: JsMsg) => ({ subject: message.subject, streamSequence: message.info.streamSequence, delivery: message.info.deliveryCount });
+
+  /** Dead-letters the message, then terminates it; "retry" when the store could not take it. */
+  async function setAside(message: JsMsg, reason: DeadLetterReason, detail: string): Promise<"dead_letter" | "retry"> {
+    try {
+      await publishDeadLetter(js, message, { prefix: settings.natsPrefix, consumer: settings.durable, reason, detail });
+    } catch (error) {
+      // Terminating it now would lose it: it comes back after the delay and is tried again.
+      settings.logger.error({ err: error, ...where(message), reason }, "dead-letter store refused a message; it is retried later");
+      message.nak(retryDelay(message));
+      return "retry";
+    }
+    // Without a reason: nats-server 2.9 ignores a "+TERM" that carries one, and the message
+    // would come back after AckWait. The reason is in the dead letter and the log.
+    message.term();
+    terminated?.inc(counted);
+    deadLettered?.inc({ consumer: settings.durable, reason });
+    settings.logger.error({ ...where(message), consumer: settings.durable, reason, detail }, "event dead-lettered");
+    return "dead_letter";
+  }
 
   // Each delivery runs in a consumer span continuing the trace of the transaction that wrote
   // the event (its `traceparent` header), so the verdict's log lines carry that trace too.
@@ -67,24 +126,36 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
     withConsumerSpan(message, settings.durable, async (span) => {
       span.setAttribute("messaging.nats.delivery_count", message.info.deliveryCount);
       if (message.info.redelivered) redeliveries?.inc(counted);
-      let verdict: Verdict;
-      try {
-        verdict = await settings.handle(message.json<EventEnvelope>(), message);
-        handling.succeeded();
-      } catch (error) {
-        const delay = Math.min(60_000, 1000 * 2 ** Math.min(message.info.deliveryCount, 6));
-        handling.failed(error, { subject: message.subject, delivery: message.info.deliveryCount });
-        span.recordException(error instanceof Error ? error : String(error));
-        verdict = retryIn(delay);
+      // Read outside the retry path: a message that cannot be read now never can.
+      const read = readEnvelope(message.data);
+      let verdict: Verdict | { setAside: DeadLetterReason; detail: string };
+      if ("reason" in read) {
+        verdict = { setAside: read.reason, detail: read.detail };
+      } else {
+        try {
+          verdict = await settings.handle(read.envelope, message);
+          handling.succeeded();
+        } catch (error) {
+          handling.failed(error, where(message));
+          span.recordException(error instanceof Error ? error : String(error));
+          verdict =
+            maxDeliveries > 0 && message.info.deliveryCount >= maxDeliveries
+              ? { setAside: "failed", detail: `failed ${message.info.deliveryCount} deliveries; last: ${error instanceof Error ? error.message : String(error)}` }
+              : retryIn(retryDelay(message));
+        }
+        if ("term" in verdict) verdict = { setAside: "rejected", detail: verdict.term };
       }
-      span.setAttribute("messaging.verdict", "ack" in verdict ? "ack" : "retryInMs" in verdict ? "retry" : "term");
-      if ("ack" in verdict) message.ack();
-      else if ("retryInMs" in verdict) message.nak(verdict.retryInMs);
-      else {
-        settings.logger.error({ subject: message.subject, reason: verdict.term }, "event dropped");
-        message.term(verdict.term);
-        terminated?.inc(counted);
+      let outcome: string;
+      if ("ack" in verdict) {
+        message.ack();
+        outcome = "ack";
+      } else if ("retryInMs" in verdict) {
+        message.nak(verdict.retryInMs);
+        outcome = "retry";
+      } else {
+        outcome = await setAside(message, verdict.setAside, verdict.detail);
       }
+      span.setAttribute("messaging.verdict", outcome);
     });
 
   let wakeUp: (() => void) | undefined;
@@ -130,6 +201,9 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
   return {
     async start() {
       const jsm = await jetstreamManager(settings.nc);
+      // The store has as many replicas as the stream consumed: it is as precious.
+      const replicas = (await jsm.streams.info(settings.stream)).config.num_replicas || 1;
+      await ensureDeadLetterStream(settings.nc, settings.natsPrefix, replicas);
       await jsm.consumers.add(settings.stream, {
         durable_name: settings.durable,
         ack_policy: AckPolicy.Explicit,
@@ -176,4 +250,25 @@ function registerConsumerGauges(registry: Registry, jsm: JetStreamManager, setti
     removePending();
     removeAckPending();
   };
+}
+
+export interface CoreEventSettings {
+  /** The name the subscription is counted and logged under (e.g. gateway-content-changed). */
+  consumer: string;
+  logger: Logger;
+  registry?: Registry;
+}
+
+/**
+ * For a plain core NATS subscription: the message's envelope, or why it has none, counted in
+ * support_events_dead_lettered_total and logged. Such a message is not kept: a core message has
+ * no stream to replay it from, and it blocks nothing (the subscription goes on with the next).
+ */
+export function readCoreEvent(message: Pick<Msg, "subject" | "string">, settings: CoreEventSettings): ReadEnvelope {
+  const read = readEnvelope(message.string());
+  if ("reason" in read) {
+    if (settings.registry) eventsDeadLettered(settings.registry).inc({ consumer: settings.consumer, reason: read.reason });
+    settings.logger.warn({ subject: message.subject, consumer: settings.consumer, reason: read.reason, detail: read.detail }, "event skipped");
+  }
+  return read;
 }

@@ -1,7 +1,16 @@
-export { createEnvelope, streamNameFor, subjectFor, type EventEnvelope, type NewEvent } from "./envelope.ts";
+export {
+  checkEnvelope, createEnvelope, ENVELOPE_VERSION, KNOWN_ENVELOPE_VERSIONS, readEnvelope, streamNameFor, subjectFor,
+  type EventEnvelope, type NewEvent, type ReadEnvelope, type UnreadableReason,
+} from "./envelope.ts";
 export { connectBus, ensureStream, isBusConnected, type NatsConnection, type StreamOutcome, type StreamSettings } from "./nats.ts";
 export {
   addOutboxTraceparent, createOutboxRelay, createOutboxTable, dropOutboxTraceparent, registerOutboxMetrics, writeEvents, type OutboxRelay, type OutboxRelaySettings, type OutboxTable,
 } from "./outbox.ts";
-export { ack, createConsumer, retryIn, term, type Consumer, type ConsumerSettings, type Verdict } from "./consumer.ts";
+export {
+  ack, createConsumer, DEFAULT_MAX_DELIVERIES, readCoreEvent, retryIn, term, type Consumer, type ConsumerSettings, type CoreEventSettings, type Verdict,
+} from "./consumer.ts";
+export {
+  DEAD_LETTER_MAX_AGE_MS, DEAD_LETTER_MAX_BYTES, DeadLetterNotFoundError, deadLetterHeader, deadLetterStreamName, deadLetterSubject, deleteDeadLetter, ensureDeadLetterStream,
+  listDeadLetters, publishDeadLetter, REPLAYED_FROM_HEADER, replayDeadLetter, type DeadLetter, type DeadLetterReason,
+} from "./dead-letters.ts";
 export { activeTraceparent, withConsumerSpan } from "./tracing.ts";

@@ -31,6 +31,8 @@ export interface StreamSettings {
   duplicateWindowMs?: number;
   /** Copies of the stream in a JetStream cluster (NATS_STREAM_REPLICAS); 1 on a single server. */
   replicas?: number;
+  /** Most bytes the stream keeps (the oldest messages go first); unbounded by default. */
+  maxBytes?: number;
 }
 
 /** What ensureStream did: created the stream, changed it in place, or found it as configured. */
@@ -55,6 +57,7 @@ export async function ensureStream(nc: NatsConnection, settings: StreamSettings)
     max_age: (settings.maxAgeMs ?? 7 * 24 * 3600_000) * 1_000_000,
     duplicate_window: (settings.duplicateWindowMs ?? 10 * 60_000) * 1_000_000,
     num_replicas: replicas,
+    max_bytes: settings.maxBytes ?? -1,
   };
   let current: StreamConfig | undefined;
   try {
@@ -83,13 +86,14 @@ export async function ensureStream(nc: NatsConnection, settings: StreamSettings)
   }
 }
 
-function sameSettings(current: StreamConfig, wanted: Pick<StreamConfig, "subjects" | "max_age" | "duplicate_window" | "num_replicas">): boolean {
+function sameSettings(current: StreamConfig, wanted: Pick<StreamConfig, "subjects" | "max_age" | "duplicate_window" | "num_replicas" | "max_bytes">): boolean {
   const subjects = (list: string[] | undefined) => [...(list ?? [])].sort().join("\n");
   return (
     subjects(current.subjects) === subjects(wanted.subjects) &&
     current.max_age === wanted.max_age &&
     current.duplicate_window === wanted.duplicate_window &&
-    (current.num_replicas || 1) === wanted.num_replicas
+    (current.num_replicas || 1) === wanted.num_replicas &&
+    (current.max_bytes ?? -1) === wanted.max_bytes
   );
 }
 

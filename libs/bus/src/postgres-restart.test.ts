@@ -52,7 +52,7 @@ describe("outbox relay across a Postgres restart", () => {
     const relay = createOutboxRelay({ db, databaseUrl: url, schema: "restart", nc, subjectPrefix: infra.natsPrefix, logger, pollIntervalMs: 100 });
     const received = new Map<string, number>();
     const consumer = createConsumer({
-      nc, stream, durable: "restart", filterSubject: `${infra.natsPrefix}restart.>`, logger,
+      nc, natsPrefix: infra.natsPrefix, stream, durable: "restart", filterSubject: `${infra.natsPrefix}restart.>`, logger,
       handle: async (event) => (received.set(event.id, (received.get(event.id) ?? 0) + 1), ack),
     });
     try {

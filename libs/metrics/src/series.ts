@@ -76,6 +76,21 @@ export function jetstreamRedeliveries(registry: Registry): Counter<"consumer"> {
   }));
 }
 
+/**
+ * Messages a consumer could not or would not handle and set aside, by consumer and reason
+ * (unparseable, not_envelope, unknown_version, failed, rejected). A JetStream consumer keeps each
+ * in the dead-letter stream before terminating it; a plain core subscription (nothing to keep it
+ * in, nothing it blocks) only counts and logs it.
+ */
+export function eventsDeadLettered(registry: Registry): Counter<"consumer" | "reason"> {
+  return metricOf(registry, "support_events_dead_lettered_total", () => new Counter({
+    name: "support_events_dead_lettered_total",
+    help: "Messages set aside by a consumer (kept in the dead-letter stream for JetStream consumers), by consumer and reason",
+    labelNames: ["consumer", "reason"],
+    registers: [registry],
+  }));
+}
+
 /** JetStream messages a consumer gave up on (msg.term()): events dropped for good. */
 export function jetstreamTerminated(registry: Registry): Counter<"consumer"> {
   return metricOf(registry, "support_jetstream_terminated_total", () => new Counter({

@@ -41,6 +41,7 @@ beforeAll(async () => {
   nc = await connectBus(ctx.infra.natsUrl, "content-events-test");
   consumer = createConsumer({
     nc,
+    natsPrefix: ctx.infra.natsPrefix,
     stream: streamNameFor(ctx.infra.natsPrefix, "content"),
     durable: "content_events_test",
     filterSubject: `${ctx.infra.natsPrefix}content.>`,

@@ -211,9 +211,9 @@ export function createServer(deps: GatewayDeps): Gateway {
         `Content-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
-  const contentChanges = deps.nc ? createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, targets: caches, logger }) : undefined;
+  const contentChanges = deps.nc ? createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, targets: caches, logger, registry }) : undefined;
   // Without NATS, live streams still follow their tickets by their periodic resync.
-  const ticketChanges = deps.nc ? createTicketEventsConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, hub: streams, logger }) : undefined;
+  const ticketChanges = deps.nc ? createTicketEventsConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, hub: streams, logger, registry }) : undefined;
 
   return {
     app,

@@ -35,6 +35,7 @@ describe("tracing through the real stack", () => {
     // like every service consumer, stands for the last hop.
     consumer = createConsumer({
       nc,
+      natsPrefix: prefix,
       stream: streamNameFor(prefix, "tickets"),
       durable: "tracing-test",
       filterSubject: `${prefix}tickets.ticket.created`,

@@ -59,7 +59,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
       registerRoutes(router, ctx);
       registerPlayerSideRoutes(router, ctx);
     },
-    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger }), autoClose, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
+    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), autoClose, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
   });
   return Object.assign(host, { autoClose, reference });
 }

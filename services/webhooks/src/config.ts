@@ -1,6 +1,7 @@
 // The webhooks service's configuration, from environment variables only (docs/webhooks.md,
 // "Settings"). Every delivery setting has a production default; the ones that loosen the
 // outbound safety rules (plain http, private targets) are for local use and tests only.
+import { DEFAULT_MAX_DELIVERIES } from "@support/bus";
 import { bool, ConfigError, loadConfig, num, str } from "@support/config";
 import { idempotencyConfigSpecs } from "@support/idempotency";
 import { adminTokenSpec, portSpec, rpcClientConfigSpecs, serviceConfigSpecs } from "@support/runtime";
@@ -35,6 +36,10 @@ export const configSpecs = {
   WEBHOOK_POLL_INTERVAL_MS: num({ default: 500, desc: "How often due deliveries are looked for (new events wake the engine at once)" }),
   WEBHOOK_LOG_RETENTION_DAYS: num({ default: 30, desc: "Finished deliveries (succeeded, failed) are deleted from the log after this many days" }),
   WEBHOOK_LOG_SWEEP_INTERVAL_MS: num({ default: 3_600_000, desc: "Period of the sweep of old deliveries (0 disables it)" }),
+  EVENT_MAX_DELIVERIES: num({
+    default: DEFAULT_MAX_DELIVERIES,
+    desc: "Deliveries of a domain event whose handling keeps failing before it goes to the dead-letter store (25: about 20 minutes of retries); 0: retried for ever",
+  }),
   WEBHOOK_ALLOW_HTTP: bool({ default: false, desc: "Accept http:// URLs (local use only; refused in production)" }),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool({
     default: false,
@@ -59,6 +64,7 @@ function checkRanges(config: WebhooksConfig): string[] {
   positive("WEBHOOK_RETRY_AFTER_MAX_SECONDS");
   positive("WEBHOOK_LOG_RETENTION_DAYS");
   if (!(config.WEBHOOK_LOG_SWEEP_INTERVAL_MS >= 0)) problems.push("WEBHOOK_LOG_SWEEP_INTERVAL_MS: must be 0 or positive");
+  if (!Number.isInteger(config.EVENT_MAX_DELIVERIES) || config.EVENT_MAX_DELIVERIES < 0) problems.push("EVENT_MAX_DELIVERIES: must be 0 or a positive integer");
   for (const name of ["WEBHOOK_CONCURRENCY", "WEBHOOK_PER_WEBHOOK_CONCURRENCY"] as const) {
     if (!Number.isInteger(config[name]) || config[name] < 1) problems.push(`${name}: must be a positive integer`);
   }

@@ -73,6 +73,7 @@ export function createServer(deps: WebhooksDeps): WebhooksServer {
     nc: deps.nc,
     natsPrefix: config.NATS_PREFIX,
     streamReplicas: config.NATS_STREAM_REPLICAS,
+    maxDeliveries: config.EVENT_MAX_DELIVERIES,
     logger,
     registry,
   });

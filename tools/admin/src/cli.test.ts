@@ -29,6 +29,38 @@ describe("admin command line", () => {
     expect(parseCommandLine(["players", "cancel-deletion", id.toUpperCase()])).toEqual({ verb: "players cancel-deletion", servicePlayerId: id });
   });
 
+  it("parses the dead-letters verbs, and refuses their options elsewhere and others' options there", () => {
+    expect(parseCommandLine(["dead-letters", "list"])).toEqual({ verb: "dead-letters list", limit: 100 });
+    expect(parseCommandLine(["dead-letters", "list", "--consumer", "webhooks-tickets", "--limit", "5", "--after", "42"])).toEqual({
+      verb: "dead-letters list",
+      consumer: "webhooks-tickets",
+      limit: 5,
+      after: 42,
+    });
+    expect(parseCommandLine(["dead-letters", "replay", "7"])).toEqual({ verb: "dead-letters replay", seq: 7, keep: false });
+    expect(parseCommandLine(["dead-letters", "replay", "7", "--keep"])).toEqual({ verb: "dead-letters replay", seq: 7, keep: true });
+    expect(parseCommandLine(["dead-letters", "delete", "7"])).toEqual({ verb: "dead-letters delete", seq: 7 });
+    for (const argv of [
+      ["dead-letters"],
+      ["dead-letters", "purge"],
+      ["dead-letters", "list", "extra"],
+      ["dead-letters", "list", "--limit", "-1"],
+      ["dead-letters", "list", "--limit", "ten"],
+      ["dead-letters", "list", "--after", "0"],
+      ["dead-letters", "list", "--consumer", "a.b"],
+      ["dead-letters", "list", "--company", id],
+      ["dead-letters", "replay"],
+      ["dead-letters", "replay", "1", "2"],
+      ["dead-letters", "replay", "1.5"],
+      ["dead-letters", "replay", "1", "--consumer", "x"],
+      ["dead-letters", "delete", "1", "--keep"],
+      ["games", "delete", id, "--keep"],
+      ["players", "schedules", "--limit", "3"],
+    ]) {
+      expect(() => parseCommandLine(argv), argv.join(" ")).toThrow();
+    }
+  });
+
   it("recognises every way of asking for help", () => {
     for (const argv of [["help"], ["--help"], ["-h"], ["apply", "--help"]]) expect(parseCommandLine(argv)).toEqual({ verb: "help" });
   });

@@ -16,6 +16,7 @@ import { PartialApplyError } from "./apply.ts";
 import { createAdminClients } from "./clients.ts";
 import { loadAdminConfig } from "./config.ts";
 import { runCommand, type AdminCommand } from "./commands.ts";
+import { CONSUMER_NAME, positiveInteger, runDeadLetterCommand, type DeadLetterCommand } from "./dead-letters.ts";
 
 export const USAGE = `Usage: pnpm admin <command> [arguments]
 
@@ -50,6 +51,19 @@ Commands:
   players cancel-deletion <servicePlayerId>     Cancel the player's scheduled deletion; prints the
                                                 schedule with "cancelled": true. A player without a
                                                 pending schedule is an error (exit 1).
+  dead-letters list [--consumer <name>] [--limit <n>] [--after <seq>]
+                                                The messages consumers set aside (unreadable, an
+                                                unknown envelope version, failing past their bound,
+                                                rejected), oldest first, at most n (default 100)
+                                                after sequence seq: {deadLetters: [{seq, consumer,
+                                                reason, detail, subject, stream, streamSequence,
+                                                deliveries, deadLetteredAt, messageId, body or
+                                                bodyBase64, headers}], total}. Talks to NATS.
+  dead-letters replay <seq> [--keep]            Publish the dead letter's body to its original
+                                                subject again (every consumer of it receives it
+                                                anew), then delete it unless --keep; prints
+                                                {deadLetter, replayed: {stream, seq}, deleted}.
+  dead-letters delete <seq>                     Delete a dead letter; prints {seq, deleted: true}.
   help, --help, -h                              Show this text (on stdout, exit 0).
 
 Without a command the text goes to stderr and the exit code is 2.
@@ -67,6 +81,8 @@ Environment:
   PLAYERS_ATTEMPTS  attempts at apply's blockedPlayers (default 5), RETRY_DELAY_MS apart
                     (default 500, doubled each time)
   LOG_LEVEL         fatal|error|warn|info|debug|trace|silent (default info); logs go to stderr
+  NATS_URL          NATS servers, comma-separated (default nats://127.0.0.1:4222; dead-letters)
+  NATS_PREFIX       the deployment's prefix of subjects and streams (default empty; dead-letters)
 
 Output: one JSON object on stdout, {"error": {"code", "message", "issues"?}} on failure. When
 apply's blockedPlayers or webhooks fail after content applied its part, the error also carries
@@ -90,7 +106,7 @@ class UsageError extends Error {}
 /** Input that cannot be used (unreadable file, not JSON): exit 2 like a usage error, without the usage text. */
 class InputError extends Error {}
 
-type ParsedCommand = { verb: "help" } | { verb: "apply"; source: string } | Exclude<AdminCommand, { verb: "apply" }>;
+type ParsedCommand = { verb: "help" } | { verb: "apply"; source: string } | Exclude<AdminCommand, { verb: "apply" }> | DeadLetterCommand;
 
 export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   let parsed;
@@ -106,6 +122,10 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         game: { type: "string" },
         "player-id": { type: "string" },
         email: { type: "string" },
+        consumer: { type: "string" },
+        limit: { type: "string" },
+        after: { type: "string" },
+        keep: { type: "boolean" },
       },
     });
   } catch (error) {
@@ -115,6 +135,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   const [verb, sub, ...rest] = positionals;
   if (values.help || verb === "help") return { verb: "help" };
   if (verb === undefined) throw new UsageError("no command given");
+  if (verb === "dead-letters") return parseDeadLetters(sub, rest, values);
+  const deadLetterOptions = (["consumer", "limit", "after", "keep"] as const).filter((option) => values[option] !== undefined);
+  if (deadLetterOptions.length > 0) throw new UsageError(`${[verb, sub].filter(Boolean).join(" ")} takes no ${deadLetterOptions.map((option) => `--${option}`).join(" or ")}`);
 
   const refuseOptions = (command: string, names: readonly (keyof typeof values)[]) => {
     const given = names.filter((option) => values[option] !== undefined);
@@ -173,6 +196,33 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     return { verb: command, gameId: values.game.toLowerCase(), ...(playerId !== undefined ? { playerId } : { email: email! }) };
   }
   throw new UsageError(`unknown command: ${[verb, sub].filter(Boolean).join(" ")}`);
+}
+
+function parseDeadLetters(sub: string | undefined, rest: string[], values: Record<string, string | boolean | undefined>): DeadLetterCommand {
+  const command = `dead-letters ${sub ?? ""}`.trim();
+  const allowed: Record<string, readonly string[]> = { list: ["consumer", "limit", "after"], replay: ["keep"], delete: [] };
+  if (sub === undefined || !(sub in allowed)) throw new UsageError(`unknown command: ${command}`);
+  const refused = Object.keys(values).filter((option) => values[option] !== undefined && !allowed[sub]!.includes(option));
+  if (refused.length > 0) throw new UsageError(`${command} takes no ${refused.map((option) => `--${option}`).join(" or ")}`);
+  const integer = (value: string | boolean | undefined, what: string): number => {
+    const number = typeof value === "string" ? positiveInteger(value) : undefined;
+    if (number === undefined) throw new UsageError(`${what} must be a positive integer: ${String(value)}`);
+    return number;
+  };
+  if (sub === "list") {
+    if (rest.length > 0) throw new UsageError("dead-letters list takes no positional arguments");
+    const consumer = values.consumer as string | undefined;
+    if (consumer !== undefined && !CONSUMER_NAME.test(consumer)) throw new UsageError(`--consumer must be a consumer's name (letters, digits, - and _): ${consumer}`);
+    return {
+      verb: "dead-letters list",
+      ...(consumer !== undefined ? { consumer } : {}),
+      limit: values.limit !== undefined ? Math.min(integer(values.limit, "--limit"), 10_000) : 100,
+      ...(values.after !== undefined ? { after: integer(values.after, "--after") } : {}),
+    };
+  }
+  if (rest.length !== 1) throw new UsageError(`${command} takes exactly one sequence number`);
+  const seq = integer(rest[0], "the sequence number");
+  return sub === "replay" ? { verb: "dead-letters replay", seq, keep: values.keep === true } : { verb: "dead-letters delete", seq };
 }
 
 async function readTenantFile(source: string, io: CliIo): Promise<unknown> {
@@ -262,9 +312,20 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
 
   let logger: Logger | undefined;
+  if (parsed.verb.startsWith("dead-letters ")) {
+    try {
+      logger = createLogger({ service: "admin", level: io.env.LOG_LEVEL || "info", destination: io.stderr });
+      const result = await runDeadLetterCommand(parsed as DeadLetterCommand, io.env);
+      logger.info({ verb: parsed.verb }, "admin command done");
+      writeJson(io.stdout, result);
+      return 0;
+    } catch (error) {
+      return fail(error, io, logger);
+    }
+  }
   try {
     // Check the file before anything else: a bad file needs no token and no service.
-    const command: AdminCommand = parsed.verb === "apply" ? { verb: "apply", source: parsed.source, file: await readAndCheck(parsed.source, io) } : parsed;
+    const command: AdminCommand = parsed.verb === "apply" ? { verb: "apply", source: parsed.source, file: await readAndCheck(parsed.source, io) } : (parsed as AdminCommand);
     // `pnpm admin` runs in the repository root, where .data/admin-token is.
     const config = loadAdminConfig(io.env, process.cwd());
     logger = createLogger({ service: "admin", level: config.logLevel, destination: io.stderr });

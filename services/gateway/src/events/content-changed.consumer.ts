@@ -1,8 +1,11 @@
 // Keeps the gateway's caches honest: content publishes an event after every change it
 // commits, and every gateway replica listens (a plain core NATS subscription, no queue
-// group, so each replica gets every event) and evicts what the event makes stale.
-import { withConsumerSpan, type NatsConnection } from "@support/bus";
+// group, so each replica gets every event) and evicts what the event makes stale. A message that
+// is not an envelope is counted (support_events_dead_lettered_total, consumer
+// gateway-content-changed) and logged, not kept: a core message has no stream to replay it from.
+import { readCoreEvent, withConsumerSpan, type NatsConnection } from "@support/bus";
 import type { Logger } from "@support/logging";
+import type { Registry } from "@support/metrics";
 import type { Startable } from "@support/runtime";
 import type { ApiKeyCache } from "../auth.ts";
 import type { ReferenceCaches } from "../cache.ts";
@@ -36,11 +39,11 @@ export function clearAll(targets: EventTargets): void {
 }
 
 /** The subscription to `<prefix>content.>`; start() resolves once the server has registered the interest. */
-export function createContentChangedConsumer(deps: { nc: NatsConnection; natsPrefix: string; targets: EventTargets; logger: Logger }): Startable {
+export function createContentChangedConsumer(deps: { nc: NatsConnection; natsPrefix: string; targets: EventTargets; logger: Logger; registry?: Registry }): Startable {
   let unsubscribe: (() => void) | undefined;
   return {
     async start() {
-      unsubscribe ??= await subscribe(deps.nc, deps.natsPrefix, deps.targets, deps.logger);
+      unsubscribe ??= await subscribe(deps.nc, deps.natsPrefix, deps.targets, deps.logger, deps.registry);
     },
     async stop() {
       unsubscribe?.();
@@ -49,7 +52,7 @@ export function createContentChangedConsumer(deps: { nc: NatsConnection; natsPre
   };
 }
 
-async function subscribe(nc: NatsConnection, prefix: string, targets: EventTargets, logger: Logger): Promise<() => void> {
+async function subscribe(nc: NatsConnection, prefix: string, targets: EventTargets, logger: Logger, registry: Registry | undefined): Promise<() => void> {
   const subscription = nc.subscribe(`${prefix}content.>`, {
     callback: (error, msg) => {
       if (error) {
@@ -58,13 +61,11 @@ async function subscribe(nc: NatsConnection, prefix: string, targets: EventTarge
         return;
       }
       void withConsumerSpan(msg, "gateway-content-changed", () => {
-        let envelope: unknown;
-        try {
-          envelope = JSON.parse(msg.string());
-        } catch {
-          envelope = undefined;
-        }
-        if (!applyContentEvent(envelope, targets)) logger.warn({ subject: msg.subject }, "ignored a content event that is not an envelope");
+        const read = readCoreEvent(msg, { consumer: "gateway-content-changed", logger, registry });
+        if ("envelope" in read) applyContentEvent(read.envelope, targets);
+        // An envelope of a version this gateway does not know still evicts the company it
+        // names, if it names one: an eviction is never wrong (only a cache miss).
+        else if (read.reason === "unknown_version") applyContentEvent(JSON.parse(msg.string()), targets);
       });
     },
   });

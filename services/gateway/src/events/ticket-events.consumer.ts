@@ -2,8 +2,11 @@
 // of a ticket (`<prefix>tickets.ticket.*`, data.ticketId); every replica listens (a plain
 // core subscription, no queue group) and nudges the streams of that ticket, which re-read it
 // from tickets. After a NATS disconnect every stream re-reads, since events may have been missed.
-import type { NatsConnection } from "@support/bus";
+// A message that is not an envelope is counted (support_events_dead_lettered_total, consumer
+// gateway-ticket-events) and logged, not kept: a core message has no stream to replay it from.
+import { readCoreEvent, type NatsConnection } from "@support/bus";
 import type { Logger } from "@support/logging";
+import type { Registry } from "@support/metrics";
 import type { Startable } from "@support/runtime";
 import type { TicketStreamHub } from "../player-side/ticket-stream.ts";
 
@@ -16,7 +19,7 @@ export function ticketIdOf(envelope: unknown): string | undefined {
   return typeof ticketId === "string" ? ticketId : undefined;
 }
 
-export function createTicketEventsConsumer(deps: { nc: NatsConnection; natsPrefix: string; hub: TicketStreamHub; logger: Logger }): Startable {
+export function createTicketEventsConsumer(deps: { nc: NatsConnection; natsPrefix: string; hub: TicketStreamHub; logger: Logger; registry?: Registry }): Startable {
   let stop: (() => void) | undefined;
   return {
     async start() {
@@ -28,12 +31,10 @@ export function createTicketEventsConsumer(deps: { nc: NatsConnection; natsPrefi
             deps.hub.nudgeAll();
             return;
           }
-          let envelope: unknown;
-          try {
-            envelope = JSON.parse(msg.string());
-          } catch {
-            envelope = undefined;
-          }
+          const read = readCoreEvent(msg, { consumer: "gateway-ticket-events", logger: deps.logger, registry: deps.registry });
+          // An envelope of a version this gateway does not know still nudges the ticket it
+          // names, if it names one: a nudge only makes the streams read the ticket again.
+          const envelope = "envelope" in read ? read.envelope : read.reason === "unknown_version" ? JSON.parse(msg.string()) : undefined;
           const ticketId = ticketIdOf(envelope);
           if (ticketId !== undefined) deps.hub.nudge(ticketId);
         },

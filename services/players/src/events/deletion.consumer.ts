@@ -58,6 +58,7 @@ export function createDeletionConsumer(ctx: DeletionContext, settings: DeletionC
 function createMessageConsumer(ctx: DeletionContext, settings: DeletionConsumerSettings): Consumer {
   return createConsumer({
     nc: settings.nc,
+    natsPrefix: settings.natsPrefix,
     stream: streamNameFor(settings.natsPrefix, "players"),
     durable: "players-deletion",
     filterSubject: `${settings.natsPrefix}players.deletion.>`,
@@ -67,6 +68,11 @@ function createMessageConsumer(ctx: DeletionContext, settings: DeletionConsumerS
     // replica died) goes to another replica. Long steps report progress (working()).
     ackWaitMs: 60_000,
     maxDeliver: -1,
+    // No bound on failing deliveries: a schedule's delivery count also counts every hour it was
+    // held back, so a bound would send a long-held schedule to the dead letters at its first
+    // failure once due. An erasure that keeps failing is watched by SupportDeletionsOverdue;
+    // unreadable messages and `term` verdicts still go to the dead-letter store.
+    maxDeliveries: 0,
     maxAckPending: settings.maxPending,
     registry: settings.registry,
     async handle(event, message) {

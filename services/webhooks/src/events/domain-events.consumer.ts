@@ -2,7 +2,11 @@
 // Each message is handled strictly one after the other (one in flight, max_ack_pending 1):
 // the deliveries of one ticket are ordered by insertion, so the events must be inserted in
 // the order they were published. The handler is idempotent (a redelivered event inserts
-// nothing new), so at-least-once delivery from NATS makes each delivery once.
+// nothing new), so at-least-once delivery from NATS makes each delivery once. A message that
+// cannot be read, or whose fan-out fails EVENT_MAX_DELIVERIES times (a database outage of more
+// than about 20 minutes), goes to the dead-letter store (libs/bus) and the next one is handled:
+// one bad event must not stop every company's deliveries. A replayed event comes after the
+// events that followed it.
 import { jetstreamManager } from "@nats-io/jetstream";
 import { ack, createConsumer, ensureStream, streamNameFor, type Consumer, type NatsConnection } from "@support/bus";
 import type { Logger } from "@support/logging";
@@ -14,6 +18,8 @@ export interface DomainEventsConsumerSettings {
   nc: NatsConnection;
   natsPrefix: string;
   streamReplicas: number;
+  /** Deliveries after which a failing fan-out dead-letters its event (EVENT_MAX_DELIVERIES). */
+  maxDeliveries?: number;
   logger: Logger;
   registry?: Registry;
 }
@@ -48,6 +54,7 @@ export function createDomainEventsConsumer(ctx: Pick<WebhooksContext, "db" | "wa
         const stream = await streamOf(settings, source.service);
         const consumer = createConsumer({
           nc: settings.nc,
+          natsPrefix: settings.natsPrefix,
           stream,
           durable: source.durable,
           filterSubject: `${settings.natsPrefix}${source.filter}`,
@@ -57,9 +64,11 @@ export function createDomainEventsConsumer(ctx: Pick<WebhooksContext, "db" | "wa
           // A few short statements per event: a replica that died holding one hands it over soon.
           ackWaitMs: 10_000,
           maxDeliver: -1,
+          maxDeliveries: settings.maxDeliveries,
           registry: settings.registry,
           async handle(event) {
-            // A failure throws: the consumer retries with backoff, and the order holds.
+            // A failure throws: the consumer retries with backoff, and the order holds (up to
+            // maxDeliveries, then the event is dead-lettered and the next one goes).
             await fanOut(ctx, event);
             return ack;
           },
