@@ -1,12 +1,14 @@
 // API key authentication: `Authorization: Bearer <key>` -> SHA-256 hex -> content's
 // AuthenticateApiKey, with answers cached so that a steady client costs no RPC per request.
-// Missing header, another scheme, an unknown or a revoked key all get the same 403.
+// Missing header, another scheme, an unknown or a revoked key all get the same 403; repeated
+// failures from one client address are throttled (middleware/api-key-failures.ts).
 import { createHash } from "node:crypto";
 import { unauthenticated } from "@support/errors";
 import { connectToAppError } from "@support/rpc";
 import type { Middleware } from "koa";
 import { CoalescingCache } from "./cache.ts";
 import type { ContentClient } from "./clients.ts";
+import type { ApiKeyFailureLimiter } from "./middleware/api-key-failures.ts";
 
 /** Who a live key is: its company, and the key itself for attributing actions to it. */
 export interface ApiKeyIdentity {
@@ -54,10 +56,12 @@ const KEY_HASHES_MAX = 1024;
 export interface AuthDeps {
   content: ContentClient;
   keys: ApiKeyCache;
+  /** Counts failed authentications per client address and refuses an address over its limit; none: never throttled. */
+  failures?: ApiKeyFailureLimiter | undefined;
 }
 
 /** Koa middleware: sets `ctx.state.companyId`, `ctx.state.apiKeyId` and `ctx.state.apiKey` or throws the 403
- * `unauthenticated`. */
+ * `unauthenticated` (the 429 `rate_limited` for a client address over its failure limit). */
 export function createAuthMiddleware(deps: AuthDeps): Middleware {
   const load = async (keyHash: string): Promise<ApiKeyIdentity> => {
     try {
@@ -72,8 +76,21 @@ export function createAuthMiddleware(deps: AuthDeps): Middleware {
     }
   };
   const hashes = new Map<string, string>();
-  const admit = (ctx: Parameters<Middleware>[0], identity: ApiKeyIdentity, next: () => Promise<unknown>) => {
-    if (identity === UNKNOWN_KEY) throw unauthenticated();
+  const hashOf = (key: string) => {
+    const keyHash = hashApiKey(key);
+    if (hashes.size >= KEY_HASHES_MAX) hashes.clear();
+    hashes.set(key, keyHash);
+    return keyHash;
+  };
+  const { failures } = deps;
+  // A failure with a credential presented: counted per client address, answered 403, or 429 over the limit.
+  const fail = (ctx: Parameters<Middleware>[0]): Promise<never> => failures!.failed(ctx).then((error) => Promise.reject(error));
+  const admit = (ctx: Parameters<Middleware>[0], identity: ApiKeyIdentity, keyHash: string, next: () => Promise<unknown>) => {
+    if (identity === UNKNOWN_KEY) {
+      if (failures) return fail(ctx);
+      throw unauthenticated();
+    }
+    failures?.succeeded(keyHash);
     ctx.state.companyId = identity.companyId;
     ctx.state.apiKeyId = identity.apiKeyId;
     ctx.state.apiKey = identity;
@@ -83,14 +100,14 @@ export function createAuthMiddleware(deps: AuthDeps): Middleware {
   // promise of its own.
   return (ctx, next) => {
     const key = bearerKey(ctx.headers.authorization);
-    if (key === undefined) throw unauthenticated();
-    let keyHash = hashes.get(key);
-    if (keyHash === undefined) {
-      keyHash = hashApiKey(key);
-      if (hashes.size >= KEY_HASHES_MAX) hashes.clear();
-      hashes.set(key, keyHash);
+    if (key === undefined) {
+      if (failures && ctx.headers.authorization !== undefined) return fail(ctx);
+      throw unauthenticated();
     }
+    const keyHash = hashes.get(key) ?? hashOf(key);
+    // An address over its failure limit gets its 429 before its key is looked up.
+    failures?.check(ctx, keyHash);
     const found = deps.keys.get(keyHash, load);
-    return found instanceof Promise ? found.then((identity) => admit(ctx, identity, next)) : admit(ctx, found, next);
+    return found instanceof Promise ? found.then((identity) => admit(ctx, identity, keyHash, next)) : admit(ctx, found, keyHash, next);
   };
 }

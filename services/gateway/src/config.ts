@@ -86,6 +86,11 @@ export const configSpecs = {
     default: 0.5,
     desc: "Share of an API rate limit one replica admits on its own counts while the shared counters are unreachable (1/replicas keeps the total within the limit)",
   }),
+  API_KEY_FAILURES_PER_ADDRESS: num({
+    default: 30,
+    desc: "Failed API key authentications (another scheme, a malformed, unknown or revoked key) per window and client address; past it, the address's requests with keys not seen valid lately get 429 until the window ends (0: no limit)",
+  }),
+  API_KEY_FAILURE_WINDOW_SECONDS: num({ default: 60, desc: "Length of the fixed windows of API_KEY_FAILURES_PER_ADDRESS, shared by all replicas" }),
   TRUST_PROXY: str({
     default: "false",
     desc: "Client address behind proxies: false (socket peer), true (first X-Forwarded-For address; the proxy must overwrite the header) or N (N appending proxies)",
@@ -107,6 +112,12 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
   }
   if (!Number.isInteger(config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS) || config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS < 1 || config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS > 86_400) {
     throw new ConfigError("Invalid configuration: PUBLIC_RATE_LIMIT_WINDOW_SECONDS must be an integer from 1 to 86400");
+  }
+  if (!Number.isInteger(config.API_KEY_FAILURE_WINDOW_SECONDS) || config.API_KEY_FAILURE_WINDOW_SECONDS < 1 || config.API_KEY_FAILURE_WINDOW_SECONDS > 86_400) {
+    throw new ConfigError("Invalid configuration: API_KEY_FAILURE_WINDOW_SECONDS must be an integer from 1 to 86400");
+  }
+  if (!Number.isInteger(config.API_KEY_FAILURES_PER_ADDRESS) || config.API_KEY_FAILURES_PER_ADDRESS < 0) {
+    throw new ConfigError("Invalid configuration: API_KEY_FAILURES_PER_ADDRESS must be 0 or a positive integer");
   }
   if (!Number.isInteger(config.API_RATE_LIMIT_PER_MINUTE) || config.API_RATE_LIMIT_PER_MINUTE < 1 || config.API_RATE_LIMIT_PER_MINUTE > 1_000_000_000) {
     throw new ConfigError("Invalid configuration: API_RATE_LIMIT_PER_MINUTE must be an integer from 1 to 1000000000");

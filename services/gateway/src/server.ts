@@ -1,8 +1,9 @@
 // Builds the gateway from its dependencies (no globals: tests start it in-process on port 0).
-// Middleware, outermost first: request context (id, deadline) -> tracing (when on) -> request
-// outcome (access log, duration histogram) -> CORS -> errors -> router. Per route the
-// router runs: API key check -> JSON body -> OpenAPI validation -> handler, so that an
-// unknown route is a 404 and a missing key a 403 before any body is read.
+// Middleware, outermost first: request context (id, deadline) -> default response headers
+// (nosniff, no-store) -> tracing (when on) -> request outcome (access log, duration
+// histogram) -> CORS -> errors -> router. Per route the router runs: API key check (with the
+// throttling of failed ones per client address) -> JSON body -> OpenAPI validation -> handler,
+// so that an unknown route is a 404 and a missing key a 403 before any body is read.
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import net from "node:net";
@@ -21,11 +22,13 @@ import { createTicketEventsConsumer } from "./events/ticket-events.consumer.ts";
 import { parseAllowedOrigins, playerApiCors } from "./middleware/cors.ts";
 import { TicketStreamHub } from "./player-side/ticket-stream.ts";
 import { createHealthChecker, registerHealthRoutes } from "./health.ts";
+import { apiKeyFailureLimiterFromConfig } from "./middleware/api-key-failures.ts";
 import { createPlayersApiRateLimiter } from "./middleware/api-rate-limit.ts";
 import { errorHandler, HttpProblem } from "./middleware/errors.ts";
 import { jsonBody } from "./middleware/json-body.ts";
 import { requestContext } from "./middleware/request-context.ts";
 import { requestOutcome } from "./middleware/request-outcome.ts";
+import { responseHeaders } from "./middleware/response-headers.ts";
 import { tracing, tracingActive } from "./middleware/tracing.ts";
 import { registerDocsRoutes } from "./openapi/docs.ts";
 import { registerAnnouncementRoutes } from "./routes/announcements.ts";
@@ -35,7 +38,7 @@ import { registerFieldRoutes } from "./routes/fields.ts";
 import { registerGameRoutes } from "./routes/games.ts";
 import { createPlayerApiRateLimiter, createSessionCache, registerPlayerSideRoutes } from "./routes/player-side.ts";
 import { DELETE_PLAYER_TIMEOUT_MS, registerPlayerRoutes } from "./routes/players.ts";
-import { registerSessionRoutes } from "./routes/sessions.ts";
+import { playersRateLimitStore, registerSessionRoutes } from "./routes/sessions.ts";
 import { registerTagRoutes } from "./routes/tags.ts";
 import { registerTicketRoutes } from "./routes/tickets.ts";
 import { dispatchRoutes } from "./route-dispatch.ts";
@@ -114,7 +117,11 @@ export function createServer(deps: GatewayDeps): Gateway {
   const apiRateLimiter = createPlayersApiRateLimiter(clients.players, config, logger, registry);
   const api = createApiRoutes({
     router,
-    authenticate: createAuthMiddleware({ content: clients.content, keys: caches.keys }),
+    authenticate: createAuthMiddleware({
+      content: clients.content,
+      keys: caches.keys,
+      failures: apiKeyFailureLimiterFromConfig(playersRateLimitStore(clients.players), config, logger, registry),
+    }),
     rateLimit: apiRateLimiter.middleware(),
     jsonBody: jsonBody(config.BODY_LIMIT_BYTES),
   });
@@ -159,6 +166,7 @@ export function createServer(deps: GatewayDeps): Gateway {
       return operation === "deletePlayer" ? Math.max(config.REQUEST_TIMEOUT_MS, DELETE_PLAYER_TIMEOUT_MS) : config.REQUEST_TIMEOUT_MS;
     }),
   );
+  app.use(responseHeaders() as Koa.Middleware<GatewayState>);
   // Without a registered tracer (tracing off) the middleware is left out, not run as a no-op.
   // Outside the request outcome, so that the access-log line names the request's span too.
   if (tracingActive()) app.use(tracing());
@@ -208,6 +216,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     const body = JSON.stringify({ code: "invalid_argument", message: status === 431 ? "The request headers are too large" : "Malformed HTTP request" });
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        "X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n" +
         `Content-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${randomUUID()}\r\nConnection: close\r\n\r\n${body}`,
     );
   });

@@ -10,7 +10,7 @@ import type { NatsConnection } from "@support/bus";
 import { createLogger, type Logger } from "@support/logging";
 import { ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
 import { domainTransport } from "@support/rpc";
-import type { GatewayClients, ServiceName, WebhooksClient } from "./clients.ts";
+import type { GatewayClients, PlayersClient, ServiceName, WebhooksClient } from "./clients.ts";
 import { loadGatewayConfig, type GatewayConfig } from "./config.ts";
 import { createServer, type Gateway } from "./server.ts";
 
@@ -201,7 +201,7 @@ export interface TestGateway {
 }
 
 export async function startTestGateway(
-  options: { config?: Partial<GatewayConfig>; nc?: NatsConnection; content?: FakeContent; webhooks?: WebhooksClient } = {},
+  options: { config?: Partial<GatewayConfig>; nc?: NatsConnection; content?: FakeContent; webhooks?: WebhooksClient; players?: PlayersClient } = {},
 ): Promise<TestGateway> {
   const content = options.content ?? new FakeContent();
   const down = new Set<ServiceName>();
@@ -215,7 +215,7 @@ export async function startTestGateway(
       content: content.client(),
       tickets: createClient(TicketsService, createRouterTransport(() => undefined)),
       media: createClient(MediaService, createRouterTransport(() => undefined)),
-      players: createClient(PlayersService, createRouterTransport(() => undefined)),
+      players: options.players ?? createClient(PlayersService, createRouterTransport(() => undefined)),
       playerSide: createClient(PlayerSideService, createRouterTransport(() => undefined)),
       webhooks: options.webhooks ?? createClient(WebhooksService, createRouterTransport(() => undefined)),
       health: fakeHealth(down),

@@ -17,8 +17,10 @@ describe("authentication and errors through the real stack", () => {
   let revokedKey: string;
 
   beforeAll(async () => {
-    // A long key TTL: revocation must come from content's event, not from expiry.
-    stack = await startStack({ gateway: { API_KEY_CACHE_TTL_MS: 600_000 } });
+    // A long key TTL: revocation must come from content's event, not from expiry. Every bad
+    // credential below comes from this one address, 75 within seconds: the failures are still
+    // counted, but far from their limit, so each is answered with its 403.
+    stack = await startStack({ gateway: { API_KEY_CACHE_TTL_MS: 600_000, API_KEY_FAILURES_PER_ADDRESS: 1_000_000 } });
     a = await stack.applyTenant(tenantA);
     const created = await stack.admin<{ apiKeyId: string; secret: string }>(["api-keys", "create", "--company", a.companyId, "--name", "to-revoke"]);
     await stack.admin(["api-keys", "revoke", created.apiKeyId]);

@@ -365,7 +365,7 @@ describe("hostile input against every operation of the OpenAPI document", () => 
   beforeAll(async () => {
     stack = await startStack({
       // No abuse limits: hundreds of requests from one address must reach validation, not a 429.
-      gateway: { PUBLIC_RATE_LIMIT_PER_ADDRESS: 0, PUBLIC_RATE_LIMIT_PER_TOKEN: 0, PLAYER_API_RATE_LIMIT_PER_SESSION: 0, PLAYER_API_RATE_LIMIT_PER_ADDRESS: 0 },
+      gateway: { PUBLIC_RATE_LIMIT_PER_ADDRESS: 0, PUBLIC_RATE_LIMIT_PER_TOKEN: 0, PLAYER_API_RATE_LIMIT_PER_SESSION: 0, PLAYER_API_RATE_LIMIT_PER_ADDRESS: 0, API_KEY_FAILURES_PER_ADDRESS: 0 },
     });
     tenant = await stack.applyTenant(tenantA);
     key = tenant.apiKeys.main!;

@@ -35,6 +35,8 @@ export function errorHandler(logger: Logger): Middleware {
     try {
       await next();
     } catch (error) {
+      // Whatever the route had set before it failed, an error answer is never cached.
+      ctx.set("Cache-Control", "no-store");
       if (error instanceof HttpProblem) {
         ctx.status = error.status;
         for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
