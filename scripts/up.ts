@@ -32,6 +32,8 @@ import {
   startS3rver,
   withDatabase,
 } from "@support/testkit";
+import type { IdentityName } from "@support/rpc";
+import { TRUST_FILE, initIdentities, keyFile } from "./service-identity.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const DATA = join(ROOT, ".data");
@@ -42,6 +44,10 @@ const DEMO_TENANT_RECORD = join(DATA, "demo-tenant.json");
 const ADMIN_TOKEN_FILE = join(DATA, "admin-token");
 const ADMIN_CLI = join(ROOT, "tools", "admin", "src", "cli.ts");
 const WEBHOOK_SECRETS_KEY_FILE = join(DATA, "webhook-secrets-key");
+// The stack's service identities: a private key per process and the trust of their public keys
+// (scripts/service-identity.ts), made once and kept until `--reset`. Each service gets its own key
+// file and the trust; the admin tool reads admin.key from here by default.
+const IDENTITY_DIR = join(DATA, "service-identity");
 const DATABASE = "support";
 const BUCKET = "support-attachments";
 const S3_PORT = 4568;
@@ -352,7 +358,14 @@ function startServices(infra: Infra, token: string): Service[] {
       log(paint(33, `services/${s.name}/src/main.ts does not exist: ${s.name} is not started`));
       continue;
     }
-    const env = { ...serviceEnv(infra, s.port), METRICS_PORT: String(s.metricsPort), ...(s.admin ? { ADMIN_TOKEN: token } : {}), ...s.env };
+    const env = {
+      ...serviceEnv(infra, s.port),
+      METRICS_PORT: String(s.metricsPort),
+      ...(s.admin ? { ADMIN_TOKEN: token } : {}),
+      SERVICE_IDENTITY_KEY_FILE: keyFile(IDENTITY_DIR, s.name as IdentityName),
+      SERVICE_IDENTITY_TRUST_FILE: join(IDENTITY_DIR, TRUST_FILE),
+      ...s.env,
+    };
     superviseService(s, main, env);
     started.push(s);
   }
@@ -416,7 +429,7 @@ async function demoTenant(infra: Infra, token: string): Promise<TenantRecord | u
     return undefined;
   }
   log("applying the demo tenant (scripts/demo-tenant.json)");
-  const stdout = await runTask("admin", [ADMIN_CLI, "apply", DEMO_TENANT_FILE], { ...serviceEnv(infra, 0), ADMIN_TOKEN: token }, true);
+  const stdout = await runTask("admin", [ADMIN_CLI, "apply", DEMO_TENANT_FILE], { ...serviceEnv(infra, 0), ADMIN_TOKEN: token, SERVICE_IDENTITY_KEY_FILE: keyFile(IDENTITY_DIR, "admin") }, true);
   const record: TenantRecord = { database: identity ?? "", appliedAt: new Date().toISOString(), tenant: parseTenant(stdout) };
   writeFileSync(DEMO_TENANT_RECORD, `${JSON.stringify(record, null, 2)}\n`);
   return record;
@@ -500,6 +513,7 @@ async function main(): Promise<void> {
   }
   const infra = await startInfra();
   const token = adminToken();
+  initIdentities(IDENTITY_DIR);
   await runMigrations(infra);
   const started = startServices(infra, token);
   log(`waiting for the gateway on http://127.0.0.1:${GATEWAY_PORT}/healthz`);

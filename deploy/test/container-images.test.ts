@@ -8,7 +8,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTestInfra, freePort, randomId, type TestInfra } from "@support/testkit";
+import { createTestInfra, createTestServiceIdentities, freePort, randomId, type TestInfra } from "@support/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BASE_IMAGE_ARG, ENTRYPOINT_SCRIPT, RUNTIME_UID, SERVICES, entrypoint, migrateCommand, startCommand, toolVersions, type ServiceImage, type ServiceName } from "../image/spec.ts";
 import { repoRoot } from "../scripts/repo.ts";
@@ -63,8 +63,12 @@ function url(name: ServiceName): string {
   return `http://127.0.0.1:${ports.get(name)!}`;
 }
 
+// The images run with NODE_ENV=production: each process needs its service identity key and the trust.
+const identities = createTestServiceIdentities();
+
 function serviceEnv(name: ServiceName): Record<string, string> {
   const common = {
+    ...identities.env(name),
     PORT: String(ports.get(name)!),
     HOST: "127.0.0.1",
     METRICS_PORT: String(metricsPorts.get(name)!),
@@ -172,7 +176,7 @@ function adminApply(tenant: object): Promise<{ apiKeys: Record<string, string>; 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(root, "tools/admin/src/cli.ts"), "apply", "-"], {
       cwd: root,
-      env: { ...process.env, CONTENT_URL: url("content"), PLAYERS_URL: url("players"), ADMIN_TOKEN, LOG_LEVEL: "warn" },
+      env: { ...process.env, CONTENT_URL: url("content"), PLAYERS_URL: url("players"), ADMIN_TOKEN, ...identities.env("admin"), LOG_LEVEL: "warn" },
     });
     let stdout = "";
     let stderr = "";

@@ -22,17 +22,21 @@ import {
 const root = repoRoot();
 const NAMESPACE: Record<Overlay, string> = { dev: "support-dev", production: "support" };
 const INTERNAL = SERVICES.filter((image) => image.name !== "gateway");
-/** Settings that must be set explicitly in a cluster (their local defaults point at 127.0.0.1 or are development-only). */
+/**
+ * Settings that must be set explicitly in a cluster (their local defaults point at 127.0.0.1 or
+ * are development-only): every process listens on every interface (its own default is loopback)
+ * and holds its service identity key; every service also the trust of its callers' keys.
+ */
 const REQUIRED_ENV: Record<string, string[]> = {
-  gateway: ["PORT", "NATS_URL", "CONTENT_URL", "TICKETS_URL", "MEDIA_URL", "PLAYERS_URL", "WEBHOOKS_URL", "WEB_SUPPORT_URL", "TRUST_PROXY"],
-  content: ["PORT", "NATS_URL", "DATABASE_URL"],
-  tickets: ["PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "PLAYERS_URL", "MEDIA_URL", "CURSOR_SECRET", "SUPPORT_APP_URL"],
-  media: ["PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "S3_REGION", "S3_BUCKET", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY", "S3_FORCE_PATH_STYLE"],
-  players: ["PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "TICKETS_URL", "MEDIA_URL"],
-  webhooks: ["PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "WEBHOOK_SECRETS_KEY"],
+  gateway: ["HOST", "METRICS_HOST", "SERVICE_IDENTITY_KEY", "PORT", "NATS_URL", "CONTENT_URL", "TICKETS_URL", "MEDIA_URL", "PLAYERS_URL", "WEBHOOKS_URL", "WEB_SUPPORT_URL", "TRUST_PROXY"],
+  content: ["HOST", "METRICS_HOST", "SERVICE_IDENTITY_KEY", "SERVICE_IDENTITY_TRUST", "PORT", "NATS_URL", "DATABASE_URL"],
+  tickets: ["HOST", "METRICS_HOST", "SERVICE_IDENTITY_KEY", "SERVICE_IDENTITY_TRUST", "PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "PLAYERS_URL", "MEDIA_URL", "CURSOR_SECRET", "SUPPORT_APP_URL"],
+  media: ["HOST", "METRICS_HOST", "SERVICE_IDENTITY_KEY", "SERVICE_IDENTITY_TRUST", "PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "S3_REGION", "S3_BUCKET", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY", "S3_FORCE_PATH_STYLE"],
+  players: ["HOST", "METRICS_HOST", "SERVICE_IDENTITY_KEY", "SERVICE_IDENTITY_TRUST", "PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "TICKETS_URL", "MEDIA_URL"],
+  webhooks: ["HOST", "METRICS_HOST", "SERVICE_IDENTITY_KEY", "SERVICE_IDENTITY_TRUST", "PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "WEBHOOK_SECRETS_KEY"],
 };
 /** Names of variables that hold credentials (PUBLIC_RATE_LIMIT_PER_TOKEN is a count, not a token). */
-const SENSITIVE = /SECRET|PASSWORD|PRIVATE_KEY|ACCESS_KEY|CREDENTIAL|API_KEY$|AUTH_TOKEN|DATABASE_URL/;
+const SENSITIVE = /SECRET|PASSWORD|PRIVATE_KEY|IDENTITY_KEY|ACCESS_KEY|CREDENTIAL|API_KEY$|AUTH_TOKEN|DATABASE_URL/;
 
 const rendered = new Map<Overlay, K8sObject[]>();
 const configKeys = new Map<string, string[]>();
@@ -266,6 +270,25 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("overlay %s", (overlayName) 
       const target = /^(CONTENT|TICKETS|MEDIA|PLAYERS|WEBHOOKS)_URL$/.exec(key)?.[1]?.toLowerCase();
       if (target) expect(value.value).toBe(`http://${target}:${SERVICES.find((s) => s.name === target)!.port}`);
     }
+  });
+
+  it("gives every process its own identity key from its own Secret, every service the callers' trust, and listens on every interface", () => {
+    for (const deployment of byKind<Deployment>(objects(), "Deployment")) {
+      const name = deployment.metadata.name;
+      const app = deployment.spec.template.spec.containers[0]!;
+      const variable = (key: string) => app.env?.find((entry) => entry.name === key);
+      expect(variable("SERVICE_IDENTITY_KEY")?.valueFrom?.secretKeyRef, `${name} SERVICE_IDENTITY_KEY`).toEqual({ name: `${name}-identity`, key: "SERVICE_IDENTITY_KEY" });
+      const trust = variable("SERVICE_IDENTITY_TRUST")?.valueFrom?.configMapKeyRef;
+      // The gateway serves no RPC: it signs its calls and needs no trust.
+      if (name === "gateway") expect(trust, "gateway SERVICE_IDENTITY_TRUST").toBeUndefined();
+      else expect(trust, `${name} SERVICE_IDENTITY_TRUST`).toEqual({ name: "service-identity-trust", key: "SERVICE_IDENTITY_TRUST" });
+      // Neither may be optional: a pod without them must not start (and would not, in production).
+      expect(JSON.stringify(app.env), `${name}: optional identity`).not.toMatch(/identity[^}]*"optional":true/);
+      const env = envOf(objects(), app);
+      expect(env.get("HOST")?.value, `${name} HOST`).toBe("0.0.0.0");
+      expect(env.get("METRICS_HOST")?.value, `${name} METRICS_HOST`).toBe("0.0.0.0");
+    }
+    expect(byKind<Deployment>(objects(), "Deployment").map((deployment) => deployment.metadata.name).sort()).toEqual(SERVICES.map((image) => image.name).sort());
   });
 
   it("keeps the image's NODE_ENV=production, which makes CURSOR_SECRET and WEBHOOK_SECRETS_KEY required, and never loosens webhook targets", () => {

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestInfra, freePort, randomId, type TestInfra } from "@support/testkit";
+import { createTestInfra, createTestServiceIdentities, freePort, randomId, type IdentityProcess, type TestInfra } from "@support/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SERVICES, type ServiceName } from "../image/spec.ts";
 import { baseline, type Baseline } from "../scripts/releases.ts";
@@ -113,6 +113,8 @@ describe("migrations against the previous release", () => {
         // A release whose migrate command still read the whole webhooks configuration needed it.
         WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64"),
         AUTO_CLOSE_INTERVAL_MS: "0",
+        // A release that checks service identities refuses to start in production without them.
+        ...createTestServiceIdentities().env(service as IdentityProcess),
         ...db.env,
       };
 

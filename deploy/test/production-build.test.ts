@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { createTestInfra, freePort, randomId, type TestInfra } from "@support/testkit";
+import { createTestInfra, createTestServiceIdentities, freePort, randomId, type TestInfra } from "@support/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { productionClosure } from "../image/slim-workspace.ts";
 import { RUNTIME_UID, SERVICES, type ServiceName } from "../image/spec.ts";
@@ -41,6 +41,8 @@ const built = new Map<ServiceName, BuiltImage>();
 const roles = new Map<ServiceName, ServiceRoles>();
 const running = new Map<ServiceName, RunningService>();
 const rolePrefix = `t${randomId(6)}_`;
+// NODE_ENV=production (the image's) requires each process's service identity key and the trust.
+const identities = createTestServiceIdentities();
 
 /** The real uid of a process (Linux). */
 function processUid(pid: number): number {
@@ -53,6 +55,7 @@ function serviceEnv(name: ServiceName): Record<string, string> {
     NATS_PREFIX: infra.natsPrefix,
     LOG_LEVEL: "info",
     SHUTDOWN_TIMEOUT_MS: "10000",
+    ...identities.env(name),
     ...(name === "media"
       ? {
           S3_ENDPOINT: infra.s3.endpoint,

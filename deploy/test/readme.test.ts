@@ -28,7 +28,9 @@ describe("deploy/README.md", () => {
           for (const variable of container.env ?? []) {
             const ref = variable.valueFrom?.secretKeyRef;
             if (!ref) continue;
-            const secretName = ref.name.replace(/^(content|tickets|media|players|webhooks)-db$/, "<service>-db");
+            const secretName = ref.name
+              .replace(/^(content|tickets|media|players|webhooks)-db$/, "<service>-db")
+              .replace(/^(gateway|content|tickets|media|players|webhooks)-identity$/, "<service>-identity");
             expect(readme.includes(`\`${ref.name}\``) || readme.includes(`\`${secretName}\``), `Secret ${ref.name}`).toBe(true);
             expect(readme, `key ${ref.key} of ${ref.name}`).toContain(`\`${ref.key}\``);
           }

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { deleteStreamsWithPrefix, freePort, resolveS3 } from "@support/testkit";
+import { createTestServiceIdentities, deleteStreamsWithPrefix, freePort, resolveS3 } from "@support/testkit";
 
 export const root = path.resolve(import.meta.dirname, "../..");
 
@@ -252,6 +252,8 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
   };
   // Content, players and webhooks serve the admin RPCs the admin tool calls, with this run's token.
   const adminToken = randomBytes(24).toString("base64url");
+  // Each process signs its calls with its own key; every service trusts them all (as deployed).
+  const identities = createTestServiceIdentities();
   progress(`starting the stack in database ${database}`);
   const processes: Stack["processes"] = [];
   const startOptions = (service: string): StartOptions => ({
@@ -262,10 +264,10 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
   for (const service of services) {
     await runProcess(path.join(root, `services/${service}/src/migrate.ts`), [], common);
     const admin: Record<string, string> = service === "content" || service === "players" || service === "webhooks" ? { ADMIN_TOKEN: adminToken } : {};
-    const child = start(path.join(root, `services/${service}/src/main.ts`), { ...common, ...admin, PORT: String(ports[service]), METRICS_PORT: String(metricsPorts[service]) }, true, startOptions(service));
+    const child = start(path.join(root, `services/${service}/src/main.ts`), { ...common, ...admin, ...identities.env(service), PORT: String(ports[service]), METRICS_PORT: String(metricsPorts[service]) }, true, startOptions(service));
     processes.push({ name: service, child });
   }
-  processes.push({ name: "gateway", child: start(path.join(root, "services/gateway/src/main.ts"), { ...common, PORT: String(ports.gateway), METRICS_PORT: String(metricsPorts.gateway) }, true, startOptions("gateway")) });
+  processes.push({ name: "gateway", child: start(path.join(root, "services/gateway/src/main.ts"), { ...common, ...identities.env("gateway"), PORT: String(ports.gateway), METRICS_PORT: String(metricsPorts.gateway) }, true, startOptions("gateway")) });
   const gateway = `http://127.0.0.1:${ports.gateway}`;
   await waitForHttp(`${gateway}/healthz`, 60_000);
   await waitForHttp(`${common.CONTENT_URL}/healthz`, 60_000);
@@ -281,6 +283,6 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     metricsPorts,
     logDir,
     applyTenant: async (file) =>
-      JSON.parse(await runProcess(path.join(root, "tools/admin/src/cli.ts"), ["apply", file], { ...common, ADMIN_TOKEN: adminToken })) as TenantResult,
+      JSON.parse(await runProcess(path.join(root, "tools/admin/src/cli.ts"), ["apply", file], { ...common, ADMIN_TOKEN: adminToken, ...identities.env("admin") })) as TenantResult,
   };
 }

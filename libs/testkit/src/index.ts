@@ -48,3 +48,5 @@ export type { ResolvedS3, S3Settings, S3rverOptions, S3rverServer } from "./s3.t
 export { containerEngineAnswers } from "./containers.ts";
 export { freePort, isRoot, lookupUser, portIsFree, randomId, tcpAnswers, waitFor } from "./net.ts";
 export { testInfraGlobalSetup } from "./vitest.ts";
+export { IDENTITY_PROCESSES, createTestServiceIdentities } from "./identity.ts";
+export type { IdentityProcess, TestServiceIdentities } from "./identity.ts";

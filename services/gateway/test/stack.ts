@@ -12,7 +12,7 @@ import { createMetricsRegistry } from "@support/metrics";
 import { createServer as createMediaServer, loadMediaConfig, migrations as mediaMigrations } from "@support/media";
 import { createServer as createPlayersServer, loadPlayersConfig, migrations as playersMigrations } from "@support/players";
 import type { ServiceHost } from "@support/runtime";
-import { createTestInfra, freePort, withDatabase, type TestInfra } from "@support/testkit";
+import { createTestInfra, createTestServiceIdentities, freePort, withDatabase, type TestInfra, type TestServiceIdentities } from "@support/testkit";
 import { createServer as createTicketsServer, loadTicketsConfig, migrations as ticketsMigrations } from "@support/tickets";
 import { createServer as createWebhooksServer, loadWebhooksConfig, migrations as webhooksMigrations } from "@support/webhooks";
 import { expect } from "vitest";
@@ -44,6 +44,8 @@ export interface TenantResult {
 
 export interface Stack {
   infra: TestInfra;
+  /** The processes' service identity keys, when the stack was started with `identities`. */
+  identities?: TestServiceIdentities;
   gateway: Gateway;
   url: string;
   /** Where each internal service answers (Connect), for what the REST surface does not show. */
@@ -134,7 +136,13 @@ export function expectContract(method: string, path: string, response: StackResp
   if (!operationId) expect(response.headers.get("x-request-id")).toBeTruthy();
 }
 
-export async function startStack(options: { gateway?: Partial<GatewayConfig>; env?: Record<string, string> } = {}): Promise<Stack> {
+/**
+ * `identities`: every process gets its own service identity key and every service the trust of
+ * them all, as deployed; test clients of the services then need a key of their own (see
+ * `Stack.identities`). Without it, the in-process services trust this process's calls.
+ */
+export async function startStack(options: { gateway?: Partial<GatewayConfig>; env?: Record<string, string>; identities?: boolean } = {}): Promise<Stack> {
+  const identities = options.identities ? createTestServiceIdentities() : undefined;
   const infra = await createTestInfra();
   const logger = createLogger({ service: "stack", level: process.env.STACK_LOG_LEVEL ?? "silent" });
   // `env` reaches every service (e.g. PLAYER_DELETION_DELAY_SECONDS).
@@ -181,13 +189,14 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
     for (const service of services) ports[service.name] = await freePort();
     const urls = Object.fromEntries(Object.entries(ports).map(([name, port]) => [`${name.toUpperCase()}_URL`, `http://127.0.0.1:${port}`]));
     const startService = async (service: ServiceModule) => {
-      const { host, metricsPort } = await service.start({ ...env, ...urls, PORT: String(ports[service.name]) }, logger);
+      const { host, metricsPort } = await service.start({ ...env, ...urls, ...identities?.env(service.name), PORT: String(ports[service.name]) }, logger);
       running.set(service.name, host);
       metricsPorts[service.name] = metricsPort;
     };
     for (const service of services) await startService(service);
     const config: GatewayConfig = {
       ...loadGatewayConfig({
+        ...identities?.env("gateway"),
         ...env,
         CONTENT_URL: `http://127.0.0.1:${ports.content}`,
         TICKETS_URL: `http://127.0.0.1:${ports.tickets}`,
@@ -208,10 +217,11 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
     const url = `http://127.0.0.1:${port}`;
 
     const admin = <T>(args: string[], stdin?: string): Promise<T> =>
-      runAdmin<T>(args, { CONTENT_URL: urls.CONTENT_URL, PLAYERS_URL: urls.PLAYERS_URL, WEBHOOKS_URL: urls.WEBHOOKS_URL, ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" }, stdin);
+      runAdmin<T>(args, { CONTENT_URL: urls.CONTENT_URL, PLAYERS_URL: urls.PLAYERS_URL, WEBHOOKS_URL: urls.WEBHOOKS_URL, ADMIN_TOKEN: adminToken, ...identities?.env("admin"), LOG_LEVEL: "warn" }, stdin);
 
     return {
       infra,
+      identities,
       gateway,
       url,
       serviceUrls: {

@@ -22,6 +22,7 @@ import {
   type NatsServer,
   type PostgresServer,
   type S3rverServer,
+  createTestServiceIdentities,
 } from "@support/testkit";
 
 export const root = path.resolve(import.meta.dirname, "../../..");
@@ -115,6 +116,8 @@ export class FaultStack {
   /** By instance name: the process name, or the name a replica was started under. */
   private readonly running = new Map<string, Running>();
   private readonly adminToken = randomBytes(24).toString("base64url");
+  /** Each process's service identity key and the trust of them all, made for this run. */
+  private readonly identities = createTestServiceIdentities();
   private readonly postgres: PostgresServer;
   private nats: NatsServer;
   private natsExpected = false;
@@ -245,7 +248,7 @@ export class FaultStack {
     const extra = name === "gateway" ? this.gatewayEnv : {};
     const child = fork(path.join(root, `services/${name}/src/main.ts`), [], {
       cwd: root,
-      env: { ...process.env, ...this.env, ...admin, ...extra, ...env, PORT: env.PORT ?? String(this.ports[name]) },
+      env: { ...process.env, ...this.env, ...admin, ...extra, ...this.identities.env(name), ...env, PORT: env.PORT ?? String(this.ports[name]) },
       stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
     if (onLine) {
@@ -319,7 +322,7 @@ export class FaultStack {
   async applyTenant(tenant: unknown): Promise<TenantResult> {
     const file = path.join(this.tempDir, `tenant-${randomBytes(3).toString("hex")}.json`);
     writeFileSync(file, JSON.stringify(tenant));
-    const out = await runScript(path.join(root, "tools/admin/src/cli.ts"), ["apply", file], { ...this.env, ADMIN_TOKEN: this.adminToken });
+    const out = await runScript(path.join(root, "tools/admin/src/cli.ts"), ["apply", file], { ...this.env, ADMIN_TOKEN: this.adminToken, ...this.identities.env("admin") });
     return JSON.parse(out) as TenantResult;
   }
 
