@@ -7,6 +7,7 @@ import { createClient } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ContentService } from "@support/proto";
+import { SERVICE_IDENTITY_HEADER, defaultServiceCaller } from "@support/rpc";
 import { startContent, type ContentTestContext } from "./context.ts";
 import { seedCompany, seedGame } from "./fixtures.ts";
 
@@ -23,7 +24,13 @@ afterAll(async () => {
 });
 
 type Callback<T> = (error: grpc.ServiceError | null, value: T) => void;
-type UnaryMethod<Req, Res> = (request: Req, callback: Callback<Res>) => void;
+type UnaryMethod<Req, Res> = (request: Req, metadata: grpc.Metadata, callback: Callback<Res>) => void;
+
+/**
+ * Every RPC but health checks needs a service identity: this process's development caller, which
+ * the service started in this process trusts (libs/rpc identity.ts).
+ */
+const identityToken = () => defaultServiceCaller()!.tokenFor("content");
 
 function loadGrpcClients() {
   const definition = protoLoader.loadSync(["content/v1/content.proto", "grpc/health/v1/health.proto"], {
@@ -44,7 +51,9 @@ function loadGrpcClients() {
 
 function call<Req, Res>(client: grpc.Client, method: string, request: Req): Promise<Res> {
   const fn = (client as unknown as Record<string, UnaryMethod<Req, Res>>)[method]!.bind(client);
-  return new Promise((resolve, reject) => fn(request, (error, value) => (error ? reject(error) : resolve(value))));
+  const metadata = new grpc.Metadata();
+  metadata.set(SERVICE_IDENTITY_HEADER, identityToken());
+  return new Promise((resolve, reject) => fn(request, metadata, (error, value) => (error ? reject(error) : resolve(value))));
 }
 
 describe("interoperability", () => {
@@ -74,7 +83,14 @@ describe("interoperability", () => {
   it("answers a gRPC-Web client over HTTP/1.1", async () => {
     const company = await seedCompany(ctx.db);
     await seedGame(ctx.db, company.id, { slug: "web-game" });
-    const client = createClient(ContentService, createGrpcWebTransport({ baseUrl: ctx.baseUrl, httpVersion: "1.1" }));
+    const client = createClient(
+      ContentService,
+      createGrpcWebTransport({
+        baseUrl: ctx.baseUrl,
+        httpVersion: "1.1",
+        interceptors: [(next) => (request) => (request.header.set(SERVICE_IDENTITY_HEADER, identityToken()), next(request))],
+      }),
+    );
     const listed = await client.listGames({ companyId: company.id });
     expect(listed.games.map((g) => g.slug)).toEqual(["web-game"]);
   });
