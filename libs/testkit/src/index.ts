@@ -48,5 +48,7 @@ export type { ResolvedS3, S3Settings, S3rverOptions, S3rverServer } from "./s3.t
 export { containerEngineAnswers } from "./containers.ts";
 export { freePort, isRoot, lookupUser, portIsFree, randomId, tcpAnswers, waitFor } from "./net.ts";
 export { testInfraGlobalSetup } from "./vitest.ts";
+export { startSmtpReceiver } from "./smtp.ts";
+export type { ReceivedMail, SmtpReceiver } from "./smtp.ts";
 export { IDENTITY_PROCESSES, createTestServiceIdentities } from "./identity.ts";
 export type { IdentityProcess, TestServiceIdentities } from "./identity.ts";

@@ -100,6 +100,10 @@ describe("reference caches' size bound", () => {
 
 describe("session cache's size bound", () => {
   const session = (fieldText: string): PlayerSession => ({
+    id: "s",
+    verification: "unverified",
+    emailVerified: false,
+    loadedAt: Date.now(),
     companyId: "c",
     gameId: "g",
     environmentId: "e",

@@ -12,7 +12,7 @@ import { createMetricsRegistry } from "@support/metrics";
 import { createServer as createMediaServer, loadMediaConfig, migrations as mediaMigrations } from "@support/media";
 import { createServer as createPlayersServer, loadPlayersConfig, migrations as playersMigrations } from "@support/players";
 import type { ServiceHost } from "@support/runtime";
-import { createTestInfra, createTestServiceIdentities, freePort, withDatabase, type TestInfra, type TestServiceIdentities } from "@support/testkit";
+import { createTestInfra, createTestServiceIdentities, freePort, startSmtpReceiver, withDatabase, type SmtpReceiver, type TestInfra, type TestServiceIdentities } from "@support/testkit";
 import { createServer as createTicketsServer, loadTicketsConfig, migrations as ticketsMigrations } from "@support/tickets";
 import { createServer as createWebhooksServer, loadWebhooksConfig, migrations as webhooksMigrations } from "@support/webhooks";
 import { expect } from "vitest";
@@ -46,6 +46,8 @@ export interface Stack {
   infra: TestInfra;
   /** The processes' service identity keys, when the stack was started with `identities`. */
   identities?: TestServiceIdentities;
+  /** The SMTP receiver every service sends its mail to (SMTP_URL). */
+  smtp: SmtpReceiver;
   gateway: Gateway;
   url: string;
   /** Where each internal service answers (Connect), for what the REST surface does not show. */
@@ -62,11 +64,11 @@ export interface Stack {
   admin<T = Record<string, unknown>>(args: string[], stdin?: string): Promise<T>;
   applyTenant(file: unknown): Promise<TenantResult>;
   /**
-   * Another gateway replica in front of the same services (without NATS), for state that
-   * replicas must share; `overrides` apply on top of the first gateway's configuration.
-   * Stopped with the stack.
+   * Another gateway replica in front of the same services (without NATS unless `options.nats`),
+   * for state that replicas must share; `overrides` apply on top of the first gateway's
+   * configuration. Stopped with the stack.
    */
-  startGateway(overrides?: Partial<GatewayConfig>): Promise<{ url: string; request: Stack["request"]; stop(): Promise<void> }>;
+  startGateway(overrides?: Partial<GatewayConfig>, options?: { nats?: boolean }): Promise<{ url: string; request: Stack["request"]; stop(): Promise<void> }>;
   stopService(name: ServiceName): Promise<void>;
   /** Starts a stopped service again, a new instance on the same port, database and NATS prefix (a restart). */
   startService(name: Exclude<ServiceName, "gateway">): Promise<void>;
@@ -144,6 +146,7 @@ export function expectContract(method: string, path: string, response: StackResp
 export async function startStack(options: { gateway?: Partial<GatewayConfig>; env?: Record<string, string>; identities?: boolean } = {}): Promise<Stack> {
   const identities = options.identities ? createTestServiceIdentities() : undefined;
   const infra = await createTestInfra();
+  const smtp = await startSmtpReceiver();
   const logger = createLogger({ service: "stack", level: process.env.STACK_LOG_LEVEL ?? "silent" });
   // `env` reaches every service (e.g. PLAYER_DELETION_DELAY_SECONDS).
   const adminToken = randomBytes(24).toString("base64url");
@@ -157,6 +160,7 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
     WEBHOOK_ALLOW_HTTP: "true",
     WEBHOOK_ALLOW_PRIVATE_TARGETS: "true",
     WEBHOOK_SECRETS_KEY: randomBytes(32).toString("base64"),
+    SMTP_URL: smtp.url,
     ...options.env,
   };
   const running = new Map<ServiceName, ServiceHost>();
@@ -165,9 +169,11 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
   let gateway: Gateway | undefined;
   let gatewayNc: Awaited<ReturnType<typeof connectBus>> | undefined;
   const replicas: Gateway[] = [];
+  const replicaConnections: Awaited<ReturnType<typeof connectBus>>[] = [];
 
   const stopAll = async () => {
     await Promise.all(replicas.map((replica) => replica.stop()));
+    await Promise.all(replicaConnections.map((nc) => (nc.isClosed() ? undefined : nc.drain())));
     await gateway?.stop();
     if (gatewayNc && !gatewayNc.isClosed()) await gatewayNc.drain();
     const stopped = await Promise.allSettled([...running.values()].map((host) => host.stop()));
@@ -175,6 +181,7 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
     running.clear();
     await connectionsClosed(infra);
     await infra.stop();
+    await smtp.stop();
   };
 
   try {
@@ -222,6 +229,7 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
     return {
       infra,
       identities,
+      smtp,
       gateway,
       url,
       serviceUrls: {
@@ -239,9 +247,11 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
       request: requestTo(url),
       admin,
       applyTenant: (file) => admin<TenantResult>(["apply", "-"], JSON.stringify(file)),
-      async startGateway(overrides = {}) {
+      async startGateway(overrides = {}, replicaOptions = {}) {
         const replicaConfig: GatewayConfig = { ...config, ...overrides, PORT: 0 };
-        const replica = createServer({ config: replicaConfig, logger, clients: createClients(replicaConfig) });
+        const nc = replicaOptions.nats ? await connectBus(infra.natsUrl, "gateway-replica") : undefined;
+        if (nc) replicaConnections.push(nc);
+        const replica = createServer({ config: replicaConfig, logger, clients: createClients(replicaConfig), nc });
         replicas.push(replica);
         const replicaUrl = `http://127.0.0.1:${(await replica.start()).port}`;
         return { url: replicaUrl, request: requestTo(replicaUrl), stop: () => replica.stop() };

@@ -470,8 +470,9 @@ describe("the web support API through the real stack", () => {
       const three = await stream(code, ticketId);
       expect(three.status).toBe(429);
       expect(three.headers.get("retry-after")).toMatch(/^\d+$/);
-      // Another session of the same player has its own slots.
-      const sameOwner = await stream(await session({ player: { id: "bound-1" } }), ticketId);
+      // Another session (of the same unverified player id: it sees only its own ticket) has its own slots.
+      const otherSession = await session({ player: { id: "bound-1" } });
+      const sameOwner = await stream(otherSession, await open(otherSession, "Another session, another tab"));
       expect(sameOwner.status).toBe(200);
       await one.close();
       let again: OpenStream | undefined;

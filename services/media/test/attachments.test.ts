@@ -24,6 +24,8 @@ interface Declared {
   fileName?: string;
   fileType?: string;
   playerId?: string;
+  /** The uploading web support session; absent for the company. */
+  sessionId?: string;
 }
 
 /** Requests an upload for `bytes` (declared with their real size unless told otherwise). */
@@ -35,6 +37,7 @@ async function requestUpload(tenant: Declared, bytes: Uint8Array, fileSize = byt
     fileType: tenant.fileType ?? "image/png",
     fileSize: BigInt(fileSize),
     playerId: tenant.playerId,
+    sessionId: tenant.sessionId,
   });
 }
 
@@ -271,19 +274,45 @@ describe("ClaimAttachments", () => {
     );
     expect(failure.code).toBe("invalid_argument");
     expect(failure.issues).toEqual([
-      { path: "/attachments/1", message: "is not an attachment of this game" },
-      { path: "/attachments/2", message: "is not an attachment of this game" },
-      { path: "/attachments/3", message: "is not an attachment of this game" },
+      { path: "/attachments/1", message: "is not an unused upload of yours for this game" },
+      { path: "/attachments/2", message: "is not an unused upload of yours for this game" },
+      { path: "/attachments/3", message: "is not an unused upload of yours for this game" },
       { path: "/attachments/4", message: "upload is not complete (no object of the declared size in the storage)" },
-      { path: "/attachments/5", message: "is not an attachment of this game" },
+      { path: "/attachments/5", message: "is not an unused upload of yours for this game" },
       { path: "/attachments/6", message: "upload is not complete (no object of the declared size in the storage)" },
     ]);
     expect((await rowOf(good))?.used_at).toBeNull();
     expect((await rowOf(foreign))?.used_at).toBeNull();
-    // The good one alone is fine, and claiming it again (a retry, another message) too.
-    expect((await ctx.client.claimAttachments({ ...tenant, attachmentIds: [good] })).attachments).toHaveLength(1);
-    expect((await ctx.client.claimAttachments({ ...tenant, attachmentIds: [good, good], ticketId: randomUUID() })).attachments.map((a) => a.id)).toEqual([good, good]);
+    // The good one alone is fine, and claiming it again for the same ticket (a retry) too.
+    const ticketId = randomUUID();
+    expect((await ctx.client.claimAttachments({ ...tenant, ticketId, attachmentIds: [good] })).attachments).toHaveLength(1);
+    expect((await ctx.client.claimAttachments({ ...tenant, attachmentIds: [good, good], ticketId })).attachments.map((a) => a.id)).toEqual([good, good]);
     expect((await ctx.client.claimAttachments({ ...tenant, attachmentIds: [] })).attachments).toEqual([]);
+  });
+
+  it("lets only the uploader claim an upload, and only one ticket: a session its own, the company (no session) its own", async () => {
+    const tenant = ctx.newTenant();
+    const sessionA = randomUUID();
+    const sessionB = randomUUID();
+    const bySessionA = await uploaded({ ...tenant, sessionId: sessionA });
+    const byCompany = await uploaded(tenant);
+    const refused = async (claim: { sessionId?: string; ticketId?: string; attachmentIds: string[] }) => {
+      const failure = await failureOf(ctx.client.claimAttachments({ ...tenant, ...claim }));
+      expect(failure.code).toBe("invalid_argument");
+      expect(failure.issues).toEqual([{ path: "/attachments/0", message: "is not an unused upload of yours for this game" }]);
+    };
+    await refused({ sessionId: sessionB, ticketId: randomUUID(), attachmentIds: [bySessionA] });
+    await refused({ ticketId: randomUUID(), attachmentIds: [bySessionA] });
+    await refused({ sessionId: sessionA, ticketId: randomUUID(), attachmentIds: [byCompany] });
+    expect((await rowOf(bySessionA))?.used_at).toBeNull();
+
+    const ticketId = randomUUID();
+    expect((await ctx.client.claimAttachments({ ...tenant, sessionId: sessionA, ticketId, attachmentIds: [bySessionA] })).attachments[0]).toMatchObject({ ticketId });
+    // Used: the same ticket may claim it again, no other ticket can, not even its uploader's.
+    expect((await ctx.client.claimAttachments({ ...tenant, sessionId: sessionA, ticketId, attachmentIds: [bySessionA] })).attachments).toHaveLength(1);
+    await refused({ sessionId: sessionA, ticketId: randomUUID(), attachmentIds: [bySessionA] });
+    expect((await ctx.client.claimAttachments({ ...tenant, ticketId: randomUUID(), attachmentIds: [byCompany] })).attachments).toHaveLength(1);
+    await refused({ ticketId: randomUUID(), attachmentIds: [byCompany] });
   });
 });
 

@@ -13,6 +13,13 @@ export const configSpecs = {
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers (environment tokens, JWKS, fields)" }),
   RPC_TIMEOUT_MS: num({ default: 5_000, desc: "Deadline of each call to another service" }),
   SESSION_TTL_SECONDS: num({ default: 86_400, desc: "Lifetime of a web support session (24 hours)" }),
+  // Email verification on the player side (docs/player-side.md, "Verified access").
+  SMTP_URL: str({ default: "", desc: "SMTP server of outgoing mail (smtp://user:pass@host:587, smtps://...:465); empty: no email codes can be sent" }),
+  MAIL_FROM: str({ default: "Player support <support@localhost>", desc: "From address of the mails sent to players" }),
+  EMAIL_CODE_TTL_SECONDS: num({ default: 600, desc: "How long an emailed verification code can be entered" }),
+  EMAIL_CODE_MAX_ATTEMPTS: num({ default: 5, desc: "Wrong entries one code allows before a new one must be sent" }),
+  EMAIL_CODE_MAX_SENDS: num({ default: 5, desc: "Codes one web support session may have sent" }),
+  EMAIL_CODE_RESEND_SECONDS: num({ default: 30, desc: "Least time between two codes for one session" }),
   EXPIRY_SWEEP_INTERVAL_MS: num({ default: 60_000, desc: "Period of the sweep deleting expired sessions and ended rate-limit windows (0 disables it)" }),
   // Player deletion (docs/player-deletion.md).
   TICKETS_URL: str({ default: "http://127.0.0.1:50052", desc: "Where the tickets service answers (erasure of a player's tickets)" }),

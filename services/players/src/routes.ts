@@ -11,7 +11,8 @@ import type { Player } from "./players/player.ts";
 import { blockPlayer, findPlayer, getPlayer, resolvePlayer, setPlayerInfo, unblockPlayer } from "./players/player.service.ts";
 import { addRateLimitUsage, consumeRateLimit } from "./rate-limits/rate-limit.service.ts";
 import type { SessionMetadata, SupportSession } from "./sessions/session.ts";
-import { createSupportSession, getSupportSession, type SessionContext } from "./sessions/session.service.ts";
+import { confirmEmailVerification, startEmailVerification, type EmailVerificationContext } from "./sessions/email-verification.service.ts";
+import { createSupportSession, getSupportSession } from "./sessions/session.service.ts";
 import type { PlayersDeps } from "./server.ts";
 
 export function playerMessage(player: Player) {
@@ -54,12 +55,13 @@ function sessionMessage(session: SupportSession) {
     resource: session.resource ?? undefined,
     metadata: metadataMessage(session.metadata),
     verification: session.verification,
+    emailVerifiedAt: session.emailVerifiedAt ? timestampFromDate(session.emailVerifiedAt) : undefined,
     createdAt: timestampFromDate(session.createdAt),
     expiresAt: timestampFromDate(session.expiresAt),
   };
 }
 
-export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, sessions: SessionContext, deletion: DeletionContext): void {
+export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, sessions: EmailVerificationContext, deletion: DeletionContext): void {
   const { db } = deps;
   router.service(PlayersService, {
     resolvePlayer: async (req) => {
@@ -93,6 +95,13 @@ export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, session
     },
 
     getSupportSession: async (req) => ({ session: sessionMessage(await getSupportSession(db, req.sessionCode)) }),
+
+    startEmailVerification: async (req) => {
+      const sent = await startEmailVerification(sessions, req.sessionCode);
+      return { maskedEmail: sent.maskedEmail, expiresAt: timestampFromDate(sent.expiresAt), sendsLeft: sent.sendsLeft };
+    },
+
+    confirmEmailVerification: async (req) => ({ session: sessionMessage(await confirmEmailVerification(sessions, req.sessionCode, req.code)) }),
 
     consumeRateLimit: async (req) => {
       const decision = await consumeRateLimit(db, { windowSeconds: req.windowSeconds, buckets: req.buckets.map(({ key, limit }) => ({ key, limit })) });

@@ -16,6 +16,8 @@ import { registerAdminRoutes } from "./admin-routes.ts";
 import { registerRoutes } from "./routes.ts";
 import type { PlayersDatabase } from "./database.ts";
 import { createExpirySweepJob, type ExpirySweepJob } from "./jobs/expiry-sweep.job.ts";
+import { createMailer } from "./mail/mailer.ts";
+import type { EmailVerificationContext } from "./sessions/email-verification.service.ts";
 import { createGameDirectory, type ContentClient } from "./sessions/game-directory.ts";
 
 export interface PlayersDeps {
@@ -41,10 +43,18 @@ export function createServer(deps: PlayersDeps): PlayersServer {
   const balancing = balancingOf(deps.config);
   const identity = loadServiceCaller("players", deps.config);
   const content = deps.content ?? createServiceClient(ContentService, deps.config.CONTENT_URL, { timeoutMs: deps.config.RPC_TIMEOUT_MS, balancing, registry, identity });
-  const sessions = {
+  const mailer = createMailer({ smtpUrl: deps.config.SMTP_URL, from: deps.config.MAIL_FROM, logger: deps.logger });
+  const sessions: EmailVerificationContext = {
     db: deps.db,
     games: createGameDirectory(content),
     settings: { ttlSeconds: deps.config.SESSION_TTL_SECONDS },
+    mailer,
+    emailVerification: {
+      codeTtlSeconds: deps.config.EMAIL_CODE_TTL_SECONDS,
+      maxAttempts: deps.config.EMAIL_CODE_MAX_ATTEMPTS,
+      maxSends: deps.config.EMAIL_CODE_MAX_SENDS,
+      resendAfterSeconds: deps.config.EMAIL_CODE_RESEND_SECONDS,
+    },
   };
   const expirySweep = createExpirySweepJob(deps.db, { intervalMs: deps.config.EXPIRY_SWEEP_INTERVAL_MS, logger: deps.logger });
   // An erasure step deletes everything of a player at once (many tickets, many objects): give
@@ -81,7 +91,13 @@ export function createServer(deps: PlayersDeps): PlayersServer {
       registerRoutes(router, deps, sessions, deletion);
       registerAdminRoutes(router, deps);
     },
-    workers: [expirySweep, deletionConsumer, createIdempotencyPurgeJobFromConfig(deps.db, deps.config, deps.logger)],
+    workers: [
+      expirySweep,
+      deletionConsumer,
+      createIdempotencyPurgeJobFromConfig(deps.db, deps.config, deps.logger),
+      // The SMTP connections pool closes with the service.
+      { start: async () => {}, stop: async () => mailer.close() },
+    ],
   });
   return Object.assign(host, { expirySweep });
 }

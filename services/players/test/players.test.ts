@@ -252,6 +252,8 @@ describe("events", () => {
       "players.player.unblocked",
       "players.player.updated",
       "players.session.created",
+      "players.session.ended",
+      "players.session.verified",
     ]);
   });
 

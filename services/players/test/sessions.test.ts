@@ -7,6 +7,7 @@ import { sql } from "@support/db";
 import { domainTransport } from "@support/rpc";
 import { ContentService } from "@support/proto";
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from "jose";
+import { startSmtpReceiver, type SmtpReceiver } from "@support/testkit";
 import { failureOf, startPlayers, type PlayersTestContext } from "./context.ts";
 import { schemaProblems } from "./event-schemas.ts";
 
@@ -37,6 +38,7 @@ const content = createClient(
           resources: [{ key: "billing", title: "Billing" }],
         };
       },
+      getGame: async ({ gameId }) => ({ game: { id: gameId, companyId, name: "Star Game", slug: "star-game", languages: ["en"] }, environments: [], resources: [] }),
       listFields: async () => ({
         fields: [
           { name: "Level", key: "level", type: "number", isAiField: false, options: [] },
@@ -54,11 +56,13 @@ function environment(settings: Partial<FakeEnvironment> = {}): FakeEnvironment {
 }
 
 let ctx: PlayersTestContext;
+let smtp: SmtpReceiver;
 let privateKey: CryptoKey;
 let jwks: { keys: JWK[] };
 
 beforeAll(async () => {
-  ctx = await startPlayers({ content });
+  smtp = await startSmtpReceiver();
+  ctx = await startPlayers({ content, config: { SMTP_URL: smtp.url, MAIL_FROM: "Support <support@studio.example>" } });
   const pair = await generateKeyPair("RS256", { modulusLength: 2048 });
   privateKey = pair.privateKey;
   jwks = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: "k1" }] };
@@ -66,6 +70,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await ctx?.stop();
+  await smtp?.stop();
 });
 
 const signed = (metadata: unknown, exp = "10m") => new SignJWT({ metadata }).setProtectedHeader({ alg: "RS256", kid: "k1" }).setExpirationTime(exp).sign(privateKey);
@@ -160,6 +165,81 @@ describe("CreateSupportSession", () => {
     });
     const text = JSON.stringify(event);
     for (const secret of [response.sessionCode, "Eve", "eve@example.com"]) expect(text).not.toContain(secret);
+  });
+});
+
+describe("email verification", () => {
+  const codeIn = (text: string) => /\b(\d{6})\b/.exec(text)![1]!;
+
+  async function emailSession(email: string) {
+    const env = environment();
+    const created = await ctx.client.createSupportSession({ token: env.token, metadata: { player: { email } } });
+    return { env, code: created.sessionCode, id: created.session!.id };
+  }
+
+  it("mails a code to the session's email, stores only its hash, and marks the session when it comes back", async () => {
+    const { env, code, id } = await emailSession("Mia@Example.com");
+    const before = smtp.mails.length;
+    const sent = await ctx.client.startEmailVerification({ sessionCode: code });
+    expect(sent).toMatchObject({ maskedEmail: "M*a@Example.com", sendsLeft: 4 });
+    const mail = await smtp.waitForMail("mia@example.com", { after: before });
+    expect(mail.from).toBe("support@studio.example");
+    expect(mail.subject).toContain("Star Game");
+    const emailed = codeIn(mail.text);
+
+    const { rows } = await sql<{ code_hash: string; attempts: number }>`select code_hash, attempts from players.email_verifications where session_id = ${id}`.execute(ctx.db);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.code_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(rows[0]!.code_hash).not.toContain(emailed);
+
+    const verified = await ctx.client.confirmEmailVerification({ sessionCode: code, code: ` ${emailed.slice(0, 3)}-${emailed.slice(3)} ` });
+    expect(verified.session?.emailVerifiedAt).toBeDefined();
+    expect((await ctx.client.getSupportSession({ sessionCode: code })).session?.emailVerifiedAt).toBeDefined();
+    // Used up: the code row is gone.
+    expect((await sql<{ n: number }>`select count(*)::int as n from players.email_verifications where session_id = ${id}`.execute(ctx.db)).rows[0]!.n).toBe(0);
+
+    const events = (await ctx.publishedEvents()).filter((e) => e.type === "players.session.verified" && (e.data as { sessionId: string }).sessionId === id);
+    expect(events).toHaveLength(1);
+    expect(schemaProblems(events[0]!)).toEqual([]);
+    expect(events[0]!.data).toMatchObject({ sessionId: id, gameId: env.gameId });
+    const text = JSON.stringify(events[0]);
+    for (const secret of [code, emailed, "mia@example.com", "Mia@Example.com"]) expect(text).not.toContain(secret);
+  });
+
+  it("refuses an expired code and one sent to an address the session no longer names", async () => {
+    const { code, id } = await emailSession("late@example.com");
+    const before = smtp.mails.length;
+    await ctx.client.startEmailVerification({ sessionCode: code });
+    const emailed = codeIn((await smtp.waitForMail("late@example.com", { after: before })).text);
+    await sql`update players.email_verifications set expires_at = now() - interval '1 second' where session_id = ${id}`.execute(ctx.db);
+    const expired = await failureOf(ctx.client.confirmEmailVerification({ sessionCode: code, code: emailed }));
+    expect(expired).toMatchObject({ code: "invalid_argument", issues: [{ path: "/code", message: expect.stringContaining("expired") }] });
+    expect((await ctx.client.getSupportSession({ sessionCode: code })).session?.emailVerifiedAt).toBeUndefined();
+  });
+
+  it("counts nothing when the mail cannot be sent, and says so when no SMTP server is configured", async () => {
+    const down = await startSmtpReceiver();
+    await down.stop();
+    const unreachable = await startPlayers({ content, config: { SMTP_URL: down.url } });
+    try {
+      const client = unreachable.client;
+      const env = environment();
+      const created = await client.createSupportSession({ token: env.token, metadata: { player: { email: "down@example.com" } } });
+      const failure = await failureOf(client.startEmailVerification({ sessionCode: created.sessionCode }));
+      expect(["unavailable", "internal"]).toContain(failure.code);
+      const left = await sql<{ n: number }>`select count(*)::int as n from players.email_verifications where session_id = ${created.session!.id}`.execute(unreachable.db);
+      expect(left.rows[0]!.n).toBe(0);
+    } finally {
+      await unreachable.stop();
+    }
+    const unconfigured = await startPlayers({ content, config: { SMTP_URL: "" } });
+    try {
+      const env = environment();
+      const created = await unconfigured.client.createSupportSession({ token: env.token, metadata: { player: { email: "x@example.com" } } });
+      expect(await failureOf(unconfigured.client.startEmailVerification({ sessionCode: created.sessionCode }))).toMatchObject({ code: "failed_precondition" });
+    } finally {
+      await unconfigured.stop();
+    }
   });
 });
 

@@ -48,9 +48,19 @@ export interface AttachmentClaims {
    * Verifies that the attachments are completed uploads of the company and game and marks them
    * used by the ticket and its player (the first claim naming a player links it); answers the
    * claimed ids in request order.
-   * INVALID_ARGUMENT names each bad id as `/attachments/<i>`.
+   * INVALID_ARGUMENT names each bad id as `/attachments/<i>`. `sessionId` is the claiming
+   * uploader: a web support session, or undefined for the company's API key.
    */
-  claimAttachments(claim: { companyId: string; gameId: string; ticketId: string; servicePlayerId?: string | undefined; attachmentIds: string[] }): Promise<string[]>;
+  claimAttachments(claim: AttachmentClaim): Promise<string[]>;
+}
+
+export interface AttachmentClaim {
+  companyId: string;
+  gameId: string;
+  ticketId: string;
+  servicePlayerId?: string | undefined;
+  sessionId?: string | undefined;
+  attachmentIds: string[];
 }
 
 export interface TicketsContext {

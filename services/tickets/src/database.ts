@@ -2,7 +2,8 @@
 import type { OutboxTable } from "@support/bus";
 import type { TicketBreadcrumbTables } from "./breadcrumbs/breadcrumb.table.ts";
 import type { ErasedPlayerTables } from "./erasure/erased-player.table.ts";
+import type { SessionTicketTables } from "./player-side/session-ticket.table.ts";
 import type { TicketEventTables } from "./ticket-events/event.table.ts";
 import type { TicketTables } from "./tickets/ticket.table.ts";
 
-export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketBreadcrumbTables & ErasedPlayerTables;
+export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketBreadcrumbTables & ErasedPlayerTables & SessionTicketTables;

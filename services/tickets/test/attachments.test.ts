@@ -56,8 +56,10 @@ describe("attachments of new tickets", () => {
 
     // Media recorded the ticket and its player, so that the player's erasure finds the files.
     const { ticket } = await ctx.tickets.getTicket({ companyId: tenant.companyId, ticketId });
-    const { attachments } = await ctx.media.claimAttachments({ companyId: tenant.companyId, gameId: tenant.games.galaxy!.id, attachmentIds: [first] });
+    // (A claim for the same ticket is answered again; no other ticket can claim them.)
+    const { attachments } = await ctx.media.claimAttachments({ companyId: tenant.companyId, gameId: tenant.games.galaxy!.id, ticketId, attachmentIds: [first] });
     expect(attachments[0]).toMatchObject({ ticketId, servicePlayerId: ticket!.servicePlayerId });
+    await expect(ctx.tickets.createTicket(createRequest(tenant, { attachments: [first] }))).rejects.toMatchObject({ code: "invalid_argument" });
   });
 
   it("lists an attachment named twice once", async () => {

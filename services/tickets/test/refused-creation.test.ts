@@ -100,9 +100,10 @@ describe("a refused ticket creation leaves the player untouched", () => {
             message: "Chat with a broken attachment",
             attachments: ["AAAAAAAAAAAAAAAAAAAAAAAA"],
             player: { id: `chat-${randomUUID()}`, name: "Chatty" },
+            sessionId: randomUUID(),
           }),
         ),
-      { code: "invalid_argument", details: { type: "VALIDATION_ERROR" } },
+      { code: "invalid_argument", details: { type: "VALIDATION_ERROR", issues: [{ path: "/attachments/0" }] } },
     );
   });
 

@@ -413,9 +413,13 @@ export interface paths {
         };
         /**
          * List the session player's tickets
-         * @description The tickets of the session's player in the session's game, newest first (at most
-         *     100). The player is matched by the session's external player id; a session without
-         *     one matches tickets without an external id by the session's email.
+         * @description The session's tickets in the session's game, newest first (at most 100): the tickets
+         *     this session opened, and the tickets of the identity it has proven. A player id counts
+         *     only when the game signed it (`signedMetadataToken`); an email counts when the game
+         *     signed it or the player entered the code sent to it
+         *     (`POST /player-api/verification/email`). A verified player id matches tickets with
+         *     that external id; a verified email, tickets without an external id with that email.
+         *     An unverified session never sees tickets of earlier sessions.
          */
         get: operations["listPlayerTickets"];
         put?: never;
@@ -582,6 +586,55 @@ export interface paths {
          *     `POST /player-api/tickets` or `POST /player-api/tickets/{ticketId}/messages`.
          */
         post: operations["createPlayerAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/player-api/verification/email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a code to the session's email
+         * @description Sends a one-time code (6 digits, valid 10 minutes) to the email address of the
+         *     session's player. Entering it (`POST /player-api/verification/email/confirm`) proves
+         *     that the player owns the address, and the session then sees that address's earlier
+         *     tickets. A session without an email is a 400; one whose email is verified already
+         *     (signed by the game, or confirmed before) a 400 `ALREADY_VERIFIED`; a service without
+         *     an email channel a 400 `EMAIL_NOT_CONFIGURED`. At most 5 codes per session, one every
+         *     30 seconds (429).
+         */
+        post: operations["startPlayerEmailVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/player-api/verification/email/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enter the code sent to the session's email
+         * @description Checks the code sent by `POST /player-api/verification/email`. A right code marks the
+         *     session's email verified: from the next request on, on every gateway, the session
+         *     sees the tickets of that email. A wrong code is a 400 naming `/code` (5 tries per
+         *     code, then a 429 until a new code is sent); an expired one a 400.
+         */
+        post: operations["confirmPlayerEmailVerification"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1462,7 +1515,7 @@ export interface components {
             code: "invalid_argument" | "failed_precondition" | "not_found" | "unauthenticated" | "permission_denied" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "rate_limited" | "internal" | "unavailable" | "deadline_exceeded" | "method_not_allowed";
             /** @description Human-readable explanation; may change. */
             message: string;
-            details?: components["schemas"]["ValidationErrorDetails"] | components["schemas"]["PlayerBlockedDetails"] | components["schemas"]["DuplicateOpenTicketDetails"];
+            details?: components["schemas"]["ValidationErrorDetails"] | components["schemas"]["PlayerBlockedDetails"] | components["schemas"]["DuplicateOpenTicketDetails"] | components["schemas"]["EmailVerificationDetails"];
         };
         /** VALIDATION_ERROR */
         ValidationErrorDetails: {
@@ -1487,6 +1540,19 @@ export interface components {
              * @enum {string}
              */
             type: "PLAYER_BLOCKED";
+        };
+        /**
+         * Email verification refused
+         * @description Why no code is sent (`POST /player-api/verification/email`): `ALREADY_VERIFIED`, the
+         *     session's email is proven already; `EMAIL_NOT_CONFIGURED`, the service has no email
+         *     channel (`SMTP_URL`).
+         */
+        EmailVerificationDetails: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ALREADY_VERIFIED" | "EMAIL_NOT_CONFIGURED";
         };
         /** DUPLICATE_OPEN_TICKET_DETECTED */
         DuplicateOpenTicketDetails: {
@@ -1513,7 +1579,15 @@ export interface components {
             /** @description Attachment ids from `POST /player-api/attachments`. */
             attachments?: string[];
         };
+        /**
+         * @description How far the session's player is proven: `verified`, the game signed the player
+         *     (`signedMetadataToken`); `email_verified`, the player entered the code sent to the
+         *     session's email; `unverified`, neither (the session sees only the tickets it opens).
+         * @enum {string}
+         */
+        PlayerVerification: "verified" | "email_verified" | "unverified";
         PlayerSession: {
+            verification: components["schemas"]["PlayerVerification"];
             game: {
                 /** Format: uuid */
                 id: string;
@@ -3145,6 +3219,80 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["SessionForbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["PlayerApiTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    startPlayerEmailVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The code was sent. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The address with most of it hidden (p****r@example.com). */
+                        sentTo: string;
+                        /**
+                         * Format: date-time
+                         * @description Until when the code can be entered.
+                         */
+                        expiresAt: string;
+                        /** @description Codes that can still be sent for this session. */
+                        sendsLeft: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["SessionForbidden"];
+            429: components["responses"]["PlayerApiTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    confirmPlayerEmailVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The code from the mail. */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The email is verified. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        verification: components["schemas"]["PlayerVerification"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["SessionForbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["PlayerApiTooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -7,9 +7,18 @@ import type { Init } from "./init.ts";
 export function toCreateAttachmentUploadRequest(
   companyId: string,
   body: Schemas["CreateAttachmentRequest"] | Schemas["PlayerCreateAttachmentRequest"],
-  owner: { gameId: string; playerId: string | undefined },
+  owner: { gameId: string; playerId: string | undefined; sessionId?: string | undefined },
 ): Init<typeof CreateAttachmentUploadRequestSchema> {
-  return { companyId, gameId: owner.gameId, fileName: body.fileName, fileType: body.fileType, fileSize: BigInt(body.fileSize), playerId: owner.playerId };
+  return {
+    companyId,
+    gameId: owner.gameId,
+    fileName: body.fileName,
+    fileType: body.fileType,
+    fileSize: BigInt(body.fileSize),
+    playerId: owner.playerId,
+    // The uploader: only a claim by the same session (or, without one, the company) may use it.
+    sessionId: owner.sessionId,
+  };
 }
 
 export function toUploadInstructionDto(instruction: CreateAttachmentUploadResponse): Schemas["AttachmentUploadInstruction"] {

@@ -12,6 +12,9 @@ import { AppError, isAppError, notFound, validationError } from "@support/errors
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
 import type { Middleware } from "koa";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { LRUCache } from "lru-cache";
+import type { SupportSession as SupportSessionMessage } from "@support/proto";
 import { CoalescingCache } from "../cache.ts";
 import type { ContentClient, MediaClient, PlayerSideClient, PlayersClient, TicketsClient } from "../clients.ts";
 import type { GatewayConfig } from "../config.ts";
@@ -33,6 +36,8 @@ import { playersRateLimitStore } from "./sessions.ts";
 
 /** What a live session code stands for. */
 export interface PlayerSession {
+  /** The session's id (not its code). */
+  id: string;
   companyId: string;
   gameId: string;
   environmentId: string;
@@ -43,18 +48,66 @@ export interface PlayerSession {
   tags: string[];
   fields: JsonObject;
   expiresAt: number;
+  /** "verified": the game signed the player; "unverified": an unsigned id; "anonymous": no id. */
+  verification: "verified" | "unverified" | "anonymous";
+  /** Whether the player proved the session's email with an emailed code. */
+  emailVerified: boolean;
+  /** When this copy was read from players (ms since the epoch): invalidations older than it do not apply. */
+  loadedAt: number;
 }
 
 /** Cached answer for a code players does not know (or that expired). */
 const UNKNOWN_SESSION: PlayerSession = Object.freeze({
-  companyId: "", gameId: "", environmentId: "", language: undefined, resource: undefined, player: {}, tags: [], fields: {}, expiresAt: 0,
+  id: "", companyId: "", gameId: "", environmentId: "", language: undefined, resource: undefined, player: {}, tags: [], fields: {}, expiresAt: 0,
+  verification: "anonymous" as const, emailVerified: false, loadedAt: 0,
 });
+
+/**
+ * The identity the session has proven, which is all that decides which tickets it sees beyond
+ * the ones it opened itself: the player id only when the game signed it, the email when the
+ * game signed it or the player entered the code sent to it. Unsigned values stay on the
+ * session (they still describe the tickets it opens) but never widen what it can read.
+ */
+export function verifiedIdentity(session: PlayerSession): { playerId?: string; email?: string } {
+  const identity: { playerId?: string; email?: string } = {};
+  if (session.verification === "verified" && session.player.id !== undefined) identity.playerId = session.player.id;
+  if ((session.verification === "verified" || session.emailVerified) && session.player.email !== undefined) identity.email = session.player.email;
+  return identity;
+}
+
+/** How the page describes the session's proof of identity (`verification` of GET /player-api/session). */
+export function verificationStatus(session: PlayerSession): "verified" | "email_verified" | "unverified" {
+  if (session.verification === "verified" && (session.player.id !== undefined || session.player.email !== undefined)) return "verified";
+  return session.emailVerified ? "email_verified" : "unverified";
+}
 
 /** Live sessions are remembered this long (never past their expiry); unknown codes a moment. */
 export const SESSION_CACHE_TTL_MS = 10_000;
 export const SESSION_NEGATIVE_CACHE_TTL_MS = 2_000;
 
-export type SessionCache = CoalescingCache<PlayerSession>;
+/** How long a session id stays marked as changed: longer than any cached copy of it lives. */
+const INVALIDATION_MEMORY_MS = 60_000;
+
+/**
+ * The gateway's cache of sessions, keyed by the SHA-256 of their codes. players publishes
+ * players.session.verified and players.session.ended, which name sessions by id: such an event
+ * marks the id, and a cached copy read before the mark is read again (verified) or refused
+ * (ended, since players no longer knows it) on its next use, on every replica at once.
+ */
+export class SessionCache extends CoalescingCache<PlayerSession> {
+  readonly #changed = new LRUCache<string, number>({ max: 100_000, ttl: INVALIDATION_MEMORY_MS });
+
+  /** A session changed or ended now: cached copies read before now are not used again. */
+  invalidate(sessionId: string, at: number = Date.now()): void {
+    this.#changed.set(sessionId, at);
+  }
+
+  /** Whether this cached copy predates a change of its session. */
+  isStale(session: PlayerSession): boolean {
+    const changedAt = this.#changed.get(session.id);
+    return changedAt !== undefined && changedAt >= session.loadedAt;
+  }
+}
 
 export const DEFAULT_SESSION_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
@@ -70,7 +123,7 @@ export function sessionSize(session: PlayerSession): number {
 export function createSessionCache(options: { ttlMs?: number; negativeTtlMs?: number; max?: number; maxBytes?: number } = {}): SessionCache {
   const ttlMs = options.ttlMs ?? SESSION_CACHE_TTL_MS;
   const negativeTtlMs = options.negativeTtlMs ?? SESSION_NEGATIVE_CACHE_TTL_MS;
-  return new CoalescingCache<PlayerSession>({
+  return new SessionCache({
     max: options.max ?? 50_000,
     maxSize: { total: options.maxBytes ?? DEFAULT_SESSION_CACHE_MAX_BYTES, sizeOf: sessionSize },
     ttlMs,
@@ -104,24 +157,19 @@ interface PlayerSideState {
   receivedAt: number;
 }
 
-/** Koa middleware: sets `ctx.state.session` (and companyId) or throws the 403. */
-export function createSessionAuth(players: PlayersClient, cache: SessionCache): Middleware {
+/**
+ * Koa middleware: sets `ctx.state.session` (and companyId) or throws the 403. With `fresh`, the
+ * session is read from players whatever the cache holds: for the requests that create data of
+ * the player (a new ticket, an upload), which must fail as soon as the player's erasure ended
+ * the session, even on a replica that has not heard of it yet.
+ */
+export function createSessionAuth(players: PlayersClient, cache: SessionCache, options: { fresh?: boolean } = {}): Middleware {
   const load = async (code: string): Promise<PlayerSession> => {
     try {
+      const loadedAt = Date.now();
       const { session } = await players.getSupportSession({ sessionCode: code });
       if (!session) return UNKNOWN_SESSION;
-      const player = session.metadata?.player;
-      return {
-        companyId: session.companyId,
-        gameId: session.gameId,
-        environmentId: session.environmentId,
-        language: session.language,
-        resource: session.resource,
-        player: player ? { id: player.id, name: player.name, email: player.email, tier: player.tier } : {},
-        tags: session.metadata?.tags ?? [],
-        fields: session.metadata?.fields ?? {},
-        expiresAt: session.expiresAt ? Number(session.expiresAt.seconds) * 1000 + Math.floor(session.expiresAt.nanos / 1e6) : Date.now() + SESSION_CACHE_TTL_MS,
-      };
+      return toPlayerSession(session, loadedAt);
     } catch (error) {
       // Only "no such live session" is an answer worth caching; an outage propagates (503).
       if (error instanceof AppError && (error.code === "not_found" || error.code === "invalid_argument")) return UNKNOWN_SESSION;
@@ -133,8 +181,15 @@ export function createSessionAuth(players: PlayersClient, cache: SessionCache): 
     const code = sessionCodeOf(ctx.headers.authorization);
     if (code === undefined) throw sessionRequired();
     // Keyed by the code's hash (like API keys): the cache never holds the credential itself.
-    const found = cache.get(hashSessionCode(code), () => load(code));
-    const session = found instanceof Promise ? await found : found;
+    const key = hashSessionCode(code);
+    if (options.fresh) cache.evict(key);
+    const found = cache.get(key, () => load(code));
+    let session = found instanceof Promise ? await found : found;
+    if (session !== UNKNOWN_SESSION && cache.isStale(session)) {
+      cache.evict(key);
+      const reloaded = cache.get(key, () => load(code));
+      session = reloaded instanceof Promise ? await reloaded : reloaded;
+    }
     if (session === UNKNOWN_SESSION || session.expiresAt <= Date.now()) throw sessionRequired();
     const state: PlayerSideState & { companyId: string } = ctx.state;
     state.session = session;
@@ -142,6 +197,26 @@ export function createSessionAuth(players: PlayersClient, cache: SessionCache): 
     state.companyId = session.companyId;
     await next();
   };
+}
+
+/** The session as players stores it, as the player side uses it. */
+export function toPlayerSession(session: SupportSessionMessage, loadedAt: number): PlayerSession {
+      const player = session.metadata?.player;
+      return {
+        id: session.id,
+        companyId: session.companyId,
+        gameId: session.gameId,
+        environmentId: session.environmentId,
+        language: session.language,
+        resource: session.resource,
+        player: player ? { id: player.id, name: player.name, email: player.email, tier: player.tier } : {},
+        tags: session.metadata?.tags ?? [],
+        fields: session.metadata?.fields ?? {},
+        expiresAt: session.expiresAt ? Number(session.expiresAt.seconds) * 1000 + Math.floor(session.expiresAt.nanos / 1e6) : Date.now() + SESSION_CACHE_TTL_MS,
+        verification: session.verification === "verified" || session.verification === "unverified" ? session.verification : "anonymous",
+        emailVerified: session.emailVerifiedAt !== undefined,
+        loadedAt,
+      };
 }
 
 export type PlayerApiRateLimitConfig = Pick<
@@ -194,8 +269,25 @@ export interface PlayerSideRoutesDeps {
   logger: Logger;
 }
 
+/** Who asks tickets: the session, and only the identity it has proven (verifiedIdentity). */
 function owner(session: PlayerSession) {
-  return { companyId: session.companyId, gameId: session.gameId, playerId: session.player.id, email: session.player.email };
+  return { companyId: session.companyId, gameId: session.gameId, sessionId: session.id, ...verifiedIdentity(session) };
+}
+
+/**
+ * players answers a code sent too soon, too many codes or too many wrong entries as
+ * `rate_limited`: here it becomes the player side's 429 with `Retry-After` (the wait it
+ * names, else a minute).
+ */
+async function withRetryAfter<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!isAppError(error) || error.code !== "rate_limited") throw error;
+    const wait = Number(error.details?.payload?.retryAfterSeconds);
+    const seconds = String(Number.isFinite(wait) && wait >= 1 ? Math.ceil(wait) : 60);
+    throw new HttpProblem(429, "rate_limited", error.message, { "Retry-After": seconds });
+  }
 }
 
 /** Every attachment id the player can see in these events (messages and collector answers). */
@@ -214,7 +306,9 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
   const { tickets, media, playerSide, content } = deps;
   const streams = deps.streams ?? new TicketStreamHub();
   const streamSettings = deps.streamSettings ?? DEFAULT_STREAM_SETTINGS;
-  const authenticate = createSessionAuth(deps.players, deps.sessions ?? createSessionCache());
+  const sessions = deps.sessions ?? createSessionCache();
+  const authenticate = createSessionAuth(deps.players, sessions);
+  const authenticateFresh = createSessionAuth(deps.players, sessions, { fresh: true });
   const body = jsonBody(deps.bodyLimitBytes);
 
   const limits: Middleware[] = deps.limiter
@@ -224,8 +318,8 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
       })]
     : [];
 
-  const mount = <Id extends OperationId>(operationId: Id, handler: OperationHandler<Id, PlayerSideState>) => {
-    const before = [...limits, authenticate];
+  const mount = <Id extends OperationId>(operationId: Id, handler: OperationHandler<Id, PlayerSideState>, options: { freshSession?: boolean } = {}) => {
+    const before = [...limits, options.freshSession ? authenticateFresh : authenticate];
     if (getOperation(operationId).requestBody !== undefined) before.push(body);
     api.operation<Id, PlayerSideState>(operationId, handler, { before });
   };
@@ -261,6 +355,7 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
     if (session.player.email !== undefined) player.email = session.player.email;
     ctx.set("Cache-Control", "no-store");
     respond(ctx, 200, {
+      verification: verificationStatus(session),
       // content only stores the document's language codes.
       game: { id: details.game.id, name: details.game.name, languages: details.game.languages as Schemas["Language"][] },
       language: l10n.language as Schemas["Language"],
@@ -361,9 +456,10 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
       player: session.player,
       tags: session.tags,
       fields: session.fields,
+      sessionId: session.id,
     });
     respond(ctx, 200, { ticketId: response.ticketId, runningId: Number(response.runningId) });
-  });
+  }, { freshSession: true });
 
   mount("sendPlayerMessage", async (ctx) => {
     const request = ctx.state.validated.body;
@@ -430,8 +526,32 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
   mount("createPlayerAttachment", async (ctx) => {
     const { session } = ctx.state;
     const instruction = await media.createAttachmentUpload(
-      toCreateAttachmentUploadRequest(session.companyId, ctx.state.validated.body, { gameId: session.gameId, playerId: session.player.id }),
+      toCreateAttachmentUploadRequest(session.companyId, ctx.state.validated.body, { gameId: session.gameId, playerId: session.player.id, sessionId: session.id }),
     );
     respond(ctx, 200, toUploadInstructionDto(instruction));
+  }, { freshSession: true });
+
+  // Proving the session's email with a one-time code: players sends it and checks it; an
+  // accepted code marks the session, and this replica forgets its copy at once (the others on
+  // players.session.verified).
+  mount("startPlayerEmailVerification", async (ctx) => {
+    const code = sessionCodeOf(ctx.headers.authorization)!;
+    const sent = await withRetryAfter(() => deps.players.startEmailVerification({ sessionCode: code }));
+    ctx.set("Cache-Control", "no-store");
+    respond(ctx, 200, {
+      sentTo: sent.maskedEmail,
+      expiresAt: sent.expiresAt ? timestampDate(sent.expiresAt).toISOString() : new Date().toISOString(),
+      sendsLeft: sent.sendsLeft,
+    });
+  });
+
+  mount("confirmPlayerEmailVerification", async (ctx) => {
+    const code = sessionCodeOf(ctx.headers.authorization)!;
+    const { session } = await withRetryAfter(() => deps.players.confirmEmailVerification({ sessionCode: code, code: ctx.state.validated.body.code }));
+    if (!session) throw new Error("players returned no session");
+    sessions.invalidate(session.id);
+    const verified = toPlayerSession(session, Date.now());
+    ctx.set("Cache-Control", "no-store");
+    respond(ctx, 200, { verification: verificationStatus(verified) });
   });
 }

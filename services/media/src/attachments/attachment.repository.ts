@@ -22,6 +22,7 @@ function toAttachment(row: Row): Attachment {
     playerId: row.player_id,
     servicePlayerId: row.service_player_id,
     ticketId: row.ticket_id,
+    uploaderSessionId: row.uploader_session_id,
     createdAt: row.created_at,
     uploadExpiresAt: row.upload_expires_at,
     uploadedAt: row.uploaded_at,
@@ -41,6 +42,7 @@ export async function insertAttachment(db: Db, id: string, objectKey: string, up
       file_type: upload.fileType,
       file_size: upload.fileSize,
       player_id: upload.playerId,
+      uploader_session_id: upload.uploaderSessionId,
       upload_expires_at: uploadExpiresAt,
     })
     .returningAll()

@@ -11,7 +11,7 @@ import type { Logger } from "@support/logging";
 import type { MediaDatabase } from "../database.ts";
 import type { ObjectStorage } from "../storage/object-storage.ts";
 import {
-  attachmentDeletedData, attachmentEventTypes, attachmentUploadedData, claimIssue, contentDispositionOf, isAttachmentId,
+  attachmentDeletedData, attachmentEventTypes, attachmentUploadedData, claimIssue, contentDispositionOf, mayClaim, isAttachmentId,
   isCompleteUpload, newAttachmentId, objectKeyOf, parseClaimInput, parseErasureInput, parseUploadInput, type Attachment,
   type ClaimInput, type DeletionReason, type ErasureInput, type UploadInput,
 } from "./attachment.ts";
@@ -110,9 +110,10 @@ export async function getDownload(ctx: MediaContext, companyId: string, attachme
 }
 
 /**
- * Attachments of a new ticket: every id must be an attachment of the company and game whose object
- * exists with the declared size. All or nothing: one bad id refuses the claim, with an issue
- * per bad id.
+ * Attachments of a new ticket or message: every id must be an attachment of the company and
+ * game, uploaded by the claiming uploader and not used by another ticket (mayClaim), whose
+ * object exists with the declared size. All or nothing: one bad id refuses the claim, with an
+ * issue per bad id.
  */
 export async function claimAttachments(ctx: MediaContext, input: ClaimInput): Promise<Attachment[]> {
   const claim = parseClaimInput(input);
@@ -126,7 +127,7 @@ export async function claimAttachments(ctx: MediaContext, input: ClaimInput): Pr
     const toVerify: Attachment[] = [];
     claim.attachmentIds.forEach((id, index) => {
       const attachment = rows.get(id);
-      if (!attachment || attachment.gameId !== claim.gameId) issues.push(claimIssue(index, "unknown"));
+      if (!attachment || !mayClaim(attachment, claim)) issues.push(claimIssue(index, "unknown"));
       else if (attachment.uploadedAt === null && !toVerify.includes(attachment)) toVerify.push(attachment);
     });
     const incomplete = new Set<string>();

@@ -16,6 +16,8 @@ export interface AttachmentTable {
   /** Service player id linked by the first claim that named one. */
   service_player_id: string | null;
   ticket_id: string | null;
+  /** The web support session that requested the upload; null for the company's API key. */
+  uploader_session_id: string | null;
   created_at: Generated<Date>;
   /** When the pre-signed PUT stops working: until then the object may still (re)appear. */
   upload_expires_at: Date;

@@ -122,6 +122,7 @@ describe("claims and erasure requests", () => {
       attachmentIds: [],
       ticketId: null,
       servicePlayerId: null,
+      sessionId: null,
     });
   });
 

@@ -39,7 +39,10 @@ export interface Attachment {
   playerId: string | null;
   /** The service player id linked by a claim. */
   servicePlayerId: string | null;
+  /** The ticket that claimed it first; no other ticket can claim it. */
   ticketId: string | null;
+  /** The uploader: a web support session, or null for the company's API key. */
+  uploaderSessionId: string | null;
   createdAt: Date;
   uploadExpiresAt: Date;
   uploadedAt: Date | null;
@@ -60,6 +63,7 @@ export interface NewUpload {
   fileType: FileType;
   fileSize: number;
   playerId: string | null;
+  uploaderSessionId: string | null;
 }
 
 // 18 random bytes: 144 bits, 24 base64url characters (A-Z a-z 0-9 - _), never a `/`: URL-safe and unguessable.
@@ -91,6 +95,8 @@ export interface UploadInput {
   fileType: string;
   fileSize: number | bigint;
   playerId?: string | null | undefined;
+  /** The player side's session; absent for the company's API key. */
+  sessionId?: string | null | undefined;
 }
 
 /** The upload request of POST /attachments: issues name the public body (`/fileSize`), so the gateway passes them through. */
@@ -109,6 +115,8 @@ export function parseUploadInput(input: UploadInput): NewUpload {
   if (playerId !== null && (playerId.length === 0 || playerId.length > MAX_PLAYER_ID_LENGTH)) {
     issues.push({ path: "/playerId", message: `must be 1 to ${MAX_PLAYER_ID_LENGTH} characters or null` });
   }
+  const sessionId = input.sessionId || null;
+  if (sessionId !== null && !isUuid(sessionId)) issues.push({ path: "/sessionId", message: "must be a UUID" });
   if (issues.length > 0) throw validationError(issues);
   return {
     companyId: input.companyId.toLowerCase(),
@@ -117,6 +125,7 @@ export function parseUploadInput(input: UploadInput): NewUpload {
     fileType: input.fileType as FileType,
     fileSize: size,
     playerId,
+    uploaderSessionId: sessionId?.toLowerCase() ?? null,
   };
 }
 
@@ -149,6 +158,8 @@ export interface ClaimInput {
   attachmentIds: string[];
   ticketId?: string | null | undefined;
   servicePlayerId?: string | null | undefined;
+  /** Who claims: the player side's session, or absent for the company's API key. */
+  sessionId?: string | null | undefined;
 }
 
 export interface ClaimValues {
@@ -157,6 +168,8 @@ export interface ClaimValues {
   attachmentIds: string[];
   ticketId: string | null;
   servicePlayerId: string | null;
+  /** The claiming uploader: a session id, or null for the company. */
+  sessionId: string | null;
 }
 
 export function parseClaimInput(input: ClaimInput): ClaimValues {
@@ -167,6 +180,8 @@ export function parseClaimInput(input: ClaimInput): ClaimValues {
   if (ticketId !== null && !isUuid(ticketId)) issues.push({ path: "/ticketId", message: "must be a UUID" });
   const servicePlayerId = input.servicePlayerId ?? null;
   if (servicePlayerId !== null && !isUuid(servicePlayerId)) issues.push({ path: "/servicePlayerId", message: "must be a UUID" });
+  const sessionId = input.sessionId || null;
+  if (sessionId !== null && !isUuid(sessionId)) issues.push({ path: "/sessionId", message: "must be a UUID" });
   if (input.attachmentIds.length > MAX_CLAIM) issues.push({ path: "/attachments", message: `must hold at most ${MAX_CLAIM} attachments` });
   if (issues.length > 0) throw validationError(issues);
   return {
@@ -175,14 +190,28 @@ export function parseClaimInput(input: ClaimInput): ClaimValues {
     attachmentIds: input.attachmentIds,
     ticketId: ticketId?.toLowerCase() ?? null,
     servicePlayerId: servicePlayerId?.toLowerCase() ?? null,
+    sessionId: sessionId?.toLowerCase() ?? null,
   };
+}
+
+/**
+ * Whether a claim may use an attachment: one of the claim's game, uploaded by the claiming
+ * uploader (the same player session, or the company's API key for both), and not used by
+ * another ticket (the same ticket may claim it again: a retried message). Anything else looks
+ * exactly like an unknown id, so that a claim never tells whose an attachment is.
+ */
+export function mayClaim(attachment: Pick<Attachment, "gameId" | "uploaderSessionId" | "ticketId" | "usedAt">, claim: ClaimValues): boolean {
+  if (attachment.gameId !== claim.gameId) return false;
+  if (attachment.uploaderSessionId !== claim.sessionId) return false;
+  if (attachment.usedAt === null) return true;
+  return claim.ticketId !== null && attachment.ticketId === claim.ticketId;
 }
 
 /** Why a claimed id is refused; the issue names its index in the public `attachments` array. */
 export function claimIssue(index: number, reason: "unknown" | "incomplete"): ValidationIssue {
   return {
     path: `/attachments/${index}`,
-    message: reason === "unknown" ? "is not an attachment of this game" : "upload is not complete (no object of the declared size in the storage)",
+    message: reason === "unknown" ? "is not an unused upload of yours for this game" : "upload is not complete (no object of the declared size in the storage)",
   };
 }
 

@@ -194,18 +194,19 @@ export async function findExternalId(db: Db, companyId: string, playerId: string
 
 /**
  * Deletes the player's web support sessions (they hold the player's name and email in their
- * metadata): those naming its external id, or for a player without one, its email.
+ * metadata): those naming its external id, or for a player without one, its email. Returns
+ * their ids (players.session.ended makes every gateway forget them).
  */
 export async function deletePlayerSessions(
   db: Db,
   player: { gameId: string; externalId: string | null; emailNormalized: string | null },
-): Promise<number> {
+): Promise<string[]> {
   let query = db.deleteFrom("support_sessions").where("game_id", "=", player.gameId);
   if (player.externalId !== null) query = query.where("player_external_id", "=", player.externalId);
   else if (player.emailNormalized !== null) query = query.where("player_external_id", "is", null).where("player_email_normalized", "=", player.emailNormalized);
-  else return 0;
-  const result = await query.executeTakeFirst();
-  return Number(result.numDeletedRows);
+  else return [];
+  const rows = await query.returning("id").execute();
+  return rows.map((row) => row.id);
 }
 
 /** Deletes the player record (its schedule goes with it: on delete cascade). */

@@ -11,7 +11,8 @@ import { AppError, isAppError, isUuid, notFound, permissionDenied } from "@suppo
 import type { Logger } from "@support/logging";
 import { sql } from "kysely";
 import type { PlayersDatabase } from "../database.ts";
-import { writeEvents } from "@support/bus";
+import { writeEvents, type NewEvent } from "@support/bus";
+import { sessionEventTypes, sessionsEndedData } from "../sessions/session.ts";
 import { findPlayerById } from "../players/player.repository.ts";
 import {
   cancelledData, deletedData, deletionEventTypes, dueAt, pendingSteps, scheduledData, startedData, stepDone,
@@ -208,13 +209,18 @@ async function runStep(db: Db, services: ErasureServices, erasure: Erasure, step
     case "players":
       return db.transaction().execute(async (trx) => {
         const player = await lockPlayer(trx, companyId, playerId);
-        const sessions = player ? await deletePlayerSessions(trx, player) : 0;
+        const endedSessions = player ? await deletePlayerSessions(trx, player) : [];
+        const sessions = endedSessions.length;
         const schedules = (await deleteScheduleOfPlayer(trx, playerId)) ? 1 : 0;
         const players = player ? await deletePlayerRow(trx, playerId) : 0;
         const now = new Date();
         const done = await recordStep(trx, erasure.id, step, stepDone({ players, sessions, schedules }, now));
         await markCompleted(trx, erasure.id, now);
-        await writeEvents(trx, [{ type: deletionEventTypes.deleted, companyId, data: deletedData(done, now) }]);
+        const events: NewEvent[] = [{ type: deletionEventTypes.deleted, companyId, data: deletedData(done, now) }];
+        // The gateways cache sessions for a few seconds: this event makes each forget these at
+        // once, so the erased player's session stops working everywhere.
+        if (endedSessions.length > 0) events.push({ type: sessionEventTypes.ended, companyId, data: sessionsEndedData(endedSessions, "player_erased") });
+        await writeEvents(trx, events);
         return { ...done, completedAt: now };
       });
   }

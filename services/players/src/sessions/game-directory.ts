@@ -24,6 +24,8 @@ export interface GameDirectory {
   environmentByToken(token: string): Promise<SessionGame>;
   /** Field types by key for the game: company-wide definitions, overridden by the game's own. */
   fieldTypes(companyId: string, gameId: string): Promise<Map<string, FieldType>>;
+  /** The game's name (the mails sent to its players say who they come from). */
+  gameName(companyId: string, gameId: string): Promise<string>;
 }
 
 export function createGameDirectory(content: ContentClient): GameDirectory {
@@ -46,6 +48,12 @@ export function createGameDirectory(content: ContentClient): GameDirectory {
         jwks: game.metadataJwks,
         resourceKeys: resources.map((resource) => resource.key),
       };
+    },
+
+    async gameName(companyId, gameId) {
+      const { game } = await content.getGame({ companyId, gameId });
+      if (!game) throw notFound("game not found");
+      return game.name;
     },
 
     async fieldTypes(companyId, gameId) {

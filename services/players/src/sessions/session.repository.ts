@@ -9,7 +9,7 @@ type Db = Kysely<PlayersDatabase>;
 
 /** The columns a session is read from, named rather than `*` so that its statements are prepared (see the players' repository). */
 const SESSION_COLUMNS = [
-  "id", "company_id", "game_id", "environment_id", "language", "resource", "metadata", "verification", "created_at", "expires_at",
+  "id", "company_id", "game_id", "environment_id", "language", "resource", "metadata", "verification", "email_verified_at", "created_at", "expires_at",
 ] as const satisfies readonly (keyof SupportSessionTable)[];
 
 function toSession(row: Pick<Selectable<SupportSessionTable>, (typeof SESSION_COLUMNS)[number]>): SupportSession {
@@ -22,6 +22,7 @@ function toSession(row: Pick<Selectable<SupportSessionTable>, (typeof SESSION_CO
     resource: row.resource,
     metadata: row.metadata,
     verification: row.verification,
+    emailVerifiedAt: row.email_verified_at,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
   };

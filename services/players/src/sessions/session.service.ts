@@ -61,7 +61,7 @@ export async function createSupportSession(ctx: SessionContext, input: CreateSes
   }
   const metadata = mergeMetadata(typedUnsigned, signed);
   const verification = verificationOf(signed, metadata);
-  checkVerificationAllowed(verification, game.blockUnverifiedPlayers);
+  checkVerificationAllowed(verification, metadata, game.blockUnverifiedPlayers);
 
   const code = createSessionCode();
   const player = playerKeysOf(metadata);

@@ -15,6 +15,8 @@ export interface SupportSessionTable {
   /** The player's external id and normalised email, so that a player's sessions can be erased. */
   player_external_id: string | null;
   player_email_normalized: string | null;
+  /** When the player proved the email with a code; null until then. */
+  email_verified_at: Date | null;
   created_at: Generated<Date>;
   expires_at: Date;
 }

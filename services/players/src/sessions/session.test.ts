@@ -74,11 +74,17 @@ describe("verification level: verified, unverified, anonymous", () => {
     expect(verificationOf(signed, mergeMetadata({ player: { name: "Ann" } }, signed))).toBe("anonymous");
   });
 
-  it("refuses unverified players, and only them, in a game that blocks them", () => {
-    expect(issuesOf(() => checkVerificationAllowed("unverified", true))).toEqual([{ path: "/signedMetadataToken", message: expect.stringContaining("is required") }]);
-    expect(() => checkVerificationAllowed("anonymous", true)).not.toThrow();
-    expect(() => checkVerificationAllowed("verified", true)).not.toThrow();
-    expect(() => checkVerificationAllowed("unverified", false)).not.toThrow();
+  it("refuses every unverified identity (an unsigned id or email), and only those, in a game that blocks them", () => {
+    const byId = { player: { id: "p" } };
+    const byEmail = { player: { email: "victim@example.com" } };
+    expect(issuesOf(() => checkVerificationAllowed("unverified", byId, true))).toEqual([{ path: "/signedMetadataToken", message: expect.stringContaining("is required") }]);
+    // An unsigned email names someone as much as an id does (D8 calls it "anonymous").
+    expect(issuesOf(() => checkVerificationAllowed("anonymous", byEmail, true))).toEqual([{ path: "/signedMetadataToken", message: expect.stringContaining("is required") }]);
+    expect(() => checkVerificationAllowed("anonymous", { player: { name: "Ann" } }, true)).not.toThrow();
+    expect(() => checkVerificationAllowed("anonymous", {}, true)).not.toThrow();
+    expect(() => checkVerificationAllowed("verified", byId, true)).not.toThrow();
+    expect(() => checkVerificationAllowed("unverified", byId, false)).not.toThrow();
+    expect(() => checkVerificationAllowed("anonymous", byEmail, false)).not.toThrow();
   });
 });
 

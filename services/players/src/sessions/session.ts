@@ -34,6 +34,8 @@ export interface SupportSession {
   resource: string | null;
   metadata: SessionMetadata;
   verification: Verification;
+  /** When the player proved the session's email with a code; null until then. */
+  emailVerifiedAt: Date | null;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -247,11 +249,16 @@ export function verificationOf(signed: SessionMetadata | undefined, merged: Sess
   return merged.player?.id !== undefined ? "unverified" : "anonymous";
 }
 
-/** A game with `blockUnverifiedPlayers` refuses unverified (not anonymous) players. */
-export function checkVerificationAllowed(verification: Verification, blockUnverifiedPlayers: boolean): void {
-  if (blockUnverifiedPlayers && verification === "unverified") {
+/**
+ * A game with `blockUnverifiedPlayers` refuses every unverified identity: a player with an id
+ * or an email that the game did not sign. A session naming no one (anonymous) is still
+ * accepted: it sees only the tickets it opens itself.
+ */
+export function checkVerificationAllowed(verification: Verification, metadata: SessionMetadata, blockUnverifiedPlayers: boolean): void {
+  const namesSomeone = metadata.player?.id !== undefined || metadata.player?.email !== undefined;
+  if (blockUnverifiedPlayers && verification !== "verified" && namesSomeone) {
     throw validationError(
-      [{ path: "/signedMetadataToken", message: "is required: this game accepts a player with an id only when signed (blockUnverifiedPlayers)" }],
+      [{ path: "/signedMetadataToken", message: "is required: this game accepts a player with an id or email only when signed (blockUnverifiedPlayers)" }],
       "This game accepts only verified players",
     );
   }
@@ -289,7 +296,23 @@ export function playerKeysOf(metadata: SessionMetadata): { externalId: string | 
   };
 }
 
-export const sessionEventTypes = { created: "players.session.created" } as const;
+export const sessionEventTypes = {
+  created: "players.session.created",
+  /** The session's email was proven with a code: caches of the session must be refreshed. */
+  verified: "players.session.verified",
+  /** Sessions ended before their expiry (the player's erasure): they must stop working at once. */
+  ended: "players.session.ended",
+} as const;
+
+/** Data of players.session.verified: the session's id only. */
+export function sessionVerifiedData(session: Pick<SupportSession, "id" | "gameId" | "emailVerifiedAt">) {
+  return { sessionId: session.id, gameId: session.gameId, emailVerifiedAt: session.emailVerifiedAt?.toISOString() ?? null };
+}
+
+/** Data of players.session.ended: the ids of the sessions that stopped working, and why. */
+export function sessionsEndedData(sessionIds: string[], reason: "player_erased") {
+  return { sessionIds, reason };
+}
 
 /** Data of the players.session.created event: ids and settings only, no code and no personal data beyond ids. */
 export function sessionCreatedData(session: SupportSession) {

@@ -5,6 +5,7 @@ import * as createTickets from "./2026_11_23_00_00_00_create_tickets.ts";
 import * as createErasedPlayers from "./2026_11_25_00_00_00_create_erased_players.ts";
 import * as addOutboxTraceparent from "./2026_11_26_00_00_00_add_outbox_traceparent.ts";
 import * as createIdempotencyKeys from "./2026_11_27_00_00_00_create_idempotency_keys.ts";
+import * as createSessionTickets from "./2026_11_28_00_00_00_create_session_tickets.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_00_00_create_outbox": createOutbox,
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_25_00_00_00_create_erased_players": createErasedPlayers,
   "2026_11_26_00_00_00_add_outbox_traceparent": addOutboxTraceparent,
   "2026_11_27_00_00_00_create_idempotency_keys": createIdempotencyKeys,
+  "2026_11_28_00_00_00_create_session_tickets": createSessionTickets,
 };

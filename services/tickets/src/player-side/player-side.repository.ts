@@ -5,13 +5,38 @@ import type { PlayerSideOwner } from "./player-side.ts";
 
 type Db = Kysely<TicketsDatabase>;
 
-/** Ids of the owner's tickets in the game, newest first. */
+/**
+ * Ids of the owner's tickets in the game, newest first: those its session opened, and those of
+ * its verified identity (the external player id, or without one the email).
+ */
 export async function listOwnedTicketIds(db: Db, owner: PlayerSideOwner, limit: number): Promise<string[]> {
-  let query = db.selectFrom("tickets").select("id").where("company_id", "=", owner.companyId).where("game_id", "=", owner.gameId);
-  if (owner.playerId !== null) query = query.where("player_external_id", "=", owner.playerId);
-  else query = query.where("player_external_id", "is", null).where(sql<boolean>`lower(email) = ${owner.email ?? ""}`);
+  const query = db
+    .selectFrom("tickets")
+    .select("id")
+    .where("company_id", "=", owner.companyId)
+    .where("game_id", "=", owner.gameId)
+    .where((eb) => {
+      const mine = [];
+      if (owner.sessionId !== null) {
+        mine.push(eb("id", "in", eb.selectFrom("session_tickets").select("ticket_id").where("session_id", "=", owner.sessionId)));
+      }
+      if (owner.playerId !== null) mine.push(eb("player_external_id", "=", owner.playerId));
+      else if (owner.email !== null) mine.push(eb.and([eb("player_external_id", "is", null), eb(sql<string>`lower(email)`, "=", owner.email)]));
+      return eb.or(mine);
+    });
   const rows = await query.orderBy("created_at", "desc").orderBy("running_id", "desc").limit(limit).execute();
   return rows.map((row) => row.id);
+}
+
+/** Whether the session opened the ticket. */
+export async function sessionOpenedTicket(db: Db, sessionId: string, ticketId: string): Promise<boolean> {
+  const row = await db.selectFrom("session_tickets").select("ticket_id").where("session_id", "=", sessionId).where("ticket_id", "=", ticketId).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Records that the session opened the ticket (in the ticket's creation transaction). */
+export async function recordSessionTicket(trx: Db, sessionId: string, ticketId: string): Promise<void> {
+  await trx.insertInto("session_tickets").values({ session_id: sessionId, ticket_id: ticketId }).execute();
 }
 
 export async function setLastPlayerMessageAt(trx: Db, ticketId: string, at: Date): Promise<void> {

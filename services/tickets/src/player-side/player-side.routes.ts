@@ -16,7 +16,7 @@ function company(companyId: string): string {
 
 function owner(message: OwnerMessage | undefined): PlayerSideOwner {
   if (!message) throw validationError([{ path: "/owner", message: "is required" }]);
-  return toOwner({ companyId: company(message.companyId), gameId: message.gameId, playerId: message.playerId, email: message.email });
+  return toOwner({ companyId: company(message.companyId), gameId: message.gameId, sessionId: message.sessionId, playerId: message.playerId, email: message.email });
 }
 
 export function registerPlayerSideRoutes(router: ConnectRouter, ctx: TicketsContext): void {
@@ -32,6 +32,7 @@ export function registerPlayerSideRoutes(router: ConnectRouter, ctx: TicketsCont
         player: { id: req.player?.id, name: req.player?.name, email: req.player?.email, tier: req.player?.tier },
         tags: req.tags,
         fields: (req.fields ?? {}) as JsonObject,
+        sessionId: req.sessionId,
       });
       return { ticketId, runningId: BigInt(runningId) };
     },

@@ -17,7 +17,7 @@ import { transition } from "../tickets/ticket-state.ts";
 import { isOneOf, LANGUAGES, PLAYER_TIERS, type Actor, type FieldValues, type Language, type Ticket } from "../tickets/ticket.ts";
 import { checkCollectorResult, type CollectorFieldInput } from "./collector-result.ts";
 import { checkCsat, ownsTicket, type PlayerSideOwner } from "./player-side.ts";
-import { listOwnedTicketIds, setCsat, setLastPlayerMessageAt } from "./player-side.repository.ts";
+import { listOwnedTicketIds, sessionOpenedTicket, setCsat, setLastPlayerMessageAt } from "./player-side.repository.ts";
 
 export interface NewPlayerTicketInput {
   companyId: string;
@@ -29,6 +29,8 @@ export interface NewPlayerTicketInput {
   player: { id?: string | undefined; name?: string | undefined; email?: string | undefined; tier?: number | undefined };
   tags: string[];
   fields: Record<string, unknown>;
+  /** The web support session opening the ticket. */
+  sessionId: string;
 }
 
 /** Opens a chat ticket from a web support session: support source WEB, channel chat. */
@@ -42,6 +44,7 @@ export async function createPlayerTicket(ctx: TicketsContext, input: NewPlayerTi
   // The session's player must be reachable: an external id or an email, which is how the players
   // service finds or creates the player.
   if (playerId === null && email === null) issues.push({ path: "/player", message: "the session has no player id or email" });
+  if (!isUuid(input.sessionId)) issues.push({ path: "/sessionId", message: "must be a uuid" });
   const tierGiven = input.player.tier !== undefined && (PLAYER_TIERS as readonly number[]).includes(input.player.tier) ? input.player.tier : null;
   // Session metadata is lenient, like SDK metadata of a new ticket: values that are not even a
   // field type are dropped below.
@@ -64,6 +67,7 @@ export async function createPlayerTicket(ctx: TicketsContext, input: NewPlayerTi
     fields,
     // A chat opened from the support page is the player's own conversation: no duplicate check.
     skipDuplicateCheck: true,
+    sessionId: input.sessionId.toLowerCase(),
   });
 }
 
@@ -71,7 +75,7 @@ export async function createPlayerTicket(ctx: TicketsContext, input: NewPlayerTi
 export const MAX_LISTED_TICKETS = 100;
 
 export async function listPlayerTickets(ctx: TicketsContext, owner: PlayerSideOwner): Promise<Ticket[]> {
-  if (!isUuid(owner.gameId) || (owner.playerId === null && owner.email === null)) return [];
+  if (!isUuid(owner.gameId) || (owner.sessionId === null && owner.playerId === null && owner.email === null)) return [];
   const ids = await listOwnedTicketIds(ctx.db, owner, MAX_LISTED_TICKETS);
   const tickets = await Promise.all(ids.map((id) => findTicket(ctx.db, owner.companyId, id)));
   return tickets.filter((ticket) => ticket !== undefined);
@@ -80,7 +84,9 @@ export async function listPlayerTickets(ctx: TicketsContext, owner: PlayerSideOw
 /** One of the owner's tickets; NOT_FOUND for any other (another player's, game's or company's). */
 export async function getPlayerTicket(ctx: TicketsContext, owner: PlayerSideOwner, ticketId: string): Promise<Ticket> {
   const ticket = isUuid(ticketId) ? await findTicket(ctx.db, owner.companyId, ticketId.toLowerCase()) : undefined;
-  if (!ticket || !ownsTicket(owner, ticket)) throw notFound("ticket not found");
+  const mine = ticket !== undefined && ticket.companyId === owner.companyId && ticket.gameId === owner.gameId &&
+    (ownsTicket(owner, ticket) || (owner.sessionId !== null && (await sessionOpenedTicket(ctx.db, owner.sessionId, ticket.id))));
+  if (!mine) throw notFound("ticket not found");
   return ticket;
 }
 
@@ -94,7 +100,7 @@ export async function addPlayerMessage(
   const current = await getPlayerTicket(ctx, input.owner, input.ticketId);
   if (current.status === "closed") throw new AppError("conflict", "The ticket is closed");
   const attachments = await claimAttachments(ctx, {
-    companyId: current.companyId, gameId: current.gameId, ticketId: current.id, servicePlayerId: current.servicePlayerId ?? "", attachmentIds: input.attachments,
+    companyId: current.companyId, gameId: current.gameId, ticketId: current.id, servicePlayerId: current.servicePlayerId ?? "", sessionId: input.owner.sessionId ?? undefined, attachmentIds: input.attachments,
   });
 
   return ctx.db.transaction().execute(async (trx) => {
@@ -159,7 +165,7 @@ export async function addCollectorResult(
   if (attachmentIds.length > MAX_ATTACHMENTS) throw validationError([{ path: "/fields", message: `must have at most ${MAX_ATTACHMENTS} attachments in all` }]);
   const claimed = new Set(
     (await claimAttachments(ctx, {
-      companyId: current.companyId, gameId: current.gameId, ticketId: current.id, servicePlayerId: current.servicePlayerId ?? "", attachmentIds,
+      companyId: current.companyId, gameId: current.gameId, ticketId: current.id, servicePlayerId: current.servicePlayerId ?? "", sessionId: input.owner.sessionId ?? undefined, attachmentIds,
     })).map((attachment) => attachment.id),
   );
   const fields: CollectorField[] = result.fields.map(({ attachmentIds: ids, ...field }) =>

@@ -1,25 +1,43 @@
 // Rules of the player side (the player's own web support page and SDK) that need no I/O: who owns a
 // ticket, the CSAT checks.
-import { conflict, validationError, type ValidationIssue } from "@support/errors";
+import { conflict, isUuid, validationError, type ValidationIssue } from "@support/errors";
 import type { Ticket } from "../tickets/ticket.ts";
 
-/** The session's company, game and player. */
+/**
+ * Who asks on the player side: the session's company, game and session, and the identity the
+ * session has proven. The gateway sends only a verified player id (signed metadata) and a
+ * verified email (signed, or proven with an emailed code); an unverified session has neither
+ * and sees only the tickets it opened itself.
+ */
 export interface PlayerSideOwner {
   companyId: string;
   gameId: string;
-  /** External player id; null for a session without one. */
+  /** The web support session; null only for callers that name none. */
+  sessionId: string | null;
+  /** Verified external player id; null without one. */
   playerId: string | null;
-  /** Lower-cased email; used only when there is no player id. */
+  /** Verified email, lower-cased; used only when there is no player id. */
   email: string | null;
 }
 
-export function toOwner(input: { companyId: string; gameId: string; playerId?: string | undefined; email?: string | undefined }): PlayerSideOwner {
+export function toOwner(input: {
+  companyId: string;
+  gameId: string;
+  sessionId?: string | undefined;
+  playerId?: string | undefined;
+  email?: string | undefined;
+}): PlayerSideOwner {
+  const sessionId = input.sessionId && isUuid(input.sessionId) ? input.sessionId.toLowerCase() : null;
   const playerId = input.playerId?.trim() ? input.playerId.trim() : null;
   const email = input.email?.trim() ? input.email.trim().toLowerCase() : null;
-  return { companyId: input.companyId, gameId: input.gameId.toLowerCase(), playerId, email };
+  return { companyId: input.companyId, gameId: input.gameId.toLowerCase(), sessionId, playerId, email };
 }
 
-/** Whether the ticket is the owner's: same company and game, then the player id, or (without one) the email. */
+/**
+ * Whether the ticket belongs to the owner's verified identity: same company and game, then the
+ * player id, or (without one) the email. Tickets the session opened itself are the owner's too
+ * (session_tickets, checked by the service).
+ */
 export function ownsTicket(owner: PlayerSideOwner, ticket: Pick<Ticket, "companyId" | "gameId" | "playerId" | "email">): boolean {
   if (ticket.companyId !== owner.companyId || ticket.gameId !== owner.gameId) return false;
   if (owner.playerId !== null) return ticket.playerId === owner.playerId;

@@ -6,7 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
 import { AppError, failedPrecondition, isUuid, notFound } from "@support/errors";
-import type { TicketsContext } from "../context.ts";
+import { recordSessionTicket } from "../player-side/player-side.repository.ts";
+import type { AttachmentClaim, TicketsContext } from "../context.ts";
 import type { RecordedEvent } from "../ticket-events/event.ts";
 import { insertEvents } from "../ticket-events/event.repository.ts";
 import { applyActions } from "./apply-actions.ts";
@@ -51,10 +52,7 @@ function duplicateOpenTicket(duplicateConversationId: string): AppError {
  * and passes through unchanged. Ids in request order, each once. Without a player (one not
  * created yet) the claim links none; claiming again with one links it.
  */
-export async function claimAttachments(
-  ctx: TicketsContext,
-  claim: { companyId: string; gameId: string; ticketId: string; servicePlayerId?: string | undefined; attachmentIds: string[] },
-): Promise<{ id: string }[]> {
+export async function claimAttachments(ctx: TicketsContext, claim: AttachmentClaim): Promise<{ id: string }[]> {
   if (claim.attachmentIds.length === 0) return [];
   const claimed = await ctx.media.claimAttachments(claim);
   return [...new Set(claimed)].map((id) => ({ id }));
@@ -77,6 +75,11 @@ export interface TicketOpening {
   tags: string[];
   fields: FieldValues;
   skipDuplicateCheck: boolean;
+  /**
+   * The web support session opening the ticket (the player side): it keeps seeing the ticket,
+   * and only its own uploads can be attached. Undefined for the REST API (the company's uploads).
+   */
+  sessionId?: string | undefined;
 }
 
 /** POST /tickets: validates the request, then opens the ticket. */
@@ -148,7 +151,7 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
   // refuses the request before the player is touched; a new player is linked once it exists.
   const ticketId = randomUUID();
   const attachments = await claimAttachments(ctx, {
-    companyId, gameId: game.id, ticketId, servicePlayerId: known?.id, attachmentIds: opening.attachmentIds,
+    companyId, gameId: game.id, ticketId, servicePlayerId: known?.id, sessionId: opening.sessionId, attachmentIds: opening.attachmentIds,
   });
 
   // A returning player whose record already holds what the request says is not resolved again
@@ -160,7 +163,7 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
   // are linked to the erased record, so the request is refused like one during the erasure.
   if (known !== undefined && known.id !== player.id) throw playerBeingErased();
   if (known === undefined && attachments.length > 0) {
-    await claimAttachments(ctx, { companyId, gameId: game.id, ticketId, servicePlayerId: player.id, attachmentIds: opening.attachmentIds });
+    await claimAttachments(ctx, { companyId, gameId: game.id, ticketId, servicePlayerId: player.id, sessionId: opening.sessionId, attachmentIds: opening.attachmentIds });
   }
 
   // An identified player (with an id) is tier 1 unless a tier is known.
@@ -203,6 +206,7 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
       firstMessage: opening.message,
       firstMessageNormalized: normalizedMessage,
     }, [message]);
+    if (opening.sessionId !== undefined) await recordSessionTicket(trx, opening.sessionId, ticket.id);
     await writeEvents(trx, [domain.ticketCreated(ticket, ticketUrl(ctx.supportAppUrl, ticket.id)), domain.messageAdded(ticket, message)]);
     return { ticketId: ticket.id, runningId: ticket.runningId };
   });

@@ -146,6 +146,14 @@ export declare type CreateAttachmentUploadRequest = Message<"media.v1.CreateAtta
    * @generated from field: optional string player_id = 6;
    */
   playerId?: string | undefined;
+
+  /**
+   * The web support session uploading (the player side); absent for the company's API key.
+   * Only the same uploader can claim the attachment.
+   *
+   * @generated from field: optional string session_id = 7;
+   */
+  sessionId?: string | undefined;
 };
 
 /**
@@ -273,7 +281,8 @@ export declare type ClaimAttachmentsRequest = Message<"media.v1.ClaimAttachments
   attachmentIds: string[];
 
   /**
-   * The ticket using them (recorded on first claim, informational).
+   * The ticket using them: recorded on the first claim; an attachment used by another ticket
+   * cannot be claimed.
    *
    * @generated from field: optional string ticket_id = 4;
    */
@@ -286,6 +295,14 @@ export declare type ClaimAttachmentsRequest = Message<"media.v1.ClaimAttachments
    * @generated from field: optional string service_player_id = 5;
    */
   servicePlayerId?: string | undefined;
+
+  /**
+   * Who claims: the web support session of the player side, or absent for the company's API
+   * key. Each attachment must have been uploaded by that same uploader.
+   *
+   * @generated from field: optional string session_id = 6;
+   */
+  sessionId?: string | undefined;
 };
 
 /**
@@ -404,10 +421,11 @@ export declare const MediaService: GenService<{
   },
   /**
    * ClaimAttachments verifies attachments for use in a ticket and marks them used, so the
-   * unused-upload sweep keeps them. Each id must be an attachment of the same company and game
-   * whose object exists in the storage with the declared size; otherwise INVALID_ARGUMENT with
-   * a VALIDATION_ERROR naming `/attachments/<i>` for every bad id, and nothing is marked.
-   * Idempotent: claiming an attachment again (for a retry, or another message) succeeds.
+   * unused-upload sweep keeps them. Each id must be an attachment of the same company and game,
+   * uploaded by the same uploader (session_id, or the company's API key), not used by another
+   * ticket, whose object exists in the storage with the declared size; otherwise
+   * INVALID_ARGUMENT with a VALIDATION_ERROR naming `/attachments/<i>` for every bad id, and
+   * nothing is marked. Idempotent for its ticket: claiming again for the same ticket succeeds.
    *
    * @generated from rpc media.v1.MediaService.ClaimAttachments
    */

@@ -526,6 +526,13 @@ export declare type SupportSession = Message<"players.v1.SupportSession"> & {
    * @generated from field: google.protobuf.Timestamp expires_at = 10;
    */
   expiresAt?: Timestamp | undefined;
+
+  /**
+   * When the player proved the session's email address with a code; absent until then.
+   *
+   * @generated from field: optional google.protobuf.Timestamp email_verified_at = 11;
+   */
+  emailVerifiedAt?: Timestamp | undefined;
 };
 
 /**
@@ -533,6 +540,97 @@ export declare type SupportSession = Message<"players.v1.SupportSession"> & {
  * Use `create(SupportSessionSchema)` to create a new message.
  */
 export declare const SupportSessionSchema: GenMessage<SupportSession>;
+
+/**
+ * StartEmailVerificationRequest names the session by its code (the player's credential).
+ *
+ * @generated from message players.v1.StartEmailVerificationRequest
+ */
+export declare type StartEmailVerificationRequest = Message<"players.v1.StartEmailVerificationRequest"> & {
+  /**
+   * @generated from field: string session_code = 1;
+   */
+  sessionCode: string;
+};
+
+/**
+ * Describes the message players.v1.StartEmailVerificationRequest.
+ * Use `create(StartEmailVerificationRequestSchema)` to create a new message.
+ */
+export declare const StartEmailVerificationRequestSchema: GenMessage<StartEmailVerificationRequest>;
+
+/**
+ * StartEmailVerificationResponse says where the code went and how long it is valid.
+ *
+ * @generated from message players.v1.StartEmailVerificationResponse
+ */
+export declare type StartEmailVerificationResponse = Message<"players.v1.StartEmailVerificationResponse"> & {
+  /**
+   * The address with most of its local part hidden (p***r@example.com).
+   *
+   * @generated from field: string masked_email = 1;
+   */
+  maskedEmail: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 2;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * Codes that may still be sent for this session in the current window.
+   *
+   * @generated from field: int32 sends_left = 3;
+   */
+  sendsLeft: number;
+};
+
+/**
+ * Describes the message players.v1.StartEmailVerificationResponse.
+ * Use `create(StartEmailVerificationResponseSchema)` to create a new message.
+ */
+export declare const StartEmailVerificationResponseSchema: GenMessage<StartEmailVerificationResponse>;
+
+/**
+ * ConfirmEmailVerificationRequest carries the code the player received.
+ *
+ * @generated from message players.v1.ConfirmEmailVerificationRequest
+ */
+export declare type ConfirmEmailVerificationRequest = Message<"players.v1.ConfirmEmailVerificationRequest"> & {
+  /**
+   * @generated from field: string session_code = 1;
+   */
+  sessionCode: string;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message players.v1.ConfirmEmailVerificationRequest.
+ * Use `create(ConfirmEmailVerificationRequestSchema)` to create a new message.
+ */
+export declare const ConfirmEmailVerificationRequestSchema: GenMessage<ConfirmEmailVerificationRequest>;
+
+/**
+ * ConfirmEmailVerificationResponse returns the session, now with email_verified_at.
+ *
+ * @generated from message players.v1.ConfirmEmailVerificationResponse
+ */
+export declare type ConfirmEmailVerificationResponse = Message<"players.v1.ConfirmEmailVerificationResponse"> & {
+  /**
+   * @generated from field: players.v1.SupportSession session = 1;
+   */
+  session?: SupportSession | undefined;
+};
+
+/**
+ * Describes the message players.v1.ConfirmEmailVerificationResponse.
+ * Use `create(ConfirmEmailVerificationResponseSchema)` to create a new message.
+ */
+export declare const ConfirmEmailVerificationResponseSchema: GenMessage<ConfirmEmailVerificationResponse>;
 
 /**
  * CreateSupportSessionRequest carries a public session request as the gateway received it.
@@ -1048,6 +1146,31 @@ export declare const PlayersService: GenService<{
     methodKind: "unary";
     input: typeof GetSupportSessionRequestSchema;
     output: typeof GetSupportSessionResponseSchema;
+  },
+  /**
+   * StartEmailVerification sends a one-time code to the email address of the session's player
+   * (the player side's proof that the player owns the address). INVALID_ARGUMENT when the
+   * session names no email; FAILED_PRECONDITION when it is verified already or the email
+   * channel is not configured; RESOURCE_EXHAUSTED when too many codes were sent for it.
+   *
+   * @generated from rpc players.v1.PlayersService.StartEmailVerification
+   */
+  startEmailVerification: {
+    methodKind: "unary";
+    input: typeof StartEmailVerificationRequestSchema;
+    output: typeof StartEmailVerificationResponseSchema;
+  },
+  /**
+   * ConfirmEmailVerification checks a code sent by StartEmailVerification and, when it matches,
+   * marks the session's email verified (players.session.verified). INVALID_ARGUMENT for a wrong
+   * or expired code; RESOURCE_EXHAUSTED once the code's attempts are used up.
+   *
+   * @generated from rpc players.v1.PlayersService.ConfirmEmailVerification
+   */
+  confirmEmailVerification: {
+    methodKind: "unary";
+    input: typeof ConfirmEmailVerificationRequestSchema;
+    output: typeof ConfirmEmailVerificationResponseSchema;
   },
   /**
    * ConsumeRateLimit counts one request against fixed-window counters kept in Postgres, so

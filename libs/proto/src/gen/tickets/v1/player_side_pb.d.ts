@@ -13,8 +13,10 @@ import type { Value } from "@bufbuild/protobuf/wkt";
 export declare const file_tickets_v1_player_side: GenFile;
 
 /**
- * PlayerSideOwner is who asks: the session's company, game and player. The player is matched
- * by its external id when the session has one, otherwise by email among tickets without one.
+ * PlayerSideOwner is who asks: the session's company, game and session, and the player
+ * identity the session has proven. A ticket is the owner's when the session opened it, or
+ * when it has the owner's verified external player id, or (with no player id on either side)
+ * the owner's verified email. Unverified ids and emails are never sent here.
  *
  * @generated from message tickets.v1.PlayerSideOwner
  */
@@ -30,14 +32,25 @@ export declare type PlayerSideOwner = Message<"tickets.v1.PlayerSideOwner"> & {
   gameId: string;
 
   /**
+   * A verified external player id (signed metadata).
+   *
    * @generated from field: optional string player_id = 3;
    */
   playerId?: string | undefined;
 
   /**
+   * A verified email (signed metadata, or proven with an emailed code).
+   *
    * @generated from field: optional string email = 4;
    */
   email?: string | undefined;
+
+  /**
+   * The web support session asking.
+   *
+   * @generated from field: string session_id = 5;
+   */
+  sessionId: string;
 };
 
 /**
@@ -141,6 +154,14 @@ export declare type CreatePlayerTicketRequest = Message<"tickets.v1.CreatePlayer
    * @generated from field: optional string environment_id = 9;
    */
   environmentId?: string | undefined;
+
+  /**
+   * The web support session opening the ticket: the ticket stays visible to it, and only its
+   * own uploads can be attached.
+   *
+   * @generated from field: string session_id = 10;
+   */
+  sessionId: string;
 };
 
 /**

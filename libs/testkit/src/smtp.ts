@@ -1,0 +1,94 @@
+// A real SMTP receiver (smtp-server + mailparser) on 127.0.0.1: tests read the mails the
+// services send through it, and the local stack (scripts/up.ts) keeps them for the developer.
+// It accepts any sender and recipient without authentication and never relays.
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { simpleParser } from "mailparser";
+import { SMTPServer } from "smtp-server";
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  subject: string;
+  text: string;
+  html: string | undefined;
+  /** The whole message as received (RFC 5322). */
+  raw: string;
+  receivedAt: Date;
+}
+
+export interface SmtpReceiver {
+  /** `smtp://127.0.0.1:<port>`: what SMTP_URL should be. */
+  url: string;
+  port: number;
+  /** Every mail received so far, oldest first. */
+  mails: ReceivedMail[];
+  /** The first mail (received already or arriving within timeoutMs) to this address. */
+  waitForMail(to: string, options?: { timeoutMs?: number; after?: number }): Promise<ReceivedMail>;
+  stop(): Promise<void>;
+}
+
+export async function startSmtpReceiver(options: { port?: number; host?: string; onMail?: (mail: ReceivedMail) => void } = {}): Promise<SmtpReceiver> {
+  const mails: ReceivedMail[] = [];
+  const waiters = new Set<() => void>();
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["AUTH", "STARTTLS"],
+    logger: false,
+    size: 10 * 1024 * 1024,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => {
+        const raw = Buffer.concat(chunks).toString("utf8");
+        simpleParser(raw)
+          .then((parsed) => {
+            const mail: ReceivedMail = {
+              from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+              to: session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()),
+              subject: parsed.subject ?? "",
+              text: parsed.text ?? "",
+              html: typeof parsed.html === "string" ? parsed.html : undefined,
+              raw,
+              receivedAt: new Date(),
+            };
+            mails.push(mail);
+            options.onMail?.(mail);
+            for (const wake of [...waiters]) wake();
+            callback();
+          })
+          .catch((error: unknown) => callback(error instanceof Error ? error : new Error(String(error))));
+      });
+    },
+  });
+  server.listen(options.port ?? 0, options.host ?? "127.0.0.1");
+  await once(server.server, "listening");
+  const port = (server.server.address() as AddressInfo).port;
+
+  const find = (to: string, after: number) => mails.find((mail, index) => index >= after && mail.to.includes(to.toLowerCase()));
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    port,
+    mails,
+    async waitForMail(to, waitOptions = {}) {
+      const after = waitOptions.after ?? 0;
+      const deadline = Date.now() + (waitOptions.timeoutMs ?? 5000);
+      for (;;) {
+        const found = find(to, after);
+        if (found) return found;
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`no mail to ${to} within ${waitOptions.timeoutMs ?? 5000} ms`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, left);
+          function done() {
+            clearTimeout(timer);
+            waiters.delete(done);
+            resolve();
+          }
+          waiters.add(done);
+        });
+      }
+    },
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
