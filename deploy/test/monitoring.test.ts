@@ -164,6 +164,7 @@ describe("the monitoring component", () => {
     const uses = (name: string) => seriesUse(alerts().find((rule) => rule.alert === name)!.expr).metrics;
     expect(uses("SupportOutboxStuck")).toContain("support_outbox_oldest_age_seconds");
     expect(uses("SupportConsumerRedeliveriesRising")).toContain("support_jetstream_redeliveries_total");
+    expect(uses("SupportEventsDeadLettered")).toContain("support_events_dead_lettered_total");
     expect(uses("SupportHigh5xxRatio")).toContain("http_server_request_duration_seconds_count");
     expect(uses("SupportDeletionsOverdue")).toContain("support_deletions_overdue");
     expect(uses("SupportWebhookDeliveriesFailing")).toContain("support_webhook_deliveries_total");
@@ -178,7 +179,7 @@ describe("the monitoring component", () => {
     for (const rule of alerts()) {
       expect(["critical", "warning"], rule.alert).toContain(rule.labels?.severity);
       // Only counters of given-up messages fire at once: each one is a lost effect.
-      if (rule.alert !== "SupportConsumerTerminatedMessages") expect(rule.for, rule.alert).toMatch(/^\d+[smh]$/);
+      if (rule.alert !== "SupportEventsDeadLettered") expect(rule.for, rule.alert).toMatch(/^\d+[smh]$/);
       expect(rule.annotations?.summary, rule.alert).toBeTruthy();
       expect(rule.annotations?.description, rule.alert).toBeTruthy();
       const runbook = /^docs\/operations\.md#(.+)$/.exec(rule.annotations?.runbook_url ?? "");

@@ -80,12 +80,13 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     expect(allowed(adminTool, KUBE_DNS, 53, "UDP")).toBe(true);
   });
 
-  it("lets the admin tool reach content, players and webhooks only, and nothing reach it", () => {
+  it("lets the admin tool reach content, players, webhooks and NATS (its dead-letters verbs) only, and nothing reach it", () => {
     for (const service of ["gateway", "tickets", "media"] as const) {
       expect(allowed(adminTool, pod(service), PORT[service]), `admin -> ${service}`).toBe(false);
     }
     expect(allowed(adminTool, POSTGRES, 5432)).toBe(false);
-    expect(allowed(adminTool, NATS, 4222)).toBe(false);
+    expect(allowed(adminTool, NATS, 4222)).toBe(true);
+    expect(allowed(adminTool, NATS, 8222)).toBe(false);
     for (const service of ALL) expect(allowed(pod(service), adminTool, 8080), `${service} -> admin`).toBe(false);
     // The label of the admin tool in another namespace opens nothing.
     expect(allowed({ pod: { "app.kubernetes.io/name": "admin" }, namespace: "default" }, pod("content"), PORT.content)).toBe(false);

@@ -10,7 +10,7 @@ import { createLogger } from "@support/logging";
 import { createMetricsRegistry, parseMetricsText, type Registry } from "@support/metrics";
 import { createTestInfra, type TestInfra } from "@support/testkit";
 import {
-  ack, checkEnvelope, connectBus, createConsumer, createEnvelope, deadLetterStreamName, ensureDeadLetterStream, ensureStream, listDeadLetters, readCoreEvent, replayDeadLetter,
+  ack, checkEnvelope, connectBus, createConsumer, createEnvelope, deadLetterStreamName, ensureDeadLetterStream, ensureStream, listDeadLetters, coreEventReader, replayDeadLetter,
   streamNameFor, term, type Consumer, type EventEnvelope, type NatsConnection,
 } from "./index.ts";
 
@@ -165,7 +165,7 @@ describe("a consumer meeting bad messages", () => {
     await expect.poll(async () => (await scrape(registry)).value("support_jetstream_redeliveries_total", { consumer: "store-down" }), { timeout: 10_000 }).toBeGreaterThan(2);
     // Not terminated (it would be lost), so the one-at-a-time consumer is still on it.
     expect(seen).toEqual([]);
-    expect((await scrape(registry)).value("support_events_dead_lettered_total", { consumer: "store-down", reason: "unparseable" })).toBeUndefined();
+    expect((await scrape(registry)).value("support_events_dead_lettered_total", { consumer: "store-down", reason: "unparseable" })).toBe(0);
 
     await ensureDeadLetterStream(nc, prefix);
     await expect.poll(() => seen, { timeout: 10_000 }).toEqual(["poison.down.next"]);
@@ -198,10 +198,13 @@ describe("a plain core subscription meeting bad messages", () => {
   it("counts and logs them, and reads envelopes (version 1 when absent)", async () => {
     const registry = createMetricsRegistry();
     const results: unknown[] = [];
+    const read = coreEventReader({ consumer: "core-test", logger, registry });
+    // Counted from 0, so that increase() in an alert sees the first one.
+    expect((await scrape(registry)).value("support_events_dead_lettered_total", { consumer: "core-test", reason: "unparseable" })).toBe(0);
     const subject = `${prefix}core.thing.changed`;
     const subscription = nc.subscribe(subject, {
       callback: (_error, message) => {
-        results.push(readCoreEvent(message, { consumer: "core-test", logger, registry }));
+        results.push(read(message));
       },
     });
     const { version: _, ...old } = createEnvelope({ type: "core.thing.changed", companyId, data: {} });
@@ -218,5 +221,6 @@ describe("a plain core subscription meeting bad messages", () => {
     const scraped = await scrape(registry);
     expect(scraped.value("support_events_dead_lettered_total", { consumer: "core-test", reason: "unparseable" })).toBe(1);
     expect(scraped.value("support_events_dead_lettered_total", { consumer: "core-test", reason: "unknown_version" })).toBe(1);
+    expect(scraped.value("support_events_dead_lettered_total", { consumer: "core-test", reason: "not_envelope" })).toBe(0);
   });
 });

@@ -11,8 +11,8 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type Consumer as
 import type { Msg, NatsConnection } from "@nats-io/transport-node";
 import { backoffDelay, createFailureEpisode, type Logger } from "@support/logging";
 import { addScrapeSource, eventsDeadLettered, jetstreamRedeliveries, jetstreamTerminated, sharedForScrape, type Registry } from "@support/metrics";
-import { ensureDeadLetterStream, publishDeadLetter, type DeadLetterReason } from "./dead-letters.ts";
-import { readEnvelope, type EventEnvelope, type ReadEnvelope } from "./envelope.ts";
+import { DEAD_LETTER_REASONS, ensureDeadLetterStream, publishDeadLetter, type DeadLetterReason } from "./dead-letters.ts";
+import { readEnvelope, UNREADABLE_REASONS, type EventEnvelope, type ReadEnvelope } from "./envelope.ts";
 import { withConsumerSpan } from "./tracing.ts";
 
 export type Verdict = { ack: true } | { retryInMs: number } | { term: string };
@@ -93,6 +93,8 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
   const redeliveries = settings.registry && jetstreamRedeliveries(settings.registry);
   const terminated = settings.registry && jetstreamTerminated(settings.registry);
   const deadLettered = settings.registry && eventsDeadLettered(settings.registry);
+  // Every series at 0 from the start: a rate or increase() sees the first dead letter too.
+  for (const reason of DEAD_LETTER_REASONS) deadLettered?.inc({ consumer: settings.durable, reason }, 0);
   const maxDeliveries = settings.maxDeliveries ?? DEFAULT_MAX_DELIVERIES;
   const retryDelayMs = settings.retryDelayMs ?? 1000;
   const js = jetstream(settings.nc);
@@ -260,15 +262,21 @@ export interface CoreEventSettings {
 }
 
 /**
- * For a plain core NATS subscription: the message's envelope, or why it has none, counted in
- * support_events_dead_lettered_total and logged. Such a message is not kept: a core message has
- * no stream to replay it from, and it blocks nothing (the subscription goes on with the next).
+ * For a plain core NATS subscription: a reader of each message's envelope, which counts in
+ * support_events_dead_lettered_total and logs a message that has none (and why). Such a message
+ * is not kept: a core message has no stream to replay it from, and it blocks nothing (the
+ * subscription goes on with the next).
  */
-export function readCoreEvent(message: Pick<Msg, "subject" | "string">, settings: CoreEventSettings): ReadEnvelope {
-  const read = readEnvelope(message.string());
-  if ("reason" in read) {
-    if (settings.registry) eventsDeadLettered(settings.registry).inc({ consumer: settings.consumer, reason: read.reason });
-    settings.logger.warn({ subject: message.subject, consumer: settings.consumer, reason: read.reason, detail: read.detail }, "event skipped");
-  }
-  return read;
+export function coreEventReader(settings: CoreEventSettings): (message: Pick<Msg, "subject" | "string">) => ReadEnvelope {
+  const counter = settings.registry && eventsDeadLettered(settings.registry);
+  // Every series at 0 from the start: a rate or increase() sees the first skipped message too.
+  for (const reason of UNREADABLE_REASONS) counter?.inc({ consumer: settings.consumer, reason }, 0);
+  return (message) => {
+    const read = readEnvelope(message.string());
+    if ("reason" in read) {
+      counter?.inc({ consumer: settings.consumer, reason: read.reason });
+      settings.logger.warn({ subject: message.subject, consumer: settings.consumer, reason: read.reason, detail: read.detail }, "event skipped");
+    }
+    return read;
+  };
 }

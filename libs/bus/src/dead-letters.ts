@@ -9,8 +9,12 @@ import { headers as natsHeaders, type MsgHdrs } from "@nats-io/nats-core";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { ensureStream } from "./nats.ts";
 
-/** Why a message was set aside. */
-export type DeadLetterReason = "unparseable" | "not_envelope" | "unknown_version" | "failed" | "rejected";
+/**
+ * Why a message was set aside: it cannot be read (see UNREADABLE_REASONS), its handler failed
+ * past the consumer's bound ("failed"), or its handler gave up on it (`term`: "rejected").
+ */
+export const DEAD_LETTER_REASONS = ["unparseable", "not_envelope", "unknown_version", "failed", "rejected"] as const;
+export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
 
 /** Kept for 30 days: long enough to notice, fix and replay; the alert fires at the first one. */
 export const DEAD_LETTER_MAX_AGE_MS = 30 * 24 * 3600_000;

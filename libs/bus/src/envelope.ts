@@ -21,7 +21,8 @@ export interface EventEnvelope<T = Record<string, unknown>> {
 }
 
 /** Why a message is not an event a consumer can handle. */
-export type UnreadableReason = "unparseable" | "not_envelope" | "unknown_version";
+export const UNREADABLE_REASONS = ["unparseable", "not_envelope", "unknown_version"] as const;
+export type UnreadableReason = (typeof UNREADABLE_REASONS)[number];
 
 export type ReadEnvelope = { envelope: EventEnvelope } | { reason: UnreadableReason; detail: string };
 

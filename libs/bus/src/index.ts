@@ -1,5 +1,5 @@
 export {
-  checkEnvelope, createEnvelope, ENVELOPE_VERSION, KNOWN_ENVELOPE_VERSIONS, readEnvelope, streamNameFor, subjectFor,
+  checkEnvelope, createEnvelope, ENVELOPE_VERSION, KNOWN_ENVELOPE_VERSIONS, readEnvelope, streamNameFor, subjectFor, UNREADABLE_REASONS,
   type EventEnvelope, type NewEvent, type ReadEnvelope, type UnreadableReason,
 } from "./envelope.ts";
 export { connectBus, ensureStream, isBusConnected, type NatsConnection, type StreamOutcome, type StreamSettings } from "./nats.ts";
@@ -7,10 +7,10 @@ export {
   addOutboxTraceparent, createOutboxRelay, createOutboxTable, dropOutboxTraceparent, registerOutboxMetrics, writeEvents, type OutboxRelay, type OutboxRelaySettings, type OutboxTable,
 } from "./outbox.ts";
 export {
-  ack, createConsumer, DEFAULT_MAX_DELIVERIES, readCoreEvent, retryIn, term, type Consumer, type ConsumerSettings, type CoreEventSettings, type Verdict,
+  ack, coreEventReader, createConsumer, DEFAULT_MAX_DELIVERIES, retryIn, term, type Consumer, type ConsumerSettings, type CoreEventSettings, type Verdict,
 } from "./consumer.ts";
 export {
-  DEAD_LETTER_MAX_AGE_MS, DEAD_LETTER_MAX_BYTES, DeadLetterNotFoundError, deadLetterHeader, deadLetterStreamName, deadLetterSubject, deleteDeadLetter, ensureDeadLetterStream,
+  DEAD_LETTER_MAX_AGE_MS, DEAD_LETTER_MAX_BYTES, DEAD_LETTER_REASONS, DeadLetterNotFoundError, deadLetterHeader, deadLetterStreamName, deadLetterSubject, deleteDeadLetter, ensureDeadLetterStream,
   listDeadLetters, publishDeadLetter, REPLAYED_FROM_HEADER, replayDeadLetter, type DeadLetter, type DeadLetterReason,
 } from "./dead-letters.ts";
 export { activeTraceparent, withConsumerSpan } from "./tracing.ts";

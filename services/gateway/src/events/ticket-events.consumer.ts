@@ -4,7 +4,7 @@
 // from tickets. After a NATS disconnect every stream re-reads, since events may have been missed.
 // A message that is not an envelope is counted (support_events_dead_lettered_total, consumer
 // gateway-ticket-events) and logged, not kept: a core message has no stream to replay it from.
-import { readCoreEvent, type NatsConnection } from "@support/bus";
+import { coreEventReader, type NatsConnection } from "@support/bus";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
 import type { Startable } from "@support/runtime";
@@ -24,6 +24,7 @@ export function createTicketEventsConsumer(deps: { nc: NatsConnection; natsPrefi
   return {
     async start() {
       if (stop) return;
+      const readEvent = coreEventReader({ consumer: "gateway-ticket-events", logger: deps.logger, registry: deps.registry });
       const subscription = deps.nc.subscribe(`${deps.natsPrefix}tickets.ticket.>`, {
         callback: (error, msg) => {
           if (error) {
@@ -31,7 +32,7 @@ export function createTicketEventsConsumer(deps: { nc: NatsConnection; natsPrefi
             deps.hub.nudgeAll();
             return;
           }
-          const read = readCoreEvent(msg, { consumer: "gateway-ticket-events", logger: deps.logger, registry: deps.registry });
+          const read = readEvent(msg);
           // An envelope of a version this gateway does not know still nudges the ticket it
           // names, if it names one: a nudge only makes the streams read the ticket again.
           const envelope = "envelope" in read ? read.envelope : read.reason === "unknown_version" ? JSON.parse(msg.string()) : undefined;

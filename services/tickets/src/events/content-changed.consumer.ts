@@ -4,7 +4,7 @@
 // of a known version clears the whole cache (it may have been about any company) and is counted
 // (support_events_dead_lettered_total, consumer tickets-content-changed) and logged, not kept: a
 // core message has no stream to replay it from.
-import { readCoreEvent, subjectFor, withConsumerSpan, type NatsConnection } from "@support/bus";
+import { coreEventReader, subjectFor, withConsumerSpan, type NatsConnection } from "@support/bus";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
 import type { Startable } from "@support/runtime";
@@ -16,11 +16,12 @@ export function createContentChangedConsumer(deps: { nc: NatsConnection; natsPre
   return {
     start() {
       const sub = deps.nc.subscribe(subjectFor(deps.natsPrefix, "content.>"));
+      const readEvent = coreEventReader({ consumer: "tickets-content-changed", logger: deps.logger, registry: deps.registry });
       subscription = sub;
       loop = (async () => {
         for await (const message of sub) {
           await withConsumerSpan(message, "tickets-content-changed", () => {
-            const read = readCoreEvent(message, { consumer: "tickets-content-changed", logger: deps.logger, registry: deps.registry });
+            const read = readEvent(message);
             if ("envelope" in read) deps.reference.evictCompany(read.envelope.companyId);
             else deps.reference.clear();
           });
