@@ -26,7 +26,11 @@ describe("target safety", () => {
     const refused = async (url: string) => (await failureOf(ctx.webhooks.createWebhook({ companyId: tenant.companyId, url, eventTypes: ["ticket.created"] }))).issues;
     expect(await refused(receiver.url)).toEqual([{ path: "/url", message: "target resolves to a private address" }]);
     expect(await refused(receiver.url.replace("127.0.0.1", "localhost"))).toEqual([{ path: "/url", message: "target resolves to a private address" }]);
-    for (const url of ["http://169.254.169.254/latest/meta-data", "http://10.1.2.3/", "http://[::1]/", "http://[fd00:ec2::254]/", "http://100.64.0.1/", "http://0.0.0.0/"]) {
+    // IPv6 forms that carry an inside IPv4 address too: IPv4-compatible, IPv4-mapped, NAT64, 6to4.
+    for (const url of [
+      "http://169.254.169.254/latest/meta-data", "http://10.1.2.3/", "http://[::1]/", "http://[fd00:ec2::254]/", "http://100.64.0.1/", "http://0.0.0.0/",
+      "https://[::7f00:1]/", "https://[::ffff:127.0.0.1]/", "https://[64:ff9b::a9fe:a9fe]/", "https://[2002:a00:1::1]/",
+    ]) {
       expect(await refused(url)).toEqual([{ path: "/url", message: "target resolves to a private address" }]);
     }
     expect(await refused("http://user:pw@example.com/")).toEqual([{ path: "/url", message: "must not carry credentials" }]);
