@@ -135,6 +135,21 @@ describe("metrics of every process", () => {
     expect(metrics.value("support_jetstream_consumer_ack_pending", consumer)).toBeGreaterThanOrEqual(0);
     expect(metrics.types.get("support_jetstream_redeliveries_total")).toBe("counter");
     expect(metrics.types.get("support_jetstream_terminated_total")).toBe("counter");
+    // Every reason of the dead letters from 0, so that the alert's increase() sees the first one.
+    for (const reason of ["unparseable", "not_envelope", "unknown_version", "failed", "rejected"]) {
+      expect(metrics.value("support_events_dead_lettered_total", { consumer: "players-deletion", reason }), reason).toBe(0);
+    }
+  });
+
+  it("counts the gateway's and tickets' skipped event messages from 0 (their plain subscriptions)", async () => {
+    const urls = stack.metricsUrls();
+    const gateway = (await scrape(urls.gateway)).metrics;
+    const tickets = (await scrape(urls.tickets)).metrics;
+    for (const reason of ["unparseable", "not_envelope", "unknown_version"]) {
+      expect(gateway.value("support_events_dead_lettered_total", { consumer: "gateway-content-changed", reason }), reason).toBe(0);
+      expect(gateway.value("support_events_dead_lettered_total", { consumer: "gateway-ticket-events", reason }), reason).toBe(0);
+      expect(tickets.value("support_events_dead_lettered_total", { consumer: "tickets-content-changed", reason }), reason).toBe(0);
+    }
   });
 
   it("reports the Node runtime of every process, and no label carries an id", async () => {
