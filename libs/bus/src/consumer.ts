@@ -89,6 +89,7 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
   // A database outage fails every message for a while: logged once, not once per message.
   const handling = createFailureEpisode(settings.logger, `event handler of ${settings.durable}`);
   const consuming = createFailureEpisode(settings.logger, `consumer ${settings.durable}`);
+  const storing = createFailureEpisode(settings.logger, `dead-letter store of ${settings.durable}`);
   const counted = { consumer: settings.durable };
   const redeliveries = settings.registry && jetstreamRedeliveries(settings.registry);
   const terminated = settings.registry && jetstreamTerminated(settings.registry);
@@ -109,10 +110,11 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
       await publishDeadLetter(js, message, { prefix: settings.natsPrefix, consumer: settings.durable, reason, detail });
     } catch (error) {
       // Terminating it now would lose it: it comes back after the delay and is tried again.
-      settings.logger.error({ err: error, ...where(message), reason }, "dead-letter store refused a message; it is retried later");
+      storing.failed(error, { ...where(message), reason });
       message.nak(retryDelay(message));
       return "retry";
     }
+    storing.succeeded();
     // Without a reason: nats-server 2.9 ignores a "+TERM" that carries one, and the message
     // would come back after AckWait. The reason is in the dead letter and the log.
     message.term();
