@@ -1,6 +1,7 @@
 // The content and players services started in-process for the admin tool's tests: one database
 // and NATS prefix (testkit) shared by both, each service on a free port with its migrations
-// applied and an admin token, and clients and pools to check what the tool did.
+// applied, an admin token and service identity keys (the tool runs as a child process, so it
+// signs with the `admin` key as deployed), and clients and pools to check what the tool did.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
@@ -11,9 +12,9 @@ import { createDb, migrateToLatest, type Kysely } from "@support/db";
 import { createLogger } from "@support/logging";
 import { createServer as createPlayersServer, loadPlayersConfig, migrations as playersMigrations, type PlayersDatabase } from "@support/players";
 import { ContentService } from "@support/proto";
-import { createServiceClient } from "@support/rpc";
+import { createServiceCaller, createServiceClient } from "@support/rpc";
 import type { ServiceHost } from "@support/runtime";
-import { createTestInfra, type TestInfra } from "@support/testkit";
+import { createTestInfra, createTestServiceIdentities, type TestInfra } from "@support/testkit";
 
 const cliPath = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
 
@@ -42,6 +43,7 @@ export async function startServices(): Promise<AdminTestContext> {
   const infra = await createTestInfra();
   const hosts: ServiceHost[] = [];
   const token = randomBytes(24).toString("base64url");
+  const identities = createTestServiceIdentities();
   try {
     const logger = createLogger({ service: "admin-test", level: process.env.TEST_LOG_LEVEL ?? "silent" });
     const env = { ...infra.env, NATS_PREFIX: infra.natsPrefix, HOST: "127.0.0.1", LOG_LEVEL: "silent", ADMIN_TOKEN: token };
@@ -49,7 +51,7 @@ export async function startServices(): Promise<AdminTestContext> {
     const contentDb = createDb<ContentDatabase>({ url: infra.databaseUrl, schema: "content", maxConnections: 5 });
     await migrateToLatest(contentDb as unknown as Kysely<unknown>, "content", contentMigrations);
     const contentServer = createContentServer({
-      config: { ...loadContentConfig(env), PORT: 0 },
+      config: { ...loadContentConfig({ ...env, ...identities.env("content") }), PORT: 0 },
       logger,
       db: contentDb,
       nc: await connectBus(infra.natsUrl, "content-test"),
@@ -60,7 +62,7 @@ export async function startServices(): Promise<AdminTestContext> {
     const playersDb = createDb<PlayersDatabase>({ url: infra.databaseUrl, schema: "players", maxConnections: 5 });
     await migrateToLatest(playersDb, "players", playersMigrations);
     const playersServer = createPlayersServer({
-      config: { ...loadPlayersConfig({ ...env, CONTENT_URL: contentUrl }), PORT: 0, EXPIRY_SWEEP_INTERVAL_MS: 0 },
+      config: { ...loadPlayersConfig({ ...env, ...identities.env("players"), CONTENT_URL: contentUrl }), PORT: 0, EXPIRY_SWEEP_INTERVAL_MS: 0 },
       logger,
       db: playersDb,
       nc: await connectBus(infra.natsUrl, "players-test"),
@@ -71,7 +73,7 @@ export async function startServices(): Promise<AdminTestContext> {
     const runCli: AdminTestContext["runCli"] = (args, options = {}) =>
       new Promise((resolve, reject) => {
         const child = spawn(process.execPath, [cliPath, ...args], {
-          env: { PATH: process.env.PATH, CONTENT_URL: contentUrl, PLAYERS_URL: playersUrl, ADMIN_TOKEN: token, LOG_LEVEL: "warn", ...options.env },
+          env: { PATH: process.env.PATH, CONTENT_URL: contentUrl, PLAYERS_URL: playersUrl, ADMIN_TOKEN: token, ...identities.env("admin"), LOG_LEVEL: "warn", ...options.env },
           stdio: ["pipe", "pipe", "pipe"],
         });
         let stdout = "";
@@ -88,7 +90,8 @@ export async function startServices(): Promise<AdminTestContext> {
       token,
       contentUrl,
       playersUrl,
-      content: createServiceClient(ContentService, contentUrl),
+      // Content's reads as the gateway makes them.
+      content: createServiceClient(ContentService, contentUrl, { identity: createServiceCaller("gateway", identities.env("gateway").SERVICE_IDENTITY_KEY) }),
       contentDb,
       playersDb,
       contentServer,
