@@ -25,7 +25,11 @@ export interface Resource extends ResourceSummary {
   body: string | null;
 }
 
+/** How far the session's player is proven; an unverified session sees only the conversations it started. */
+export type Verification = "verified" | "email_verified" | "unverified";
+
 export interface SupportSession {
+  verification: Verification;
   game: { id: string; name: string; languages: string[] };
   language: string;
   environment: string | null;
@@ -83,10 +87,13 @@ export type CollectorAnswer =
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
-  constructor(status: number, code: string, message: string) {
+  /** The error's `details.type` (`VALIDATION_ERROR`, `ALREADY_VERIFIED`, ...), if any. */
+  readonly detailsType: string | undefined;
+  constructor(status: number, code: string, message: string, detailsType?: string) {
     super(message);
     this.status = status;
     this.code = code;
+    this.detailsType = detailsType;
   }
 }
 
@@ -106,6 +113,10 @@ export interface PlayerApi {
   rate(ticketId: string, score: number, review: string | null): Promise<void>;
   startUpload(file: { fileName: string; fileType: string; fileSize: number }): Promise<UploadInstruction>;
   attachment(ticketId: string, attachmentId: string): Promise<Blob>;
+  /** Mails a one-time code to the session's email address. */
+  sendEmailCode(): Promise<{ sentTo: string; expiresAt: string; sendsLeft: number }>;
+  /** Enters the mailed code; the session then sees the address's earlier conversations. */
+  confirmEmailCode(code: string): Promise<{ verification: Verification }>;
   /** The raw response of the ticket's event stream (Server-Sent Events). */
   stream(ticketId: string, lastEventId: string | undefined, signal: AbortSignal): Promise<Response>;
 }
@@ -143,6 +154,8 @@ export function createPlayerApi(sessionCode: string): PlayerApi {
       await call(`/player-api/tickets/${encodeURIComponent(ticketId)}/csat`, { method: "POST", json: { score, ...(review ? { review } : {}) } });
     },
     startUpload: (file) => call<UploadInstruction>("/player-api/attachments", { method: "POST", json: file }),
+    sendEmailCode: () => call("/player-api/verification/email", { method: "POST" }),
+    confirmEmailCode: (code) => call("/player-api/verification/email/confirm", { method: "POST", json: { code } }),
     async attachment(ticketId, attachmentId) {
       const response = await fetch(`${base}/player-api/tickets/${encodeURIComponent(ticketId)}/attachments/${encodeURIComponent(attachmentId)}`, {
         headers: headers(),
@@ -173,13 +186,14 @@ function attachmentIds(attachments: AttachmentRef[]): { attachments?: string[] }
 async function toError(response: Response): Promise<ApiError> {
   let code = "unknown";
   let message = response.statusText;
+  let detailsType: string | undefined;
   try {
-    const body = (await response.json()) as { error?: { code?: string; message?: string }; code?: string; message?: string };
-    const error = body.error ?? body;
-    code = error.code ?? code;
-    message = error.message ?? message;
+    const body = (await response.json()) as { code?: string; message?: string; details?: { type?: string } };
+    code = body.code ?? code;
+    message = body.message ?? message;
+    detailsType = body.details?.type;
   } catch {
     // Not JSON (a proxy's page): the status alone tells.
   }
-  return new ApiError(response.status, code, message);
+  return new ApiError(response.status, code, message, detailsType);
 }

@@ -18,6 +18,8 @@ export interface AppContextValue {
   locale: Locale;
   /** Reports a failed call: a refused session shows the expired page, anything else a message. */
   fail(error: unknown): void;
+  /** Reads the session again (its verification changed) without leaving the page. */
+  refreshSession(): Promise<void>;
 }
 
 const AppContext = createContext<AppContextValue | null>(null);
@@ -115,7 +117,11 @@ export function App({ taken }: { taken: TakenCode }) {
     if (error instanceof ApiError && error.status === 403) setPhase({ name: "expired", known: true });
     else setProblem(locale.t("app.error"));
   };
-  const context: AppContextValue = { api: api!, session, locale, fail };
+  const refreshSession = async () => {
+    const fresh = await api!.session();
+    setPhase({ name: "ready", session: fresh, locale });
+  };
+  const context: AppContextValue = { api: api!, session, locale, fail, refreshSession };
 
   return (
     <AppContext.Provider value={context}>

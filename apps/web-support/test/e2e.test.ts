@@ -132,7 +132,10 @@ describe("the web support page in a browser", () => {
   const token = () => a.games.quest!.environments["quest-production"]!.token;
   const actions = (ticketId: string, list: unknown[]) => stack.request(`/tickets/${ticketId}/actions`, { method: "POST", key, json: { actions: list } });
 
-  async function newPage(viewport: { width: number; height: number }, options: { expectForbidden?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  async function newPage(
+    viewport: { width: number; height: number },
+    options: { expectForbidden?: boolean; expectRefusedCode?: boolean } = {},
+  ): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
     const context = await browser.newContext({ viewport, locale: "en-US" });
     const page = await context.newPage();
     const problems: string[] = [];
@@ -142,7 +145,9 @@ describe("the web support page in a browser", () => {
       if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(`console: ${message.text()}`);
     });
     page.on("response", (response) => {
-      if (response.status() >= 400 && !(options.expectForbidden && response.status() === 403)) problems.push(`${response.request().method()} ${response.url()}: ${response.status()}`);
+      const expected = (options.expectForbidden && response.status() === 403) ||
+        (options.expectRefusedCode && response.status() === 400 && response.url().endsWith("/player-api/verification/email/confirm"));
+      if (response.status() >= 400 && !expected) problems.push(`${response.request().method()} ${response.url()}: ${response.status()}`);
     });
     page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
     page.on("request", (request) => {
@@ -370,6 +375,77 @@ describe("the web support page in a browser", () => {
       },
     });
   }, 240_000);
+
+  it("lets a player who came with an email confirm it with the mailed code, and then shows the earlier conversations", async () => {
+    const email = "mail-player@example.com";
+    const earlier = await stack.request("/tickets", {
+      method: "POST", key,
+      json: { gameId: a.games.quest!.id, message: "My purchase never arrived", language: "en", channels: ["email"], metadata: { player: { email } } },
+    });
+    expect(earlier.status, earlier.text).toBe(200);
+    const earlierId = (earlier.body as { ticketId: string }).ticketId;
+
+    const { context, page, problems } = await newPage({ width: 1280, height: 900 }, { expectRefusedCode: true });
+    try {
+      await page.goto(`${base}/support/sessions/redirect?${new URLSearchParams({ token: token(), "player.email": email })}`);
+      await page.getByRole("heading", { level: 1, name: "Support" }).waitFor();
+
+      // 1. Only this page's conversations (none); the panel says why and offers the code.
+      await page.getByText("You have no conversations yet.").waitFor();
+      await page.getByRole("heading", { level: 3, name: "Earlier conversations" }).waitFor();
+      expect(await page.locator(`a[href="#/tickets/${earlierId}"]`).count()).toBe(0);
+      await screenshot(page, "verify-01-offer");
+      await expectAccessible(page, "verification offer");
+
+      // 2. By keyboard: the button, Enter; the code goes to the player's mailbox.
+      const mailsBefore = stack.smtp.mails.length;
+      await page.getByRole("button", { name: "Send me a code" }).focus();
+      await page.keyboard.press("Enter");
+      await page.getByText("We sent a 6-digit code to m******r@example.com").waitFor();
+      // The code field has the focus: the player types right away.
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe("verify-code");
+      const mail = await stack.smtp.waitForMail(email, { after: mailsBefore });
+      const code = /\b(\d{6})\b/.exec(mail.text)![1]!;
+      await screenshot(page, "verify-02-code-sent");
+      await expectAccessible(page, "verification code form");
+
+      // 3. A wrong code: an alert, nothing shown.
+      await page.keyboard.type(code === "000000" ? "111111" : "000000");
+      await page.keyboard.press("Enter");
+      await page.getByRole("alert").filter({ hasText: "This code is not right" }).waitFor();
+      expect(await page.locator(`a[href="#/tickets/${earlierId}"]`).count()).toBe(0);
+      await screenshot(page, "verify-03-wrong-code");
+      await expectAccessible(page, "wrong code");
+
+      // 4. The right code: the earlier conversation appears, the panel goes.
+      await page.locator("#verify-code").fill(code);
+      await page.keyboard.press("Enter");
+      await page.locator(`a[href="#/tickets/${earlierId}"]`).waitFor();
+      await expect.poll(() => page.locator("#verify-code").count()).toBe(0);
+      await screenshot(page, "verify-04-confirmed");
+      await expectAccessible(page, "confirmed email");
+      await page.locator(`a[href="#/tickets/${earlierId}"]`).click();
+      await page.locator(".bubble .text", { hasText: "My purchase never arrived" }).waitFor();
+      await screenshot(page, "verify-05-earlier-conversation");
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+
+    // A player with only an unsigned id cannot prove it here: the page says what to do.
+    const idOnly = await newPage({ width: 360, height: 740 });
+    try {
+      await idOnly.page.goto(`${base}/support/sessions/redirect?${new URLSearchParams({ token: token(), language: "de", "player.id": "someone-else" })}`);
+      await idOnly.page.getByRole("heading", { level: 3, name: "Frühere Unterhaltungen" }).waitFor();
+      await idOnly.page.getByText("öffne den Support im Spiel, während du angemeldet bist").waitFor();
+      expect(await idOnly.page.getByRole("button", { name: "Code senden" }).count()).toBe(0);
+      await screenshot(idOnly.page, "verify-06-id-only-de");
+      await expectAccessible(idOnly.page, "id-only verification notice");
+      expect(idOnly.problems).toEqual([]);
+    } finally {
+      await idOnly.context.close();
+    }
+  }, 180_000);
 
   it("shows a clear page for an expired session and for a link without a session", async () => {
     const response = await stack.request("/support/sessions", { method: "POST", json: { token: token(), language: "de", player: { id: "late-player" } } });

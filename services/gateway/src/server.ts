@@ -18,6 +18,7 @@ import { createReferenceCaches, type ReferenceCaches } from "./cache.ts";
 import type { GatewayClients } from "./clients.ts";
 import type { GatewayConfig } from "./config.ts";
 import { createContentChangedConsumer } from "./events/content-changed.consumer.ts";
+import { createSessionChangedConsumer } from "./events/session-changed.consumer.ts";
 import { createTicketEventsConsumer } from "./events/ticket-events.consumer.ts";
 import { parseAllowedOrigins, playerApiCors } from "./middleware/cors.ts";
 import { TicketStreamHub } from "./player-side/ticket-stream.ts";
@@ -136,6 +137,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerSessionRoutes(api, { players: clients.players, config, registry });
   registerWebhookRoutes(api, { webhooks: clients.webhooks });
   const streams = new TicketStreamHub();
+  const sessions = createSessionCache({ max: config.SESSION_CACHE_MAX, maxBytes: config.SESSION_CACHE_MAX_BYTES });
   registerPlayerSideRoutes(api, {
     players: clients.players,
     content: clients.content,
@@ -143,7 +145,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     media: clients.media,
     playerSide: clients.playerSide,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    sessions: createSessionCache({ max: config.SESSION_CACHE_MAX, maxBytes: config.SESSION_CACHE_MAX_BYTES }),
+    sessions,
     limiter: createPlayerApiRateLimiter(clients.players, config, registry),
     streams,
     streamSettings: {
@@ -223,6 +225,8 @@ export function createServer(deps: GatewayDeps): Gateway {
   const contentChanges = deps.nc ? createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, targets: caches, logger, registry }) : undefined;
   // Without NATS, live streams still follow their tickets by their periodic resync.
   const ticketChanges = deps.nc ? createTicketEventsConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, hub: streams, logger, registry }) : undefined;
+  // Without NATS, a verified or ended session is seen by the other replicas when their copy expires.
+  const sessionChanges = deps.nc ? createSessionChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, sessions, logger, registry }) : undefined;
 
   return {
     app,
@@ -234,6 +238,7 @@ export function createServer(deps: GatewayDeps): Gateway {
       try {
         await contentChanges?.start();
         await ticketChanges?.start();
+        await sessionChanges?.start();
         apiRateLimiter.start();
         return await new Promise((resolve, reject) => {
           server.once("error", reject);
@@ -258,6 +263,7 @@ export function createServer(deps: GatewayDeps): Gateway {
       stopping = true;
       await contentChanges?.stop();
       await ticketChanges?.stop();
+      await sessionChanges?.stop();
       // Live streams never finish by themselves: end them (clients resume with Last-Event-ID).
       streams.closeAll();
       // The metrics listener stops last, so that the drain can be watched.

@@ -148,6 +148,7 @@ describe("metrics of every process", () => {
     for (const reason of ["unparseable", "not_envelope", "unknown_version"]) {
       expect(gateway.value("support_events_dead_lettered_total", { consumer: "gateway-content-changed", reason }), reason).toBe(0);
       expect(gateway.value("support_events_dead_lettered_total", { consumer: "gateway-ticket-events", reason }), reason).toBe(0);
+      expect(gateway.value("support_events_dead_lettered_total", { consumer: "gateway-session-changed", reason }), reason).toBe(0);
       expect(tickets.value("support_events_dead_lettered_total", { consumer: "tickets-content-changed", reason }), reason).toBe(0);
     }
   });

@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { PlayerTicket } from "../api.ts";
 import { href, useApp, usePageHeading } from "../app.tsx";
 import type { MessageKey } from "../messages/en.ts";
+import { VerifyEmail } from "./verify-email.tsx";
 
 export function statusKey(ticket: { status: string; resolutionType: string | null }): MessageKey {
   const name = ticket.status === "closed" && ticket.resolutionType ? ticket.resolutionType : ticket.status;
@@ -15,13 +16,15 @@ export function HomeView() {
   const { t } = locale;
   const heading = usePageHeading(`${t("app.title")} – ${session.game.name}`);
   const [tickets, setTickets] = useState<PlayerTicket[] | null>(null);
+  // Bumped when the player proves the email: the list then holds the earlier conversations too.
+  const [listing, setListing] = useState(0);
 
   useEffect(() => {
     api.tickets().then(setTickets, (error: unknown) => {
       setTickets([]);
       fail(error);
     });
-  }, [api]);
+  }, [api, listing]);
 
   return (
     <>
@@ -79,6 +82,7 @@ export function HomeView() {
             ))}
           </ul>
         )}
+        <VerifyEmail onVerified={() => setListing((n) => n + 1)} />
       </section>
     </>
   );

@@ -3,9 +3,12 @@
 // sessions). Every replica listens (a plain core subscription, no queue group, so each gets
 // every event) and marks the named sessions, whose cached copies are then read again or
 // refused on their next use. After a NATS disconnect the whole cache goes: events may have
-// been missed.
-import { withConsumerSpan, type NatsConnection } from "@support/bus";
+// been missed. A message that is not an envelope is counted (support_events_dead_lettered_total,
+// consumer gateway-session-changed) and logged: a core message has no stream to replay it from.
+// One of an unknown version still marks the sessions it names: a mark only makes them read again.
+import { coreEventReader, withConsumerSpan, type NatsConnection } from "@support/bus";
 import type { Logger } from "@support/logging";
+import type { Registry } from "@support/metrics";
 import type { Startable } from "@support/runtime";
 import type { SessionCache } from "../routes/player-side.ts";
 
@@ -23,11 +26,18 @@ export function sessionIdsOf(envelope: unknown): string[] {
   return [];
 }
 
-export function createSessionChangedConsumer(deps: { nc: NatsConnection; natsPrefix: string; sessions: SessionCache; logger: Logger }): Startable {
+export function createSessionChangedConsumer(deps: {
+  nc: NatsConnection;
+  natsPrefix: string;
+  sessions: SessionCache;
+  logger: Logger;
+  registry?: Registry | undefined;
+}): Startable {
   let stop: (() => void) | undefined;
   return {
     async start() {
       if (stop) return;
+      const readEvent = coreEventReader({ consumer: "gateway-session-changed", logger: deps.logger, registry: deps.registry });
       const subscriptions = [SESSION_VERIFIED, SESSIONS_ENDED].map((type) =>
         deps.nc.subscribe(`${deps.natsPrefix}${type}`, {
           callback: (error, msg) => {
@@ -37,15 +47,9 @@ export function createSessionChangedConsumer(deps: { nc: NatsConnection; natsPre
               return;
             }
             void withConsumerSpan(msg, "gateway-session-changed", () => {
-              let envelope: unknown;
-              try {
-                envelope = JSON.parse(msg.string());
-              } catch {
-                envelope = undefined;
-              }
-              const ids = sessionIdsOf(envelope);
-              if (ids.length === 0) deps.logger.warn({ subject: msg.subject }, "ignored a session event that names no session");
-              for (const id of ids) deps.sessions.invalidate(id);
+              const read = readEvent(msg);
+              const envelope = "envelope" in read ? read.envelope : read.reason === "unknown_version" ? JSON.parse(msg.string()) : undefined;
+              for (const id of sessionIdsOf(envelope)) deps.sessions.invalidate(id);
             });
           },
         }),

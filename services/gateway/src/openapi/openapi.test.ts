@@ -55,6 +55,8 @@ const PLAYER_SIDE_OPERATIONS = [
   ["get", "/player-api/resources/{key}", "getPlayerResource"],
   ["get", "/player-api/tickets/{ticketId}/stream", "streamPlayerTicketEvents"],
   ["get", "/player-api/tickets/{ticketId}/attachments/{attachmentId}", "getPlayerAttachment"],
+  ["post", "/player-api/verification/email", "startPlayerEmailVerification"],
+  ["post", "/player-api/verification/email/confirm", "confirmPlayerEmailVerification"],
 ] as const;
 const SESSION_OPERATIONS = new Set<string>(PLAYER_SIDE_OPERATIONS.map((op) => op[2]));
 
@@ -86,7 +88,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 12 of the player side, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS].map((op) => [...op]).sort());
   });

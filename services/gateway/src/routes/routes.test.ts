@@ -39,8 +39,8 @@ describe("reference and announcement routes", () => {
     t.content.calls.clear();
   });
 
-  it("subscribes to every content event and every ticket event (live streams)", () => {
-    expect(nats.subjects).toEqual(["content.>", "tickets.ticket.>"]);
+  it("subscribes to every content event, every ticket event (live streams) and the session events (verified, ended)", () => {
+    expect(nats.subjects).toEqual(["content.>", "tickets.ticket.>", "players.session.verified", "players.session.ended"]);
   });
 
   it("GET /games lists the company's games with exactly the fields id, name, slug, languages, createdAt and updatedAt", async () => {
