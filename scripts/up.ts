@@ -30,6 +30,7 @@ import {
   startNatsServer,
   startPostgresServer,
   startS3rver,
+  startSmtpReceiver,
   withDatabase,
 } from "@support/testkit";
 import type { IdentityName } from "@support/rpc";
@@ -48,6 +49,9 @@ const WEBHOOK_SECRETS_KEY_FILE = join(DATA, "webhook-secrets-key");
 // (scripts/service-identity.ts), made once and kept until `--reset`. Each service gets its own key
 // file and the trust; the admin tool reads admin.key from here by default.
 const IDENTITY_DIR = join(DATA, "service-identity");
+// The mails the stack sends (players' email codes): without SMTP_URL, a local SMTP receiver
+// takes them, keeps each as an .eml file here and prints its recipient and subject.
+const MAIL_DIR = join(DATA, "mail");
 const DATABASE = "support";
 const BUCKET = "support-attachments";
 const S3_PORT = 4568;
@@ -350,7 +354,22 @@ function adminToken(): string {
   return token;
 }
 
-function startServices(infra: Infra, token: string): Service[] {
+/** Where players sends mail: SMTP_URL when set, else a receiver of the stack's own (never relays). */
+async function startMailbox(): Promise<{ smtpUrl: string; local: boolean }> {
+  if (process.env.SMTP_URL) return { smtpUrl: process.env.SMTP_URL, local: false };
+  mkdirSync(MAIL_DIR, { recursive: true });
+  const receiver = await startSmtpReceiver({
+    onMail(mail) {
+      const file = join(MAIL_DIR, `${mail.receivedAt.toISOString().replace(/[:.]/g, "-")}-${mail.to.join("_").replace(/[^\w@.-]/g, "_")}.eml`);
+      writeFileSync(file, mail.raw);
+      log(`mail to ${mail.to.join(", ")}: ${mail.subject}   (${relative(ROOT, file)})`);
+    },
+  });
+  log(`mail: a local SMTP receiver at ${receiver.url}, mails kept in .data/mail/`);
+  return { smtpUrl: receiver.url, local: true };
+}
+
+function startServices(infra: Infra, token: string, smtpUrl: string): Service[] {
   const started: Service[] = [];
   for (const s of SERVICES) {
     const main = entry(s.name, "main.ts");
@@ -364,6 +383,7 @@ function startServices(infra: Infra, token: string): Service[] {
       ...(s.admin ? { ADMIN_TOKEN: token } : {}),
       SERVICE_IDENTITY_KEY_FILE: keyFile(IDENTITY_DIR, s.name as IdentityName),
       SERVICE_IDENTITY_TRUST_FILE: join(IDENTITY_DIR, TRUST_FILE),
+      ...(s.name === "players" ? { SMTP_URL: smtpUrl } : {}),
       ...s.env,
     };
     superviseService(s, main, env);
@@ -449,7 +469,7 @@ function webSupportLink(record: TenantRecord | undefined, base: string): string 
   return `${base}/support/sessions/redirect?${query}`;
 }
 
-function printReady(record: TenantRecord | undefined): void {
+function printReady(record: TenantRecord | undefined, mailbox: { smtpUrl: string; local: boolean }): void {
   const base = `http://127.0.0.1:${GATEWAY_PORT}`;
   const key = record ? Object.values(record.tenant.apiKeys).find((secret) => secret !== null) : undefined;
   const lines = [
@@ -467,6 +487,7 @@ function printReady(record: TenantRecord | undefined): void {
   lines.push(`  Metrics   ${SERVICES.map((s) => `${s.name} http://127.0.0.1:${s.metricsPort}/metrics`).join(", ")}`);
   const link = webSupportLink(record, base);
   if (link) lines.push(`  Support   ${link}`, "            (the web support page as the demo player: each opening starts a new session)");
+  if (mailbox.local) lines.push("  Mail      .data/mail/   (the email codes players receive; each is also printed above)");
   lines.push("  Admin     pnpm admin help   (token in .data/admin-token, read by the tool)", "  Stop      Ctrl-C", "");
   process.stdout.write(`${lines.join("\n")}\n`);
 }
@@ -515,13 +536,14 @@ async function main(): Promise<void> {
   const token = adminToken();
   initIdentities(IDENTITY_DIR);
   await runMigrations(infra);
-  const started = startServices(infra, token);
+  const mailbox = await startMailbox();
+  const started = startServices(infra, token, mailbox.smtpUrl);
   log(`waiting for the gateway on http://127.0.0.1:${GATEWAY_PORT}/healthz`);
   await waitHealthy("the gateway", GATEWAY_PORT);
   // The demo tenant goes through content's and players' admin RPCs: wait for them too.
   for (const s of started.filter((service) => service.admin)) await waitHealthy(s.name, s.port);
   const record = await demoTenant(infra, token);
-  printReady(record);
+  printReady(record, mailbox);
 }
 
 main().catch((error: unknown) => {

@@ -118,6 +118,8 @@ describe("a player's conversations only for the player", () => {
     it("see no earlier ticket of the address (nor its events) until the emailed code is entered", async () => {
       const victim = "victim@example.com";
       const earlier = await apiTicket({ email: victim, name: "Victim" }, "My account was hacked, here is my recovery phrase");
+      // The same address under the game's player id: its replies go to the same mailbox.
+      const earlierWithId = await apiTicket({ id: "victim-id", email: victim }, "Another conversation of the same mailbox");
       await stack.request(`/tickets/${earlier}/actions`, { method: "POST", key, json: { actions: [{ type: "sendMessage", message: "Your reset link: secret" }] } });
 
       // The attack: the game's public token and the victim's address.
@@ -145,7 +147,7 @@ describe("a player's conversations only for the player", () => {
       const confirmed = await as(attacker, "/player-api/verification/email/confirm", { method: "POST", json: { code } });
       expect(confirmed.status, confirmed.text).toBe(200);
       expect(confirmed.body).toEqual({ verification: "email_verified" });
-      expect(await listed(attacker)).toEqual([earlier]);
+      expect(await listed(attacker)).toEqual([earlierWithId, earlier]);
       expect((await as(attacker, `/player-api/tickets/${earlier}/events`)).status).toBe(200);
       expect((await as(attacker, "/player-api/session")).body).toMatchObject({ verification: "email_verified" });
       // A code is used once; a verified session needs none.

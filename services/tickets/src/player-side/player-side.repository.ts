@@ -7,7 +7,7 @@ type Db = Kysely<TicketsDatabase>;
 
 /**
  * Ids of the owner's tickets in the game, newest first: those its session opened, and those of
- * its verified identity (the external player id, or without one the email).
+ * its verified identity (the rule of ownsTicket).
  */
 export async function listOwnedTicketIds(db: Db, owner: PlayerSideOwner, limit: number): Promise<string[]> {
   const query = db
@@ -20,8 +20,12 @@ export async function listOwnedTicketIds(db: Db, owner: PlayerSideOwner, limit: 
       if (owner.sessionId !== null) {
         mine.push(eb("id", "in", eb.selectFrom("session_tickets").select("ticket_id").where("session_id", "=", owner.sessionId)));
       }
-      if (owner.playerId !== null) mine.push(eb("player_external_id", "=", owner.playerId));
-      else if (owner.email !== null) mine.push(eb.and([eb("player_external_id", "is", null), eb(sql<string>`lower(email)`, "=", owner.email)]));
+      if (owner.playerId !== null) {
+        mine.push(eb("player_external_id", "=", owner.playerId));
+        if (owner.email !== null) mine.push(eb.and([eb("player_external_id", "is", null), eb(sql<string>`lower(email)`, "=", owner.email)]));
+      } else if (owner.email !== null) {
+        mine.push(eb(sql<string>`lower(email)`, "=", owner.email));
+      }
       return eb.or(mine);
     });
   const rows = await query.orderBy("created_at", "desc").orderBy("running_id", "desc").limit(limit).execute();

@@ -8,16 +8,25 @@ const ticket = { companyId: COMPANY, gameId: GAME, playerId: "p-1" as string | n
 describe("ownsTicket", () => {
   it("matches by external player id within the company and game", () => {
     expect(ownsTicket(toOwner({ companyId: COMPANY, gameId: GAME.toUpperCase(), playerId: "p-1" }), ticket)).toBe(true);
-    expect(ownsTicket(toOwner({ companyId: COMPANY, gameId: GAME, playerId: "p-2", email: "ada@example.com" }), ticket)).toBe(false);
+    expect(ownsTicket(toOwner({ companyId: COMPANY, gameId: GAME, playerId: "p-2" }), ticket)).toBe(false);
     expect(ownsTicket(toOwner({ companyId: COMPANY, gameId: "11111111-1111-4111-8111-111111111111", playerId: "p-1" }), ticket)).toBe(false);
     expect(ownsTicket(toOwner({ companyId: "22222222-2222-4222-8222-222222222222", gameId: GAME, playerId: "p-1" }), ticket)).toBe(false);
   });
 
-  it("matches by email only tickets without an external id, and only when the session has no id", () => {
-    const anonymous = toOwner({ companyId: COMPANY, gameId: GAME, email: " ADA@example.com " });
-    expect(ownsTicket(anonymous, ticket)).toBe(false);
-    expect(ownsTicket(anonymous, { ...ticket, playerId: null })).toBe(true);
+  it("with a verified email only, matches every ticket of that email (the mailbox's owner)", () => {
+    const byEmail = toOwner({ companyId: COMPANY, gameId: GAME, email: " ADA@example.com " });
+    expect(ownsTicket(byEmail, ticket)).toBe(true);
+    expect(ownsTicket(byEmail, { ...ticket, playerId: null })).toBe(true);
+    expect(ownsTicket(byEmail, { ...ticket, email: "other@example.com" })).toBe(false);
+    expect(ownsTicket(byEmail, { ...ticket, email: null })).toBe(false);
     expect(ownsTicket(toOwner({ companyId: COMPANY, gameId: GAME }), { ...ticket, playerId: null })).toBe(false);
+  });
+
+  it("with a verified id and email, matches the id's tickets and the email's tickets without an id, not another id's", () => {
+    const both = toOwner({ companyId: COMPANY, gameId: GAME, playerId: "p-2", email: "ada@example.com" });
+    expect(ownsTicket(both, { ...ticket, playerId: "p-2", email: null })).toBe(true);
+    expect(ownsTicket(both, { ...ticket, playerId: null })).toBe(true);
+    expect(ownsTicket(both, ticket)).toBe(false);
   });
 });
 

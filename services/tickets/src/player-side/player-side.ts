@@ -16,7 +16,7 @@ export interface PlayerSideOwner {
   sessionId: string | null;
   /** Verified external player id; null without one. */
   playerId: string | null;
-  /** Verified email, lower-cased; used only when there is no player id. */
+  /** Verified email, lower-cased. */
   email: string | null;
 }
 
@@ -34,14 +34,18 @@ export function toOwner(input: {
 }
 
 /**
- * Whether the ticket belongs to the owner's verified identity: same company and game, then the
- * player id, or (without one) the email. Tickets the session opened itself are the owner's too
- * (session_tickets, checked by the service).
+ * Whether the ticket belongs to the owner's verified identity, within the same company and game:
+ * - with a verified player id: the tickets of that id, and those of the verified email that
+ *   name no player id (another account sharing the address keeps its own tickets);
+ * - with a verified email only (the player proved the mailbox, where replies to those tickets
+ *   go anyway): every ticket of that email.
+ * Tickets the session opened itself are the owner's too (session_tickets, checked by the service).
  */
 export function ownsTicket(owner: PlayerSideOwner, ticket: Pick<Ticket, "companyId" | "gameId" | "playerId" | "email">): boolean {
   if (ticket.companyId !== owner.companyId || ticket.gameId !== owner.gameId) return false;
-  if (owner.playerId !== null) return ticket.playerId === owner.playerId;
-  return owner.email !== null && ticket.playerId === null && ticket.email?.toLowerCase() === owner.email;
+  const sameEmail = owner.email !== null && ticket.email?.toLowerCase() === owner.email;
+  if (owner.playerId !== null) return ticket.playerId === owner.playerId || (sameEmail && ticket.playerId === null);
+  return sameEmail;
 }
 
 export const MAX_REVIEW_LENGTH = 10_000;
