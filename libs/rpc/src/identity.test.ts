@@ -120,6 +120,7 @@ describe("service identity configuration", () => {
     expect(() => loadServiceCaller("content", { NODE_ENV: "production" })).toThrow(/SERVICE_IDENTITY_KEY/);
     const ids = generateServiceIdentities();
     expect(() => loadServiceVerifier("content", { SERVICE_IDENTITY_KEY: ids.keys.content })).toThrow(/SERVICE_IDENTITY_TRUST/);
+    expect(() => loadServiceCaller("content", { SERVICE_IDENTITY_TRUST: ids.trust })).toThrow(/SERVICE_IDENTITY_KEY/);
     expect(() => loadServiceCaller("content", { SERVICE_IDENTITY_KEY: "not a key" })).toThrow(/PKCS#8/);
     expect(() => loadServiceCaller("content", { SERVICE_IDENTITY_KEY_FILE: "/nonexistent/key" })).toThrow(/cannot read/);
     expect(defaultServiceCaller({ NODE_ENV: "production" })).toBeUndefined();

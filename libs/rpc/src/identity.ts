@@ -63,7 +63,8 @@ const HEADER_PART = Buffer.from(JSON.stringify({ alg: "EdDSA", typ: "JWT" })).to
 
 /** The service a call is addressed to: the proto package's first segment (`content.v1.ContentService` → `content`). */
 export function calleeOf(typeName: string): string {
-  return typeName.slice(0, typeName.indexOf("."));
+  const dot = typeName.indexOf(".");
+  return dot === -1 ? typeName : typeName.slice(0, dot);
 }
 
 // ---- keys -----------------------------------------------------------------------------------
@@ -301,12 +302,15 @@ const isProduction = (settings: ServiceIdentitySettings) => settings.NODE_ENV ==
 
 /**
  * The identity a process signs its calls with. Without a configured key: refused in production
- * (the process must not start); otherwise the process's development key.
+ * (the process must not start) and beside a configured trust (half a configuration); otherwise
+ * the process's development key.
  */
 export function loadServiceCaller(name: IdentityName, settings: ServiceIdentitySettings): ServiceCaller {
   const key = valueOrFile(settings.SERVICE_IDENTITY_KEY, settings.SERVICE_IDENTITY_KEY_FILE, "SERVICE_IDENTITY_KEY");
   if (key) return createServiceCaller(name, key);
-  if (isProduction(settings)) throw new Error("SERVICE_IDENTITY_KEY (or SERVICE_IDENTITY_KEY_FILE): required when NODE_ENV=production");
+  if (isProduction(settings) || settings.SERVICE_IDENTITY_TRUST?.trim() || settings.SERVICE_IDENTITY_TRUST_FILE?.trim()) {
+    throw new Error("SERVICE_IDENTITY_KEY (or SERVICE_IDENTITY_KEY_FILE): required with SERVICE_IDENTITY_TRUST and when NODE_ENV=production");
+  }
   return createServiceCaller(name, developmentIdentity().privateKey);
 }
 
