@@ -8,25 +8,9 @@
 // - an erased player's session answers 403 on two gateway replicas within 100 ms of
 //   DELETE /player, and nothing of the player can be written after it.
 import { randomBytes } from "node:crypto";
-import { exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signingKey, signMetadata, type SigningKey } from "./signed-metadata.ts";
 import { startStack, type RequestOptions, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
-
-interface SigningKey {
-  kid: string;
-  privateJwk: JWK;
-  publicJwk: JWK;
-}
-
-async function signingKey(kid: string): Promise<SigningKey> {
-  const { publicKey, privateKey } = await generateKeyPair("RS256", { modulusLength: 2048, extractable: true });
-  return { kid, privateJwk: await exportJWK(privateKey), publicJwk: { ...(await exportJWK(publicKey)), kid, use: "sig" } };
-}
-
-async function signMetadata(key: SigningKey, metadata: unknown): Promise<string> {
-  return new SignJWT({ metadata }).setProtectedHeader({ alg: "RS256", kid: key.kid }).setIssuedAt().setExpirationTime("5m")
-    .sign((await importJWK({ ...key.privateJwk, alg: undefined }, "RS256")) as CryptoKey);
-}
 
 interface ListedTicket {
   id: string;

@@ -5,36 +5,11 @@
 import { createHash, createHmac, createSign, generateKeyPairSync, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, sql, type Kysely } from "@support/db";
-import { exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from "jose";
+import type { JWK } from "jose";
+import { signingKey, signMetadata, type SigningKey } from "./signed-metadata.ts";
 import { startStack, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
 
 const WEB_SUPPORT_URL = "https://help.example.com/support?brand=galaxy&lang=auto";
-
-interface SigningKey {
-  kid: string;
-  privateJwk: JWK;
-  publicJwk: JWK;
-}
-
-async function signingKey(kid: string): Promise<SigningKey> {
-  const { publicKey, privateKey } = await generateKeyPair("RS256", { modulusLength: 2048, extractable: true });
-  return { kid, privateJwk: await exportJWK(privateKey), publicJwk: { ...(await exportJWK(publicKey)), kid, use: "sig" } };
-}
-
-interface SignOptions {
-  alg?: "RS256" | "RS384" | "RS512";
-  kid?: string;
-  /** A jose time span ("5m", "-1h") or null for no exp. */
-  exp?: string | null;
-}
-
-async function signMetadata(key: SigningKey, metadata: unknown, options: SignOptions = {}): Promise<string> {
-  const alg = options.alg ?? "RS256";
-  const jwt = new SignJWT({ metadata }).setProtectedHeader({ alg, kid: options.kid ?? key.kid }).setIssuedAt();
-  if (options.exp !== null) jwt.setExpirationTime(options.exp ?? "5m");
-  // A WebCrypto key is bound to one hash: import the private key for the algorithm wanted.
-  return jwt.sign((await importJWK({ ...key.privateJwk, alg: undefined }, alg)) as CryptoKey);
-}
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 const inFiveMinutes = () => Math.floor(Date.now() / 1000) + 300;
@@ -282,11 +257,12 @@ describe("public web support sessions through the real stack", () => {
       expect(session.verification).toBe("unverified");
     });
 
-    it("refuses unverified players in a game that blocks them, and lets anonymous and verified ones in", async () => {
+    it("refuses unverified identities (an unsigned id or email) in a game that blocks them, and lets anonymous and verified ones in", async () => {
       const before = await sessionCount();
       expectRefusal(await create({ token: strictToken, player: { id: "p-unverified", name: "Un" } }), 400, { path: "/signedMetadataToken" });
+      expectRefusal(await create({ token: strictToken, player: { name: "Anon", email: "anon@example.com" } }), 400, { path: "/signedMetadataToken" });
       expect(await sessionCount()).toBe(before);
-      expect((await created(await create({ token: strictToken, player: { name: "Anon", email: "anon@example.com" } }))).verification).toBe("anonymous");
+      expect((await created(await create({ token: strictToken, player: { name: "Anon" } }))).verification).toBe("anonymous");
       expect((await created(await create({ token: strictToken }))).verification).toBe("anonymous");
       const verified = await created(await create({ token: strictToken, player: { id: "ignored" }, signedMetadataToken: await signMetadata(current, { player: { id: "p-verified" } }) }));
       expect(verified).toMatchObject({ verification: "verified", metadata: { player: { id: "p-verified" } } });

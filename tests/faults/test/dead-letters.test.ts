@@ -1,7 +1,8 @@
 // No message stops a consumer, on the whole stack: a message that is not JSON and an envelope of
 // a version nobody knows are published on every subject a durable consumer filters on
 // (tickets.ticket.> for webhooks-tickets, players.> for webhooks-players, players.deletion.>
-// for players-deletion) and on content.> (the plain subscriptions of the gateway and tickets).
+// for players-deletion, players.session.ended also for the gateway's session cache) and on
+// content.> (the plain subscriptions of the gateway and tickets).
 // Within seconds every consumer handles the next events (a new ticket is delivered to a webhook
 // receiver; a scheduled deletion is erased and its player.deleted delivered), the bad messages
 // wait in the dead-letter store, and each service's /metrics counted them.
@@ -97,7 +98,8 @@ describe("bad messages on every consumed subject", () => {
     const futureEnvelope = (type: string) =>
       JSON.stringify({ id: randomUUID(), version: 99, type, occurredAt: new Date().toISOString(), companyId: companyIdOfNobody, data: { shape: "of the future" } });
     // Into the streams: each subject is read by durable consumers (one at a time, for webhooks).
-    for (const type of ["tickets.ticket.created", "players.deletion.started"]) {
+    // players.session.ended is also read by the gateway's plain subscription (its session cache).
+    for (const type of ["tickets.ticket.created", "players.deletion.started", "players.session.ended"]) {
       await js.publish(`${prefix}${type}`, `not json at all: ${type}`);
       await js.publish(`${prefix}${type}`, futureEnvelope(type));
     }
@@ -141,25 +143,31 @@ describe("bad messages on every consumed subject", () => {
       [`${prefix}tickets.ticket.created`, "unparseable"],
       [`${prefix}tickets.ticket.created`, "unknown_version"],
     ]);
-    for (const consumer of ["webhooks-players", "players-deletion"]) {
-      expect(kept(consumer), consumer).toEqual([
-        [`${prefix}players.deletion.started`, "unparseable"],
-        [`${prefix}players.deletion.started`, "unknown_version"],
-      ]);
-    }
-    expect(deadLetters).toHaveLength(6);
+    expect(kept("players-deletion")).toEqual([
+      [`${prefix}players.deletion.started`, "unparseable"],
+      [`${prefix}players.deletion.started`, "unknown_version"],
+    ]);
+    expect(kept("webhooks-players")).toEqual([
+      [`${prefix}players.deletion.started`, "unparseable"],
+      [`${prefix}players.deletion.started`, "unknown_version"],
+      [`${prefix}players.session.ended`, "unparseable"],
+      [`${prefix}players.session.ended`, "unknown_version"],
+    ]);
+    expect(deadLetters).toHaveLength(8);
 
     // Each process counted what it set aside, the plain subscriptions included.
     const expected: Record<string, string[]> = {
       webhooks: ["webhooks-tickets", "webhooks-players"],
       players: ["players-deletion"],
-      gateway: ["gateway-content-changed", "gateway-ticket-events"],
+      gateway: ["gateway-content-changed", "gateway-ticket-events", "gateway-session-changed"],
       tickets: ["tickets-content-changed"],
     };
     for (const [process, consumers] of Object.entries(expected)) {
       await waitUntil(`${process}'s counts`, async () => {
         const counts = await deadLetteredCounts(process);
-        return consumers.every((consumer) => counts[`${consumer}/unparseable`] === 1 && counts[`${consumer}/unknown_version`] === 1);
+        // webhooks-players read two bad pairs (players.deletion.started and players.session.ended).
+        const pairs = (consumer: string) => (consumer === "webhooks-players" ? 2 : 1);
+        return consumers.every((consumer) => counts[`${consumer}/unparseable`] === pairs(consumer) && counts[`${consumer}/unknown_version`] === pairs(consumer));
       }, 10_000);
       const counts = await deadLetteredCounts(process);
       for (const consumer of consumers) expect(counts[`${consumer}/not_envelope`], `${process} ${consumer}`).toBe(0);
