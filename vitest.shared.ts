@@ -2,6 +2,7 @@
 // <repo>/.ci/out/<package>.json, which .ci/summarize.ts adds up into CI's closing line.
 // A package's vitest.config.ts: `export default mergeConfig(shared, defineConfig({ test: {...} }))`.
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { defineConfig } from "vitest/config";
 
@@ -15,8 +16,16 @@ function findRepoRoot(from: string): string {
 // pnpm sets npm_package_name for package scripts; fall back to the folder name.
 const packageName = (process.env.npm_package_name ?? basename(process.cwd())).replace(/^@[^/]+\//, "");
 
+// Test files wait on Postgres, NATS, S3 and their own in-process services far more than they
+// compute: vitest's default of one file per core but one (a single file at a time on two cores)
+// leaves the machine half idle. Two at a time on two cores halved the gateway's run (200 s ->
+// 107 s); four were slower again (131 s). Packages whose files must not overlap (image builds,
+// a browser, private infrastructure) set `fileParallelism: false`. TEST_MAX_WORKERS overrides.
+const maxWorkers = Number(process.env.TEST_MAX_WORKERS) || Math.max(2, availableParallelism() - 1);
+
 export default defineConfig({
   test: {
+    maxWorkers,
     reporters: ["default", "json"],
     outputFile: { json: join(findRepoRoot(process.cwd()), ".ci", "out", `${packageName}.json`) },
   },

@@ -3,6 +3,9 @@
 // --check-missing: also name workspace packages with a test script but no report.
 // --failed-step NAME (repeatable): a step of `make test` that failed (lint, typecheck, ...);
 // each counts as one failure and is named above the closing line.
+// --elapsed SECONDS, --budget SECONDS: how long the whole `make test` took, printed against
+// its budget (a figure to watch, never a failure: speed is measured, not asserted).
+// Before the closing line: the ten slowest test files of all reports.
 // Exits 1 when anything failed. A test file that failed without a failing test (an import
 // error, a failing hook) counts as one failure.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -14,6 +17,8 @@ interface AssertionResult {
 interface FileResult {
   name: string;
   status: string;
+  startTime?: number;
+  endTime?: number;
   message?: string;
   assertionResults?: AssertionResult[];
 }
@@ -28,9 +33,13 @@ interface VitestReport {
 const args = process.argv.slice(2);
 const failedSteps: string[] = [];
 const positional: string[] = [];
+let elapsedSeconds: number | undefined;
+let budgetSeconds: number | undefined;
 for (let i = 0; i < args.length; i++) {
   const arg = args[i] ?? "";
   if (arg === "--failed-step") failedSteps.push(args[++i] ?? "(unnamed)");
+  else if (arg === "--elapsed") elapsedSeconds = Number(args[++i]);
+  else if (arg === "--budget") budgetSeconds = Number(args[++i]);
   else if (!arg.startsWith("--")) positional.push(arg);
 }
 const dir = resolve(positional[0] ?? ".ci/out");
@@ -45,8 +54,15 @@ try {
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+const durations: { file: string; seconds: number }[] = [];
+const root = resolve(dirname(import.meta.dirname));
 for (const file of files) {
   const report = JSON.parse(readFileSync(join(dir, file), "utf8")) as VitestReport;
+  for (const result of report.testResults ?? []) {
+    if (result.startTime !== undefined && result.endTime !== undefined) {
+      durations.push({ file: result.name.startsWith(root) ? result.name.slice(root.length + 1) : result.name, seconds: (result.endTime - result.startTime) / 1000 });
+    }
+  }
   const brokenFiles = (report.testResults ?? []).filter(
     (r) => r.status === "failed" && !(r.assertionResults ?? []).some((a) => a.status === "failed"),
   ).length;
@@ -62,8 +78,20 @@ if (files.length === 0) console.log(`  no vitest JSON reports in ${dir}`);
 
 // Packages with a test script but no report: their tests ran (or not) uncounted.
 const reported = new Set(files.map((f) => f.replace(/\.json$/, "")));
-for (const pkg of checkMissing ? workspacePackagesWithTests(resolve(dirname(import.meta.dirname))) : []) {
+for (const pkg of checkMissing ? workspacePackagesWithTests(root) : []) {
   if (!reported.has(pkg)) console.log(`  ${pkg.padEnd(16)} no report: its vitest config should extend vitest.shared.ts`);
+}
+if (durations.length > 0) {
+  console.log("slowest test files:");
+  for (const { file, seconds } of durations.sort((a, b) => b.seconds - a.seconds).slice(0, 10)) {
+    console.log(`  ${seconds.toFixed(1).padStart(6)} s  ${file}`);
+  }
+}
+if (elapsedSeconds !== undefined && Number.isFinite(elapsedSeconds)) {
+  const clock = (s: number) => `${Math.floor(s / 60)} min ${String(Math.round(s % 60)).padStart(2, "0")} s`;
+  const budget = budgetSeconds !== undefined && Number.isFinite(budgetSeconds) ? budgetSeconds : undefined;
+  const verdict = budget === undefined ? "" : elapsedSeconds <= budget ? ` (budget ${clock(budget)}: within)` : ` (budget ${clock(budget)}: OVER by ${clock(elapsedSeconds - budget)})`;
+  console.log(`make test took ${clock(elapsedSeconds)}${verdict}`);
 }
 for (const step of failedSteps) console.log(`  ${step.padEnd(16)} failed`);
 failed += failedSteps.length;

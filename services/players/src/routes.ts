@@ -132,6 +132,9 @@ export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, session
         playerId: req.playerId,
         requestedBy: { type: "api_key", id: req.apiKeyId ?? null },
       });
+      // The erasure is committed; its events are published before the answer when NATS allows
+      // (otherwise the relay publishes them as usual, and new data of the player is refused anyway).
+      await deletion.publishNow?.().catch((error: unknown) => deps.logger.warn({ err: error }, "erasure events not published before the answer"));
       return { erasureId: erasure.id };
     }, { sameTransaction: false }),
   });

@@ -99,5 +99,6 @@ export function createServer(deps: PlayersDeps): PlayersServer {
       { start: async () => {}, stop: async () => mailer.close() },
     ],
   });
+  deletion.publishNow = () => host.relay.flush();
   return Object.assign(host, { expirySweep });
 }

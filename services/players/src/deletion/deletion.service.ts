@@ -35,6 +35,12 @@ export interface DeletionContext {
   delaySeconds: number;
   /** How long DeletePlayer waits for an erasure another runner holds before answering 503. */
   lockWaitMs: number;
+  /**
+   * Publishes the outbox now (the relay's flush). DeletePlayer calls it before it answers, so the
+   * erased player's players.session.ended is on NATS when DELETE /player says 200: every
+   * gateway stops accepting the sessions at once instead of a relay round later.
+   */
+  publishNow?: () => Promise<unknown>;
 }
 
 const playerNotFound = () => notFound("player not found");
