@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
@@ -27,6 +27,7 @@ import {
   portIsFree,
   postgresAnswers,
   postgresUrl,
+  removePostgresDataDir,
   startNatsServer,
   startPostgresServer,
   startS3rver,
@@ -38,6 +39,8 @@ import { TRUST_FILE, initIdentities, keyFile } from "./service-identity.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const DATA = join(ROOT, ".data");
+// The private Postgres' data: this directory, or a symbolic link to its relocated directory.
+const PG_DATA = join(DATA, "postgres");
 const DEMO_TENANT_FILE = join(ROOT, "scripts", "demo-tenant.json");
 const DEMO_TENANT_RECORD = join(DATA, "demo-tenant.json");
 // The admin token of the local stack: content, players and webhooks get it as ADMIN_TOKEN, and the admin
@@ -229,8 +232,11 @@ async function startInfra(): Promise<Infra> {
   } else {
     const port = (await portIsFree(LOCAL_POSTGRES_PORT)) ? LOCAL_POSTGRES_PORT : await freePort();
     log(`Postgres: starting ${findPostgresBinDir() ?? "(no binaries found)"}/postgres on 127.0.0.1:${port}, data in .data/postgres`);
-    const server = await startPostgresServer({ dataDir: join(DATA, "postgres"), port, durable: true });
+    // As root, Postgres runs as the `postgres` OS user; when that user cannot reach the checkout
+    // (a mode-700 parent), the cluster lives under /var/lib/postgresql/player-support, linked from .data/postgres.
+    const server = await startPostgresServer({ dataDir: PG_DATA, port, durable: true });
     infraStops.push({ name: "Postgres", stop: server.stop });
+    if (server.dataDir !== PG_DATA) log(`Postgres: the checkout is closed to its OS user: data in ${server.dataDir} (linked from .data/postgres)`);
     adminUrl = server.adminUrl;
   }
 
@@ -495,7 +501,7 @@ function printReady(record: TenantRecord | undefined, mailbox: { smtpUrl: string
 // ---- reset --------------------------------------------------------------------------------
 
 async function reset(): Promise<void> {
-  const pid = join(DATA, "postgres", "postmaster.pid");
+  const pid = join(PG_DATA, "postmaster.pid");
   if (existsSync(pid) || !(await portIsFree(GATEWAY_PORT))) {
     throw new Error("the stack seems to be running (stop `make up` first)");
   }
@@ -512,6 +518,10 @@ async function reset(): Promise<void> {
       log(`left ${streams.length} JetStream stream(s) on the shared 127.0.0.1:${LOCAL_NATS_PORT} alone: ${streams.join(", ")}`);
     }
   }
+  const relocated = lstatSync(PG_DATA, { throwIfNoEntry: false })?.isSymbolicLink() ? readlinkSync(PG_DATA) : undefined;
+  // A relocated cluster goes too: the link and the directory it points to.
+  removePostgresDataDir(PG_DATA);
+  if (relocated) log(`removed ${relocated}`);
   rmSync(DATA, { recursive: true, force: true });
   log("removed .data/");
 }

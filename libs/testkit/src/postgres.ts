@@ -2,9 +2,23 @@
 // container, else a private server started from the Debian binaries (as the `postgres` OS
 // user when we are root, since initdb and postgres refuse to run as root).
 import { spawn, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  rmdirSync,
+  symlinkSync,
+  unlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve as resolvePath } from "node:path";
 import pg from "pg";
 import { containerEngineAnswers, startPostgresContainer } from "./containers.ts";
 import { freePort, isRoot, lookupUser, randomId, tcpAnswers } from "./net.ts";
@@ -66,7 +80,11 @@ export function findPostgresBinDir(): string | undefined {
 }
 
 export interface PostgresServerOptions {
-  /** Data directory; initialised when it holds no cluster yet. */
+  /**
+   * Data directory; initialised when it holds no cluster yet. When the server runs as another
+   * OS user (we are root) who cannot reach it, the cluster is kept in relocatedDataDir(dataDir)
+   * and dataDir becomes a symbolic link to it.
+   */
   dataDir: string;
   /** Port on 127.0.0.1 (default: a free one). */
   port?: number;
@@ -79,6 +97,7 @@ export interface PostgresServerOptions {
 export interface PostgresServer {
   adminUrl: string;
   port: number;
+  /** Where the cluster is: the requested directory, or its relocated directory. */
   dataDir: string;
   stop(): Promise<void>;
 }
@@ -91,11 +110,86 @@ function serverUser(): OsUser | undefined {
   return user;
 }
 
+/**
+ * Where the clusters live whose requested data directory the server's OS user cannot reach (a
+ * checkout under root's home or a `mktemp -d` directory, both mode 700): a system directory that
+ * user can reach, never anything inside the checkout.
+ */
+export const RELOCATED_POSTGRES_ROOT = "/var/lib/postgresql/player-support";
+
+/**
+ * The relocated directory of a requested data directory: under RELOCATED_POSTGRES_ROOT, named
+ * after the end of the requested path plus a hash of all of it, so the same checkout always gets
+ * the same directory and two checkouts never share one.
+ */
+export function relocatedDataDir(dataDir: string): string {
+  const requested = resolvePath(dataDir);
+  const hash = createHash("sha256").update(requested).digest("hex").slice(0, 12);
+  const readable = requested.replace(/^\/+/, "").replace(/[^\w.-]+/g, "-").slice(-48).replace(/^[-.]+/, "");
+  return join(RELOCATED_POSTGRES_ROOT, `${readable}-${hash}`);
+}
+
+/** Options of spawn/spawnSync that run a command as `user` from `/`, which every user can enter. */
+function asUser(user: OsUser | undefined): { uid?: number; gid?: number; cwd?: string } {
+  return user ? { uid: user.uid, gid: user.gid, cwd: "/" } : {};
+}
+
+/** True when `user` can reach and enter `dir` (every parent traversable). */
+function canEnter(user: OsUser, dir: string): boolean {
+  return spawnSync("test", ["-x", dir], { ...asUser(user), stdio: "ignore" }).status === 0;
+}
+
+/**
+ * Makes `requested` a symbolic link to its relocated directory and returns that directory. A
+ * cluster already in `requested` (a checkout that became unreachable) is moved there first.
+ */
+function relocate(requested: string): string {
+  const target = relocatedDataDir(requested);
+  // Parents owned by root, mode 755 whatever the umask: the server's user traverses them.
+  const created = mkdirSync(dirname(target), { recursive: true });
+  if (created) {
+    for (let dir = dirname(target); dir.startsWith(created); dir = dirname(dir)) chmodSync(dir, 0o755);
+  }
+  const found = lstatSync(requested, { throwIfNoEntry: false });
+  if (found?.isSymbolicLink()) {
+    if (readlinkSync(requested) === target) return target;
+    unlinkSync(requested);
+  } else if (found?.isDirectory()) {
+    if (readdirSync(requested).length > 0) {
+      if (existsSync(target)) {
+        throw new Error(`${requested} and ${target} both hold data: keep one of them (delete the other) and start again`);
+      }
+      // mv keeps the files' owner and works across file systems.
+      const moved = spawnSync("mv", [requested, target], { encoding: "utf8" });
+      if (moved.status !== 0) throw new Error(`could not move ${requested} to ${target}: ${moved.stderr.trim()}`);
+    } else {
+      rmdirSync(requested);
+    }
+  } else if (found) {
+    throw new Error(`${requested} is neither a directory nor a symbolic link`);
+  }
+  symlinkSync(target, requested);
+  return target;
+}
+
+/**
+ * Removes a data directory made by startPostgresServer: the directory, or the symbolic link and
+ * the relocated directory it points to (only ever one under RELOCATED_POSTGRES_ROOT).
+ */
+export function removePostgresDataDir(dataDir: string): void {
+  const found = lstatSync(dataDir, { throwIfNoEntry: false });
+  if (found?.isSymbolicLink()) {
+    const target = resolvePath(dirname(dataDir), readlinkSync(dataDir));
+    if (target.startsWith(`${RELOCATED_POSTGRES_ROOT}/`)) rmSync(target, { recursive: true, force: true });
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
 function run(cmd: string, args: string[], user: OsUser | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {
       stdio: ["ignore", "pipe", "pipe"],
-      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+      ...asUser(user),
       env: { ...process.env, ...(user ? { HOME: "/tmp", USER: user.name } : {}) },
     });
     let output = "";
@@ -117,20 +211,20 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
   const bin = findPostgresBinDir();
   if (!bin) throw new Error("no PostgreSQL binaries under /usr/lib/postgresql/*/bin (apt-get install postgresql)");
   const user = serverUser();
-  const { dataDir } = options;
+  const requested = resolvePath(options.dataDir);
   const port = options.port ?? (await freePort());
   // The parent keeps default permissions so the server's OS user can reach the data dir.
-  mkdirSync(dirname(dataDir), { recursive: true });
+  mkdirSync(dirname(requested), { recursive: true });
+  // The server's OS user must reach its data directory; when a parent of it is closed to that
+  // user (mode 700), the cluster lives in a system directory instead, linked from `requested`.
+  const dataDir = user && !canEnter(user, dirname(requested)) ? relocate(requested) : requested;
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (user) {
     chownSync(dataDir, user.uid, user.gid);
-    const reach = spawnSync("test", ["-w", dataDir], { uid: user.uid, gid: user.gid });
-    if (reach.status !== 0) {
-      throw new Error(
-        `the ${user.name} OS user cannot write ${dataDir}: make its parent directories traversable (chmod o+x) or move the checkout`,
-      );
-    }
+    const reach = spawnSync("test", ["-w", dataDir], { ...asUser(user), stdio: "ignore" });
+    if (reach.status !== 0) throw new Error(`the ${user.name} OS user cannot write ${dataDir}`);
   }
+  const remove = (): void => removePostgresDataDir(requested);
 
   if (!existsSync(join(dataDir, "PG_VERSION"))) {
     await run(
@@ -152,11 +246,8 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
   await run(pgCtl, ["-D", dataDir, "-l", logFile, "-o", settings, "-w", "-t", "60", "start"], user);
 
   const stopSync = (): void => {
-    spawnSync(pgCtl, ["-D", dataDir, "-m", "immediate", "-w", "stop"], {
-      stdio: "ignore",
-      ...(user ? { uid: user.uid, gid: user.gid } : {}),
-    });
-    if (options.removeOnStop) rmSync(dataDir, { recursive: true, force: true });
+    spawnSync(pgCtl, ["-D", dataDir, "-m", "immediate", "-w", "stop"], { stdio: "ignore", ...asUser(user) });
+    if (options.removeOnStop) remove();
   };
   const unregister = onProcessExit(stopSync);
   let stopped = false;
@@ -169,7 +260,7 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
       stopped = true;
       unregister();
       await run(pgCtl, ["-D", dataDir, "-m", "fast", "-w", "-t", "60", "stop"], user);
-      if (options.removeOnStop) rmSync(dataDir, { recursive: true, force: true });
+      if (options.removeOnStop) remove();
     },
   };
 }
@@ -180,7 +271,7 @@ const privatePostgres = createShared(async () => {
   try {
     return await startPostgresServer({ dataDir, removeOnStop: true });
   } catch (error) {
-    rmSync(dataDir, { recursive: true, force: true });
+    removePostgresDataDir(dataDir);
     throw error;
   }
 });
