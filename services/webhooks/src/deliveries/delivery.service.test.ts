@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createEnvelope } from "@support/bus";
 import { describe, expect, it } from "vitest";
-import { fanOut } from "./delivery.service.ts";
+import { fanOut, listDeliveries } from "./delivery.service.ts";
 
 /** A database handle that records what is asked of it and cannot run anything. */
 function recordingDb() {
@@ -43,5 +43,24 @@ describe("fan-out", () => {
       await expect(fanOut({ db, wake: () => undefined }, envelope(type)), type).rejects.toThrow(/no database/);
       expect(used, type).toEqual([first]);
     }
+  });
+});
+
+describe("listing deliveries", () => {
+  it("names bad query parameters /query/<name>, before reading anything", async () => {
+    const { db, used } = recordingDb();
+    const ctx = { db, wake: () => undefined } as unknown as Parameters<typeof listDeliveries>[0];
+    await expect(listDeliveries(ctx, randomUUID(), randomUUID(), { limit: 500, cursor: "garbage", status: "nope" })).rejects.toMatchObject({
+      code: "invalid_argument",
+      details: {
+        type: "VALIDATION_ERROR",
+        issues: [
+          { path: "/query/limit", message: "must be an integer from 1 to 100" },
+          { path: "/query/cursor", message: "is not a cursor of this list" },
+          { path: "/query/status", message: expect.stringContaining("must be one of") },
+        ],
+      },
+    });
+    expect(used).toEqual([]);
   });
 });

@@ -112,13 +112,15 @@ export async function listDeliveries(
   webhookId: string,
   options: { limit?: number; cursor?: string; status?: string },
 ): Promise<DeliveryPage> {
+  // The options are the query parameters of GET /webhooks/{webhookId}/deliveries: their
+  // issues name them `/query/<name>`, like every query error of the API.
   const issues = [];
   const limit = options.limit === undefined || options.limit === 0 ? 20 : options.limit;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) issues.push({ path: "/limit", message: "must be an integer from 1 to 100" });
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) issues.push({ path: "/query/limit", message: "must be an integer from 1 to 100" });
   const beforeSeq = options.cursor !== undefined ? decodeCursor(options.cursor) : undefined;
-  if (options.cursor !== undefined && beforeSeq === undefined) issues.push({ path: "/cursor", message: "is not a cursor of this list" });
+  if (options.cursor !== undefined && beforeSeq === undefined) issues.push({ path: "/query/cursor", message: "is not a cursor of this list" });
   if (options.status !== undefined && !deliveryStatuses.includes(options.status as DeliveryStatus)) {
-    issues.push({ path: "/status", message: `must be one of ${deliveryStatuses.join(", ")}` });
+    issues.push({ path: "/query/status", message: `must be one of ${deliveryStatuses.join(", ")}` });
   }
   if (issues.length > 0) throw validationError(issues);
   const webhook = await getWebhook(ctx, companyId, webhookId);
