@@ -401,6 +401,7 @@ describe("the web support API through the real stack", () => {
       expect(caughtUp.events().map((event) => event.message)).toEqual(["after caught up"]);
       const bogus = await stream(code, ticketId, "5b0c7a3e-1d2f-4e5a-9b8c-7d6e5f4a3b2c");
       expect(bogus.status).toBe(400);
+      expect(bogus.body).toMatchObject({ code: "invalid_argument", details: { type: "VALIDATION_ERROR", issues: [{ path: "/header/Last-Event-ID" }] } });
       await Promise.all([resumed.close(), caughtUp.close()]);
     });
 

@@ -207,7 +207,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a ticket's SDK breadcrumbs */
+        /**
+         * List a ticket's SDK breadcrumbs
+         * @description The breadcrumbs the game's SDK uploaded for the ticket through the player side
+         *     (`POST /player-api/tickets/{ticketId}/breadcrumbs`), with the ticket's
+         *     `clientClockOffsetMs` (null until a client sent `clientSentAt`). Another company's
+         *     ticket is a 404, like an unknown one.
+         */
         get: operations["listTicketBreadcrumbs"];
         put?: never;
         post?: never;
@@ -793,7 +799,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a webhook subscription */
+        /**
+         * Get a webhook subscription
+         * @description One subscription of the company, with its `disabledReason` when the service disabled
+         *     it. Its secret is never shown here (only when it is created or rotated). Another
+         *     company's subscription is a 404, like an unknown one.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
@@ -905,8 +916,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** Format: uuid */
-        Uuid: string;
         /**
          * @description Language code.
          * @enum {string}
@@ -1369,6 +1378,15 @@ export interface components {
             userId?: components["schemas"]["ActingUserId"];
         };
         /**
+         * @description Original file name, kept for the download's `Content-Disposition` only (the
+         *     stored object is named by `attachmentId`). No control characters.
+         */
+        AttachmentFileName: string;
+        /** @enum {string} */
+        AttachmentFileType: "image/svg+xml" | "image/png" | "image/jpeg" | "image/gif" | "application/pdf" | "video/mp4" | "video/quicktime" | "text/plain" | "application/zip" | "application/vnd.rar";
+        /** @description Size in bytes (at most 200 MB). The upload must be exactly this long. */
+        AttachmentFileSize: number;
+        /**
          * @example {
          *       "gameId": "6d1f8a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b",
          *       "fileName": "crash.png",
@@ -1380,15 +1398,9 @@ export interface components {
         CreateAttachmentRequest: {
             /** Format: uuid */
             gameId: string;
-            /**
-             * @description Original file name, kept for the download's `Content-Disposition` only (the
-             *     stored object is named by `attachmentId`). No control characters.
-             */
-            fileName: string;
-            /** @enum {string} */
-            fileType: "image/svg+xml" | "image/png" | "image/jpeg" | "image/gif" | "application/pdf" | "video/mp4" | "video/quicktime" | "text/plain" | "application/zip" | "application/vnd.rar";
-            /** @description Size in bytes (at most 200 MB). The upload must be exactly this long. */
-            fileSize: number;
+            fileName: components["schemas"]["AttachmentFileName"];
+            fileType: components["schemas"]["AttachmentFileType"];
+            fileSize: components["schemas"]["AttachmentFileSize"];
             /**
              * @description External player id to associate the upload with; the upload is erased with
              *     the player's data.
@@ -1425,6 +1437,8 @@ export interface components {
              *     `Content-Type` (the declared `fileType`) and `Content-Disposition`.
              */
             uploadHeaders: {
+                "Content-Type": string;
+            } & {
                 [key: string]: string;
             };
             /** @description Seconds the URL stays valid (900 by default). */
@@ -1526,8 +1540,10 @@ export interface components {
             type: "VALIDATION_ERROR";
             issues: {
                 /**
-                 * @description JSON pointer to the offending value: into the body (`/metadata/player/email`),
-                 *     the query (`/query/limit`) or the path parameters (`/path/gameId`).
+                 * @description JSON pointer to the offending value: into the body from its root
+                 *     (`/metadata/player/email`), or at a parameter as `/query/<name>`
+                 *     (`/query/limit`), `/path/<name>` (`/path/gameId`) or `/header/<name>`
+                 *     (`/header/Idempotency-Key`).
                  */
                 path: string;
                 message: string;
@@ -1696,9 +1712,9 @@ export interface components {
          *     }
          */
         PlayerCreateAttachmentRequest: {
-            fileName: components["schemas"]["CreateAttachmentRequest"]["fileName"];
-            fileType: components["schemas"]["CreateAttachmentRequest"]["fileType"];
-            fileSize: components["schemas"]["CreateAttachmentRequest"]["fileSize"];
+            fileName: components["schemas"]["AttachmentFileName"];
+            fileType: components["schemas"]["AttachmentFileType"];
+            fileSize: components["schemas"]["AttachmentFileSize"];
         };
         /**
          * @example {
@@ -2224,8 +2240,7 @@ export interface components {
                 /**
                  * @example {
                  *       "code": "unavailable",
-                 *       "message": "A dependency is unavailable",
-                 *       "try again later": null
+                 *       "message": "A dependency is unavailable, try again later"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];

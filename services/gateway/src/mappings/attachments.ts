@@ -1,5 +1,6 @@
-// Attachments between REST and media.v1. media.v1 carries the upload method as a string; media
-// only signs PUT uploads, so it is narrowed to the document's "PUT" with `as`.
+// Attachments between REST and media.v1. media.v1 carries the upload method as a string and the
+// upload headers as a plain map; media only signs PUT uploads and always signs Content-Type, so
+// they are narrowed to the document's "PUT" and required `Content-Type` with `as`.
 import type { CreateAttachmentUploadRequestSchema, CreateAttachmentUploadResponse } from "@support/proto";
 import type { Schemas } from "../openapi/types.ts";
 import type { Init } from "./init.ts";
@@ -26,7 +27,7 @@ export function toUploadInstructionDto(instruction: CreateAttachmentUploadRespon
     attachmentId: instruction.attachmentId,
     uploadUrl: instruction.uploadUrl,
     uploadMethod: instruction.uploadMethod as Schemas["AttachmentUploadInstruction"]["uploadMethod"],
-    uploadHeaders: instruction.uploadHeaders,
+    uploadHeaders: instruction.uploadHeaders as Schemas["AttachmentUploadInstruction"]["uploadHeaders"],
     uploadExpiresInSeconds: instruction.uploadExpiresInSeconds,
   };
 }

@@ -99,7 +99,16 @@ describe("the OpenAPI document", () => {
       if (typeof ref !== "string") continue;
       expect(ref, pointer).toMatch(/^#\//);
       expect(() => resolvePointer(openapiDocument, ref.slice(1)), `${pointer} -> ${ref}`).not.toThrow();
+      // A named component, never a part of one (`.../X/properties/y`): client generators
+      // such as orval cannot compile a reference into another schema's properties.
+      expect(ref, pointer).toMatch(/^#\/components\/[A-Za-z]+\/[^/]+$/);
     }
+  });
+
+  it("states its licence (proprietary) and a contact", () => {
+    const info = openapiDocument.info as Json;
+    expect(info.license).toEqual({ name: "Proprietary", identifier: "LicenseRef-Proprietary" });
+    expect((info.contact as Json | undefined)?.name).toBeTruthy();
   });
 
   it("uses only JSON Schema keywords ajv knows (catches misspelled keywords)", () => {

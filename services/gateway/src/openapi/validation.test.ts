@@ -316,7 +316,7 @@ describe("validateResponse", () => {
     expect(validateResponse("listGames", 404, { code: "not_found", message: "x" })?.[0]?.message).toMatch(/not documented/);
     const rateLimit = { "ratelimit-limit": "1200", "ratelimit-remaining": "1199", "ratelimit-reset": "30" };
     expect(validateResponse("getAttachment", 307, undefined, { location: "https://s3/x", "x-request-id": "r1", ...rateLimit })).toBeNull();
-    expect(validateResponse("getAttachment", 307, undefined, new Headers({ "x-request-id": "r1", ...rateLimit }))).toEqual([{ path: "/headers/location", message: "is required" }]);
+    expect(validateResponse("getAttachment", 307, undefined, new Headers({ "x-request-id": "r1", ...rateLimit }))).toEqual([{ path: "/header/location", message: "is required" }]);
   });
 });
 

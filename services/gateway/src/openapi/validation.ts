@@ -243,7 +243,7 @@ export function validateResponse(
         ? headers.has(name)
         : Object.keys(headers).some((key) => key.toLowerCase() === name && headers[key] !== undefined);
     for (const name of response.requiredHeaders) {
-      if (!has(name)) issues.push({ path: `/headers/${name}`, message: "is required" });
+      if (!has(name)) issues.push({ path: `/header/${name}`, message: "is required" });
     }
   }
   if (response.schemaPointer !== undefined) {

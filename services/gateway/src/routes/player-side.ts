@@ -390,7 +390,7 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
     const lastEventId = ctx.get("Last-Event-ID").trim();
     const after = lastEventId === "" ? undefined : lastEventId;
     if (after !== undefined && !initial.events.some((event) => event.id === after)) {
-      throw validationError([{ path: "/headers/last-event-id", message: "is not an event of the ticket" }]);
+      throw validationError([{ path: "/header/Last-Event-ID", message: "is not an event of the ticket" }]);
     }
     // The session's code is known (the session check passed); its hash names the session's slots.
     const sessionKey = hashSessionCode(sessionCodeOf(ctx.headers.authorization)!);
