@@ -1,9 +1,9 @@
 // The page's shell: loads the session, picks the language, routes by the URL hash
 // (#/, #/resources/<key>, #/contact, #/tickets/<id>) so any static host can serve it, and
 // turns a refused session code (403) anywhere into the expired page.
-import { createContext } from "preact";
-import { useCallback, useContext, useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, createPlayerApi, type PlayerApi, type SupportSession } from "./api.ts";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { ApiError, createPlayerApi, type SupportSession } from "./api.ts";
+import { AppContext, href, type AppContextValue } from "./app-context.tsx";
 import { browserLanguage, createLocale, type Locale } from "./i18n.ts";
 import type { TakenCode } from "./session-code.ts";
 import { ContactView } from "./views/contact.tsx";
@@ -11,24 +11,6 @@ import { ConversationView } from "./views/conversation.tsx";
 import { ExpiredView } from "./views/expired.tsx";
 import { HomeView } from "./views/home.tsx";
 import { ResourceView } from "./views/resource.tsx";
-
-export interface AppContextValue {
-  api: PlayerApi;
-  session: SupportSession;
-  locale: Locale;
-  /** Reports a failed call: a refused session shows the expired page, anything else a message. */
-  fail(error: unknown): void;
-  /** Reads the session again (its verification changed) without leaving the page. */
-  refreshSession(): Promise<void>;
-}
-
-const AppContext = createContext<AppContextValue | null>(null);
-
-export function useApp(): AppContextValue {
-  const value = useContext(AppContext);
-  if (!value) throw new Error("useApp outside the app");
-  return value;
-}
 
 export type Route = { name: "home" } | { name: "resource"; key: string } | { name: "contact" } | { name: "ticket"; id: string };
 
@@ -39,13 +21,6 @@ export function parseRoute(hash: string): Route {
   if (first === "contact") return { name: "contact" };
   return { name: "home" };
 }
-
-export const href = {
-  home: "#/",
-  resource: (key: string) => `#/resources/${encodeURIComponent(key)}`,
-  contact: "#/contact",
-  ticket: (id: string) => `#/tickets/${encodeURIComponent(id)}`,
-};
 
 function applyLocale(locale: Locale): void {
   document.documentElement.lang = locale.language;
@@ -140,24 +115,5 @@ export function App({ taken }: { taken: TakenCode }) {
         {route.name === "ticket" && <ConversationView key={route.id} ticketId={route.id} />}
       </main>
     </AppContext.Provider>
-  );
-}
-
-/** Sets the document title and moves focus to the page's heading when a page opens (screen readers announce it). */
-export function usePageHeading(title: string) {
-  const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    document.title = title;
-    ref.current?.focus();
-  }, [title]);
-  return ref;
-}
-
-export function BackHome() {
-  const { locale } = useApp();
-  return (
-    <p class="back">
-      <a href={href.home}>{locale.t("nav.home")}</a>
-    </p>
   );
 }

@@ -1,1 +1,2 @@
-export { registerProvider, resourceAttributesOf, startTracing, tracesEndpoint, tracingRequested, type Env, type Tracing, type TracingSettings } from "./tracing.ts";
+export type { Env } from "./sampler.ts";
+export { registerProvider, resourceAttributesOf, startTracing, tracesEndpoint, tracingRequested, type Tracing, type TracingSettings } from "./tracing.ts";

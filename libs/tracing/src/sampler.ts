@@ -1,7 +1,9 @@
 // OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG as the specification names them; the default is
 // parentbased_always_on (follow the caller's decision, sample every new trace).
 import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from "@opentelemetry/sdk-trace-base";
-import type { Env } from "./tracing.ts";
+
+/** The environment variables the OpenTelemetry settings are read from. */
+export type Env = Record<string, string | undefined>;
 
 function ratioOf(argument: string | undefined): number {
   const ratio = Number(argument);

@@ -2,8 +2,7 @@
 // OpenTelemetry API's no-op tracer in place otherwise (the SDK is not even loaded then).
 import { context, propagation, trace } from "@opentelemetry/api";
 import type { Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base";
-
-export type Env = Record<string, string | undefined>;
+import type { Env } from "./sampler.ts";
 
 export interface TracingSettings {
   /** service.name unless OTEL_SERVICE_NAME (or service.name in OTEL_RESOURCE_ATTRIBUTES) says otherwise. */

@@ -5,7 +5,7 @@ import { ContentAdminService } from "@support/proto";
 import { adminTokenGate } from "@support/rpc";
 import { createApiKey, revokeApiKey } from "./api-keys/api-key.service.ts";
 import { deleteGame, locateGame } from "./games/game.service.ts";
-import type { ContentDeps } from "./server.ts";
+import type { ContentDeps } from "./context.ts";
 import { applyTenant } from "./tenants/tenant.service.ts";
 
 export function registerAdminRoutes(router: ConnectRouter, deps: ContentDeps): void {

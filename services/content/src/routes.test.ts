@@ -16,7 +16,7 @@ import { createEnvironment, createGame } from "./games/game.service.ts";
 import { migrations } from "./migrations/index.ts";
 import { registerRoutes } from "./routes.ts";
 import { createTestDb } from "../test/db.ts";
-import type { ContentDeps } from "./server.ts";
+import type { ContentDeps } from "./context.ts";
 
 // What libs/rpc's server does for real: domain errors become Connect errors with their code.
 const mapAppErrors: Interceptor = (next) => async (request) => {

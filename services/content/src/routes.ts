@@ -22,7 +22,7 @@ import type { FieldDefinition } from "./fields/field.ts";
 import { listFields } from "./fields/field.service.ts";
 import type { Game, GameEnvironment, GameResource } from "./games/game.ts";
 import { getEnvironmentByToken, getGame, listGames } from "./games/game.service.ts";
-import type { ContentDeps } from "./server.ts";
+import type { ContentDeps } from "./context.ts";
 import type { Tag } from "./tags/tag.ts";
 import { listTags } from "./tags/tag.service.ts";
 import { checkUserAccess } from "./users/user.service.ts";

@@ -1,20 +1,9 @@
 // Builds the content service from its dependencies; no globals, so tests start it in-process.
 import { createIdempotencyPurgeJobFromConfig } from "@support/idempotency";
-import type { NatsConnection } from "@support/bus";
-import type { Kysely } from "@support/db";
-import type { Logger } from "@support/logging";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
-import type { ContentConfig } from "./config.ts";
-import type { ContentDatabase } from "./database.ts";
 import { registerAdminRoutes } from "./admin-routes.ts";
+import type { ContentDeps } from "./context.ts";
 import { registerRoutes } from "./routes.ts";
-
-export interface ContentDeps {
-  config: ContentConfig;
-  logger: Logger;
-  db: Kysely<ContentDatabase>;
-  nc: NatsConnection;
-}
 
 export function createServer(deps: ContentDeps): ServiceHost {
   return createServiceHost({

@@ -7,7 +7,7 @@ import { adminTokenGate } from "@support/rpc";
 import { blockPlayers, cancelDeletionAsOperator, listDeletionSchedules, unblockPlayers } from "./admin/admin.service.ts";
 import type { DeletionSchedule } from "./deletion/deletion.ts";
 import { playerMessage } from "./routes.ts";
-import type { PlayersDeps } from "./server.ts";
+import type { PlayersDeps } from "./context.ts";
 
 function scheduleMessage(schedule: DeletionSchedule) {
   return {

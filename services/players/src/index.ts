@@ -1,5 +1,6 @@
 // What other packages (the gateway's integration tests, the local stack) use of this service.
-export { createServer, type PlayersDeps, type PlayersServer } from "./server.ts";
+export type { PlayersDeps } from "./context.ts";
+export { createServer, type PlayersServer } from "./server.ts";
 export { loadPlayersConfig, type PlayersConfig } from "./config.ts";
 export { migrations } from "./migrations/index.ts";
 export type { PlayersDatabase } from "./database.ts";

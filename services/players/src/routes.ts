@@ -13,7 +13,7 @@ import { addRateLimitUsage, consumeRateLimit } from "./rate-limits/rate-limit.se
 import type { SessionMetadata, SupportSession } from "./sessions/session.ts";
 import { confirmEmailVerification, startEmailVerification, type EmailVerificationContext } from "./sessions/email-verification.service.ts";
 import { createSupportSession, getSupportSession } from "./sessions/session.service.ts";
-import type { PlayersDeps } from "./server.ts";
+import type { PlayersDeps } from "./context.ts";
 
 export function playerMessage(player: Player) {
   return {

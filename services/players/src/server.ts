@@ -1,36 +1,20 @@
 // Builds the players service from its dependencies; no globals, so tests start it in-process.
 import { createIdempotencyPurgeJobFromConfig } from "@support/idempotency";
-import type { NatsConnection } from "@support/bus";
-import type { Kysely } from "@support/db";
-import type { Logger } from "@support/logging";
 import { createMetricsRegistry } from "@support/metrics";
 import { ContentService, MediaService, TicketsService } from "@support/proto";
 import { balancingOf, createServiceClient, loadServiceCaller } from "@support/rpc";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
-import type { PlayersConfig } from "./config.ts";
 import type { DeletionContext } from "./deletion/deletion.service.ts";
-import { createErasureServices, ERASURE_CALL_TIMEOUT_MS, type MediaClient, type TicketsClient } from "./deletion/erasure-services.ts";
+import { createErasureServices, ERASURE_CALL_TIMEOUT_MS } from "./deletion/erasure-services.ts";
 import { registerDeletionMetrics } from "./deletion/deletion.metrics.ts";
 import { createDeletionConsumer } from "./events/deletion.consumer.ts";
 import { registerAdminRoutes } from "./admin-routes.ts";
 import { registerRoutes } from "./routes.ts";
-import type { PlayersDatabase } from "./database.ts";
 import { createExpirySweepJob, type ExpirySweepJob } from "./jobs/expiry-sweep.job.ts";
 import { createMailer } from "./mail/mailer.ts";
 import type { EmailVerificationContext } from "./sessions/email-verification.service.ts";
-import { createGameDirectory, type ContentClient } from "./sessions/game-directory.ts";
-
-export interface PlayersDeps {
-  config: PlayersConfig;
-  logger: Logger;
-  db: Kysely<PlayersDatabase>;
-  nc: NatsConnection;
-  /** Content (environment tokens, JWKS, field types) for sessions; by default a client of CONTENT_URL. */
-  content?: ContentClient;
-  /** Tickets and media, for erasures; by default clients of TICKETS_URL and MEDIA_URL. */
-  tickets?: TicketsClient;
-  media?: MediaClient;
-}
+import type { PlayersDeps } from "./context.ts";
+import { createGameDirectory } from "./sessions/game-directory.ts";
 
 export interface PlayersServer extends ServiceHost {
   /** Deletes expired sessions and ended rate-limit windows (tests call runOnce). */

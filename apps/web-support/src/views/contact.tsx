@@ -2,7 +2,7 @@
 // contact-form collector. Sending opens a ticket, then records the collector's answers on it.
 import { useRef, useState } from "preact/hooks";
 import type { CollectorAnswer, CollectorFieldDefinition } from "../api.ts";
-import { BackHome, href, useApp, usePageHeading } from "../app.tsx";
+import { BackHome, href, useApp, usePageHeading } from "../app-context.tsx";
 import { FilePicker, useFiles } from "./files.tsx";
 
 const PLATFORMS = ["ios", "android", "win", "macos", "linux", "web", "playstation_4", "playstation_5", "switch", "switch_2", "xbox_series", "xbox_one"];

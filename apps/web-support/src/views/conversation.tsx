@@ -4,7 +4,7 @@
 // once it is closed. All text is rendered as text.
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { ApiError, type PlayerTicket, type TicketEvent } from "../api.ts";
-import { BackHome, href, useApp, usePageHeading } from "../app.tsx";
+import { BackHome, href, useApp, usePageHeading } from "../app-context.tsx";
 import { followTicket } from "../live-events.ts";
 import type { MessageKey } from "../messages/en.ts";
 import { AttachmentView, FilePicker, useFiles } from "./files.tsx";

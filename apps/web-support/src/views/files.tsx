@@ -3,7 +3,7 @@
 // downloads), each fetched through the player API's pre-signed redirect.
 import { useEffect, useState } from "preact/hooks";
 import type { AttachmentRef } from "../api.ts";
-import { useApp } from "../app.tsx";
+import { useApp } from "../app-context.tsx";
 import { ACCEPT, checkFile, formatSize, MAX_FILE_BYTES, uploadFile } from "../upload.ts";
 
 export interface PickedFile {

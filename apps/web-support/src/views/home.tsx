@@ -2,7 +2,7 @@
 // the way to contact support.
 import { useEffect, useState } from "preact/hooks";
 import type { PlayerTicket } from "../api.ts";
-import { href, useApp, usePageHeading } from "../app.tsx";
+import { href, useApp, usePageHeading } from "../app-context.tsx";
 import type { MessageKey } from "../messages/en.ts";
 import { VerifyEmail } from "./verify-email.tsx";
 

@@ -2,7 +2,7 @@
 // ever inserts; player and agent text is always text).
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, type Resource } from "../api.ts";
-import { BackHome, useApp, usePageHeading } from "../app.tsx";
+import { BackHome, useApp, usePageHeading } from "../app-context.tsx";
 import { renderMarkdown } from "../markdown.ts";
 
 export function ResourceView({ resourceKey }: { resourceKey: string }) {

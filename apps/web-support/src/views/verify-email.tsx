@@ -3,7 +3,7 @@
 // prove it owns the address with a code mailed to it; without one, only the game can vouch.
 import { useRef, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
-import { useApp } from "../app.tsx";
+import { useApp } from "../app-context.tsx";
 import type { MessageKey } from "../messages/en.ts";
 
 type Step = { name: "offer" } | { name: "sending" } | { name: "sent"; sentTo: string; checking: boolean } | { name: "done" };
