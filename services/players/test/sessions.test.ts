@@ -191,6 +191,14 @@ describe("email verification", () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]!.code_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(rows[0]!.code_hash).not.toContain(emailed);
+    // Text that cannot be a code is refused without counting as a try; a wrong code counts.
+    expect(await failureOf(ctx.client.confirmEmailVerification({ sessionCode: code, code: "12ab" }))).toMatchObject({
+      code: "invalid_argument", issues: [{ path: "/code", message: "must be the 6-digit code from the email" }],
+    });
+    const attempts = async () => (await sql<{ attempts: number }>`select attempts from players.email_verifications where session_id = ${id}`.execute(ctx.db)).rows[0]!.attempts;
+    expect(await attempts()).toBe(0);
+    await failureOf(ctx.client.confirmEmailVerification({ sessionCode: code, code: emailed === "999999" ? "999998" : "999999" }));
+    expect(await attempts()).toBe(1);
 
     const verified = await ctx.client.confirmEmailVerification({ sessionCode: code, code: ` ${emailed.slice(0, 3)}-${emailed.slice(3)} ` });
     expect(verified.session?.emailVerifiedAt).toBeDefined();

@@ -50,10 +50,20 @@ export function hashEmailCode(sessionId: string, code: string): string {
   return createHash("sha256").update(`${sessionId}:${code}`, "utf8").digest("hex");
 }
 
+/** An entered code as it is compared: spaces and dashes (as people type codes) are ignored. */
+export function cleanEnteredCode(entered: string): string {
+  return entered.replace(/[\s-]/g, "");
+}
+
+/** Whether text can be a code at all; anything else is refused without counting as a try. */
+export function isWellFormedCode(entered: string): boolean {
+  return new RegExp(`^\\d{${EMAIL_CODE_DIGITS}}$`).test(cleanEnteredCode(entered));
+}
+
 /** Whether an entered code is the stored one (constant time; spaces and dashes are ignored). */
 export function codeMatches(pending: Pick<PendingEmailCode, "sessionId" | "codeHash">, entered: string): boolean {
-  const cleaned = entered.replace(/[\s-]/g, "");
-  if (!/^\d{6}$/.test(cleaned)) return false;
+  const cleaned = cleanEnteredCode(entered);
+  if (!isWellFormedCode(cleaned)) return false;
   const a = Buffer.from(hashEmailCode(pending.sessionId, cleaned), "hex");
   const b = Buffer.from(pending.codeHash, "hex");
   return a.length === b.length && timingSafeEqual(a, b);
@@ -103,7 +113,10 @@ export function checkCanSendCode(
   }
 }
 
-/** Why an entered code is refused, or nothing when it is accepted. */
+/**
+ * Why an entered code is refused, or nothing when it is accepted. Text that cannot be a code is
+ * a plain validation error; only a well-formed code counts as a try ("wrong").
+ */
 export function checkEnteredCode(
   pending: PendingEmailCode | undefined,
   session: Pick<SupportSession, "id" | "metadata">,
@@ -111,6 +124,9 @@ export function checkEnteredCode(
   settings: EmailVerificationSettings,
   now: Date,
 ): "accepted" | "wrong" {
+  if (!isWellFormedCode(entered)) {
+    throw validationError([{ path: "/code", message: `must be the ${EMAIL_CODE_DIGITS}-digit code from the email` }]);
+  }
   const sessionEmail = session.metadata.player?.email?.toLowerCase();
   if (pending === undefined || pending.expiresAt <= now || pending.emailNormalized !== sessionEmail) {
     throw validationError([{ path: "/code", message: "no valid code was sent for this session, or it expired: ask for a new one" }], "The code has expired");
