@@ -2,6 +2,7 @@ export {
   checkEnvelope, createEnvelope, ENVELOPE_VERSION, KNOWN_ENVELOPE_VERSIONS, readEnvelope, streamNameFor, subjectFor, UNREADABLE_REASONS,
   type EventEnvelope, type NewEvent, type ReadEnvelope, type UnreadableReason,
 } from "./envelope.ts";
+export { addOutboxTraceparentMigration, createOutboxMigration } from "./migrations.ts";
 export { connectBus, ensureStream, isBusConnected, type NatsConnection, type StreamOutcome, type StreamSettings } from "./nats.ts";
 export {
   addOutboxTraceparent, createOutboxRelay, createOutboxTable, dropOutboxTraceparent, registerOutboxMetrics, writeEvents, type OutboxRelay, type OutboxRelaySettings, type OutboxTable,

@@ -10,3 +10,4 @@ export {
 } from "./store.ts";
 export { idempotent } from "./connect.ts";
 export { createIdempotencyPurgeJob, createIdempotencyPurgeJobFromConfig, idempotencyConfigSpecs, type IdempotencyPurgeJob } from "./purge.job.ts";
+export { createIdempotencyKeysMigration } from "./migrations.ts";

@@ -1,17 +1,18 @@
-// Every migration of the content schema, in order. Migrations never import application code.
+// Every migration of the content schema, in order. Migrations never import application code; the
+// outbox and idempotency tables come with the libraries that own them, under the names first recorded.
 import type { Migration } from "@support/db";
+import { addOutboxTraceparentMigration } from "@support/bus";
+import { createIdempotencyKeysMigration } from "@support/idempotency";
 import * as createContent from "./2026_11_22_00_01_00_create_content.ts";
 import * as createTenantApplications from "./2026_11_23_00_01_00_create_tenant_applications.ts";
 import * as resourceContentAndCollectors from "./2026_11_23_00_02_00_resource_content_and_collectors.ts";
-import * as addOutboxTraceparent from "./2026_11_26_00_00_00_add_outbox_traceparent.ts";
 import * as apiRateLimits from "./2026_11_27_00_00_00_api_rate_limits.ts";
-import * as createIdempotencyKeys from "./2026_11_27_00_00_00_create_idempotency_keys.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_01_00_create_content": createContent,
   "2026_11_23_00_01_00_create_tenant_applications": createTenantApplications,
   "2026_11_23_00_02_00_resource_content_and_collectors": resourceContentAndCollectors,
-  "2026_11_26_00_00_00_add_outbox_traceparent": addOutboxTraceparent,
+  "2026_11_26_00_00_00_add_outbox_traceparent": addOutboxTraceparentMigration,
   "2026_11_27_00_00_00_api_rate_limits": apiRateLimits,
-  "2026_11_27_00_00_00_create_idempotency_keys": createIdempotencyKeys,
+  "2026_11_27_00_00_00_create_idempotency_keys": createIdempotencyKeysMigration,
 };
