@@ -110,6 +110,9 @@ describe("webhooks through the real stack", () => {
     const payload = new Webhook(secret).verify(delivery.body, delivery.headers) as { type: string; timestamp: string; data: { ticketId: string; gameId: string } };
     expect(payload.type).toBe("ticket.created");
     expect(payload.data).toMatchObject({ ticketId, gameId: galaxy });
+    // The payload's ticket is the ticket as GET /tickets lists it: the same fields, the same values.
+    const listed = (await stack.request(`/tickets?ticketId=${ticketId}`, { key })).body as { tickets: Record<string, unknown>[] };
+    expect((payload.data as unknown as { ticket: Record<string, unknown> }).ticket).toEqual(listed.tickets[0]);
     // And by the typed client's verifier, the way a customer's receiver checks it.
     expect(verifyWebhook(delivery.body, delivery.headers, secret)).toEqual(payload);
     // Another secret does not verify it.
