@@ -10,8 +10,8 @@ import { createLogger } from "@support/logging";
 import { createMetricsRegistry, parseMetricsText, type Registry } from "@support/metrics";
 import { createTestInfra, type TestInfra } from "@support/testkit";
 import {
-  ack, checkEnvelope, connectBus, createConsumer, createEnvelope, deadLetterStreamName, ensureDeadLetterStream, ensureStream, listDeadLetters, coreEventReader, replayDeadLetter,
-  streamNameFor, term, type Consumer, type EventEnvelope, type NatsConnection,
+  ack, checkEnvelope, connectBus, createConsumer, createEnvelope, deadLetterStreamName, ensureDeadLetterStream, ensureStream, listDeadLetters, coreEventReader, namedByEvent, replayDeadLetter,
+  streamNameFor, term, type Consumer, type EventEnvelope, type NatsConnection, type ReadEnvelope,
 } from "./index.ts";
 
 let infra: TestInfra;
@@ -197,7 +197,7 @@ describe("a consumer meeting bad messages", () => {
 describe("a plain core subscription meeting bad messages", () => {
   it("counts and logs them, and reads envelopes (version 1 when absent)", async () => {
     const registry = createMetricsRegistry();
-    const results: unknown[] = [];
+    const results: ReadEnvelope[] = [];
     const read = coreEventReader({ consumer: "core-test", logger, registry });
     // Counted from 0, so that increase() in an alert sees the first one.
     expect((await scrape(registry)).value("support_events_dead_lettered_total", { consumer: "core-test", reason: "unparseable" })).toBe(0);
@@ -215,9 +215,11 @@ describe("a plain core subscription meeting bad messages", () => {
     subscription.unsubscribe();
     expect(results).toEqual([
       { reason: "unparseable", detail: expect.any(String) },
-      { reason: "unknown_version", detail: expect.any(String) },
+      { reason: "unknown_version", detail: expect.any(String), body: { ...old, version: 9 } },
       { envelope: { ...old, version: 1 } },
     ]);
+    // What an event names, for harmless actions: the envelope, or the body of an unknown version; nothing else.
+    expect(results.map(namedByEvent)).toEqual([undefined, { ...old, version: 9 }, { ...old, version: 1 }]);
     const scraped = await scrape(registry);
     expect(scraped.value("support_events_dead_lettered_total", { consumer: "core-test", reason: "unparseable" })).toBe(1);
     expect(scraped.value("support_events_dead_lettered_total", { consumer: "core-test", reason: "unknown_version" })).toBe(1);

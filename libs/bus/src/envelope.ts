@@ -24,7 +24,10 @@ export interface EventEnvelope<T = Record<string, unknown>> {
 export const UNREADABLE_REASONS = ["unparseable", "not_envelope", "unknown_version"] as const;
 export type UnreadableReason = (typeof UNREADABLE_REASONS)[number];
 
-export type ReadEnvelope = { envelope: EventEnvelope } | { reason: UnreadableReason; detail: string };
+export type ReadEnvelope =
+  | { envelope: EventEnvelope }
+  /** `body`: the parsed message, kept for an envelope of an unknown version (it has the envelope's shape). */
+  | { reason: UnreadableReason; detail: string; body?: Record<string, unknown> };
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
@@ -40,9 +43,18 @@ export function checkEnvelope(value: unknown): ReadEnvelope {
   if (!isObject(value.data)) return { reason: "not_envelope", detail: "data is not an object" };
   const version = value.version ?? 1;
   if (typeof version !== "number" || !KNOWN_ENVELOPE_VERSIONS.includes(version)) {
-    return { reason: "unknown_version", detail: `version ${JSON.stringify(version)} is not one of ${KNOWN_ENVELOPE_VERSIONS.join(", ")}` };
+    return { reason: "unknown_version", detail: `version ${JSON.stringify(version)} is not one of ${KNOWN_ENVELOPE_VERSIONS.join(", ")}`, body: value };
   }
   return { envelope: { ...(value as unknown as EventEnvelope), version } };
+}
+
+/**
+ * What a message names, for a consumer whose action is harmless to repeat (a cache eviction, a
+ * nudge to read again): the envelope, or the body of an envelope of a version this process does
+ * not know (what such an event names is still worth acting on); undefined for anything else.
+ */
+export function namedByEvent(read: ReadEnvelope): Record<string, unknown> | undefined {
+  return "envelope" in read ? (read.envelope as unknown as Record<string, unknown>) : read.body;
 }
 
 /** Parses and checks a message body (its bytes as sent). */

@@ -1,5 +1,5 @@
 export {
-  checkEnvelope, createEnvelope, ENVELOPE_VERSION, KNOWN_ENVELOPE_VERSIONS, readEnvelope, streamNameFor, subjectFor, UNREADABLE_REASONS,
+  checkEnvelope, createEnvelope, ENVELOPE_VERSION, KNOWN_ENVELOPE_VERSIONS, namedByEvent, readEnvelope, streamNameFor, subjectFor, UNREADABLE_REASONS,
   type EventEnvelope, type NewEvent, type ReadEnvelope, type UnreadableReason,
 } from "./envelope.ts";
 export { addOutboxTraceparentMigration, createOutboxMigration } from "./migrations.ts";

@@ -3,7 +3,7 @@
 // group, so each replica gets every event) and evicts what the event makes stale. A message that
 // is not an envelope is counted (support_events_dead_lettered_total, consumer
 // gateway-content-changed) and logged, not kept: a core message has no stream to replay it from.
-import { coreEventReader, withConsumerSpan, type NatsConnection } from "@support/bus";
+import { coreEventReader, namedByEvent, withConsumerSpan, type NatsConnection } from "@support/bus";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
 import type { Startable } from "@support/runtime";
@@ -62,11 +62,10 @@ async function subscribe(nc: NatsConnection, prefix: string, targets: EventTarge
         return;
       }
       void withConsumerSpan(msg, "gateway-content-changed", () => {
-        const read = readEvent(msg);
-        if ("envelope" in read) applyContentEvent(read.envelope, targets);
         // An envelope of a version this gateway does not know still evicts the company it
         // names, if it names one: an eviction is never wrong (only a cache miss).
-        else if (read.reason === "unknown_version") applyContentEvent(JSON.parse(msg.string()), targets);
+        const named = namedByEvent(readEvent(msg));
+        if (named !== undefined) applyContentEvent(named, targets);
       });
     },
   });

@@ -6,7 +6,7 @@
 // been missed. A message that is not an envelope is counted (support_events_dead_lettered_total,
 // consumer gateway-session-changed) and logged: a core message has no stream to replay it from.
 // One of an unknown version still marks the sessions it names: a mark only makes them read again.
-import { coreEventReader, withConsumerSpan, type NatsConnection } from "@support/bus";
+import { coreEventReader, namedByEvent, withConsumerSpan, type NatsConnection } from "@support/bus";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
 import type { Startable } from "@support/runtime";
@@ -47,9 +47,7 @@ export function createSessionChangedConsumer(deps: {
               return;
             }
             void withConsumerSpan(msg, "gateway-session-changed", () => {
-              const read = readEvent(msg);
-              const envelope = "envelope" in read ? read.envelope : read.reason === "unknown_version" ? JSON.parse(msg.string()) : undefined;
-              for (const id of sessionIdsOf(envelope)) deps.sessions.invalidate(id);
+              for (const id of sessionIdsOf(namedByEvent(readEvent(msg)))) deps.sessions.invalidate(id);
             });
           },
         }),

@@ -4,7 +4,7 @@
 // from tickets. After a NATS disconnect every stream re-reads, since events may have been missed.
 // A message that is not an envelope is counted (support_events_dead_lettered_total, consumer
 // gateway-ticket-events) and logged, not kept: a core message has no stream to replay it from.
-import { coreEventReader, type NatsConnection } from "@support/bus";
+import { coreEventReader, namedByEvent, type NatsConnection } from "@support/bus";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
 import type { Startable } from "@support/runtime";
@@ -35,8 +35,7 @@ export function createTicketEventsConsumer(deps: { nc: NatsConnection; natsPrefi
           const read = readEvent(msg);
           // An envelope of a version this gateway does not know still nudges the ticket it
           // names, if it names one: a nudge only makes the streams read the ticket again.
-          const envelope = "envelope" in read ? read.envelope : read.reason === "unknown_version" ? JSON.parse(msg.string()) : undefined;
-          const ticketId = ticketIdOf(envelope);
+          const ticketId = ticketIdOf(namedByEvent(read));
           if (ticketId !== undefined) deps.hub.nudge(ticketId);
         },
       });

@@ -201,22 +201,22 @@ export function createSessionAuth(players: PlayersClient, cache: SessionCache, o
 
 /** The session as players stores it, as the player side uses it. */
 export function toPlayerSession(session: SupportSessionMessage, loadedAt: number): PlayerSession {
-      const player = session.metadata?.player;
-      return {
-        id: session.id,
-        companyId: session.companyId,
-        gameId: session.gameId,
-        environmentId: session.environmentId,
-        language: session.language,
-        resource: session.resource,
-        player: player ? { id: player.id, name: player.name, email: player.email, tier: player.tier } : {},
-        tags: session.metadata?.tags ?? [],
-        fields: session.metadata?.fields ?? {},
-        expiresAt: session.expiresAt ? Number(session.expiresAt.seconds) * 1000 + Math.floor(session.expiresAt.nanos / 1e6) : Date.now() + SESSION_CACHE_TTL_MS,
-        verification: session.verification === "verified" || session.verification === "unverified" ? session.verification : "anonymous",
-        emailVerified: session.emailVerifiedAt !== undefined,
-        loadedAt,
-      };
+  const player = session.metadata?.player;
+  return {
+    id: session.id,
+    companyId: session.companyId,
+    gameId: session.gameId,
+    environmentId: session.environmentId,
+    language: session.language,
+    resource: session.resource,
+    player: player ? { id: player.id, name: player.name, email: player.email, tier: player.tier } : {},
+    tags: session.metadata?.tags ?? [],
+    fields: session.metadata?.fields ?? {},
+    expiresAt: session.expiresAt ? Number(session.expiresAt.seconds) * 1000 + Math.floor(session.expiresAt.nanos / 1e6) : Date.now() + SESSION_CACHE_TTL_MS,
+    verification: session.verification === "verified" || session.verification === "unverified" ? session.verification : "anonymous",
+    emailVerified: session.emailVerifiedAt !== undefined,
+    loadedAt,
+  };
 }
 
 export type PlayerApiRateLimitConfig = Pick<
