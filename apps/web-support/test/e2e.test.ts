@@ -402,6 +402,8 @@ describe("the web support page in a browser", () => {
       await page.getByRole("button", { name: "Send me a code" }).focus();
       await page.keyboard.press("Enter");
       await page.getByText("We sent a 6-digit code to m******r@example.com").waitFor();
+      // The address is isolated from the sentence's direction (right-to-left languages) in a <bdi>.
+      expect(await page.locator(".verify bdi.address").allTextContents()).toEqual(["m******r@example.com"]);
       // The code field has the focus: the player types right away.
       expect(await page.evaluate(() => document.activeElement?.id)).toBe("verify-code");
       const mail = await stack.smtp.waitForMail(email, { after: mailsBefore });

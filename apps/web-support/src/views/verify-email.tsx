@@ -6,6 +6,23 @@ import { ApiError } from "../api.ts";
 import { useApp } from "../app-context.tsx";
 import type { MessageKey } from "../messages/en.ts";
 
+/**
+ * A sentence of the catalog with an email address in it: the address in a <bdi>, isolated from
+ * the sentence's direction (a right-to-left sentence keeps `ar-360@example.com` in its own
+ * order) and kept on one line when it fits (`.address`: no break at its hyphen).
+ */
+function WithAddress({ text, address }: { text: (email: string) => string; address: string }) {
+  const marker = "\u0000";
+  const [before, after] = text(marker).split(marker);
+  return (
+    <>
+      {before}
+      <bdi class="address">{address}</bdi>
+      {after}
+    </>
+  );
+}
+
 type Step = { name: "offer" } | { name: "sending" } | { name: "sent"; sentTo: string; checking: boolean } | { name: "done" };
 
 /** The message for a refused call of the verification, or undefined for one the page cannot explain. */
@@ -88,7 +105,7 @@ export function VerifyEmail({ onVerified }: { onVerified: () => void }) {
         <p role="status">{t("verify.done")}</p>
       ) : step.name === "sent" ? (
         <form onSubmit={(event) => void confirm(event)} noValidate>
-          <p role="status">{t("verify.sent", { email: step.sentTo })}</p>
+          <p role="status"><WithAddress text={(email) => t("verify.sent", { email })} address={step.sentTo} /></p>
           <label for="verify-code">{t("verify.code")}</label>
           <input
             id="verify-code"
@@ -113,7 +130,7 @@ export function VerifyEmail({ onVerified }: { onVerified: () => void }) {
         </form>
       ) : (
         <p>
-          {t("verify.offer", { email: session.player.email })}{" "}
+          <WithAddress text={(email) => t("verify.offer", { email })} address={session.player.email} />{" "}
           <button type="button" class="button" disabled={step.name === "sending"} onClick={() => void send()}>
             {step.name === "sending" ? t("verify.sending") : t("verify.send")}
           </button>
