@@ -121,17 +121,18 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
     // With an Idempotency-Key, the use case runs in the transaction that records the key.
     createTicket: (req, context) => idempotent(ctx.db, req, context, async (db) => {
       const { ticketId, runningId } = await createTicket({ ...ctx, db }, {
+        supportSource: "API",
         companyId: company(req.companyId),
         gameId: req.gameId,
+        player: { externalId: req.player?.id, email: req.player?.email, name: req.player?.name, tier: req.player?.tier },
         message: req.message,
-        attachments: req.attachments,
-        skipDuplicateCheck: req.skipDuplicateCheck,
+        attachmentIds: req.attachments,
         language: req.language,
         channels: req.channels,
         platform: req.platform,
-        player: { id: req.player?.id, name: req.player?.name, email: req.player?.email, tier: req.player?.tier },
         tags: req.tags,
         fields: req.fields ?? {},
+        skipDuplicateCheck: req.skipDuplicateCheck,
       });
       return { ticketId, runningId: BigInt(runningId) };
     }),

@@ -1,13 +1,14 @@
-// tickets.v1.PlayerSideService mapped onto the player-side use cases.
-import { toJson, type JsonObject } from "@bufbuild/protobuf";
+// tickets.v1.PlayerSideService mapped onto the player-side use cases (a new chat ticket onto createTicket).
+import { toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { isUuid, validationError } from "@support/errors";
 import { PlayerSideService, type PlayerSideOwner as OwnerMessage } from "@support/proto";
 import type { TicketsContext } from "../context.ts";
 import { ticketMessage } from "../routes.ts";
+import { createTicket } from "../tickets/ticket.service.ts";
 import { toOwner, type PlayerSideOwner } from "./player-side.ts";
-import { addCollectorResult, addPlayerMessage, createPlayerTicket, getPlayerTicket, listPlayerTickets, submitCsat } from "./player-side.service.ts";
+import { addCollectorResult, addPlayerMessage, getPlayerTicket, listPlayerTickets, submitCsat } from "./player-side.service.ts";
 
 function company(companyId: string): string {
   if (!isUuid(companyId)) throw validationError([{ path: "/companyId", message: "must be a uuid" }]);
@@ -22,17 +23,18 @@ function owner(message: OwnerMessage | undefined): PlayerSideOwner {
 export function registerPlayerSideRoutes(router: ConnectRouter, ctx: TicketsContext): void {
   router.service(PlayerSideService, {
     createPlayerTicket: async (req) => {
-      const { ticketId, runningId } = await createPlayerTicket(ctx, {
+      const { ticketId, runningId } = await createTicket(ctx, {
+        supportSource: "WEB",
         companyId: company(req.companyId),
         gameId: req.gameId,
         environmentId: req.environmentId,
-        message: req.message,
-        attachments: req.attachments,
-        language: req.language,
-        player: { id: req.player?.id, name: req.player?.name, email: req.player?.email, tier: req.player?.tier },
-        tags: req.tags,
-        fields: (req.fields ?? {}) as JsonObject,
         sessionId: req.sessionId,
+        player: { externalId: req.player?.id, email: req.player?.email, name: req.player?.name, tier: req.player?.tier },
+        message: req.message,
+        attachmentIds: req.attachments,
+        language: req.language,
+        tags: req.tags,
+        fields: req.fields ?? {},
       });
       return { ticketId, runningId: BigInt(runningId) };
     },

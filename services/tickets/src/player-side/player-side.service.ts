@@ -1,7 +1,8 @@
-// Player-side use cases (the session code is the player's credential): open a chat ticket, list and
-// read the player's tickets, add a player message, answer a collector, rate a resolved ticket. Like
-// the other use cases each runs in one transaction that also writes its domain events to the
-// outbox; calls to players and media happen before it.
+// Player-side use cases (the session code is the player's credential): list and read the player's
+// tickets, add a player message, answer a collector, rate a resolved ticket. A chat ticket from the
+// support page is opened by ticket.service's createTicket, like one from the REST API. Like the other
+// use cases each runs in one transaction that also writes its domain events to the outbox; calls to
+// players and media happen before it.
 import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
 import { AppError, isUuid, notFound, validationError } from "@support/errors";
@@ -9,67 +10,14 @@ import type { TicketsContext } from "../context.ts";
 import type { CollectorField, RecordedEvent } from "../ticket-events/event.ts";
 import { insertEvents } from "../ticket-events/event.repository.ts";
 import * as domain from "../tickets/domain-events.ts";
-import { fieldShapeIssues } from "../tickets/field-values.ts";
 import { MAX_ATTACHMENTS, messageIssues } from "../tickets/new-ticket.ts";
 import { findTicket, updateTicket } from "../tickets/ticket.repository.ts";
-import { claimAttachments, openTicket } from "../tickets/ticket.service.ts";
+import { claimAttachments } from "../tickets/ticket.service.ts";
 import { transition } from "../tickets/ticket-state.ts";
-import { isOneOf, LANGUAGES, PLAYER_TIERS, type Actor, type FieldValues, type Language, type Ticket } from "../tickets/ticket.ts";
+import type { Actor, Ticket } from "../tickets/ticket.ts";
 import { checkCollectorResult, type CollectorFieldInput } from "./collector-result.ts";
 import { checkCsat, ownsTicket, type PlayerSideOwner } from "./player-side.ts";
 import { listOwnedTicketIds, sessionOpenedTicket, setCsat, setLastPlayerMessageAt } from "./player-side.repository.ts";
-
-export interface NewPlayerTicketInput {
-  companyId: string;
-  gameId: string;
-  environmentId?: string | undefined;
-  message: string;
-  attachments: string[];
-  language: string | undefined;
-  player: { id?: string | undefined; name?: string | undefined; email?: string | undefined; tier?: number | undefined };
-  tags: string[];
-  fields: Record<string, unknown>;
-  /** The web support session opening the ticket. */
-  sessionId: string;
-}
-
-/** Opens a chat ticket from a web support session: support source WEB, channel chat. */
-export async function createPlayerTicket(ctx: TicketsContext, input: NewPlayerTicketInput): Promise<{ ticketId: string; runningId: number }> {
-  const issues = messageIssues(input.message, input.attachments);
-  if (!isUuid(input.gameId)) issues.push({ path: "/gameId", message: "must be a uuid" });
-  const language = input.language ?? "en";
-  if (!isOneOf(LANGUAGES, language)) issues.push({ path: "/language", message: "must be a language code" });
-  const playerId = input.player.id?.trim() ? input.player.id.trim() : null;
-  const email = input.player.email?.trim() ? input.player.email.trim() : null;
-  // The session's player must be reachable: an external id or an email, which is how the players
-  // service finds or creates the player.
-  if (playerId === null && email === null) issues.push({ path: "/player", message: "the session has no player id or email" });
-  if (!isUuid(input.sessionId)) issues.push({ path: "/sessionId", message: "must be a uuid" });
-  const tierGiven = input.player.tier !== undefined && (PLAYER_TIERS as readonly number[]).includes(input.player.tier) ? input.player.tier : null;
-  // Session metadata is lenient, like SDK metadata of a new ticket: values that are not even a
-  // field type are dropped below.
-  const fields = Object.fromEntries(Object.entries(input.fields).filter(([key, value]) => fieldShapeIssues({ [key]: value }, "").length === 0)) as FieldValues;
-  if (issues.length > 0) throw validationError(issues);
-
-  return openTicket(ctx, {
-    companyId: input.companyId,
-    gameId: input.gameId.toLowerCase(),
-    // The session's environment; it must still be one of the game's.
-    environmentId: input.environmentId?.toLowerCase(),
-    player: { externalId: playerId, email, name: input.player.name?.trim() || null, tier: tierGiven },
-    message: input.message,
-    attachmentIds: input.attachments,
-    language: language as Language,
-    channels: ["chat"],
-    platform: "web",
-    supportSource: "WEB",
-    tags: input.tags,
-    fields,
-    // A chat opened from the support page is the player's own conversation: no duplicate check.
-    skipDuplicateCheck: true,
-    sessionId: input.sessionId.toLowerCase(),
-  });
-}
 
 /** At most this many of the player's tickets are listed (newest first). */
 export const MAX_LISTED_TICKETS = 100;

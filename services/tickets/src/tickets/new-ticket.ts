@@ -1,44 +1,87 @@
-// The checks of POST /tickets that need nothing but the request: required values,
-// enumerations, the player, and field values that are not even a field value type. What depends on
-// content (the game, tag and field definitions), players (blocked) or media (the attachments
-// exist, belong to the game and are uploaded) comes later.
+// A new ticket: the one shape in which both ways of opening one (the company's POST /tickets and
+// the player's web support page) reach the use case, and the one check that makes a request into
+// it. What depends on content (the game, tag and field definitions), players (blocked) or media
+// (the attachments exist, belong to the game and are uploaded) is checked when it is opened.
 import { isUuid, validationError, type ValidationIssue } from "@support/errors";
-import { fieldShapeIssues } from "./field-values.ts";
+import { fieldShapeIssues, isFieldValueShape } from "./field-values.ts";
 import {
-  isOneOf, LANGUAGES, PLATFORMS, PLAYER_TIERS, type Channel, type FieldValues, type Language, type Platform,
+  isOneOf, LANGUAGES, PLATFORMS, PLAYER_TIERS, type Channel, type FieldValues, type Language, type Platform, type SupportSource,
 } from "./ticket.ts";
 
-export interface NewTicketInput {
-  companyId: string;
-  gameId: string;
-  message: string;
-  attachments: string[];
-  skipDuplicateCheck: boolean;
-  language: string;
-  channels: string[];
-  platform?: string | undefined;
-  player: { id?: string | undefined; name?: string | undefined; email?: string | undefined; tier?: number | undefined };
-  tags: string[];
-  fields: Record<string, unknown>;
-}
+/** Who opens a new ticket: the company through the REST API, or the player on the web support page. */
+export type NewTicketSource = Extract<SupportSource, "API" | "WEB">;
 
+/** A new ticket, checked and with its defaults applied: what the use case opens and the repository inserts. */
 export interface NewTicket {
+  supportSource: NewTicketSource;
   companyId: string;
+  /** A uuid, lower-case. */
   gameId: string;
+  /** The web support session's game environment (lower-case; it must still be one of the game's); null: the game's first. */
+  environmentId: string | null;
+  /**
+   * The web support session opening the ticket: it keeps seeing the ticket, and only its own
+   * uploads can be attached. Null for the REST API (the company's uploads).
+   */
+  sessionId: string | null;
+  /** The player as the players service finds or creates it: by external id, else email. */
+  player: { externalId: string | null; email: string | null; name: string | null; tier: number | null };
   message: string;
   /** Attachment ids as given (media checks them and names bad ones by index). */
-  attachments: string[];
-  skipDuplicateCheck: boolean;
+  attachmentIds: string[];
   language: Language;
   channels: Channel[];
   platform: Platform;
-  player: { id: string | null; name: string | null; email: string; tier: number | null };
+  /** As given: the game's definitions keep what they define when the ticket is opened. */
   tags: string[];
   fields: FieldValues;
+  skipDuplicateCheck: boolean;
 }
 
-/** Channels of tickets created through the API (POST /tickets): email only. */
-export const API_CHANNELS: readonly Channel[] = ["email"];
+/**
+ * A NewTicket as an edge hands it in, before checkNewTicket: the same fields with the values the
+ * request holds, absent where the request says nothing (checkNewTicket applies the defaults).
+ */
+export interface UncheckedNewTicket extends Omit<
+  NewTicket,
+  "environmentId" | "sessionId" | "player" | "language" | "channels" | "platform" | "fields" | "skipDuplicateCheck"
+> {
+  environmentId?: string | undefined;
+  sessionId?: string | undefined;
+  player: { [K in keyof NewTicket["player"]]?: NonNullable<NewTicket["player"][K]> | undefined };
+  language?: string | undefined;
+  channels?: string[] | undefined;
+  platform?: string | undefined;
+  fields: Record<string, unknown>;
+  skipDuplicateCheck?: boolean | undefined;
+}
+
+/**
+ * What each source implies, and how strictly its request is taken. The company's integration is
+ * told of every value it got wrong (paths of the POST /tickets body). The player on the support
+ * page cannot fix the session's metadata: what is unusable is dropped, as the game's definitions
+ * drop unknown tags and fields, and only a session naming no player at all is refused.
+ */
+const SOURCES = {
+  /** POST /tickets: an email conversation with the player the request names by email. */
+  API: { channels: ["email"], platform: "not_specified", skipDuplicateCheck: false, strict: true, session: false },
+  /** The web support page: a chat on the web, the player's own conversation (no duplicate check). */
+  WEB: { channels: ["chat"], platform: "web", skipDuplicateCheck: true, strict: false, session: true },
+} as const satisfies Record<NewTicketSource, {
+  /** The channels a ticket may have, and a request naming none gets. */
+  channels: readonly Channel[];
+  /** The platform of a request naming none. */
+  platform: Platform;
+  /** Of a request that does not say. */
+  skipDuplicateCheck: boolean;
+  /** Whether an unusable player value or field value refuses the request rather than being dropped. */
+  strict: boolean;
+  /** Whether the request must name its web support session. */
+  session: boolean;
+}>;
+
+/** The language of a request naming none. */
+const DEFAULT_LANGUAGE: Language = "en";
 export const MAX_MESSAGE_LENGTH = 100_000;
 /** Attachments of one message; media claims at most this many at once. */
 export const MAX_ATTACHMENTS = 100;
@@ -53,46 +96,67 @@ export function messageIssues(message: string, attachments: readonly string[]): 
   return issues;
 }
 
-export function checkNewTicket(input: NewTicketInput): NewTicket {
-  const issues: ValidationIssue[] = [];
-  if (!isUuid(input.gameId)) issues.push({ path: "/gameId", message: "must be a uuid" });
-  issues.push(...messageIssues(input.message, input.attachments));
-  if (!isOneOf(LANGUAGES, input.language)) issues.push({ path: "/language", message: "must be a language code" });
-  if (input.channels.length === 0) issues.push({ path: "/channels", message: "must have at least 1 item" });
-  input.channels.forEach((channel, index) => {
-    if (!API_CHANNELS.includes(channel as Channel)) issues.push({ path: `/channels/${index}`, message: "must be email" });
-  });
-  const platform = input.platform ?? "not_specified";
-  if (!isOneOf(PLATFORMS, platform)) issues.push({ path: "/platform", message: `must be one of ${PLATFORMS.join(", ")}` });
+/** Trimmed; null when absent or blank. */
+function given(value: string | undefined): string | null {
+  return value?.trim() || null;
+}
 
-  const { player } = input;
-  if (player.email === undefined || player.email.trim() === "") issues.push({ path: "/metadata/player/email", message: "is required" });
-  else if (!emailPattern.test(player.email.trim())) issues.push({ path: "/metadata/player/email", message: "must be an email address" });
-  if (player.id !== undefined && player.id.trim() === "") issues.push({ path: "/metadata/player/id", message: "must not be blank" });
-  if (player.tier !== undefined && !(PLAYER_TIERS as readonly number[]).includes(player.tier)) {
-    issues.push({ path: "/metadata/player/tier", message: "must be 1, 2 or 3" });
+/**
+ * Checks a new ticket of either source and applies its defaults, here only. Throws one
+ * VALIDATION_ERROR naming every bad value by its path in the request.
+ */
+export function checkNewTicket(request: UncheckedNewTicket): NewTicket {
+  const source = SOURCES[request.supportSource];
+  const language = request.language ?? DEFAULT_LANGUAGE;
+  const channels = request.channels ?? source.channels;
+  const platform = request.platform ?? source.platform;
+  const { player } = request;
+
+  const issues: ValidationIssue[] = [];
+  if (!isUuid(request.gameId)) issues.push({ path: "/gameId", message: "must be a uuid" });
+  issues.push(...messageIssues(request.message, request.attachmentIds));
+  if (!isOneOf(LANGUAGES, language)) issues.push({ path: "/language", message: "must be a language code" });
+  if (channels.length === 0) issues.push({ path: "/channels", message: "must have at least 1 item" });
+  channels.forEach((channel, index) => {
+    if (!isOneOf(source.channels, channel)) issues.push({ path: `/channels/${index}`, message: `must be ${source.channels.join(" or ")}` });
+  });
+  if (!isOneOf(PLATFORMS, platform)) issues.push({ path: "/platform", message: `must be one of ${PLATFORMS.join(", ")}` });
+  if (source.strict) {
+    const email = given(player.email);
+    if (email === null) issues.push({ path: "/metadata/player/email", message: "is required" });
+    else if (!emailPattern.test(email)) issues.push({ path: "/metadata/player/email", message: "must be an email address" });
+    if (player.externalId !== undefined && given(player.externalId) === null) issues.push({ path: "/metadata/player/id", message: "must not be blank" });
+    if (player.tier !== undefined && !isOneOf(PLAYER_TIERS, player.tier)) issues.push({ path: "/metadata/player/tier", message: "must be 1, 2 or 3" });
+    issues.push(...fieldShapeIssues(request.fields, "/metadata/fields"));
+  } else if (given(player.externalId) === null && given(player.email) === null) {
+    // The players service finds or creates the player by external id or email.
+    issues.push({ path: "/player", message: "the session has no player id or email" });
   }
-  issues.push(...fieldShapeIssues(input.fields, "/metadata/fields"));
+  if (source.session && !isUuid(request.sessionId ?? "")) issues.push({ path: "/sessionId", message: "must be a uuid" });
   if (issues.length > 0) throw validationError(issues);
 
-  const name = player.name?.trim();
   return {
-    companyId: input.companyId,
-    gameId: input.gameId.toLowerCase(),
-    message: input.message,
-    attachments: input.attachments,
-    skipDuplicateCheck: input.skipDuplicateCheck,
-    language: input.language as Language,
-    channels: [...new Set(input.channels as Channel[])],
-    platform: platform as Platform,
+    supportSource: request.supportSource,
+    companyId: request.companyId,
+    gameId: request.gameId.toLowerCase(),
+    environmentId: request.environmentId?.toLowerCase() ?? null,
+    sessionId: request.sessionId?.toLowerCase() ?? null,
     player: {
-      id: player.id?.trim() ?? null,
-      name: name ? name : null,
-      email: player.email!.trim(),
-      tier: player.tier ?? null,
+      externalId: given(player.externalId),
+      email: given(player.email),
+      name: given(player.name),
+      // Past the checks a tier is valid, or (from the support page) dropped when it is not.
+      tier: isOneOf(PLAYER_TIERS, player.tier) ? player.tier : null,
     },
-    tags: input.tags,
-    fields: input.fields as FieldValues,
+    message: request.message,
+    attachmentIds: request.attachmentIds,
+    language: language as Language,
+    channels: [...new Set(channels as Channel[])],
+    platform: platform as Platform,
+    tags: request.tags,
+    // Past the checks every value has a field value's shape, or (from the support page) is dropped.
+    fields: Object.fromEntries(Object.entries(request.fields).filter(([, value]) => isFieldValueShape(value))) as FieldValues,
+    skipDuplicateCheck: request.skipDuplicateCheck ?? source.skipDuplicateCheck,
   };
 }
 

@@ -5,6 +5,7 @@ import type { TicketsDatabase } from "../database.ts";
 import type { RecordedEvent } from "../ticket-events/event.ts";
 import { eventsInsert } from "../ticket-events/event.repository.ts";
 import type { ListQuery } from "./list-query.ts";
+import type { NewTicket } from "./new-ticket.ts";
 import type {
   Channel, FieldValues, Language, Platform, ResolutionType, SupportSource, Ticket, TicketStatus,
 } from "./ticket.ts";
@@ -63,36 +64,23 @@ function toTicket(row: TicketRow): Ticket {
   };
 }
 
-export interface NewTicketRow {
-  id: string;
-  companyId: string;
-  gameId: string;
-  gameEnvironmentId: string;
-  servicePlayerId: string | null;
-  playerId: string | null;
-  playerName: string | null;
-  email: string | null;
-  status: TicketStatus;
-  supportSource: SupportSource;
-  channels: Channel[];
-  language: Language;
-  platform: Platform;
-  metadata: FieldValues;
-  tags: string[];
-  fields: FieldValues;
-  firstMessage: string;
-  firstMessageNormalized: string;
-}
-
 /**
  * Inserts a new ticket (opened by the player's first message) under the company's next running
- * id, with its first events (in order), in the caller's transaction, and returns it. One statement: the counter row hands out the
+ * id, with its first events (in order), in the caller's transaction, and returns it. The row is
+ * the NewTicket (its message the first message) and what opening it settled: the id, the game
+ * environment, the service player, the status, the metadata and the message as the duplicate check
+ * compares it. One statement: the counter row hands out the
  * id and the creation time, and stays locked until that transaction ends, so creations of one
  * company are serialised from here to commit: ids have no gaps (a rollback returns its id),
  * tickets become visible in running-id order, and created_at (never below the previous one, in
  * whole milliseconds) orders them exactly like the running id.
  */
-export async function insertTicket(trx: Db, ticket: NewTicketRow, events: readonly RecordedEvent[]): Promise<Ticket> {
+export async function insertTicket(
+  trx: Db,
+  ticket: NewTicket,
+  opened: { id: string; gameEnvironmentId: string; servicePlayerId: string; status: TicketStatus; metadata: FieldValues; firstMessageNormalized: string },
+  events: readonly RecordedEvent[],
+): Promise<Ticket> {
   const { rows } = await sql<TicketRow>`
     with counter as (
       insert into ticket_counters as c (company_id, last_running_id, last_created_at)
@@ -109,15 +97,15 @@ export async function insertTicket(trx: Db, ticket: NewTicketRow, events: readon
       fields, first_message, first_message_normalized, last_player_message_at
     )
     values (
-      ${ticket.id}, ${ticket.companyId}, (select last_running_id from counter), (select last_created_at from counter),
-      (select last_created_at from counter), ${ticket.gameId}, ${ticket.gameEnvironmentId}, ${ticket.servicePlayerId},
-      ${ticket.playerId}, ${ticket.playerName}, ${ticket.email}, ${ticket.status}, ${ticket.supportSource},
-      ${ticket.channels}::text[], ${ticket.language}, ${ticket.platform}, ${JSON.stringify(ticket.metadata)}::jsonb,
-      ${ticket.tags}::text[], ${JSON.stringify(ticket.fields)}::jsonb, ${ticket.firstMessage}, ${ticket.firstMessageNormalized},
+      ${opened.id}, ${ticket.companyId}, (select last_running_id from counter), (select last_created_at from counter),
+      (select last_created_at from counter), ${ticket.gameId}, ${opened.gameEnvironmentId}, ${opened.servicePlayerId},
+      ${ticket.player.externalId}, ${ticket.player.name}, ${ticket.player.email}, ${opened.status}, ${ticket.supportSource},
+      ${ticket.channels}::text[], ${ticket.language}, ${ticket.platform}, ${JSON.stringify(opened.metadata)}::jsonb,
+      ${ticket.tags}::text[], ${JSON.stringify(ticket.fields)}::jsonb, ${ticket.message}, ${opened.firstMessageNormalized},
       (select last_created_at from counter)
     )
     returning ${TICKET_COLUMNS_SQL}
-    )${events.length > 0 ? sql`, events as (${eventsInsert(ticket.companyId, ticket.id, events)})` : sql``}
+    )${events.length > 0 ? sql`, events as (${eventsInsert(ticket.companyId, opened.id, events)})` : sql``}
     select ${TICKET_COLUMNS_SQL} from inserted`.execute(trx);
   return toTicket(rows[0]!);
 }

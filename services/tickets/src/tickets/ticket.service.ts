@@ -16,14 +16,14 @@ import * as domain from "./domain-events.ts";
 import { DUPLICATE_SIMILARITY_THRESHOLD, normalizeMessage } from "./duplicate.ts";
 import { acceptMetadata, fieldsForGame, tagsForGame, type Definitions } from "./field-values.ts";
 import { parseListQuery, type RawListQuery } from "./list-query.ts";
-import { checkNewTicket, recordHoldsContact, type NewTicketInput } from "./new-ticket.ts";
+import { checkNewTicket, recordHoldsContact, type UncheckedNewTicket } from "./new-ticket.ts";
 import {
   dueWaitingTicketIds, findCreationObstacles, findTicket, insertTicket, listTickets as listTicketRows,
   lockPlayerForCreation, lockWaitingTicket, updateTicket,
 } from "./ticket.repository.ts";
 import { checkActions, referencedUsers, type TicketAction, type TicketActionInput } from "./ticket-actions.ts";
 import { isDueForAutoClose, transition } from "./ticket-state.ts";
-import { ticketUrl, type Actor, type Channel, type FieldValues, type Language, type Platform, type SupportSource, type Ticket } from "./ticket.ts";
+import { ticketUrl, type Actor, type FieldValues, type Ticket } from "./ticket.ts";
 
 /**
  * The player's data is being erased: the record ResolvePlayer returned is about to go, so
@@ -58,70 +58,29 @@ export async function claimAttachments(ctx: TicketsContext, claim: AttachmentCla
   return [...new Set(claimed)].map((id) => ({ id }));
 }
 
-/** A new ticket as its channel (the REST API or the player side) describes it, once validated. */
-export interface TicketOpening {
-  companyId: string;
-  /** A uuid, lower-case. */
-  gameId: string;
-  /** The web support session's environment (lower-case); API tickets name none and get the game's first. */
-  environmentId?: string | undefined;
-  player: { externalId: string | null; email: string | null; name: string | null; tier: number | null };
-  message: string;
-  attachmentIds: string[];
-  language: Language;
-  channels: Channel[];
-  platform: Platform;
-  supportSource: SupportSource;
-  tags: string[];
-  fields: FieldValues;
-  skipDuplicateCheck: boolean;
-  /**
-   * The web support session opening the ticket (the player side): it keeps seeing the ticket,
-   * and only its own uploads can be attached. Undefined for the REST API (the company's uploads).
-   */
-  sessionId?: string | undefined;
-}
-
-/** POST /tickets: validates the request, then opens the ticket. */
-export async function createTicket(ctx: TicketsContext, input: NewTicketInput): Promise<{ ticketId: string; runningId: number }> {
-  const request = checkNewTicket(input);
-  return openTicket(ctx, {
-    companyId: request.companyId,
-    gameId: request.gameId,
-    player: { externalId: request.player.id, email: request.player.email, name: request.player.name, tier: request.player.tier },
-    message: request.message,
-    attachmentIds: request.attachments,
-    language: request.language,
-    channels: request.channels,
-    platform: request.platform,
-    supportSource: "API",
-    tags: request.tags,
-    fields: request.fields,
-    skipDuplicateCheck: request.skipDuplicateCheck,
-  });
-}
-
 /**
- * Opens a ticket with the player's first message, whatever the channel: keeps only the tags and
- * fields the game defines, looks the player up (by external id, else email) to refuse blocked
- * players, players being erased and duplicates, claims the attachments, and only then resolves
- * the player (creating it, or storing the request's name, email and tier) and inserts the
- * ticket, its PLAYER_MESSAGE and their domain events. A refused request changes no player.
+ * Opens a ticket with the player's first message, whichever source (the REST API or the web
+ * support page) asks: checks the request, keeps only the tags and fields the game defines, looks
+ * the player up (by external id, else email) to refuse blocked players, players being erased and
+ * duplicates, claims the attachments, and only then resolves the player (creating it, or storing
+ * the request's name, email and tier) and inserts the ticket, its PLAYER_MESSAGE and their domain
+ * events. A refused request changes no player.
  */
-export async function openTicket(ctx: TicketsContext, opening: TicketOpening): Promise<{ ticketId: string; runningId: number }> {
-  const { companyId } = opening;
+export async function createTicket(ctx: TicketsContext, request: UncheckedNewTicket): Promise<{ ticketId: string; runningId: number }> {
+  const ticket = checkNewTicket(request);
+  const { companyId } = ticket;
 
-  const game = await ctx.reference.getGame(companyId, opening.gameId);
+  const game = await ctx.reference.getGame(companyId, ticket.gameId);
   const gameEnvironmentId =
-    opening.environmentId === undefined ? game.environmentIds[0] : game.environmentIds.find((id) => id === opening.environmentId);
+    ticket.environmentId === null ? game.environmentIds[0] : game.environmentIds.find((id) => id === ticket.environmentId);
   if (gameEnvironmentId === undefined) throw notFound("game not found");
 
   // Metadata from game clients is taken leniently: what the game does not define is dropped and logged.
   const definitions = await ctx.reference.getDefinitions(companyId);
-  const metadata = acceptMetadata(definitions, game.id, opening.tags, opening.fields);
+  const metadata = acceptMetadata(definitions, game.id, ticket.tags, ticket.fields);
   if (metadata.ignored.length > 0) {
     ctx.logger.info(
-      { companyId, gameId: game.id, supportSource: opening.supportSource, ignored: metadata.ignored },
+      { companyId, gameId: game.id, supportSource: ticket.supportSource, ignored: metadata.ignored },
       "ignored ticket metadata that the game does not define",
     );
   }
@@ -129,12 +88,12 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
   // Every check that can refuse the request runs before the player is resolved, so that a
   // refused creation leaves the player and its events untouched. The lookup writes nothing,
   // and a player not known yet can be neither blocked, nor being erased, nor have an open ticket.
-  const contact = { companyId, gameId: game.id, ...opening.player };
-  const normalizedMessage = normalizeMessage(opening.message);
+  const contact = { companyId, gameId: game.id, ...ticket.player };
+  const normalizedMessage = normalizeMessage(ticket.message);
   // The player being erased refuses the request before a duplicate does.
   const refuseIfObstructed = async (db: typeof ctx.db, servicePlayerId: string) => {
     const obstacles = await findCreationObstacles(db, {
-      companyId, gameId: game.id, servicePlayerId, normalizedMessage, threshold: DUPLICATE_SIMILARITY_THRESHOLD, checkDuplicate: !opening.skipDuplicateCheck,
+      companyId, gameId: game.id, servicePlayerId, normalizedMessage, threshold: DUPLICATE_SIMILARITY_THRESHOLD, checkDuplicate: !ticket.skipDuplicateCheck,
     });
     if (obstacles.erased) throw playerBeingErased();
     if (obstacles.duplicateId !== undefined) throw duplicateOpenTicket(obstacles.duplicateId);
@@ -150,25 +109,26 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
   // The id is chosen here so that media records which ticket uses the attachments. A bad id
   // refuses the request before the player is touched; a new player is linked once it exists.
   const ticketId = randomUUID();
+  const sessionId = ticket.sessionId ?? undefined;
   const attachments = await claimAttachments(ctx, {
-    companyId, gameId: game.id, ticketId, servicePlayerId: known?.id, sessionId: opening.sessionId, attachmentIds: opening.attachmentIds,
+    companyId, gameId: game.id, ticketId, servicePlayerId: known?.id, sessionId, attachmentIds: ticket.attachmentIds,
   });
 
   // A returning player whose record already holds what the request says is not resolved again
   // (it would change nothing): the lookup above is the player.
-  const player = known !== undefined && recordHoldsContact(known, opening.player) ? known : await ctx.players.resolvePlayer(contact);
+  const player = known !== undefined && recordHoldsContact(known, ticket.player) ? known : await ctx.players.resolvePlayer(contact);
   // Blocked since the lookup: still refused, though the request's name, email or tier are stored.
   if (player.blocked) throw playerBlocked();
   // The looked-up record was erased since (and this contact created a new one): the attachments
   // are linked to the erased record, so the request is refused like one during the erasure.
   if (known !== undefined && known.id !== player.id) throw playerBeingErased();
   if (known === undefined && attachments.length > 0) {
-    await claimAttachments(ctx, { companyId, gameId: game.id, ticketId, servicePlayerId: player.id, sessionId: opening.sessionId, attachmentIds: opening.attachmentIds });
+    await claimAttachments(ctx, { companyId, gameId: game.id, ticketId, servicePlayerId: player.id, sessionId, attachmentIds: ticket.attachmentIds });
   }
 
   // An identified player (with an id) is tier 1 unless a tier is known.
-  const tier = opening.player.tier ?? player.tier ?? (opening.player.externalId !== null ? 1 : null);
-  const ticketMetadata: FieldValues = { platform: opening.platform, ...(tier !== null ? { playerTier: tier } : {}) };
+  const tier = ticket.player.tier ?? player.tier ?? (ticket.player.externalId !== null ? 1 : null);
+  const ticketMetadata: FieldValues = { platform: ticket.platform, ...(tier !== null ? { playerTier: tier } : {}) };
 
   return ctx.db.transaction().execute(async (trx) => {
     // The per-player lock also orders this creation with the player's erasure: either the
@@ -182,33 +142,29 @@ export async function openTicket(ctx: TicketsContext, opening: TicketOpening): P
     const message: RecordedEvent = {
       id: randomUUID(),
       type: "PLAYER_MESSAGE",
-      data: { message: opening.message, language: opening.language, attachments },
+      data: { message: ticket.message, language: ticket.language, attachments },
       actor: { type: "player", id: player.id },
     };
-    // The first insert: the counter row lock is held from here to commit.
-    const ticket = await insertTicket(trx, {
-      id: ticketId,
-      companyId,
+    // The first insert: the counter row lock is held from here to commit. The ticket as opened:
+    // what the request leaves unsaid of the player comes from its record, and the game's
+    // definitions chose the tags and fields.
+    const inserted = await insertTicket(trx, {
+      ...ticket,
       gameId: game.id,
-      gameEnvironmentId,
-      servicePlayerId: player.id,
-      playerId: opening.player.externalId,
-      playerName: opening.player.name ?? player.name ?? null,
-      email: opening.player.email ?? player.email ?? null,
-      status: "new",
-      supportSource: opening.supportSource,
-      channels: opening.channels,
-      language: opening.language,
-      platform: opening.platform,
-      metadata: ticketMetadata,
+      player: { ...ticket.player, name: ticket.player.name ?? player.name, email: ticket.player.email ?? player.email },
       tags: metadata.tags,
       fields: metadata.fields,
-      firstMessage: opening.message,
+    }, {
+      id: ticketId,
+      gameEnvironmentId,
+      servicePlayerId: player.id,
+      status: "new",
+      metadata: ticketMetadata,
       firstMessageNormalized: normalizedMessage,
     }, [message]);
-    if (opening.sessionId !== undefined) await recordSessionTicket(trx, opening.sessionId, ticket.id);
-    await writeEvents(trx, [domain.ticketCreated(ticket, ticketUrl(ctx.supportAppUrl, ticket.id)), domain.messageAdded(ticket, message)]);
-    return { ticketId: ticket.id, runningId: ticket.runningId };
+    if (ticket.sessionId !== null) await recordSessionTicket(trx, ticket.sessionId, inserted.id);
+    await writeEvents(trx, [domain.ticketCreated(inserted, ticketUrl(ctx.supportAppUrl, inserted.id)), domain.messageAdded(inserted, message)]);
+    return { ticketId: inserted.id, runningId: inserted.runningId };
   });
 }
 
