@@ -1,5 +1,7 @@
 // CreateTicket (POST /tickets: players found or created, lenient metadata, duplicates,
-// blocked players) against the real content and players services.
+// blocked players) and the support page's chat, which opens through the same creation, against
+// the real content and players services.
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, failureOf, startTickets, tenantFile, type TenantResult, type TicketsTestContext } from "./context.ts";
 import { createRequest, createTicket, getTicket } from "./helpers.ts";
@@ -82,6 +84,35 @@ describe("CreateTicket", () => {
     expect(ticket.metadata).toEqual({ platform: "not_specified" });
     expect(ticket.playerId).toBeUndefined();
     expect(ticket.email).toBe("only-mail@example.com");
+  });
+
+  it("opens a support page chat through the same creation: WEB, chat, platform web, language en, no duplicate check", async () => {
+    const galaxy = tenant.games.galaxy!;
+    const environmentId = galaxy.environments["galaxy-prod"]!.id;
+    const request = {
+      companyId: tenant.companyId,
+      gameId: galaxy.id.toUpperCase(),
+      environmentId: environmentId.toUpperCase(),
+      message: "Chat from the support page",
+      player: { id: `chat-${randomUUID()}`, name: " Chatty ", tier: 9 },
+      tags: ["bug", "unknown"],
+      fields: { note: "kept", level: { nested: 1 } },
+    };
+    const first = await ctx.playerSide.createPlayerTicket({ ...request, sessionId: randomUUID() });
+    const second = await ctx.playerSide.createPlayerTicket({ ...request, sessionId: randomUUID() });
+    expect(second.ticketId).not.toBe(first.ticketId);
+    expect(await getTicket(ctx, tenant, first.ticketId)).toMatchObject({
+      gameId: galaxy.id,
+      gameEnvironmentId: environmentId,
+      playerId: request.player.id,
+      playerName: "Chatty",
+      supportSource: "WEB",
+      channels: ["chat"],
+      language: "en",
+      tags: ["bug"],
+      fields: { note: "kept" },
+      metadata: { platform: "web", playerTier: 1 },
+    });
   });
 
   it("ignores tags and fields the game does not define and values of the wrong type", async () => {
