@@ -2,7 +2,7 @@
 // enumerations, the player, and field values that are not even a field value type. What depends on
 // content (the game, tag and field definitions), players (blocked) or media (the attachments
 // exist, belong to the game and are uploaded) comes later.
-import { isUuid, validationError, type ValidationIssue } from "@support/errors";
+import { isEmail, isUuid, validationError, type ValidationIssue } from "@support/errors";
 import { fieldShapeIssues } from "./field-values.ts";
 import {
   isOneOf, LANGUAGES, PLATFORMS, PLAYER_TIERS, type Channel, type FieldValues, type Language, type Platform,
@@ -42,7 +42,6 @@ export const API_CHANNELS: readonly Channel[] = ["email"];
 export const MAX_MESSAGE_LENGTH = 100_000;
 /** Attachments of one message; media claims at most this many at once. */
 export const MAX_ATTACHMENTS = 100;
-const emailPattern = /^[^\s@]+@[^\s@]+$/;
 
 /** A player's message and its attachment ids, wherever a player writes one (a new ticket or the player side). */
 export function messageIssues(message: string, attachments: readonly string[]): ValidationIssue[] {
@@ -67,7 +66,7 @@ export function checkNewTicket(input: NewTicketInput): NewTicket {
 
   const { player } = input;
   if (player.email === undefined || player.email.trim() === "") issues.push({ path: "/metadata/player/email", message: "is required" });
-  else if (!emailPattern.test(player.email.trim())) issues.push({ path: "/metadata/player/email", message: "must be an email address" });
+  else if (!isEmail(player.email.trim())) issues.push({ path: "/metadata/player/email", message: "must be an email address" });
   if (player.id !== undefined && player.id.trim() === "") issues.push({ path: "/metadata/player/id", message: "must not be blank" });
   if (player.tier !== undefined && !(PLAYER_TIERS as readonly number[]).includes(player.tier)) {
     issues.push({ path: "/metadata/player/tier", message: "must be 1, 2 or 3" });
