@@ -1,6 +1,9 @@
-// Errors that domain code raises without knowing about HTTP or RPC. The `code` values are the
-// stable machine strings of the public error body; libs/rpc carries them over Connect and the
-// gateway turns them into HTTP statuses.
+// Errors that domain code raises without knowing about HTTP or RPC, and the value checks
+// (email, uuid) whose failures become its validation issues. The `code` values are the stable
+// machine strings of the public error body; libs/rpc carries them over Connect and the gateway
+// turns them into HTTP statuses.
+
+export { isEmail, isUuid } from "./validation.ts";
 
 export const errorCodes = [
   "invalid_argument",
@@ -75,13 +78,4 @@ export function unauthenticated(message = "A valid API key is required"): AppErr
 /** A business rejection: 400 failed_precondition with typed details. */
 export function failedPrecondition(message: string, details: ErrorDetails): AppError {
   return new AppError("failed_precondition", message, details);
-}
-
-// The one UUID check of every service: the textual forms Postgres's uuid type and the OpenAPI
-// `format: uuid` both accept (any version, either case), so an id that passes here never fails
-// a query's cast, and one that fails here is refused before a query runs.
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === "string" && uuidPattern.test(value);
 }

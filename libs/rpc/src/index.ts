@@ -23,4 +23,3 @@ export {
 export { adminTokenGate, adminTokenHeader, isAdminAuthorization } from "./admin-token.ts";
 export { metricsInterceptors, rpcCodeOf } from "./metrics.ts";
 export { tracingClientInterceptor, tracingServerInterceptor } from "./tracing.ts";
-export { createContentGameDirectory, type ContentGameDirectory } from "./content-games.ts";

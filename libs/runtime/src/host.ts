@@ -1,6 +1,7 @@
-// What every internal service does the same way: its JetStream stream, its outbox relay, its
-// RPC port, its metrics listener, and an orderly start and stop. A service's server.ts adds
-// its routes and consumers.
+// What every process that serves does the same way: its metrics listener, its workers, the
+// server that takes requests, and an orderly start and stop (createHost); and what every
+// internal service adds to it: its JetStream stream, its outbox relay and its RPC port
+// (createServiceHost). A service's server.ts adds its routes and consumers.
 import type { ConnectRouter } from "@connectrpc/connect";
 import { createOutboxRelay, ensureStream, isBusConnected, registerOutboxMetrics, streamNameFor, type NatsConnection, type OutboxRelay } from "@support/bus";
 import { isDatabaseReachable, registerPoolMetrics, type Kysely } from "@support/db";
@@ -33,6 +34,69 @@ export interface HostConfig extends ServiceIdentitySettings {
  */
 export function drainTimeoutOf(shutdownTimeoutMs: number): number {
   return shutdownTimeoutMs - Math.min(3000, shutdownTimeoutMs / 2);
+}
+
+/** What takes requests: an RPC server (libs/rpc) or an HTTP server (createHttpServer). */
+export interface Listener {
+  /** Starts taking requests; resolves with the bound port. */
+  start(): Promise<{ port: number }>;
+  /** Stops taking requests and lets those in flight finish (cut at its own drain deadline). */
+  stop(): Promise<void>;
+}
+
+export interface HostOptions {
+  /** Where GET /metrics is served (0: any free port). */
+  config: Pick<HostConfig, "METRICS_HOST" | "METRICS_PORT">;
+  logger: Logger;
+  server: Listener;
+  /** Consumers, jobs, relays: started in order before the server, stopped in reverse after it. */
+  workers?: Startable[];
+  /** Let go of after the workers: NATS drained, then the pool destroyed. */
+  nc?: NatsConnection;
+  db?: Kysely<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** The process's metrics, when something records into them before the host exists; a new registry otherwise. */
+  registry?: Registry;
+}
+
+export interface Host {
+  /** Resolves with the bound server and metrics ports (useful with port 0 in tests). */
+  start(): Promise<{ port: number; metricsPort: number }>;
+  stop(): Promise<void>;
+  /** What GET /metrics serves. */
+  registry: Registry;
+}
+
+/**
+ * The lifecycle every serving process shares. Start: the metrics listener first (a slow start
+ * can be watched), the workers, then the server. Stop, in this order: stop taking requests and
+ * finish those in flight, stop the workers (last started, first stopped), drain NATS, destroy
+ * the pool, and the metrics listener last (the drain can be watched).
+ */
+export function createHost(options: HostOptions): Host {
+  const registry = options.registry ?? createMetricsRegistry();
+  const workers = options.workers ?? [];
+  let metrics: MetricsServer | undefined;
+  return {
+    registry,
+    async start() {
+      metrics = await startMetricsServer({ host: options.config.METRICS_HOST, port: options.config.METRICS_PORT, registry, logger: options.logger });
+      try {
+        for (const worker of workers) await worker.start();
+        const { port } = await options.server.start();
+        return { port, metricsPort: metrics.port };
+      } catch (error) {
+        await metrics.stop();
+        throw error;
+      }
+    },
+    async stop() {
+      await options.server.stop();
+      for (const worker of [...workers].reverse()) await worker.stop();
+      if (options.nc && !options.nc.isClosed()) await options.nc.drain();
+      await options.db?.destroy();
+      await metrics?.stop();
+    },
+  };
 }
 
 export interface ServiceHostOptions {
@@ -73,7 +137,6 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
   const identity = loadServiceVerifier(calleeOf(options.rpcServiceName) as IdentityName, config);
   if (identity.development) options.logger.info("no service identity keys: only calls from this same process are accepted (development)");
   const registry = options.registry ?? createMetricsRegistry();
-  let metrics: MetricsServer | undefined;
   const relay = createOutboxRelay({
     db: options.db,
     databaseUrl: config.DATABASE_URL,
@@ -95,39 +158,30 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
   });
   registerPoolMetrics(registry, options.db);
   registerOutboxMetrics(registry, options.db, (error) => options.logger.warn({ err: error }, "outbox not counted for metrics"));
-  const workers = options.workers ?? [];
-
-  return {
-    relay,
-    registry,
+  // The service's stream exists before anything publishes or consumes; what is pending in the
+  // outbox is published after the service's own workers stopped.
+  const events: Startable = {
     async start() {
-      // First, so that a slow start can be watched; stopped last.
-      metrics = await startMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry, logger: options.logger });
-      try {
-        await ensureStream(options.nc, {
-          name: streamNameFor(config.NATS_PREFIX, options.name),
-          subjects: [`${config.NATS_PREFIX}${options.name}.>`],
-          replicas: config.NATS_STREAM_REPLICAS ?? 1,
-        });
-        relay.start();
-        for (const worker of workers) await worker.start();
-        const { port } = await server.start();
-        return { port, metricsPort: metrics.port };
-      } catch (error) {
-        await metrics.stop();
-        throw error;
-      }
+      await ensureStream(options.nc, {
+        name: streamNameFor(config.NATS_PREFIX, options.name),
+        subjects: [`${config.NATS_PREFIX}${options.name}.>`],
+        replicas: config.NATS_STREAM_REPLICAS ?? 1,
+      });
+      relay.start();
     },
-    // Order matters: stop taking requests and let the calls in flight finish (cut at the drain
-    // deadline), finish background work, publish what is pending, then let go of NATS and Postgres.
     async stop() {
-      await server.stop();
-      for (const worker of [...workers].reverse()) await worker.stop();
       await relay.stop();
       await relay.flush().catch((error: unknown) => options.logger.warn({ err: error }, "outbox not flushed at shutdown"));
-      if (!options.nc.isClosed()) await options.nc.drain();
-      await options.db.destroy();
-      await metrics?.stop();
     },
   };
+  const host = createHost({
+    config,
+    logger: options.logger,
+    server,
+    workers: [events, ...(options.workers ?? [])],
+    nc: options.nc,
+    db: options.db,
+    registry,
+  });
+  return { relay, registry, start: () => host.start(), stop: () => host.stop() };
 }

@@ -1,5 +1,9 @@
 export { adminTokenSpec, metricsConfigSpecs, rpcClientConfigSpecs, serviceConfigSpecs, serviceIdentityConfigSpecs, portSpec } from "./config.ts";
-export { createServiceHost, drainTimeoutOf, type HostConfig, type ServiceHost, type ServiceHostOptions, type Startable } from "./host.ts";
+export {
+  createHost, createServiceHost, drainTimeoutOf,
+  type Host, type HostConfig, type HostOptions, type Listener, type ServiceHost, type ServiceHostOptions, type Startable,
+} from "./host.ts";
+export { createHttpServer, type HttpServer, type HttpServerOptions } from "./http-server.ts";
 export { runUntilSignal, type Stoppable } from "./main.ts";
 export { runMigrateCommand, type MigrateCommandSettings } from "./migrate.ts";
 export { createPeriodicJob, type PeriodicJobSettings } from "./periodic-job.ts";

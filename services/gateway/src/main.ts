@@ -22,12 +22,11 @@ await runUntilSignal(async () => {
   const server = createServer({ config, logger, clients, nc, registry });
   await server.start();
   return {
-    // Stop taking requests and finish the running ones, then let go of NATS, then export the
-    // spans still buffered.
+    // The host stops taking requests, finishes the running ones and lets go of NATS; then the
+    // clients close and the spans still buffered are exported.
     async stop() {
       await server.stop();
       clients.close?.();
-      if (!nc.isClosed()) await nc.drain();
       await tracing.shutdown();
     },
   };

@@ -6,12 +6,13 @@
 // so that an unknown route is a 404 and a missing key a 403 before any body is read.
 import { randomUUID } from "node:crypto";
 import http from "node:http";
-import net from "node:net";
+import type net from "node:net";
 import { Router } from "@koa/router";
 import type { NatsConnection } from "@support/bus";
 import { AppError } from "@support/errors";
 import { REQUEST_ID_HEADER, type Logger } from "@support/logging";
-import { createMetricsRegistry, startMetricsServer, type MetricsServer, type Registry } from "@support/metrics";
+import { createMetricsRegistry, type Registry } from "@support/metrics";
+import { createHost, createHttpServer, type Startable } from "@support/runtime";
 import Koa from "koa";
 import { createApiKeyCache, createAuthMiddleware, type ApiKeyCache } from "./auth.ts";
 import { createReferenceCaches, type ReferenceCaches } from "./cache.ts";
@@ -48,14 +49,11 @@ import { registerWebSupportRoutes, webSupportOptions } from "./routes/web-suppor
 import { registerWebhookRoutes } from "./routes/webhooks.ts";
 import type { GatewayMiddleware, GatewayRouter, GatewayState } from "./types.ts";
 
-/** How long a connection must have been without a request to be closed as idle at shutdown. */
-const IDLE_CLOSE_AFTER_MS = 500;
-
 export interface GatewayDeps {
   config: GatewayConfig;
   logger: Logger;
   clients: GatewayClients;
-  /** Without NATS, cached entries live out their TTL (no event-driven eviction). */
+  /** Without NATS, cached entries live out their TTL (no event-driven eviction). Drained at stop. */
   nc?: NatsConnection;
   /**
    * The process's metrics, served on METRICS_HOST:METRICS_PORT; pass the one `clients` record
@@ -67,7 +65,7 @@ export interface GatewayDeps {
 export interface Gateway {
   /** Resolves with the bound REST and metrics ports (useful with port 0 in tests). */
   start(): Promise<{ port: number; metricsPort: number }>;
-  /** Stops taking connections, answers in-flight requests (bounded), closes every connection, stops the event subscription. */
+  /** Stops taking connections, answers in-flight requests (bounded), closes every connection, stops the event subscriptions, drains NATS. */
   stop(): Promise<void>;
   app: Koa<GatewayState>;
   caches: { reference: ReferenceCaches; keys: ApiKeyCache };
@@ -94,7 +92,6 @@ function unmatchedRoute(router: GatewayRouter): GatewayMiddleware {
 export function createServer(deps: GatewayDeps): Gateway {
   const { config, logger, clients } = deps;
   const registry = deps.registry ?? createMetricsRegistry();
-  let metrics: MetricsServer | undefined;
   const caches = {
     reference: createReferenceCaches({
       ttlMs: config.REFERENCE_CACHE_TTL_MS,
@@ -103,15 +100,12 @@ export function createServer(deps: GatewayDeps): Gateway {
     }),
     keys: createApiKeyCache({ ttlMs: config.API_KEY_CACHE_TTL_MS, negativeTtlMs: config.API_KEY_NEGATIVE_CACHE_TTL_MS, max: config.API_KEY_CACHE_MAX }),
   };
-  let stopping = false;
-  let started = false;
-
   // strict: a trailing slash is another path. `DELETE /announcements/` (an empty game id) must
   // not clear the shared announcement.
   const router: GatewayRouter = new Router<GatewayState>({ strict: true });
   registerHealthRoutes(router, createHealthChecker(clients.health, { timeoutMs: config.HEALTH_CHECK_TIMEOUT_MS, cacheMs: 1000 }), clients.backends, {
-    isStarted: () => started,
-    isStopping: () => stopping,
+    isStarted: () => httpServer.isStarted(),
+    isStopping: () => httpServer.isStopping(),
   });
   registerDocsRoutes(router);
   registerWebSupportRoutes(router, webSupportOptions(config));
@@ -181,35 +175,19 @@ export function createServer(deps: GatewayDeps): Gateway {
   // Errors are all answered by errorHandler; this only sees failures writing a response.
   app.on("error", (error: unknown) => logger.warn({ err: error }, "koa error"));
 
-  // Graceful stop, per connection: after the signal every answer carries `Connection: close`
-  // (Node then closes the connection once the answer is sent), a connection with a request in
-  // progress is never cut before its answer, and one that sits idle is closed.
-  const connections = new Map<net.Socket, { busy: number; idleSince: number }>();
-  const handle = app.callback();
-  // Decided when the head is written, so that a request that started before the signal and
-  // is answered after it is told too. In the responses' class, not wrapped per response.
-  class GatewayResponse extends http.ServerResponse {}
-  const writeHead = http.ServerResponse.prototype.writeHead;
-  GatewayResponse.prototype.writeHead = function (this: http.ServerResponse, ...args: Parameters<typeof writeHead>) {
-    if (stopping && !this.headersSent) this.setHeader("Connection", "close");
-    return writeHead.apply(this, args);
-  } as typeof writeHead;
-  const server = http.createServer({ ServerResponse: GatewayResponse }, (req, res) => {
-    const connection = connections.get(req.socket);
-    if (connection) connection.busy += 1;
-    res.once("close", () => {
-      if (!connection) return;
-      connection.busy -= 1;
-      connection.idleSince = performance.now();
-    });
-    void handle(req, res);
-  });
-  server.on("connection", (socket: net.Socket) => {
-    connections.set(socket, { busy: 0, idleSince: performance.now() });
-    socket.on("close", () => connections.delete(socket));
+  // The REST port, with the graceful stop of libs/runtime: after the signal every answer carries
+  // `Connection: close`, a request in progress is answered, an idle connection is closed. The
+  // drain may take all of SHUTDOWN_TIMEOUT_MS but a second: what follows it is quick.
+  const httpServer = createHttpServer({
+    handler: app.callback(),
+    host: config.HOST,
+    port: config.PORT,
+    drainTimeoutMs: Math.max(config.SHUTDOWN_TIMEOUT_MS - 1000, config.SHUTDOWN_TIMEOUT_MS / 2),
+    logger,
+    name: "gateway",
   });
   // A request Node cannot even parse never reaches Koa: answer it with the usual error body too.
-  server.on("clientError", (error: NodeJS.ErrnoException, socket: net.Socket) => {
+  httpServer.server.on("clientError", (error: NodeJS.ErrnoException, socket: net.Socket) => {
     if (error.code === "ECONNRESET" || !socket.writable) {
       socket.destroy();
       return;
@@ -227,81 +205,36 @@ export function createServer(deps: GatewayDeps): Gateway {
   const ticketChanges = deps.nc ? createTicketEventsConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, hub: streams, logger, registry }) : undefined;
   // Without NATS, a verified or ended session is seen by the other replicas when their copy expires.
   const sessionChanges = deps.nc ? createSessionChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, sessions, logger, registry }) : undefined;
+  const workers: Startable[] = [
+    ...[contentChanges, ticketChanges, sessionChanges].filter((consumer) => consumer !== undefined),
+    // Stopped first of the workers, after the drain: what was counted since the last sync
+    // still counts for the other replicas.
+    apiRateLimiter,
+  ];
+  const host = createHost({
+    config,
+    logger,
+    server: {
+      start: () => httpServer.start(),
+      // Readiness fails from the first moment (a load balancer stops sending new connections);
+      // live streams never finish by themselves, so they are ended (clients resume with
+      // Last-Event-ID) while the other requests drain.
+      stop() {
+        const drained = httpServer.stop();
+        streams.closeAll();
+        return drained;
+      },
+    },
+    workers,
+    nc: deps.nc,
+    registry,
+  });
 
   return {
     app,
     caches,
     registry,
-    async start() {
-      metrics = await startMetricsServer({ host: config.METRICS_HOST, port: config.METRICS_PORT, registry, logger });
-      const metricsPort = metrics.port;
-      try {
-        await contentChanges?.start();
-        await ticketChanges?.start();
-        await sessionChanges?.start();
-        apiRateLimiter.start();
-        return await new Promise((resolve, reject) => {
-          server.once("error", reject);
-          server.listen(config.PORT, config.HOST, () => {
-            server.off("error", reject);
-            const { port } = server.address() as net.AddressInfo;
-            started = true;
-            logger.info({ port }, "gateway listening");
-            resolve({ port, metricsPort });
-          });
-        });
-      } catch (error) {
-        await metrics.stop();
-        throw error;
-      }
-    },
-    // Readiness fails from here on (a load balancer stops sending new connections), the port
-    // stops accepting, in-flight requests are answered (with `Connection: close`), idle
-    // keep-alive connections are closed, and it resolves when no connection is left, or
-    // shortly before SHUTDOWN_TIMEOUT_MS by cutting what still runs.
-    async stop() {
-      stopping = true;
-      await contentChanges?.stop();
-      await ticketChanges?.stop();
-      await sessionChanges?.stop();
-      // Live streams never finish by themselves: end them (clients resume with Last-Event-ID).
-      streams.closeAll();
-      // The metrics listener stops last, so that the drain can be watched.
-      if (!server.listening) {
-        await apiRateLimiter.stop();
-        return metrics?.stop();
-      }
-      const closed = new Promise<void>((resolve) => {
-        // Only stop listening: http.Server#close() would also destroy every idle keep-alive
-        // connection at once, including one whose next request is already on its way (that
-        // request would be cut before it is even read). Idle connections are closed below.
-        net.Server.prototype.close.call(server, () => resolve());
-      });
-      const deadline = performance.now() + Math.max(config.SHUTDOWN_TIMEOUT_MS - 1000, config.SHUTDOWN_TIMEOUT_MS / 2);
-      // A connection is idle when it has had no request for a moment, seen on two rounds in a
-      // row: a request already on its way (in the kernel's buffer, or sent by a client that
-      // was just answered) is read in between, and answered with `Connection: close` rather
-      // than cut. The race with a client that sends on an idle connection just as it closes is
-      // the one every HTTP/1.1 server has; such a request was never read, so it had no effect.
-      let idleLastRound = new Map<net.Socket, number>();
-      while (connections.size > 0) {
-        const now = performance.now();
-        const idleNow = new Map<net.Socket, number>();
-        for (const [socket, connection] of connections) {
-          if (now >= deadline) {
-            socket.destroy();
-          } else if (connection.busy === 0 && now - connection.idleSince >= IDLE_CLOSE_AFTER_MS) {
-            if (idleLastRound.get(socket) === connection.idleSince) socket.destroy();
-            else idleNow.set(socket, connection.idleSince);
-          }
-        }
-        idleLastRound = idleNow;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      await closed;
-      // What was counted since the last sync still counts for the other replicas.
-      await apiRateLimiter.stop();
-      await metrics?.stop();
-    },
+    start: () => host.start(),
+    stop: () => host.stop(),
   };
 }

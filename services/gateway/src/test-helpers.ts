@@ -280,6 +280,14 @@ export function fakeNats(): { nc: NatsConnection; subjects: string[]; publish(su
       };
     },
     flush: async () => {},
+    // The gateway drains its connection at stop.
+    closed: false,
+    isClosed() {
+      return this.closed;
+    },
+    async drain() {
+      this.closed = true;
+    },
   };
   return {
     nc: nc as unknown as NatsConnection,

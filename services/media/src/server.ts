@@ -7,8 +7,7 @@ import { createMetricsRegistry } from "@support/metrics";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import type { GameDirectory, MediaContext } from "./attachments/attachment.service.ts";
 import { createAttachmentSweepJob, type AttachmentSweepJob } from "./jobs/attachment-sweep.job.ts";
-import { createContentGameDirectory } from "@support/rpc";
-import { createContentClient } from "./clients.ts";
+import { createContentClient, createGameDirectory } from "./clients.ts";
 import type { MediaConfig } from "./config.ts";
 import type { MediaDatabase } from "./database.ts";
 import { registerRoutes } from "./routes.ts";
@@ -38,7 +37,7 @@ export function createServer(deps: MediaDeps): MediaServer {
   const ctx: MediaContext = {
     db: deps.db,
     storage,
-    games: deps.games ?? createContentGameDirectory(createContentClient(config, registry)),
+    games: deps.games ?? createGameDirectory(createContentClient(config, registry)),
     logger,
     uploadExpiresInSeconds: config.UPLOAD_URL_EXPIRES_SECONDS,
     downloadExpiresInSeconds: config.DOWNLOAD_URL_EXPIRES_SECONDS,

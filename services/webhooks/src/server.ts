@@ -6,8 +6,7 @@ import type { Logger } from "@support/logging";
 import { createMetricsRegistry } from "@support/metrics";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import { registerAdminRoutes } from "./admin-routes.ts";
-import { createContentGameDirectory } from "@support/rpc";
-import { createContentClient } from "./clients.ts";
+import { createContentClient, createGameDirectory } from "./clients.ts";
 import type { WebhooksConfig } from "./config.ts";
 import type { WebhooksDatabase } from "./database.ts";
 import { registerDeliveryMetrics } from "./deliveries/delivery.metrics.ts";
@@ -64,7 +63,7 @@ export function createServer(deps: WebhooksDeps): WebhooksServer {
   const ctx: WebhooksContext = {
     db: deps.db,
     box,
-    games: deps.games ?? createContentGameDirectory(createContentClient(config, registry)),
+    games: deps.games ?? createGameDirectory(createContentClient(config, registry)),
     policy,
     logger,
     wake: () => engine.wake(),

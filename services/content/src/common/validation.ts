@@ -3,7 +3,7 @@
 import { validationError, type ValidationIssue } from "@support/errors";
 
 export type { ValidationIssue };
-export { isUuid } from "@support/errors";
+export { isEmail, isUuid } from "@support/errors";
 
 /** Escapes one JSON pointer reference token (RFC 6901). */
 export function pointerToken(token: string | number): string {

@@ -59,6 +59,17 @@ describe("validateRequest: POST /tickets", () => {
     ]);
   });
 
+  it("checks `format: email` by the services' own rule: a domain without a dot or a non-ASCII address is refused", () => {
+    for (const email of ["player@localhost", "jörg@example.com", "ann..lee@example.com"]) {
+      expect(paths("createTicket", { body: ticketBody({ metadata: { player: { email } } }) })).toEqual(["/metadata/player/email"]);
+    }
+    expect(paths("createTicket", { body: ticketBody({ metadata: { player: { email: "Ann.Lee+x@mail.example.co.uk" } } }) })).toEqual([]);
+  });
+
+  it("checks `format: uuid` by the services' own rule: the urn:uuid: form is refused", () => {
+    expect(paths("performTicketActions", { params: { ticketId: `urn:uuid:${TICKET_ID}` }, body: { actions: [] } })).toEqual(["/path/ticketId", "/actions"]);
+  });
+
   it("refuses a channel other than email at its index", () => {
     expect(validateRequest("createTicket", { body: ticketBody({ channels: ["chat"] }) })).toEqual([
       { path: "/channels/0", message: 'must be one of "email"' },

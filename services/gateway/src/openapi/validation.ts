@@ -1,7 +1,7 @@
 // Request (and, for tests, response) validation compiled from the OpenAPI document, so the
 // document is the only place a request shape is written down. Validators are compiled
 // once, when this module is loaded, never per request.
-import { validationError } from "@support/errors";
+import { isEmail, isUuid, validationError } from "@support/errors";
 import type { ValidationIssue } from "@support/errors";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { Options, ValidateFunction } from "ajv";
@@ -61,6 +61,11 @@ function createAjv(options: Options): Ajv2020 {
     ...options,
   });
   addFormats.default(ajv);
+  // `format: email` and `format: uuid` are the services' own rules (libs/errors), so that a value
+  // accepted here is never refused behind the gateway. The email rule is ajv-formats' own; the
+  // uuid rule leaves out its `urn:uuid:` prefix, which no service or Postgres column takes.
+  ajv.addFormat("email", isEmail);
+  ajv.addFormat("uuid", isUuid);
   // The whole document under one id: schemas are compiled in place by JSON pointer, and
   // their `#/components/schemas/...` refs resolve against the document.
   ajv.addSchema(ajvDocument, DOCUMENT_ID);

@@ -4,12 +4,11 @@
 // The answers are then stored with the definition's title and labels, so agents read what
 // the game defined, not what a client claimed.
 import type { Collector } from "@support/proto";
-import type { ValidationIssue } from "@support/errors";
+import { isEmail, type ValidationIssue } from "@support/errors";
 import type { Schemas } from "../openapi/types.ts";
 
 type Answer = Schemas["CollectorAnswer"];
 
-const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const datePattern = /^\d{4}-\d{2}-\d{2}$/;
 
 function isDate(value: string): boolean {
@@ -69,7 +68,7 @@ export function checkCollectorAnswers(collector: Collector, answers: Answer[]): 
       if (new Set(answer.value).size !== answer.value.length) issues.push({ path: `${at}/value`, message: "must not repeat an option" });
     } else if (answer.type !== "CHECKBOX" && answer.type !== "FILE" && typeof answer.value === "string" && answer.value.trim() !== "") {
       const value = answer.value.trim();
-      if (answer.type === "EMAIL" && !emailPattern.test(value)) issues.push({ path: `${at}/value`, message: "must be an email address" });
+      if (answer.type === "EMAIL" && !isEmail(value)) issues.push({ path: `${at}/value`, message: "must be an email address" });
       if (answer.type === "DATE" && !isDate(value)) issues.push({ path: `${at}/value`, message: "must be a date (YYYY-MM-DD) or a date-time" });
       if (answer.type === "PLATFORM_SELECTOR" && options.size > 0 && !options.has(value)) issues.push({ path: `${at}/value`, message: "is not an option of the field" });
     }

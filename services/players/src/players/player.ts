@@ -1,6 +1,6 @@
 // Player identity: a player of a game is found by its external id when the
 // game gives one ("identified"), else by its email. These are the rules only: no SQL, no RPC.
-import { isUuid, validationError, type ValidationIssue } from "@support/errors";
+import { isEmail, isUuid, validationError, type ValidationIssue } from "@support/errors";
 
 export type Tier = 1 | 2 | 3;
 
@@ -59,10 +59,6 @@ export const MAX_EXTERNAL_ID_LENGTH = 255;
 export const MAX_NAME_LENGTH = 255;
 export const MAX_EMAIL_LENGTH = 320;
 
-// Deliberately loose: the gateway checks the public format; here we only refuse what cannot be
-// an address (no @, spaces), so that matching by email stays meaningful.
-const emailPattern = /^[^\s@]+@[^\s@]+$/;
-
 /** The form emails are matched by: `Ann@Example.com ` and `ann@example.com` are one player. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -103,7 +99,7 @@ function checkEmail(value: string | null | undefined, issues: ValidationIssue[])
   if (value === undefined || value === null) return null;
   const email = value.trim();
   if (email.length > MAX_EMAIL_LENGTH) issues.push({ path: "/email", message: `must be at most ${MAX_EMAIL_LENGTH} characters` });
-  else if (!emailPattern.test(email)) issues.push({ path: "/email", message: "must be an email address" });
+  else if (!isEmail(email)) issues.push({ path: "/email", message: "must be an email address" });
   return email === "" ? null : email;
 }
 

@@ -2,7 +2,7 @@
 // player, how signed and unsigned metadata merge, how verified a session is, and its code.
 // Rules only: no SQL, no RPC, no HTTP.
 import { createHash, randomBytes } from "node:crypto";
-import { validationError, type ValidationIssue } from "@support/errors";
+import { isEmail, validationError, type ValidationIssue } from "@support/errors";
 import { MAX_EMAIL_LENGTH, MAX_EXTERNAL_ID_LENGTH, MAX_NAME_LENGTH, isTier, normalizeEmail, type Tier } from "../players/player.ts";
 
 export type FieldValue = string | number | boolean | string[];
@@ -58,9 +58,6 @@ export function isLanguageCode(value: unknown): value is string {
   return typeof value === "string" && LANGUAGE_CODES.has(value);
 }
 
-// Loose on purpose (as in players/player.ts): the gateway checks the public email format.
-const emailPattern = /^[^\s@]+@[^\s@]+$/;
-
 /** One JSON pointer token (RFC 6901). */
 export function pointerToken(key: string): string {
   return key.replaceAll("~", "~0").replaceAll("/", "~1");
@@ -99,7 +96,7 @@ function parsePlayer(value: unknown, report: Report): SessionPlayer | undefined 
   if (name !== undefined) player.name = name;
   const email = text(raw.email, "/player/email", MAX_EMAIL_LENGTH, report);
   if (email !== undefined) {
-    if (emailPattern.test(email)) player.email = email;
+    if (isEmail(email)) player.email = email;
     else report("/player/email", "must be an email address");
   }
   if (raw.tier !== undefined && raw.tier !== null) {

@@ -2,7 +2,7 @@
 // the player's web support page) reach the use case, and the one check that makes a request into
 // it. What depends on content (the game, tag and field definitions), players (blocked) or media
 // (the attachments exist, belong to the game and are uploaded) is checked when it is opened.
-import { isUuid, validationError, type ValidationIssue } from "@support/errors";
+import { isEmail, isUuid, validationError, type ValidationIssue } from "@support/errors";
 import { fieldShapeIssues, isFieldValueShape } from "./field-values.ts";
 import {
   isOneOf, LANGUAGES, PLATFORMS, PLAYER_TIERS, type Channel, type FieldValues, type Language, type Platform, type SupportSource,
@@ -85,7 +85,6 @@ const DEFAULT_LANGUAGE: Language = "en";
 export const MAX_MESSAGE_LENGTH = 100_000;
 /** Attachments of one message; media claims at most this many at once. */
 export const MAX_ATTACHMENTS = 100;
-const emailPattern = /^[^\s@]+@[^\s@]+$/;
 
 /** A player's message and its attachment ids, wherever a player writes one (a new ticket or the player side). */
 export function messageIssues(message: string, attachments: readonly string[]): ValidationIssue[] {
@@ -124,7 +123,7 @@ export function checkNewTicket(request: UncheckedNewTicket): NewTicket {
   if (source.strict) {
     const email = given(player.email);
     if (email === null) issues.push({ path: "/metadata/player/email", message: "is required" });
-    else if (!emailPattern.test(email)) issues.push({ path: "/metadata/player/email", message: "must be an email address" });
+    else if (!isEmail(email)) issues.push({ path: "/metadata/player/email", message: "must be an email address" });
     if (player.externalId !== undefined && given(player.externalId) === null) issues.push({ path: "/metadata/player/id", message: "must not be blank" });
     if (player.tier !== undefined && !isOneOf(PLAYER_TIERS, player.tier)) issues.push({ path: "/metadata/player/tier", message: "must be 1, 2 or 3" });
     issues.push(...fieldShapeIssues(request.fields, "/metadata/fields"));

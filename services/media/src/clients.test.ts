@@ -2,14 +2,14 @@ import { Code, ConnectError, createClient, createRouterTransport } from "@connec
 import { describe, expect, it } from "vitest";
 import type { AppError } from "@support/errors";
 import { ContentService } from "@support/proto";
-import { createContentGameDirectory } from "./content-games.ts";
+import { createGameDirectory } from "./clients.ts";
 
 const COMPANY = "0b6f5a3e-6d0c-4a57-9a53-2f0a8f7a1c11";
 const GAME = "6d1f8a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b";
 
 function directory(getGame: () => never | object) {
   const transport = createRouterTransport((router) => router.service(ContentService, { getGame: getGame as never }));
-  return createContentGameDirectory(createClient(ContentService, transport));
+  return createGameDirectory(createClient(ContentService, transport));
 }
 
 async function failure(call: Promise<unknown>): Promise<AppError> {
