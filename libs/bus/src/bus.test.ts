@@ -47,14 +47,14 @@ describe("outbox relay and consumer", () => {
     const companyId = "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a11";
     await db.transaction().execute((trx) =>
       writeEvents(trx, [
-        { type: "demo.thing.created", companyId, data: { n: 1 } },
-        { type: "demo.thing.updated", companyId, data: { n: 2 } },
+        { type: "demo.thing.created", version: 1, companyId, data: { n: 1 } },
+        { type: "demo.thing.updated", version: 1, companyId, data: { n: 2 } },
       ]),
     );
     await db
       .transaction()
       .execute(async (trx) => {
-        await writeEvents(trx, [{ type: "demo.thing.deleted", companyId, data: { n: 99 } }]);
+        await writeEvents(trx, [{ type: "demo.thing.deleted", version: 1, companyId, data: { n: 99 } }]);
         throw new Error("roll back");
       })
       .catch(() => undefined);
@@ -73,7 +73,7 @@ describe("outbox relay and consumer", () => {
     await consumer.start();
     await expect.poll(() => received.length, { timeout: 5000 }).toBe(2);
     expect(received.map((e) => e.type)).toEqual(["demo.thing.created", "demo.thing.updated"]);
-    expect(received[0]).toMatchObject({ companyId, data: { n: 1 } });
+    expect(received[0]).toMatchObject({ version: 1, companyId, data: { n: 1 } });
     expect(received[0]!.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(Date.parse(received[0]!.occurredAt)).not.toBeNaN();
 
@@ -83,7 +83,7 @@ describe("outbox relay and consumer", () => {
     expect(duplicate.duplicate).toBe(true);
 
     // The relay wakes on commit without waiting for its poll.
-    await db.transaction().execute((trx) => writeEvents(trx, [{ type: "demo.thing.renamed", companyId, data: {} }]));
+    await db.transaction().execute((trx) => writeEvents(trx, [{ type: "demo.thing.renamed", version: 1, companyId, data: {} }]));
     await expect.poll(() => received.length, { timeout: 5000 }).toBe(3);
     await new Promise((r) => setTimeout(r, 200));
     expect(received.length).toBe(3);
@@ -114,7 +114,7 @@ describe("outbox relay and consumer", () => {
       handle: async (event) => (received.push(event.type), ack),
     });
     await consumer.start();
-    await db.transaction().execute((trx) => writeEvents(trx, [{ type: "demo.listen.restored", companyId, data: {} }]));
+    await db.transaction().execute((trx) => writeEvents(trx, [{ type: "demo.listen.restored", version: 1, companyId, data: {} }]));
     await expect.poll(() => received, { timeout: 5000 }).toEqual(["demo.listen.restored"]);
     await consumer.stop();
     await relay.stop();
@@ -130,7 +130,7 @@ describe("outbox relay and consumer", () => {
     let scraped = await scrape();
     expect(scraped.value("support_outbox_pending")).toBe(0);
     expect(scraped.value("support_outbox_oldest_age_seconds")).toBe(0);
-    await writeEvents(db, [{ type: "demo.thing.created", companyId, data: {} }, { type: "demo.thing.updated", companyId, data: {} }]);
+    await writeEvents(db, [{ type: "demo.thing.created", version: 1, companyId, data: {} }, { type: "demo.thing.updated", version: 1, companyId, data: {} }]);
     await sql`update outbox set created_at = now() - interval '90 seconds'`.execute(db);
     scraped = await scrape();
     expect(scraped.value("support_outbox_pending")).toBe(2);
@@ -144,7 +144,7 @@ describe("outbox relay and consumer", () => {
 
   it("redelivers after a retry verdict and stops after term", async () => {
     const companyId = "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a12";
-    await writeEvents(db, [{ type: "demo.retry.asked", companyId, data: {} }, { type: "demo.poison.sent", companyId, data: {} }]);
+    await writeEvents(db, [{ type: "demo.retry.asked", version: 1, companyId, data: {} }, { type: "demo.poison.sent", version: 1, companyId, data: {} }]);
     const relay = createOutboxRelay({ db, databaseUrl, schema: "demo", nc, subjectPrefix: prefix, logger });
     expect(await relay.flush()).toBe(2);
 
@@ -180,7 +180,7 @@ describe("outbox relay and consumer", () => {
   it("hands a consumer limited to one unacknowledged message its messages in order, pulling once for many of them", async () => {
     const companyId = "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a12";
     const count = 60;
-    await writeEvents(db, Array.from({ length: count }, (_, i) => ({ type: "demo.ordered.sent", companyId, data: { i } })));
+    await writeEvents(db, Array.from({ length: count }, (_, i) => ({ type: "demo.ordered.sent", version: 1, companyId, data: { i } })));
     const relay = createOutboxRelay({ db, databaseUrl, schema: "demo", nc, subjectPrefix: prefix, logger });
     expect(await relay.flush()).toBe(count);
 
@@ -218,12 +218,12 @@ describe("outbox relay and consumer", () => {
   it("stores the writer's traceparent with the row, sends it on as a NATS header and handles in a child span", async () => {
     const companyId = "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a14";
     // Without a tracer provider: nothing is stored.
-    await writeEvents(db, [{ type: "demo.traced.untraced", companyId, data: {} }]);
+    await writeEvents(db, [{ type: "demo.traced.untraced", version: 1, companyId, data: {} }]);
     expect((await db.selectFrom("outbox").select("traceparent").execute()).map((r) => r.traceparent)).toEqual([null]);
     const tracing = await installInMemoryTracing("bus-test");
     try {
       const writer = await trace.getTracer("bus-test").startActiveSpan("write", async (span) => {
-        await db.transaction().execute((trx) => writeEvents(trx, [{ type: "demo.traced.created", companyId, data: {} }]));
+        await db.transaction().execute((trx) => writeEvents(trx, [{ type: "demo.traced.created", version: 1, companyId, data: {} }]));
         span.end();
         return span.spanContext();
       });

@@ -10,8 +10,8 @@ import { createLogger } from "@support/logging";
 import { createMetricsRegistry, parseMetricsText, type Registry } from "@support/metrics";
 import { createTestInfra, type TestInfra } from "@support/testkit";
 import {
-  ack, checkEnvelope, connectBus, createConsumer, createEnvelope, deadLetterStreamName, ensureDeadLetterStream, ensureStream, listDeadLetters, coreEventReader, namedByEvent, replayDeadLetter,
-  streamNameFor, term, type Consumer, type EventEnvelope, type NatsConnection, type ReadEnvelope,
+  ack, checkEnvelope, connectBus, createConsumer, createEnvelope, deadLetterStreamName, ensureDeadLetterStream, ensureStream, listDeadLetters, coreEventReader, replayDeadLetter,
+  streamNameFor, term, type Consumer, type EventEnvelope, type NatsConnection, type ContractRead, type CoreRead,
 } from "./index.ts";
 
 let infra: TestInfra;
@@ -40,7 +40,7 @@ afterAll(async () => {
 
 /** An envelope as the outbox relay publishes it (Nats-Msg-Id = event id). */
 async function publishEvent(type: string, data: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<EventEnvelope> {
-  const envelope = { ...createEnvelope({ type, companyId, data }), ...extra };
+  const envelope = { ...createEnvelope({ type, version: 1, companyId, data }), ...extra };
   await js.publish(`${prefix}${type}`, JSON.stringify(envelope), { msgID: envelope.id });
   return envelope;
 }
@@ -49,29 +49,44 @@ async function start(
   durable: string,
   filter: string,
   handle: (event: EventEnvelope) => Promise<ReturnType<typeof term> | typeof ack>,
-  options: { maxDeliveries?: number; registry?: Registry } = {},
+  options: { maxDeliveries?: number; registry?: Registry; read?: typeof demoContract } = {},
 ): Promise<Consumer> {
   const consumer = createConsumer({
     nc, natsPrefix: prefix, stream, durable, filterSubject: `${prefix}${filter}`, logger,
     // One message at a time, as webhooks' ordered consumers: a stuck message would stop all.
     concurrency: 1, maxAckPending: 1, ackWaitMs: 5_000, retryDelayMs: 10,
-    registry: options.registry, maxDeliveries: options.maxDeliveries, handle,
+    registry: options.registry, maxDeliveries: options.maxDeliveries, read: options.read, handle,
   });
   await consumer.start();
   started.push(consumer);
   return consumer;
 }
 
+/**
+ * A stand-in for the event contract: types ending in `.unknown` are not defined, only version 1
+ * is read, and `data.n` must be a number.
+ */
+function demoContract(envelope: EventEnvelope): ContractRead<EventEnvelope> {
+  if (envelope.type.endsWith(".unknown")) return { unknownType: envelope.type };
+  if (envelope.version !== 1) return { reason: "unknown_version", detail: `${envelope.type} v${envelope.version}: this release reads 1` };
+  if (typeof envelope.data.n !== "number") return { reason: "invalid_data", detail: "data/n must be number" };
+  return { event: envelope };
+}
+
 const scrape = async (registry: Registry) => parseMetricsText(await registry.metrics());
 
 describe("the envelope", () => {
-  it("is version 1 when written, and when it has no version; other versions and shapes are refused", () => {
-    const written = createEnvelope({ type: "demo.thing.created", companyId, data: {} });
+  it("carries the version it was written with, is version 1 without one, and refuses a version that is not a positive integer and other shapes", () => {
+    const written = createEnvelope({ type: "demo.thing.created", version: 1, companyId, data: {} });
     expect(written.version).toBe(1);
+    expect(createEnvelope({ type: "demo.thing.created", version: 3, companyId, data: {} }).version).toBe(3);
+    expect(() => createEnvelope({ type: "demo.thing.created", version: 0, companyId, data: {} })).toThrow("positive integer");
     const { version: _, ...old } = written;
     expect(checkEnvelope(old)).toEqual({ envelope: { ...old, version: 1 } });
-    expect(checkEnvelope({ ...old, version: 2 })).toMatchObject({ reason: "unknown_version" });
+    // Which versions of a type a consumer reads is the contract's (its `read`), not the envelope's.
+    expect(checkEnvelope({ ...old, version: 2 })).toEqual({ envelope: { ...old, version: 2 } });
     expect(checkEnvelope({ ...old, version: "1" })).toMatchObject({ reason: "unknown_version" });
+    expect(checkEnvelope({ ...old, version: 1.5 })).toMatchObject({ reason: "unknown_version" });
     expect(checkEnvelope({ ...old, data: null })).toMatchObject({ reason: "not_envelope" });
     expect(checkEnvelope({ ...old, companyId: 7 })).toMatchObject({ reason: "not_envelope" });
     expect(checkEnvelope([old])).toMatchObject({ reason: "not_envelope" });
@@ -79,7 +94,7 @@ describe("the envelope", () => {
 });
 
 describe("a consumer meeting bad messages", () => {
-  it("dead-letters a non-JSON message, a non-envelope and an unknown version, counts them, and goes on with the next messages", async () => {
+  it("dead-letters a non-JSON message, a non-envelope, an unknown version and invalid data, acknowledges an unknown type, counts them, and goes on with the next messages", async () => {
     const registry = createMetricsRegistry();
     const seen: string[] = [];
     await publishEvent("poison.read.first", { n: 1 });
@@ -88,32 +103,35 @@ describe("a consumer meeting bad messages", () => {
     await js.publish(`${prefix}poison.read.garbage`, "this is not json {", { headers: traced });
     await js.publish(`${prefix}poison.read.shape`, JSON.stringify({ hello: "world" }));
     const future = await publishEvent("poison.read.future", { n: 2 }, { version: 2 });
+    await publishEvent("poison.read.invalid", { n: "two" });
+    await publishEvent("poison.read.unknown", { n: 2 });
     // An event written before versions existed (no `version`) is version 1.
-    const { version: _, ...unversioned } = createEnvelope({ type: "poison.read.old", companyId, data: { n: 3 } });
+    const { version: _, ...unversioned } = createEnvelope({ type: "poison.read.old", version: 1, companyId, data: { n: 3 } });
     await js.publish(`${prefix}poison.read.old`, JSON.stringify(unversioned), { msgID: unversioned.id });
     await publishEvent("poison.read.last", { n: 4 });
 
-    await start("reader", "poison.read.>", async (event) => (seen.push(`${event.type}@${event.version}`), ack), { registry });
+    await start("reader", "poison.read.>", async (event) => (seen.push(`${event.type}@${event.version}`), ack), { registry, read: demoContract });
     await expect.poll(() => seen, { timeout: 10_000 }).toEqual(["poison.read.first@1", "poison.read.old@1", "poison.read.last@1"]);
 
     const { deadLetters, total } = await listDeadLetters(nc, prefix, { consumer: "reader" });
-    expect(total).toBe(3);
+    expect(total).toBe(4);
     expect(deadLetters.map((d) => [d.subject, d.reason])).toEqual([
       [`${prefix}poison.read.garbage`, "unparseable"],
       [`${prefix}poison.read.shape`, "not_envelope"],
       [`${prefix}poison.read.future`, "unknown_version"],
+      [`${prefix}poison.read.invalid`, "invalid_data"],
     ]);
     expect(deadLetters[0]).toMatchObject({ consumer: "reader", stream, streamSequence: expect.any(Number), deliveries: 1, body: "this is not json {", messageId: null });
     expect(deadLetters[0]!.headers).toEqual({ traceparent: ["00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"] });
     expect(Date.parse(deadLetters[0]!.deadLetteredAt)).not.toBeNaN();
-    expect(deadLetters[2]).toMatchObject({ messageId: future.id, detail: expect.stringContaining("version 2") });
+    expect(deadLetters[2]).toMatchObject({ messageId: future.id, detail: expect.stringContaining("v2") });
     expect(JSON.parse(deadLetters[2]!.body!)).toEqual(future);
 
     const scraped = await scrape(registry);
-    for (const reason of ["unparseable", "not_envelope", "unknown_version"]) {
+    for (const reason of ["unparseable", "not_envelope", "unknown_version", "invalid_data"]) {
       expect(scraped.value("support_events_dead_lettered_total", { consumer: "reader", reason }), reason).toBe(1);
     }
-    expect(scraped.value("support_jetstream_terminated_total", { consumer: "reader" })).toBe(3);
+    expect(scraped.value("support_jetstream_terminated_total", { consumer: "reader" })).toBe(4);
     // Nothing waits to be acknowledged: the bad ones were terminated, not left pending.
     const info = await (await jetstreamManager(nc)).consumers.info(stream, "reader");
     expect(info.num_ack_pending).toBe(0);
@@ -195,10 +213,10 @@ describe("a consumer meeting bad messages", () => {
 });
 
 describe("a plain core subscription meeting bad messages", () => {
-  it("counts and logs them, and reads envelopes (version 1 when absent)", async () => {
+  it("counts and logs them, reads events against the contract (version 1 when absent), and ignores unknown types", async () => {
     const registry = createMetricsRegistry();
-    const results: ReadEnvelope[] = [];
-    const read = coreEventReader({ consumer: "core-test", logger, registry });
+    const results: CoreRead<EventEnvelope>[] = [];
+    const read = coreEventReader({ consumer: "core-test", logger, registry, read: demoContract });
     // Counted from 0, so that increase() in an alert sees the first one.
     expect((await scrape(registry)).value("support_events_dead_lettered_total", { consumer: "core-test", reason: "unparseable" })).toBe(0);
     const subject = `${prefix}core.thing.changed`;
@@ -207,19 +225,20 @@ describe("a plain core subscription meeting bad messages", () => {
         results.push(read(message));
       },
     });
-    const { version: _, ...old } = createEnvelope({ type: "core.thing.changed", companyId, data: {} });
+    const { version: _, ...old } = createEnvelope({ type: "core.thing.changed", version: 1, companyId, data: { n: 1 } });
     nc.publish(subject, "nope");
     nc.publish(subject, JSON.stringify({ ...old, version: 9 }));
     nc.publish(subject, JSON.stringify(old));
-    await expect.poll(() => results.length, { timeout: 5000 }).toBe(3);
+    nc.publish(subject, JSON.stringify({ ...old, type: "core.thing.unknown" }));
+    await expect.poll(() => results.length, { timeout: 5000 }).toBe(4);
     subscription.unsubscribe();
+    // A skipped envelope is handed over too: a harmless action (an eviction) can still act broadly on it.
     expect(results).toEqual([
-      { reason: "unparseable", detail: expect.any(String) },
-      { reason: "unknown_version", detail: expect.any(String), body: { ...old, version: 9 } },
-      { envelope: { ...old, version: 1 } },
+      { skipped: "unparseable" },
+      { skipped: "unknown_version", envelope: { ...old, version: 9 } },
+      { event: { ...old, version: 1 } },
+      { ignored: "core.thing.unknown", envelope: { ...old, type: "core.thing.unknown", version: 1 } },
     ]);
-    // What an event names, for harmless actions: the envelope, or the body of an unknown version; nothing else.
-    expect(results.map(namedByEvent)).toEqual([undefined, { ...old, version: 9 }, { ...old, version: 1 }]);
     const scraped = await scrape(registry);
     expect(scraped.value("support_events_dead_lettered_total", { consumer: "core-test", reason: "unparseable" })).toBe(1);
     expect(scraped.value("support_events_dead_lettered_total", { consumer: "core-test", reason: "unknown_version" })).toBe(1);

@@ -1,8 +1,9 @@
 // Durable JetStream consumers with an explicit verdict per message (ack, retry later, or give
 // up) and bounded concurrency. Handlers must be idempotent: delivery is at least once.
 //
-// No message stops a consumer. One that cannot be read (not JSON, not an envelope, an envelope
-// version this code does not know), one whose handler keeps failing past `maxDeliveries`, and
+// No message stops a consumer. One that cannot be read (not JSON, not an envelope, or, against
+// the event contract given as `read`, a version this code does not read or data that does not
+// match it), one whose handler keeps failing past `maxDeliveries`, and
 // one the handler gives up on (`term`) is written to the dead-letter store first, then
 // terminated, counted (support_events_dead_lettered_total) and logged; the messages behind it
 // flow on, even through a consumer that holds one message at a time. A message is terminated
@@ -12,7 +13,7 @@ import type { Msg, NatsConnection } from "@nats-io/transport-node";
 import { backoffDelay, createFailureEpisode, type Logger } from "@support/logging";
 import { addScrapeSource, eventsDeadLettered, jetstreamRedeliveries, jetstreamTerminated, sharedForScrape, type Registry } from "@support/metrics";
 import { DEAD_LETTER_REASONS, ensureDeadLetterStream, publishDeadLetter, type DeadLetterReason } from "./dead-letters.ts";
-import { readEnvelope, UNREADABLE_REASONS, type EventEnvelope, type ReadEnvelope } from "./envelope.ts";
+import { readEnvelope, UNREADABLE_REASONS, type ContractRead, type EventEnvelope } from "./envelope.ts";
 import { withConsumerSpan } from "./tracing.ts";
 
 export type Verdict = { ack: true } | { retryInMs: number } | { term: string };
@@ -30,7 +31,7 @@ export const term = (reason: string): Verdict => ({ term: reason });
  */
 export const DEFAULT_MAX_DELIVERIES = 25;
 
-export interface ConsumerSettings {
+export interface ConsumerSettings<E = EventEnvelope> {
   nc: NatsConnection;
   /** The deployment's NATS_PREFIX: where the dead-letter store is (deadLetterStreamName). */
   natsPrefix: string;
@@ -38,7 +39,14 @@ export interface ConsumerSettings {
   durable: string;
   filterSubject: string;
   logger: Logger;
-  handle: (event: EventEnvelope, message: JsMsg) => Promise<Verdict>;
+  /**
+   * Reads each envelope against the event contract: `handle` gets the typed event; a type the
+   * contract does not define is acknowledged without effect (a newer producer's: nothing here
+   * can act on it); an unknown version or invalid data is dead-lettered. Without it `handle`
+   * gets the envelope as it is.
+   */
+  read?: (envelope: EventEnvelope) => ContractRead<E>;
+  handle: (event: E, message: JsMsg) => Promise<Verdict>;
   concurrency?: number;
   ackWaitMs?: number;
   /**
@@ -74,7 +82,8 @@ export interface Consumer {
   stop(): Promise<void>;
 }
 
-export function createConsumer(settings: ConsumerSettings): Consumer {
+export function createConsumer<E = EventEnvelope>(settings: ConsumerSettings<E>): Consumer {
+  const read = settings.read ?? ((envelope: EventEnvelope): ContractRead<E> => ({ event: envelope as E }));
   const concurrency = settings.concurrency ?? 4;
   const maxAckPending = settings.maxAckPending ?? concurrency * 4;
   // How many messages one pull asks for; the client pulls again when half have come. Messages
@@ -131,13 +140,17 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
       span.setAttribute("messaging.nats.delivery_count", message.info.deliveryCount);
       if (message.info.redelivered) redeliveries?.inc(counted);
       // Read outside the retry path: a message that cannot be read now never can.
-      const read = readEnvelope(message.data);
+      const envelope = readEnvelope(message.data);
+      const event = "envelope" in envelope ? read(envelope.envelope) : envelope;
       let verdict: Verdict | { setAside: DeadLetterReason; detail: string };
-      if ("reason" in read) {
-        verdict = { setAside: read.reason, detail: read.detail };
+      if ("reason" in event) {
+        verdict = { setAside: event.reason, detail: event.detail };
+      } else if ("unknownType" in event) {
+        settings.logger.debug({ ...where(message), consumer: settings.durable, type: event.unknownType }, "event of a type this release does not define acknowledged");
+        verdict = ack;
       } else {
         try {
-          verdict = await settings.handle(read.envelope, message);
+          verdict = await settings.handle(event.event, message);
           handling.succeeded();
         } catch (error) {
           handling.failed(error, where(message));
@@ -147,8 +160,8 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
               ? { setAside: "failed", detail: `failed ${message.info.deliveryCount} deliveries; last: ${error instanceof Error ? error.message : String(error)}` }
               : retryIn(retryDelay(message));
         }
-        if ("term" in verdict) verdict = { setAside: "rejected", detail: verdict.term };
       }
+      if ("term" in verdict) verdict = { setAside: "rejected", detail: verdict.term };
       let outcome: string;
       if ("ack" in verdict) {
         message.ack();
@@ -234,7 +247,7 @@ export function createConsumer(settings: ConsumerSettings): Consumer {
 }
 
 /** The consumer's backlog from its consumer info, asked at each scrape (bounded: see addScrapeSource). */
-function registerConsumerGauges(registry: Registry, jsm: JetStreamManager, settings: ConsumerSettings): () => void {
+function registerConsumerGauges(registry: Registry, jsm: JetStreamManager, settings: Pick<ConsumerSettings, "stream" | "durable" | "logger">): () => void {
   const labels = { stream: settings.stream, consumer: settings.durable };
   const info = sharedForScrape(() => jsm.consumers.info(settings.stream, settings.durable));
   const options = { timeoutMs: 1000, onError: (error: unknown) => settings.logger.debug({ err: error }, "consumer info not read for metrics") };
@@ -256,29 +269,40 @@ function registerConsumerGauges(registry: Registry, jsm: JetStreamManager, setti
   };
 }
 
-export interface CoreEventSettings {
+export interface CoreEventSettings<E> {
   /** The name the subscription is counted and logged under (e.g. gateway-content-changed). */
   consumer: string;
   logger: Logger;
-  registry?: Registry;
+  registry?: Registry | undefined;
+  /** Reads each envelope against the event contract (as ConsumerSettings.read). */
+  read: (envelope: EventEnvelope) => ContractRead<E>;
 }
 
 /**
- * For a plain core NATS subscription: a reader of each message's envelope, which counts in
- * support_events_dead_lettered_total and logs a message that has none (and why). Such a message
- * is not kept: a core message has no stream to replay it from, and it blocks nothing (the
- * subscription goes on with the next).
+ * What a plain subscription gets for a message: the typed event; a type the contract does not
+ * define (`ignored`); or one it cannot handle (`skipped`). The envelope comes along whenever the
+ * message had one, so that a consumer whose action is harmless to repeat, such as a cache
+ * eviction, can still act broadly on it.
  */
-export function coreEventReader(settings: CoreEventSettings): (message: Pick<Msg, "subject" | "string">) => ReadEnvelope {
+export type CoreRead<E> = { event: E } | { ignored: string; envelope: EventEnvelope } | { skipped: DeadLetterReason; envelope?: EventEnvelope };
+
+/**
+ * For a plain core NATS subscription: a reader of each message against the event contract, which
+ * counts in support_events_dead_lettered_total and logs a message it cannot handle (and why).
+ * Such a message is not kept: a core message has no stream to replay it from, and it blocks
+ * nothing (the subscription goes on with the next).
+ */
+export function coreEventReader<E>(settings: CoreEventSettings<E>): (message: Pick<Msg, "subject" | "string">) => CoreRead<E> {
   const counter = settings.registry && eventsDeadLettered(settings.registry);
   // Every series at 0 from the start: a rate or increase() sees the first skipped message too.
-  for (const reason of UNREADABLE_REASONS) counter?.inc({ consumer: settings.consumer, reason }, 0);
+  for (const reason of [...UNREADABLE_REASONS, "invalid_data"]) counter?.inc({ consumer: settings.consumer, reason }, 0);
   return (message) => {
-    const read = readEnvelope(message.string());
-    if ("reason" in read) {
-      counter?.inc({ consumer: settings.consumer, reason: read.reason });
-      settings.logger.warn({ subject: message.subject, consumer: settings.consumer, reason: read.reason, detail: read.detail }, "event skipped");
-    }
-    return read;
+    const envelope = readEnvelope(message.string());
+    const read = "envelope" in envelope ? settings.read(envelope.envelope) : envelope;
+    if ("event" in read) return read;
+    if ("unknownType" in read) return { ignored: read.unknownType, envelope: (envelope as { envelope: EventEnvelope }).envelope };
+    counter?.inc({ consumer: settings.consumer, reason: read.reason });
+    settings.logger.warn({ subject: message.subject, consumer: settings.consumer, reason: read.reason, detail: read.detail }, "event skipped");
+    return "envelope" in envelope ? { skipped: read.reason, envelope: envelope.envelope } : { skipped: read.reason };
   };
 }

@@ -1,6 +1,7 @@
 // The dead-letter store: one JetStream stream per deployment (NATS_PREFIX) holding the messages
 // that consumers set aside instead of letting them block the messages behind them (unparseable,
-// not an envelope, an envelope version the consumer does not know, a handler failing past its
+// not an envelope, a version of its type the consumer does not read, data that does not match
+// its type's contract, a handler failing past its
 // bound, a handler's own `term`). Each is kept as it was received (the same bytes, the same
 // headers but NATS' own) plus headers naming where it came from and why, so that an operator
 // can list it, replay it to its original subject, or delete it (`pnpm admin dead-letters`).
@@ -10,10 +11,12 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { ensureStream } from "./nats.ts";
 
 /**
- * Why a message was set aside: it cannot be read (see UNREADABLE_REASONS), its handler failed
- * past the consumer's bound ("failed"), or its handler gave up on it (`term`: "rejected").
+ * Why a message was set aside: it cannot be read (see UNREADABLE_REASONS), it is of a version the
+ * consumer does not read or its data does not match its type's contract ("unknown_version",
+ * "invalid_data", from the consumer's `read`), its handler failed past the consumer's bound
+ * ("failed"), or its handler gave up on it (`term`: "rejected").
  */
-export const DEAD_LETTER_REASONS = ["unparseable", "not_envelope", "unknown_version", "failed", "rejected"] as const;
+export const DEAD_LETTER_REASONS = ["unparseable", "not_envelope", "unknown_version", "invalid_data", "failed", "rejected"] as const;
 export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
 
 /** Kept for 30 days: long enough to notice, fix and replay; the alert fires at the first one. */

@@ -1,6 +1,6 @@
 export {
-  checkEnvelope, createEnvelope, ENVELOPE_VERSION, KNOWN_ENVELOPE_VERSIONS, namedByEvent, readEnvelope, streamNameFor, subjectFor, UNREADABLE_REASONS,
-  type EventEnvelope, type NewEvent, type ReadEnvelope, type UnreadableReason,
+  checkEnvelope, createEnvelope, readEnvelope, streamNameFor, subjectFor, UNREADABLE_REASONS,
+  type ContractRead, type EventEnvelope, type NewEvent, type ReadEnvelope, type UnreadableReason,
 } from "./envelope.ts";
 export { addOutboxTraceparentMigration, createOutboxMigration } from "./migrations.ts";
 export { connectBus, ensureStream, isBusConnected, type NatsConnection, type StreamOutcome, type StreamSettings } from "./nats.ts";
@@ -8,7 +8,7 @@ export {
   addOutboxTraceparent, createOutboxRelay, createOutboxTable, dropOutboxTraceparent, registerOutboxMetrics, writeEvents, type OutboxRelay, type OutboxRelaySettings, type OutboxTable,
 } from "./outbox.ts";
 export {
-  ack, coreEventReader, createConsumer, DEFAULT_MAX_DELIVERIES, retryIn, term, type Consumer, type ConsumerSettings, type CoreEventSettings, type Verdict,
+  ack, coreEventReader, createConsumer, DEFAULT_MAX_DELIVERIES, retryIn, term, type Consumer, type ConsumerSettings, type CoreEventSettings, type CoreRead, type Verdict,
 } from "./consumer.ts";
 export {
   DEAD_LETTER_MAX_AGE_MS, DEAD_LETTER_MAX_BYTES, DEAD_LETTER_REASONS, DeadLetterNotFoundError, deadLetterHeader, deadLetterStreamName, deadLetterSubject, deleteDeadLetter, ensureDeadLetterStream,

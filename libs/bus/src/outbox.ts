@@ -64,7 +64,7 @@ export async function dropOutboxTraceparent(db: AnyDb): Promise<void> {
  * Writes events in the caller's transaction and wakes the relay when it commits: one statement
  * (the rows and the notification together), so an event costs no round trip of its own.
  */
-export async function writeEvents(trx: Transaction<any> | AnyDb, events: NewEvent[]): Promise<EventEnvelope[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function writeEvents(trx: Transaction<any> | AnyDb, events: NewEvent[]): Promise<EventEnvelope<unknown>[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
   if (events.length === 0) return [];
   const envelopes = events.map((event) => createEnvelope(event));
   const traceparent = activeTraceparent();

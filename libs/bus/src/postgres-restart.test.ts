@@ -67,7 +67,7 @@ describe("outbox relay across a Postgres restart", () => {
       const writer = async () => {
         while (writing) {
           try {
-            const [envelope] = await db.transaction().execute((trx) => writeEvents(trx, [{ type: "restart.thing.created", companyId: COMPANY, data: {} }]));
+            const [envelope] = await db.transaction().execute((trx) => writeEvents(trx, [{ type: "restart.thing.created", version: 1, companyId: COMPANY, data: {} }]));
             committed.add(envelope!.id);
           } catch {
             failedWrites += 1;
@@ -79,9 +79,9 @@ describe("outbox relay across a Postgres restart", () => {
       // A transaction that holds its connection across the restart (as the relay used to
       // while it waited for NATS): it fails, nothing else does.
       const held = db.transaction().execute(async (trx) => {
-        await writeEvents(trx, [{ type: "restart.thing.held", companyId: COMPANY, data: {} }]);
+        await writeEvents(trx, [{ type: "restart.thing.held", version: 1, companyId: COMPANY, data: {} }]);
         await sleep(1500);
-        await writeEvents(trx, [{ type: "restart.thing.held", companyId: COMPANY, data: {} }]);
+        await writeEvents(trx, [{ type: "restart.thing.held", version: 1, companyId: COMPANY, data: {} }]);
       });
       // Its failure is taken at once: it rejects while Postgres is still down, long before the
       // assertion below, and a rejection nobody has taken yet is reported as unhandled.

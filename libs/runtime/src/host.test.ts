@@ -34,7 +34,7 @@ describe("service host", () => {
     const client = createServiceClient(health.Health, `http://127.0.0.1:${port}`);
     expect((await client.check({ service: "" })).status).toBe(health.HealthCheckResponse_ServingStatus.SERVING);
 
-    await writeEvents(db, [{ type: "demo.thing.created", companyId: "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a11", data: {} }]);
+    await writeEvents(db, [{ type: "demo.thing.created", version: 1, companyId: "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a11", data: {} }]);
     await host.stop();
     expect(started).toEqual(["worker", "worker stopped"]);
     expect(nc.isClosed()).toBe(true);

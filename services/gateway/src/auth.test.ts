@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bearerKey, hashApiKey } from "./auth.ts";
@@ -113,7 +114,9 @@ describe("API key authentication", () => {
     const keyHash = t.content.revoke(victim);
     // Still trusted from the cache until the event (within the TTL).
     expect((await t.request("/games", { key: victim })).status).toBe(200);
-    applyContentEvent({ id: "e1", type: "content.api_key.revoked", occurredAt: new Date().toISOString(), companyId: COMPANY_A, data: { keyHash } }, t.gateway.caches);
+    const revokedAt = new Date().toISOString();
+    const data = { apiKeyId: randomUUID(), name: "victim", keyPrefix: "psk_test", keyHash, createdAt: revokedAt, revokedAt };
+    applyContentEvent({ event: { id: randomUUID(), type: "content.api_key.revoked", version: 1, occurredAt: revokedAt, companyId: COMPANY_A, data } }, t.gateway.caches);
     expect((await t.request("/games", { key: victim })).status).toBe(403);
   });
 

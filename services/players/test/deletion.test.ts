@@ -1,7 +1,7 @@
 // Player deletion (scheduled and immediate) in the players service against real Postgres and NATS, with
 // tickets, media and content as in-memory Connect services that count their calls (the
 // gateway's test/player-deletion.test.ts runs the same flows against the real services). It
-// checks what only the players service can show: events against docs/events.md, the
+// checks what only the players service can show: events against the event contract, the
 // erasure running once with two replicas, resumption without repeating a done step, and the
 // player's own rows (sessions) going with the record.
 import { randomUUID } from "node:crypto";

@@ -1,28 +1,9 @@
-// The JSON Schemas of docs/events.md, compiled: tests check every published event against them,
-// so the document cannot drift from what the service sends.
-import { readFileSync } from "node:fs";
-import { Ajv, type ValidateFunction } from "ajv";
-import addFormats from "ajv-formats";
-import type { EventEnvelope } from "@support/bus";
+// The event contract (libs/events) as this service's tests use it: every published event is
+// checked against it, so the service cannot drift from what consumers read.
+import { EVENT_DEFINITIONS, publishedEventProblems } from "@support/events";
 
-const markdown = readFileSync(new URL("../docs/events.md", import.meta.url), "utf8");
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
-addFormats.default(ajv);
+/** The event types of this service in the contract. */
+export const contractTypes = EVENT_DEFINITIONS.map((definition) => definition.type).filter((type) => type.startsWith("players."));
 
-/** The first json block: the envelope. */
-const envelope = ajv.compile(JSON.parse(/```json\n([\s\S]*?)```/.exec(markdown)![1]!));
-
-/** `### <type>` headings, each followed by a json block: the data schemas. */
-export const dataSchemas = new Map<string, ValidateFunction>(
-  [...markdown.matchAll(/^### (players\.[a-z_]+\.[a-z_]+)\s*\n[\s\S]*?```json\n([\s\S]*?)```/gm)].map((m) => [m[1]!, ajv.compile(JSON.parse(m[2]!))]),
-);
-
-/** The problems of an event against the document; empty when it conforms. */
-export function schemaProblems(event: EventEnvelope): string[] {
-  const problems: string[] = [];
-  if (!envelope(event)) problems.push(`envelope: ${ajv.errorsText(envelope.errors)}`);
-  const data = dataSchemas.get(event.type);
-  if (!data) problems.push(`${event.type} is not documented`);
-  else if (!data(event.data)) problems.push(`${event.type}: ${ajv.errorsText(data.errors)}`);
-  return problems;
-}
+/** The problems of a published event against the contract; empty when it conforms. */
+export const schemaProblems = publishedEventProblems;

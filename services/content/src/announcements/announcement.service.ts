@@ -4,6 +4,7 @@
 // resolving at read time.
 import type { Kysely } from "kysely";
 import { writeEvents } from "@support/bus";
+import { newEvent } from "@support/events";
 import { notFound, validationError } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
 import { findCompany } from "../companies/company.repository.ts";
@@ -41,26 +42,14 @@ async function store(trx: Db, target: AnnouncementTarget, input: AnnouncementCon
   const company = await requireCompany(trx, target.companyId);
   const content = parseAnnouncementContent(input, company.primaryLanguage);
   const announcement = await upsertAnnouncement(trx, target, content);
-  await writeEvents(trx, [
-    {
-      type: "content.announcement.updated",
-      companyId: target.companyId,
-      data: announcementEventData(target.scope, target.gameId, target.environmentId),
-    },
-  ]);
+  await writeEvents(trx, [newEvent("content.announcement.updated", target.companyId, announcementEventData(target.scope, target.gameId, target.environmentId))]);
   return announcement;
 }
 
 async function clear(trx: Db, target: AnnouncementTarget): Promise<void> {
   // Clearing what is not there succeeds and, changing nothing, emits nothing.
   if (!(await deleteAnnouncementOf(trx, target))) return;
-  await writeEvents(trx, [
-    {
-      type: "content.announcement.cleared",
-      companyId: target.companyId,
-      data: announcementEventData(target.scope, target.gameId, target.environmentId),
-    },
-  ]);
+  await writeEvents(trx, [newEvent("content.announcement.cleared", target.companyId, announcementEventData(target.scope, target.gameId, target.environmentId))]);
 }
 
 export async function listAnnouncements(db: Db, companyId: string): Promise<Announcement[]> {

@@ -1,13 +1,14 @@
 // API key use cases: operators create and revoke keys; the gateway authenticates requests.
 import type { Kysely } from "kysely";
 import { writeEvents } from "@support/bus";
+import { newEvent } from "@support/events";
 import { notFound } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
 import { findCompany } from "../companies/company.repository.ts";
 import { inTransaction } from "../common/transaction.ts";
 import { isUuid } from "../common/validation.ts";
 import {
-  apiKeyEventData, displayPrefixOf, generateApiKeySecret, hashApiKey, isKeyHash, parseNewApiKey, type ApiKey,
+  apiKeyCreatedData, apiKeyRevokedData, displayPrefixOf, generateApiKeySecret, hashApiKey, isKeyHash, parseNewApiKey, type ApiKey,
 } from "./api-key.ts";
 import { findApiKeyForUpdate, findLiveApiKeyByHash, insertApiKey, markApiKeyRevoked } from "./api-key.repository.ts";
 
@@ -25,7 +26,7 @@ export async function createApiKey(db: Db, companyId: string, input: { name: str
     if (!isUuid(companyId) || !(await findCompany(trx, companyId))) throw notFound("company not found");
     const secret = generateApiKeySecret();
     const apiKey = await insertApiKey(trx, { companyId, name, keyPrefix: displayPrefixOf(secret), keyHash: hashApiKey(secret), rateLimitPerMinute });
-    await writeEvents(trx, [{ type: "content.api_key.created", companyId, data: apiKeyEventData(apiKey) }]);
+    await writeEvents(trx, [newEvent("content.api_key.created", companyId, apiKeyCreatedData(apiKey))]);
     return { apiKey, secret };
   });
 }
@@ -40,7 +41,7 @@ export async function revokeApiKey(db: Db, apiKeyId: string, companyId?: string)
     if (!found) throw notFound("api key not found");
     if (found.revokedAt) return found;
     const revoked = await markApiKeyRevoked(trx, apiKeyId);
-    await writeEvents(trx, [{ type: "content.api_key.revoked", companyId: revoked.companyId, data: apiKeyEventData(revoked) }]);
+    await writeEvents(trx, [newEvent("content.api_key.revoked", revoked.companyId, apiKeyRevokedData(revoked))]);
     return revoked;
   });
 }

@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
 import { optionalRateLimit } from "../companies/company.ts";
+import type { EventData } from "@support/events";
 
 export interface ApiKey {
   id: string;
@@ -49,13 +50,16 @@ export function parseNewApiKey(input: { name: unknown; rateLimitPerMinute?: unkn
 }
 
 /** The data of content.api_key.* events: ids and the hash (gateways evict cached keys by it), never the secret. */
-export function apiKeyEventData(key: ApiKey) {
-  return {
-    apiKeyId: key.id,
-    name: key.name,
-    keyPrefix: key.keyPrefix,
-    keyHash: key.keyHash,
-    createdAt: key.createdAt.toISOString(),
-    revokedAt: key.revokedAt?.toISOString() ?? null,
-  };
+/** The key as its events carry it (never its secret). */
+function eventFields(key: ApiKey) {
+  return { apiKeyId: key.id, name: key.name, keyPrefix: key.keyPrefix, keyHash: key.keyHash, createdAt: key.createdAt.toISOString() };
+}
+
+export function apiKeyCreatedData(key: ApiKey): EventData<"content.api_key.created"> {
+  return { ...eventFields(key), revokedAt: null };
+}
+
+export function apiKeyRevokedData(key: ApiKey): EventData<"content.api_key.revoked"> {
+  if (!key.revokedAt) throw new Error("the API key is not revoked");
+  return { ...eventFields(key), revokedAt: key.revokedAt.toISOString() };
 }

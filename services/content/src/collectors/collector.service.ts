@@ -2,6 +2,7 @@
 // gateway reads them to show the contact form and to check a player's answers.
 import type { Kysely } from "kysely";
 import { writeEvents } from "@support/bus";
+import { newEvent } from "@support/events";
 import { notFound } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
 import { uniqueOrConflict } from "../common/db-errors.ts";
@@ -21,7 +22,7 @@ export async function createCollector(db: Db, companyId: string, gameId: string,
       insertCollector(trx, companyId, gameId, values),
       values.contactForm ? `the game already has a collector ${values.ref} or a contact form` : `the game already has a collector ${values.ref}`,
     );
-    await writeEvents(trx, [{ type: "content.collector.created", companyId, data: collectorEventData(collector) }]);
+    await writeEvents(trx, [newEvent("content.collector.created", companyId, collectorEventData(collector))]);
     return collector;
   });
 }

@@ -1,6 +1,7 @@
 // Company use cases: created by the operators' admin command, read by the other services.
 import type { Kysely } from "kysely";
 import { writeEvents } from "@support/bus";
+import { newEvent } from "@support/events";
 import { notFound } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
 import { inTransaction } from "../common/transaction.ts";
@@ -14,7 +15,7 @@ export async function createCompany(db: Db, input: NewCompanyInput): Promise<Com
   const values = parseNewCompany(input);
   return inTransaction(db, async (trx) => {
     const company = await insertCompany(trx, values);
-    await writeEvents(trx, [{ type: "content.company.created", companyId: company.id, data: companyEventData(company) }]);
+    await writeEvents(trx, [newEvent("content.company.created", company.id, companyEventData(company))]);
     return company;
   });
 }

@@ -1,6 +1,7 @@
 // Field definition use cases: operators define fields; the gateway and tickets service list them.
 import type { Kysely } from "kysely";
 import { writeEvents } from "@support/bus";
+import { newEvent } from "@support/events";
 import { notFound } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
 import { findCompany } from "../companies/company.repository.ts";
@@ -20,7 +21,7 @@ export async function createField(db: Db, companyId: string, input: NewFieldInpu
     if (values.gameId !== null) await requireLiveGame(trx, companyId, values.gameId);
     const scope = values.gameId === null ? "company-wide" : "game";
     const field = await uniqueOrConflict(insertField(trx, companyId, values), `a ${scope} field with key ${values.key} already exists`);
-    await writeEvents(trx, [{ type: "content.field.created", companyId, data: fieldEventData(field) }]);
+    await writeEvents(trx, [newEvent("content.field.created", companyId, fieldEventData(field))]);
     return field;
   });
 }

@@ -2,6 +2,7 @@
 // the gateway and other services read them.
 import type { Kysely } from "kysely";
 import { writeEvents } from "@support/bus";
+import { newEvent } from "@support/events";
 import { notFound } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
 import { findCompany } from "../companies/company.repository.ts";
@@ -43,7 +44,7 @@ export async function createGame(db: Db, companyId: string, input: NewGameInput)
   return inTransaction(db, async (trx) => {
     if (!isUuid(companyId) || !(await findCompany(trx, companyId))) throw notFound("company not found");
     const game = await uniqueOrConflict(insertGame(trx, companyId, values), `a game with slug ${values.slug} already exists`);
-    await writeEvents(trx, [{ type: "content.game.created", companyId, data: gameEventData(game) }]);
+    await writeEvents(trx, [newEvent("content.game.created", companyId, gameEventData(game))]);
     return game;
   });
 }
@@ -71,7 +72,7 @@ export async function deleteGame(db: Db, gameId: string, companyId?: string): Pr
     const game = isUuid(gameId) && (companyId === undefined || isUuid(companyId)) ? await markGameDeleted(trx, gameId, companyId) : undefined;
     if (!game) throw notFound("game not found");
     await writeEvents(trx, [
-      { type: "content.game.deleted", companyId: game.companyId, data: { id: game.id, deletedAt: game.deletedAt!.toISOString() } },
+      newEvent("content.game.deleted", game.companyId, { id: game.id, deletedAt: game.deletedAt!.toISOString() }),
     ]);
     return game;
   });
@@ -82,7 +83,7 @@ export async function createEnvironment(db: Db, companyId: string, gameId: strin
   return inTransaction(db, async (trx) => {
     await requireLiveGame(trx, companyId, gameId);
     const environment = await uniqueOrConflict(insertEnvironment(trx, companyId, gameId, name), `the game already has an environment named ${name}`);
-    await writeEvents(trx, [{ type: "content.environment.created", companyId, data: environmentEventData(environment) }]);
+    await writeEvents(trx, [newEvent("content.environment.created", companyId, environmentEventData(environment))]);
     return environment;
   });
 }
@@ -95,7 +96,7 @@ export async function createResource(db: Db, companyId: string, gameId: string, 
     if (!company) throw notFound("company not found");
     const values = parseNewResource(input, company.primaryLanguage);
     const resource = await uniqueOrConflict(insertResource(trx, companyId, gameId, values), `the game already has a resource ${values.key}`);
-    await writeEvents(trx, [{ type: "content.resource.created", companyId, data: resourceEventData(resource) }]);
+    await writeEvents(trx, [newEvent("content.resource.created", companyId, resourceEventData(resource))]);
     return resource;
   });
 }

@@ -1,6 +1,7 @@
 // Tag use cases: operators define tags; the gateway and the tickets service list them.
 import type { Kysely } from "kysely";
 import { writeEvents } from "@support/bus";
+import { newEvent } from "@support/events";
 import { notFound } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
 import { findCompany } from "../companies/company.repository.ts";
@@ -20,7 +21,7 @@ export async function createTag(db: Db, companyId: string, input: NewTagInput): 
     if (values.gameId !== null) await requireLiveGame(trx, companyId, values.gameId);
     const scope = values.gameId === null ? "company-wide" : "game";
     const tag = await uniqueOrConflict(insertTag(trx, companyId, values), `a ${scope} tag named ${values.name} already exists`);
-    await writeEvents(trx, [{ type: "content.tag.created", companyId, data: tagEventData(tag) }]);
+    await writeEvents(trx, [newEvent("content.tag.created", companyId, tagEventData(tag))]);
     return tag;
   });
 }

@@ -1,6 +1,7 @@
 // User use cases: operators create users with game access; the tickets service checks access.
 import type { Kysely } from "kysely";
 import { writeEvents } from "@support/bus";
+import { newEvent } from "@support/events";
 import { notFound } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
 import { findCompany } from "../companies/company.repository.ts";
@@ -20,7 +21,7 @@ export async function createUser(db: Db, companyId: string, input: NewUserInput)
     // Every game must be a live game of the same company.
     for (const gameId of values.gameIds) await requireLiveGame(trx, companyId, gameId);
     const user = await uniqueOrConflict(insertUser(trx, companyId, values), `a user with email ${values.email} already exists`);
-    await writeEvents(trx, [{ type: "content.user.created", companyId, data: userEventData(user) }]);
+    await writeEvents(trx, [newEvent("content.user.created", companyId, userEventData(user))]);
     return user;
   });
 }

@@ -1,16 +1,15 @@
 // Keeps the gateway's caches honest: content publishes an event after every change it
 // commits, and every gateway replica listens (a plain core NATS subscription, no queue
-// group, so each replica gets every event) and evicts what the event makes stale. A message that
-// is not an envelope is counted (support_events_dead_lettered_total, consumer
+// group, so each replica gets every event) and evicts what the event makes stale. A message
+// this release cannot read is counted (support_events_dead_lettered_total, consumer
 // gateway-content-changed) and logged, not kept: a core message has no stream to replay it from.
-import { coreEventReader, namedByEvent, withConsumerSpan, type NatsConnection } from "@support/bus";
+import { coreEventReader, withConsumerSpan, type CoreRead, type NatsConnection } from "@support/bus";
+import { readEvent, type DomainEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
 import type { Startable } from "@support/runtime";
 import type { ApiKeyCache } from "../auth.ts";
 import type { ReferenceCaches } from "../cache.ts";
-
-export const API_KEY_REVOKED = "content.api_key.revoked";
 
 export interface EventTargets {
   reference: ReferenceCaches;
@@ -18,18 +17,23 @@ export interface EventTargets {
 }
 
 /**
- * Applies one content event: the company's reference caches go, and a key named by
- * `data.keyHash` (a revoked key, or a new one that may be cached as unknown) goes too.
- * Returns false for a message that is not an envelope.
+ * Applies one content event: the company's reference caches go, and the key an API key event
+ * names (a revoked key, or a new one that may be cached as unknown) goes too. An event this
+ * release cannot read (a newer type or version) still evicts its company, and every cached key
+ * in case it named one: an eviction costs only a cache miss. A message that is no envelope
+ * changes nothing.
  */
-export function applyContentEvent(envelope: unknown, targets: EventTargets): boolean {
-  if (envelope === null || typeof envelope !== "object") return false;
-  const { type, companyId, data } = envelope as { type?: unknown; companyId?: unknown; data?: unknown };
-  if (typeof type !== "string" || typeof companyId !== "string") return false;
-  targets.reference.evictCompany(companyId);
-  const keyHash = data !== null && typeof data === "object" ? (data as { keyHash?: unknown }).keyHash : undefined;
-  if (typeof keyHash === "string") targets.keys.evict(keyHash);
-  return true;
+export function applyContentEvent(read: CoreRead<DomainEvent>, targets: EventTargets): void {
+  if (!("event" in read)) {
+    // A message that is no envelope names nothing: it is counted and logged only.
+    if (!read.envelope) return;
+    targets.reference.evictCompany(read.envelope.companyId);
+    targets.keys.clear();
+    return;
+  }
+  const { event } = read;
+  targets.reference.evictCompany(event.companyId);
+  if (event.type === "content.api_key.created" || event.type === "content.api_key.revoked") targets.keys.evict(event.data.keyHash);
 }
 
 /** Forgets everything: after a NATS outage, events may have been missed. */
@@ -53,7 +57,7 @@ export function createContentChangedConsumer(deps: { nc: NatsConnection; natsPre
 }
 
 async function subscribe(nc: NatsConnection, prefix: string, targets: EventTargets, logger: Logger, registry: Registry | undefined): Promise<() => void> {
-  const readEvent = coreEventReader({ consumer: "gateway-content-changed", logger, registry });
+  const read = coreEventReader({ consumer: "gateway-content-changed", logger, registry, read: readEvent });
   const subscription = nc.subscribe(`${prefix}content.>`, {
     callback: (error, msg) => {
       if (error) {
@@ -61,12 +65,7 @@ async function subscribe(nc: NatsConnection, prefix: string, targets: EventTarge
         clearAll(targets);
         return;
       }
-      void withConsumerSpan(msg, "gateway-content-changed", () => {
-        // An envelope of a version this gateway does not know still evicts the company it
-        // names, if it names one: an eviction is never wrong (only a cache miss).
-        const named = namedByEvent(readEvent(msg));
-        if (named !== undefined) applyContentEvent(named, targets);
-      });
+      void withConsumerSpan(msg, "gateway-content-changed", () => applyContentEvent(read(msg), targets));
     },
   });
   const statuses = nc.status() as AsyncIterable<{ type: string }> & { stop?: () => void };

@@ -3,27 +3,29 @@
 // sessions). Every replica listens (a plain core subscription, no queue group, so each gets
 // every event) and marks the named sessions, whose cached copies are then read again or
 // refused on their next use. After a NATS disconnect the whole cache goes: events may have
-// been missed. A message that is not an envelope is counted (support_events_dead_lettered_total,
-// consumer gateway-session-changed) and logged: a core message has no stream to replay it from.
-// One of an unknown version still marks the sessions it names: a mark only makes them read again.
-import { coreEventReader, namedByEvent, withConsumerSpan, type NatsConnection } from "@support/bus";
+// been missed. A message this release cannot read is counted (support_events_dead_lettered_total,
+// consumer gateway-session-changed) and logged (a core message has no stream to replay it from),
+// and, if it was an envelope, the whole cache goes: it may have named any session, and a cache
+// miss costs one read.
+import { coreEventReader, withConsumerSpan, type CoreRead, type NatsConnection } from "@support/bus";
+import { readEvent, type DomainEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
 import type { Startable } from "@support/runtime";
 import type { SessionCache } from "../routes/player-side.ts";
 
-export const SESSION_VERIFIED = "players.session.verified";
-export const SESSIONS_ENDED = "players.session.ended";
+const SESSION_EVENTS = ["players.session.verified", "players.session.ended"] as const;
 
-/** The session ids an envelope names (data.sessionId or data.sessionIds); empty for anything else. */
-export function sessionIdsOf(envelope: unknown): string[] {
-  if (envelope === null || typeof envelope !== "object") return [];
-  const data = (envelope as { data?: unknown }).data;
-  if (data === null || typeof data !== "object") return [];
-  const { sessionId, sessionIds } = data as { sessionId?: unknown; sessionIds?: unknown };
-  if (typeof sessionId === "string") return [sessionId];
-  if (Array.isArray(sessionIds)) return sessionIds.filter((id): id is string => typeof id === "string");
-  return [];
+/** Marks the sessions a session event names; an event this release cannot read clears the cache. */
+export function applySessionEvent(read: CoreRead<DomainEvent>, sessions: Pick<SessionCache, "invalidate" | "clear">): void {
+  if (!("event" in read)) {
+    // An envelope this release cannot read may have named any session; no envelope names none.
+    if (read.envelope) sessions.clear();
+    return;
+  }
+  const { event } = read;
+  if (event.type === "players.session.verified") sessions.invalidate(event.data.sessionId);
+  else if (event.type === "players.session.ended") for (const id of event.data.sessionIds) sessions.invalidate(id);
 }
 
 export function createSessionChangedConsumer(deps: {
@@ -37,8 +39,8 @@ export function createSessionChangedConsumer(deps: {
   return {
     async start() {
       if (stop) return;
-      const readEvent = coreEventReader({ consumer: "gateway-session-changed", logger: deps.logger, registry: deps.registry });
-      const subscriptions = [SESSION_VERIFIED, SESSIONS_ENDED].map((type) =>
+      const read = coreEventReader({ consumer: "gateway-session-changed", logger: deps.logger, registry: deps.registry, read: readEvent });
+      const subscriptions = SESSION_EVENTS.map((type) =>
         deps.nc.subscribe(`${deps.natsPrefix}${type}`, {
           callback: (error, msg) => {
             if (error) {
@@ -46,9 +48,7 @@ export function createSessionChangedConsumer(deps: {
               deps.sessions.clear();
               return;
             }
-            void withConsumerSpan(msg, "gateway-session-changed", () => {
-              for (const id of sessionIdsOf(namedByEvent(readEvent(msg)))) deps.sessions.invalidate(id);
-            });
+            void withConsumerSpan(msg, "gateway-session-changed", () => applySessionEvent(read(msg), deps.sessions));
           },
         }),
       );

@@ -2,21 +2,28 @@
 // of a ticket (`<prefix>tickets.ticket.*`, data.ticketId); every replica listens (a plain
 // core subscription, no queue group) and nudges the streams of that ticket, which re-read it
 // from tickets. After a NATS disconnect every stream re-reads, since events may have been missed.
-// A message that is not an envelope is counted (support_events_dead_lettered_total, consumer
-// gateway-ticket-events) and logged, not kept: a core message has no stream to replay it from.
-import { coreEventReader, namedByEvent, type NatsConnection } from "@support/bus";
+// A message this release cannot read is counted (support_events_dead_lettered_total, consumer
+// gateway-ticket-events) and logged, not kept (a core message has no stream to replay it from),
+// and, if it was an envelope, every stream re-reads: it may have been about any ticket.
+import { coreEventReader, type CoreRead, type NatsConnection } from "@support/bus";
+import { readEvent, type DomainEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
 import type { Startable } from "@support/runtime";
 import type { TicketStreamHub } from "../player-side/ticket-stream.ts";
 
-/** The ticket an envelope is about; undefined for anything else. */
-export function ticketIdOf(envelope: unknown): string | undefined {
-  if (envelope === null || typeof envelope !== "object") return undefined;
-  const data = (envelope as { data?: unknown }).data;
-  if (data === null || typeof data !== "object") return undefined;
-  const ticketId = (data as { ticketId?: unknown }).ticketId;
-  return typeof ticketId === "string" ? ticketId : undefined;
+/**
+ * Nudges the streams of the ticket an event is about. A new ticket has no stream yet; an event
+ * this release cannot read nudges every stream.
+ */
+export function applyTicketEvent(read: CoreRead<DomainEvent>, hub: Pick<TicketStreamHub, "nudge" | "nudgeAll">): void {
+  if (!("event" in read)) {
+    // An envelope this release cannot read may have been about any ticket; no envelope names none.
+    if (read.envelope) hub.nudgeAll();
+    return;
+  }
+  const { event } = read;
+  if (event.type.startsWith("tickets.ticket.") && "ticketId" in event.data) hub.nudge(event.data.ticketId);
 }
 
 export function createTicketEventsConsumer(deps: { nc: NatsConnection; natsPrefix: string; hub: TicketStreamHub; logger: Logger; registry?: Registry }): Startable {
@@ -24,7 +31,7 @@ export function createTicketEventsConsumer(deps: { nc: NatsConnection; natsPrefi
   return {
     async start() {
       if (stop) return;
-      const readEvent = coreEventReader({ consumer: "gateway-ticket-events", logger: deps.logger, registry: deps.registry });
+      const read = coreEventReader({ consumer: "gateway-ticket-events", logger: deps.logger, registry: deps.registry, read: readEvent });
       const subscription = deps.nc.subscribe(`${deps.natsPrefix}tickets.ticket.>`, {
         callback: (error, msg) => {
           if (error) {
@@ -32,11 +39,7 @@ export function createTicketEventsConsumer(deps: { nc: NatsConnection; natsPrefi
             deps.hub.nudgeAll();
             return;
           }
-          const read = readEvent(msg);
-          // An envelope of a version this gateway does not know still nudges the ticket it
-          // names, if it names one: a nudge only makes the streams read the ticket again.
-          const ticketId = ticketIdOf(namedByEvent(read));
-          if (ticketId !== undefined) deps.hub.nudge(ticketId);
+          applyTicketEvent(read(msg), deps.hub);
         },
       });
       const statuses = deps.nc.status() as AsyncIterable<{ type: string }> & { stop?: () => void };

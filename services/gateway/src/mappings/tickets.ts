@@ -18,9 +18,18 @@ import type {
   TicketAttachmentRef,
   TicketEvent,
 } from "@support/proto";
+import type { PublicTicket } from "@support/events";
 import type { Schemas, Validated } from "../openapi/types.ts";
 import type { Init } from "./init.ts";
 import { isoTimestamp, isoTimestampOrNull } from "./timestamps.ts";
+
+/**
+ * The document's Ticket is the event contract's PublicTicket (which `tickets.ticket.created` and
+ * the webhooks carry): the same fields, the document's values a subset of the contract's (its
+ * enumerations are narrower). A field added to one and not the other fails this check.
+ */
+type SameFields<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
+export const documentTicketIsPublicTicket: SameFields<Schemas["Ticket"], PublicTicket> & (Schemas["Ticket"] extends PublicTicket ? true : false) = true;
 
 /** A ticket as the document lists it. */
 export function toTicketDto(ticket: Ticket): Schemas["Ticket"] {

@@ -4,6 +4,7 @@
 // rows stay and the work is retried; if the commit fails after the objects went, the rows name
 // missing objects, which reads treat as "not uploaded" and a retry finishes.
 import type { NewEvent } from "@support/bus";
+import { newEvent } from "@support/events";
 import { writeEvents } from "@support/bus";
 import type { Kysely } from "@support/db";
 import { isUuid, notFound, validationError, type ValidationIssue } from "@support/errors";
@@ -50,11 +51,11 @@ export interface UploadInstruction {
 const attachmentNotFound = () => notFound("attachment not found");
 
 function uploadedEvent(attachment: Attachment, at: Date): NewEvent {
-  return { type: attachmentEventTypes.uploaded, companyId: attachment.companyId, data: attachmentUploadedData(attachment, at) };
+  return newEvent(attachmentEventTypes.uploaded, attachment.companyId, attachmentUploadedData(attachment, at));
 }
 
 function deletedEvent(attachment: Attachment, reason: DeletionReason): NewEvent {
-  return { type: attachmentEventTypes.deleted, companyId: attachment.companyId, data: attachmentDeletedData(attachment, reason) };
+  return newEvent(attachmentEventTypes.deleted, attachment.companyId, attachmentDeletedData(attachment, reason));
 }
 
 /** Runs `work` over `items` with at most `limit` in flight; fails with the first failure. */

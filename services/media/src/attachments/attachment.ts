@@ -246,7 +246,7 @@ export function parseErasureInput(input: ErasureInput): ErasureValues {
   };
 }
 
-/** Event types published on NATS; the data shapes are documented in docs/events.md. */
+/** Event types published on NATS; their data is defined by the event contract (libs/events, docs/events.md). */
 export const attachmentEventTypes = {
   uploaded: "media.attachment.uploaded",
   deleted: "media.attachment.deleted",

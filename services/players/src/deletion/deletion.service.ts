@@ -12,6 +12,7 @@ import type { Logger } from "@support/logging";
 import { sql } from "kysely";
 import type { PlayersDatabase } from "../database.ts";
 import { writeEvents, type NewEvent } from "@support/bus";
+import { newEvent } from "@support/events";
 import { sessionEventTypes, sessionsEndedData } from "../sessions/session.ts";
 import { findPlayerById } from "../players/player.repository.ts";
 import {
@@ -59,7 +60,7 @@ export async function scheduleDeletion(
     if (!player) throw playerNotFound();
     const schedule = await insertScheduleIfAbsent(trx, { player, requestedBy: input.requestedBy, dueAt: dueAt(now, ctx.delaySeconds) });
     if (schedule) {
-      await writeEvents(trx, [{ type: deletionEventTypes.scheduled, companyId, data: scheduledData(schedule) }]);
+      await writeEvents(trx, [newEvent(deletionEventTypes.scheduled, companyId, scheduledData(schedule))]);
       return { schedule, created: true };
     }
     const existing = await findScheduleOfPlayer(trx, companyId, playerId);
@@ -80,7 +81,7 @@ export async function cancelDeletion(db: Db, input: { playerId: string; companyI
     if (!schedule || (input.companyId !== undefined && schedule.companyId !== input.companyId.toLowerCase())) {
       throw notFound("no deletion is scheduled for this player");
     }
-    await writeEvents(trx, [{ type: deletionEventTypes.cancelled, companyId: schedule.companyId, data: cancelledData(schedule, input.cancelledBy) }]);
+    await writeEvents(trx, [newEvent(deletionEventTypes.cancelled, schedule.companyId, cancelledData(schedule, input.cancelledBy))]);
     return schedule;
   });
 }
@@ -97,7 +98,7 @@ async function startErasure(
 ): Promise<Erasure> {
   const erasure = await insertErasureIfAbsent(trx, { player, ...values });
   if (erasure) {
-    await writeEvents(trx, [{ type: deletionEventTypes.started, companyId: player.companyId, data: startedData(erasure) }]);
+    await writeEvents(trx, [newEvent(deletionEventTypes.started, player.companyId, startedData(erasure))]);
     return erasure;
   }
   // The player's erasure had already started (the other trigger came first): that one counts.
@@ -222,10 +223,10 @@ async function runStep(db: Db, services: ErasureServices, erasure: Erasure, step
         const now = new Date();
         const done = await recordStep(trx, erasure.id, step, stepDone({ players, sessions, schedules }, now));
         await markCompleted(trx, erasure.id, now);
-        const events: NewEvent[] = [{ type: deletionEventTypes.deleted, companyId, data: deletedData(done, now) }];
+        const events: NewEvent[] = [newEvent(deletionEventTypes.deleted, companyId, deletedData(done, now))];
         // The gateways cache sessions for a few seconds: this event makes each forget these at
         // once, so the erased player's session stops working everywhere.
-        if (endedSessions.length > 0) events.push({ type: sessionEventTypes.ended, companyId, data: sessionsEndedData(endedSessions, "player_erased") });
+        if (endedSessions.length > 0) events.push(newEvent(sessionEventTypes.ended, companyId, sessionsEndedData(endedSessions, "player_erased")));
         await writeEvents(trx, events);
         return { ...done, completedAt: now };
       });

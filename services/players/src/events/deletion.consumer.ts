@@ -3,9 +3,11 @@
 // deletions: a players.deletion.scheduled message is nak'ed with a delay until its due time (at
 // most an hour at a time), so neither a restart of the service nor of NATS (file storage) loses
 // a schedule. When due, the schedule row decides (cancelled: nothing to do). A
-// players.deletion.started message runs or resumes its erasure until it completes.
+// players.deletion.started message runs or resumes its erasure until it completes. Messages are
+// read against the event contract: one that does not match it goes to the dead-letter store.
 import type { Registry } from "@support/metrics";
-import { ack, createConsumer, retryIn, streamNameFor, term, type Consumer, type NatsConnection } from "@support/bus";
+import { ack, createConsumer, retryIn, streamNameFor, type Consumer, type NatsConnection } from "@support/bus";
+import { readEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 import { deletionEventTypes, holdMs } from "../deletion/deletion.ts";
 import { recoverDeletions, runErasure, startDueSchedule, type DeletionContext } from "../deletion/deletion.service.ts";
@@ -22,11 +24,6 @@ export interface DeletionConsumerSettings {
   concurrency?: number;
   /** The process's metrics (the consumer's backlog, redeliveries, terminations). */
   registry?: Registry;
-}
-
-function stringField(data: Record<string, unknown>, name: string): string | undefined {
-  const value = data[name];
-  return typeof value === "string" ? value : undefined;
 }
 
 /**
@@ -75,12 +72,12 @@ function createMessageConsumer(ctx: DeletionContext, settings: DeletionConsumerS
     maxDeliveries: 0,
     maxAckPending: settings.maxPending,
     registry: settings.registry,
+    read: readEvent,
     async handle(event, message) {
       switch (event.type) {
         case deletionEventTypes.scheduled: {
-          const scheduleId = stringField(event.data, "scheduleId");
-          const due = new Date(stringField(event.data, "dueAt") ?? "");
-          if (scheduleId === undefined || Number.isNaN(due.getTime())) return term("malformed players.deletion.scheduled");
+          const { scheduleId } = event.data;
+          const due = new Date(event.data.dueAt);
           const hold = holdMs(due, new Date());
           if (hold > 0) return retryIn(hold);
           const started = await startDueSchedule(ctx, scheduleId);
@@ -89,8 +86,7 @@ function createMessageConsumer(ctx: DeletionContext, settings: DeletionConsumerS
           return ack;
         }
         case deletionEventTypes.started: {
-          const erasureId = stringField(event.data, "erasureId");
-          if (erasureId === undefined) return term("malformed players.deletion.started");
+          const { erasureId } = event.data;
           // A failure throws: the consumer retries with backoff until the erasure completes.
           const result = await runErasure(ctx, erasureId, { onStep: () => message.working() });
           return result.outcome === "busy" ? retryIn(BUSY_RETRY_MS) : ack;

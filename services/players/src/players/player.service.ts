@@ -1,7 +1,8 @@
 // Player use cases: resolve (find or create) a player for a ticket or session, look it up
 // without creating it, read it, change its info, block and unblock it. Each change writes its
 // outbox event in the same transaction.
-import { writeEvents, type NewEvent } from "@support/bus";
+import { writeEvents } from "@support/bus";
+import { newEvent, type EventData, type EventType, type NewDomainEvent } from "@support/events";
 import type { Kysely } from "@support/db";
 import { isUuid, notFound } from "@support/errors";
 import type { PlayersDatabase } from "../database.ts";
@@ -19,8 +20,8 @@ async function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<
   return db.transaction().execute((trx) => work(trx));
 }
 
-function event(type: string, player: Player, data: Record<string, unknown>): NewEvent {
-  return { type, companyId: player.companyId, data };
+function event<T extends EventType>(type: T, player: Player, data: EventData<T>): NewDomainEvent<T> {
+  return newEvent(type, player.companyId, data);
 }
 
 // The players service does not know games: a game id that belongs to another company looks,

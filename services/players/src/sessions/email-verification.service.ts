@@ -3,6 +3,7 @@
 // cannot be sent leaves nothing counted; an accepted code marks the session and publishes
 // players.session.verified in the same transaction.
 import { writeEvents } from "@support/bus";
+import { newEvent } from "@support/events";
 import { validationError } from "@support/errors";
 import { emailNotConfigured, type Mailer } from "../mail/mailer.ts";
 import {
@@ -63,7 +64,7 @@ export async function confirmEmailVerification(
     }
     const emailVerifiedAt = await markEmailVerified(trx, session.id);
     const verified = { ...session, emailVerifiedAt };
-    await writeEvents(trx, [{ type: sessionEventTypes.verified, companyId: session.companyId, data: sessionVerifiedData(verified) }]);
+    await writeEvents(trx, [newEvent(sessionEventTypes.verified, session.companyId, sessionVerifiedData(session, emailVerifiedAt))]);
     return { verified: true as const, session: verified };
   });
   if (!outcome.verified) {

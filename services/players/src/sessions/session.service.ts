@@ -5,6 +5,7 @@ import type { Kysely } from "@support/db";
 import { notFound } from "@support/errors";
 import type { PlayersDatabase } from "../database.ts";
 import { writeEvents } from "@support/bus";
+import { newEvent } from "@support/events";
 import type { GameDirectory } from "./game-directory.ts";
 import { verifyMetadataToken } from "./metadata-token.ts";
 import {
@@ -79,7 +80,7 @@ export async function createSupportSession(ctx: SessionContext, input: CreateSes
       playerEmailNormalized: player.emailNormalized,
       ttlSeconds: ctx.settings.ttlSeconds,
     });
-    await writeEvents(trx, [{ type: sessionEventTypes.created, companyId: created.companyId, data: sessionCreatedData(created) }]);
+    await writeEvents(trx, [newEvent(sessionEventTypes.created, created.companyId, sessionCreatedData(created))]);
     return created;
   });
   return { session, code };

@@ -302,8 +302,8 @@ export const sessionEventTypes = {
 } as const;
 
 /** Data of players.session.verified: the session's id only. */
-export function sessionVerifiedData(session: Pick<SupportSession, "id" | "gameId" | "emailVerifiedAt">) {
-  return { sessionId: session.id, gameId: session.gameId, emailVerifiedAt: session.emailVerifiedAt?.toISOString() ?? null };
+export function sessionVerifiedData(session: Pick<SupportSession, "id" | "gameId">, emailVerifiedAt: Date) {
+  return { sessionId: session.id, gameId: session.gameId, emailVerifiedAt: emailVerifiedAt.toISOString() };
 }
 
 /** Data of players.session.ended: the ids of the sessions that stopped working, and why. */

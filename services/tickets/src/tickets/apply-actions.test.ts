@@ -9,12 +9,12 @@ const ALICE = "11111111-1111-4111-8111-111111111111";
 const NOW = new Date("2026-03-01T12:00:00.000Z");
 
 const ticket: Ticket = {
-  id: "tttttttt-tttt-4ttt-8ttt-tttttttttttt",
+  id: "7a7a7a7a-7a7a-4a7a-8a7a-7a7a7a7a7a7a",
   companyId: "cccccccc-cccc-4ccc-8ccc-cccccccccccc",
   runningId: 7,
   gameId: GAME,
   gameEnvironmentId: "eeeeeeee-eeee-4eee-8eee-eeeeeeeeeeee",
-  servicePlayerId: "pppppppp-pppp-4ppp-8ppp-pppppppppppp",
+  servicePlayerId: "9b9b9b9b-9b9b-4b9b-8b9b-9b9b9b9b9b9b",
   playerId: "p-1",
   playerName: "Pat",
   email: "pat@example.com",
@@ -42,7 +42,7 @@ const ticket: Ticket = {
 
 const context: ActionContext = {
   now: NOW,
-  apiKeyId: "kkkkkkkk-kkkk-4kkk-8kkk-kkkkkkkkkkkk",
+  apiKeyId: "5d5d5d5d-5d5d-4d5d-8d5d-5d5d5d5d5d5d",
   hasAccess: (userId) => userId === ALICE,
   definitions: {
     tags: [{ gameId: null, name: "bug" }, { gameId: GAME, name: "vip" }],

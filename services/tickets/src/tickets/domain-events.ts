@@ -1,6 +1,7 @@
-// The domain events the tickets service publishes on NATS and their data; each is written to
-// the outbox in the transaction of the change it describes. Schemas: docs/events.md.
+// The domain events the tickets service publishes on NATS and their data (the event contract,
+// libs/events); each is written to the outbox in the transaction of the change it describes.
 import type { NewEvent } from "@support/bus";
+import { newEvent, type EventData, type EventType } from "@support/events";
 import type { CollectorField, RecordedEvent } from "../ticket-events/event.ts";
 import { ticketEventData, type Actor, type FieldValues, type Ticket, type TicketStatus } from "./ticket.ts";
 
@@ -21,8 +22,8 @@ function base(ticket: Ticket) {
   return { ticketId: ticket.id, runningId: ticket.runningId, gameId: ticket.gameId };
 }
 
-function event(type: string, ticket: Ticket, data: Record<string, unknown>): NewEvent {
-  return { type, companyId: ticket.companyId, data };
+function event<T extends EventType>(type: T, ticket: Ticket, data: EventData<T>): NewEvent {
+  return newEvent(type, ticket.companyId, data);
 }
 
 export function ticketCreated(ticket: Ticket, url: string): NewEvent {
@@ -36,6 +37,7 @@ export function statusChanged(ticket: Ticket, from: TicketStatus, actor: Actor):
 }
 
 export function ticketClosed(ticket: Ticket, closedAt: Date, actor: Actor): NewEvent {
+  if (ticket.resolutionType === null) throw new Error("a closed ticket has a resolution type");
   return event(TICKET_EVENT_TYPES.closed, ticket, {
     ...base(ticket), resolutionType: ticket.resolutionType, closedAt: closedAt.toISOString(), actor,
   });
@@ -82,7 +84,7 @@ export function ticketRated(ticket: Ticket, recorded: RecordedEvent): NewEvent {
  */
 export function collectorResultAdded(ticket: Ticket, recorded: RecordedEvent): NewEvent {
   if (recorded.type !== "COLLECTOR_RESULT") throw new Error(`not a collector result: ${recorded.type}`);
-  const fields: CollectorField[] = recorded.data.fields;
+  const fields = recorded.data.fields.map(collectorFieldData);
   return event(TICKET_EVENT_TYPES.collectorResultAdded, ticket, {
     ...base(ticket),
     eventId: recorded.id,
@@ -92,6 +94,12 @@ export function collectorResultAdded(ticket: Ticket, recorded: RecordedEvent): N
     fields,
     actor: recorded.actor,
   });
+}
+
+/** A stored answer as the event has it: attachments for a FILE field, a value (null: none) for any other. */
+function collectorFieldData(field: CollectorField): EventData<"tickets.ticket.collector_result_added">["fields"][number] {
+  const { key, label } = field;
+  return field.type === "FILE" ? { key, label, type: "FILE", attachments: field.attachments ?? [] } : { key, label, type: field.type, value: field.value ?? null };
 }
 
 export function tagsChanged(ticket: Ticket, added: string[], removed: string[], actor: Actor): NewEvent {
@@ -108,5 +116,5 @@ export function ticketDeleted(
   ticket: { id: string; runningId: number; gameId: string },
   reason: "player_erased",
 ): NewEvent {
-  return { type: TICKET_EVENT_TYPES.deleted, companyId, data: { ticketId: ticket.id, runningId: ticket.runningId, gameId: ticket.gameId, reason } };
+  return newEvent(TICKET_EVENT_TYPES.deleted, companyId, { ticketId: ticket.id, runningId: ticket.runningId, gameId: ticket.gameId, reason });
 }

@@ -1,5 +1,6 @@
 // What a ticket is: its value types, the enumerations of the public API, and the
 // shapes the service layer passes around. The state machine lives in ticket-state.ts.
+import type { EventData } from "@support/events";
 
 export const TICKET_STATUSES = ["new", "assigned", "unassigned", "waiting", "on_hold", "closed"] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
@@ -87,7 +88,8 @@ export function ticketUrl(supportAppUrl: string, ticketId: string): string {
 }
 
 /** The data of a domain event describing the ticket as a whole (tickets.ticket.created). */
-export function ticketEventData(ticket: Ticket, url: string) {
+/** The ticket as its public projection (the event contract's PublicTicket) plus its assignee. */
+export function ticketEventData(ticket: Ticket, url: string): EventData<"tickets.ticket.created"> {
   return {
     id: ticket.id,
     runningId: ticket.runningId,
@@ -114,6 +116,7 @@ export function ticketEventData(ticket: Ticket, url: string) {
     lastActivityAt: ticket.lastActivityAt?.toISOString() ?? null,
     tags: ticket.tags,
     fields: ticket.fields,
-    metadata: ticket.metadata,
+    // A stored ticket always has its platform (creation sets it); the contract checks it again.
+    metadata: ticket.metadata as EventData<"tickets.ticket.created">["metadata"],
   };
 }

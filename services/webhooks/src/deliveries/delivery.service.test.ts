@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createEnvelope } from "@support/bus";
+import type { DomainEvent } from "@support/events";
 import { describe, expect, it } from "vitest";
 import { fanOut, listDeliveries } from "./delivery.service.ts";
 
@@ -20,12 +21,14 @@ function recordingDb() {
   return { db: db as never, used };
 }
 
-const envelope = (type: string) => createEnvelope({ type, companyId: randomUUID(), data: { id: randomUUID(), servicePlayerId: randomUUID(), ticketId: randomUUID(), playerId: randomUUID() } });
+// Only the ids fanOut reads, under any type: this test is about which statements run.
+const envelope = (type: string) =>
+  createEnvelope({ type, version: 1, companyId: randomUUID(), data: { id: randomUUID(), servicePlayerId: randomUUID(), ticketId: randomUUID(), playerId: randomUUID() } }) as unknown as DomainEvent;
 
 describe("fan-out", () => {
   it("leaves the database alone for a domain event that is neither public nor part of an erasure", async () => {
     const { db, used } = recordingDb();
-    for (const type of ["players.player.created", "players.player.updated", "players.session.created", "tickets.ticket.viewed_by_agent"]) {
+    for (const type of ["players.player.created", "players.player.updated", "players.session.created", "media.attachment.uploaded"]) {
       expect(await fanOut({ db, wake: () => undefined }, envelope(type))).toBe(0);
     }
     expect(used).toEqual([]);

@@ -1,7 +1,8 @@
 // Delivery use cases: the fan-out of a domain event to the subscriptions that asked for it
 // (idempotent per event), erasure, the delivery log, retries and test events.
 import { randomUUID } from "node:crypto";
-import { writeEvents, type EventEnvelope } from "@support/bus";
+import { writeEvents } from "@support/bus";
+import { newEvent, type DomainEvent } from "@support/events";
 import { isUuid, notFound, validationError } from "@support/errors";
 import type { WebhooksDatabase } from "../database.ts";
 import type { Kysely } from "@support/db";
@@ -17,27 +18,26 @@ import { payloadOf, publicEventsOf, type PublicEvent } from "./public-event.ts";
 
 type Db = Kysely<WebhooksDatabase>;
 
-const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
-
 /** Deletes and redacts what the log holds about an erased player's tickets (and the player). */
 async function erase(trx: Db, companyId: string, about: { ticketIds: string[]; playerId?: string }) {
   return redactDeliveries(trx, companyId, about);
 }
 
 /** The domain events that erase what the log holds about a ticket or a player. */
-const erasing = new Set(["tickets.ticket.deleted", "players.deletion.started", "players.player.deleted"]);
-const ticketCreated = "tickets.ticket.created";
+type ErasingEvent = DomainEvent<"tickets.ticket.deleted" | "players.deletion.started" | "players.player.deleted">;
+const erasing = new Set<string>(["tickets.ticket.deleted", "players.deletion.started", "players.player.deleted"] satisfies ErasingEvent["type"][]);
+const isErasing = (event: DomainEvent): event is ErasingEvent => erasing.has(event.type);
 
 /**
  * Handles one domain event: erasure first when it announces one, then a pending delivery for
  * each enabled subscription of the company that wants each public event it makes. A domain
  * event seen again makes nothing new (unique webhook, event and type).
  */
-export async function fanOut(ctx: Pick<WebhooksContext, "db" | "wake">, event: EventEnvelope): Promise<number> {
+export async function fanOut(ctx: Pick<WebhooksContext, "db" | "wake">, event: DomainEvent): Promise<number> {
   if (!isUuid(event.companyId) || !isUuid(event.id)) return 0;
   const publicEvents = publicEventsOf(event);
   let inserted: number;
-  if (erasing.has(event.type)) {
+  if (isErasing(event)) {
     // The redaction and the deliveries announcing it are one unit of work.
     inserted = await ctx.db.transaction().execute(async (trx) => {
       await eraseFor(trx, event);
@@ -48,7 +48,7 @@ export async function fanOut(ctx: Pick<WebhooksContext, "db" | "wake">, event: E
     // subscriptions, insert the deliveries), each idempotent on its own: a crash between them is
     // repaired by the event's redelivery, so they need no transaction. An event of no interest
     // (a player created, a session opened) touches nothing.
-    if (event.type === ticketCreated) await rememberCreatedTicket(ctx.db, event);
+    if (event.type === "tickets.ticket.created") await rememberCreatedTicket(ctx.db, event);
     inserted = await deliver(ctx.db, event, publicEvents);
   }
   if (inserted > 0) ctx.wake();
@@ -56,29 +56,24 @@ export async function fanOut(ctx: Pick<WebhooksContext, "db" | "wake">, event: E
 }
 
 /** Remembers whose ticket a new one is, so that the player's erasure finds it later. */
-async function rememberCreatedTicket(db: Db, event: EventEnvelope): Promise<void> {
-  const ticketId = str(event.data.id);
-  const playerId = str(event.data.servicePlayerId);
-  if (ticketId && playerId && isUuid(ticketId) && isUuid(playerId)) await rememberTicketPlayer(db, event.companyId, ticketId, playerId);
+async function rememberCreatedTicket(db: Db, event: DomainEvent<"tickets.ticket.created">): Promise<void> {
+  const { id: ticketId, servicePlayerId: playerId } = event.data;
+  if (playerId !== null) await rememberTicketPlayer(db, event.companyId, ticketId, playerId);
 }
 
-async function eraseFor(trx: Db, event: EventEnvelope): Promise<void> {
-  const data = event.data;
+async function eraseFor(trx: Db, event: ErasingEvent): Promise<void> {
   if (event.type === "tickets.ticket.deleted") {
-    const ticketId = str(data.ticketId);
-    if (ticketId && isUuid(ticketId)) await erase(trx, event.companyId, { ticketIds: [ticketId] });
+    await erase(trx, event.companyId, { ticketIds: [event.data.ticketId] });
     return;
   }
-  const playerId = str(data.playerId);
-  if (playerId && isUuid(playerId)) {
-    await erase(trx, event.companyId, { ticketIds: await ticketsOfPlayer(trx, event.companyId, playerId), playerId });
-    // The erasure is complete: nothing of the player is left to redact later.
-    if (event.type === "players.player.deleted") await forgetPlayerTickets(trx, event.companyId, playerId);
-  }
+  const { playerId } = event.data;
+  await erase(trx, event.companyId, { ticketIds: await ticketsOfPlayer(trx, event.companyId, playerId), playerId });
+  // The erasure is complete: nothing of the player is left to redact later.
+  if (event.type === "players.player.deleted") await forgetPlayerTickets(trx, event.companyId, playerId);
 }
 
 /** Inserts a pending delivery per subscription that wants each public event; returns how many are new. */
-async function deliver(db: Db, event: EventEnvelope, publicEvents: PublicEvent[]): Promise<number> {
+async function deliver(db: Db, event: DomainEvent, publicEvents: PublicEvent[]): Promise<number> {
   if (publicEvents.length === 0) return 0;
   const subscriptions = await listEnabledSubscriptions(db, event.companyId);
   const rows: NewDelivery[] = [];
@@ -171,7 +166,7 @@ export async function disableFailing(db: Db, webhook: Webhook, reason: string, n
       [{ id, webhookId: locked.id, companyId: locked.companyId, eventId: null, eventType: "webhook.disabled", orderingKey: `webhook:${locked.id}`, ticketId: null, playerId: null, payload: payloadOf("webhook.disabled", now.toISOString(), data) }],
       now,
     );
-    await writeEvents(trx, [{ type: "webhooks.webhook.disabled", companyId: locked.companyId, data: { ...data, disabledAt: disabled.updatedAt.toISOString() } }]);
+    await writeEvents(trx, [newEvent("webhooks.webhook.disabled", locked.companyId, { ...data, disabledAt: disabled.updatedAt.toISOString() })]);
     return true;
   });
 }

@@ -1,15 +1,24 @@
+import { randomUUID } from "node:crypto";
+import { readEvent, type DomainEvent } from "@support/events";
 import { describe, expect, it } from "vitest";
 import { publicEventsOf } from "./public-event.ts";
 
 const ref = { ticketId: "7b0f3a52-5a43-4e0a-9d7f-0c3c1b2f9a11", runningId: 12, gameId: "0d3f6f55-6a43-4b4a-8a55-0f4c8f7b2d10" };
-const envelope = (type: string, data: Record<string, unknown>) => ({ id: "e1", type, occurredAt: "2026-11-28T12:00:00.000Z", companyId: "c1", data });
+const playerId = "3c7e1f0a-2b4d-4e6f-8a1c-5d7e9f0b2c4e";
+/** An event as the consumer gets it: read against the contract, so the data must match it. */
+function envelope(type: string, data: Record<string, unknown>): DomainEvent {
+  const read = readEvent({ id: randomUUID(), type, version: 1, occurredAt: "2026-11-28T12:00:00.000Z", companyId: randomUUID(), data });
+  if (!("event" in read)) throw new Error(`not an event: ${JSON.stringify(read)}`);
+  return read.event;
+}
 const actor = { type: "user", id: "u1" };
+const eventId = randomUUID();
 
 describe("public events", () => {
   it("keeps private notes out of ticket.message_added", () => {
-    const note = publicEventsOf(envelope("tickets.ticket.message_added", { ...ref, eventId: "x", type: "PRIVATE_NOTE", message: "internal", language: null, attachments: [], actor }));
+    const note = publicEventsOf(envelope("tickets.ticket.message_added", { ...ref, eventId, type: "PRIVATE_NOTE", message: "internal", language: null, attachments: [], actor }));
     expect(note.map((e) => e.type)).toEqual(["ticket.private_note_added"]);
-    const message = publicEventsOf(envelope("tickets.ticket.message_added", { ...ref, eventId: "x", type: "AGENT_MESSAGE", message: "hi", language: "en", attachments: [], actor }));
+    const message = publicEventsOf(envelope("tickets.ticket.message_added", { ...ref, eventId, type: "AGENT_MESSAGE", message: "hi", language: "en", attachments: [], actor }));
     expect(message).toMatchObject([{ type: "ticket.message_added", orderingKey: `ticket:${ref.ticketId}`, data: { ...ref, message: "hi", type: "AGENT_MESSAGE" } }]);
   });
 
@@ -23,16 +32,16 @@ describe("public events", () => {
   it("passes on ids and counts of an erasure, not who asked", () => {
     const [deleted] = publicEventsOf(
       envelope("players.player.deleted", {
-        playerId: "p1", gameId: ref.gameId, erasureId: "x", trigger: "immediate", requestedBy: { type: "api_key", id: "k1" },
+        playerId, gameId: ref.gameId, erasureId: randomUUID(), trigger: "immediate", requestedBy: { type: "api_key", id: "k1" },
         requestedAt: "2026-11-28T12:00:00.000Z", completedAt: "2026-11-28T12:00:01.000Z", counts: { tickets: { tickets: 1 } },
       }),
     );
-    expect(deleted).toMatchObject({ type: "player.deleted", orderingKey: "player:p1", data: { servicePlayerId: "p1", counts: { tickets: { tickets: 1 } } } });
+    expect(deleted).toMatchObject({ type: "player.deleted", orderingKey: `player:${playerId}`, data: { servicePlayerId: playerId, counts: { tickets: { tickets: 1 } } } });
     expect(deleted!.data).not.toHaveProperty("requestedBy");
   });
 
   it("ignores events studios do not see", () => {
-    expect(publicEventsOf(envelope("players.player.created", { playerId: "p1", name: "Pat" }))).toEqual([]);
-    expect(publicEventsOf(envelope("players.deletion.started", { playerId: "p1" }))).toEqual([]);
+    expect(publicEventsOf(envelope("players.player.created", { playerId, gameId: ref.gameId, externalId: null, name: "Pat", email: null, tier: null, blocked: false }))).toEqual([]);
+    expect(publicEventsOf(envelope("players.deletion.started", { playerId, gameId: ref.gameId, erasureId: randomUUID(), trigger: "immediate" }))).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 // Domain events of the tickets and players services turned into public events: the type a
 // studio subscribes to and the `data` it receives, in the public API's camelCase vocabulary.
 // Only what the domain event carries is passed on; private notes travel only as their own
-// type (ticket.private_note_added), which a subscription must ask for. Pure.
-import type { EventEnvelope } from "@support/bus";
+// type (ticket.private_note_added), which a subscription must ask for. Pure; typed by the event
+// contract, so a field a public event passes on cannot vanish from its domain event unnoticed.
+import type { DomainEvent, EventData, EventType } from "@support/events";
 import type { PublicEventType } from "../webhooks/webhook.ts";
 
 export interface PublicEvent {
@@ -21,20 +22,21 @@ export function payloadOf(type: string, timestamp: string, data: Record<string, 
   return JSON.stringify({ type, timestamp, data });
 }
 
-const str = (value: unknown): string | null => (typeof value === "string" ? value : null);
-
-function pick(data: Record<string, unknown>, names: string[]): Record<string, unknown> {
-  const picked: Record<string, unknown> = {};
+function pick<T extends object, K extends keyof T>(data: T, names: readonly K[]): Pick<T, K> {
+  const picked = {} as Pick<T, K>;
   for (const name of names) if (name in data) picked[name] = data[name];
   return picked;
 }
 
+type TicketEvent = Exclude<DomainEvent<Extract<EventType, `tickets.ticket.${string}`>>, DomainEvent<"tickets.ticket.created">>;
+
 /** The ticket fields a public ticket event starts with. */
-function ticketRef(data: Record<string, unknown>) {
+function ticketRef(data: TicketEvent["data"]) {
   return { ticketId: data.ticketId, runningId: data.runningId, gameId: data.gameId };
 }
 
-const ticketEventFields: Record<string, { type: PublicEventType; fields: string[] }> = {
+/** The public type and the fields of each ticket event whose data passes on as it is (a subset). */
+const ticketEventFields = {
   "tickets.ticket.status_changed": { type: "ticket.status_changed", fields: ["from", "to", "resolutionType", "actor"] },
   "tickets.ticket.assigned": { type: "ticket.assigned", fields: ["assigneeId", "previousAssigneeId", "actor"] },
   "tickets.ticket.tags_changed": { type: "ticket.tags_changed", fields: ["added", "removed", "tags", "actor"] },
@@ -42,51 +44,55 @@ const ticketEventFields: Record<string, { type: PublicEventType; fields: string[
   "tickets.ticket.rated": { type: "ticket.rated", fields: ["eventId", "score", "review", "actor"] },
   "tickets.ticket.collector_result_added": { type: "ticket.collector_result_added", fields: ["eventId", "collectorId", "resultId", "title", "fields", "actor"] },
   "tickets.ticket.deleted": { type: "ticket.deleted", fields: ["reason"] },
+} as const satisfies {
+  [T in Exclude<TicketEvent["type"], "tickets.ticket.message_added" | "tickets.ticket.closed">]: { type: PublicEventType; fields: readonly (keyof EventData<T>)[] };
 };
 
 /** The public events of one domain event (none for the types studios do not see). */
-export function publicEventsOf(event: EventEnvelope): PublicEvent[] {
-  const data = event.data;
+export function publicEventsOf(event: DomainEvent): PublicEvent[] {
+  if (event.type === "tickets.ticket.created") {
+    // The ticket as the REST API lists it; assigneeId is not part of that shape.
+    const { assigneeId: _assignee, ...ticket } = event.data;
+    const ticketId = ticket.id;
+    return [
+      { type: "ticket.created", gameId: ticket.gameId, orderingKey: `ticket:${ticketId}`, ticketId, playerId: null, data: { ticketId, runningId: ticket.runningId, gameId: ticket.gameId, ticket } },
+    ];
+  }
   if (event.type.startsWith("tickets.ticket.")) {
-    const ticketId = event.type === "tickets.ticket.created" ? str(data.id) : str(data.ticketId);
-    if (ticketId === null) return [];
-    const gameId = str(data.gameId);
-    const base = { gameId, orderingKey: `ticket:${ticketId}`, ticketId, playerId: null };
-    switch (event.type) {
-      case "tickets.ticket.created": {
-        // The ticket as the REST API lists it; assigneeId is not part of that shape.
-        const { assigneeId: _assignee, ...ticket } = data;
-        return [{ ...base, type: "ticket.created", data: { ticketId, runningId: data.runningId, gameId, ticket } }];
-      }
+    const ticketEvent = event as TicketEvent;
+    const { data } = ticketEvent;
+    const base = { gameId: data.gameId, orderingKey: `ticket:${data.ticketId}`, ticketId: data.ticketId, playerId: null };
+    switch (ticketEvent.type) {
       case "tickets.ticket.message_added": {
-        const type = data.type === "PRIVATE_NOTE" ? "ticket.private_note_added" : "ticket.message_added";
-        const fields = type === "ticket.private_note_added" ? ["eventId", "message", "attachments", "actor"] : ["eventId", "type", "message", "language", "attachments", "actor"];
-        return [{ ...base, type, data: { ...ticketRef(data), ...pick(data, fields) } }];
+        const { data } = ticketEvent;
+        const note = data.type === "PRIVATE_NOTE";
+        const fields = note ? pick(data, ["eventId", "message", "attachments", "actor"]) : pick(data, ["eventId", "type", "message", "language", "attachments", "actor"]);
+        return [{ ...base, type: note ? "ticket.private_note_added" : "ticket.message_added", data: { ...ticketRef(data), ...fields } }];
       }
       case "tickets.ticket.closed": {
+        const { data } = ticketEvent;
         const closed = { ...ticketRef(data), ...pick(data, ["resolutionType", "closedAt", "actor"]) };
         const events: PublicEvent[] = [{ ...base, type: "ticket.closed", data: closed }];
         if (data.resolutionType === "resolved") events.push({ ...base, type: "ticket.resolved", data: closed });
         return events;
       }
       default: {
-        const mapped = ticketEventFields[event.type];
-        return mapped ? [{ ...base, type: mapped.type, data: { ...ticketRef(data), ...pick(data, mapped.fields) } }] : [];
+        const mapped = ticketEventFields[ticketEvent.type];
+        return [{ ...base, type: mapped.type, data: { ...ticketRef(data), ...pick(data as Record<string, unknown>, mapped.fields) } }];
       }
     }
   }
   if (event.type === "players.player.deleted") {
-    const playerId = str(data.playerId);
-    if (playerId === null) return [];
+    const { data } = event;
     return [
       {
         type: "player.deleted",
-        gameId: str(data.gameId),
-        orderingKey: `player:${playerId}`,
+        gameId: data.gameId,
+        orderingKey: `player:${data.playerId}`,
         ticketId: null,
-        playerId,
+        playerId: data.playerId,
         // Ids, times and counts only: who asked (an API key id) stays internal.
-        data: { servicePlayerId: playerId, ...pick(data, ["gameId", "erasureId", "trigger", "requestedAt", "completedAt", "counts"]) },
+        data: { servicePlayerId: data.playerId, ...pick(data, ["gameId", "erasureId", "trigger", "requestedAt", "completedAt", "counts"]) },
       },
     ];
   }

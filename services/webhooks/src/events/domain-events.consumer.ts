@@ -9,6 +9,7 @@
 // events that followed it.
 import { jetstreamManager } from "@nats-io/jetstream";
 import { ack, createConsumer, ensureStream, streamNameFor, type Consumer, type NatsConnection } from "@support/bus";
+import { readEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
 import { fanOut } from "../deliveries/delivery.service.ts";
@@ -66,6 +67,8 @@ export function createDomainEventsConsumer(ctx: Pick<WebhooksContext, "db" | "wa
           maxDeliver: -1,
           maxDeliveries: settings.maxDeliveries,
           registry: settings.registry,
+          // Read against the event contract: data that does not match goes to the dead letters.
+          read: readEvent,
           async handle(event) {
             // A failure throws: the consumer retries with backoff, and the order holds (up to
             // maxDeliveries, then the event is dead-lettered and the next one goes).

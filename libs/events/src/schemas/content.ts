@@ -1,0 +1,186 @@
+// Events of the content service: one for every change it commits (the admin command's changes
+// included). None ever carries an API key's secret; a request that changes nothing publishes
+// nothing.
+import { Type } from "@sinclair/typebox";
+import { defineEvent } from "../contract.ts";
+import { CollectorFieldType, DateTime, Nullable, OneOf, Uuid } from "./common.ts";
+
+const Slug = Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" });
+
+export const companyCreated = defineEvent({
+  type: "content.company.created",
+  description: "An operator created a company (`pnpm admin apply`).",
+  version: 1,
+  schema: Type.Object({
+    id: Uuid(),
+    name: Type.String(),
+    primaryLanguage: Type.String({ description: "Language code (the API's language enumeration: en, de, es, ...)" }),
+    allowImmediateDeletion: Type.Boolean(),
+    autoCloseWaitingAfterHours: Type.Number({ exclusiveMinimum: 0 }),
+    createdAt: DateTime(),
+    updatedAt: DateTime(),
+  }),
+});
+
+const apiKey = {
+  apiKeyId: Uuid(),
+  name: Type.String(),
+  keyPrefix: Type.String({ description: "The first characters of the key (psk_...), for recognising it; not secret" }),
+  keyHash: Type.String({ pattern: "^[0-9a-f]{64}$", description: "Hex SHA-256 of the key" }),
+  createdAt: DateTime(),
+};
+
+export const apiKeyCreated = defineEvent({
+  type: "content.api_key.created",
+  description: "An API key was created. Gateways forget a cached miss for its `keyHash`.",
+  version: 1,
+  schema: Type.Object({ ...apiKey, revokedAt: Type.Null() }),
+});
+
+export const apiKeyRevoked = defineEvent({
+  type: "content.api_key.revoked",
+  description: "An API key was revoked: every gateway evicts it from its cache by `keyHash` at once.",
+  version: 1,
+  schema: Type.Object({ ...apiKey, revokedAt: DateTime() }),
+});
+
+export const gameCreated = defineEvent({
+  type: "content.game.created",
+  description: "A game was created.",
+  version: 1,
+  schema: Type.Object({
+    id: Uuid(),
+    name: Type.String(),
+    slug: Type.String({ pattern: "^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$" }),
+    languages: Type.Array(Type.String(), { minItems: 1 }),
+    blockUnverifiedPlayers: Type.Boolean(),
+    metadataJwks: Nullable(
+      Type.Object({ keys: Type.Array(Type.Object({ kty: Type.String() }, { additionalProperties: true, description: "A JSON Web Key (its other members as the key type has them)" })) }),
+      "Public keys (JWKS) verifying signedMetadataToken, or null",
+    ),
+    createdAt: DateTime(),
+    updatedAt: DateTime(),
+  }),
+});
+
+export const gameDeleted = defineEvent({
+  type: "content.game.deleted",
+  description: "A game was soft-deleted: it is \"game not found\" from now on.",
+  version: 1,
+  schema: Type.Object({ id: Uuid(), deletedAt: DateTime() }),
+});
+
+export const environmentCreated = defineEvent({
+  type: "content.environment.created",
+  description: "A game environment (with its public token) was created.",
+  version: 1,
+  schema: Type.Object({
+    id: Uuid(),
+    gameId: Uuid(),
+    name: Type.String(),
+    token: Uuid("Public token naming the environment on the public session endpoints"),
+  }),
+});
+
+export const resourceCreated = defineEvent({
+  type: "content.resource.created",
+  description: "A support resource of a game was created.",
+  version: 1,
+  schema: Type.Object({ id: Uuid(), gameId: Uuid(), key: Slug, title: Type.String() }),
+});
+
+export const collectorCreated = defineEvent({
+  type: "content.collector.created",
+  description: "A collector definition (a form) of a game was created.",
+  version: 1,
+  schema: Type.Object({
+    id: Uuid(),
+    gameId: Uuid(),
+    ref: Slug,
+    title: Type.String(),
+    contactForm: Type.Boolean(),
+    fields: Type.Array(
+      Type.Object({
+        key: Type.String(),
+        label: Type.String(),
+        type: CollectorFieldType,
+        options: Type.Array(Type.String()),
+        required: Type.Boolean(),
+      }),
+    ),
+  }),
+});
+
+export const userCreated = defineEvent({
+  type: "content.user.created",
+  description: "A service user (agent) was created with access to games.",
+  version: 1,
+  schema: Type.Object({
+    id: Uuid(),
+    name: Type.String(),
+    email: Type.String(),
+    gameIds: Type.Array(Uuid(), { description: "Games the user has access to" }),
+    createdAt: DateTime(),
+    updatedAt: DateTime(),
+  }),
+});
+
+export const tagCreated = defineEvent({
+  type: "content.tag.created",
+  description: "A tag definition was created.",
+  version: 1,
+  schema: Type.Object({
+    id: Uuid(),
+    gameId: Nullable(Uuid(), "null: a company-wide tag"),
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    isAiTag: Type.Boolean(),
+    isSkill: Type.Boolean(),
+    createdAt: DateTime(),
+    updatedAt: DateTime(),
+  }),
+});
+
+export const fieldCreated = defineEvent({
+  type: "content.field.created",
+  description: "A custom field definition was created.",
+  version: 1,
+  schema: Type.Object({
+    id: Uuid(),
+    gameId: Nullable(Uuid(), "null: a company-wide field"),
+    key: Type.String(),
+    name: Type.String(),
+    type: OneOf(["text", "number", "date", "boolean", "dropdown"]),
+    description: Nullable(Type.String()),
+    isAiField: Type.Boolean(),
+    options: Type.Array(Type.String(), { description: "Dropdown options; empty for other types" }),
+    createdAt: DateTime(),
+    updatedAt: DateTime(),
+  }),
+});
+
+const announcementScope = {
+  scope: OneOf(["shared", "game", "environment"]),
+  gameId: Nullable(Uuid(), "null for the shared scope; the environment's game for an environment override"),
+  environmentId: Nullable(Uuid(), "Set for the environment scope only"),
+};
+
+export const announcementUpdated = defineEvent({
+  type: "content.announcement.updated",
+  description:
+    "The shared, a game or an environment announcement was set or replaced. Says which one changed, not its content: read it with ListAnnouncements or ResolveAnnouncement.",
+  version: 1,
+  schema: Type.Object(announcementScope),
+});
+
+export const announcementCleared = defineEvent({
+  type: "content.announcement.cleared",
+  description: "The shared, a game or an environment announcement was cleared.",
+  version: 1,
+  schema: Type.Object(announcementScope),
+});
+
+export const contentEvents = [
+  companyCreated, apiKeyCreated, apiKeyRevoked, gameCreated, gameDeleted, environmentCreated, resourceCreated,
+  collectorCreated, userCreated, tagCreated, fieldCreated, announcementUpdated, announcementCleared,
+] as const;

@@ -1,0 +1,163 @@
+// Events of the tickets service, and the public ticket: the one shape of a ticket that the REST
+// API lists, the `ticket.created` event carries and the webhooks deliver (the gateway's
+// type check holds the OpenAPI document's Ticket to it).
+import { Type, type Static } from "@sinclair/typebox";
+import { defineEvent } from "../contract.ts";
+import { AttachmentRef, DateTime, FieldValue, FieldValues, Nullable, OneOf, Tier, Uuid } from "./common.ts";
+
+export const TicketStatus = OneOf(["new", "assigned", "unassigned", "waiting", "on_hold", "closed"]);
+const ResolutionType = OneOf(["resolved", "rejected", "auto_closed", "merged"]);
+
+/** The ticket as GET /tickets lists it. */
+export const PublicTicket = Type.Object({
+  id: Uuid(),
+  runningId: Type.Integer({ minimum: 1, description: "Human-readable ticket number, counting up from 1 per company" }),
+  url: Type.String({ description: "Link to the conversation in the support application" }),
+  gameId: Uuid(),
+  gameEnvironmentId: Uuid(),
+  servicePlayerId: Nullable(Uuid()),
+  playerId: Nullable(Type.String(), "External player id given by the game; null for email/web tickets"),
+  playerName: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  status: TicketStatus,
+  supportSource: Nullable(Type.String(), "The API's support source enumeration (IN_APP, WEB, API, ...)"),
+  channels: Type.Array(OneOf(["chat", "email", "messenger"])),
+  language: Type.String({ description: "Language code (the API's language enumeration)" }),
+  resolutionType: Nullable(ResolutionType),
+  csatScore: Nullable(Type.Integer({ minimum: 1, maximum: 5 })),
+  csatReview: Nullable(Type.String()),
+  issueSummary: Nullable(Type.String()),
+  issueResolution: Nullable(Type.String()),
+  followUpTicketId: Nullable(Uuid()),
+  reopenedFromTicketId: Nullable(Uuid()),
+  createdAt: DateTime(),
+  lastActivityAt: Nullable(DateTime()),
+  tags: Type.Array(Type.String(), { description: "Tag names" }),
+  fields: FieldValues,
+  metadata: Type.Object({ platform: Type.String(), playerTier: Type.Optional(Tier) }, { additionalProperties: FieldValue }),
+});
+export type PublicTicket = Static<typeof PublicTicket>;
+
+const Actor = Type.Object(
+  { type: OneOf(["user", "api_key", "player", "system"]), id: Nullable(Type.String()) },
+  {
+    description:
+      "Who caused the change: a service user (userId of the action), the API key of the request (id null when the caller did not say which), the player, or the service itself (auto-close)",
+  },
+);
+
+const ticketRef = { ticketId: Uuid(), runningId: Type.Integer({ minimum: 1 }), gameId: Uuid() };
+
+export const ticketCreated = defineEvent({
+  type: "tickets.ticket.created",
+  description:
+    "A ticket was created (POST /tickets, or the player side). `data` is the ticket as GET /tickets lists it plus `assigneeId`. Always followed, in the same transaction, by a `tickets.ticket.message_added` for the first PLAYER_MESSAGE.",
+  version: 1,
+  schema: Type.Object({ ...PublicTicket.properties, assigneeId: Nullable(Uuid()) }),
+});
+
+export const statusChanged = defineEvent({
+  type: "tickets.ticket.status_changed",
+  description: "The status changed (a ticket action, a player message, or auto-close). Not published when an action leaves the status as it was.",
+  version: 1,
+  schema: Type.Object({
+    ...ticketRef,
+    from: TicketStatus,
+    to: TicketStatus,
+    resolutionType: Nullable(ResolutionType, "Set when `to` is closed"),
+    actor: Actor,
+  }),
+});
+
+export const ticketClosed = defineEvent({
+  type: "tickets.ticket.closed",
+  description:
+    "The ticket was closed: `resolveTicket` (resolved), `rejectTicket` (rejected) or the auto-close sweep (auto_closed, actor `{\"type\": \"system\", \"id\": \"auto-close\"}`). Published right after the `status_changed` of the same change.",
+  version: 1,
+  schema: Type.Object({ ...ticketRef, resolutionType: ResolutionType, closedAt: DateTime(), actor: Actor }),
+});
+
+export const ticketAssigned = defineEvent({
+  type: "tickets.ticket.assigned",
+  description: "The assignee changed (`assignTicket`, `unassignTicket`); `assigneeId` null: the ticket is now unassigned.",
+  version: 1,
+  schema: Type.Object({ ...ticketRef, assigneeId: Nullable(Uuid()), previousAssigneeId: Nullable(Uuid()), actor: Actor }),
+});
+
+export const messageAdded = defineEvent({
+  type: "tickets.ticket.message_added",
+  description:
+    "A message was added: the player's (`PLAYER_MESSAGE`, also the first message of a new ticket), an agent's (`AGENT_MESSAGE`) or a private note (`PRIVATE_NOTE`; never show it to the player). `eventId` is the ticket event's id (GET /tickets/{ticketId}/events).",
+  version: 1,
+  schema: Type.Object({
+    ...ticketRef,
+    eventId: Uuid(),
+    type: OneOf(["PLAYER_MESSAGE", "AGENT_MESSAGE", "PRIVATE_NOTE"]),
+    message: Type.String(),
+    language: Nullable(Type.String(), "null for PRIVATE_NOTE"),
+    attachments: Type.Array(AttachmentRef),
+    actor: Actor,
+  }),
+});
+
+export const tagsChanged = defineEvent({
+  type: "tickets.ticket.tags_changed",
+  description: "Tags were added or removed (`addTags`, `removeTags`); `tags` is the full list afterwards. Not published when nothing changed.",
+  version: 1,
+  schema: Type.Object({ ...ticketRef, added: Type.Array(Type.String()), removed: Type.Array(Type.String()), tags: Type.Array(Type.String()), actor: Actor }),
+});
+
+export const fieldsChanged = defineEvent({
+  type: "tickets.ticket.fields_changed",
+  description: "Custom fields were set (`setFields`): `changed` holds the keys whose value changed, `fields` the full object afterwards. Not published when every value was already set.",
+  version: 1,
+  schema: Type.Object({ ...ticketRef, changed: FieldValues, fields: FieldValues, actor: Actor }),
+});
+
+export const ticketRated = defineEvent({
+  type: "tickets.ticket.rated",
+  description:
+    "The player rated a ticket closed as `resolved` (CSAT, `POST /player-api/tickets/{ticketId}/csat`, once per ticket). `eventId` is the CSAT ticket event's id; `review` is null without one.",
+  version: 1,
+  schema: Type.Object({ ...ticketRef, eventId: Uuid(), score: Type.Integer({ minimum: 1, maximum: 5 }), review: Nullable(Type.String()), actor: Actor }),
+});
+
+export const collectorResultAdded = defineEvent({
+  type: "tickets.ticket.collector_result_added",
+  description:
+    "The player answered a collector (`POST /player-api/tickets/{ticketId}/collector-results`). `eventId` is the COLLECTOR_RESULT ticket event's id, `resultId` the answer's. `fields` are the answers as the ticket event stores them: `value` for every type but `FILE`, `attachments` for `FILE`. When the answer moves a `waiting` ticket back to work, a `status_changed` of the same transaction comes first.",
+  version: 1,
+  schema: Type.Object({
+    ...ticketRef,
+    eventId: Uuid(),
+    collectorId: Uuid(),
+    resultId: Uuid(),
+    title: Type.String(),
+    fields: Type.Array(
+      Type.Union([
+        Type.Object({
+          key: Nullable(Type.String()),
+          label: Type.String(),
+          type: OneOf(["TEXT", "SELECT_GROUP", "DROPDOWN", "DATE", "EMAIL", "CHECKBOX", "PLATFORM_SELECTOR"]),
+          value: Nullable(Type.Union([Type.String(), Type.Boolean(), Type.Array(Type.String())])),
+        }),
+        Type.Object({ key: Nullable(Type.String()), label: Type.String(), type: OneOf(["FILE"]), attachments: Type.Array(AttachmentRef) }),
+      ]),
+      { minItems: 1 },
+    ),
+    actor: Actor,
+  }),
+});
+
+export const ticketDeleted = defineEvent({
+  type: "tickets.ticket.deleted",
+  description:
+    "The ticket was deleted with its events and breadcrumbs because its player's data was erased (`ErasePlayerTickets`). Ids only. Consumers that keep copies of ticket data delete theirs.",
+  version: 1,
+  schema: Type.Object({ ...ticketRef, reason: OneOf(["player_erased"], "Why the ticket was deleted; more reasons may come with a new version") }),
+});
+
+export const ticketsEvents = [
+  ticketCreated, statusChanged, ticketClosed, ticketAssigned, messageAdded, tagsChanged, fieldsChanged, ticketRated,
+  collectorResultAdded, ticketDeleted,
+] as const;
