@@ -11,6 +11,48 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
 export declare const file_content_v1_admin: GenFile;
 
 /**
+ * @generated from message content.v1.SetUserPasswordRequest
+ */
+export declare type SetUserPasswordRequest = Message<"content.v1.SetUserPasswordRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string password = 2;
+   */
+  password: string;
+};
+
+/**
+ * Describes the message content.v1.SetUserPasswordRequest.
+ * Use `create(SetUserPasswordRequestSchema)` to create a new message.
+ */
+export declare const SetUserPasswordRequestSchema: GenMessage<SetUserPasswordRequest>;
+
+/**
+ * @generated from message content.v1.SetUserPasswordResponse
+ */
+export declare type SetUserPasswordResponse = Message<"content.v1.SetUserPasswordResponse"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string company_id = 2;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message content.v1.SetUserPasswordResponse.
+ * Use `create(SetUserPasswordResponseSchema)` to create a new message.
+ */
+export declare const SetUserPasswordResponseSchema: GenMessage<SetUserPasswordResponse>;
+
+/**
  * ApplyTenantRequest carries a tenant file (the format of libs/tenant-file, tenant-file.schema.json).
  *
  * @generated from message content.v1.ApplyTenantRequest
@@ -447,6 +489,19 @@ export declare const ContentAdminService: GenService<{
     methodKind: "unary";
     input: typeof LocateGameRequestSchema;
     output: typeof LocateGameResponseSchema;
+  },
+  /**
+   * SetUserPassword sets the password of the active user with this email (any company), ends
+   * the user's sessions and writes the audit log. NOT_FOUND for no such user; INVALID_ARGUMENT
+   * (path /password) for a password the rule refuses; FAILED_PRECONDITION when users of several
+   * companies have this email (sign-in names a user by email alone).
+   *
+   * @generated from rpc content.v1.ContentAdminService.SetUserPassword
+   */
+  setUserPassword: {
+    methodKind: "unary";
+    input: typeof SetUserPasswordRequestSchema;
+    output: typeof SetUserPasswordResponseSchema;
   },
 }>;
 
