@@ -125,14 +125,15 @@ function isRunning(c: Child): boolean {
   return c.child.exitCode === null && c.child.signalCode === null;
 }
 
-function spawnChild(name: string, args: string[], env: NodeJS.ProcessEnv, captureStdout = false): Child {
+function spawnChild(name: string, args: string[], env: NodeJS.ProcessEnv, captureStdout = false, stdin?: string): Child {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     // Own process group: a terminal's Ctrl-C reaches only us, and we stop children in order.
     detached: true,
   });
+  if (stdin !== undefined) child.stdin?.end(stdin);
   if (!captureStdout) pipeLines(name, child.stdout, process.stdout);
   pipeLines(name, child.stderr, process.stderr);
   const entry: Child = {
@@ -149,8 +150,8 @@ function spawnChild(name: string, args: string[], env: NodeJS.ProcessEnv, captur
 }
 
 /** Runs a one-off Node script (migration, admin command); resolves with its stdout. */
-async function runTask(name: string, args: string[], env: NodeJS.ProcessEnv, captureStdout = false): Promise<string> {
-  const task = spawnChild(name, args, env, captureStdout);
+async function runTask(name: string, args: string[], env: NodeJS.ProcessEnv, captureStdout = false, stdin?: string): Promise<string> {
+  const task = spawnChild(name, args, env, captureStdout, stdin);
   let stdout = "";
   if (captureStdout) task.child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
   await task.exited;
@@ -429,7 +430,12 @@ interface TenantRecord {
   database: string;
   appliedAt: string;
   tenant: TenantResult;
+  /** The demo admin's sign-in to the support application (set by `pnpm admin users set-password`). */
+  admin?: { email: string; password: string };
 }
+
+/** The demo tenant's admin (scripts/demo-tenant.json). */
+const DEMO_ADMIN_EMAIL = "admin@demo.example";
 
 function parseTenant(stdout: string): TenantResult {
   const text = stdout.trim();
@@ -445,9 +451,10 @@ function parseTenant(stdout: string): TenantResult {
  */
 async function demoTenant(infra: Infra, token: string): Promise<TenantRecord | undefined> {
   const identity = await databaseIdentity(infra.adminUrl, DATABASE);
+  const env = { ...serviceEnv(infra, 0), ADMIN_TOKEN: token, SERVICE_IDENTITY_KEY_FILE: keyFile(IDENTITY_DIR, "admin") };
   if (existsSync(DEMO_TENANT_RECORD)) {
     const record = JSON.parse(readFileSync(DEMO_TENANT_RECORD, "utf8")) as TenantRecord;
-    if (record.database === identity) return record;
+    if (record.database === identity) return record.admin ? record : withDemoAdminPassword(record, env);
     log("the demo tenant on record belongs to another database: applying it again");
   }
   if (!existsSync(ADMIN_CLI)) {
@@ -455,10 +462,18 @@ async function demoTenant(infra: Infra, token: string): Promise<TenantRecord | u
     return undefined;
   }
   log("applying the demo tenant (scripts/demo-tenant.json)");
-  const stdout = await runTask("admin", [ADMIN_CLI, "apply", DEMO_TENANT_FILE], { ...serviceEnv(infra, 0), ADMIN_TOKEN: token, SERVICE_IDENTITY_KEY_FILE: keyFile(IDENTITY_DIR, "admin") }, true);
+  const stdout = await runTask("admin", [ADMIN_CLI, "apply", DEMO_TENANT_FILE], env, true);
   const record: TenantRecord = { database: identity ?? "", appliedAt: new Date().toISOString(), tenant: parseTenant(stdout) };
-  writeFileSync(DEMO_TENANT_RECORD, `${JSON.stringify(record, null, 2)}\n`);
-  return record;
+  return withDemoAdminPassword(record, env);
+}
+
+/** Gives the demo admin a random password (kept beside the API key: both are this machine's only) and saves the record. */
+async function withDemoAdminPassword(record: TenantRecord, env: NodeJS.ProcessEnv): Promise<TenantRecord> {
+  const password = randomBytes(18).toString("base64url");
+  await runTask("admin", [ADMIN_CLI, "users", "set-password", "--email", DEMO_ADMIN_EMAIL], env, true, `${password}\n`);
+  const saved = { ...record, admin: { email: DEMO_ADMIN_EMAIL, password } };
+  writeFileSync(DEMO_TENANT_RECORD, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
+  return saved;
 }
 
 /**
@@ -488,6 +503,14 @@ function printReady(record: TenantRecord | undefined, mailbox: { smtpUrl: string
     lines.push(
       `  API key   ${key}   (demo tenant, saved in .data/demo-tenant.json)`,
       `  Try       curl -H "Authorization: Bearer ${key}" ${base}/games`,
+    );
+  }
+  if (record?.admin) {
+    lines.push(
+      `  Agents    sign in as the demo admin: ${record.admin.email} / ${record.admin.password}   (docs/agents.md)`,
+      `            curl -c .data/agent.cookies -H "Origin: ${base}" -H "Content-Type: application/json" \\`,
+      `              -d '{"email":"${record.admin.email}","password":"${record.admin.password}"}' ${base}/agent-api/sign-in`,
+      `            curl -b .data/agent.cookies ${base}/agent-api/me`,
     );
   }
   lines.push(`  Metrics   ${SERVICES.map((s) => `${s.name} http://127.0.0.1:${s.metricsPort}/metrics`).join(", ")}`);

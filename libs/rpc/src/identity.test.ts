@@ -12,7 +12,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@support/logging";
 import {
-  ContentAdminService, ContentService, MediaService, PlayerSideService, PlayersAdminService, PlayersService, TicketsService, WebhooksAdminService,
+  AgentAccessService, ContentAdminService, ContentService, MediaService, PlayerSideService, PlayersAdminService, PlayersService, TicketsService, WebhooksAdminService,
   WebhooksService, health,
 } from "@support/proto";
 import {
@@ -161,7 +161,7 @@ function handMadeToken(claims: Record<string, unknown>, key: ReturnType<typeof g
 // Every service of the platform, served with no implementation: a call that passes the identity
 // check is answered `unimplemented` by the handler, one that does not is refused before it.
 const SERVICES: DescService[] = [
-  ContentService, ContentAdminService, TicketsService, PlayerSideService, MediaService, PlayersService, PlayersAdminService, WebhooksService,
+  ContentService, ContentAdminService, AgentAccessService, TicketsService, PlayerSideService, MediaService, PlayersService, PlayersAdminService, WebhooksService,
   WebhooksAdminService,
 ];
 

@@ -30,6 +30,7 @@ export type IdentityName = (typeof IDENTITY_NAMES)[number];
 export const ALLOWED_CALLERS: Readonly<Record<string, readonly IdentityName[]>> = {
   "content.v1.ContentService": ["gateway", "tickets", "media", "players", "webhooks"],
   "content.v1.ContentAdminService": ["admin"],
+  "content.v1.AgentAccessService": ["gateway"],
   "tickets.v1.TicketsService": ["gateway", "players"],
   "tickets.v1.PlayerSideService": ["gateway"],
   "media.v1.MediaService": ["gateway", "tickets", "players"],

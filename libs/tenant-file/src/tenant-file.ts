@@ -33,7 +33,7 @@ export interface TenantFile {
     metadataJwks?: { keys: Record<string, unknown>[] };
     blockUnverifiedPlayers?: boolean;
   }[];
-  users?: { ref: string; name: string; email: string; games?: string[] }[];
+  users?: { ref: string; name: string; email: string; role?: "admin" | "agent"; displayName?: string; games?: string[] }[];
   tags?: { name: string; game: string | null; description?: string | null; isAiTag?: boolean; isSkill?: boolean }[];
   fields?: {
     key: string;

@@ -3,6 +3,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { ContentAdminService } from "@support/proto";
 import { adminTokenGate } from "@support/rpc";
+import { setUserPassword } from "./agents/agent-access.service.ts";
 import { createApiKey, revokeApiKey } from "./api-keys/api-key.service.ts";
 import { deleteGame, locateGame } from "./games/game.service.ts";
 import type { ContentDeps } from "./context.ts";
@@ -27,6 +28,11 @@ export function registerAdminRoutes(router: ConnectRouter, deps: ContentDeps): v
       locateGame: async (req) => {
         const game = await locateGame(db, req.gameId);
         return { gameId: game.id, companyId: game.companyId };
+      },
+
+      setUserPassword: async (req) => {
+        const user = await setUserPassword({ db }, req.email, req.password);
+        return { userId: user.id, companyId: user.companyId };
       },
     },
     { requestGate: adminTokenGate(deps.config.ADMIN_TOKEN) },

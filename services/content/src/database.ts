@@ -1,5 +1,6 @@
 // Tables of the content schema, as kysely sees them.
 import type { OutboxTable } from "@support/bus";
+import type { AgentAccessTables } from "./agents/agent-access.table.ts";
 import type { AnnouncementTables } from "./announcements/announcement.table.ts";
 import type { ApiKeyTables } from "./api-keys/api-key.table.ts";
 import type { CollectorTables } from "./collectors/collector.table.ts";
@@ -19,4 +20,5 @@ export type ContentDatabase = OutboxTable &
   FieldTables &
   AnnouncementTables &
   TenantApplicationTables &
-  CollectorTables;
+  CollectorTables &
+  AgentAccessTables;

@@ -2,6 +2,7 @@
 import { createIdempotencyPurgeJobFromConfig } from "@support/idempotency";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import { registerAdminRoutes } from "./admin-routes.ts";
+import { registerAgentAccessRoutes } from "./agents/agent-access.routes.ts";
 import type { ContentDeps } from "./context.ts";
 import { registerRoutes } from "./routes.ts";
 
@@ -15,6 +16,7 @@ export function createServer(deps: ContentDeps): ServiceHost {
     logger: deps.logger,
     routes: (router) => {
       registerRoutes(router, deps);
+      registerAgentAccessRoutes(router, deps);
       registerAdminRoutes(router, deps);
     },
     workers: [createIdempotencyPurgeJobFromConfig(deps.db, deps.config, deps.logger)],

@@ -45,6 +45,7 @@ afterAll(async () => {
 describe("outbox events", () => {
   it("has every event type in the contract", () => {
     expect(EVENT_DEFINITIONS.map((definition) => definition.type).filter((type) => type.startsWith("content.")).sort()).toEqual([
+      "content.agent_sessions.ended",
       "content.announcement.cleared",
       "content.announcement.updated",
       "content.api_key.created",

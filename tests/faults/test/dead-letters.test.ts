@@ -104,8 +104,9 @@ describe("bad messages on every consumed subject", () => {
       await js.publish(`${prefix}${type}`, futureEnvelope(type));
     }
     // Into content's stream, which only plain subscriptions read (the gateway's and tickets').
-    await js.publish(`${prefix}content.game.updated`, "not json at all: content");
-    await js.publish(`${prefix}content.game.updated`, futureEnvelope("content.game.updated"));
+    // A type of the contract at a version nobody reads (a type nobody defines is acknowledged, not kept).
+    await js.publish(`${prefix}content.game.created`, "not json at all: content");
+    await js.publish(`${prefix}content.game.created`, futureEnvelope("content.game.created"));
     progress("bad messages published");
 
     // webhooks-tickets: a new ticket is delivered to the receiver.

@@ -51,6 +51,12 @@ Commands:
   players cancel-deletion <servicePlayerId>     Cancel the player's scheduled deletion; prints the
                                                 schedule with "cancelled": true. A player without a
                                                 pending schedule is an error (exit 1).
+  users set-password --email <email>            Set the password of the active user with this
+                                                email (read from stdin: its first line, or all of
+                                                it when piped without a newline), after the
+                                                password rule (docs/agents.md); the user's
+                                                sessions end. Prints {userId, companyId,
+                                                passwordSet: true}.
   dead-letters list [--consumer <name>] [--limit <n>] [--after <seq>]
                                                 The messages consumers set aside (unreadable, an
                                                 unknown envelope version, failing past their bound,
@@ -106,7 +112,12 @@ class UsageError extends Error {}
 /** Input that cannot be used (unreadable file, not JSON): exit 2 like a usage error, without the usage text. */
 class InputError extends Error {}
 
-type ParsedCommand = { verb: "help" } | { verb: "apply"; source: string } | Exclude<AdminCommand, { verb: "apply" }> | DeadLetterCommand;
+type ParsedCommand =
+  | { verb: "help" }
+  | { verb: "apply"; source: string }
+  | { verb: "users set-password"; email: string }
+  | Exclude<AdminCommand, { verb: "apply" } | { verb: "users set-password" }>
+  | DeadLetterCommand;
 
 export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   let parsed;
@@ -195,7 +206,22 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     if (email !== undefined && email.trim() === "") throw new UsageError("--email must not be blank");
     return { verb: command, gameId: values.game.toLowerCase(), ...(playerId !== undefined ? { playerId } : { email: email! }) };
   }
+  if (verb === "users" && sub === "set-password") {
+    refuseOptions("users set-password", ["company", "name", "game", "player-id"]);
+    if (rest.length > 0) throw new UsageError("users set-password takes no positional arguments (the password comes on stdin)");
+    if (values.email === undefined || values.email.trim() === "") throw new UsageError("users set-password needs --email");
+    return { verb: "users set-password", email: values.email.trim() };
+  }
   throw new UsageError(`unknown command: ${[verb, sub].filter(Boolean).join(" ")}`);
+}
+
+/** The password on stdin: its first line (a trailing newline or CR is not part of it). */
+async function readPassword(io: CliIo): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
+  const password = Buffer.concat(chunks).toString("utf8").split(/\r?\n/)[0] ?? "";
+  if (password === "") throw new InputError("no password on stdin");
+  return password;
 }
 
 function parseDeadLetters(sub: string | undefined, rest: string[], values: Record<string, string | boolean | undefined>): DeadLetterCommand {
@@ -325,7 +351,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
   try {
     // Check the file before anything else: a bad file needs no token and no service.
-    const command: AdminCommand = parsed.verb === "apply" ? { verb: "apply", source: parsed.source, file: await readAndCheck(parsed.source, io) } : (parsed as AdminCommand);
+    const command: AdminCommand =
+      parsed.verb === "apply"
+        ? { verb: "apply", source: parsed.source, file: await readAndCheck(parsed.source, io) }
+        : parsed.verb === "users set-password"
+          ? { verb: "users set-password", email: parsed.email, password: await readPassword(io) }
+          : (parsed as AdminCommand);
     // `pnpm admin` runs in the repository root, where .data/admin-token is.
     const config = loadAdminConfig(io.env, process.cwd());
     logger = createLogger({ service: "admin", level: config.logLevel, destination: io.stderr });

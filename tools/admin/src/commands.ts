@@ -17,7 +17,8 @@ export type AdminCommand =
   | { verb: "games delete"; gameId: string }
   | { verb: "players block" | "players unblock"; gameId: string; playerId?: string; email?: string }
   | { verb: "players schedules"; companyId?: string }
-  | { verb: "players cancel-deletion"; servicePlayerId: string };
+  | { verb: "players cancel-deletion"; servicePlayerId: string }
+  | { verb: "users set-password"; email: string; password: string };
 
 export interface CommandContext {
   clients: AdminClients;
@@ -101,6 +102,10 @@ export async function runCommand(command: AdminCommand, context: CommandContext)
     case "players cancel-deletion": {
       const response = await call(players.cancelDeletion({ playerId: command.servicePlayerId }));
       return { ...scheduleResult(response.schedule!), cancelled: true };
+    }
+    case "users set-password": {
+      const response = await call(content.setUserPassword({ email: command.email, password: command.password }));
+      return { userId: response.userId, companyId: response.companyId, passwordSet: true };
     }
   }
 }

@@ -118,7 +118,7 @@ describe("pnpm admin apply", () => {
         },
         farm: { id: uuid, environments: { "farm-production": { id: uuid, token: uuid } }, collectors: {} },
       },
-      users: { alice: uuid },
+      users: { dana: uuid, alice: uuid, bob: uuid },
     });
 
     // The secret works through the service, by its hash.
@@ -196,7 +196,7 @@ describe("pnpm admin apply", () => {
     const before = await counts();
     const bad = structuredClone(demoTenant);
     bad.games[0].languages = ["en", "klingon"];
-    bad.users[0].games.push("unknown-game");
+    bad.users[1].games.push("unknown-game");
     const run = await runCli(["apply", tenantFile(bad)]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("games/0/languages/1: must be equal to one of the allowed values");
@@ -424,6 +424,30 @@ describe("pnpm admin players", () => {
     expect(badEmail.code).toBe(2);
     expect(JSON.parse(badEmail.stdout)).toMatchObject({ error: { code: "invalid_argument", issues: [{ path: "email", message: "must be an email address" }] } });
     expect(await playerRows()).toEqual(rowsBefore);
+  });
+});
+
+describe("pnpm admin users", () => {
+  it("sets a user's password from stdin, after the password rule, never echoing it", async () => {
+    const email = `lead-${Date.now()}@studio.example`;
+    const file = { company: { name: "Passwords" }, users: [{ ref: "lead", name: "Lena Lead", email, role: "admin", displayName: "Lena" }] };
+    const tenant = JSON.parse((await runCli(["apply", "-"], JSON.stringify(file))).stdout);
+    const userId = tenant.users.lead;
+    const user = await ctx.contentDb.selectFrom("users").select(["role", "display_name"]).where("id", "=", userId).executeTakeFirstOrThrow();
+    expect(user).toEqual({ role: "admin", display_name: "Lena" });
+
+    const weak = await runCli(["users", "set-password", "--email", email], "password1234\n");
+    expect(weak.code).toBe(2);
+    expect(JSON.parse(weak.stdout).error).toMatchObject({ code: "invalid_argument", issues: [{ path: "password" }] });
+    const set = await runCli(["users", "set-password", "--email", email.toUpperCase()], "a long and quiet harbour at dawn\n");
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({ userId, companyId: tenant.companyId, passwordSet: true });
+    expect(set.stdout + set.stderr).not.toContain("harbour");
+    expect(await ctx.contentDb.selectFrom("user_credentials").select("user_id").where("user_id", "=", userId).execute()).toHaveLength(1);
+
+    expect((await runCli(["users", "set-password", "--email", email], "")).code).toBe(2);
+    expect((await runCli(["users", "set-password", "--email", "nobody@studio.example"], "a long and quiet harbour at dawn")).code).toBe(1);
+    expect((await runCli(["users", "set-password"], "x")).code).toBe(2);
   });
 });
 

@@ -113,13 +113,16 @@ export const collectorCreated = defineEvent({
 
 export const userCreated = defineEvent({
   type: "content.user.created",
-  description: "A service user (agent) was created with access to games.",
+  description: "A service user (an agent with access to games, or an admin of the whole company) was created.",
   version: 1,
   schema: Type.Object({
     id: Uuid(),
     name: Type.String(),
+    displayName: Type.Optional(Type.String({ description: "The name players see on the user's replies" })),
     email: Type.String(),
-    gameIds: Type.Array(Uuid(), { description: "Games the user has access to" }),
+    role: Type.Optional(OneOf(["admin", "agent"], "Absent in events written before roles existed: agent")),
+    active: Type.Optional(Type.Boolean({ description: "An inactive user cannot sign in; absent: true" })),
+    gameIds: Type.Array(Uuid(), { description: "Games the user has access to (an admin has every game)" }),
     createdAt: DateTime(),
     updatedAt: DateTime(),
   }),
@@ -180,7 +183,19 @@ export const announcementCleared = defineEvent({
   schema: Type.Object(announcementScope),
 });
 
+export const agentSessionsEnded = defineEvent({
+  type: "content.agent_sessions.ended",
+  description:
+    "Sessions of a user in the support application ended before their expiry: the user signed out, signed out everywhere, got a new password or was deactivated. Every gateway forgets them at once.",
+  version: 1,
+  schema: Type.Object({
+    userId: Uuid(),
+    sessionIds: Type.Array(Uuid(), { minItems: 1 }),
+    reason: OneOf(["signed_out", "signed_out_everywhere", "password_changed", "deactivated"]),
+  }),
+});
+
 export const contentEvents = [
   companyCreated, apiKeyCreated, apiKeyRevoked, gameCreated, gameDeleted, environmentCreated, resourceCreated,
-  collectorCreated, userCreated, tagCreated, fieldCreated, announcementUpdated, announcementCleared,
+  collectorCreated, userCreated, tagCreated, fieldCreated, announcementUpdated, announcementCleared, agentSessionsEnded,
 ] as const;

@@ -7,6 +7,7 @@ import * as createContent from "./2026_11_22_00_01_00_create_content.ts";
 import * as createTenantApplications from "./2026_11_23_00_01_00_create_tenant_applications.ts";
 import * as resourceContentAndCollectors from "./2026_11_23_00_02_00_resource_content_and_collectors.ts";
 import * as apiRateLimits from "./2026_11_27_00_00_00_api_rate_limits.ts";
+import * as agentAccess from "./2026_11_28_00_00_00_agent_access.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_01_00_create_content": createContent,
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_26_00_00_00_add_outbox_traceparent": addOutboxTraceparentMigration,
   "2026_11_27_00_00_00_api_rate_limits": apiRateLimits,
   "2026_11_27_00_00_00_create_idempotency_keys": createIdempotencyKeysMigration,
+  "2026_11_28_00_00_00_agent_access": agentAccess,
 };

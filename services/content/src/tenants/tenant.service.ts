@@ -118,7 +118,7 @@ async function createTenant(trx: Kysely<ContentDatabase>, file: TenantFile): Pro
 
   for (const [u, user] of (file.users ?? []).entries()) {
     const created = await at(`users/${u}`, () =>
-      createUser(trx, companyId, { name: user.name, email: user.email, gameIds: (user.games ?? []).map((ref) => gameIdOf(ref)!) }),
+      createUser(trx, companyId, { name: user.name, email: user.email, role: user.role, displayName: user.displayName, gameIds: (user.games ?? []).map((ref) => gameIdOf(ref)!) }),
     );
     result.users.push({ ref: user.ref, userId: created.id });
   }

@@ -1,5 +1,5 @@
 // Queries on users and their game access.
-import type { Kysely } from "kysely";
+import { sql, type Kysely, type Selectable } from "kysely";
 import type { ContentDatabase } from "../database.ts";
 import type { NewUser, User } from "./user.ts";
 
@@ -8,7 +8,7 @@ type Db = Kysely<ContentDatabase>;
 export async function insertUser(db: Db, companyId: string, user: NewUser): Promise<User> {
   const row = await db
     .insertInto("users")
-    .values({ company_id: companyId, name: user.name, email: user.email })
+    .values({ company_id: companyId, name: user.name, email: user.email, role: user.role, display_name: user.displayName })
     .returningAll()
     .executeTakeFirstOrThrow();
   if (user.gameIds.length > 0) {
@@ -17,15 +17,52 @@ export async function insertUser(db: Db, companyId: string, user: NewUser): Prom
       .values(user.gameIds.map((gameId) => ({ company_id: companyId, user_id: row.id, game_id: gameId })))
       .execute();
   }
+  return userOf(row, [...user.gameIds]);
+}
+
+type UserRow = Selectable<ContentDatabase["users"]>;
+
+function userOf(row: UserRow, gameIds: string[]): User {
   return {
     id: row.id,
     companyId: row.company_id,
     name: row.name,
+    displayName: row.display_name,
     email: row.email,
-    gameIds: [...user.gameIds],
+    role: row.role,
+    active: row.active,
+    gameIds,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** The games a user has access to: an admin's are every live game of the company. */
+async function gameIdsOf(db: Db, row: UserRow): Promise<string[]> {
+  if (row.role === "admin") {
+    const games = await db.selectFrom("games").select("id").where("company_id", "=", row.company_id).where("deleted_at", "is", null).orderBy("created_at").execute();
+    return games.map((game) => game.id);
+  }
+  const rows = await db
+    .selectFrom("user_game_access as a")
+    .innerJoin("games as g", "g.id", "a.game_id")
+    .select("a.game_id")
+    .where("a.user_id", "=", row.id)
+    .where("g.deleted_at", "is", null)
+    .orderBy("g.created_at")
+    .execute();
+  return rows.map((r) => r.game_id);
+}
+
+export async function findUser(db: Db, userId: string): Promise<User | undefined> {
+  const row = await db.selectFrom("users").selectAll().where("id", "=", userId).executeTakeFirst();
+  return row && userOf(row, await gameIdsOf(db, row));
+}
+
+/** Users of every company with this email (compared without case). */
+export async function findUsersByEmail(db: Db, email: string): Promise<User[]> {
+  const rows = await db.selectFrom("users").selectAll().where(sql<string>`lower(email)`, "=", email.toLowerCase()).execute();
+  return Promise.all(rows.map(async (row) => userOf(row, await gameIdsOf(db, row))));
 }
 
 /** True when the company's user has access to the company's live game. */

@@ -5,6 +5,9 @@ export interface UserTable {
   company_id: string;
   name: string;
   email: string;
+  role: Generated<"admin" | "agent">;
+  display_name: string | null;
+  active: Generated<boolean>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

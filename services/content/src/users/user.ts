@@ -1,11 +1,20 @@
-// Service users (support agents) of a company, with access to a set of its games.
+// Service users of a company: agents, with access to a set of its games, and admins, with the
+// whole company. They sign in to the support application (agents/).
 import { isEmail, isUuid, requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
+
+export const USER_ROLES = ["admin", "agent"] as const;
+export type UserRole = (typeof USER_ROLES)[number];
 
 export interface User {
   id: string;
   companyId: string;
   name: string;
+  /** The name players see on the user's replies; null: `name`. */
+  displayName: string | null;
   email: string;
+  role: UserRole;
+  /** An inactive user cannot sign in and has no live session. */
+  active: boolean;
   gameIds: string[];
   createdAt: Date;
   updatedAt: Date;
@@ -14,10 +23,15 @@ export interface User {
 export interface NewUserInput {
   name: string;
   email: string;
+  role?: string | undefined;
+  displayName?: string | undefined;
   gameIds: readonly string[];
 }
 
-export type NewUser = Pick<User, "name" | "email" | "gameIds">;
+export type NewUser = Pick<User, "name" | "email" | "role" | "displayName" | "gameIds">;
+
+/** The name players see. */
+export const displayNameOf = (user: Pick<User, "name" | "displayName">): string => user.displayName ?? user.name;
 
 /** The longest address mail can be sent to (RFC 5321's 256-octet path less its angle brackets). */
 export const MAX_USER_EMAIL_LENGTH = 254;
@@ -27,6 +41,9 @@ export function parseNewUser(input: NewUserInput): NewUser {
   const name = requiredText(input.name, "/name", issues);
   const email = typeof input.email === "string" ? input.email.trim() : "";
   if (email.length > MAX_USER_EMAIL_LENGTH || !isEmail(email)) issues.push({ path: "/email", message: "must be an email address" });
+  const role = input.role ?? "agent";
+  if (!(USER_ROLES as readonly string[]).includes(role)) issues.push({ path: "/role", message: `must be one of ${USER_ROLES.join(", ")}` });
+  const displayName = input.displayName === undefined ? null : requiredText(input.displayName, "/displayName", issues, 100);
   const gameIds: string[] = [];
   if (!Array.isArray(input.gameIds)) issues.push({ path: "/gameIds", message: "must be an array of game ids" });
   else {
@@ -37,14 +54,17 @@ export function parseNewUser(input: NewUserInput): NewUser {
     });
   }
   throwIfInvalid(issues);
-  return { name, email, gameIds };
+  return { name, email, role: role as UserRole, displayName, gameIds };
 }
 
 export function userEventData(user: User) {
   return {
     id: user.id,
     name: user.name,
+    displayName: displayNameOf(user),
     email: user.email,
+    role: user.role,
+    active: user.active,
     gameIds: user.gameIds,
     createdAt: user.createdAt.toISOString(),
     updatedAt: user.updatedAt.toISOString(),

@@ -1,0 +1,36 @@
+// content.v1.AgentAccessService (the gateway's /agent-api door) mapped onto the sign-in use
+// cases. Handlers only translate messages.
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { AgentAccessService, type AgentSessionSchema } from "@support/proto";
+import type { ContentDeps } from "../context.ts";
+import { displayNameOf } from "../users/user.ts";
+import { getAgentSession, signIn, signOut, signOutEverywhere, type LiveAgentSession } from "./agent-access.service.ts";
+
+function sessionMessage({ session, user }: LiveAgentSession): MessageInitShape<typeof AgentSessionSchema> {
+  return {
+    id: session.id,
+    user: { id: user.id, companyId: user.companyId, name: user.name, displayName: displayNameOf(user), email: user.email, role: user.role, gameIds: user.gameIds },
+    csrfToken: session.csrfToken,
+    createdAt: timestampFromDate(session.createdAt),
+    idleExpiresAt: timestampFromDate(session.idleExpiresAt),
+    expiresAt: timestampFromDate(session.expiresAt),
+  };
+}
+
+export function registerAgentAccessRoutes(router: ConnectRouter, deps: ContentDeps): void {
+  const ctx = { db: deps.db, config: deps.config };
+  router.service(AgentAccessService, {
+    signIn: async (req) => {
+      const { token, live } = await signIn(ctx, { email: req.email, password: req.password, clientAddress: req.clientAddress, userAgent: req.userAgent });
+      return { sessionToken: token, session: sessionMessage(live) };
+    },
+    getAgentSession: async (req) => ({ session: sessionMessage(await getAgentSession(ctx, req.sessionToken)) }),
+    signOut: async (req) => {
+      await signOut(ctx, req.sessionToken, req.clientAddress);
+      return {};
+    },
+    signOutEverywhere: async (req) => ({ ended: await signOutEverywhere(ctx, req.sessionToken, req.clientAddress) }),
+  });
+}

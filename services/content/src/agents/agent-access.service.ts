@@ -1,0 +1,183 @@
+// Sign-in to the support application: passwords, sessions, throttling and the audit log. Each
+// change writes its audit entry, and each ending of sessions its domain event, in the same
+// transaction.
+import { writeEvents } from "@support/bus";
+import { newEvent } from "@support/events";
+import { AppError, failedPrecondition, notFound, unauthenticated, validationError } from "@support/errors";
+import type { Kysely } from "kysely";
+import type { ContentConfig } from "../config.ts";
+import type { ContentDatabase } from "../database.ts";
+import { findUser, findUsersByEmail } from "../users/user.repository.ts";
+import type { User } from "../users/user.ts";
+import {
+  clearFailureCount, endSessions, findFailureCounts, findPasswordHash, findSessionByTokenHash, insertSession, saveFailureCount, touchSession,
+  upsertPasswordHash,
+} from "./agent-access.repository.ts";
+import { isLive, newToken, openingClocks, tokenHash, touchedIdleExpiry, type AgentSessionRecord, type SessionEndReason, type SessionLimits } from "./agent-session.ts";
+import { writeAudit } from "./audit-log.ts";
+import { decoyPasswordHash, hashPassword, passwordIssues, verifyPassword } from "./password.ts";
+import { accountKey, addressKey, afterFailure, lockedForSeconds, type ThrottleRule } from "./sign-in-throttle.ts";
+
+type Db = Kysely<ContentDatabase>;
+
+export interface AgentAccessContext {
+  db: Db;
+  config: Pick<
+    ContentConfig,
+    | "AGENT_SESSION_IDLE_MINUTES" | "AGENT_SESSION_MAX_HOURS" | "SIGN_IN_MAX_FAILURES_PER_ACCOUNT" | "SIGN_IN_MAX_FAILURES_PER_ADDRESS"
+    | "SIGN_IN_FAILURE_WINDOW_MINUTES" | "SIGN_IN_LOCK_MINUTES"
+  >;
+}
+
+/** A live session with its user. */
+export interface LiveAgentSession {
+  session: AgentSessionRecord;
+  user: User;
+}
+
+/** The one answer to every wrong email, wrong password, inactive user and user without a password. */
+const WRONG_CREDENTIALS = "Wrong email or password";
+
+function limitsOf(config: AgentAccessContext["config"]): SessionLimits {
+  return { idleMs: config.AGENT_SESSION_IDLE_MINUTES * 60_000, maxMs: config.AGENT_SESSION_MAX_HOURS * 3_600_000 };
+}
+
+function rulesOf(config: AgentAccessContext["config"]): { account: ThrottleRule; address: ThrottleRule } {
+  const windowMs = config.SIGN_IN_FAILURE_WINDOW_MINUTES * 60_000;
+  const lockMs = config.SIGN_IN_LOCK_MINUTES * 60_000;
+  return {
+    account: { maxFailures: config.SIGN_IN_MAX_FAILURES_PER_ACCOUNT, windowMs, lockMs },
+    address: { maxFailures: config.SIGN_IN_MAX_FAILURES_PER_ADDRESS, windowMs, lockMs },
+  };
+}
+
+function locked(retryAfterSeconds: number): AppError {
+  return new AppError("rate_limited", `Too many failed sign-ins: try again in ${retryAfterSeconds} seconds`, {
+    type: "SIGN_IN_LOCKED",
+    payload: { retryAfterSeconds },
+  });
+}
+
+/** The one user of this email who may sign in with a password, with the hash; undefined when none (or several). */
+async function signInCandidate(db: Db, email: string): Promise<{ user: User; passwordHash: string } | undefined> {
+  const users = (await findUsersByEmail(db, email)).filter((user) => user.active);
+  if (users.length !== 1) return undefined;
+  const passwordHash = await findPasswordHash(db, users[0]!.id);
+  return passwordHash === undefined ? undefined : { user: users[0]!, passwordHash };
+}
+
+export interface SignInInput {
+  email: string;
+  password: string;
+  clientAddress: string;
+  userAgent: string;
+}
+
+/**
+ * Opens a session for a right email and password. A locked account or address is refused before
+ * the password is checked; an unknown email costs as much time as a wrong password, and gets the
+ * same answer.
+ */
+export async function signIn(ctx: AgentAccessContext, input: SignInInput, now = new Date()): Promise<{ token: string; live: LiveAgentSession }> {
+  const email = input.email.trim();
+  const keys = { account: accountKey(email), address: addressKey(input.clientAddress || "unknown") };
+  const counts = await findFailureCounts(ctx.db, [keys.account, keys.address]);
+  const wait = Math.max(lockedForSeconds(counts.get(keys.account), now), lockedForSeconds(counts.get(keys.address), now));
+  const candidate = email === "" ? undefined : await signInCandidate(ctx.db, email);
+  if (wait > 0) {
+    await writeAudit(ctx.db, { action: "sign_in.refused_locked", companyId: candidate?.user.companyId ?? null, userId: candidate?.user.id ?? null, actor: { type: "anonymous", id: null }, clientAddress: input.clientAddress, detail: { retryAfterSeconds: wait } }, now);
+    throw locked(wait);
+  }
+  const passwordOk = candidate ? await verifyPassword(candidate.passwordHash, input.password) : (await verifyPassword(await decoyPasswordHash(), input.password), false);
+  if (!candidate || !passwordOk) {
+    const rules = rulesOf(ctx.config);
+    const lockedOut = await ctx.db.transaction().execute(async (trx) => {
+      const account = afterFailure(counts.get(keys.account), now, rules.account);
+      const address = afterFailure(counts.get(keys.address), now, rules.address);
+      await saveFailureCount(trx, keys.account, account);
+      await saveFailureCount(trx, keys.address, address);
+      const audit = { companyId: candidate?.user.companyId ?? null, userId: candidate?.user.id ?? null, actor: { type: "anonymous" as const, id: null }, clientAddress: input.clientAddress };
+      await writeAudit(trx, { ...audit, action: "sign_in.failed" }, now);
+      const lockedKeys = [account.lockedUntil && "account", address.lockedUntil && "address"].filter(Boolean);
+      if (lockedKeys.length > 0) await writeAudit(trx, { ...audit, action: "sign_in.locked_out", detail: { locked: lockedKeys } }, now);
+      return lockedKeys.length > 0;
+    });
+    if (lockedOut) throw locked(ctx.config.SIGN_IN_LOCK_MINUTES * 60);
+    throw unauthenticated(WRONG_CREDENTIALS);
+  }
+  const { user } = candidate;
+  const token = newToken();
+  const session = await ctx.db.transaction().execute(async (trx) => {
+    await clearFailureCount(trx, keys.account);
+    const clocks = openingClocks(now, limitsOf(ctx.config));
+    const opened = await insertSession(trx, {
+      tokenHash: tokenHash(token), csrfToken: newToken(), userId: user.id, companyId: user.companyId,
+      clientAddress: input.clientAddress || null, userAgent: input.userAgent.slice(0, 500) || null, now, ...clocks,
+    });
+    await writeAudit(trx, { action: "sign_in.succeeded", companyId: user.companyId, userId: user.id, actor: { type: "user", id: user.id }, clientAddress: input.clientAddress, detail: { method: "password", sessionId: opened.id } }, now);
+    return opened;
+  });
+  return { token, live: { session, user } };
+}
+
+/** The live session of a token (its idle clock moved on), or UNAUTHENTICATED. */
+export async function getAgentSession(ctx: AgentAccessContext, token: string, now = new Date()): Promise<LiveAgentSession> {
+  const session = token === "" ? undefined : await findSessionByTokenHash(ctx.db, tokenHash(token));
+  if (!session || !isLive(session, now)) throw unauthenticated("Not signed in, or the session ended");
+  const user = await findUser(ctx.db, session.userId);
+  if (!user?.active) throw unauthenticated("Not signed in, or the session ended");
+  const idleExpiresAt = touchedIdleExpiry(session, now, limitsOf(ctx.config));
+  if (idleExpiresAt) {
+    await touchSession(ctx.db, session.id, now, idleExpiresAt);
+    return { session: { ...session, lastSeenAt: now, idleExpiresAt }, user };
+  }
+  return { session, user };
+}
+
+async function endAndAnnounce(trx: Db, user: Pick<User, "id" | "companyId">, which: { sessionId: string } | { userId: string }, reason: SessionEndReason, now: Date): Promise<string[]> {
+  const ended = await endSessions(trx, which, reason, now);
+  if (ended.length > 0) await writeEvents(trx, [newEvent("content.agent_sessions.ended", user.companyId, { userId: user.id, sessionIds: ended, reason })]);
+  return ended;
+}
+
+/** Ends the token's session; an unknown or ended one changes nothing. */
+export async function signOut(ctx: AgentAccessContext, token: string, clientAddress: string, now = new Date()): Promise<void> {
+  const session = token === "" ? undefined : await findSessionByTokenHash(ctx.db, tokenHash(token));
+  if (!session || session.endedAt !== null) return;
+  await ctx.db.transaction().execute(async (trx) => {
+    const ended = await endAndAnnounce(trx, { id: session.userId, companyId: session.companyId }, { sessionId: session.id }, "signed_out", now);
+    if (ended.length > 0) await writeAudit(trx, { action: "session.signed_out", companyId: session.companyId, userId: session.userId, actor: { type: "user", id: session.userId }, clientAddress, detail: { sessionId: session.id } }, now);
+  });
+}
+
+/** Ends every session of the token's user; the token must be live. */
+export async function signOutEverywhere(ctx: AgentAccessContext, token: string, clientAddress: string, now = new Date()): Promise<number> {
+  const { session } = await getAgentSession(ctx, token, now);
+  return ctx.db.transaction().execute(async (trx) => {
+    const ended = await endAndAnnounce(trx, { id: session.userId, companyId: session.companyId }, { userId: session.userId }, "signed_out_everywhere", now);
+    await writeAudit(trx, { action: "session.signed_out_everywhere", companyId: session.companyId, userId: session.userId, actor: { type: "user", id: session.userId }, clientAddress, detail: { ended: ended.length } }, now);
+    return ended.length;
+  });
+}
+
+/**
+ * Sets the password of the active user with this email (an operator's act), after the rule;
+ * the user's sessions end.
+ */
+export async function setUserPassword(ctx: Pick<AgentAccessContext, "db">, email: string, password: string, now = new Date()): Promise<User> {
+  const users = (await findUsersByEmail(ctx.db, email.trim())).filter((user) => user.active);
+  if (users.length === 0) throw notFound("no active user has this email");
+  if (users.length > 1) {
+    throw failedPrecondition("Users of several companies have this email; sign-in names a user by email alone, so none of them can have a password", { type: "EMAIL_NOT_UNIQUE" });
+  }
+  const user = users[0]!;
+  const issues = passwordIssues(password, user);
+  if (issues.length > 0) throw validationError(issues, "The password does not meet the rule");
+  const passwordHash = await hashPassword(password);
+  await ctx.db.transaction().execute(async (trx) => {
+    await upsertPasswordHash(trx, user, passwordHash);
+    await endAndAnnounce(trx, user, { userId: user.id }, "password_changed", now);
+    await writeAudit(trx, { action: "password.set", companyId: user.companyId, userId: user.id, actor: { type: "operator", id: null } }, now);
+  });
+  return user;
+}

@@ -1,0 +1,51 @@
+import type { Generated, JSONColumnType } from "kysely";
+
+export interface UserCredentialTable {
+  user_id: string;
+  company_id: string;
+  /** argon2id, PHC string format. */
+  password_hash: string;
+  updated_at: Generated<Date>;
+}
+
+export interface AgentSessionTable {
+  id: Generated<string>;
+  /** SHA-256 (hex) of the cookie's token; the token itself is never stored. */
+  token_hash: string;
+  csrf_token: string;
+  user_id: string;
+  company_id: string;
+  client_address: string | null;
+  user_agent: string | null;
+  created_at: Generated<Date>;
+  last_seen_at: Generated<Date>;
+  idle_expires_at: Date;
+  expires_at: Date;
+  ended_at: Date | null;
+  ended_reason: string | null;
+}
+
+export interface SignInFailureTable {
+  key: string;
+  failures: number;
+  window_started_at: Date;
+  locked_until: Date | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<string>;
+  company_id: string | null;
+  user_id: string | null;
+  action: string;
+  actor: JSONColumnType<{ type: string; id: string | null }>;
+  detail: JSONColumnType<Record<string, unknown>>;
+  client_address: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface AgentAccessTables {
+  user_credentials: UserCredentialTable;
+  agent_sessions: AgentSessionTable;
+  sign_in_failures: SignInFailureTable;
+  audit_log: AuditLogTable;
+}
