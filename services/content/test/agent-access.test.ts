@@ -110,7 +110,7 @@ describe("signing in", () => {
     const unknown = await signIn(access, input("nobody-at-all@studio.example")).catch((error: unknown) => error);
     await ctx.db.updateTable("users").set({ active: false }).where("id", "=", user.id).execute();
     const inactive = await signIn(access, input(email)).catch((error: unknown) => error);
-    for (const error of [wrong, unknown, inactive]) expect(error).toMatchObject({ code: "unauthenticated", message: "Wrong email or password" });
+    for (const error of [wrong, unknown, inactive]) expect(error).toMatchObject({ code: "unauthenticated", message: "The email or password is wrong" });
   });
 
   it("locks an account after its failures, before checking the password, and lets it in once the lock ends", async () => {
@@ -184,6 +184,6 @@ describe("over RPC", () => {
     expect(read.session?.id).toBe(signedIn.session?.id);
     await client.signOut({ sessionToken: signedIn.sessionToken, clientAddress: "10.2.2.2" });
     expect(await failureOf(client.getAgentSession({ sessionToken: signedIn.sessionToken }))).toMatchObject({ code: "unauthenticated" });
-    expect(await failureOf(client.signIn({ email, password: "wrong wrong wrong", clientAddress: "10.2.2.2", userAgent: "" }))).toEqual({ code: "unauthenticated", message: "Wrong email or password", issues: undefined });
+    expect(await failureOf(client.signIn({ email, password: "wrong wrong wrong", clientAddress: "10.2.2.2", userAgent: "" }))).toEqual({ code: "unauthenticated", message: "The email or password is wrong", issues: undefined });
   });
 });

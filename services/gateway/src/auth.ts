@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { unauthenticated } from "@support/errors";
 import { connectToAppError } from "@support/rpc";
 import type { Middleware } from "koa";
+import { hasSessionCookie } from "./agent-api/cookie.ts";
 import { CoalescingCache } from "./cache.ts";
 import type { ContentClient } from "./clients.ts";
 import type { ApiKeyFailureLimiter } from "./middleware/api-key-failures.ts";
@@ -18,6 +19,10 @@ export interface ApiKeyIdentity {
   keyRateLimitPerMinute?: number | undefined;
   companyRateLimitPerMinute?: number | undefined;
 }
+
+/** The 403's message for a request with the support application's session cookie and no key. */
+export const AGENT_COOKIE_REFUSED =
+  "This API takes an API key (Authorization: Bearer <API_KEY>), not the support application's session cookie, which opens /agent-api only";
 
 /** Cached answer for a key that content does not know (or has revoked). */
 const UNKNOWN_KEY: ApiKeyIdentity = Object.freeze({ companyId: "", apiKeyId: "" });
@@ -102,6 +107,9 @@ export function createAuthMiddleware(deps: AuthDeps): Middleware {
     const key = bearerKey(ctx.headers.authorization);
     if (key === undefined) {
       if (failures && ctx.headers.authorization !== undefined) return fail(ctx);
+      // A browser of the support application sends its cookie everywhere on this host: say
+      // why it does not open the public API.
+      if (ctx.headers.authorization === undefined && hasSessionCookie(ctx.headers.cookie)) throw unauthenticated(AGENT_COOKIE_REFUSED);
       throw unauthenticated();
     }
     const keyHash = hashes.get(key) ?? hashOf(key);

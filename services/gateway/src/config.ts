@@ -60,6 +60,18 @@ export const configSpecs = {
     default: "",
     desc: "Origins (comma-separated, scheme://host[:port]) whose pages may call /player-api cross-origin (CORS); empty: the origin of WEB_SUPPORT_URL",
   }),
+  SUPPORT_APP_URL: str({
+    default: "",
+    desc: "Where the support application is served (same origin as /agent-api): its origin is the only Origin /agent-api accepts on state-changing requests, and an https one makes the session cookie Secure and __Host-; empty: the request's own http://<Host> (direct access, local)",
+  }),
+  AGENT_SESSION_CACHE_TTL_MS: num({
+    default: 10_000,
+    desc: "How long a replica trusts a support application session it read from content (never past the session's end); content.agent_sessions.ended events end it sooner on every replica",
+  }),
+  AGENT_SIGN_IN_RATE_LIMIT_PER_ADDRESS: num({
+    default: 30,
+    desc: "POST /agent-api/sign-in attempts per window (PUBLIC_RATE_LIMIT_WINDOW_SECONDS) and client address, on the shared counters, before the password is checked (0: no limit); content's lockouts per account and address come on top",
+  }),
   PLAYER_STREAMS_PER_SESSION: num({ default: 5, desc: "Most live ticket streams (GET /player-api/tickets/{id}/stream) one session may have open at once on one gateway" }),
   PLAYER_STREAM_HEARTBEAT_MS: num({ default: 15_000, desc: "Interval of the `: ping` comment on live ticket streams (keeps proxies from closing idle connections)" }),
   PLAYER_STREAM_RESYNC_MS: num({
@@ -146,8 +158,15 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
   } catch (error) {
     throw new ConfigError(`Invalid configuration: ${(error as Error).message}`);
   }
+  if (config.SUPPORT_APP_URL !== "") {
+    const parsed = URL.canParse(config.SUPPORT_APP_URL) ? new URL(config.SUPPORT_APP_URL) : undefined;
+    if (!parsed || !["http:", "https:"].includes(parsed.protocol)) throw new ConfigError("Invalid configuration: SUPPORT_APP_URL must be an http or https URL (or empty)");
+  }
+  if (!Number.isInteger(config.AGENT_SIGN_IN_RATE_LIMIT_PER_ADDRESS) || config.AGENT_SIGN_IN_RATE_LIMIT_PER_ADDRESS < 0) {
+    throw new ConfigError("Invalid configuration: AGENT_SIGN_IN_RATE_LIMIT_PER_ADDRESS must be 0 or a positive integer");
+  }
   for (const name of [
-    "API_KEY_CACHE_MAX", "REFERENCE_CACHE_MAX_COMPANIES", "REFERENCE_CACHE_MAX_BYTES", "SESSION_CACHE_MAX", "SESSION_CACHE_MAX_BYTES", "RATE_LIMIT_REFUSED_CACHE_MAX", "PLAYER_STREAMS_PER_SESSION", "PLAYER_STREAM_HEARTBEAT_MS", "PLAYER_STREAM_RESYNC_MS",
+    "API_KEY_CACHE_MAX", "REFERENCE_CACHE_MAX_COMPANIES", "REFERENCE_CACHE_MAX_BYTES", "SESSION_CACHE_MAX", "SESSION_CACHE_MAX_BYTES", "AGENT_SESSION_CACHE_TTL_MS", "RATE_LIMIT_REFUSED_CACHE_MAX", "PLAYER_STREAMS_PER_SESSION", "PLAYER_STREAM_HEARTBEAT_MS", "PLAYER_STREAM_RESYNC_MS",
   ] as const) {
     if (!Number.isInteger(config[name]) || config[name] < 1) throw new ConfigError(`Invalid configuration: ${name} must be a positive integer`);
   }

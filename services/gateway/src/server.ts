@@ -14,10 +14,12 @@ import { REQUEST_ID_HEADER, type Logger } from "@support/logging";
 import { createMetricsRegistry, type Registry } from "@support/metrics";
 import { createHost, createHttpServer, type Startable } from "@support/runtime";
 import Koa from "koa";
+import { createAgentSessionCache, type AgentSessionCache } from "./agent-api/sessions.ts";
 import { createApiKeyCache, createAuthMiddleware, type ApiKeyCache } from "./auth.ts";
 import { createReferenceCaches, type ReferenceCaches } from "./cache.ts";
 import type { GatewayClients } from "./clients.ts";
 import type { GatewayConfig } from "./config.ts";
+import { createAgentSessionsEndedConsumer } from "./events/agent-sessions-ended.consumer.ts";
 import { createContentChangedConsumer } from "./events/content-changed.consumer.ts";
 import { createSessionChangedConsumer } from "./events/session-changed.consumer.ts";
 import { createTicketEventsConsumer } from "./events/ticket-events.consumer.ts";
@@ -26,6 +28,7 @@ import { TicketStreamHub } from "./player-side/ticket-stream.ts";
 import { createHealthChecker, registerHealthRoutes } from "./health.ts";
 import { apiKeyFailureLimiterFromConfig } from "./middleware/api-key-failures.ts";
 import { createPlayersApiRateLimiter } from "./middleware/api-rate-limit.ts";
+import { createPublicRateLimiter, parseTrustProxy, refusalCounter } from "./middleware/rate-limit.ts";
 import { errorHandler, HttpProblem } from "./middleware/errors.ts";
 import { jsonBody } from "./middleware/json-body.ts";
 import { requestContext } from "./middleware/request-context.ts";
@@ -33,6 +36,7 @@ import { requestOutcome } from "./middleware/request-outcome.ts";
 import { responseHeaders } from "./middleware/response-headers.ts";
 import { tracing, tracingActive } from "./middleware/tracing.ts";
 import { registerDocsRoutes } from "./openapi/docs.ts";
+import { registerAgentApiRoutes } from "./routes/agent-api.ts";
 import { registerAnnouncementRoutes } from "./routes/announcements.ts";
 import { registerAttachmentRoutes } from "./routes/attachments.ts";
 import { createApiRoutes } from "./routes/api.ts";
@@ -68,7 +72,7 @@ export interface Gateway {
   /** Stops taking connections, answers in-flight requests (bounded), closes every connection, stops the event subscriptions, drains NATS. */
   stop(): Promise<void>;
   app: Koa<GatewayState>;
-  caches: { reference: ReferenceCaches; keys: ApiKeyCache };
+  caches: { reference: ReferenceCaches; keys: ApiKeyCache; agentSessions: AgentSessionCache };
   /** What GET /metrics serves. */
   registry: Registry;
 }
@@ -99,6 +103,7 @@ export function createServer(deps: GatewayDeps): Gateway {
       maxBytes: config.REFERENCE_CACHE_MAX_BYTES,
     }),
     keys: createApiKeyCache({ ttlMs: config.API_KEY_CACHE_TTL_MS, negativeTtlMs: config.API_KEY_NEGATIVE_CACHE_TTL_MS, max: config.API_KEY_CACHE_MAX }),
+    agentSessions: createAgentSessionCache({ ttlMs: config.AGENT_SESSION_CACHE_TTL_MS }),
   };
   // strict: a trailing slash is another path. `DELETE /announcements/` (an empty game id) must
   // not clear the shared announcement.
@@ -148,6 +153,23 @@ export function createServer(deps: GatewayDeps): Gateway {
       resyncMs: config.PLAYER_STREAM_RESYNC_MS,
     },
     logger,
+  });
+  // The support application's door; sign-in attempts count per client address on the shared
+  // counters (like the public session endpoints), apart from every other bucket.
+  registerAgentApiRoutes(api, {
+    agentAccess: clients.agentAccess,
+    sessions: caches.agentSessions,
+    config,
+    trustProxy: parseTrustProxy(config.TRUST_PROXY),
+    signInLimiter: createPublicRateLimiter(playersRateLimitStore(clients.players), {
+      perAddress: config.AGENT_SIGN_IN_RATE_LIMIT_PER_ADDRESS,
+      perToken: 0,
+      windowSeconds: config.PUBLIC_RATE_LIMIT_WINDOW_SECONDS,
+      trustProxy: parseTrustProxy(config.TRUST_PROXY),
+      keyPrefix: "agent-sign-in:",
+      refusedCacheMax: config.RATE_LIMIT_REFUSED_CACHE_MAX,
+      onRefused: refusalCounter(registry, "agent_sign_in"),
+    }),
   });
   api.assertComplete();
   rememberStaticMatches(router);
@@ -205,8 +227,12 @@ export function createServer(deps: GatewayDeps): Gateway {
   const ticketChanges = deps.nc ? createTicketEventsConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, hub: streams, logger, registry }) : undefined;
   // Without NATS, a verified or ended session is seen by the other replicas when their copy expires.
   const sessionChanges = deps.nc ? createSessionChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, sessions, logger, registry }) : undefined;
+  // Without NATS, a session ended through another replica is refused here when its copy expires.
+  const agentSessionChanges = deps.nc
+    ? createAgentSessionsEndedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, sessions: caches.agentSessions, logger, registry })
+    : undefined;
   const workers: Startable[] = [
-    ...[contentChanges, ticketChanges, sessionChanges].filter((consumer) => consumer !== undefined),
+    ...[contentChanges, ticketChanges, sessionChanges, agentSessionChanges].filter((consumer) => consumer !== undefined),
     // Stopped first of the workers, after the drain: what was counted since the last sync
     // still counts for the other replicas.
     apiRateLimiter,

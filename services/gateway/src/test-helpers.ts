@@ -1,16 +1,17 @@
 // Test support for the handler tests: an in-memory ContentService and health services behind
 // Connect's router transport, a captured logger and a gateway started on a free port.
 // Not part of the package's public API.
-import { createHash, randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import type { NatsConnection } from "@support/bus";
 import { createLogger, type Logger } from "@support/logging";
-import { ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
-import { domainTransport } from "@support/rpc";
-import type { GatewayClients, PlayersClient, ServiceName, WebhooksClient } from "./clients.ts";
+import { AgentAccessService, ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
+import { AppError } from "@support/errors";
+import { appErrorToConnect, domainTransport } from "@support/rpc";
+import type { AgentAccessClient, GatewayClients, PlayersClient, ServiceName, WebhooksClient } from "./clients.ts";
 import { loadGatewayConfig, type GatewayConfig } from "./config.ts";
 import { createServer, type Gateway } from "./server.ts";
 
@@ -155,6 +156,127 @@ export class FakeContent {
   }
 }
 
+interface FakeAgentUser {
+  id: string;
+  companyId: string;
+  name: string;
+  displayName: string;
+  email: string;
+  role: string;
+  gameIds: string[];
+  password: string;
+}
+
+interface FakeAgentSession {
+  id: string;
+  token: string;
+  userId: string;
+  csrfToken: string;
+  createdAt: Date;
+  idleExpiresAt: Date;
+  expiresAt: Date;
+  ended: boolean;
+}
+
+/**
+ * content's AgentAccessService in memory, shared by every gateway of a test (as content is by
+ * the replicas): users with plain passwords, sessions by token, a lockout switch, call
+ * counters, and the ids of the sessions each sign-out ended (what content would publish).
+ */
+export class FakeAgentAccess {
+  readonly calls = new Map<string, number>();
+  readonly users: FakeAgentUser[] = [];
+  readonly sessions: FakeAgentSession[] = [];
+  /** Every SignIn request as received (to check the address and user agent passed on). */
+  readonly signIns: { email: string; clientAddress: string; userAgent: string }[] = [];
+  /** When set, SignIn answers RESOURCE_EXHAUSTED SIGN_IN_LOCKED with this many seconds. */
+  lockedForSeconds: number | undefined;
+  /** Told the session ids whenever sessions end (a test publishes content.agent_sessions.ended with them). */
+  onEnded: ((userId: string, sessionIds: string[]) => void) | undefined;
+
+  count(method: string): number {
+    return this.calls.get(method) ?? 0;
+  }
+
+  addUser(overrides: Partial<FakeAgentUser> = {}): FakeAgentUser {
+    const user = {
+      id: randomUUID(), companyId: randomUUID(), name: "Ada Lovelace", displayName: "Ada", email: `ada-${randomUUID().slice(0, 8)}@example.com`,
+      role: "agent", gameIds: [randomUUID()], password: "correct horse battery staple", ...overrides,
+    };
+    this.users.push(user);
+    return user;
+  }
+
+  private enter(method: string): void {
+    this.calls.set(method, this.count(method) + 1);
+  }
+
+  private live(token: string): FakeAgentSession {
+    const session = this.sessions.find((s) => s.token === token && !s.ended && s.expiresAt > new Date() && s.idleExpiresAt > new Date());
+    if (!session) throw new ConnectError("The session has ended", Code.Unauthenticated);
+    return session;
+  }
+
+  private toMessage(session: FakeAgentSession) {
+    const user = this.users.find((u) => u.id === session.userId)!;
+    return {
+      id: session.id,
+      user: { id: user.id, companyId: user.companyId, name: user.name, displayName: user.displayName, email: user.email, role: user.role, gameIds: user.gameIds },
+      csrfToken: session.csrfToken,
+      createdAt: timestampFromDate(session.createdAt),
+      idleExpiresAt: timestampFromDate(session.idleExpiresAt),
+      expiresAt: timestampFromDate(session.expiresAt),
+    };
+  }
+
+  private end(ended: FakeAgentSession[]): void {
+    for (const session of ended) session.ended = true;
+    if (ended.length > 0) this.onEnded?.(ended[0]!.userId, ended.map((s) => s.id));
+  }
+
+  client(): AgentAccessClient {
+    const transport = createRouterTransport(({ service }) =>
+      service(AgentAccessService, {
+        signIn: async ({ email, password, clientAddress, userAgent }) => {
+          this.enter("signIn");
+          this.signIns.push({ email, clientAddress, userAgent });
+          if (this.lockedForSeconds !== undefined) {
+            throw appErrorToConnect(new AppError("rate_limited", "Too many failed sign-ins", { type: "SIGN_IN_LOCKED", payload: { retryAfterSeconds: this.lockedForSeconds } }));
+          }
+          const user = this.users.find((u) => u.email === email.toLowerCase());
+          if (!user || user.password !== password) throw new ConnectError("The email or password is wrong", Code.Unauthenticated);
+          const now = Date.now();
+          const session = {
+            id: randomUUID(), token: randomBytes(32).toString("base64url"), userId: user.id, csrfToken: randomBytes(32).toString("base64url"),
+            createdAt: new Date(now), idleExpiresAt: new Date(now + 12 * 3600_000), expiresAt: new Date(now + 7 * 86_400_000), ended: false,
+          };
+          this.sessions.push(session);
+          return { sessionToken: session.token, session: this.toMessage(session) };
+        },
+        getAgentSession: async ({ sessionToken }) => {
+          this.enter("getAgentSession");
+          const session = this.live(sessionToken);
+          session.idleExpiresAt = new Date(Math.min(Date.now() + 12 * 3600_000, session.expiresAt.getTime()));
+          return { session: this.toMessage(session) };
+        },
+        signOut: async ({ sessionToken }) => {
+          this.enter("signOut");
+          this.end(this.sessions.filter((s) => s.token === sessionToken && !s.ended));
+          return {};
+        },
+        signOutEverywhere: async ({ sessionToken }) => {
+          this.enter("signOutEverywhere");
+          const { userId } = this.live(sessionToken);
+          const ended = this.sessions.filter((s) => s.userId === userId && !s.ended);
+          this.end(ended);
+          return { ended: ended.length };
+        },
+      }),
+    );
+    return createClient(AgentAccessService, domainTransport(transport, 5000));
+  }
+}
+
 /** grpc.health.v1 of the five services; `down` lists the ones that answer NOT_SERVING or fail. */
 export function fakeHealth(down: Set<ServiceName>, calls?: { count: number }): GatewayClients["health"] {
   const make = (name: ServiceName) =>
@@ -192,6 +314,7 @@ export function testConfig(overrides: Partial<GatewayConfig> = {}): GatewayConfi
 export interface TestGateway {
   gateway: Gateway;
   content: FakeContent;
+  agentAccess: FakeAgentAccess;
   down: Set<ServiceName>;
   lines: Record<string, unknown>[];
   url: string;
@@ -201,9 +324,10 @@ export interface TestGateway {
 }
 
 export async function startTestGateway(
-  options: { config?: Partial<GatewayConfig>; nc?: NatsConnection; content?: FakeContent; webhooks?: WebhooksClient; players?: PlayersClient } = {},
+  options: { config?: Partial<GatewayConfig>; nc?: NatsConnection; content?: FakeContent; agentAccess?: FakeAgentAccess; webhooks?: WebhooksClient; players?: PlayersClient } = {},
 ): Promise<TestGateway> {
   const content = options.content ?? new FakeContent();
+  const agentAccess = options.agentAccess ?? new FakeAgentAccess();
   const down = new Set<ServiceName>();
   const { logger, lines } = captureLogger();
   const gateway = createServer({
@@ -213,6 +337,7 @@ export async function startTestGateway(
     // test/attachments.test.ts); here a router without services answers their calls with Unimplemented.
     clients: {
       content: content.client(),
+      agentAccess: agentAccess.client(),
       tickets: createClient(TicketsService, createRouterTransport(() => undefined)),
       media: createClient(MediaService, createRouterTransport(() => undefined)),
       players: options.players ?? createClient(PlayersService, createRouterTransport(() => undefined)),
@@ -227,6 +352,7 @@ export async function startTestGateway(
   return {
     gateway,
     content,
+    agentAccess,
     down,
     lines,
     url,

@@ -36,7 +36,7 @@ export interface LiveAgentSession {
 }
 
 /** The one answer to every wrong email, wrong password, inactive user and user without a password. */
-const WRONG_CREDENTIALS = "Wrong email or password";
+const WRONG_CREDENTIALS = "The email or password is wrong";
 
 function limitsOf(config: AgentAccessContext["config"]): SessionLimits {
   return { idleMs: config.AGENT_SESSION_IDLE_MINUTES * 60_000, maxMs: config.AGENT_SESSION_MAX_HOURS * 3_600_000 };

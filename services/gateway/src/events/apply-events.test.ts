@@ -2,8 +2,9 @@
 // contract, one it cannot read (a newer type or version), and a message that is no envelope.
 import { randomUUID } from "node:crypto";
 import type { CoreRead, EventEnvelope } from "@support/bus";
-import { readEvent, type DomainEvent } from "@support/events";
+import { isEventType, readEvent, type DomainEvent } from "@support/events";
 import { describe, expect, it } from "vitest";
+import { AGENT_SESSIONS_ENDED, applyAgentSessionsEnded } from "./agent-sessions-ended.consumer.ts";
 import { applyContentEvent } from "./content-changed.consumer.ts";
 import { applySessionEvent } from "./session-changed.consumer.ts";
 import { applyTicketEvent } from "./ticket-events.consumer.ts";
@@ -66,5 +67,34 @@ describe("ticket events", () => {
     applyTicketEvent(read(envelope("tickets.ticket.assigned", { ...ref }, 1)), r.hub);
     applyTicketEvent(notAnEnvelope, r.hub);
     expect(r.calls).toEqual([`nudge ${ticketId}`, "nudgeAll"]);
+  });
+});
+
+describe("support application session events", () => {
+  const sessionIds = [randomUUID(), randomUUID()];
+  const ended = envelope(AGENT_SESSIONS_ENDED, { userId: randomUUID(), sessionIds, reason: "signed_out_everywhere" });
+
+  it("mark the ended sessions (or, while this release's contract lacks the type, clear the whole cache)", () => {
+    const r = recorder();
+    applyAgentSessionsEnded(read(ended), r.sessions);
+    // libs/events gains content.agent_sessions.ended with content's half of the work; until
+    // then the reader calls it ignored and the cache is cleared, which refuses the sessions too.
+    if (isEventType(AGENT_SESSIONS_ENDED)) expect(r.calls).toEqual(sessionIds.map((id) => `invalidate ${id}`));
+    else expect(r.calls).toEqual(["clearSessions"]);
+  });
+
+  it("clear the cache for an unreadable envelope, and do nothing for a message that is no envelope or another event", () => {
+    const r = recorder();
+    applyAgentSessionsEnded({ skipped: "invalid_data", envelope: ended }, r.sessions);
+    applyAgentSessionsEnded(notAnEnvelope, r.sessions);
+    applyAgentSessionsEnded(read(envelope("content.game.deleted", { id: randomUUID(), deletedAt: at })), r.sessions);
+    expect(r.calls).toEqual(["clearSessions"]);
+  });
+
+  it("leave the reference caches and API keys alone (the content.> subscription sees them too)", () => {
+    const r = recorder();
+    applyContentEvent(read(ended), { reference: r.reference, keys: r.keys } as never);
+    applyContentEvent({ skipped: "invalid_data", envelope: ended }, { reference: r.reference, keys: r.keys } as never);
+    expect(r.calls).toEqual([]);
   });
 });

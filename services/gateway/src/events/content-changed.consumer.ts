@@ -9,6 +9,7 @@ import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
 import type { Startable } from "@support/runtime";
 import type { ApiKeyCache } from "../auth.ts";
+import { AGENT_SESSIONS_ENDED } from "./agent-sessions-ended.consumer.ts";
 import type { ReferenceCaches } from "../cache.ts";
 
 export interface EventTargets {
@@ -24,6 +25,9 @@ export interface EventTargets {
  * changes nothing.
  */
 export function applyContentEvent(read: CoreRead<DomainEvent>, targets: EventTargets): void {
+  // Ended sessions of the support application change no reference data and no key: their own
+  // consumer (agent-sessions-ended.consumer.ts) handles them, here they would evict for nothing.
+  if (("event" in read ? (read.event.type as string) : read.envelope?.type) === AGENT_SESSIONS_ENDED) return;
   if (!("event" in read)) {
     // A message that is no envelope names nothing: it is counted and logged only.
     if (!read.envelope) return;

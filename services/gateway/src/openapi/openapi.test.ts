@@ -59,6 +59,15 @@ const PLAYER_SIDE_OPERATIONS = [
   ["post", "/player-api/verification/email/confirm", "confirmPlayerEmailVerification"],
 ] as const;
 const SESSION_OPERATIONS = new Set<string>(PLAYER_SIDE_OPERATIONS.map((op) => op[2]));
+// The support application's door: sign-in is public, the others take the session cookie.
+const AGENT_OPERATIONS = [
+  ["post", "/agent-api/sign-in", "signInAgent"],
+  ["post", "/agent-api/sign-out", "signOutAgent"],
+  ["post", "/agent-api/sign-out-everywhere", "signOutAgentEverywhere"],
+  ["get", "/agent-api/me", "getAgentMe"],
+] as const;
+const AGENT_SESSION_OPERATIONS = new Set<string>(["signOutAgent", "signOutAgentEverywhere", "getAgentMe"]);
+const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
 /** Every object in the document with its JSON pointer. */
 function* walk(value: unknown, pointer = ""): Generator<[Json, string]> {
@@ -88,9 +97,9 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 4 of agent sign-in, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
-    expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS].map((op) => [...op]).sort());
+    expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });
 
   it("resolves every $ref", () => {
@@ -146,14 +155,17 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  it("requires the bearer API key except on the two public routes and the player side (session code)", () => {
+  it("requires the bearer API key except on the two public routes, the player side (session code) and agent sign-in (its cookie)", () => {
     expect(openapiDocument.components.securitySchemes).toEqual({
       bearerAuth: expect.objectContaining({ type: "http", scheme: "bearer" }),
       sessionCode: expect.objectContaining({ type: "apiKey", in: "header", name: "Authorization" }),
+      agentSession: expect.objectContaining({ type: "apiKey", in: "cookie", name: "__Host-support_session" }),
     });
     expect(openapiDocument.security).toEqual([{ bearerAuth: [] }]);
     for (const op of operations.values()) {
-      expect(op.authenticated, op.operationId).toBe(!PUBLIC_OPERATIONS.has(op.operationId) && !SESSION_OPERATIONS.has(op.operationId));
+      expect(op.authenticated, op.operationId).toBe(!PUBLIC_OPERATIONS.has(op.operationId) && !SESSION_OPERATIONS.has(op.operationId) && !AGENT_API_OPERATIONS.has(op.operationId));
+      expect(op.agentSessionAuthenticated, op.operationId).toBe(AGENT_SESSION_OPERATIONS.has(op.operationId));
+      if (op.operationId === "signInAgent") expect((openapiDocument.paths[op.path]![op.method] as Json).security).toEqual([]);
       expect(op.sessionAuthenticated, op.operationId).toBe(SESSION_OPERATIONS.has(op.operationId));
       if (SESSION_OPERATIONS.has(op.operationId)) expect(openapiDocument.paths[op.path]![op.method]).toMatchObject({ security: [{ sessionCode: [] }] });
       const raw = openapiDocument.paths[op.path]![op.method] as Json;
@@ -170,7 +182,18 @@ describe("the OpenAPI document", () => {
       for (const status of ["500", "503", "504"]) expect(statuses, op.operationId).toContain(status);
       expect(statuses, op.operationId).not.toContain("501");
       expect(op.responses.get("503")!.requiredHeaders, op.operationId).toContain("retry-after");
-      if (op.sessionAuthenticated) {
+      if (AGENT_API_OPERATIONS.has(op.operationId)) {
+        // Agent sign-in: no session or an Authorization header is a 401; a POST can fail the
+        // CSRF checks (403); every 429 says when to retry.
+        expect(statuses, op.operationId).toContain("401");
+        if (op.method === "post") expect(statuses, op.operationId).toContain("403");
+        else expect(statuses, op.operationId).not.toContain("403");
+        expect(statuses, op.operationId).toContain("429");
+        expect(op.responses.get("429")!.requiredHeaders, op.operationId).toContain("retry-after");
+        for (const [status, response] of op.responses) {
+          if (status === "204") expect(response.requiredHeaders, `${op.operationId} ${status}`).toContain("set-cookie");
+        }
+      } else if (op.sessionAuthenticated) {
         // The player side: a session check (403) behind its own abuse limits (429).
         expect(statuses, op.operationId).toContain("403");
         expect(statuses, op.operationId).toContain("429");

@@ -33,6 +33,8 @@ export interface Operation {
   authenticated: boolean;
   /** Whether a web support session code (sessionCode, the player side) is required instead. */
   sessionAuthenticated: boolean;
+  /** Whether the support application's session cookie (agentSession, `/agent-api`) is required instead. */
+  agentSessionAuthenticated: boolean;
   parameters: OperationParameter[];
   requestBody: { required: boolean; schemaPointer: string } | undefined;
   responses: Map<string, OperationResponse>;
@@ -126,6 +128,7 @@ export function indexOperations(doc: OpenApiDocument): Map<string, Operation> {
         routerPath: toRouterPath(path),
         authenticated: security.some((requirement) => "bearerAuth" in requirement),
         sessionAuthenticated: security.some((requirement) => "sessionCode" in requirement),
+        agentSessionAuthenticated: security.some((requirement) => "agentSession" in requirement),
         parameters: [...byKey.values()],
         requestBody,
         responses,

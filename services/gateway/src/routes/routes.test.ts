@@ -39,8 +39,8 @@ describe("reference and announcement routes", () => {
     t.content.calls.clear();
   });
 
-  it("subscribes to every content event, every ticket event (live streams) and the session events (verified, ended)", () => {
-    expect(nats.subjects).toEqual(["content.>", "tickets.ticket.>", "players.session.verified", "players.session.ended"]);
+  it("subscribes to every content event, every ticket event (live streams), the session events (verified, ended) and the support application's ended sessions", () => {
+    expect(nats.subjects).toEqual(["content.>", "tickets.ticket.>", "players.session.verified", "players.session.ended", "content.agent_sessions.ended"]);
   });
 
   it("GET /games lists the company's games with exactly the fields id, name, slug, languages, createdAt and updatedAt", async () => {
