@@ -83,7 +83,8 @@ const SERVICES: Service[] = [
   { name: "players", port: 50054, metricsPort: 9468, urlVar: "PLAYERS_URL", admin: true },
   // Local receivers are plain http on this machine: allowed here only, never in production.
   { name: "webhooks", port: 50055, metricsPort: 9469, urlVar: "WEBHOOKS_URL", admin: true, env: { WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } },
-  { name: "gateway", port: GATEWAY_PORT, metricsPort: 9464 },
+  // The support application is served by this gateway: agents sign in from its own origin.
+  { name: "gateway", port: GATEWAY_PORT, metricsPort: 9464, env: { SUPPORT_APP_URL: process.env.SUPPORT_APP_URL ?? `http://127.0.0.1:${GATEWAY_PORT}` } },
 ];
 
 // ---- output -------------------------------------------------------------------------------

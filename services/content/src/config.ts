@@ -9,8 +9,8 @@ export const configSpecs = {
   PORT: portSpec(50051),
   ADMIN_TOKEN: adminTokenSpec,
   // The support application's sign-in (docs/agents.md).
-  AGENT_SESSION_IDLE_MINUTES: num({ default: 720, desc: "A support application session unused this long ends (12 hours)" }),
-  AGENT_SESSION_MAX_HOURS: num({ default: 168, desc: "A support application session ends this long after sign-in, used or not (7 days)" }),
+  AGENT_SESSION_IDLE_SECONDS: num({ default: 43_200, desc: "A support application session unused this long ends (12 hours)" }),
+  AGENT_SESSION_MAX_SECONDS: num({ default: 604_800, desc: "A support application session ends this long after sign-in, used or not (7 days)" }),
   SIGN_IN_MAX_FAILURES_PER_ACCOUNT: num({ default: 5, desc: "Failed sign-ins to one email within SIGN_IN_FAILURE_WINDOW_MINUTES that lock it" }),
   SIGN_IN_MAX_FAILURES_PER_ADDRESS: num({ default: 50, desc: "Failed sign-ins from one client address within the window that lock the address" }),
   SIGN_IN_FAILURE_WINDOW_MINUTES: num({ default: 15, desc: "The window failed sign-ins are counted in" }),

@@ -22,8 +22,8 @@ beforeAll(async () => {
     db: ctx.db,
     config: {
       ...ctx.config,
-      AGENT_SESSION_IDLE_MINUTES: 60,
-      AGENT_SESSION_MAX_HOURS: 24,
+      AGENT_SESSION_IDLE_SECONDS: 3600,
+      AGENT_SESSION_MAX_SECONDS: 86_400,
       SIGN_IN_MAX_FAILURES_PER_ACCOUNT: 3,
       SIGN_IN_MAX_FAILURES_PER_ADDRESS: 10,
       SIGN_IN_FAILURE_WINDOW_MINUTES: 15,

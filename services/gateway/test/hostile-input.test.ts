@@ -565,9 +565,9 @@ describe("hostile input against every operation of the OpenAPI document", () => 
   });
 
   it("got past authentication and validation: every operation answered something other than 401/403, and some 2xx", () => {
-    // /agent-api needs a signed-in user of content's AgentAccessService (and the application's
-    // Origin): these requests only reach its refusals until the end-to-end agent tests land with
-    // content's half of issue 23; the hostile requests above still run against it.
+    // /agent-api takes a session cookie and the application's Origin, which this suite's
+    // generated requests do not carry: they only reach its refusals (the hostile requests above
+    // still run against it). Signed-in requests are test/agents.test.ts's.
     for (const operation of allOperations.filter((op) => !op.path.startsWith("/agent-api/"))) {
       const seen = [...(statusesSeen.get(operation.operationId) ?? [])];
       expect(seen.some((status) => status !== 401 && status !== 403), `${operation.operationId} answered only ${seen.join(", ")}`).toBe(true);

@@ -24,7 +24,7 @@ export interface AgentAccessContext {
   db: Db;
   config: Pick<
     ContentConfig,
-    | "AGENT_SESSION_IDLE_MINUTES" | "AGENT_SESSION_MAX_HOURS" | "SIGN_IN_MAX_FAILURES_PER_ACCOUNT" | "SIGN_IN_MAX_FAILURES_PER_ADDRESS"
+    | "AGENT_SESSION_IDLE_SECONDS" | "AGENT_SESSION_MAX_SECONDS" | "SIGN_IN_MAX_FAILURES_PER_ACCOUNT" | "SIGN_IN_MAX_FAILURES_PER_ADDRESS"
     | "SIGN_IN_FAILURE_WINDOW_MINUTES" | "SIGN_IN_LOCK_MINUTES"
   >;
 }
@@ -39,7 +39,7 @@ export interface LiveAgentSession {
 const WRONG_CREDENTIALS = "The email or password is wrong";
 
 function limitsOf(config: AgentAccessContext["config"]): SessionLimits {
-  return { idleMs: config.AGENT_SESSION_IDLE_MINUTES * 60_000, maxMs: config.AGENT_SESSION_MAX_HOURS * 3_600_000 };
+  return { idleMs: config.AGENT_SESSION_IDLE_SECONDS * 1000, maxMs: config.AGENT_SESSION_MAX_SECONDS * 1000 };
 }
 
 function rulesOf(config: AgentAccessContext["config"]): { account: ThrottleRule; address: ThrottleRule } {

@@ -3,9 +3,9 @@
 import { createHash, randomBytes } from "node:crypto";
 
 export interface SessionLimits {
-  /** A session unused this long ends (AGENT_SESSION_IDLE_MINUTES, default 12 h). */
+  /** A session unused this long ends (AGENT_SESSION_IDLE_SECONDS, default 12 h). */
   idleMs: number;
-  /** A session ends this long after sign-in whatever happens (AGENT_SESSION_MAX_HOURS, default 7 d). */
+  /** A session ends this long after sign-in whatever happens (AGENT_SESSION_MAX_SECONDS, default 7 d). */
   maxMs: number;
 }
 

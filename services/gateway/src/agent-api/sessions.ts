@@ -59,8 +59,11 @@ export function createAgentSessionCache(options: { ttlMs?: number; negativeTtlMs
   return new AgentSessionCache({
     max: options.max ?? 20_000,
     ttlMs,
-    // Never kept past the session's idle or absolute end.
-    ttlOf: (session) => (session === UNKNOWN_SESSION ? negativeTtlMs : Math.max(1, Math.min(ttlMs, session.idleExpiresAt - Date.now(), session.expiresAt - Date.now()))),
+    // Never kept past the session's absolute end, nor past half of what is left of its idle
+    // time: a session used only through this copy must reach content while its idle clock still
+    // runs, so that the use moves the clock on (content moves it when it is read).
+    ttlOf: (session) =>
+      session === UNKNOWN_SESSION ? negativeTtlMs : Math.max(1, Math.min(ttlMs, (session.idleExpiresAt - Date.now()) / 2, session.expiresAt - Date.now())),
   });
 }
 

@@ -14,29 +14,15 @@ import type { AgentSessionCache } from "../agent-api/sessions.ts";
 
 export const AGENT_SESSIONS_ENDED = "content.agent_sessions.ended";
 
-/**
- * The data of content.agent_sessions.ended as the contract defines it (libs/events). Until the
- * definition lands there, readEvent does not know the type and the reader calls it `ignored`:
- * the whole cache is cleared then, which is correct, only coarser. Once it has landed, the
- * event arrives read and checked, and only its sessions are marked.
- */
-interface AgentSessionsEndedData {
-  userId: string;
-  sessionIds: string[];
-  reason: string;
-}
-
 /** Marks the sessions an event names; an envelope this release cannot read clears the cache. */
 export function applyAgentSessionsEnded(read: CoreRead<DomainEvent>, sessions: Pick<AgentSessionCache, "invalidate" | "clear">): void {
   if ("event" in read) {
-    // A string comparison (and a cast of data the contract has checked) until libs/events
-    // defines the type: then `read.event.type === AGENT_SESSIONS_ENDED` narrows by itself.
-    if ((read.event.type as string) !== AGENT_SESSIONS_ENDED) return;
-    for (const id of (read.event.data as unknown as AgentSessionsEndedData).sessionIds) sessions.invalidate(id);
+    if (read.event.type !== AGENT_SESSIONS_ENDED) return;
+    for (const id of read.event.data.sessionIds) sessions.invalidate(id);
     return;
   }
-  // Not yet in this release's contract (`ignored`), or unreadable (`skipped`): it may have named
-  // any session. No envelope at all names none.
+  // Unreadable (a newer version, data off the contract) or of a type this release does not
+  // define: it may have named any session. No envelope at all names none.
   if (read.envelope) sessions.clear();
 }
 

@@ -2,7 +2,7 @@
 // contract, one it cannot read (a newer type or version), and a message that is no envelope.
 import { randomUUID } from "node:crypto";
 import type { CoreRead, EventEnvelope } from "@support/bus";
-import { isEventType, readEvent, type DomainEvent } from "@support/events";
+import { readEvent, type DomainEvent } from "@support/events";
 import { describe, expect, it } from "vitest";
 import { AGENT_SESSIONS_ENDED, applyAgentSessionsEnded } from "./agent-sessions-ended.consumer.ts";
 import { applyContentEvent } from "./content-changed.consumer.ts";
@@ -74,13 +74,10 @@ describe("support application session events", () => {
   const sessionIds = [randomUUID(), randomUUID()];
   const ended = envelope(AGENT_SESSIONS_ENDED, { userId: randomUUID(), sessionIds, reason: "signed_out_everywhere" });
 
-  it("mark the ended sessions (or, while this release's contract lacks the type, clear the whole cache)", () => {
+  it("mark the ended sessions", () => {
     const r = recorder();
     applyAgentSessionsEnded(read(ended), r.sessions);
-    // libs/events gains content.agent_sessions.ended with content's half of the work; until
-    // then the reader calls it ignored and the cache is cleared, which refuses the sessions too.
-    if (isEventType(AGENT_SESSIONS_ENDED)) expect(r.calls).toEqual(sessionIds.map((id) => `invalidate ${id}`));
-    else expect(r.calls).toEqual(["clearSessions"]);
+    expect(r.calls).toEqual(sessionIds.map((id) => `invalidate ${id}`));
   });
 
   it("clear the cache for an unreadable envelope, and do nothing for a message that is no envelope or another event", () => {

@@ -27,7 +27,7 @@ export interface EventTargets {
 export function applyContentEvent(read: CoreRead<DomainEvent>, targets: EventTargets): void {
   // Ended sessions of the support application change no reference data and no key: their own
   // consumer (agent-sessions-ended.consumer.ts) handles them, here they would evict for nothing.
-  if (("event" in read ? (read.event.type as string) : read.envelope?.type) === AGENT_SESSIONS_ENDED) return;
+  if (("event" in read ? read.event.type : read.envelope?.type) === AGENT_SESSIONS_ENDED) return;
   if (!("event" in read)) {
     // A message that is no envelope names nothing: it is counted and logged only.
     if (!read.envelope) return;

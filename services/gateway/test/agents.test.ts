@@ -1,0 +1,125 @@
+// Agents sign in to the support application end to end: the real gateway in front of the real
+// content service (passwords, sessions, throttling) with its events on NATS, and a second gateway
+// replica. A user's password is set the operators' way, with `pnpm admin users set-password`.
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startStack, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
+
+const PASSWORD = "a quiet harbour at dawn, 2026";
+let stack: Stack;
+let tenant: TenantResult;
+let other: TenantResult;
+const email = `ada-${randomUUID().slice(0, 8)}@studio.example`;
+const otherEmail = `olga-${randomUUID().slice(0, 8)}@elsewhere.example`;
+
+beforeAll(async () => {
+  stack = await startStack();
+  tenant = await stack.applyTenant({
+    company: { name: "Agents Studio" },
+    apiKeys: [{ name: "main" }],
+    games: [{ ref: "galaxy", name: "Galaxy", slug: "galaxy", languages: ["en"] }, { ref: "farm", name: "Farm", slug: "farm", languages: ["en"] }],
+    users: [{ ref: "ada", name: "Ada Agent", email, role: "agent", displayName: "Ada", games: ["galaxy"] }],
+  });
+  other = await stack.applyTenant({ company: { name: "Elsewhere" }, users: [{ ref: "olga", name: "Olga Other", email: otherEmail, role: "admin" }] });
+  await stack.admin(["users", "set-password", "--email", email], `${PASSWORD}\n`);
+  await stack.admin(["users", "set-password", "--email", otherEmail], `${PASSWORD} too\n`);
+}, 120_000);
+afterAll(() => stack?.stop());
+
+/** The gateway's own origin: the application's, as the browser would send it. */
+const origin = (url: string) => new URL(url).origin;
+const cookieOf = (response: StackResponse) => /^(support_session=[^;]+)/.exec(response.headers.get("set-cookie") ?? "")?.[1];
+
+async function signIn(url = stack.url, password = PASSWORD, who = email) {
+  const request = url === stack.url ? stack.request : (await stack.startGateway()).request;
+  return request("/agent-api/sign-in", { method: "POST", headers: { origin: origin(url) }, json: { email: who, password } });
+}
+
+describe("an agent of the company", () => {
+  it("signs in with the password an operator set, and sees who they are, their company and their games", async () => {
+    const response = await signIn();
+    expect(response.status, response.text).toBe(204);
+    expect(response.headers.get("set-cookie")).toMatch(/^support_session=[\w-]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
+    const me = await stack.request("/agent-api/me", { headers: { cookie: cookieOf(response)! } });
+    expect(me.status, me.text).toBe(200);
+    expect(me.body).toMatchObject({
+      user: { id: tenant.users.ada, name: "Ada Agent", displayName: "Ada", email, role: "agent" },
+      companyId: tenant.companyId,
+      gameIds: [tenant.games.galaxy!.id],
+      csrfToken: expect.stringMatching(/^[\w-]{43}$/),
+    });
+  });
+
+  it("gets one answer for a wrong password and an unknown email", async () => {
+    const wrong = await signIn(stack.url, "not the password at all");
+    const unknown = await signIn(stack.url, PASSWORD, "nobody@studio.example");
+    expect(wrong.status).toBe(401);
+    expect(unknown.body).toEqual(wrong.body);
+  });
+
+  it("cannot use the session cookie on the public API, nor an API key on /agent-api", async () => {
+    const cookie = cookieOf(await signIn())!;
+    expect((await stack.request("/tickets", { headers: { cookie } })).status).toBe(403);
+    const withKey = await stack.request("/agent-api/me", { key: tenant.apiKeys.main!, headers: { cookie } });
+    expect(withKey.status).toBe(401);
+  });
+
+  it("signs out everywhere from one replica, and the other replica refuses the sessions at once", async () => {
+    const replica = await stack.startGateway({}, { nats: true });
+    const onReplica = await replica.request("/agent-api/sign-in", { method: "POST", headers: { origin: origin(replica.url) }, json: { email, password: PASSWORD } });
+    const replicaCookie = cookieOf(onReplica)!;
+    expect((await replica.request("/agent-api/me", { headers: { cookie: replicaCookie } })).status).toBe(200); // now cached there
+    const here = cookieOf(await signIn())!;
+    const me = (await stack.request("/agent-api/me", { headers: { cookie: here } })).body as { csrfToken: string };
+    const out = await stack.request("/agent-api/sign-out-everywhere", { method: "POST", headers: { cookie: here, origin: origin(stack.url), "x-csrf-token": me.csrfToken } });
+    expect(out.status, out.text).toBe(204);
+    expect((await stack.request("/agent-api/me", { headers: { cookie: here } })).status).toBe(401);
+    await expect.poll(async () => (await replica.request("/agent-api/me", { headers: { cookie: replicaCookie } })).status, { timeout: 5000 }).toBe(401);
+    await replica.stop();
+  });
+});
+
+describe("a user of another company", () => {
+  it("signs in to their own company only", async () => {
+    const response = await signIn(stack.url, `${PASSWORD} too`, otherEmail);
+    expect(response.status, response.text).toBe(204);
+    const me = await stack.request("/agent-api/me", { headers: { cookie: cookieOf(response)! } });
+    expect(me.body).toMatchObject({ companyId: other.companyId, user: { role: "admin" }, gameIds: [] });
+    expect(JSON.stringify(me.body)).not.toContain(tenant.companyId);
+  });
+});
+
+describe("sessions with short timeouts (idle 3 s, at most 7 s)", () => {
+  let short: Stack;
+  const shortEmail = `sam-${randomUUID().slice(0, 8)}@studio.example`;
+
+  beforeAll(async () => {
+    short = await startStack({ env: { AGENT_SESSION_IDLE_SECONDS: "3", AGENT_SESSION_MAX_SECONDS: "7" } });
+    await short.applyTenant({ company: { name: "Short Sessions" }, users: [{ ref: "sam", name: "Sam Short", email: shortEmail }] });
+    await short.admin(["users", "set-password", "--email", shortEmail], `${PASSWORD}\n`);
+  }, 120_000);
+  afterAll(() => short?.stop());
+
+  const signInShort = async () => {
+    const response = await short.request("/agent-api/sign-in", { method: "POST", headers: { origin: origin(short.url) }, json: { email: shortEmail, password: PASSWORD } });
+    expect(response.status, response.text).toBe(204);
+    return cookieOf(response)!;
+  };
+  const meStatus = async (cookie: string) => (await short.request("/agent-api/me", { headers: { cookie } })).status;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it("ends an unused session after the idle timeout, and a used one at its absolute lifetime", async () => {
+    const idle = await signInShort();
+    const busy = await signInShort();
+    const started = Date.now();
+    // Used every half second, the busy one outlives the idle timeout; the idle one does not.
+    while (Date.now() - started < 4000) {
+      expect(await meStatus(busy)).toBe(200);
+      await sleep(500);
+    }
+    expect(await meStatus(idle)).toBe(401);
+    // Past 7 s from sign-in nothing keeps it alive.
+    await sleep(Math.max(0, 7300 - (Date.now() - started)));
+    expect(await meStatus(busy)).toBe(401);
+  }, 30_000);
+});
