@@ -912,10 +912,145 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with email and password
+         * @description Checks the email and password of a user of a company and opens a session: **204**
+         *     with `Set-Cookie` (see the tag's description for the cookie), a new session at every
+         *     sign-in. A wrong password, an unknown email and an inactive user all get the same
+         *     **401** `unauthenticated` with the same message. Repeated failures for an account or
+         *     from an address lock sign-in for a while: **429** `rate_limited` with `retry-after`.
+         *     Sign-in attempts are also limited per client address before the password is checked.
+         *     The request must carry the support application's `Origin` (**403** otherwise); an
+         *     `Authorization` header is refused (**401**).
+         */
+        post: operations["signInAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out (this session)
+         * @description Ends the cookie's session and clears the cookie (**204**). Needs a live session
+         *     (**401** otherwise), the support application's `Origin` and `X-CSRF-Token` (**403**
+         *     otherwise). Every gateway replica refuses the session from then on.
+         */
+        post: operations["signOutAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/sign-out-everywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out everywhere (every session of the user)
+         * @description Ends every session of the cookie's user, this one included, on every device, and
+         *     clears the cookie (**204**). Needs a live session (**401** otherwise), the support
+         *     application's `Origin` and `X-CSRF-Token` (**403** otherwise).
+         */
+        post: operations["signOutAgentEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user and session
+         * @description The cookie's user (id, name, display name, email, role), company and games, the
+         *     session's CSRF token (send it as `X-CSRF-Token` on every `POST`) and when the session
+         *     was created and ends. Without a live session: **401**.
+         */
+        get: operations["getAgentMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AgentSignInRequest: {
+            /** @description The user's email address. */
+            email: string;
+            /** @description The user's password. */
+            password: string;
+        };
+        /** @description The signed-in user, their company and games, and the session. */
+        AgentMe: {
+            user: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @description The name players see on the user's replies. */
+                displayName: string;
+                email: string;
+                /**
+                 * @description `admin`: the whole company; `agent`: the tickets of their games.
+                 * @enum {string}
+                 */
+                role: "admin" | "agent";
+            };
+            /** Format: uuid */
+            companyId: string;
+            /** @description The games the user works on (an admin: every game of the company). */
+            gameIds: string[];
+            /** @description Send it as `X-CSRF-Token` on every state-changing `/agent-api/` request. */
+            csrfToken: string;
+            session: {
+                /** Format: date-time */
+                createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description When the session ends unless used again.
+                 */
+                idleExpiresAt: string;
+                /**
+                 * Format: date-time
+                 * @description When the session ends whatever happens.
+                 */
+                expiresAt: string;
+            };
+        };
         /**
          * @description Language code.
          * @enum {string}
@@ -1988,6 +2123,82 @@ export interface components {
         };
     };
     responses: {
+        /** @description The email or password is wrong (`unauthenticated`): the same answer for an unknown email, a wrong password and an inactive user. Also an `Authorization` header, which `/agent-api` never takes. */
+        AgentSignInFailed: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "unauthenticated",
+                 *       "message": "The email or password is wrong"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description No live session (`unauthenticated`): no cookie, or an unknown, ended or expired session; also an `Authorization` header, which `/agent-api` never takes. */
+        AgentUnauthenticated: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "unauthenticated",
+                 *       "message": "Sign in first; the session has ended or is missing"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Refused as a possible cross-site request (`permission_denied`): no `Origin` or another origin than the support application's, or (but for sign-in) a missing or wrong `X-CSRF-Token`. */
+        AgentCsrfRefused: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "permission_denied",
+                 *       "message": "Cross-site request refused: the Origin header must be the support application's origin"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description Too many sign-in attempts from this address, or sign-in locked for the account or the address after repeated failures (`rate_limited`); retry after `retry-after` seconds. */
+        AgentSignInTooManyRequests: {
+            headers: {
+                "retry-after": components["headers"]["RetryAfter"];
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "rate_limited",
+                 *       "message": "Too many failed sign-ins; retry in 300 seconds"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description A limit of the services behind was reached (`rate_limited`); retry after `retry-after` seconds. */
+        AgentTooManyRequests: {
+            headers: {
+                "retry-after": components["headers"]["RetryAfter"];
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description Done. */
         Success: {
             headers: {
@@ -2258,6 +2469,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+        CsrfToken: string;
         /** @description A key of the client's choosing for this request (see "Idempotent requests"): the same key with the same request within 24 hours answers with the first answer without doing the work again. */
         IdempotencyKey: string;
         GameIdPath: string;
@@ -2283,6 +2496,10 @@ export interface components {
         RateLimitRemaining: number;
         /** @description Seconds until the current one-minute window ends and the counts start again. */
         RateLimitReset: number;
+        /** @description `__Host-support_session=<token>; Path=/; Max-Age=<seconds until the session's end>; HttpOnly; Secure; SameSite=Lax` (`support_session`, without Secure, on plain http on a loopback address). */
+        AgentSessionSetCookie: string;
+        /** @description The session cookie with an empty value and `Max-Age=0`, which removes it. */
+        AgentSessionClearCookie: string;
     };
     pathItems: never;
 }
@@ -3758,6 +3975,124 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUse"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["ApiKeyTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    signInAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSignInRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the session cookie is set. */
+            204: {
+                headers: {
+                    "Set-Cookie": components["headers"]["AgentSessionSetCookie"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentSignInFailed"];
+            403: components["responses"]["AgentCsrfRefused"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentSignInTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    signOutAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed out; the cookie is cleared. */
+            204: {
+                headers: {
+                    "Set-Cookie": components["headers"]["AgentSessionClearCookie"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    signOutAgentEverywhere: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every session of the user has ended; the cookie is cleared. */
+            204: {
+                headers: {
+                    "Set-Cookie": components["headers"]["AgentSessionClearCookie"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getAgentMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user and the session. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentMe"];
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
