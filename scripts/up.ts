@@ -77,7 +77,8 @@ interface Service {
 const GATEWAY_PORT = Number(process.env.PORT ?? 8080);
 // Backends first: the gateway is started last and its /healthz is what we wait for.
 const SERVICES: Service[] = [
-  { name: "content", port: 50051, metricsPort: 9465, urlVar: "CONTENT_URL", admin: true },
+  // Agents' invitation and reset links lead to the support application this gateway serves.
+  { name: "content", port: 50051, metricsPort: 9465, urlVar: "CONTENT_URL", admin: true, env: { SUPPORT_APP_URL: process.env.SUPPORT_APP_URL ?? `http://127.0.0.1:${GATEWAY_PORT}` } },
   { name: "tickets", port: 50052, metricsPort: 9466, urlVar: "TICKETS_URL" },
   { name: "media", port: 50053, metricsPort: 9467, urlVar: "MEDIA_URL" },
   { name: "players", port: 50054, metricsPort: 9468, urlVar: "PLAYERS_URL", admin: true },
@@ -391,7 +392,7 @@ function startServices(infra: Infra, token: string, smtpUrl: string): Service[] 
       ...(s.admin ? { ADMIN_TOKEN: token } : {}),
       SERVICE_IDENTITY_KEY_FILE: keyFile(IDENTITY_DIR, s.name as IdentityName),
       SERVICE_IDENTITY_TRUST_FILE: join(IDENTITY_DIR, TRUST_FILE),
-      ...(s.name === "players" ? { SMTP_URL: smtpUrl } : {}),
+      ...(s.name === "players" || s.name === "content" ? { SMTP_URL: smtpUrl } : {}),
       ...s.env,
     };
     superviseService(s, main, env);

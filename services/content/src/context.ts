@@ -3,6 +3,7 @@
 import type { NatsConnection } from "@support/bus";
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
+import type { Mailer } from "@support/mail";
 import type { ContentConfig } from "./config.ts";
 import type { ContentDatabase } from "./database.ts";
 
@@ -11,4 +12,6 @@ export interface ContentDeps {
   logger: Logger;
   db: Kysely<ContentDatabase>;
   nc: NatsConnection;
+  /** Outgoing mail (invitation and password-reset links); created from SMTP_URL when not given. */
+  mailer?: Mailer;
 }

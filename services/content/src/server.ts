@@ -1,12 +1,15 @@
 // Builds the content service from its dependencies; no globals, so tests start it in-process.
 import { createIdempotencyPurgeJobFromConfig } from "@support/idempotency";
+import { createMailer } from "@support/mail";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import { registerAdminRoutes } from "./admin-routes.ts";
 import { registerAgentAccessRoutes } from "./agents/agent-access.routes.ts";
 import type { ContentDeps } from "./context.ts";
 import { registerRoutes } from "./routes.ts";
 
-export function createServer(deps: ContentDeps): ServiceHost {
+export function createServer(given: ContentDeps): ServiceHost {
+  const mailer = given.mailer ?? createMailer({ smtpUrl: given.config.SMTP_URL, from: given.config.MAIL_FROM, logger: given.logger });
+  const deps = { ...given, mailer };
   return createServiceHost({
     name: "content",
     rpcServiceName: "content.v1.ContentService",
@@ -19,6 +22,6 @@ export function createServer(deps: ContentDeps): ServiceHost {
       registerAgentAccessRoutes(router, deps);
       registerAdminRoutes(router, deps);
     },
-    workers: [createIdempotencyPurgeJobFromConfig(deps.db, deps.config, deps.logger)],
+    workers: [createIdempotencyPurgeJobFromConfig(deps.db, deps.config, deps.logger), { start: async () => {}, stop: async () => mailer.close() }],
   });
 }

@@ -59,6 +59,7 @@ describe("outbox events", () => {
       "content.resource.created",
       "content.tag.created",
       "content.user.created",
+      "content.user.deactivated",
     ]);
   });
 

@@ -123,3 +123,41 @@ describe("sessions with short timeouts (idle 3 s, at most 7 s)", () => {
     expect(await meStatus(busy)).toBe(401);
   }, 30_000);
 });
+
+describe("invitations and password resets", () => {
+  const inviteeEmail = `ivy-${randomUUID().slice(0, 8)}@studio.example`;
+  const post = (path: string, json: unknown) => stack.request(path, { method: "POST", headers: { origin: origin(stack.url) }, json });
+  const tokenIn = (text: string, page: string) => new RegExp(`${page}#token=([\\w-]+)`).exec(text)?.[1];
+
+  it("mails an invitation whose link sets the first password once, after which the user signs in", async () => {
+    const invited = await stack.admin<{ link: string; mailed: boolean }>(["users", "invite", "--company", tenant.companyId, "--email", inviteeEmail, "--name", "Ivy Invited", "--games", tenant.games.farm!.id]);
+    expect(invited.mailed).toBe(true);
+    const mail = await stack.smtp.waitForMail(inviteeEmail);
+    const token = tokenIn(mail.text, "/app/welcome")!;
+    expect(invited.link).toContain(token);
+
+    const inspected = await post("/agent-api/links/inspect", { token });
+    expect(inspected.status, inspected.text).toBe(200);
+    expect(inspected.body).toMatchObject({ purpose: "invitation", email: inviteeEmail, name: "Ivy Invited" });
+    const weak = await post("/agent-api/links/redeem", { token, password: "ivyivyivy" });
+    expect(weak.status).toBe(400);
+    expect(weak.body).toMatchObject({ details: { issues: [{ path: "/password" }] } });
+    expect((await post("/agent-api/links/redeem", { token, password: PASSWORD })).status).toBe(204);
+    const again = await post("/agent-api/links/redeem", { token, password: `${PASSWORD}!` });
+    expect(again.status).toBe(404);
+    expect((await signIn(stack.url, PASSWORD, inviteeEmail)).status).toBe(204);
+  });
+
+  it("mails a reset link on request, answers an unknown email alike, and the link sets a new password", async () => {
+    const before = stack.smtp.mails.length;
+    const unknown = await post("/agent-api/password-reset", { email: "nobody@studio.example" });
+    const asked = await post("/agent-api/password-reset", { email: inviteeEmail });
+    expect([unknown.status, asked.status]).toEqual([202, 202]);
+    const mail = await stack.smtp.waitForMail(inviteeEmail, { after: before });
+    const token = tokenIn(mail.text, "/app/reset-password")!;
+    expect((await post("/agent-api/links/redeem", { token, password: "a new moon over the harbour" })).status).toBe(204);
+    expect((await signIn(stack.url, PASSWORD, inviteeEmail)).status).toBe(401);
+    expect((await signIn(stack.url, "a new moon over the harbour", inviteeEmail)).status).toBe(204);
+    expect(stack.smtp.mails.filter((m) => m.to.includes("nobody@studio.example"))).toEqual([]);
+  });
+});

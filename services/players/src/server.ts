@@ -11,7 +11,7 @@ import { createDeletionConsumer } from "./events/deletion.consumer.ts";
 import { registerAdminRoutes } from "./admin-routes.ts";
 import { registerRoutes } from "./routes.ts";
 import { createExpirySweepJob, type ExpirySweepJob } from "./jobs/expiry-sweep.job.ts";
-import { createMailer } from "./mail/mailer.ts";
+import { createMailer } from "@support/mail";
 import type { EmailVerificationContext } from "./sessions/email-verification.service.ts";
 import type { PlayersDeps } from "./context.ts";
 import { createGameDirectory } from "./sessions/game-directory.ts";

@@ -28,6 +28,11 @@ describe("admin command line", () => {
     expect(parseCommandLine(["players", "schedules", "--company", id.toUpperCase()])).toEqual({ verb: "players schedules", companyId: id });
     expect(parseCommandLine(["players", "cancel-deletion", id.toUpperCase()])).toEqual({ verb: "players cancel-deletion", servicePlayerId: id });
     expect(parseCommandLine(["users", "set-password", "--email", " lead@studio.example "])).toEqual({ verb: "users set-password", email: "lead@studio.example" });
+    expect(parseCommandLine(["users", "invite", "--company", id.toUpperCase(), "--email", "a@b.example", "--name", "Ann", "--games", `${id}, ${id.toUpperCase()}`])).toEqual({
+      verb: "users invite", companyId: id, email: "a@b.example", name: "Ann", gameIds: [id, id],
+    });
+    expect(parseCommandLine(["users", "deactivate", "--company", id, "--email", "a@b.example"])).toEqual({ verb: "users deactivate", companyId: id, email: "a@b.example" });
+    expect(() => parseCommandLine(["users", "deactivate", "--company", id, "--email", "a@b.example", "--role", "admin"])).toThrow("takes no --role");
   });
 
   it("parses the dead-letters verbs, and refuses their options elsewhere and others' options there", () => {

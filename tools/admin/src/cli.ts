@@ -57,6 +57,20 @@ Commands:
                                                 password rule (docs/agents.md); the user's
                                                 sessions end. Prints {userId, companyId,
                                                 passwordSet: true}.
+  users invite --company <companyId> --email <email> --name <name> [--role agent|admin]
+               [--display-name <name>] [--games <gameId,gameId...>]
+                                                Create a user of the company (or take the one with
+                                                this email and no password yet) and an invitation
+                                                link (72 h, single use), mailed when the content
+                                                service has SMTP_URL; prints {userId, link,
+                                                expiresAt, mailed}. A user with a password: exit 1.
+  users reset-password --email <email>          A password-reset link (1 h, single use) for the
+                                                active user with this email, mailed as above;
+                                                prints {userId, link, expiresAt, mailed}.
+  users deactivate --company <companyId> --email <email>
+                                                The user can no longer sign in; their sessions
+                                                end. Prints {userId, deactivated: true,
+                                                endedSessions}.
   dead-letters list [--consumer <name>] [--limit <n>] [--after <seq>]
                                                 The messages consumers set aside (unreadable, an
                                                 unknown envelope version, failing past their bound,
@@ -137,6 +151,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         limit: { type: "string" },
         after: { type: "string" },
         keep: { type: "boolean" },
+        role: { type: "string" },
+        "display-name": { type: "string" },
+        games: { type: "string" },
       },
     });
   } catch (error) {
@@ -205,6 +222,43 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     if (playerId !== undefined && playerId.trim() === "") throw new UsageError("--player-id must not be blank");
     if (email !== undefined && email.trim() === "") throw new UsageError("--email must not be blank");
     return { verb: command, gameId: values.game.toLowerCase(), ...(playerId !== undefined ? { playerId } : { email: email! }) };
+  }
+  if (verb !== "users" || sub !== "invite") {
+    const userOptions = (["role", "display-name", "games"] as const).filter((option) => values[option] !== undefined);
+    if (userOptions.length > 0) throw new UsageError(`${[verb, sub].filter(Boolean).join(" ")} takes no ${userOptions.map((option) => `--${option}`).join(" or ")}`);
+  }
+  const companyOption = (command: string): string => {
+    if (values.company === undefined) throw new UsageError(`${command} needs --company`);
+    if (!isUuid(values.company)) throw new UsageError(`--company must be a UUID: ${values.company}`);
+    return values.company.toLowerCase();
+  };
+  const emailOption = (command: string): string => {
+    if (values.email === undefined || values.email.trim() === "") throw new UsageError(`${command} needs --email`);
+    return values.email.trim();
+  };
+  if (verb === "users" && sub === "invite") {
+    refuseOptions("users invite", ["game", "player-id"]);
+    if (rest.length > 0) throw new UsageError("users invite takes no positional arguments");
+    const companyId = companyOption("users invite");
+    const email = emailOption("users invite");
+    if (values.name === undefined || values.name.trim() === "") throw new UsageError("users invite needs --name");
+    const gameIds = (values.games ?? "").split(",").map((id) => id.trim()).filter((id) => id !== "");
+    for (const id of gameIds) if (!isUuid(id)) throw new UsageError(`--games must be UUIDs separated by commas: ${id}`);
+    return {
+      verb: "users invite", companyId, email, name: values.name.trim(), gameIds: gameIds.map((id) => id.toLowerCase()),
+      ...(values.role !== undefined ? { role: values.role } : {}),
+      ...(values["display-name"] !== undefined ? { displayName: values["display-name"] } : {}),
+    };
+  }
+  if (verb === "users" && sub === "reset-password") {
+    refuseOptions("users reset-password", ["company", "name", "game", "player-id"]);
+    if (rest.length > 0) throw new UsageError("users reset-password takes no positional arguments");
+    return { verb: "users reset-password", email: emailOption("users reset-password") };
+  }
+  if (verb === "users" && sub === "deactivate") {
+    refuseOptions("users deactivate", ["name", "game", "player-id"]);
+    if (rest.length > 0) throw new UsageError("users deactivate takes no positional arguments");
+    return { verb: "users deactivate", companyId: companyOption("users deactivate"), email: emailOption("users deactivate") };
   }
   if (verb === "users" && sub === "set-password") {
     refuseOptions("users set-password", ["company", "name", "game", "player-id"]);

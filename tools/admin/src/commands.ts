@@ -18,7 +18,10 @@ export type AdminCommand =
   | { verb: "players block" | "players unblock"; gameId: string; playerId?: string; email?: string }
   | { verb: "players schedules"; companyId?: string }
   | { verb: "players cancel-deletion"; servicePlayerId: string }
-  | { verb: "users set-password"; email: string; password: string };
+  | { verb: "users set-password"; email: string; password: string }
+  | { verb: "users invite"; companyId: string; email: string; name: string; role?: string; displayName?: string; gameIds: string[] }
+  | { verb: "users reset-password"; email: string }
+  | { verb: "users deactivate"; companyId: string; email: string };
 
 export interface CommandContext {
   clients: AdminClients;
@@ -102,6 +105,19 @@ export async function runCommand(command: AdminCommand, context: CommandContext)
     case "players cancel-deletion": {
       const response = await call(players.cancelDeletion({ playerId: command.servicePlayerId }));
       return { ...scheduleResult(response.schedule!), cancelled: true };
+    }
+    case "users invite": {
+      const { verb: _verb, ...request } = command;
+      const invited = await call(content.inviteUser(request));
+      return { userId: invited.userId, link: invited.link, expiresAt: iso(invited.expiresAt), mailed: invited.mailed };
+    }
+    case "users reset-password": {
+      const issued = await call(content.createPasswordResetLink({ email: command.email }));
+      return { userId: issued.userId, link: issued.link, expiresAt: iso(issued.expiresAt), mailed: issued.mailed };
+    }
+    case "users deactivate": {
+      const done = await call(content.deactivateUser({ companyId: command.companyId, email: command.email }));
+      return { userId: done.userId, deactivated: true, endedSessions: done.endedSessions };
     }
     case "users set-password": {
       const response = await call(content.setUserPassword({ email: command.email, password: command.password }));

@@ -451,6 +451,33 @@ describe("pnpm admin users", () => {
   });
 });
 
+describe("pnpm admin users invite, reset-password and deactivate", () => {
+  it("invites a user with a single-use link, makes a reset link, and deactivates the user", async () => {
+    const tenant = JSON.parse((await runCli(["apply", "-"], JSON.stringify({ company: { name: "Invites" }, games: [{ ref: "g", name: "G", slug: "g", languages: ["en"] }] }))).stdout);
+    const email = `new-${Date.now()}@studio.example`;
+    const invited = await runCli(["users", "invite", "--company", tenant.companyId, "--email", email, "--name", "Nora New", "--role", "admin", "--display-name", "Nora", "--games", tenant.games.g.id]);
+    expect(invited.code, invited.stderr).toBe(0);
+    const output = JSON.parse(invited.stdout);
+    // Without SMTP_URL the link is printed only: the operator passes it on.
+    expect(output).toEqual({ userId: uuid, link: expect.stringMatching(/\/app\/welcome#token=[\w-]{43}$/), expiresAt: expect.any(String), mailed: false });
+    const user = await ctx.contentDb.selectFrom("users").select(["role", "display_name", "active"]).where("id", "=", output.userId).executeTakeFirstOrThrow();
+    expect(user).toEqual({ role: "admin", display_name: "Nora", active: true });
+    expect(await ctx.contentDb.selectFrom("user_links").select("purpose").where("user_id", "=", output.userId).execute()).toEqual([{ purpose: "invitation" }]);
+
+    await runCli(["users", "set-password", "--email", email], "the northern lights in march\n");
+    expect((await runCli(["users", "invite", "--company", tenant.companyId, "--email", email, "--name", "Nora New"])).code).toBe(1);
+    const reset = await runCli(["users", "reset-password", "--email", email]);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(JSON.parse(reset.stdout).link).toMatch(/\/app\/reset-password#token=/);
+
+    const deactivated = await runCli(["users", "deactivate", "--company", tenant.companyId, "--email", email]);
+    expect(deactivated.code, deactivated.stderr).toBe(0);
+    expect(JSON.parse(deactivated.stdout)).toEqual({ userId: output.userId, deactivated: true, endedSessions: 0 });
+    expect((await ctx.contentDb.selectFrom("users").select("active").where("id", "=", output.userId).executeTakeFirstOrThrow()).active).toBe(false);
+    expect((await runCli(["users", "invite", "--company", tenant.companyId, "--email", email])).code).toBe(2);
+  });
+});
+
 describe("pnpm admin api-keys and games", () => {
   it("creates and revokes an API key", async () => {
     const tenant = JSON.parse((await runCli(["apply", "-"], JSON.stringify({ company: { name: "Keys" } }))).stdout);

@@ -183,6 +183,13 @@ export const announcementCleared = defineEvent({
   schema: Type.Object(announcementScope),
 });
 
+export const userDeactivated = defineEvent({
+  type: "content.user.deactivated",
+  description: "A user was made inactive: they cannot sign in, and their sessions ended (content.agent_sessions.ended).",
+  version: 1,
+  schema: Type.Object({ id: Uuid() }),
+});
+
 export const agentSessionsEnded = defineEvent({
   type: "content.agent_sessions.ended",
   description:
@@ -197,5 +204,5 @@ export const agentSessionsEnded = defineEvent({
 
 export const contentEvents = [
   companyCreated, apiKeyCreated, apiKeyRevoked, gameCreated, gameDeleted, environmentCreated, resourceCreated,
-  collectorCreated, userCreated, tagCreated, fieldCreated, announcementUpdated, announcementCleared, agentSessionsEnded,
+  collectorCreated, userCreated, tagCreated, fieldCreated, announcementUpdated, announcementCleared, userDeactivated, agentSessionsEnded,
 ] as const;

@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from "kysely";
 import type { ContentDatabase } from "../database.ts";
 import type { AgentSessionRecord, SessionEndReason } from "./agent-session.ts";
 import type { FailureCount } from "./sign-in-throttle.ts";
+import type { LinkPurpose, UserLinkRecord } from "./user-link.ts";
 
 type Db = Kysely<ContentDatabase>;
 
@@ -78,4 +79,39 @@ export async function saveFailureCount(db: Db, key: string, count: FailureCount)
 
 export async function clearFailureCount(db: Db, key: string): Promise<void> {
   await db.deleteFrom("sign_in_failures").where("key", "=", key).execute();
+}
+
+function linkOf(row: Selectable<ContentDatabase["user_links"]>): UserLinkRecord {
+  return { id: row.id, purpose: row.purpose, userId: row.user_id, companyId: row.company_id, expiresAt: row.expires_at, usedAt: row.used_at };
+}
+
+export async function insertUserLink(db: Db, values: { purpose: LinkPurpose; tokenHash: string; userId: string; companyId: string; now: Date; expiresAt: Date }): Promise<UserLinkRecord> {
+  const row = await db
+    .insertInto("user_links")
+    .values({ purpose: values.purpose, token_hash: values.tokenHash, user_id: values.userId, company_id: values.companyId, created_at: values.now, expires_at: values.expiresAt })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return linkOf(row);
+}
+
+/** The link of a token hash, locked for update when redeeming. */
+export async function findUserLink(db: Db, tokenHash: string, options: { lock?: boolean } = {}): Promise<UserLinkRecord | undefined> {
+  let query = db.selectFrom("user_links").selectAll().where("token_hash", "=", tokenHash);
+  if (options.lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  return row && linkOf(row);
+}
+
+export async function markLinkUsed(db: Db, linkId: string, now: Date): Promise<void> {
+  await db.updateTable("user_links").set({ used_at: now }).where("id", "=", linkId).execute();
+}
+
+/** Unused links of a user for a purpose stop working (a newer one replaces them). */
+export async function retireLinks(db: Db, userId: string, purpose: LinkPurpose, now: Date): Promise<void> {
+  await db.updateTable("user_links").set({ used_at: now }).where("user_id", "=", userId).where("purpose", "=", purpose).where("used_at", "is", null).execute();
+}
+
+export async function setUserActive(db: Db, userId: string, active: boolean): Promise<boolean> {
+  const result = await db.updateTable("users").set({ active, updated_at: new Date() }).where("id", "=", userId).where("active", "=", !active).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

@@ -7,6 +7,7 @@ import { AgentAccessService, type AgentSessionSchema } from "@support/proto";
 import type { ContentDeps } from "../context.ts";
 import { displayNameOf } from "../users/user.ts";
 import { getAgentSession, signIn, signOut, signOutEverywhere, type LiveAgentSession } from "./agent-access.service.ts";
+import { inspectLink, redeemLink, requestPasswordReset, type UserLinksContext } from "./user-links.service.ts";
 
 function sessionMessage({ session, user }: LiveAgentSession): MessageInitShape<typeof AgentSessionSchema> {
   return {
@@ -19,8 +20,9 @@ function sessionMessage({ session, user }: LiveAgentSession): MessageInitShape<t
   };
 }
 
-export function registerAgentAccessRoutes(router: ConnectRouter, deps: ContentDeps): void {
+export function registerAgentAccessRoutes(router: ConnectRouter, deps: ContentDeps & Pick<UserLinksContext, "mailer">): void {
   const ctx = { db: deps.db, config: deps.config };
+  const links = { db: deps.db, config: deps.config, mailer: deps.mailer };
   router.service(AgentAccessService, {
     signIn: async (req) => {
       const { token, live } = await signIn(ctx, { email: req.email, password: req.password, clientAddress: req.clientAddress, userAgent: req.userAgent });
@@ -32,5 +34,17 @@ export function registerAgentAccessRoutes(router: ConnectRouter, deps: ContentDe
       return {};
     },
     signOutEverywhere: async (req) => ({ ended: await signOutEverywhere(ctx, req.sessionToken, req.clientAddress) }),
+    requestPasswordReset: async (req) => {
+      await requestPasswordReset(links, req.email, req.clientAddress);
+      return {};
+    },
+    inspectLink: async (req) => {
+      const { purpose, user, expiresAt } = await inspectLink(links, req.token);
+      return { purpose, email: user.email, name: user.name, expiresAt: timestampFromDate(expiresAt) };
+    },
+    redeemLink: async (req) => {
+      const { purpose, user } = await redeemLink(links, req.token, req.password, req.clientAddress);
+      return { purpose, email: user.email };
+    },
   });
 }

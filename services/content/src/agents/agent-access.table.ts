@@ -43,7 +43,20 @@ export interface AuditLogTable {
   created_at: Generated<Date>;
 }
 
+export interface UserLinkTable {
+  id: Generated<string>;
+  purpose: "invitation" | "password_reset";
+  /** SHA-256 (hex) of the link's token; the token itself is never stored. */
+  token_hash: string;
+  user_id: string;
+  company_id: string;
+  created_at: Generated<Date>;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
 export interface AgentAccessTables {
+  user_links: UserLinkTable;
   user_credentials: UserCredentialTable;
   agent_sessions: AgentSessionTable;
   sign_in_failures: SignInFailureTable;

@@ -11,7 +11,11 @@ export type AuditAction =
   | "sign_in.refused_locked"
   | "session.signed_out"
   | "session.signed_out_everywhere"
-  | "password.set";
+  | "password.set"
+  | "user.invited"
+  | "password_reset.requested"
+  | "link.redeemed"
+  | "user.deactivated";
 
 export interface AuditEntry {
   action: AuditAction;

@@ -1005,6 +1005,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password-reset link by email
+         * @description Mails a password-reset link (single use, valid for an hour) to the user with this email,
+         *     if there is one with a password. The answer is **202** either way: it never tells
+         *     whether an account exists. **400** `failed_precondition` (`EMAIL_NOT_CONFIGURED`) when
+         *     this support service cannot send mail at all (ask an operator for a link). Needs the
+         *     support application's `Origin` (**403**); attempts are limited per client address with
+         *     sign-in's (**429**).
+         */
+        post: operations["requestAgentPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/links/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What an invitation or password-reset link is for
+         * @description The purpose of a link (`invitation` or `password_reset`), its user's email and name and
+         *     when it expires, while it can be used; **404** for an unknown, used or expired link.
+         *     The token is the link's fragment (`#token=...`): it travels in the body, never in a URL.
+         */
+        post: operations["inspectAgentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/links/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a password with an invitation or password-reset link
+         * @description Sets the password the link was made for (at least 12 characters and not easy to guess:
+         *     **400** naming `/password` otherwise) and uses the link up (**404** for an unknown, used
+         *     or expired one: a link works once). The user's sessions end; they then sign in with the
+         *     new password.
+         */
+        post: operations["redeemAgentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1014,6 +1084,28 @@ export interface components {
             email: string;
             /** @description The user's password. */
             password: string;
+        };
+        AgentPasswordResetRequest: {
+            /** @description The user's email address. */
+            email: string;
+        };
+        AgentLinkToken: {
+            /** @description The token of the link's fragment (`#token=...`). */
+            token: string;
+        };
+        AgentLinkRedemption: {
+            /** @description The token of the link's fragment (`#token=...`). */
+            token: string;
+            /** @description The new password. */
+            password: string;
+        };
+        AgentLink: {
+            /** @enum {string} */
+            purpose: "invitation" | "password_reset";
+            email: string;
+            name: string;
+            /** Format: date-time */
+            expiresAt: string;
         };
         /** @description The signed-in user, their company and games, and the session. */
         AgentMe: {
@@ -2332,6 +2424,22 @@ export interface components {
                  * @example {
                  *       "code": "unauthenticated",
                  *       "message": "A valid session code is required"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The link is unknown, was used already or has expired (`not_found`). */
+        AgentLinkUnusable: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "not_found",
+                 *       "message": "This link is unknown, was used already or has expired"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -4093,6 +4201,103 @@ export interface operations {
             };
             401: components["responses"]["AgentUnauthenticated"];
             429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    requestAgentPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentPasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted; a link is mailed if the email belongs to a user with a password. */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentSignInTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    inspectAgentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentLinkToken"];
+            };
+        };
+        responses: {
+            /** @description The link's purpose and user. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["AgentLinkUnusable"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentSignInTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    redeemAgentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentLinkRedemption"];
+            };
+        };
+        responses: {
+            /** @description The password is set. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["AgentLinkUnusable"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentSignInTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];

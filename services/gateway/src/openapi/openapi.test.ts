@@ -65,6 +65,9 @@ const AGENT_OPERATIONS = [
   ["post", "/agent-api/sign-out", "signOutAgent"],
   ["post", "/agent-api/sign-out-everywhere", "signOutAgentEverywhere"],
   ["get", "/agent-api/me", "getAgentMe"],
+  ["post", "/agent-api/password-reset", "requestAgentPasswordReset"],
+  ["post", "/agent-api/links/inspect", "inspectAgentLink"],
+  ["post", "/agent-api/links/redeem", "redeemAgentLink"],
 ] as const;
 const AGENT_SESSION_OPERATIONS = new Set<string>(["signOutAgent", "signOutAgentEverywhere", "getAgentMe"]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
@@ -97,7 +100,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 4 of agent sign-in, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 7 of agent sign-in, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });
@@ -165,7 +168,7 @@ describe("the OpenAPI document", () => {
     for (const op of operations.values()) {
       expect(op.authenticated, op.operationId).toBe(!PUBLIC_OPERATIONS.has(op.operationId) && !SESSION_OPERATIONS.has(op.operationId) && !AGENT_API_OPERATIONS.has(op.operationId));
       expect(op.agentSessionAuthenticated, op.operationId).toBe(AGENT_SESSION_OPERATIONS.has(op.operationId));
-      if (op.operationId === "signInAgent") expect((openapiDocument.paths[op.path]![op.method] as Json).security).toEqual([]);
+      if (AGENT_API_OPERATIONS.has(op.operationId) && !AGENT_SESSION_OPERATIONS.has(op.operationId)) expect((openapiDocument.paths[op.path]![op.method] as Json).security).toEqual([]);
       expect(op.sessionAuthenticated, op.operationId).toBe(SESSION_OPERATIONS.has(op.operationId));
       if (SESSION_OPERATIONS.has(op.operationId)) expect(openapiDocument.paths[op.path]![op.method]).toMatchObject({ security: [{ sessionCode: [] }] });
       const raw = openapiDocument.paths[op.path]![op.method] as Json;
@@ -190,8 +193,9 @@ describe("the OpenAPI document", () => {
         else expect(statuses, op.operationId).not.toContain("403");
         expect(statuses, op.operationId).toContain("429");
         expect(op.responses.get("429")!.requiredHeaders, op.operationId).toContain("retry-after");
+        // Signing in and out sets the cookie; a link's redemption only sets a password.
         for (const [status, response] of op.responses) {
-          if (status === "204") expect(response.requiredHeaders, `${op.operationId} ${status}`).toContain("set-cookie");
+          if (status === "204" && /^signIn|^signOut/.test(op.operationId)) expect(response.requiredHeaders, `${op.operationId} ${status}`).toContain("set-cookie");
         }
       } else if (op.sessionAuthenticated) {
         // The player side: a session check (403) behind its own abuse limits (429).

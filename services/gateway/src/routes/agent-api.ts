@@ -17,6 +17,7 @@ import type { GatewayConfig } from "../config.ts";
 import { HttpProblem } from "../middleware/errors.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { clientAddress, type PublicRateLimiter, type TrustProxy } from "../middleware/rate-limit.ts";
+import { isoTimestamp } from "../mappings/timestamps.ts";
 import type { Schemas } from "../openapi/types.ts";
 import { respond, type ApiRoutes } from "./api.ts";
 
@@ -149,6 +150,43 @@ export function registerAgentApiRoutes(api: ApiRoutes, deps: AgentApiRoutesDeps)
       respond(ctx, 204, "");
     },
     { before: [noAuthorization, sameOrigin, session, csrfToken] },
+  );
+
+  // Invitation and password-reset links (docs/agents.md): none needs a session; each needs the
+  // application's Origin and counts on sign-in's per-address limit.
+  const linkGuards = [noAuthorization, sameOrigin, ...signInLimit, jsonBody(deps.config.BODY_LIMIT_BYTES)];
+
+  api.operation(
+    "requestAgentPasswordReset",
+    async (ctx) => {
+      await call(() => agentAccess.requestPasswordReset({ email: ctx.state.validated.body.email, clientAddress: addressOf(ctx) }));
+      respond(ctx, 202, "");
+    },
+    { before: linkGuards },
+  );
+
+  api.operation(
+    "inspectAgentLink",
+    async (ctx) => {
+      const link = await call(() => agentAccess.inspectLink({ token: ctx.state.validated.body.token }));
+      respond(ctx, 200, {
+        purpose: link.purpose as Schemas["AgentLink"]["purpose"],
+        email: link.email,
+        name: link.name,
+        expiresAt: isoTimestamp(link.expiresAt, "content", "link expiresAt"),
+      });
+    },
+    { before: linkGuards },
+  );
+
+  api.operation(
+    "redeemAgentLink",
+    async (ctx) => {
+      const { token, password } = ctx.state.validated.body;
+      await call(() => agentAccess.redeemLink({ token, password, clientAddress: addressOf(ctx) }));
+      respond(ctx, 204, "");
+    },
+    { before: linkGuards },
   );
 
   api.operation<"getAgentMe", AgentSessionState>(

@@ -5,7 +5,7 @@
 import { writeEvents } from "@support/bus";
 import { newEvent } from "@support/events";
 import { validationError } from "@support/errors";
-import { emailNotConfigured, type Mailer } from "../mail/mailer.ts";
+import { emailNotConfigured, type Mailer } from "@support/mail";
 import {
   checkCanSendCode, checkEnteredCode, createEmailCode, emailCodeMessage, hashEmailCode, maskEmail, type EmailVerificationSettings,
 } from "./email-verification.ts";

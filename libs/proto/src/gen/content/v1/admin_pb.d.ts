@@ -4,11 +4,181 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file content/v1/admin.proto.
  */
 export declare const file_content_v1_admin: GenFile;
+
+/**
+ * @generated from message content.v1.InviteUserRequest
+ */
+export declare type InviteUserRequest = Message<"content.v1.InviteUserRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * "agent" (default) or "admin".
+   *
+   * @generated from field: optional string role = 4;
+   */
+  role?: string | undefined;
+
+  /**
+   * @generated from field: optional string display_name = 5;
+   */
+  displayName?: string | undefined;
+
+  /**
+   * @generated from field: repeated string game_ids = 6;
+   */
+  gameIds: string[];
+};
+
+/**
+ * Describes the message content.v1.InviteUserRequest.
+ * Use `create(InviteUserRequestSchema)` to create a new message.
+ */
+export declare const InviteUserRequestSchema: GenMessage<InviteUserRequest>;
+
+/**
+ * @generated from message content.v1.InviteUserResponse
+ */
+export declare type InviteUserResponse = Message<"content.v1.InviteUserResponse"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * The link to send the user (its token is shown only now).
+   *
+   * @generated from field: string link = 2;
+   */
+  link: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * Whether it was mailed (SMTP_URL set).
+   *
+   * @generated from field: bool mailed = 4;
+   */
+  mailed: boolean;
+};
+
+/**
+ * Describes the message content.v1.InviteUserResponse.
+ * Use `create(InviteUserResponseSchema)` to create a new message.
+ */
+export declare const InviteUserResponseSchema: GenMessage<InviteUserResponse>;
+
+/**
+ * @generated from message content.v1.CreatePasswordResetLinkRequest
+ */
+export declare type CreatePasswordResetLinkRequest = Message<"content.v1.CreatePasswordResetLinkRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message content.v1.CreatePasswordResetLinkRequest.
+ * Use `create(CreatePasswordResetLinkRequestSchema)` to create a new message.
+ */
+export declare const CreatePasswordResetLinkRequestSchema: GenMessage<CreatePasswordResetLinkRequest>;
+
+/**
+ * @generated from message content.v1.CreatePasswordResetLinkResponse
+ */
+export declare type CreatePasswordResetLinkResponse = Message<"content.v1.CreatePasswordResetLinkResponse"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string link = 2;
+   */
+  link: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: bool mailed = 4;
+   */
+  mailed: boolean;
+};
+
+/**
+ * Describes the message content.v1.CreatePasswordResetLinkResponse.
+ * Use `create(CreatePasswordResetLinkResponseSchema)` to create a new message.
+ */
+export declare const CreatePasswordResetLinkResponseSchema: GenMessage<CreatePasswordResetLinkResponse>;
+
+/**
+ * @generated from message content.v1.DeactivateUserRequest
+ */
+export declare type DeactivateUserRequest = Message<"content.v1.DeactivateUserRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message content.v1.DeactivateUserRequest.
+ * Use `create(DeactivateUserRequestSchema)` to create a new message.
+ */
+export declare const DeactivateUserRequestSchema: GenMessage<DeactivateUserRequest>;
+
+/**
+ * @generated from message content.v1.DeactivateUserResponse
+ */
+export declare type DeactivateUserResponse = Message<"content.v1.DeactivateUserResponse"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * How many sessions ended.
+   *
+   * @generated from field: int32 ended_sessions = 2;
+   */
+  endedSessions: number;
+};
+
+/**
+ * Describes the message content.v1.DeactivateUserResponse.
+ * Use `create(DeactivateUserResponseSchema)` to create a new message.
+ */
+export declare const DeactivateUserResponseSchema: GenMessage<DeactivateUserResponse>;
 
 /**
  * @generated from message content.v1.SetUserPasswordRequest
@@ -502,6 +672,40 @@ export declare const ContentAdminService: GenService<{
     methodKind: "unary";
     input: typeof SetUserPasswordRequestSchema;
     output: typeof SetUserPasswordResponseSchema;
+  },
+  /**
+   * InviteUser creates a user of the company (or finds the one with this email that has no
+   * password yet) and an invitation link (72 h, single use), mailed when SMTP_URL is set.
+   * CONFLICT when the user already has a password.
+   *
+   * @generated from rpc content.v1.ContentAdminService.InviteUser
+   */
+  inviteUser: {
+    methodKind: "unary";
+    input: typeof InviteUserRequestSchema;
+    output: typeof InviteUserResponseSchema;
+  },
+  /**
+   * CreatePasswordResetLink makes a password-reset link (1 h, single use) for the active user
+   * with this email, mailed when SMTP_URL is set. NOT_FOUND for no such user.
+   *
+   * @generated from rpc content.v1.ContentAdminService.CreatePasswordResetLink
+   */
+  createPasswordResetLink: {
+    methodKind: "unary";
+    input: typeof CreatePasswordResetLinkRequestSchema;
+    output: typeof CreatePasswordResetLinkResponseSchema;
+  },
+  /**
+   * DeactivateUser makes the user with this email inactive (no sign-in, sessions ended);
+   * doing it again changes nothing. NOT_FOUND for no such user in the company.
+   *
+   * @generated from rpc content.v1.ContentAdminService.DeactivateUser
+   */
+  deactivateUser: {
+    methodKind: "unary";
+    input: typeof DeactivateUserRequestSchema;
+    output: typeof DeactivateUserResponseSchema;
   },
 }>;
 

@@ -12,6 +12,135 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 export declare const file_content_v1_agents: GenFile;
 
 /**
+ * @generated from message content.v1.RequestPasswordResetRequest
+ */
+export declare type RequestPasswordResetRequest = Message<"content.v1.RequestPasswordResetRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string client_address = 2;
+   */
+  clientAddress: string;
+};
+
+/**
+ * Describes the message content.v1.RequestPasswordResetRequest.
+ * Use `create(RequestPasswordResetRequestSchema)` to create a new message.
+ */
+export declare const RequestPasswordResetRequestSchema: GenMessage<RequestPasswordResetRequest>;
+
+/**
+ * @generated from message content.v1.RequestPasswordResetResponse
+ */
+export declare type RequestPasswordResetResponse = Message<"content.v1.RequestPasswordResetResponse"> & {
+};
+
+/**
+ * Describes the message content.v1.RequestPasswordResetResponse.
+ * Use `create(RequestPasswordResetResponseSchema)` to create a new message.
+ */
+export declare const RequestPasswordResetResponseSchema: GenMessage<RequestPasswordResetResponse>;
+
+/**
+ * A link's purpose: "invitation" (a new user sets a first password, 72 h) or "password_reset" (1 h).
+ *
+ * @generated from message content.v1.InspectLinkRequest
+ */
+export declare type InspectLinkRequest = Message<"content.v1.InspectLinkRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message content.v1.InspectLinkRequest.
+ * Use `create(InspectLinkRequestSchema)` to create a new message.
+ */
+export declare const InspectLinkRequestSchema: GenMessage<InspectLinkRequest>;
+
+/**
+ * @generated from message content.v1.InspectLinkResponse
+ */
+export declare type InspectLinkResponse = Message<"content.v1.InspectLinkResponse"> & {
+  /**
+   * @generated from field: string purpose = 1;
+   */
+  purpose: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 4;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message content.v1.InspectLinkResponse.
+ * Use `create(InspectLinkResponseSchema)` to create a new message.
+ */
+export declare const InspectLinkResponseSchema: GenMessage<InspectLinkResponse>;
+
+/**
+ * @generated from message content.v1.RedeemLinkRequest
+ */
+export declare type RedeemLinkRequest = Message<"content.v1.RedeemLinkRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: string password = 2;
+   */
+  password: string;
+
+  /**
+   * @generated from field: string client_address = 3;
+   */
+  clientAddress: string;
+};
+
+/**
+ * Describes the message content.v1.RedeemLinkRequest.
+ * Use `create(RedeemLinkRequestSchema)` to create a new message.
+ */
+export declare const RedeemLinkRequestSchema: GenMessage<RedeemLinkRequest>;
+
+/**
+ * @generated from message content.v1.RedeemLinkResponse
+ */
+export declare type RedeemLinkResponse = Message<"content.v1.RedeemLinkResponse"> & {
+  /**
+   * @generated from field: string purpose = 1;
+   */
+  purpose: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message content.v1.RedeemLinkResponse.
+ * Use `create(RedeemLinkResponseSchema)` to create a new message.
+ */
+export declare const RedeemLinkResponseSchema: GenMessage<RedeemLinkResponse>;
+
+/**
  * AgentUser is a user of a company as the support application shows it.
  *
  * @generated from message content.v1.AgentUser
@@ -328,6 +457,41 @@ export declare const AgentAccessService: GenService<{
     methodKind: "unary";
     input: typeof SignOutEverywhereRequestSchema;
     output: typeof SignOutEverywhereResponseSchema;
+  },
+  /**
+   * RequestPasswordReset mails a password-reset link to the active user with this email, if
+   * there is one with a password; the answer is the same either way (no account is revealed).
+   * FAILED_PRECONDITION (EMAIL_NOT_CONFIGURED) when mail cannot be sent at all.
+   *
+   * @generated from rpc content.v1.AgentAccessService.RequestPasswordReset
+   */
+  requestPasswordReset: {
+    methodKind: "unary";
+    input: typeof RequestPasswordResetRequestSchema;
+    output: typeof RequestPasswordResetResponseSchema;
+  },
+  /**
+   * InspectLink says what an invitation or reset link is for, while it can be used;
+   * NOT_FOUND for an unknown, used or expired one.
+   *
+   * @generated from rpc content.v1.AgentAccessService.InspectLink
+   */
+  inspectLink: {
+    methodKind: "unary";
+    input: typeof InspectLinkRequestSchema;
+    output: typeof InspectLinkResponseSchema;
+  },
+  /**
+   * RedeemLink sets the password a link was made for (the password rule applies; INVALID_ARGUMENT
+   * with /password) and uses the link up; the user's other sessions end. NOT_FOUND for an
+   * unknown, used or expired link.
+   *
+   * @generated from rpc content.v1.AgentAccessService.RedeemLink
+   */
+  redeemLink: {
+    methodKind: "unary";
+    input: typeof RedeemLinkRequestSchema;
+    output: typeof RedeemLinkResponseSchema;
   },
 }>;
 

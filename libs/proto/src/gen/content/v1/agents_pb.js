@@ -9,77 +9,119 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
  * Describes the file content/v1/agents.proto.
  */
 export const file_content_v1_agents = /*@__PURE__*/
-  fileDesc("Chdjb250ZW50L3YxL2FnZW50cy5wcm90bxIKY29udGVudC52MSJ+CglBZ2VudFVzZXISCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhQKDGRpc3BsYXlfbmFtZRgEIAEoCRINCgVlbWFpbBgFIAEoCRIMCgRyb2xlGAYgASgJEhAKCGdhbWVfaWRzGAcgAygJIugBCgxBZ2VudFNlc3Npb24SCgoCaWQYASABKAkSIwoEdXNlchgCIAEoCzIVLmNvbnRlbnQudjEuQWdlbnRVc2VyEhIKCmNzcmZfdG9rZW4YAyABKAkSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoPaWRsZV9leHBpcmVzX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJcCg1TaWduSW5SZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhYKDmNsaWVudF9hZGRyZXNzGAMgASgJEhIKCnVzZXJfYWdlbnQYBCABKAkiUgoOU2lnbkluUmVzcG9uc2USFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIpCgdzZXNzaW9uGAIgASgLMhguY29udGVudC52MS5BZ2VudFNlc3Npb24iLwoWR2V0QWdlbnRTZXNzaW9uUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJIkQKF0dldEFnZW50U2Vzc2lvblJlc3BvbnNlEikKB3Nlc3Npb24YASABKAsyGC5jb250ZW50LnYxLkFnZW50U2Vzc2lvbiI/Cg5TaWduT3V0UmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJIhEKD1NpZ25PdXRSZXNwb25zZSJJChhTaWduT3V0RXZlcnl3aGVyZVJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCSIqChlTaWduT3V0RXZlcnl3aGVyZVJlc3BvbnNlEg0KBWVuZGVkGAEgASgFMtcCChJBZ2VudEFjY2Vzc1NlcnZpY2USPwoGU2lnbkluEhkuY29udGVudC52MS5TaWduSW5SZXF1ZXN0GhouY29udGVudC52MS5TaWduSW5SZXNwb25zZRJaCg9HZXRBZ2VudFNlc3Npb24SIi5jb250ZW50LnYxLkdldEFnZW50U2Vzc2lvblJlcXVlc3QaIy5jb250ZW50LnYxLkdldEFnZW50U2Vzc2lvblJlc3BvbnNlEkIKB1NpZ25PdXQSGi5jb250ZW50LnYxLlNpZ25PdXRSZXF1ZXN0GhsuY29udGVudC52MS5TaWduT3V0UmVzcG9uc2USYAoRU2lnbk91dEV2ZXJ5d2hlcmUSJC5jb250ZW50LnYxLlNpZ25PdXRFdmVyeXdoZXJlUmVxdWVzdBolLmNvbnRlbnQudjEuU2lnbk91dEV2ZXJ5d2hlcmVSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Chdjb250ZW50L3YxL2FnZW50cy5wcm90bxIKY29udGVudC52MSJEChtSZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QSDQoFZW1haWwYASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkiHgocUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZSIjChJJbnNwZWN0TGlua1JlcXVlc3QSDQoFdG9rZW4YASABKAkicwoTSW5zcGVjdExpbmtSZXNwb25zZRIPCgdwdXJwb3NlGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBG5hbWUYAyABKAkSLgoKZXhwaXJlc19hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTAoRUmVkZWVtTGlua1JlcXVlc3QSDQoFdG9rZW4YASABKAkSEAoIcGFzc3dvcmQYAiABKAkSFgoOY2xpZW50X2FkZHJlc3MYAyABKAkiNAoSUmVkZWVtTGlua1Jlc3BvbnNlEg8KB3B1cnBvc2UYASABKAkSDQoFZW1haWwYAiABKAkifgoJQWdlbnRVc2VyEgoKAmlkGAEgASgJEhIKCmNvbXBhbnlfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIUCgxkaXNwbGF5X25hbWUYBCABKAkSDQoFZW1haWwYBSABKAkSDAoEcm9sZRgGIAEoCRIQCghnYW1lX2lkcxgHIAMoCSLoAQoMQWdlbnRTZXNzaW9uEgoKAmlkGAEgASgJEiMKBHVzZXIYAiABKAsyFS5jb250ZW50LnYxLkFnZW50VXNlchISCgpjc3JmX3Rva2VuGAMgASgJEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD2lkbGVfZXhwaXJlc19hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiXAoNU2lnbkluUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgDIAEoCRISCgp1c2VyX2FnZW50GAQgASgJIlIKDlNpZ25JblJlc3BvbnNlEhUKDXNlc3Npb25fdG9rZW4YASABKAkSKQoHc2Vzc2lvbhgCIAEoCzIYLmNvbnRlbnQudjEuQWdlbnRTZXNzaW9uIi8KFkdldEFnZW50U2Vzc2lvblJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCSJEChdHZXRBZ2VudFNlc3Npb25SZXNwb25zZRIpCgdzZXNzaW9uGAEgASgLMhguY29udGVudC52MS5BZ2VudFNlc3Npb24iPwoOU2lnbk91dFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCSIRCg9TaWduT3V0UmVzcG9uc2UiSQoYU2lnbk91dEV2ZXJ5d2hlcmVSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkiKgoZU2lnbk91dEV2ZXJ5d2hlcmVSZXNwb25zZRINCgVlbmRlZBgBIAEoBTLfBAoSQWdlbnRBY2Nlc3NTZXJ2aWNlEj8KBlNpZ25JbhIZLmNvbnRlbnQudjEuU2lnbkluUmVxdWVzdBoaLmNvbnRlbnQudjEuU2lnbkluUmVzcG9uc2USWgoPR2V0QWdlbnRTZXNzaW9uEiIuY29udGVudC52MS5HZXRBZ2VudFNlc3Npb25SZXF1ZXN0GiMuY29udGVudC52MS5HZXRBZ2VudFNlc3Npb25SZXNwb25zZRJCCgdTaWduT3V0EhouY29udGVudC52MS5TaWduT3V0UmVxdWVzdBobLmNvbnRlbnQudjEuU2lnbk91dFJlc3BvbnNlEmAKEVNpZ25PdXRFdmVyeXdoZXJlEiQuY29udGVudC52MS5TaWduT3V0RXZlcnl3aGVyZVJlcXVlc3QaJS5jb250ZW50LnYxLlNpZ25PdXRFdmVyeXdoZXJlUmVzcG9uc2USaQoUUmVxdWVzdFBhc3N3b3JkUmVzZXQSJy5jb250ZW50LnYxLlJlcXVlc3RQYXNzd29yZFJlc2V0UmVxdWVzdBooLmNvbnRlbnQudjEuUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZRJOCgtJbnNwZWN0TGluaxIeLmNvbnRlbnQudjEuSW5zcGVjdExpbmtSZXF1ZXN0Gh8uY29udGVudC52MS5JbnNwZWN0TGlua1Jlc3BvbnNlEksKClJlZGVlbUxpbmsSHS5jb250ZW50LnYxLlJlZGVlbUxpbmtSZXF1ZXN0Gh4uY29udGVudC52MS5SZWRlZW1MaW5rUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+
+/**
+ * Describes the message content.v1.RequestPasswordResetRequest.
+ * Use `create(RequestPasswordResetRequestSchema)` to create a new message.
+ */
+export const RequestPasswordResetRequestSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_agents, 0);
+
+/**
+ * Describes the message content.v1.RequestPasswordResetResponse.
+ * Use `create(RequestPasswordResetResponseSchema)` to create a new message.
+ */
+export const RequestPasswordResetResponseSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_agents, 1);
+
+/**
+ * Describes the message content.v1.InspectLinkRequest.
+ * Use `create(InspectLinkRequestSchema)` to create a new message.
+ */
+export const InspectLinkRequestSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_agents, 2);
+
+/**
+ * Describes the message content.v1.InspectLinkResponse.
+ * Use `create(InspectLinkResponseSchema)` to create a new message.
+ */
+export const InspectLinkResponseSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_agents, 3);
+
+/**
+ * Describes the message content.v1.RedeemLinkRequest.
+ * Use `create(RedeemLinkRequestSchema)` to create a new message.
+ */
+export const RedeemLinkRequestSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_agents, 4);
+
+/**
+ * Describes the message content.v1.RedeemLinkResponse.
+ * Use `create(RedeemLinkResponseSchema)` to create a new message.
+ */
+export const RedeemLinkResponseSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_agents, 5);
 
 /**
  * Describes the message content.v1.AgentUser.
  * Use `create(AgentUserSchema)` to create a new message.
  */
 export const AgentUserSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 0);
+  messageDesc(file_content_v1_agents, 6);
 
 /**
  * Describes the message content.v1.AgentSession.
  * Use `create(AgentSessionSchema)` to create a new message.
  */
 export const AgentSessionSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 1);
+  messageDesc(file_content_v1_agents, 7);
 
 /**
  * Describes the message content.v1.SignInRequest.
  * Use `create(SignInRequestSchema)` to create a new message.
  */
 export const SignInRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 2);
+  messageDesc(file_content_v1_agents, 8);
 
 /**
  * Describes the message content.v1.SignInResponse.
  * Use `create(SignInResponseSchema)` to create a new message.
  */
 export const SignInResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 3);
+  messageDesc(file_content_v1_agents, 9);
 
 /**
  * Describes the message content.v1.GetAgentSessionRequest.
  * Use `create(GetAgentSessionRequestSchema)` to create a new message.
  */
 export const GetAgentSessionRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 4);
+  messageDesc(file_content_v1_agents, 10);
 
 /**
  * Describes the message content.v1.GetAgentSessionResponse.
  * Use `create(GetAgentSessionResponseSchema)` to create a new message.
  */
 export const GetAgentSessionResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 5);
+  messageDesc(file_content_v1_agents, 11);
 
 /**
  * Describes the message content.v1.SignOutRequest.
  * Use `create(SignOutRequestSchema)` to create a new message.
  */
 export const SignOutRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 6);
+  messageDesc(file_content_v1_agents, 12);
 
 /**
  * Describes the message content.v1.SignOutResponse.
  * Use `create(SignOutResponseSchema)` to create a new message.
  */
 export const SignOutResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 7);
+  messageDesc(file_content_v1_agents, 13);
 
 /**
  * Describes the message content.v1.SignOutEverywhereRequest.
  * Use `create(SignOutEverywhereRequestSchema)` to create a new message.
  */
 export const SignOutEverywhereRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 8);
+  messageDesc(file_content_v1_agents, 14);
 
 /**
  * Describes the message content.v1.SignOutEverywhereResponse.
  * Use `create(SignOutEverywhereResponseSchema)` to create a new message.
  */
 export const SignOutEverywhereResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 9);
+  messageDesc(file_content_v1_agents, 15);
 
 /**
  * AgentAccessService signs the company's users (agents and admins) in to the support

@@ -1,4 +1,4 @@
-// Outgoing mail of the players service (the codes that prove a player's email address), sent
+// Outgoing mail (players' email codes, agents' invitation and password-reset links), sent
 // through the SMTP server of SMTP_URL with nodemailer. Without SMTP_URL no mail can be sent,
 // and what needs one answers that the email channel is not configured.
 import { failedPrecondition } from "@support/errors";
@@ -36,7 +36,7 @@ export function createMailer(options: { smtpUrl: string; from: string; logger: L
   }
   const timeoutMs = options.timeoutMs ?? 10_000;
   // The URL carries host, port, credentials and TLS (smtps:// for implicit TLS; smtp:// upgrades
-  // with STARTTLS when the server offers it). Pooled: codes are sent one at a time, often.
+  // with STARTTLS when the server offers it). Pooled: mails are sent one at a time, often.
   const transport = nodemailer.createTransport({
     url: options.smtpUrl,
     pool: true,
