@@ -14,4 +14,5 @@ export {
   DEAD_LETTER_MAX_AGE_MS, DEAD_LETTER_MAX_BYTES, DEAD_LETTER_REASONS, DeadLetterNotFoundError, deadLetterHeader, deadLetterStreamName, deadLetterSubject, deleteDeadLetter, ensureDeadLetterStream,
   listDeadLetters, publishDeadLetter, REPLAYED_FROM_HEADER, replayDeadLetter, type DeadLetter, type DeadLetterReason,
 } from "./dead-letters.ts";
+export { createCoreSubscription, type CoreSubscription, type CoreSubscriptionSettings } from "./core-subscription.ts";
 export { activeTraceparent, withConsumerSpan } from "./tracing.ts";

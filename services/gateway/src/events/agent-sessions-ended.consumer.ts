@@ -5,7 +5,7 @@
 // read again (and refused) on their next use. After a NATS disconnect the whole cache goes:
 // events may have been missed. A message this release cannot read clears the whole cache too
 // (a miss costs one GetAgentSession); it is counted and logged by the reader.
-import { coreEventReader, withConsumerSpan, type CoreRead, type NatsConnection } from "@support/bus";
+import { createCoreSubscription, type CoreRead, type NatsConnection } from "@support/bus";
 import { readEvent, type DomainEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
@@ -33,39 +33,12 @@ export function createAgentSessionsEndedConsumer(deps: {
   logger: Logger;
   registry?: Registry | undefined;
 }): Startable {
-  let stop: (() => void) | undefined;
-  return {
-    async start() {
-      if (stop) return;
-      const read = coreEventReader({ consumer: "gateway-agent-sessions-ended", logger: deps.logger, registry: deps.registry, read: readEvent });
-      const subscription = deps.nc.subscribe(`${deps.natsPrefix}${AGENT_SESSIONS_ENDED}`, {
-        callback: (error, msg) => {
-          if (error) {
-            deps.logger.warn({ err: error }, "agent session event subscription error; clearing the agent session cache");
-            deps.sessions.clear();
-            return;
-          }
-          void withConsumerSpan(msg, "gateway-agent-sessions-ended", () => applyAgentSessionsEnded(read(msg), deps.sessions));
-        },
-      });
-      const statuses = deps.nc.status() as AsyncIterable<{ type: string }> & { stop?: () => void };
-      void (async () => {
-        for await (const status of statuses) {
-          if (status.type === "disconnect" || status.type === "reconnect" || status.type === "slowConsumer") {
-            deps.logger.info({ nats: status.type }, "clearing the agent session cache: session events may have been missed");
-            deps.sessions.clear();
-          }
-        }
-      })().catch((error: unknown) => deps.logger.warn({ err: error }, "nats status watch ended"));
-      await deps.nc.flush();
-      stop = () => {
-        statuses.stop?.();
-        subscription.unsubscribe();
-      };
-    },
-    async stop() {
-      stop?.();
-      stop = undefined;
-    },
-  };
+  return createCoreSubscription({
+    ...deps,
+    subjects: [AGENT_SESSIONS_ENDED],
+    consumer: "gateway-agent-sessions-ended",
+    read: readEvent,
+    handle: (read) => applyAgentSessionsEnded(read, deps.sessions),
+    missed: () => deps.sessions.clear(),
+  });
 }

@@ -3,7 +3,7 @@
 // group, so each replica gets every event) and evicts what the event makes stale. A message
 // this release cannot read is counted (support_events_dead_lettered_total, consumer
 // gateway-content-changed) and logged, not kept: a core message has no stream to replay it from.
-import { coreEventReader, withConsumerSpan, type CoreRead, type NatsConnection } from "@support/bus";
+import { createCoreSubscription, type CoreRead, type NatsConnection } from "@support/bus";
 import { readEvent, type DomainEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
@@ -48,42 +48,12 @@ export function clearAll(targets: EventTargets): void {
 
 /** The subscription to `<prefix>content.>`; start() resolves once the server has registered the interest. */
 export function createContentChangedConsumer(deps: { nc: NatsConnection; natsPrefix: string; targets: EventTargets; logger: Logger; registry?: Registry }): Startable {
-  let unsubscribe: (() => void) | undefined;
-  return {
-    async start() {
-      unsubscribe ??= await subscribe(deps.nc, deps.natsPrefix, deps.targets, deps.logger, deps.registry);
-    },
-    async stop() {
-      unsubscribe?.();
-      unsubscribe = undefined;
-    },
-  };
-}
-
-async function subscribe(nc: NatsConnection, prefix: string, targets: EventTargets, logger: Logger, registry: Registry | undefined): Promise<() => void> {
-  const read = coreEventReader({ consumer: "gateway-content-changed", logger, registry, read: readEvent });
-  const subscription = nc.subscribe(`${prefix}content.>`, {
-    callback: (error, msg) => {
-      if (error) {
-        logger.warn({ err: error }, "content event subscription error; clearing caches");
-        clearAll(targets);
-        return;
-      }
-      void withConsumerSpan(msg, "gateway-content-changed", () => applyContentEvent(read(msg), targets));
-    },
+  return createCoreSubscription({
+    ...deps,
+    subjects: ["content.>"],
+    consumer: "gateway-content-changed",
+    read: readEvent,
+    handle: (read) => applyContentEvent(read, deps.targets),
+    missed: () => clearAll(deps.targets),
   });
-  const statuses = nc.status() as AsyncIterable<{ type: string }> & { stop?: () => void };
-  void (async () => {
-    for await (const status of statuses) {
-      if (status.type === "disconnect" || status.type === "reconnect" || status.type === "slowConsumer") {
-        logger.info({ nats: status.type }, "clearing gateway caches: content events may have been missed");
-        clearAll(targets);
-      }
-    }
-  })().catch((error: unknown) => logger.warn({ err: error }, "nats status watch ended"));
-  await nc.flush();
-  return () => {
-    statuses.stop?.();
-    if (!subscription.isClosed()) subscription.unsubscribe();
-  };
 }

@@ -7,7 +7,7 @@
 // consumer gateway-session-changed) and logged (a core message has no stream to replay it from),
 // and, if it was an envelope, the whole cache goes: it may have named any session, and a cache
 // miss costs one read.
-import { coreEventReader, withConsumerSpan, type CoreRead, type NatsConnection } from "@support/bus";
+import { createCoreSubscription, type CoreRead, type NatsConnection } from "@support/bus";
 import { readEvent, type DomainEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
@@ -35,41 +35,12 @@ export function createSessionChangedConsumer(deps: {
   logger: Logger;
   registry?: Registry | undefined;
 }): Startable {
-  let stop: (() => void) | undefined;
-  return {
-    async start() {
-      if (stop) return;
-      const read = coreEventReader({ consumer: "gateway-session-changed", logger: deps.logger, registry: deps.registry, read: readEvent });
-      const subscriptions = SESSION_EVENTS.map((type) =>
-        deps.nc.subscribe(`${deps.natsPrefix}${type}`, {
-          callback: (error, msg) => {
-            if (error) {
-              deps.logger.warn({ err: error }, "session event subscription error; clearing the session cache");
-              deps.sessions.clear();
-              return;
-            }
-            void withConsumerSpan(msg, "gateway-session-changed", () => applySessionEvent(read(msg), deps.sessions));
-          },
-        }),
-      );
-      const statuses = deps.nc.status() as AsyncIterable<{ type: string }> & { stop?: () => void };
-      void (async () => {
-        for await (const status of statuses) {
-          if (status.type === "disconnect" || status.type === "reconnect" || status.type === "slowConsumer") {
-            deps.logger.info({ nats: status.type }, "clearing the session cache: session events may have been missed");
-            deps.sessions.clear();
-          }
-        }
-      })().catch((error: unknown) => deps.logger.warn({ err: error }, "nats status watch ended"));
-      await deps.nc.flush();
-      stop = () => {
-        statuses.stop?.();
-        for (const subscription of subscriptions) subscription.unsubscribe();
-      };
-    },
-    async stop() {
-      stop?.();
-      stop = undefined;
-    },
-  };
+  return createCoreSubscription({
+    ...deps,
+    subjects: SESSION_EVENTS,
+    consumer: "gateway-session-changed",
+    read: readEvent,
+    handle: (read) => applySessionEvent(read, deps.sessions),
+    missed: () => deps.sessions.clear(),
+  });
 }

@@ -5,7 +5,7 @@
 // A message this release cannot read is counted (support_events_dead_lettered_total, consumer
 // gateway-ticket-events) and logged, not kept (a core message has no stream to replay it from),
 // and, if it was an envelope, every stream re-reads: it may have been about any ticket.
-import { coreEventReader, type CoreRead, type NatsConnection } from "@support/bus";
+import { createCoreSubscription, type CoreRead, type NatsConnection } from "@support/bus";
 import { readEvent, type DomainEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
@@ -27,36 +27,12 @@ export function applyTicketEvent(read: CoreRead<DomainEvent>, hub: Pick<TicketSt
 }
 
 export function createTicketEventsConsumer(deps: { nc: NatsConnection; natsPrefix: string; hub: TicketStreamHub; logger: Logger; registry?: Registry }): Startable {
-  let stop: (() => void) | undefined;
-  return {
-    async start() {
-      if (stop) return;
-      const read = coreEventReader({ consumer: "gateway-ticket-events", logger: deps.logger, registry: deps.registry, read: readEvent });
-      const subscription = deps.nc.subscribe(`${deps.natsPrefix}tickets.ticket.>`, {
-        callback: (error, msg) => {
-          if (error) {
-            deps.logger.warn({ err: error }, "ticket event subscription error; streams re-read");
-            deps.hub.nudgeAll();
-            return;
-          }
-          applyTicketEvent(read(msg), deps.hub);
-        },
-      });
-      const statuses = deps.nc.status() as AsyncIterable<{ type: string }> & { stop?: () => void };
-      void (async () => {
-        for await (const status of statuses) {
-          if (status.type === "reconnect" || status.type === "slowConsumer") deps.hub.nudgeAll();
-        }
-      })().catch((error: unknown) => deps.logger.warn({ err: error }, "nats status watch ended"));
-      await deps.nc.flush();
-      stop = () => {
-        statuses.stop?.();
-        subscription.unsubscribe();
-      };
-    },
-    async stop() {
-      stop?.();
-      stop = undefined;
-    },
-  };
+  return createCoreSubscription({
+    ...deps,
+    subjects: ["tickets.ticket.>"],
+    consumer: "gateway-ticket-events",
+    read: readEvent,
+    handle: (read) => applyTicketEvent(read, deps.hub),
+    missed: () => deps.hub.nudgeAll(),
+  });
 }
