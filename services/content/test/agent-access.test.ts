@@ -6,7 +6,7 @@ import { connectBus, type EventEnvelope } from "@support/bus";
 import { AgentAccessService } from "@support/proto";
 import { createServiceClient } from "@support/rpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getAgentSession, setUserPassword, signIn, signOut, signOutEverywhere, type AgentAccessContext } from "../src/agents/agent-access.service.ts";
+import { getAgentSession, readAuditLog, setUserPassword, signIn, signOut, signOutEverywhere, type AgentAccessContext } from "../src/agents/agent-access.service.ts";
 import { tokenHash } from "../src/agents/agent-session.ts";
 import { createUser } from "../src/users/user.service.ts";
 import { failureOf, startContent, type ContentTestContext } from "./context.ts";
@@ -171,6 +171,32 @@ describe("sessions", () => {
     const d = await signIn(access, input(email));
     await setUserPassword(access, email, `${PASSWORD} again`);
     await expect(getAgentSession(access, d.token)).rejects.toMatchObject({ code: "unauthenticated" });
+  });
+});
+
+describe("the audit log", () => {
+  it("is read by the company's admins, newest first, a page at a time; agents may not", async () => {
+    const { email: adminEmail, company } = await agentWithPassword("admin");
+    const agentEmail = `colleague-${randomUUID().slice(0, 8)}@studio.example`;
+    await createUser(ctx.db, company.id, { name: "Cole Colleague", email: agentEmail, gameIds: [] });
+    await setUserPassword(access, agentEmail, PASSWORD);
+    await expect(signIn(access, input(agentEmail, "not it at all"))).rejects.toMatchObject({ code: "unauthenticated" });
+    const agent = await signIn(access, input(agentEmail));
+    const admin = await signIn(access, input(adminEmail));
+
+    const first = await readAuditLog(access, admin.token, { limit: 2, before: "" });
+    expect(first.entries.map((entry) => entry.action)).toEqual(["sign_in.succeeded", "sign_in.succeeded"]);
+    expect(first.entries[0]).toMatchObject({ userId: admin.live.user.id, actor: { type: "user", id: admin.live.user.id }, detail: { method: "password" } });
+    const rest = await readAuditLog(access, admin.token, { limit: 50, before: first.nextBefore! });
+    expect(rest.entries.map((entry) => entry.action)).toEqual(["sign_in.failed", "password.set", "password.set"]);
+    expect(rest.nextBefore).toBeUndefined();
+    // Nothing of another company, and never a secret.
+    expect(JSON.stringify([...first.entries, ...rest.entries])).not.toContain(PASSWORD);
+    await expect(readAuditLog(access, agent.token, { limit: 10, before: "" })).rejects.toMatchObject({ code: "permission_denied" });
+    await expect(readAuditLog(access, admin.token, { limit: 500, before: "x" })).rejects.toMatchObject({
+      code: "invalid_argument",
+      details: { issues: [{ path: "/query/limit" }, { path: "/query/before" }] },
+    });
   });
 });
 

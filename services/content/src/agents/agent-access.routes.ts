@@ -1,12 +1,12 @@
 // content.v1.AgentAccessService (the gateway's /agent-api door) mapped onto the sign-in use
 // cases. Handlers only translate messages.
-import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { AgentAccessService, type AgentSessionSchema } from "@support/proto";
 import type { ContentDeps } from "../context.ts";
 import { displayNameOf } from "../users/user.ts";
-import { getAgentSession, signIn, signOut, signOutEverywhere, type LiveAgentSession } from "./agent-access.service.ts";
+import { getAgentSession, readAuditLog, signIn, signOut, signOutEverywhere, type LiveAgentSession } from "./agent-access.service.ts";
 import { inspectLink, redeemLink, requestPasswordReset, type UserLinksContext } from "./user-links.service.ts";
 
 function sessionMessage({ session, user }: LiveAgentSession): MessageInitShape<typeof AgentSessionSchema> {
@@ -41,6 +41,22 @@ export function registerAgentAccessRoutes(router: ConnectRouter, deps: ContentDe
     inspectLink: async (req) => {
       const { purpose, user, expiresAt } = await inspectLink(links, req.token);
       return { purpose, email: user.email, name: user.name, expiresAt: timestampFromDate(expiresAt) };
+    },
+    listAuditLog: async (req) => {
+      const { entries, nextBefore } = await readAuditLog(ctx, req.sessionToken, { limit: req.limit, before: req.before });
+      return {
+        entries: entries.map((entry) => ({
+          id: entry.id,
+          action: entry.action,
+          userId: entry.userId ?? undefined,
+          actorType: entry.actor.type,
+          actorId: entry.actor.id ?? undefined,
+          clientAddress: entry.clientAddress ?? undefined,
+          detail: entry.detail as JsonObject,
+          createdAt: timestampFromDate(entry.createdAt),
+        })),
+        nextBefore,
+      };
     },
     redeemLink: async (req) => {
       const { purpose, user } = await redeemLink(links, req.token, req.password, req.clientAddress);

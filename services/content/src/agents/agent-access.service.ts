@@ -3,7 +3,7 @@
 // transaction.
 import { writeEvents } from "@support/bus";
 import { newEvent } from "@support/events";
-import { AppError, failedPrecondition, notFound, unauthenticated, validationError } from "@support/errors";
+import { AppError, failedPrecondition, notFound, permissionDenied, unauthenticated, validationError } from "@support/errors";
 import type { Kysely } from "kysely";
 import type { ContentConfig } from "../config.ts";
 import type { ContentDatabase } from "../database.ts";
@@ -14,7 +14,7 @@ import {
   upsertPasswordHash,
 } from "./agent-access.repository.ts";
 import { isLive, newToken, openingClocks, tokenHash, touchedIdleExpiry, type AgentSessionRecord, type SessionEndReason, type SessionLimits } from "./agent-session.ts";
-import { writeAudit } from "./audit-log.ts";
+import { listAudit, writeAudit } from "./audit-log.ts";
 import { decoyPasswordHash, hashPassword, passwordIssues, verifyPassword } from "./password.ts";
 import { accountKey, addressKey, afterFailure, lockedForSeconds, type ThrottleRule } from "./sign-in-throttle.ts";
 
@@ -180,4 +180,23 @@ export async function setUserPassword(ctx: Pick<AgentAccessContext, "db">, email
     await writeAudit(trx, { action: "password.set", companyId: user.companyId, userId: user.id, actor: { type: "operator", id: null } }, now);
   });
   return user;
+}
+
+/** Most entries of one page of the audit log. */
+export const MAX_AUDIT_PAGE = 200;
+
+/**
+ * A page of the audit log of the token's company, newest first: for an admin only. `before`
+ * is the id of the previous page's last entry.
+ */
+export async function readAuditLog(ctx: AgentAccessContext, token: string, page: { limit: number; before: string }, now = new Date()) {
+  const { user } = await getAgentSession(ctx, token, now);
+  if (user.role !== "admin") throw permissionDenied("Only the company's admins read the audit log");
+  const issues = [];
+  if (!Number.isInteger(page.limit) || page.limit < 0 || page.limit > MAX_AUDIT_PAGE) issues.push({ path: "/query/limit", message: `must be an integer from 1 to ${MAX_AUDIT_PAGE}` });
+  if (page.before !== "" && !/^[1-9][0-9]{0,18}$/.test(page.before)) issues.push({ path: "/query/before", message: "is not an entry id of this log" });
+  if (issues.length > 0) throw validationError(issues);
+  const limit = page.limit || 50;
+  const entries = await listAudit(ctx.db, user.companyId, { limit: limit + 1, before: page.before || undefined });
+  return { entries: entries.slice(0, limit), nextBefore: entries.length > limit ? entries[limit - 1]!.id : undefined };
 }

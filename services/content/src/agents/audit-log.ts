@@ -36,3 +36,29 @@ export async function writeAudit(db: Kysely<ContentDatabase>, entry: AuditEntry,
     })
     .execute();
 }
+
+export interface AuditRecord {
+  id: string;
+  action: string;
+  userId: string | null;
+  actor: { type: string; id: string | null };
+  clientAddress: string | null;
+  detail: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** A company's entries, newest first, older than `before` (an id) when given. */
+export async function listAudit(db: Kysely<ContentDatabase>, companyId: string, options: { limit: number; before?: string | undefined }): Promise<AuditRecord[]> {
+  let query = db.selectFrom("audit_log").selectAll().where("company_id", "=", companyId).orderBy("id", "desc").limit(options.limit);
+  if (options.before !== undefined) query = query.where("id", "<", options.before);
+  const rows = await query.execute();
+  return rows.map((row) => ({
+    id: String(row.id),
+    action: row.action,
+    userId: row.user_id,
+    actor: row.actor,
+    clientAddress: row.client_address,
+    detail: row.detail,
+    createdAt: row.created_at,
+  }));
+}

@@ -3,13 +3,125 @@
 /* eslint-disable */
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file content/v1/agents.proto.
  */
 export declare const file_content_v1_agents: GenFile;
+
+/**
+ * @generated from message content.v1.ListAuditLogRequest
+ */
+export declare type ListAuditLogRequest = Message<"content.v1.ListAuditLogRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * At most this many entries (1 to 200; 0: 50).
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * Entries older than this id (the previous page's next_before); empty: from the newest.
+   *
+   * @generated from field: string before = 3;
+   */
+  before: string;
+};
+
+/**
+ * Describes the message content.v1.ListAuditLogRequest.
+ * Use `create(ListAuditLogRequestSchema)` to create a new message.
+ */
+export declare const ListAuditLogRequestSchema: GenMessage<ListAuditLogRequest>;
+
+/**
+ * AuditEntry is one recorded act: never a password, a token or a code.
+ *
+ * @generated from message content.v1.AuditEntry
+ */
+export declare type AuditEntry = Message<"content.v1.AuditEntry"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * e.g. "sign_in.failed", "session.signed_out", "user.invited".
+   *
+   * @generated from field: string action = 2;
+   */
+  action: string;
+
+  /**
+   * The user the entry is about, when known.
+   *
+   * @generated from field: optional string user_id = 3;
+   */
+  userId?: string | undefined;
+
+  /**
+   * "user", "operator" or "anonymous", and the user's id for "user".
+   *
+   * @generated from field: string actor_type = 4;
+   */
+  actorType: string;
+
+  /**
+   * @generated from field: optional string actor_id = 5;
+   */
+  actorId?: string | undefined;
+
+  /**
+   * @generated from field: optional string client_address = 6;
+   */
+  clientAddress?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Struct detail = 7;
+   */
+  detail?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 8;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message content.v1.AuditEntry.
+ * Use `create(AuditEntrySchema)` to create a new message.
+ */
+export declare const AuditEntrySchema: GenMessage<AuditEntry>;
+
+/**
+ * @generated from message content.v1.ListAuditLogResponse
+ */
+export declare type ListAuditLogResponse = Message<"content.v1.ListAuditLogResponse"> & {
+  /**
+   * @generated from field: repeated content.v1.AuditEntry entries = 1;
+   */
+  entries: AuditEntry[];
+
+  /**
+   * The `before` of the next (older) page; absent on the last page.
+   *
+   * @generated from field: optional string next_before = 2;
+   */
+  nextBefore?: string | undefined;
+};
+
+/**
+ * Describes the message content.v1.ListAuditLogResponse.
+ * Use `create(ListAuditLogResponseSchema)` to create a new message.
+ */
+export declare const ListAuditLogResponseSchema: GenMessage<ListAuditLogResponse>;
 
 /**
  * @generated from message content.v1.RequestPasswordResetRequest
@@ -492,6 +604,17 @@ export declare const AgentAccessService: GenService<{
     methodKind: "unary";
     input: typeof RedeemLinkRequestSchema;
     output: typeof RedeemLinkResponseSchema;
+  },
+  /**
+   * ListAuditLog lists the audit log of the session's company, newest first, for an admin;
+   * PERMISSION_DENIED for an agent, UNAUTHENTICATED without a live session.
+   *
+   * @generated from rpc content.v1.AgentAccessService.ListAuditLog
+   */
+  listAuditLog: {
+    methodKind: "unary";
+    input: typeof ListAuditLogRequestSchema;
+    output: typeof ListAuditLogResponseSchema;
   },
 }>;
 

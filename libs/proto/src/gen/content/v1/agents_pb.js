@@ -3,125 +3,146 @@
 /* eslint-disable */
 
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file content/v1/agents.proto.
  */
 export const file_content_v1_agents = /*@__PURE__*/
-  fileDesc("Chdjb250ZW50L3YxL2FnZW50cy5wcm90bxIKY29udGVudC52MSJEChtSZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QSDQoFZW1haWwYASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkiHgocUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZSIjChJJbnNwZWN0TGlua1JlcXVlc3QSDQoFdG9rZW4YASABKAkicwoTSW5zcGVjdExpbmtSZXNwb25zZRIPCgdwdXJwb3NlGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBG5hbWUYAyABKAkSLgoKZXhwaXJlc19hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTAoRUmVkZWVtTGlua1JlcXVlc3QSDQoFdG9rZW4YASABKAkSEAoIcGFzc3dvcmQYAiABKAkSFgoOY2xpZW50X2FkZHJlc3MYAyABKAkiNAoSUmVkZWVtTGlua1Jlc3BvbnNlEg8KB3B1cnBvc2UYASABKAkSDQoFZW1haWwYAiABKAkifgoJQWdlbnRVc2VyEgoKAmlkGAEgASgJEhIKCmNvbXBhbnlfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIUCgxkaXNwbGF5X25hbWUYBCABKAkSDQoFZW1haWwYBSABKAkSDAoEcm9sZRgGIAEoCRIQCghnYW1lX2lkcxgHIAMoCSLoAQoMQWdlbnRTZXNzaW9uEgoKAmlkGAEgASgJEiMKBHVzZXIYAiABKAsyFS5jb250ZW50LnYxLkFnZW50VXNlchISCgpjc3JmX3Rva2VuGAMgASgJEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD2lkbGVfZXhwaXJlc19hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiXAoNU2lnbkluUmVxdWVzdBINCgVlbWFpbBgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgDIAEoCRISCgp1c2VyX2FnZW50GAQgASgJIlIKDlNpZ25JblJlc3BvbnNlEhUKDXNlc3Npb25fdG9rZW4YASABKAkSKQoHc2Vzc2lvbhgCIAEoCzIYLmNvbnRlbnQudjEuQWdlbnRTZXNzaW9uIi8KFkdldEFnZW50U2Vzc2lvblJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCSJEChdHZXRBZ2VudFNlc3Npb25SZXNwb25zZRIpCgdzZXNzaW9uGAEgASgLMhguY29udGVudC52MS5BZ2VudFNlc3Npb24iPwoOU2lnbk91dFJlcXVlc3QSFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIWCg5jbGllbnRfYWRkcmVzcxgCIAEoCSIRCg9TaWduT3V0UmVzcG9uc2UiSQoYU2lnbk91dEV2ZXJ5d2hlcmVSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkiKgoZU2lnbk91dEV2ZXJ5d2hlcmVSZXNwb25zZRINCgVlbmRlZBgBIAEoBTLfBAoSQWdlbnRBY2Nlc3NTZXJ2aWNlEj8KBlNpZ25JbhIZLmNvbnRlbnQudjEuU2lnbkluUmVxdWVzdBoaLmNvbnRlbnQudjEuU2lnbkluUmVzcG9uc2USWgoPR2V0QWdlbnRTZXNzaW9uEiIuY29udGVudC52MS5HZXRBZ2VudFNlc3Npb25SZXF1ZXN0GiMuY29udGVudC52MS5HZXRBZ2VudFNlc3Npb25SZXNwb25zZRJCCgdTaWduT3V0EhouY29udGVudC52MS5TaWduT3V0UmVxdWVzdBobLmNvbnRlbnQudjEuU2lnbk91dFJlc3BvbnNlEmAKEVNpZ25PdXRFdmVyeXdoZXJlEiQuY29udGVudC52MS5TaWduT3V0RXZlcnl3aGVyZVJlcXVlc3QaJS5jb250ZW50LnYxLlNpZ25PdXRFdmVyeXdoZXJlUmVzcG9uc2USaQoUUmVxdWVzdFBhc3N3b3JkUmVzZXQSJy5jb250ZW50LnYxLlJlcXVlc3RQYXNzd29yZFJlc2V0UmVxdWVzdBooLmNvbnRlbnQudjEuUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZRJOCgtJbnNwZWN0TGluaxIeLmNvbnRlbnQudjEuSW5zcGVjdExpbmtSZXF1ZXN0Gh8uY29udGVudC52MS5JbnNwZWN0TGlua1Jlc3BvbnNlEksKClJlZGVlbUxpbmsSHS5jb250ZW50LnYxLlJlZGVlbUxpbmtSZXF1ZXN0Gh4uY29udGVudC52MS5SZWRlZW1MaW5rUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Chdjb250ZW50L3YxL2FnZW50cy5wcm90bxIKY29udGVudC52MSJLChNMaXN0QXVkaXRMb2dSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSDQoFbGltaXQYAiABKAUSDgoGYmVmb3JlGAMgASgJIosCCgpBdWRpdEVudHJ5EgoKAmlkGAEgASgJEg4KBmFjdGlvbhgCIAEoCRIUCgd1c2VyX2lkGAMgASgJSACIAQESEgoKYWN0b3JfdHlwZRgEIAEoCRIVCghhY3Rvcl9pZBgFIAEoCUgBiAEBEhsKDmNsaWVudF9hZGRyZXNzGAYgASgJSAKIAQESJwoGZGV0YWlsGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIKCghfdXNlcl9pZEILCglfYWN0b3JfaWRCEQoPX2NsaWVudF9hZGRyZXNzImkKFExpc3RBdWRpdExvZ1Jlc3BvbnNlEicKB2VudHJpZXMYASADKAsyFi5jb250ZW50LnYxLkF1ZGl0RW50cnkSGAoLbmV4dF9iZWZvcmUYAiABKAlIAIgBAUIOCgxfbmV4dF9iZWZvcmUiRAobUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJIh4KHFJlcXVlc3RQYXNzd29yZFJlc2V0UmVzcG9uc2UiIwoSSW5zcGVjdExpbmtSZXF1ZXN0Eg0KBXRva2VuGAEgASgJInMKE0luc3BlY3RMaW5rUmVzcG9uc2USDwoHcHVycG9zZRgBIAEoCRINCgVlbWFpbBgCIAEoCRIMCgRuYW1lGAMgASgJEi4KCmV4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkwKEVJlZGVlbUxpbmtSZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhYKDmNsaWVudF9hZGRyZXNzGAMgASgJIjQKElJlZGVlbUxpbmtSZXNwb25zZRIPCgdwdXJwb3NlGAEgASgJEg0KBWVtYWlsGAIgASgJIn4KCUFnZW50VXNlchIKCgJpZBgBIAEoCRISCgpjb21wYW55X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSFAoMZGlzcGxheV9uYW1lGAQgASgJEg0KBWVtYWlsGAUgASgJEgwKBHJvbGUYBiABKAkSEAoIZ2FtZV9pZHMYByADKAki6AEKDEFnZW50U2Vzc2lvbhIKCgJpZBgBIAEoCRIjCgR1c2VyGAIgASgLMhUuY29udGVudC52MS5BZ2VudFVzZXISEgoKY3NyZl90b2tlbhgDIAEoCRIuCgpjcmVhdGVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9pZGxlX2V4cGlyZXNfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIlwKDVNpZ25JblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSFgoOY2xpZW50X2FkZHJlc3MYAyABKAkSEgoKdXNlcl9hZ2VudBgEIAEoCSJSCg5TaWduSW5SZXNwb25zZRIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEikKB3Nlc3Npb24YAiABKAsyGC5jb250ZW50LnYxLkFnZW50U2Vzc2lvbiIvChZHZXRBZ2VudFNlc3Npb25SZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkiRAoXR2V0QWdlbnRTZXNzaW9uUmVzcG9uc2USKQoHc2Vzc2lvbhgBIAEoCzIYLmNvbnRlbnQudjEuQWdlbnRTZXNzaW9uIj8KDlNpZ25PdXRSZXF1ZXN0EhUKDXNlc3Npb25fdG9rZW4YASABKAkSFgoOY2xpZW50X2FkZHJlc3MYAiABKAkiEQoPU2lnbk91dFJlc3BvbnNlIkkKGFNpZ25PdXRFdmVyeXdoZXJlUmVxdWVzdBIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEhYKDmNsaWVudF9hZGRyZXNzGAIgASgJIioKGVNpZ25PdXRFdmVyeXdoZXJlUmVzcG9uc2USDQoFZW5kZWQYASABKAUysgUKEkFnZW50QWNjZXNzU2VydmljZRI/CgZTaWduSW4SGS5jb250ZW50LnYxLlNpZ25JblJlcXVlc3QaGi5jb250ZW50LnYxLlNpZ25JblJlc3BvbnNlEloKD0dldEFnZW50U2Vzc2lvbhIiLmNvbnRlbnQudjEuR2V0QWdlbnRTZXNzaW9uUmVxdWVzdBojLmNvbnRlbnQudjEuR2V0QWdlbnRTZXNzaW9uUmVzcG9uc2USQgoHU2lnbk91dBIaLmNvbnRlbnQudjEuU2lnbk91dFJlcXVlc3QaGy5jb250ZW50LnYxLlNpZ25PdXRSZXNwb25zZRJgChFTaWduT3V0RXZlcnl3aGVyZRIkLmNvbnRlbnQudjEuU2lnbk91dEV2ZXJ5d2hlcmVSZXF1ZXN0GiUuY29udGVudC52MS5TaWduT3V0RXZlcnl3aGVyZVJlc3BvbnNlEmkKFFJlcXVlc3RQYXNzd29yZFJlc2V0EicuY29udGVudC52MS5SZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QaKC5jb250ZW50LnYxLlJlcXVlc3RQYXNzd29yZFJlc2V0UmVzcG9uc2USTgoLSW5zcGVjdExpbmsSHi5jb250ZW50LnYxLkluc3BlY3RMaW5rUmVxdWVzdBofLmNvbnRlbnQudjEuSW5zcGVjdExpbmtSZXNwb25zZRJLCgpSZWRlZW1MaW5rEh0uY29udGVudC52MS5SZWRlZW1MaW5rUmVxdWVzdBoeLmNvbnRlbnQudjEuUmVkZWVtTGlua1Jlc3BvbnNlElEKDExpc3RBdWRpdExvZxIfLmNvbnRlbnQudjEuTGlzdEF1ZGl0TG9nUmVxdWVzdBogLmNvbnRlbnQudjEuTGlzdEF1ZGl0TG9nUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+
+/**
+ * Describes the message content.v1.ListAuditLogRequest.
+ * Use `create(ListAuditLogRequestSchema)` to create a new message.
+ */
+export const ListAuditLogRequestSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_agents, 0);
+
+/**
+ * Describes the message content.v1.AuditEntry.
+ * Use `create(AuditEntrySchema)` to create a new message.
+ */
+export const AuditEntrySchema = /*@__PURE__*/
+  messageDesc(file_content_v1_agents, 1);
+
+/**
+ * Describes the message content.v1.ListAuditLogResponse.
+ * Use `create(ListAuditLogResponseSchema)` to create a new message.
+ */
+export const ListAuditLogResponseSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_agents, 2);
 
 /**
  * Describes the message content.v1.RequestPasswordResetRequest.
  * Use `create(RequestPasswordResetRequestSchema)` to create a new message.
  */
 export const RequestPasswordResetRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 0);
+  messageDesc(file_content_v1_agents, 3);
 
 /**
  * Describes the message content.v1.RequestPasswordResetResponse.
  * Use `create(RequestPasswordResetResponseSchema)` to create a new message.
  */
 export const RequestPasswordResetResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 1);
+  messageDesc(file_content_v1_agents, 4);
 
 /**
  * Describes the message content.v1.InspectLinkRequest.
  * Use `create(InspectLinkRequestSchema)` to create a new message.
  */
 export const InspectLinkRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 2);
+  messageDesc(file_content_v1_agents, 5);
 
 /**
  * Describes the message content.v1.InspectLinkResponse.
  * Use `create(InspectLinkResponseSchema)` to create a new message.
  */
 export const InspectLinkResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 3);
+  messageDesc(file_content_v1_agents, 6);
 
 /**
  * Describes the message content.v1.RedeemLinkRequest.
  * Use `create(RedeemLinkRequestSchema)` to create a new message.
  */
 export const RedeemLinkRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 4);
+  messageDesc(file_content_v1_agents, 7);
 
 /**
  * Describes the message content.v1.RedeemLinkResponse.
  * Use `create(RedeemLinkResponseSchema)` to create a new message.
  */
 export const RedeemLinkResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 5);
+  messageDesc(file_content_v1_agents, 8);
 
 /**
  * Describes the message content.v1.AgentUser.
  * Use `create(AgentUserSchema)` to create a new message.
  */
 export const AgentUserSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 6);
+  messageDesc(file_content_v1_agents, 9);
 
 /**
  * Describes the message content.v1.AgentSession.
  * Use `create(AgentSessionSchema)` to create a new message.
  */
 export const AgentSessionSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 7);
+  messageDesc(file_content_v1_agents, 10);
 
 /**
  * Describes the message content.v1.SignInRequest.
  * Use `create(SignInRequestSchema)` to create a new message.
  */
 export const SignInRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 8);
+  messageDesc(file_content_v1_agents, 11);
 
 /**
  * Describes the message content.v1.SignInResponse.
  * Use `create(SignInResponseSchema)` to create a new message.
  */
 export const SignInResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 9);
+  messageDesc(file_content_v1_agents, 12);
 
 /**
  * Describes the message content.v1.GetAgentSessionRequest.
  * Use `create(GetAgentSessionRequestSchema)` to create a new message.
  */
 export const GetAgentSessionRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 10);
+  messageDesc(file_content_v1_agents, 13);
 
 /**
  * Describes the message content.v1.GetAgentSessionResponse.
  * Use `create(GetAgentSessionResponseSchema)` to create a new message.
  */
 export const GetAgentSessionResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 11);
+  messageDesc(file_content_v1_agents, 14);
 
 /**
  * Describes the message content.v1.SignOutRequest.
  * Use `create(SignOutRequestSchema)` to create a new message.
  */
 export const SignOutRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 12);
+  messageDesc(file_content_v1_agents, 15);
 
 /**
  * Describes the message content.v1.SignOutResponse.
  * Use `create(SignOutResponseSchema)` to create a new message.
  */
 export const SignOutResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 13);
+  messageDesc(file_content_v1_agents, 16);
 
 /**
  * Describes the message content.v1.SignOutEverywhereRequest.
  * Use `create(SignOutEverywhereRequestSchema)` to create a new message.
  */
 export const SignOutEverywhereRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 14);
+  messageDesc(file_content_v1_agents, 17);
 
 /**
  * Describes the message content.v1.SignOutEverywhereResponse.
  * Use `create(SignOutEverywhereResponseSchema)` to create a new message.
  */
 export const SignOutEverywhereResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_agents, 15);
+  messageDesc(file_content_v1_agents, 18);
 
 /**
  * AgentAccessService signs the company's users (agents and admins) in to the support
