@@ -4,6 +4,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { ContentAdminService } from "@support/proto";
 import { adminTokenGate } from "@support/rpc";
 import { setUserPassword } from "./agents/agent-access.service.ts";
+import { resetUserTwoFactor } from "./agents/two-factor.service.ts";
 import { createApiKey, revokeApiKey } from "./api-keys/api-key.service.ts";
 import { deleteGame, locateGame } from "./games/game.service.ts";
 import type { ContentDeps } from "./context.ts";
@@ -33,6 +34,11 @@ export function registerAdminRoutes(router: ConnectRouter, deps: ContentDeps): v
       setUserPassword: async (req) => {
         const user = await setUserPassword({ db }, req.email, req.password);
         return { userId: user.id, companyId: user.companyId };
+      },
+
+      resetUserTwoFactor: async (req) => {
+        const { user, hadTwoFactor, sessionsEnded } = await resetUserTwoFactor({ db }, req.email);
+        return { userId: user.id, companyId: user.companyId, hadTwoFactor, sessionsEnded };
       },
     },
     { requestGate: adminTokenGate(deps.config.ADMIN_TOKEN) },

@@ -7,6 +7,11 @@ import type { ContentDeps } from "./context.ts";
 import { registerRoutes } from "./routes.ts";
 
 export function createServer(deps: ContentDeps): ServiceHost {
+  if (deps.config.TOTP_ENCRYPTION_KEY === "") {
+    deps.logger.warn(
+      "TOTP_ENCRYPTION_KEY is not set: two-factor secrets are encrypted with the public development key. Set it (base64 of 32 random bytes) anywhere but on a developer's machine",
+    );
+  }
   return createServiceHost({
     name: "content",
     rpcServiceName: "content.v1.ContentService",

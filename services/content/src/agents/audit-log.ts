@@ -11,7 +11,15 @@ export type AuditAction =
   | "sign_in.refused_locked"
   | "session.signed_out"
   | "session.signed_out_everywhere"
-  | "password.set";
+  | "password.set"
+  // Two-factor (two-factor.service.ts).
+  | "two_factor.enrolment_started"
+  | "two_factor.enrolment_failed"
+  | "two_factor.enabled"
+  | "two_factor.challenged"
+  | "two_factor.failed"
+  | "two_factor.recovery_code_used"
+  | "two_factor.reset";
 
 export interface AuditEntry {
   action: AuditAction;

@@ -8,6 +8,7 @@ import * as createTenantApplications from "./2026_11_23_00_01_00_create_tenant_a
 import * as resourceContentAndCollectors from "./2026_11_23_00_02_00_resource_content_and_collectors.ts";
 import * as apiRateLimits from "./2026_11_27_00_00_00_api_rate_limits.ts";
 import * as agentAccess from "./2026_11_28_00_00_00_agent_access.ts";
+import * as twoFactor from "./2026_11_28_00_02_00_two_factor.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_01_00_create_content": createContent,
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_27_00_00_00_api_rate_limits": apiRateLimits,
   "2026_11_27_00_00_00_create_idempotency_keys": createIdempotencyKeysMigration,
   "2026_11_28_00_00_00_agent_access": agentAccess,
+  "2026_11_28_00_02_00_two_factor": twoFactor,
 };
