@@ -28,6 +28,7 @@ describe("admin command line", () => {
     expect(parseCommandLine(["players", "schedules", "--company", id.toUpperCase()])).toEqual({ verb: "players schedules", companyId: id });
     expect(parseCommandLine(["players", "cancel-deletion", id.toUpperCase()])).toEqual({ verb: "players cancel-deletion", servicePlayerId: id });
     expect(parseCommandLine(["users", "set-password", "--email", " lead@studio.example "])).toEqual({ verb: "users set-password", email: "lead@studio.example" });
+    expect(parseCommandLine(["users", "reset-2fa", "--email", " lead@studio.example "])).toEqual({ verb: "users reset-2fa", email: "lead@studio.example" });
   });
 
   it("parses the dead-letters verbs, and refuses their options elsewhere and others' options there", () => {

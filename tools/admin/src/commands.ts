@@ -18,7 +18,8 @@ export type AdminCommand =
   | { verb: "players block" | "players unblock"; gameId: string; playerId?: string; email?: string }
   | { verb: "players schedules"; companyId?: string }
   | { verb: "players cancel-deletion"; servicePlayerId: string }
-  | { verb: "users set-password"; email: string; password: string };
+  | { verb: "users set-password"; email: string; password: string }
+  | { verb: "users reset-2fa"; email: string };
 
 export interface CommandContext {
   clients: AdminClients;
@@ -106,6 +107,10 @@ export async function runCommand(command: AdminCommand, context: CommandContext)
     case "users set-password": {
       const response = await call(content.setUserPassword({ email: command.email, password: command.password }));
       return { userId: response.userId, companyId: response.companyId, passwordSet: true };
+    }
+    case "users reset-2fa": {
+      const response = await call(content.resetUserTwoFactor({ email: command.email }));
+      return { userId: response.userId, companyId: response.companyId, twoFactorReset: true, hadTwoFactor: response.hadTwoFactor, sessionsEnded: response.sessionsEnded };
     }
   }
 }
