@@ -59,14 +59,18 @@ const PLAYER_SIDE_OPERATIONS = [
   ["post", "/player-api/verification/email/confirm", "confirmPlayerEmailVerification"],
 ] as const;
 const SESSION_OPERATIONS = new Set<string>(PLAYER_SIDE_OPERATIONS.map((op) => op[2]));
-// The support application's door: sign-in is public, the others take the session cookie.
+// The support application's door: sign-in (and its two-factor step, with the challenge cookie)
+// is public, the others take the session cookie.
 const AGENT_OPERATIONS = [
   ["post", "/agent-api/sign-in", "signInAgent"],
+  ["post", "/agent-api/sign-in/totp", "completeAgentTwoFactorSignIn"],
+  ["post", "/agent-api/two-factor/enrolment", "startAgentTwoFactorEnrolment"],
+  ["post", "/agent-api/two-factor/enrolment/confirm", "confirmAgentTwoFactorEnrolment"],
   ["post", "/agent-api/sign-out", "signOutAgent"],
   ["post", "/agent-api/sign-out-everywhere", "signOutAgentEverywhere"],
   ["get", "/agent-api/me", "getAgentMe"],
 ] as const;
-const AGENT_SESSION_OPERATIONS = new Set<string>(["signOutAgent", "signOutAgentEverywhere", "getAgentMe"]);
+const AGENT_SESSION_OPERATIONS = new Set<string>(["signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment"]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
 /** Every object in the document with its JSON pointer. */
@@ -97,7 +101,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 4 of agent sign-in, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 7 of agent sign-in, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });
@@ -165,7 +169,7 @@ describe("the OpenAPI document", () => {
     for (const op of operations.values()) {
       expect(op.authenticated, op.operationId).toBe(!PUBLIC_OPERATIONS.has(op.operationId) && !SESSION_OPERATIONS.has(op.operationId) && !AGENT_API_OPERATIONS.has(op.operationId));
       expect(op.agentSessionAuthenticated, op.operationId).toBe(AGENT_SESSION_OPERATIONS.has(op.operationId));
-      if (op.operationId === "signInAgent") expect((openapiDocument.paths[op.path]![op.method] as Json).security).toEqual([]);
+      if (op.operationId === "signInAgent" || op.operationId === "completeAgentTwoFactorSignIn") expect((openapiDocument.paths[op.path]![op.method] as Json).security).toEqual([]);
       expect(op.sessionAuthenticated, op.operationId).toBe(SESSION_OPERATIONS.has(op.operationId));
       if (SESSION_OPERATIONS.has(op.operationId)) expect(openapiDocument.paths[op.path]![op.method]).toMatchObject({ security: [{ sessionCode: [] }] });
       const raw = openapiDocument.paths[op.path]![op.method] as Json;
