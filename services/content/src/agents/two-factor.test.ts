@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { loadContentConfig, loadContentMigrateConfig } from "../config.ts";
 import { createTotpSecretBox, DEVELOPMENT_TOTP_KEY, parseTotpEncryptionKey, totpSecretBoxFor } from "./two-factor-secret-box.ts";
-import { matchingTotpStep, newRecoveryCodes, newTotpSecret, normaliseRecoveryCode, scopeAfterPassword, totpCode } from "./two-factor.ts";
+import { matchingTotpStep, newRecoveryCodes, newTotpSecret, normaliseRecoveryCode, scopeAfterPassword, scopeAfterSingleSignOn, totpCode } from "./two-factor.ts";
 
 describe("TOTP codes", () => {
   const secret = newTotpSecret();
@@ -32,6 +32,11 @@ describe("the session a password alone opens", () => {
     expect(scopeAfterPassword({ enabled: false, required: true })).toBe("two_factor_enrolment");
     expect(scopeAfterPassword({ enabled: false, required: false })).toBe("full");
     expect(scopeAfterPassword({ enabled: true, required: true })).toBe("full");
+  });
+
+  it("(single sign-on, later) is full when the provider asserts MFA, else as after a password", () => {
+    expect(scopeAfterSingleSignOn({ enabled: false, required: true }, true)).toBe("full");
+    expect(scopeAfterSingleSignOn({ enabled: false, required: true }, false)).toBe("two_factor_enrolment");
   });
 });
 

@@ -88,3 +88,13 @@ export const newChallengeToken = (): string => randomBytes(32).toString("base64u
 export function scopeAfterPassword(status: TwoFactorStatus): SessionScope {
   return status.required && !status.enabled ? "two_factor_enrolment" : "full";
 }
+
+/**
+ * The seam for single sign-on (not built yet): a user signed in through the company's OpenID
+ * provider is excepted from the company's requirement when the provider asserts it checked a
+ * second factor itself (e.g. `amr` containing "mfa" in the ID token); otherwise the same rule as
+ * a password applies. SSO's callback is to call this, and open the session with openSession.
+ */
+export function scopeAfterSingleSignOn(status: TwoFactorStatus, providerAssertedMfa: boolean): SessionScope {
+  return providerAssertedMfa ? "full" : scopeAfterPassword(status);
+}
