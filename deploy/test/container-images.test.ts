@@ -82,6 +82,8 @@ function serviceEnv(name: ServiceName): Record<string, string> {
     case "gateway":
       return { ...common, CONTENT_URL: url("content"), TICKETS_URL: url("tickets"), MEDIA_URL: url("media"), PLAYERS_URL: url("players"), WEBHOOKS_URL: url("webhooks") };
     case "content":
+      // The image runs with NODE_ENV=production, where the TOTP encryption key is required.
+      return { ...common, DATABASE_URL: roles.get(name)!.appUrl, ADMIN_TOKEN, TOTP_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString("base64") };
     case "players":
       return { ...common, DATABASE_URL: roles.get(name)!.appUrl, ADMIN_TOKEN };
     case "tickets":

@@ -69,6 +69,7 @@ function serviceEnv(name: ServiceName): Record<string, string> {
     ...(name === "tickets" ? { CURSOR_SECRET: "production-build-test", AUTO_CLOSE_INTERVAL_MS: "0" } : {}),
     // NODE_ENV=production requires the secrets key.
     ...(name === "webhooks" ? { WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") } : {}),
+    ...(name === "content" ? { TOTP_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString("base64") } : {}),
   };
 }
 

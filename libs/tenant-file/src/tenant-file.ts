@@ -14,6 +14,8 @@ export interface TenantFile {
     autoCloseWaitingAfterHours?: number;
     /** Requests per minute of all the company's API keys together (default: the gateway's). */
     apiRateLimitPerMinute?: number;
+    /** Every user must sign in with two-factor (default false). */
+    requireTwoFactor?: boolean;
   };
   /** rateLimitPerMinute: requests per minute of the key (default: the company's limit). */
   apiKeys?: { name: string; rateLimitPerMinute?: number }[];

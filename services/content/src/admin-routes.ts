@@ -6,6 +6,7 @@ import { ContentAdminService } from "@support/proto";
 import { adminTokenGate } from "@support/rpc";
 import { setUserPassword } from "./agents/agent-access.service.ts";
 import { createPasswordResetLink, deactivateUser, inviteUser, type UserLinksContext } from "./agents/user-links.service.ts";
+import { resetUserTwoFactor } from "./agents/two-factor.service.ts";
 import { createApiKey, revokeApiKey } from "./api-keys/api-key.service.ts";
 import { deleteGame, locateGame } from "./games/game.service.ts";
 import type { ContentDeps } from "./context.ts";
@@ -51,6 +52,11 @@ export function registerAdminRoutes(router: ConnectRouter, deps: ContentDeps & P
       deactivateUser: async (req) => {
         const { user, endedSessions } = await deactivateUser(links, req.companyId, req.email);
         return { userId: user.id, endedSessions };
+      },
+
+      resetUserTwoFactor: async (req) => {
+        const { user, hadTwoFactor, sessionsEnded } = await resetUserTwoFactor({ db }, req.email);
+        return { userId: user.id, companyId: user.companyId, hadTwoFactor, sessionsEnded };
       },
     },
     { requestGate: adminTokenGate(deps.config.ADMIN_TOKEN) },

@@ -1,7 +1,8 @@
 // The content service's configuration, from environment variables only.
-import { loadConfig, num, str } from "@support/config";
+import { ConfigError, loadConfig, num, str } from "@support/config";
 import { adminTokenSpec, portSpec, serviceConfigSpecs } from "@support/runtime";
 import { idempotencyConfigSpecs } from "@support/idempotency";
+import { parseTotpEncryptionKey } from "./agents/two-factor-secret-box.ts";
 
 export const configSpecs = {
   ...serviceConfigSpecs,
@@ -18,10 +19,43 @@ export const configSpecs = {
   SUPPORT_APP_URL: str({ default: "https://support.example.com", desc: "The support application's address: invitation and password-reset links lead there" }),
   SMTP_URL: str({ default: "", desc: "SMTP server of outgoing mail (smtp://user:pass@host:587, smtps://...:465); empty: links are only printed by pnpm admin" }),
   MAIL_FROM: str({ default: "Player support <support@localhost>", desc: "From address of the mails sent to users (invitations, password resets)" }),
+  // Two-factor (docs/agents.md, "Two-factor").
+  TOTP_ENCRYPTION_KEY: str({
+    default: "",
+    desc: "Base64 of 32 random bytes: the AES-256-GCM key the users' TOTP secrets are encrypted with at rest; required in production (empty elsewhere: a public development key)",
+  }),
+  TOTP_ISSUER: str({ default: "Player Support", desc: "The issuer name authenticator apps show beside the user's email" }),
 };
 
-export type ContentConfig = ReturnType<typeof loadContentConfig>;
-
-export function loadContentConfig(env: Record<string, string | undefined> = process.env) {
+function loadRaw(env: Record<string, string | undefined>) {
   return loadConfig(configSpecs, env);
+}
+
+export type ContentConfig = ReturnType<typeof loadRaw>;
+
+function checkTwoFactor(config: ContentConfig): string[] {
+  if (config.TOTP_ENCRYPTION_KEY === "") return config.NODE_ENV === "production" ? ["TOTP_ENCRYPTION_KEY: required when NODE_ENV=production"] : [];
+  try {
+    parseTotpEncryptionKey(config.TOTP_ENCRYPTION_KEY);
+    return [];
+  } catch (error) {
+    return [`TOTP_ENCRYPTION_KEY: ${(error as Error).message}`];
+  }
+}
+
+export function loadContentConfig(env: Record<string, string | undefined> = process.env): ContentConfig {
+  const config = loadRaw(env);
+  const problems = checkTwoFactor(config);
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
+  return config;
+}
+
+/**
+ * What the migrate command reads: the database and the log level. The Job that runs it gets no
+ * TOTP_ENCRYPTION_KEY (migrations never touch a secret), so the service's own checks, which
+ * require that key in production, do not apply to it.
+ */
+export function loadContentMigrateConfig(env: Record<string, string | undefined> = process.env): Pick<ContentConfig, "DATABASE_URL" | "LOG_LEVEL"> {
+  const { DATABASE_URL, LOG_LEVEL } = loadConfig({ DATABASE_URL: configSpecs.DATABASE_URL, LOG_LEVEL: configSpecs.LOG_LEVEL }, env);
+  return Object.freeze({ DATABASE_URL, LOG_LEVEL });
 }

@@ -7,6 +7,7 @@ import type { CollectorTables } from "./collectors/collector.table.ts";
 import type { CompanyTables } from "./companies/company.table.ts";
 import type { FieldTables } from "./fields/field.table.ts";
 import type { GameTables } from "./games/game.table.ts";
+import type { TwoFactorTables } from "./agents/two-factor.table.ts";
 import type { TagTables } from "./tags/tag.table.ts";
 import type { TenantApplicationTables } from "./tenants/tenant-application.table.ts";
 import type { UserTables } from "./users/user.table.ts";
@@ -21,4 +22,5 @@ export type ContentDatabase = OutboxTable &
   AnnouncementTables &
   TenantApplicationTables &
   CollectorTables &
-  AgentAccessTables;
+  AgentAccessTables &
+  TwoFactorTables;

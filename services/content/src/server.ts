@@ -10,6 +10,11 @@ import { registerRoutes } from "./routes.ts";
 export function createServer(given: ContentDeps): ServiceHost {
   const mailer = given.mailer ?? createMailer({ smtpUrl: given.config.SMTP_URL, from: given.config.MAIL_FROM, logger: given.logger });
   const deps = { ...given, mailer };
+  if (given.config.TOTP_ENCRYPTION_KEY === "") {
+    given.logger.warn(
+      "TOTP_ENCRYPTION_KEY is not set: two-factor secrets are encrypted with the public development key. Set it (base64 of 32 random bytes) anywhere but on a developer's machine",
+    );
+  }
   return createServiceHost({
     name: "content",
     rpcServiceName: "content.v1.ContentService",

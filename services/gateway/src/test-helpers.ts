@@ -165,6 +165,10 @@ interface FakeAgentUser {
   role: string;
   gameIds: string[];
   password: string;
+  /** Two-factor on: the one code the fake accepts (once per sign-in) and the recovery codes left. */
+  twoFactor?: { code: string; recoveryCodes: string[] } | undefined;
+  /** The company requires two-factor: without it the user gets a session limited to enrolment. */
+  requireTwoFactor?: boolean;
 }
 
 interface FakeAgentSession {
@@ -176,7 +180,11 @@ interface FakeAgentSession {
   idleExpiresAt: Date;
   expiresAt: Date;
   ended: boolean;
+  scope?: string;
 }
+
+/** The code the fake's enrolment confirms with. */
+export const FAKE_ENROLMENT_CODE = "654321";
 
 /**
  * content's AgentAccessService in memory, shared by every gateway of a test (as content is by
@@ -193,6 +201,8 @@ export class FakeAgentAccess {
   lockedForSeconds: number | undefined;
   /** Told the session ids whenever sessions end (a test publishes content.agent_sessions.ended with them). */
   onEnded: ((userId: string, sessionIds: string[]) => void) | undefined;
+  /** Two-factor challenges by token (content keeps only hashes; the fake needs no such care). */
+  readonly challenges = new Map<string, { userId: string; used: boolean }>();
 
   count(method: string): number {
     return this.calls.get(method) ?? 0;
@@ -226,7 +236,20 @@ export class FakeAgentAccess {
       createdAt: timestampFromDate(session.createdAt),
       idleExpiresAt: timestampFromDate(session.idleExpiresAt),
       expiresAt: timestampFromDate(session.expiresAt),
+      scope: session.scope ?? "full",
+      twoFactorEnabled: user.twoFactor !== undefined,
+      twoFactorRequired: user.requireTwoFactor ?? false,
     };
+  }
+
+  private open(user: FakeAgentUser, scope = "full"): FakeAgentSession {
+    const now = Date.now();
+    const session = {
+      id: randomUUID(), token: randomBytes(32).toString("base64url"), userId: user.id, csrfToken: randomBytes(32).toString("base64url"),
+      createdAt: new Date(now), idleExpiresAt: new Date(now + 12 * 3600_000), expiresAt: new Date(now + 7 * 86_400_000), ended: false, scope,
+    };
+    this.sessions.push(session);
+    return session;
   }
 
   private end(ended: FakeAgentSession[]): void {
@@ -245,13 +268,45 @@ export class FakeAgentAccess {
           }
           const user = this.users.find((u) => u.email === email.toLowerCase());
           if (!user || user.password !== password) throw new ConnectError("The email or password is wrong", Code.Unauthenticated);
-          const now = Date.now();
-          const session = {
-            id: randomUUID(), token: randomBytes(32).toString("base64url"), userId: user.id, csrfToken: randomBytes(32).toString("base64url"),
-            createdAt: new Date(now), idleExpiresAt: new Date(now + 12 * 3600_000), expiresAt: new Date(now + 7 * 86_400_000), ended: false,
-          };
-          this.sessions.push(session);
+          if (user.twoFactor) {
+            const challenge = randomBytes(32).toString("base64url");
+            this.challenges.set(challenge, { userId: user.id, used: false });
+            return { twoFactorChallenge: challenge, twoFactorChallengeExpiresAt: timestampFromDate(new Date(Date.now() + 300_000)) };
+          }
+          const session = this.open(user, user.requireTwoFactor ? "two_factor_enrolment" : "full");
           return { sessionToken: session.token, session: this.toMessage(session) };
+        },
+        completeTwoFactorSignIn: async ({ challenge, code }) => {
+          this.enter("completeTwoFactorSignIn");
+          if (this.lockedForSeconds !== undefined) {
+            throw appErrorToConnect(new AppError("rate_limited", "Too many failed sign-ins", { type: "SIGN_IN_LOCKED", payload: { retryAfterSeconds: this.lockedForSeconds } }));
+          }
+          const waiting = this.challenges.get(challenge);
+          const user = waiting && !waiting.used ? this.users.find((u) => u.id === waiting.userId) : undefined;
+          if (!waiting || !user?.twoFactor) throw new ConnectError("The sign-in expired or was already completed: sign in again with the email and password", Code.Unauthenticated);
+          const recovery = user.twoFactor.recoveryCodes.indexOf(code);
+          if (code !== user.twoFactor.code && recovery < 0) throw new ConnectError("The code is wrong", Code.Unauthenticated);
+          if (recovery >= 0) user.twoFactor.recoveryCodes.splice(recovery, 1);
+          waiting.used = true;
+          const session = this.open(user);
+          return { sessionToken: session.token, session: this.toMessage(session), recoveryCodeUsed: recovery >= 0, recoveryCodesLeft: user.twoFactor.recoveryCodes.length };
+        },
+        startTwoFactorEnrolment: async ({ sessionToken }) => {
+          this.enter("startTwoFactorEnrolment");
+          const user = this.users.find((u) => u.id === this.live(sessionToken).userId)!;
+          if (user.twoFactor) throw appErrorToConnect(new AppError("failed_precondition", "Two-factor is on already", { type: "TWO_FACTOR_ALREADY_ENABLED" }));
+          return { otpauthUri: `otpauth://totp/Player%20Support:${encodeURIComponent(user.email)}?issuer=Player%20Support&secret=JBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30`, secret: "JBSWY3DPEHPK3PXP" };
+        },
+        confirmTwoFactorEnrolment: async ({ sessionToken, code }) => {
+          this.enter("confirmTwoFactorEnrolment");
+          const old = this.live(sessionToken);
+          const user = this.users.find((u) => u.id === old.userId)!;
+          if (code !== FAKE_ENROLMENT_CODE) throw appErrorToConnect(new AppError("invalid_argument", "The code is wrong", { type: "VALIDATION_ERROR", issues: [{ path: "/code", message: "is not a current code of the authenticator app" }] }));
+          const recoveryCodes = Array.from({ length: 10 }, (_, i) => `code-${i}-${randomBytes(3).toString("hex")}`);
+          user.twoFactor = { code: "111111", recoveryCodes: [...recoveryCodes] };
+          this.end([old]);
+          const session = this.open(user);
+          return { recoveryCodes, sessionToken: session.token, session: this.toMessage(session) };
         },
         getAgentSession: async ({ sessionToken }) => {
           this.enter("getAgentSession");

@@ -1,7 +1,10 @@
 // Agents sign in to the support application end to end: the real gateway in front of the real
 // content service (passwords, sessions, throttling) with its events on NATS, and a second gateway
 // replica. A user's password is set the operators' way, with `pnpm admin users set-password`.
+// Two-factor: enrolment, a code computed here with the same library as content, a replay, a
+// recovery code, and an operator's reset.
 import { randomUUID } from "node:crypto";
+import { URI, type TOTP } from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
 
@@ -87,6 +90,17 @@ describe("a user of another company", () => {
     expect(me.body).toMatchObject({ companyId: other.companyId, user: { role: "admin" }, gameIds: [] });
     expect(JSON.stringify(me.body)).not.toContain(tenant.companyId);
   });
+
+  it("reads, as an admin, their company's audit log only; an agent may not read it", async () => {
+    const admin = cookieOf(await signIn(stack.url, `${PASSWORD} too`, otherEmail))!;
+    const log = await stack.request("/agent-api/audit-log?limit=5", { headers: { cookie: admin } });
+    expect(log.status, log.text).toBe(200);
+    const { entries } = log.body as { entries: { action: string; userId: string | null }[] };
+    expect(entries[0]).toMatchObject({ action: "sign_in.succeeded", userId: other.users.olga });
+    expect(entries.every((entry) => entry.userId === other.users.olga)).toBe(true);
+    const agent = cookieOf(await signIn())!;
+    expect((await stack.request("/agent-api/audit-log", { headers: { cookie: agent } })).status).toBe(403);
+  });
 });
 
 describe("sessions with short timeouts (idle 3 s, at most 7 s)", () => {
@@ -159,5 +173,78 @@ describe("invitations and password resets", () => {
     expect((await signIn(stack.url, PASSWORD, inviteeEmail)).status).toBe(401);
     expect((await signIn(stack.url, "a new moon over the harbour", inviteeEmail)).status).toBe(204);
     expect(stack.smtp.mails.filter((m) => m.to.includes("nobody@studio.example"))).toEqual([]);
+  });
+});
+
+describe("two-factor (TOTP)", () => {
+  const tfEmail = `tess-${randomUUID().slice(0, 8)}@studio.example`;
+  const post = (path: string, init: { cookie?: string; csrf?: string; json?: unknown } = {}) =>
+    stack.request(path, {
+      method: "POST",
+      headers: { origin: origin(stack.url), ...(init.cookie ? { cookie: init.cookie } : {}), ...(init.csrf ? { "x-csrf-token": init.csrf } : {}) },
+      ...(init.json !== undefined ? { json: init.json } : {}),
+    });
+  const challengeCookieOf = (response: StackResponse) => /^(support_2fa=[^;]+)/.exec(response.headers.get("set-cookie") ?? "")?.[1];
+  const sessionCookieOf = (response: StackResponse) => response.headers.getSetCookie().map((header) => /^(support_session=[^;]+)/.exec(header)?.[1]).find(Boolean);
+
+  beforeAll(async () => {
+    await stack.applyTenant({ company: { name: "Two Factor Studio" }, users: [{ ref: "tess", name: "Tess Factor", email: tfEmail, role: "admin" }] });
+    await stack.admin(["users", "set-password", "--email", tfEmail], `${PASSWORD}\n`);
+  }, 60_000);
+
+  it("enrols with a QR code, signs in with a code (a replayed one refused) and with a recovery code once", async () => {
+    // Signed in with the password, the user enrols.
+    const first = await signIn(stack.url, PASSWORD, tfEmail);
+    expect(first.status, first.text).toBe(204);
+    const cookie = cookieOf(first)!;
+    const me = (await stack.request("/agent-api/me", { headers: { cookie } })).body as { csrfToken: string };
+    const enrolment = await post("/agent-api/two-factor/enrolment", { cookie, csrf: me.csrfToken });
+    expect(enrolment.status, enrolment.text).toBe(200);
+    const { otpauthUri, qrCode } = enrolment.body as { otpauthUri: string; qrCode: string };
+    expect(qrCode).toMatch(/^data:image\/svg\+xml;base64,/);
+    // What an authenticator app does with the QR code's URI.
+    const app = URI.parse(otpauthUri) as TOTP;
+    expect(app).toMatchObject({ issuer: "Player Support", label: tfEmail, digits: 6, period: 30, algorithm: "SHA1" });
+
+    const confirmed = await post("/agent-api/two-factor/enrolment/confirm", { cookie, csrf: me.csrfToken, json: { code: app.generate() } });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    const { recoveryCodes } = confirmed.body as { recoveryCodes: string[] };
+    expect(recoveryCodes).toHaveLength(10);
+    // The enrolment's session was replaced by a new one.
+    const enrolled = cookieOf(confirmed)!;
+    expect(enrolled).not.toBe(cookie);
+    expect((await stack.request("/agent-api/me", { headers: { cookie } })).status).toBe(401);
+    expect((await stack.request("/agent-api/me", { headers: { cookie: enrolled } })).body).toMatchObject({ twoFactor: { enabled: true } });
+
+    // The password alone now opens no session: a challenge.
+    const password = await signIn(stack.url, PASSWORD, tfEmail);
+    expect(password.status, password.text).toBe(200);
+    expect(password.body).toMatchObject({ twoFactorRequired: true });
+    expect(cookieOf(password)).toBeUndefined();
+    const challenge = challengeCookieOf(password)!;
+    // The confirmation used the current step: the next one's code (within ±1 step) is fresh.
+    const code = app.generate({ timestamp: Date.now() + 30_000 });
+    const done = await post("/agent-api/sign-in/totp", { cookie: challenge, json: { code } });
+    expect(done.status, done.text).toBe(204);
+    const session = sessionCookieOf(done)!;
+    expect((await stack.request("/agent-api/me", { headers: { cookie: session } })).body).toMatchObject({ user: { email: tfEmail }, session: { scope: "full" } });
+
+    // The same code again, on a new challenge: a replay, refused.
+    const again = challengeCookieOf(await signIn(stack.url, PASSWORD, tfEmail))!;
+    const replayed = await post("/agent-api/sign-in/totp", { cookie: again, json: { code } });
+    expect(replayed.status).toBe(401);
+    expect(replayed.body).toEqual({ code: "unauthenticated", message: "The code is wrong" });
+
+    // A recovery code works once (the challenge is still good after a wrong code).
+    const recovered = await post("/agent-api/sign-in/totp", { cookie: again, json: { code: recoveryCodes[0]!.toUpperCase() } });
+    expect(recovered.status, recovered.text).toBe(204);
+    const reused = await post("/agent-api/sign-in/totp", { cookie: challengeCookieOf(await signIn(stack.url, PASSWORD, tfEmail))!, json: { code: recoveryCodes[0]! } });
+    expect(reused.status).toBe(401);
+
+    // An operator resets it (a lost phone): the sessions end and the password alone signs in again.
+    await stack.admin(["users", "reset-2fa", "--email", tfEmail]);
+    // content.agent_sessions.ended reaches the gateway through NATS a moment later.
+    await expect.poll(async () => (await stack.request("/agent-api/me", { headers: { cookie: sessionCookieOf(recovered)! } })).status, { timeout: 5000 }).toBe(401);
+    expect((await signIn(stack.url, PASSWORD, tfEmail)).status).toBe(204);
   });
 });

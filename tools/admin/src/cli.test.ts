@@ -33,6 +33,7 @@ describe("admin command line", () => {
     });
     expect(parseCommandLine(["users", "deactivate", "--company", id, "--email", "a@b.example"])).toEqual({ verb: "users deactivate", companyId: id, email: "a@b.example" });
     expect(() => parseCommandLine(["users", "deactivate", "--company", id, "--email", "a@b.example", "--role", "admin"])).toThrow("takes no --role");
+    expect(parseCommandLine(["users", "reset-2fa", "--email", " lead@studio.example "])).toEqual({ verb: "users reset-2fa", email: "lead@studio.example" });
   });
 
   it("parses the dead-letters verbs, and refuses their options elsewhere and others' options there", () => {

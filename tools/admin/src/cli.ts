@@ -71,6 +71,11 @@ Commands:
                                                 The user can no longer sign in; their sessions
                                                 end. Prints {userId, deactivated: true,
                                                 endedSessions}.
+  users reset-2fa --email <email>               Turn two-factor off for the active user with this
+                                                email (a lost phone): deletes the secret and the
+                                                recovery codes, ends the user's sessions. Prints
+                                                {userId, companyId, twoFactorReset: true,
+                                                hadTwoFactor, sessionsEnded}.
   dead-letters list [--consumer <name>] [--limit <n>] [--after <seq>]
                                                 The messages consumers set aside (unreadable, an
                                                 unknown envelope version, failing past their bound,
@@ -265,6 +270,12 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     if (rest.length > 0) throw new UsageError("users set-password takes no positional arguments (the password comes on stdin)");
     if (values.email === undefined || values.email.trim() === "") throw new UsageError("users set-password needs --email");
     return { verb: "users set-password", email: values.email.trim() };
+  }
+  if (verb === "users" && sub === "reset-2fa") {
+    refuseOptions("users reset-2fa", ["company", "name", "game", "player-id"]);
+    if (rest.length > 0) throw new UsageError("users reset-2fa takes no positional arguments");
+    if (values.email === undefined || values.email.trim() === "") throw new UsageError("users reset-2fa needs --email");
+    return { verb: "users reset-2fa", email: values.email.trim() };
   }
   throw new UsageError(`unknown command: ${[verb, sub].filter(Boolean).join(" ")}`);
 }

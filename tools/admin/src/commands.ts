@@ -21,7 +21,8 @@ export type AdminCommand =
   | { verb: "users set-password"; email: string; password: string }
   | { verb: "users invite"; companyId: string; email: string; name: string; role?: string; displayName?: string; gameIds: string[] }
   | { verb: "users reset-password"; email: string }
-  | { verb: "users deactivate"; companyId: string; email: string };
+  | { verb: "users deactivate"; companyId: string; email: string }
+  | { verb: "users reset-2fa"; email: string };
 
 export interface CommandContext {
   clients: AdminClients;
@@ -122,6 +123,10 @@ export async function runCommand(command: AdminCommand, context: CommandContext)
     case "users set-password": {
       const response = await call(content.setUserPassword({ email: command.email, password: command.password }));
       return { userId: response.userId, companyId: response.companyId, passwordSet: true };
+    }
+    case "users reset-2fa": {
+      const response = await call(content.resetUserTwoFactor({ email: command.email }));
+      return { userId: response.userId, companyId: response.companyId, twoFactorReset: true, hadTwoFactor: response.hadTwoFactor, sessionsEnded: response.sessionsEnded };
     }
   }
 }

@@ -539,3 +539,37 @@ describe("pnpm admin api-keys and games", () => {
     expect(JSON.parse(unknown.stdout)).toMatchObject({ error: { code: "usage" } });
   });
 });
+
+describe("pnpm admin users reset-2fa", () => {
+  it("turns a user's two-factor off: secret, recovery codes and challenges deleted, sessions ended, the audit log written", async () => {
+    const email = `phone-lost-${Date.now()}@studio.example`;
+    const file = { company: { name: "Two Factor", requireTwoFactor: true }, users: [{ ref: "tess", name: "Tess Factor", email }] };
+    const tenant = JSON.parse((await runCli(["apply", "-"], JSON.stringify(file))).stdout);
+    const userId: string = tenant.users.tess;
+    const db = ctx.contentDb;
+    expect((await db.selectFrom("companies").select("require_two_factor").where("id", "=", tenant.companyId).executeTakeFirstOrThrow()).require_two_factor).toBe(true);
+    // Two-factor as an enrolment leaves it (the sealed value's content does not matter here), and a live session.
+    await db.insertInto("user_two_factor").values({ user_id: userId, company_id: tenant.companyId, secret_sealed: "v1.c2VhbGVk", enabled_at: new Date(), last_used_step: "1" }).execute();
+    await db.insertInto("user_recovery_codes").values([{ user_id: userId, code_hash: "a".repeat(64), used_at: null }, { user_id: userId, code_hash: "b".repeat(64), used_at: null }]).execute();
+    const hour = 3_600_000;
+    const session = await db
+      .insertInto("agent_sessions")
+      .values({ token_hash: createHash("sha256").update(email).digest("hex"), csrf_token: "c", user_id: userId, company_id: tenant.companyId, idle_expires_at: new Date(Date.now() + hour), expires_at: new Date(Date.now() + hour), ended_at: null, ended_reason: null, client_address: null, user_agent: null })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+
+    const reset = await runCli(["users", "reset-2fa", "--email", email.toUpperCase()]);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(JSON.parse(reset.stdout)).toEqual({ userId, companyId: tenant.companyId, twoFactorReset: true, hadTwoFactor: true, sessionsEnded: 1 });
+    expect(await db.selectFrom("user_two_factor").select("user_id").where("user_id", "=", userId).execute()).toHaveLength(0);
+    expect(await db.selectFrom("user_recovery_codes").select("user_id").where("user_id", "=", userId).execute()).toHaveLength(0);
+    expect(await db.selectFrom("agent_sessions").select(["ended_at", "ended_reason"]).where("id", "=", session.id).executeTakeFirstOrThrow()).toMatchObject({ ended_reason: "two_factor_reset" });
+    const audit = await db.selectFrom("audit_log").select(["action", "actor", "detail"]).where("user_id", "=", userId).execute();
+    expect(audit).toEqual([{ action: "two_factor.reset", actor: { type: "operator", id: null }, detail: { hadTwoFactor: true, sessionsEnded: 1 } }]);
+
+    // Again: nothing to reset, still fine; an unknown email is an error; --email is required.
+    expect(JSON.parse((await runCli(["users", "reset-2fa", "--email", email])).stdout)).toMatchObject({ hadTwoFactor: false, sessionsEnded: 0 });
+    expect((await runCli(["users", "reset-2fa", "--email", "nobody@studio.example"])).code).toBe(1);
+    expect((await runCli(["users", "reset-2fa"])).code).toBe(2);
+  });
+});

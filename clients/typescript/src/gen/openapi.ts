@@ -930,9 +930,90 @@ export interface paths {
          *     from an address lock sign-in for a while: **429** `rate_limited` with `retry-after`.
          *     Sign-in attempts are also limited per client address before the password is checked.
          *     The request must carry the support application's `Origin` (**403** otherwise); an
-         *     `Authorization` header is refused (**401**).
+         *     `Authorization` header is refused (**401**). A user with two-factor on gets **200**
+         *     and a challenge cookie instead of a session: the sign-in goes on with
+         *     `POST /agent-api/sign-in/totp`.
          */
         post: operations["signInAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/sign-in/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a sign-in with a two-factor code
+         * @description The second step of a sign-in that answered `twoFactorRequired`: the 6-digit code the
+         *     authenticator app shows (the current one, or the one before or after it; a code
+         *     already used is refused) or one of the recovery codes (each works once). Needs the
+         *     challenge cookie of that sign-in (**401** without it, or when it expired or was used)
+         *     and the support application's `Origin` (**403**). Answers **204** with the session
+         *     cookie (a new session) and the challenge cookie cleared. A wrong or replayed code is
+         *     **401** and counts toward the same lockout as a wrong password (**429**); the
+         *     challenge stays usable until it expires, so a mistyped code can be typed again.
+         */
+        post: operations["completeAgentTwoFactorSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/two-factor/enrolment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start enrolling in two-factor (a QR code)
+         * @description Gives the signed-in user a new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 seconds) as
+         *     an `otpauth://` URI, the same as a QR code (an SVG data URL drawn by the gateway: no
+         *     third-party host sees the secret) and as text for typing it in. Two-factor is on only
+         *     once a code of it is confirmed; starting again replaces an unconfirmed secret. When
+         *     two-factor is on already: **400** `failed_precondition` (`TWO_FACTOR_ALREADY_ENABLED`;
+         *     an operator resets it). Needs a live session (a session limited to enrolment will do),
+         *     the support application's `Origin` and `X-CSRF-Token` (**403** otherwise).
+         */
+        post: operations["startAgentTwoFactorEnrolment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/two-factor/enrolment/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the enrolment with a code; get the recovery codes
+         * @description Turns two-factor on with a current code of the secret just enrolled (**400**
+         *     `invalid_argument` with path `/code` for a wrong one; `failed_precondition`
+         *     `TWO_FACTOR_NOT_ENROLLING` without an enrolment). Answers ten one-time recovery codes,
+         *     shown only now (only their hashes are kept), and replaces the session with a new one:
+         *     a new session cookie, and a new `csrfToken` to read from `GET /agent-api/me`. Needs a
+         *     live session, the support application's `Origin` and `X-CSRF-Token` (**403**
+         *     otherwise).
+         */
+        post: operations["confirmAgentTwoFactorEnrolment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -977,6 +1058,30 @@ export interface paths {
          *     application's `Origin` and `X-CSRF-Token` (**403** otherwise).
          */
         post: operations["signOutAgentEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's audit log (admins)
+         * @description The audit log of the signed-in admin's company, newest first: every sign-in, failure,
+         *     lockout, sign-out, password and two-factor change, invitation and deactivation, with
+         *     who, when and from where, never a password, token or code. A page holds `limit` entries
+         *     (default 50, at most 200); `nextBefore` is the `before` of the next (older) page. An
+         *     agent gets **403**, as does a session limited to two-factor enrolment.
+         */
+        get: operations["listAgentAuditLog"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1085,6 +1190,30 @@ export interface components {
             /** @description The user's password. */
             password: string;
         };
+        AgentAuditLogPage: {
+            entries: components["schemas"]["AgentAuditEntry"][];
+            /** @description The `before` of the next (older) page; null on the last page. */
+            nextBefore: string | null;
+        };
+        AgentAuditEntry: {
+            id: string;
+            /** @description What happened, e.g. `sign_in.failed`, `session.signed_out`, `user.invited` (docs/agents.md lists them). */
+            action: string;
+            /** @description The user the entry is about, when known. */
+            userId: string | null;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "operator" | "anonymous";
+                id: string | null;
+            };
+            clientAddress: string | null;
+            /** @description A few facts of the act (a session id, the sign-in method, what was locked). */
+            detail: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+        };
         AgentPasswordResetRequest: {
             /** @description The user's email address. */
             email: string;
@@ -1107,7 +1236,34 @@ export interface components {
             /** Format: date-time */
             expiresAt: string;
         };
-        /** @description The signed-in user, their company and games, and the session. */
+        /** @description The password was right; a second factor is needed. */
+        AgentTwoFactorChallenge: {
+            /** @enum {boolean} */
+            twoFactorRequired: true;
+            /**
+             * Format: date-time
+             * @description When the challenge (and its cookie) expires.
+             */
+            expiresAt: string;
+        };
+        AgentTwoFactorCode: {
+            /** @description The 6-digit code of the authenticator app, or (to sign in) a recovery code such as `k7mq-3tzp-wx9a` (case, spaces and dashes do not matter). */
+            code: string;
+        };
+        /** @description A new TOTP secret to scan or type into an authenticator app. */
+        AgentTwoFactorEnrolment: {
+            /** @description `otpauth://totp/<issuer>:<email>?secret=...&issuer=...&algorithm=SHA1&digits=6&period=30`. */
+            otpauthUri: string;
+            /** @description The secret in base32, for typing it in by hand. */
+            secret: string;
+            /** @description The URI as a QR code: `data:image/svg+xml;base64,...`, drawn by the gateway. */
+            qrCode: string;
+        };
+        AgentTwoFactorRecoveryCodes: {
+            /** @description Ten one-time codes for when the phone is not at hand; shown only now. */
+            recoveryCodes: string[];
+        };
+        /** @description The signed-in user, their company and games, the session and two-factor. */
         AgentMe: {
             user: {
                 /** Format: uuid */
@@ -1141,6 +1297,17 @@ export interface components {
                  * @description When the session ends whatever happens.
                  */
                 expiresAt: string;
+                /**
+                 * @description `two_factor_enrolment`: the company requires two-factor and the user has not enrolled; the session serves only enrolment, `me` and sign-out until then.
+                 * @enum {string}
+                 */
+                scope: "full" | "two_factor_enrolment";
+            };
+            twoFactor: {
+                /** @description The user signs in with a second factor. */
+                enabled: boolean;
+                /** @description The company requires two-factor of every user. */
+                required: boolean;
             };
         };
         /**
@@ -1756,7 +1923,7 @@ export interface components {
             code: "invalid_argument" | "failed_precondition" | "not_found" | "unauthenticated" | "permission_denied" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "rate_limited" | "internal" | "unavailable" | "deadline_exceeded" | "method_not_allowed";
             /** @description Human-readable explanation; may change. */
             message: string;
-            details?: components["schemas"]["ValidationErrorDetails"] | components["schemas"]["PlayerBlockedDetails"] | components["schemas"]["DuplicateOpenTicketDetails"] | components["schemas"]["EmailVerificationDetails"];
+            details?: components["schemas"]["ValidationErrorDetails"] | components["schemas"]["PlayerBlockedDetails"] | components["schemas"]["DuplicateOpenTicketDetails"] | components["schemas"]["EmailVerificationDetails"] | components["schemas"]["TwoFactorEnrolmentDetails"];
         };
         /** VALIDATION_ERROR */
         ValidationErrorDetails: {
@@ -1796,6 +1963,19 @@ export interface components {
              * @enum {string}
              */
             type: "ALREADY_VERIFIED" | "EMAIL_NOT_CONFIGURED";
+        };
+        /**
+         * Two-factor enrolment refused
+         * @description Why an enrolment cannot start or be confirmed (`/agent-api/two-factor/enrolment...`):
+         *     `TWO_FACTOR_ALREADY_ENABLED`, two-factor is on already (an operator resets it with
+         *     `pnpm admin users reset-2fa`); `TWO_FACTOR_NOT_ENROLLING`, no enrolment was started.
+         */
+        TwoFactorEnrolmentDetails: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "TWO_FACTOR_ALREADY_ENABLED" | "TWO_FACTOR_NOT_ENROLLING";
         };
         /** DUPLICATE_OPEN_TICKET_DETECTED */
         DuplicateOpenTicketDetails: {
@@ -2231,6 +2411,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The code is wrong or was used already (`unauthenticated`), or there is no live challenge (no challenge cookie, or one that expired or completed a sign-in already: sign in again with the password). Also an `Authorization` header. */
+        AgentTwoFactorFailed: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "unauthenticated",
+                 *       "message": "The code is wrong"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description No live session (`unauthenticated`): no cookie, or an unknown, ended or expired session; also an `Authorization` header, which `/agent-api` never takes. */
         AgentUnauthenticated: {
             headers: {
@@ -2606,6 +2802,8 @@ export interface components {
         RateLimitReset: number;
         /** @description `__Host-support_session=<token>; Path=/; Max-Age=<seconds until the session's end>; HttpOnly; Secure; SameSite=Lax` (`support_session`, without Secure, on plain http on a loopback address). */
         AgentSessionSetCookie: string;
+        /** @description `__Host-support_2fa=<challenge>; Path=/; Max-Age=300; HttpOnly; Secure; SameSite=Strict` (`support_2fa`, without Secure, on plain http on a loopback address): the single-use challenge `POST /agent-api/sign-in/totp` needs. */
+        AgentTwoFactorChallengeSetCookie: string;
         /** @description The session cookie with an empty value and `Max-Age=0`, which removes it. */
         AgentSessionClearCookie: string;
     };
@@ -4101,6 +4299,17 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The password is right and the user has two-factor on: no session yet. The challenge cookie is set; send a code to `POST /agent-api/sign-in/totp` before `expiresAt`. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["AgentTwoFactorChallengeSetCookie"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTwoFactorChallenge"];
+                };
+            };
             /** @description Signed in; the session cookie is set. */
             204: {
                 headers: {
@@ -4115,6 +4324,106 @@ export interface operations {
             403: components["responses"]["AgentCsrfRefused"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["AgentSignInTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    completeAgentTwoFactorSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentTwoFactorCode"];
+            };
+        };
+        responses: {
+            /** @description Signed in; the session cookie is set and the challenge cookie cleared (two `Set-Cookie` headers). */
+            204: {
+                headers: {
+                    "Set-Cookie": components["headers"]["AgentSessionSetCookie"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentTwoFactorFailed"];
+            403: components["responses"]["AgentCsrfRefused"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentSignInTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    startAgentTwoFactorEnrolment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret; show the QR code, never store or log the URI. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTwoFactorEnrolment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    confirmAgentTwoFactorEnrolment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentTwoFactorCode"];
+            };
+        };
+        responses: {
+            /** @description Two-factor is on; the recovery codes, and the new session cookie. */
+            200: {
+                headers: {
+                    "Set-Cookie": components["headers"]["AgentSessionSetCookie"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTwoFactorRecoveryCodes"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];
@@ -4174,6 +4483,38 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AgentUnauthenticated"];
             403: components["responses"]["AgentCsrfRefused"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentAuditLog: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The `nextBefore` of the previous page. */
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the log. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentAuditLogPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -1,7 +1,7 @@
 // Events of the content service: one for every change it commits (the admin command's changes
 // included). None ever carries an API key's secret; a request that changes nothing publishes
 // nothing.
-import { Type } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
 import { defineEvent } from "../contract.ts";
 import { CollectorFieldType, DateTime, Nullable, OneOf, Uuid } from "./common.ts";
 
@@ -190,16 +190,24 @@ export const userDeactivated = defineEvent({
   schema: Type.Object({ id: Uuid() }),
 });
 
+const agentSessionsEndedV1 = Type.Object({
+  userId: Uuid(),
+  sessionIds: Type.Array(Uuid(), { minItems: 1 }),
+  reason: OneOf(["signed_out", "signed_out_everywhere", "password_changed", "deactivated"]),
+});
+
 export const agentSessionsEnded = defineEvent({
   type: "content.agent_sessions.ended",
   description:
-    "Sessions of a user in the support application ended before their expiry: the user signed out, signed out everywhere, got a new password or was deactivated. Every gateway forgets them at once.",
-  version: 1,
+    "Sessions of a user in the support application ended before their expiry: the user signed out, signed out everywhere, got a new password, was deactivated, turned two-factor on (the session it was enrolled in is replaced) or had two-factor reset by an operator. Every gateway forgets them at once.",
+  version: 2,
   schema: Type.Object({
     userId: Uuid(),
     sessionIds: Type.Array(Uuid(), { minItems: 1 }),
-    reason: OneOf(["signed_out", "signed_out_everywhere", "password_changed", "deactivated"]),
+    reason: OneOf(["signed_out", "signed_out_everywhere", "password_changed", "deactivated", "two_factor_enabled", "two_factor_reset"]),
   }),
+  // v2 added the two-factor reasons; v1's data is v2's as it is.
+  earlier: { 1: { schema: agentSessionsEndedV1, upcast: (data) => data as Static<typeof agentSessionsEndedV1> } },
 });
 
 export const contentEvents = [

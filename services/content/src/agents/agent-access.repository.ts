@@ -4,6 +4,7 @@ import type { ContentDatabase } from "../database.ts";
 import type { AgentSessionRecord, SessionEndReason } from "./agent-session.ts";
 import type { FailureCount } from "./sign-in-throttle.ts";
 import type { LinkPurpose, UserLinkRecord } from "./user-link.ts";
+import type { SessionScope } from "./two-factor.ts";
 
 type Db = Kysely<ContentDatabase>;
 
@@ -31,19 +32,20 @@ function sessionOf(row: Selectable<ContentDatabase["agent_sessions"]>): AgentSes
     idleExpiresAt: row.idle_expires_at,
     expiresAt: row.expires_at,
     endedAt: row.ended_at,
+    scope: row.scope as SessionScope,
   };
 }
 
 export async function insertSession(
   db: Db,
-  values: { tokenHash: string; csrfToken: string; userId: string; companyId: string; clientAddress: string | null; userAgent: string | null; now: Date; idleExpiresAt: Date; expiresAt: Date },
+  values: { tokenHash: string; csrfToken: string; userId: string; companyId: string; scope: SessionScope; clientAddress: string | null; userAgent: string | null; now: Date; idleExpiresAt: Date; expiresAt: Date },
 ): Promise<AgentSessionRecord> {
   const row = await db
     .insertInto("agent_sessions")
     .values({
       token_hash: values.tokenHash, csrf_token: values.csrfToken, user_id: values.userId, company_id: values.companyId,
       client_address: values.clientAddress, user_agent: values.userAgent, created_at: values.now, last_seen_at: values.now,
-      idle_expires_at: values.idleExpiresAt, expires_at: values.expiresAt,
+      idle_expires_at: values.idleExpiresAt, expires_at: values.expiresAt, scope: values.scope,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

@@ -6,10 +6,11 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { AgentAccessService, type AgentSessionSchema } from "@support/proto";
 import type { ContentDeps } from "../context.ts";
 import { displayNameOf } from "../users/user.ts";
-import { getAgentSession, readAuditLog, signIn, signOut, signOutEverywhere, type LiveAgentSession } from "./agent-access.service.ts";
+import { beginSignIn, getAgentSession, readAuditLog, signOut, signOutEverywhere, type LiveAgentSession } from "./agent-access.service.ts";
+import { twoFactorContextOf, twoFactorHandlers } from "./two-factor.routes.ts";
 import { inspectLink, redeemLink, requestPasswordReset, type UserLinksContext } from "./user-links.service.ts";
 
-function sessionMessage({ session, user }: LiveAgentSession): MessageInitShape<typeof AgentSessionSchema> {
+function sessionMessage({ session, user, twoFactor }: LiveAgentSession): MessageInitShape<typeof AgentSessionSchema> {
   return {
     id: session.id,
     user: { id: user.id, companyId: user.companyId, name: user.name, displayName: displayNameOf(user), email: user.email, role: user.role, gameIds: user.gameIds },
@@ -17,6 +18,9 @@ function sessionMessage({ session, user }: LiveAgentSession): MessageInitShape<t
     createdAt: timestampFromDate(session.createdAt),
     idleExpiresAt: timestampFromDate(session.idleExpiresAt),
     expiresAt: timestampFromDate(session.expiresAt),
+    scope: session.scope,
+    twoFactorEnabled: twoFactor.enabled,
+    twoFactorRequired: twoFactor.required,
   };
 }
 
@@ -25,8 +29,9 @@ export function registerAgentAccessRoutes(router: ConnectRouter, deps: ContentDe
   const links = { db: deps.db, config: deps.config, mailer: deps.mailer };
   router.service(AgentAccessService, {
     signIn: async (req) => {
-      const { token, live } = await signIn(ctx, { email: req.email, password: req.password, clientAddress: req.clientAddress, userAgent: req.userAgent });
-      return { sessionToken: token, session: sessionMessage(live) };
+      const result = await beginSignIn(ctx, { email: req.email, password: req.password, clientAddress: req.clientAddress, userAgent: req.userAgent });
+      if ("challenge" in result) return { twoFactorChallenge: result.challenge.token, twoFactorChallengeExpiresAt: timestampFromDate(result.challenge.expiresAt) };
+      return { sessionToken: result.token, session: sessionMessage(result.live) };
     },
     getAgentSession: async (req) => ({ session: sessionMessage(await getAgentSession(ctx, req.sessionToken)) }),
     signOut: async (req) => {
@@ -62,5 +67,6 @@ export function registerAgentAccessRoutes(router: ConnectRouter, deps: ContentDe
       const { purpose, user } = await redeemLink(links, req.token, req.password, req.clientAddress);
       return { purpose, email: user.email };
     },
+    ...twoFactorHandlers(twoFactorContextOf(deps), sessionMessage),
   });
 }

@@ -14,9 +14,12 @@ import {
   upsertPasswordHash,
 } from "./agent-access.repository.ts";
 import { isLive, newToken, openingClocks, tokenHash, touchedIdleExpiry, type AgentSessionRecord, type SessionEndReason, type SessionLimits } from "./agent-session.ts";
-import { listAudit, writeAudit } from "./audit-log.ts";
+import { listAudit, writeAudit, type AuditAction } from "./audit-log.ts";
 import { decoyPasswordHash, hashPassword, passwordIssues, verifyPassword } from "./password.ts";
-import { accountKey, addressKey, afterFailure, lockedForSeconds, type ThrottleRule } from "./sign-in-throttle.ts";
+import { accountKey, addressKey, afterFailure, lockedForSeconds, type FailureCount, type ThrottleRule } from "./sign-in-throttle.ts";
+import { findTwoFactorStatus } from "./two-factor.repository.ts";
+import { scopeAfterPassword, type SessionScope, type TwoFactorStatus } from "./two-factor.ts";
+import { openTwoFactorChallenge } from "./two-factor-challenge.ts";
 
 type Db = Kysely<ContentDatabase>;
 
@@ -33,7 +36,11 @@ export interface AgentAccessContext {
 export interface LiveAgentSession {
   session: AgentSessionRecord;
   user: User;
+  twoFactor: TwoFactorStatus;
 }
+
+/** What a right password leads to: a session, or (two-factor on) a challenge for the code. */
+export type SignInResult = { token: string; live: LiveAgentSession } | { challenge: { token: string; expiresAt: Date } };
 
 /** The one answer to every wrong email, wrong password, inactive user and user without a password. */
 const WRONG_CREDENTIALS = "The email or password is wrong";
@@ -51,7 +58,7 @@ function rulesOf(config: AgentAccessContext["config"]): { account: ThrottleRule;
   };
 }
 
-function locked(retryAfterSeconds: number): AppError {
+export function locked(retryAfterSeconds: number): AppError {
   return new AppError("rate_limited", `Too many failed sign-ins: try again in ${retryAfterSeconds} seconds`, {
     type: "SIGN_IN_LOCKED",
     payload: { retryAfterSeconds },
@@ -78,7 +85,7 @@ export interface SignInInput {
  * the password is checked; an unknown email costs as much time as a wrong password, and gets the
  * same answer.
  */
-export async function signIn(ctx: AgentAccessContext, input: SignInInput, now = new Date()): Promise<{ token: string; live: LiveAgentSession }> {
+export async function beginSignIn(ctx: AgentAccessContext, input: SignInInput, now = new Date()): Promise<SignInResult> {
   const email = input.email.trim();
   const keys = { account: accountKey(email), address: addressKey(input.clientAddress || "unknown") };
   const counts = await findFailureCounts(ctx.db, [keys.account, keys.address]);
@@ -90,34 +97,93 @@ export async function signIn(ctx: AgentAccessContext, input: SignInInput, now = 
   }
   const passwordOk = candidate ? await verifyPassword(candidate.passwordHash, input.password) : (await verifyPassword(await decoyPasswordHash(), input.password), false);
   if (!candidate || !passwordOk) {
-    const rules = rulesOf(ctx.config);
-    const lockedOut = await ctx.db.transaction().execute(async (trx) => {
-      const account = afterFailure(counts.get(keys.account), now, rules.account);
-      const address = afterFailure(counts.get(keys.address), now, rules.address);
-      await saveFailureCount(trx, keys.account, account);
-      await saveFailureCount(trx, keys.address, address);
-      const audit = { companyId: candidate?.user.companyId ?? null, userId: candidate?.user.id ?? null, actor: { type: "anonymous" as const, id: null }, clientAddress: input.clientAddress };
-      await writeAudit(trx, { ...audit, action: "sign_in.failed" }, now);
-      const lockedKeys = [account.lockedUntil && "account", address.lockedUntil && "address"].filter(Boolean);
-      if (lockedKeys.length > 0) await writeAudit(trx, { ...audit, action: "sign_in.locked_out", detail: { locked: lockedKeys } }, now);
-      return lockedKeys.length > 0;
-    });
-    if (lockedOut) throw locked(ctx.config.SIGN_IN_LOCK_MINUTES * 60);
+    await recordSignInFailure(ctx, { email, clientAddress: input.clientAddress, user: candidate?.user }, "sign_in.failed", now, undefined, counts);
     throw unauthenticated(WRONG_CREDENTIALS);
   }
   const { user } = candidate;
+  const twoFactor = await findTwoFactorStatus(ctx.db, user);
+  // The account's failure count is cleared only once the whole sign-in succeeds: a right password
+  // followed by wrong codes must not start the count again.
+  if (twoFactor.enabled) return { challenge: await openTwoFactorChallenge(ctx, user, input.clientAddress, now) };
+  return openSession(ctx, user, input, { method: "password", scope: scopeAfterPassword(twoFactor), twoFactor }, now);
+}
+
+/**
+ * Opens a session for an email and password, refusing a user who has two-factor on (their
+ * sign-in goes on with beginSignIn's challenge): for callers that cannot ask for a code.
+ */
+export async function signIn(ctx: AgentAccessContext, input: SignInInput, now = new Date()): Promise<{ token: string; live: LiveAgentSession }> {
+  const result = await beginSignIn(ctx, input, now);
+  if ("challenge" in result) throw failedPrecondition("This user signs in with two-factor", { type: "TWO_FACTOR_REQUIRED" });
+  return result;
+}
+
+/**
+ * Counts a failed sign-in (a wrong password, or a wrong or replayed second factor) against the
+ * account and the address, writes the audit log, and throws the lockout when it locked either;
+ * returns otherwise.
+ */
+export async function recordSignInFailure(
+  ctx: AgentAccessContext,
+  who: { email: string; clientAddress: string; user: Pick<User, "id" | "companyId"> | undefined },
+  action: Extract<AuditAction, "sign_in.failed" | "two_factor.failed">,
+  now: Date,
+  detail?: Record<string, unknown>,
+  counts?: Map<string, FailureCount>,
+): Promise<void> {
+  const keys = { account: accountKey(who.email), address: addressKey(who.clientAddress || "unknown") };
+  const known = counts ?? (await findFailureCounts(ctx.db, [keys.account, keys.address]));
+  const rules = rulesOf(ctx.config);
+  const lockedOut = await ctx.db.transaction().execute(async (trx) => {
+    const account = afterFailure(known.get(keys.account), now, rules.account);
+    const address = afterFailure(known.get(keys.address), now, rules.address);
+    await saveFailureCount(trx, keys.account, account);
+    await saveFailureCount(trx, keys.address, address);
+    const audit = { companyId: who.user?.companyId ?? null, userId: who.user?.id ?? null, actor: { type: "anonymous" as const, id: null }, clientAddress: who.clientAddress };
+    await writeAudit(trx, { ...audit, action, ...(detail ? { detail } : {}) }, now);
+    const lockedKeys = [account.lockedUntil && "account", address.lockedUntil && "address"].filter(Boolean);
+    if (lockedKeys.length > 0) await writeAudit(trx, { ...audit, action: "sign_in.locked_out", detail: { locked: lockedKeys } }, now);
+    return lockedKeys.length > 0;
+  });
+  if (lockedOut) throw locked(ctx.config.SIGN_IN_LOCK_MINUTES * 60);
+}
+
+/** Seconds the account or address must still wait (0: not locked). */
+export async function signInLockedFor(ctx: AgentAccessContext, email: string, clientAddress: string, now: Date): Promise<number> {
+  const keys = { account: accountKey(email), address: addressKey(clientAddress || "unknown") };
+  const counts = await findFailureCounts(ctx.db, [keys.account, keys.address]);
+  return Math.max(lockedForSeconds(counts.get(keys.account), now), lockedForSeconds(counts.get(keys.address), now));
+}
+
+/**
+ * Opens a session (a new token) once every factor was right: the account's failure count is
+ * cleared and the sign-in written to the audit log. `trx` lets a caller open it in its own
+ * transaction (a challenge used up, a session replaced).
+ */
+export async function openSession(
+  ctx: AgentAccessContext,
+  user: User,
+  input: { clientAddress: string; userAgent: string },
+  how: { method: "password" | "totp" | "recovery_code" | "two_factor_enrolment"; scope: SessionScope; twoFactor: TwoFactorStatus },
+  now: Date,
+  trx?: Db,
+): Promise<{ token: string; live: LiveAgentSession }> {
   const token = newToken();
-  const session = await ctx.db.transaction().execute(async (trx) => {
-    await clearFailureCount(trx, keys.account);
+  const open = async (db: Db) => {
+    await clearFailureCount(db, accountKey(user.email));
     const clocks = openingClocks(now, limitsOf(ctx.config));
-    const opened = await insertSession(trx, {
-      tokenHash: tokenHash(token), csrfToken: newToken(), userId: user.id, companyId: user.companyId,
+    const opened = await insertSession(db, {
+      tokenHash: tokenHash(token), csrfToken: newToken(), userId: user.id, companyId: user.companyId, scope: how.scope,
       clientAddress: input.clientAddress || null, userAgent: input.userAgent.slice(0, 500) || null, now, ...clocks,
     });
-    await writeAudit(trx, { action: "sign_in.succeeded", companyId: user.companyId, userId: user.id, actor: { type: "user", id: user.id }, clientAddress: input.clientAddress, detail: { method: "password", sessionId: opened.id } }, now);
+    if (how.method !== "two_factor_enrolment") {
+      const detail = { method: how.method, sessionId: opened.id, ...(how.scope === "full" ? {} : { scope: how.scope }) };
+      await writeAudit(db, { action: "sign_in.succeeded", companyId: user.companyId, userId: user.id, actor: { type: "user", id: user.id }, clientAddress: input.clientAddress, detail }, now);
+    }
     return opened;
-  });
-  return { token, live: { session, user } };
+  };
+  const session = trx ? await open(trx) : await ctx.db.transaction().execute(open);
+  return { token, live: { session, user, twoFactor: how.twoFactor } };
 }
 
 /** The live session of a token (its idle clock moved on), or UNAUTHENTICATED. */
@@ -126,15 +192,16 @@ export async function getAgentSession(ctx: AgentAccessContext, token: string, no
   if (!session || !isLive(session, now)) throw unauthenticated("Not signed in, or the session ended");
   const user = await findUser(ctx.db, session.userId);
   if (!user?.active) throw unauthenticated("Not signed in, or the session ended");
+  const twoFactor = await findTwoFactorStatus(ctx.db, user);
   const idleExpiresAt = touchedIdleExpiry(session, now, limitsOf(ctx.config));
   if (idleExpiresAt) {
     await touchSession(ctx.db, session.id, now, idleExpiresAt);
-    return { session: { ...session, lastSeenAt: now, idleExpiresAt }, user };
+    return { session: { ...session, lastSeenAt: now, idleExpiresAt }, user, twoFactor };
   }
-  return { session, user };
+  return { session, user, twoFactor };
 }
 
-async function endAndAnnounce(trx: Db, user: Pick<User, "id" | "companyId">, which: { sessionId: string } | { userId: string }, reason: SessionEndReason, now: Date): Promise<string[]> {
+export async function endAndAnnounce(trx: Db, user: Pick<User, "id" | "companyId">, which: { sessionId: string } | { userId: string }, reason: SessionEndReason, now: Date): Promise<string[]> {
   const ended = await endSessions(trx, which, reason, now);
   if (ended.length > 0) await writeEvents(trx, [newEvent("content.agent_sessions.ended", user.companyId, { userId: user.id, sessionIds: ended, reason })]);
   return ended;
@@ -190,7 +257,8 @@ export const MAX_AUDIT_PAGE = 200;
  * is the id of the previous page's last entry.
  */
 export async function readAuditLog(ctx: AgentAccessContext, token: string, page: { limit: number; before: string }, now = new Date()) {
-  const { user } = await getAgentSession(ctx, token, now);
+  const { user, session } = await getAgentSession(ctx, token, now);
+  if (session.scope !== "full") throw permissionDenied("Turn two-factor on first: this session may only enrol");
   if (user.role !== "admin") throw permissionDenied("Only the company's admins read the audit log");
   const issues = [];
   if (!Number.isInteger(page.limit) || page.limit < 0 || page.limit > MAX_AUDIT_PAGE) issues.push({ path: "/query/limit", message: `must be an integer from 1 to ${MAX_AUDIT_PAGE}` });

@@ -23,6 +23,8 @@ export interface AgentSessionTable {
   expires_at: Date;
   ended_at: Date | null;
   ended_reason: string | null;
+  /** "full", or "two_factor_enrolment": a user whose company requires two-factor may only enrol. */
+  scope: Generated<string>;
 }
 
 export interface SignInFailureTable {

@@ -1,6 +1,7 @@
 // A session of the support application: a random token (the cookie's value, shown once, stored
 // only as its SHA-256), a CSRF token, and two clocks: idle (each use moves it) and absolute.
 import { createHash, randomBytes } from "node:crypto";
+import type { SessionScope } from "./two-factor.ts";
 
 export interface SessionLimits {
   /** A session unused this long ends (AGENT_SESSION_IDLE_SECONDS, default 12 h). */
@@ -19,9 +20,11 @@ export interface AgentSessionRecord {
   idleExpiresAt: Date;
   expiresAt: Date;
   endedAt: Date | null;
+  /** "full", or "two_factor_enrolment": a session that serves only enrolling in two-factor. */
+  scope: SessionScope;
 }
 
-export type SessionEndReason = "signed_out" | "signed_out_everywhere" | "password_changed" | "deactivated";
+export type SessionEndReason = "signed_out" | "signed_out_everywhere" | "password_changed" | "deactivated" | "two_factor_enabled" | "two_factor_reset";
 
 /** 256 random bits, URL-safe. */
 export const newToken = (): string => randomBytes(32).toString("base64url");

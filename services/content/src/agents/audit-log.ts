@@ -15,7 +15,15 @@ export type AuditAction =
   | "user.invited"
   | "password_reset.requested"
   | "link.redeemed"
-  | "user.deactivated";
+  | "user.deactivated"
+  // Two-factor (two-factor.service.ts).
+  | "two_factor.enrolment_started"
+  | "two_factor.enrolment_failed"
+  | "two_factor.enabled"
+  | "two_factor.challenged"
+  | "two_factor.failed"
+  | "two_factor.recovery_code_used"
+  | "two_factor.reset";
 
 export interface AuditEntry {
   action: AuditAction;

@@ -15,6 +15,7 @@ function toCompany(row: Selectable<CompanyTable>): Company {
     allowImmediateDeletion: row.allow_immediate_deletion,
     autoCloseWaitingAfterHours: row.auto_close_waiting_after_hours,
     apiRateLimitPerMinute: row.api_rate_limit_per_minute,
+    requireTwoFactor: row.require_two_factor,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -29,6 +30,7 @@ export async function insertCompany(db: Db, company: NewCompany): Promise<Compan
       allow_immediate_deletion: company.allowImmediateDeletion,
       auto_close_waiting_after_hours: company.autoCloseWaitingAfterHours,
       api_rate_limit_per_minute: company.apiRateLimitPerMinute,
+      require_two_factor: company.requireTwoFactor,
     })
     .returningAll()
     .executeTakeFirstOrThrow();

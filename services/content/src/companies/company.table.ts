@@ -8,6 +8,8 @@ export interface CompanyTable {
   auto_close_waiting_after_hours: number;
   /** Null: the gateway's default (API_RATE_LIMIT_PER_MINUTE). */
   api_rate_limit_per_minute: Generated<number | null>;
+  /** Every user must sign in with two-factor (docs/agents.md, "Two-factor"). */
+  require_two_factor: Generated<boolean>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

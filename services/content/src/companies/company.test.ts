@@ -9,6 +9,7 @@ describe("company rules", () => {
       allowImmediateDeletion: false,
       autoCloseWaitingAfterHours: 168,
       apiRateLimitPerMinute: null,
+      requireTwoFactor: false,
     });
   });
 

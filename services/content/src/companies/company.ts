@@ -12,6 +12,8 @@ export interface Company {
   autoCloseWaitingAfterHours: number;
   /** Requests per minute of all the company's API keys together; null: the gateway's default. */
   apiRateLimitPerMinute: number | null;
+  /** Every user must sign in with two-factor; one without it gets a session limited to enrolment. */
+  requireTwoFactor: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -22,9 +24,10 @@ export interface NewCompanyInput {
   allowImmediateDeletion?: boolean | undefined;
   autoCloseWaitingAfterHours?: number | undefined;
   apiRateLimitPerMinute?: number | undefined;
+  requireTwoFactor?: boolean | undefined;
 }
 
-export type NewCompany = Pick<Company, "name" | "primaryLanguage" | "allowImmediateDeletion" | "autoCloseWaitingAfterHours" | "apiRateLimitPerMinute">;
+export type NewCompany = Pick<Company, "name" | "primaryLanguage" | "allowImmediateDeletion" | "autoCloseWaitingAfterHours" | "apiRateLimitPerMinute" | "requireTwoFactor">;
 
 /** Highest API rate limit per minute a company or key may be given (a sanity bound, 1,000 per second for a minute ten times over). */
 export const MAX_API_RATE_LIMIT_PER_MINUTE = 10_000_000;
@@ -43,7 +46,7 @@ export const DEFAULT_PRIMARY_LANGUAGE: LanguageCode = "en";
 export const DEFAULT_AUTO_CLOSE_WAITING_AFTER_HOURS = 168;
 
 /** Checks and completes a new company's settings with the defaults (primary language `en`, no
- * immediate deletion, auto-close of waiting tickets after 168 hours); throws a validation error. */
+ * immediate deletion, auto-close of waiting tickets after 168 hours, two-factor not required); throws a validation error. */
 export function parseNewCompany(input: NewCompanyInput): NewCompany {
   const issues: ValidationIssue[] = [];
   const name = requiredText(input.name, "/name", issues);
@@ -55,8 +58,9 @@ export function parseNewCompany(input: NewCompanyInput): NewCompany {
   }
   const allowImmediateDeletion = optionalBoolean(input.allowImmediateDeletion, "/allowImmediateDeletion", issues);
   const apiRateLimitPerMinute = optionalRateLimit(input.apiRateLimitPerMinute, "/apiRateLimitPerMinute", issues);
+  const requireTwoFactor = optionalBoolean(input.requireTwoFactor, "/requireTwoFactor", issues);
   throwIfInvalid(issues);
-  return { name, primaryLanguage: primaryLanguage as LanguageCode, allowImmediateDeletion, autoCloseWaitingAfterHours: hours, apiRateLimitPerMinute };
+  return { name, primaryLanguage: primaryLanguage as LanguageCode, allowImmediateDeletion, autoCloseWaitingAfterHours: hours, apiRateLimitPerMinute, requireTwoFactor };
 }
 
 /** The data of content.company.* events. */

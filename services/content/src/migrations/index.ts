@@ -9,6 +9,7 @@ import * as resourceContentAndCollectors from "./2026_11_23_00_02_00_resource_co
 import * as apiRateLimits from "./2026_11_27_00_00_00_api_rate_limits.ts";
 import * as agentAccess from "./2026_11_28_00_00_00_agent_access.ts";
 import * as userLinks from "./2026_11_28_00_01_00_user_links.ts";
+import * as twoFactor from "./2026_11_28_00_02_00_two_factor.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_01_00_create_content": createContent,
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_27_00_00_00_create_idempotency_keys": createIdempotencyKeysMigration,
   "2026_11_28_00_00_00_agent_access": agentAccess,
   "2026_11_28_00_01_00_user_links": userLinks,
+  "2026_11_28_00_02_00_two_factor": twoFactor,
 };

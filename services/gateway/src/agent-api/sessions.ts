@@ -25,13 +25,16 @@ export interface AgentSessionView {
   createdAt: number;
   idleExpiresAt: number;
   expiresAt: number;
+  /** "full", or "two_factor_enrolment": the company requires two-factor and the user must enrol first. */
+  scope: string;
+  twoFactor: { enabled: boolean; required: boolean };
   /** When this copy was read from content: an invalidation at or after it makes it stale. */
   loadedAt: number;
 }
 
 /** Cached answer for a token content does not know (or whose session ended). */
 const UNKNOWN_SESSION: AgentSessionView = Object.freeze({
-  id: "", user: { id: "", name: "", displayName: "", email: "", role: "" }, companyId: "", gameIds: [], csrfToken: "", createdAt: 0, idleExpiresAt: 0, expiresAt: 0, loadedAt: 0,
+  id: "", user: { id: "", name: "", displayName: "", email: "", role: "" }, companyId: "", gameIds: [], csrfToken: "", createdAt: 0, idleExpiresAt: 0, expiresAt: 0, scope: "", twoFactor: { enabled: false, required: false }, loadedAt: 0,
 });
 
 export const AGENT_SESSION_CACHE_TTL_MS = 10_000;
@@ -83,6 +86,8 @@ export function toAgentSessionView(session: AgentSessionMessage, loadedAt: numbe
     createdAt: timestampMs(session.createdAt),
     idleExpiresAt: timestampMs(session.idleExpiresAt),
     expiresAt: timestampMs(session.expiresAt),
+    scope: session.scope || "full",
+    twoFactor: { enabled: session.twoFactorEnabled, required: session.twoFactorRequired },
     loadedAt,
   };
 }
@@ -140,3 +145,18 @@ export async function rememberSession(cache: AgentSessionCache, token: string, s
   cache.evict(key);
   await cache.get(key, () => Promise.resolve(session));
 }
+
+/** The scope of a session that serves only enrolling in two-factor (the company requires it). */
+export const ENROLMENT_ONLY_SCOPE = "two_factor_enrolment";
+
+/**
+ * Koa middleware after the session check, for every /agent-api route but the few a session
+ * limited to enrolment may use (me, sign-out, the enrolment itself): such a session is refused
+ * with a 403 that says to enrol first.
+ */
+export const requireFullSession: Middleware = (ctx, next) => {
+  if ((ctx.state as AgentSessionState).agentSession.scope === ENROLMENT_ONLY_SCOPE) {
+    throw new HttpProblem(403, "permission_denied", "Your company requires two-factor sign-in: enrol first (POST /agent-api/two-factor/enrolment)");
+  }
+  return next();
+};

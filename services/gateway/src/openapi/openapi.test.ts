@@ -59,17 +59,22 @@ const PLAYER_SIDE_OPERATIONS = [
   ["post", "/player-api/verification/email/confirm", "confirmPlayerEmailVerification"],
 ] as const;
 const SESSION_OPERATIONS = new Set<string>(PLAYER_SIDE_OPERATIONS.map((op) => op[2]));
-// The support application's door: sign-in is public, the others take the session cookie.
+// The support application's door: sign-in (and its two-factor step, with the challenge cookie)
+// is public, the others take the session cookie.
 const AGENT_OPERATIONS = [
   ["post", "/agent-api/sign-in", "signInAgent"],
+  ["post", "/agent-api/sign-in/totp", "completeAgentTwoFactorSignIn"],
+  ["post", "/agent-api/two-factor/enrolment", "startAgentTwoFactorEnrolment"],
+  ["post", "/agent-api/two-factor/enrolment/confirm", "confirmAgentTwoFactorEnrolment"],
   ["post", "/agent-api/sign-out", "signOutAgent"],
   ["post", "/agent-api/sign-out-everywhere", "signOutAgentEverywhere"],
   ["get", "/agent-api/me", "getAgentMe"],
   ["post", "/agent-api/password-reset", "requestAgentPasswordReset"],
   ["post", "/agent-api/links/inspect", "inspectAgentLink"],
   ["post", "/agent-api/links/redeem", "redeemAgentLink"],
+  ["get", "/agent-api/audit-log", "listAgentAuditLog"],
 ] as const;
-const AGENT_SESSION_OPERATIONS = new Set<string>(["signOutAgent", "signOutAgentEverywhere", "getAgentMe"]);
+const AGENT_SESSION_OPERATIONS = new Set<string>(["signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment", "listAgentAuditLog"]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
 /** Every object in the document with its JSON pointer. */
@@ -100,7 +105,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 7 of agent sign-in, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 11 of agent sign-in, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });
@@ -189,7 +194,8 @@ describe("the OpenAPI document", () => {
         // Agent sign-in: no session or an Authorization header is a 401; a POST can fail the
         // CSRF checks (403); every 429 says when to retry.
         expect(statuses, op.operationId).toContain("401");
-        if (op.method === "post") expect(statuses, op.operationId).toContain("403");
+        // The audit log is the admins' (403 for an agent).
+        if (op.method === "post" || op.operationId === "listAgentAuditLog") expect(statuses, op.operationId).toContain("403");
         else expect(statuses, op.operationId).not.toContain("403");
         expect(statuses, op.operationId).toContain("429");
         expect(op.responses.get("429")!.requiredHeaders, op.operationId).toContain("retry-after");

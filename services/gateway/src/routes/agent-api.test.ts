@@ -4,12 +4,14 @@
 import { randomUUID } from "node:crypto";
 import { createClient, createRouterTransport } from "@connectrpc/connect";
 import { PlayersService } from "@support/proto";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { LOOPBACK_SESSION_COOKIE, SECURE_SESSION_COOKIE } from "../agent-api/cookie.ts";
+import { requireFullSession } from "../agent-api/sessions.ts";
+import { LOOPBACK_CHALLENGE_COOKIE, SECURE_CHALLENGE_COOKIE } from "../agent-api/two-factor.ts";
 import { AGENT_COOKIE_REFUSED } from "../auth.ts";
 import { AGENT_SESSIONS_ENDED } from "../events/agent-sessions-ended.consumer.ts";
 import { validateResponse } from "../openapi/validation.ts";
-import { FakeAgentAccess, fakeNats, startTestGateway, type TestGateway } from "../test-helpers.ts";
+import { FAKE_ENROLMENT_CODE, FakeAgentAccess, fakeNats, startTestGateway, type TestGateway } from "../test-helpers.ts";
 
 type Init = Parameters<TestGateway["request"]>[1];
 
@@ -116,7 +118,8 @@ describe("/agent-api on plain http on a loopback address (the request's own orig
       companyId: user.companyId,
       gameIds: user.gameIds,
       csrfToken: stored.csrfToken,
-      session: { createdAt: stored.createdAt.toISOString(), idleExpiresAt: expect.any(String), expiresAt: stored.expiresAt.toISOString() },
+      session: { createdAt: stored.createdAt.toISOString(), idleExpiresAt: expect.any(String), expiresAt: stored.expiresAt.toISOString(), scope: "full" },
+      twoFactor: { enabled: false, required: false },
     });
   });
 
@@ -344,5 +347,185 @@ describe("sessions across two gateway replicas", () => {
     const everywhere = await call(b, "signOutAgentEverywhere", "/agent-api/sign-out-everywhere", { method: "POST", headers: { cookie: cookies[1]!, origin: a.url, "x-csrf-token": csrf } });
     expect(everywhere.status).toBe(204);
     for (const cookie of cookies) expect((await call(a, "getAgentMe", "/agent-api/me", { headers: { cookie } })).status).toBe(401);
+  });
+});
+
+describe("/agent-api two-factor", () => {
+  const agentAccess = new FakeAgentAccess();
+  let t: TestGateway;
+  let origin: string;
+
+  beforeAll(async () => {
+    t = await startTestGateway({ agentAccess, config: { AGENT_SIGN_IN_RATE_LIMIT_PER_ADDRESS: 0 } });
+    origin = t.url;
+  });
+  afterAll(() => t.stop());
+  afterEach(() => {
+    agentAccess.lockedForSeconds = undefined;
+  });
+
+  const signInAs = (user: { email: string; password: string }) =>
+    call(t, "signInAgent", "/agent-api/sign-in", { method: "POST", json: { email: user.email, password: user.password }, headers: { origin } });
+  const totp = (code: string, cookie: string | undefined, headers: Record<string, string> = { origin }) =>
+    call(t, "completeAgentTwoFactorSignIn", "/agent-api/sign-in/totp", { method: "POST", json: { code }, headers: { ...headers, ...(cookie ? { cookie } : {}) } });
+  const setCookies = (response: { headers: Headers }) => response.headers.getSetCookie().map((header) => parseSetCookie(header));
+  /** A user with two-factor on, signed in up to the challenge: its cookie. */
+  async function challenged() {
+    const user = agentAccess.addUser({ twoFactor: { code: "246810", recoveryCodes: ["aaaa-bbbb-cccc", "dddd-eeee-ffff"] } });
+    const response = await signInAs(user);
+    expect(response.status, response.text).toBe(200);
+    const [cookie] = setCookies(response);
+    return { user, response, cookie: `${cookie!.name}=${cookie!.value}`, parsed: cookie! };
+  }
+  async function sessionOf(user: { email: string; password: string }) {
+    const response = await signInAs(user);
+    expect(response.status, response.text).toBe(204);
+    const cookie = parseSetCookie(response.headers.get("set-cookie"));
+    const header = `${cookie.name}=${cookie.value}`;
+    const me = await call(t, "getAgentMe", "/agent-api/me", { headers: { cookie: header } });
+    return { cookie: header, me: me.body as { csrfToken: string; session: { scope: string }; twoFactor: { enabled: boolean; required: boolean } } };
+  }
+
+  it("answers the password of a user with two-factor on with 200 {twoFactorRequired}, a short-lived challenge cookie and no session", async () => {
+    const { response, parsed } = await challenged();
+    expect(response.body).toEqual({ twoFactorRequired: true, expiresAt: expect.any(String) });
+    expect(setCookies(response)).toHaveLength(1);
+    expect(parsed.name).toBe(LOOPBACK_CHALLENGE_COOKIE);
+    expect(parsed.attributes).toEqual(expect.arrayContaining(["httponly", "path=/", "samesite=strict"]));
+    expect(parsed.attributes).not.toContain("secure");
+    const maxAge = Number(parsed.attributes.find((a) => a.startsWith("max-age="))!.slice("max-age=".length));
+    expect(maxAge).toBeGreaterThan(290);
+    expect(maxAge).toBeLessThanOrEqual(300);
+    // The challenge is no session.
+    expect((await call(t, "getAgentMe", "/agent-api/me", { headers: { cookie: `${LOOPBACK_SESSION_COOKIE}=${parsed.value}` } })).status).toBe(401);
+  });
+
+  it("completes the sign-in with the code: 204, a new session cookie, the challenge cookie cleared; the challenge works once", async () => {
+    const { user, cookie } = await challenged();
+    const done = await totp(user.twoFactor!.code, cookie);
+    expect(done.status, done.text).toBe(204);
+    const [session, cleared] = setCookies(done);
+    expect(session).toMatchObject({ name: LOOPBACK_SESSION_COOKIE, value: agentAccess.sessions.at(-1)!.token });
+    expect(cleared).toMatchObject({ name: LOOPBACK_CHALLENGE_COOKIE, value: "" });
+    expect(cleared!.attributes).toContain("max-age=0");
+    const me = await call(t, "getAgentMe", "/agent-api/me", { headers: { cookie: `${session!.name}=${session!.value}` } });
+    expect(me.body).toMatchObject({ user: { id: user.id }, session: { scope: "full" }, twoFactor: { enabled: true, required: false } });
+    const again = await totp(user.twoFactor!.code, cookie);
+    expect(again.status).toBe(401);
+    expect(again.body).toMatchObject({ code: "unauthenticated", message: expect.stringContaining("sign in again") });
+  });
+
+  it("takes a recovery code once", async () => {
+    const first = await challenged();
+    expect((await totp("aaaa-bbbb-cccc", first.cookie)).status).toBe(204);
+    const second = await signInAs(first.user);
+    const [cookie] = setCookies(second);
+    const reused = await totp("aaaa-bbbb-cccc", `${cookie!.name}=${cookie!.value}`);
+    expect(reused.status).toBe(401);
+    expect(reused.body).toEqual({ code: "unauthenticated", message: "The code is wrong" });
+  });
+
+  it("refuses a wrong code (401), no challenge cookie (401), a locked account (429 with Retry-After), and no Origin (403) before content is asked", async () => {
+    const { cookie } = await challenged();
+    expect((await totp("000000", cookie)).body).toEqual({ code: "unauthenticated", message: "The code is wrong" });
+    const none = await totp("000000", undefined);
+    expect(none.status).toBe(401);
+    expect((none.body as { message: string }).message).toMatch(/sign in again/);
+    agentAccess.lockedForSeconds = 120;
+    const locked = await totp("000000", cookie);
+    expect(locked.status).toBe(429);
+    expect(locked.headers.get("retry-after")).toBe("120");
+    agentAccess.lockedForSeconds = undefined;
+    const before = agentAccess.count("completeTwoFactorSignIn");
+    for (const headers of [{}, { origin: "https://evil.example" }] as Record<string, string>[]) expect((await totp("000000", cookie, headers)).status).toBe(403);
+    expect(agentAccess.count("completeTwoFactorSignIn")).toBe(before);
+    expect((await totp("", cookie)).status).toBe(400);
+  });
+
+  it("enrols: a QR code drawn by the gateway (an SVG data URL), then a code confirms it: ten recovery codes and a new session", async () => {
+    const user = agentAccess.addUser();
+    const { cookie, me } = await sessionOf(user);
+    expect(me.twoFactor).toEqual({ enabled: false, required: false });
+    const start = await call(t, "startAgentTwoFactorEnrolment", "/agent-api/two-factor/enrolment", { method: "POST", headers: { cookie, origin, "x-csrf-token": me.csrfToken } });
+    expect(start.status, start.text).toBe(200);
+    const enrolment = start.body as { otpauthUri: string; secret: string; qrCode: string };
+    expect(enrolment.otpauthUri).toMatch(/^otpauth:\/\/totp\//);
+    expect(enrolment.qrCode).toMatch(/^data:image\/svg\+xml;base64,/);
+    const svg = Buffer.from(enrolment.qrCode.slice("data:image/svg+xml;base64,".length), "base64").toString("utf8");
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    // Drawn here: no link to any other host.
+    expect(svg).not.toMatch(/https?:\/\/(?!www\.w3\.org)/);
+    expect(start.headers.get("cache-control")).toBe("no-store");
+
+    const wrong = await call(t, "confirmAgentTwoFactorEnrolment", "/agent-api/two-factor/enrolment/confirm", { method: "POST", json: { code: "000000" }, headers: { cookie, origin, "x-csrf-token": me.csrfToken } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toMatchObject({ code: "invalid_argument", details: { issues: [{ path: "/code" }] } });
+    const confirmed = await call(t, "confirmAgentTwoFactorEnrolment", "/agent-api/two-factor/enrolment/confirm", { method: "POST", json: { code: FAKE_ENROLMENT_CODE }, headers: { cookie, origin, "x-csrf-token": me.csrfToken } });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect((confirmed.body as { recoveryCodes: string[] }).recoveryCodes).toHaveLength(10);
+    expect(confirmed.headers.get("cache-control")).toBe("no-store");
+    const fresh = parseSetCookie(confirmed.headers.get("set-cookie"));
+    expect(`${fresh.name}=${fresh.value}`).not.toBe(cookie);
+    // The old session is gone at once on this replica; the new one has two-factor on.
+    expect((await call(t, "getAgentMe", "/agent-api/me", { headers: { cookie } })).status).toBe(401);
+    const after = await call(t, "getAgentMe", "/agent-api/me", { headers: { cookie: `${fresh.name}=${fresh.value}` } });
+    expect(after.body).toMatchObject({ twoFactor: { enabled: true } });
+    // On already: a second enrolment is refused.
+    const csrf = (after.body as { csrfToken: string }).csrfToken;
+    const twice = await call(t, "startAgentTwoFactorEnrolment", "/agent-api/two-factor/enrolment", { method: "POST", headers: { cookie: `${fresh.name}=${fresh.value}`, origin, "x-csrf-token": csrf } });
+    expect(twice.status).toBe(400);
+    expect(twice.body).toMatchObject({ code: "failed_precondition" });
+  });
+
+  it("refuses enrolment without X-CSRF-Token, without Origin (403) or without a session (401)", async () => {
+    const { cookie, me } = await sessionOf(agentAccess.addUser());
+    const before = agentAccess.count("startTwoFactorEnrolment") + agentAccess.count("confirmTwoFactorEnrolment");
+    for (const [operationId, path] of [["startAgentTwoFactorEnrolment", "/agent-api/two-factor/enrolment"], ["confirmAgentTwoFactorEnrolment", "/agent-api/two-factor/enrolment/confirm"]] as const) {
+      const json = { code: FAKE_ENROLMENT_CODE };
+      expect((await call(t, operationId, path, { method: "POST", json, headers: { cookie, origin } })).status, path).toBe(403);
+      expect((await call(t, operationId, path, { method: "POST", json, headers: { cookie, "x-csrf-token": me.csrfToken } })).status, path).toBe(403);
+      expect((await call(t, operationId, path, { method: "POST", json, headers: { origin, "x-csrf-token": me.csrfToken } })).status, path).toBe(401);
+    }
+    expect(agentAccess.count("startTwoFactorEnrolment") + agentAccess.count("confirmTwoFactorEnrolment")).toBe(before);
+  });
+
+  it("gives a user whose company requires two-factor a session limited to enrolment, which the full-session check refuses", async () => {
+    const user = agentAccess.addUser({ requireTwoFactor: true });
+    const { cookie, me } = await sessionOf(user);
+    expect(me.session.scope).toBe("two_factor_enrolment");
+    expect(me.twoFactor).toEqual({ enabled: false, required: true });
+    // It may enrol.
+    expect((await call(t, "startAgentTwoFactorEnrolment", "/agent-api/two-factor/enrolment", { method: "POST", headers: { cookie, origin, "x-csrf-token": me.csrfToken } })).status).toBe(200);
+    // Every other route of the support application (none yet but these) sits behind requireFullSession.
+    const next = vi.fn();
+    const state = (scope: string) => ({ state: { agentSession: { scope } } }) as unknown as Parameters<typeof requireFullSession>[0];
+    expect(() => requireFullSession(state("two_factor_enrolment"), next)).toThrow(/requires two-factor/);
+    expect(next).not.toHaveBeenCalled();
+    void requireFullSession(state("full"), next);
+    expect(next).toHaveBeenCalledOnce();
+  });
+});
+
+describe("/agent-api two-factor behind https (SUPPORT_APP_URL)", () => {
+  const agentAccess = new FakeAgentAccess();
+  const user = agentAccess.addUser({ twoFactor: { code: "135790", recoveryCodes: [] } });
+  const origin = "https://support.example.test";
+  let t: TestGateway;
+
+  beforeAll(async () => {
+    t = await startTestGateway({ agentAccess, config: { SUPPORT_APP_URL: origin, AGENT_SIGN_IN_RATE_LIMIT_PER_ADDRESS: 0 } });
+  });
+  afterAll(() => t.stop());
+
+  it("sets __Host-support_2fa with Secure, and reads only that name", async () => {
+    const response = await call(t, "signInAgent", "/agent-api/sign-in", { method: "POST", json: { email: user.email, password: user.password }, headers: { origin } });
+    const cookie = parseSetCookie(response.headers.get("set-cookie"));
+    expect(cookie.name).toBe(SECURE_CHALLENGE_COOKIE);
+    expect(cookie.attributes).toEqual(expect.arrayContaining(["secure", "httponly", "path=/", "samesite=strict"]));
+    const loopbackName = await call(t, "completeAgentTwoFactorSignIn", "/agent-api/sign-in/totp", { method: "POST", json: { code: "135790" }, headers: { origin, cookie: `${LOOPBACK_CHALLENGE_COOKIE}=${cookie.value}` } });
+    expect(loopbackName.status).toBe(401);
+    const done = await call(t, "completeAgentTwoFactorSignIn", "/agent-api/sign-in/totp", { method: "POST", json: { code: "135790" }, headers: { origin, cookie: `${SECURE_CHALLENGE_COOKIE}=${cookie.value}` } });
+    expect(done.status, done.text).toBe(204);
+    expect(parseSetCookie(done.headers.getSetCookie()[0]!).name).toBe(SECURE_SESSION_COOKIE);
   });
 });

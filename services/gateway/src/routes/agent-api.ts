@@ -4,13 +4,18 @@
 // an API key) -> same-origin check on POSTs (403) -> sign-in: per-address attempt limit (429)
 // and JSON body; the others: the session (401) and, on POSTs, the CSRF token (403) ->
 // OpenAPI validation -> handler. No CORS: the application is served from the same origin.
+// Two-factor: a sign-in of a user with it on answers a challenge (a short-lived cookie), which
+// POST /agent-api/sign-in/totp completes with a code; enrolment gives a QR code drawn here.
+import { timestampMs } from "@bufbuild/protobuf/wkt";
 import type { AppError } from "@support/errors";
+import type { AgentSession as AgentSessionMessage } from "@support/proto";
 import { connectToAppError } from "@support/rpc";
 import type { Context, Middleware } from "koa";
 import { appOriginOf, sessionClearCookie, sessionCookieFor, sessionSetCookie, sessionTokenOf } from "../agent-api/cookie.ts";
 import { checkCsrfToken, checkOrigin } from "../agent-api/csrf.ts";
+import { challengeClearCookie, challengeCookieFor, challengeOf, challengeSetCookie, qrCodeDataUrl } from "../agent-api/two-factor.ts";
 import {
-  createAgentSessionAuth, hashSessionToken, rememberSession, toAgentSessionView, type AgentSessionCache, type AgentSessionState, type AgentSessionView,
+  createAgentSessionAuth, hashSessionToken, rememberSession, requireFullSession, toAgentSessionView, type AgentSessionCache, type AgentSessionState, type AgentSessionView,
 } from "../agent-api/sessions.ts";
 import type { AgentAccessClient } from "../clients.ts";
 import type { GatewayConfig } from "../config.ts";
@@ -32,6 +37,7 @@ export interface AgentApiRoutesDeps {
 
 /** The one answer for a wrong email, a wrong password, an inactive user: nothing tells them apart. */
 export const SIGN_IN_FAILED_MESSAGE = "The email or password is wrong";
+export const TWO_FACTOR_CHALLENGE_MISSING = "No sign-in is waiting for a code (its cookie is missing or expired): sign in again with the email and password";
 
 function authorizationRefused(): HttpProblem {
   return new HttpProblem(
@@ -70,7 +76,9 @@ function toAgentMe(session: AgentSessionView): Schemas["AgentMe"] {
       createdAt: new Date(session.createdAt).toISOString(),
       idleExpiresAt: new Date(session.idleExpiresAt).toISOString(),
       expiresAt: new Date(session.expiresAt).toISOString(),
+      scope: session.scope as Schemas["AgentMe"]["session"]["scope"],
     },
+    twoFactor: { ...session.twoFactor },
   };
 }
 
@@ -96,6 +104,24 @@ export function registerAgentApiRoutes(api: ApiRoutes, deps: AgentApiRoutesDeps)
   };
   const signInLimit: Middleware[] = deps.signInLimiter ? [deps.signInLimiter.middleware(() => undefined)] : [];
 
+  /**
+   * Sets the cookie of a session content just opened and keeps the session, so the request that
+   * follows costs no RPC. A session the browser still held is ended, not left to run out: one
+   * session per sign-in.
+   */
+  const startSession = async (ctx: Context, token: string, session: AgentSessionMessage | undefined, options = { endPrevious: true }) => {
+    if (!session || !token) throw new Error("content opened no session");
+    const view = toAgentSessionView(session, Date.now());
+    const cookie = cookieOf(ctx);
+    const previous = sessionTokenOf(ctx.headers.cookie, cookie);
+    if (options.endPrevious && previous !== undefined && previous !== token) {
+      sessions.evict(hashSessionToken(previous));
+      await agentAccess.signOut({ sessionToken: previous, clientAddress: addressOf(ctx) }).catch(() => undefined);
+    }
+    await rememberSession(sessions, token, view);
+    ctx.append("Set-Cookie", sessionSetCookie(cookie, token, (view.expiresAt - Date.now()) / 1000));
+  };
+
   api.operation(
     "signInAgent",
     async (ctx) => {
@@ -109,20 +135,70 @@ export function registerAgentApiRoutes(api: ApiRoutes, deps: AgentApiRoutesDeps)
         if (appError.code === "rate_limited") throw tooManyAttempts(appError, "Sign-in is locked after too many failed attempts");
         throw error;
       }
-      if (!answer.session || !answer.sessionToken) throw new Error("content's SignIn returned no session");
-      const view = toAgentSessionView(answer.session, Date.now());
-      const cookie = cookieOf(ctx);
-      // A session the browser still held is ended, not left to run out: one session per sign-in.
-      const previous = sessionTokenOf(ctx.headers.cookie, cookie);
-      if (previous !== undefined && previous !== answer.sessionToken) {
-        sessions.evict(hashSessionToken(previous));
-        await agentAccess.signOut({ sessionToken: previous, clientAddress: addressOf(ctx) }).catch(() => undefined);
+      if (answer.twoFactorChallenge && answer.twoFactorChallengeExpiresAt) {
+        // No session yet: the challenge waits in its own short-lived cookie for the code.
+        const expiresAt = timestampMs(answer.twoFactorChallengeExpiresAt);
+        ctx.append("Set-Cookie", challengeSetCookie(challengeCookieFor(cookieOf(ctx)), answer.twoFactorChallenge, (expiresAt - Date.now()) / 1000));
+        respond(ctx, 200, { twoFactorRequired: true, expiresAt: new Date(expiresAt).toISOString() });
+        return;
       }
-      await rememberSession(sessions, answer.sessionToken, view);
-      ctx.append("Set-Cookie", sessionSetCookie(cookie, answer.sessionToken, (view.expiresAt - Date.now()) / 1000));
+      await startSession(ctx, answer.sessionToken, answer.session);
       respond(ctx, 204, "");
     },
     { before: [noAuthorization, sameOrigin, ...signInLimit, jsonBody(deps.config.BODY_LIMIT_BYTES)] },
+  );
+
+  api.operation(
+    "completeAgentTwoFactorSignIn",
+    async (ctx) => {
+      const challengeCookie = challengeCookieFor(cookieOf(ctx));
+      const challenge = challengeOf(ctx.headers.cookie, challengeCookie);
+      if (challenge === undefined) throw new HttpProblem(401, "unauthenticated", TWO_FACTOR_CHALLENGE_MISSING);
+      let answer;
+      try {
+        answer = await agentAccess.completeTwoFactorSignIn({
+          challenge, code: ctx.state.validated.body.code, clientAddress: addressOf(ctx), userAgent: ctx.get("User-Agent").slice(0, 512),
+        });
+      } catch (error) {
+        const appError = connectToAppError(error);
+        // Content's message says which: a wrong code, or a challenge that is gone.
+        if (appError.code === "unauthenticated") throw new HttpProblem(401, "unauthenticated", appError.message);
+        if (appError.code === "rate_limited") throw tooManyAttempts(appError, "Sign-in is locked after too many failed attempts");
+        throw error;
+      }
+      await startSession(ctx, answer.sessionToken, answer.session);
+      ctx.append("Set-Cookie", challengeClearCookie(challengeCookie));
+      respond(ctx, 204, "");
+    },
+    { before: [noAuthorization, sameOrigin, ...signInLimit, jsonBody(deps.config.BODY_LIMIT_BYTES)] },
+  );
+
+  api.operation<"startAgentTwoFactorEnrolment", AgentSessionState>(
+    "startAgentTwoFactorEnrolment",
+    async (ctx) => {
+      const { otpauthUri, secret } = await call(() => agentAccess.startTwoFactorEnrolment({ sessionToken: ctx.state.agentSessionToken, clientAddress: addressOf(ctx) }));
+      respond(ctx, 200, { otpauthUri, secret, qrCode: await qrCodeDataUrl(otpauthUri) });
+    },
+    // A session limited to enrolment may do this (it is what it is for).
+    { before: [noAuthorization, sameOrigin, session, csrfToken] },
+  );
+
+  api.operation<"confirmAgentTwoFactorEnrolment", AgentSessionState>(
+    "confirmAgentTwoFactorEnrolment",
+    async (ctx) => {
+      const { agentSession, agentSessionToken } = ctx.state;
+      const answer = await call(() =>
+        agentAccess.confirmTwoFactorEnrolment({
+          sessionToken: agentSessionToken, code: ctx.state.validated.body.code, clientAddress: addressOf(ctx), userAgent: ctx.get("User-Agent").slice(0, 512),
+        }),
+      );
+      // Content replaced the session with a new one: this replica forgets the old at once.
+      sessions.invalidate(agentSession.id);
+      sessions.evict(hashSessionToken(agentSessionToken));
+      await startSession(ctx, answer.sessionToken, answer.session, { endPrevious: false });
+      respond(ctx, 200, { recoveryCodes: [...answer.recoveryCodes] });
+    },
+    { before: [noAuthorization, sameOrigin, session, csrfToken, jsonBody(deps.config.BODY_LIMIT_BYTES)] },
   );
 
   api.operation<"signOutAgent", AgentSessionState>(
@@ -187,6 +263,27 @@ export function registerAgentApiRoutes(api: ApiRoutes, deps: AgentApiRoutesDeps)
       respond(ctx, 204, "");
     },
     { before: linkGuards },
+  );
+
+  api.operation<"listAgentAuditLog", AgentSessionState>(
+    "listAgentAuditLog",
+    async (ctx) => {
+      const { limit, before } = ctx.state.validated.query;
+      const page = await call(() => agentAccess.listAuditLog({ sessionToken: ctx.state.agentSessionToken, limit: limit ?? 50, before: before ?? "" }));
+      respond(ctx, 200, {
+        entries: page.entries.map((entry) => ({
+          id: entry.id,
+          action: entry.action,
+          userId: entry.userId ?? null,
+          actor: { type: entry.actorType as "user" | "operator" | "anonymous", id: entry.actorId ?? null },
+          clientAddress: entry.clientAddress ?? null,
+          detail: entry.detail ?? {},
+          createdAt: isoTimestamp(entry.createdAt, "content", "audit entry createdAt"),
+        })),
+        nextBefore: page.nextBefore ?? null,
+      });
+    },
+    { before: [noAuthorization, session, requireFullSession] },
   );
 
   api.operation<"getAgentMe", AgentSessionState>(

@@ -181,6 +181,59 @@ export declare type DeactivateUserResponse = Message<"content.v1.DeactivateUserR
 export declare const DeactivateUserResponseSchema: GenMessage<DeactivateUserResponse>;
 
 /**
+ * ResetUserTwoFactorRequest names the user by email.
+ *
+ * @generated from message content.v1.ResetUserTwoFactorRequest
+ */
+export declare type ResetUserTwoFactorRequest = Message<"content.v1.ResetUserTwoFactorRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message content.v1.ResetUserTwoFactorRequest.
+ * Use `create(ResetUserTwoFactorRequestSchema)` to create a new message.
+ */
+export declare const ResetUserTwoFactorRequestSchema: GenMessage<ResetUserTwoFactorRequest>;
+
+/**
+ * ResetUserTwoFactorResponse names the user, and whether two-factor was on (or being enrolled).
+ *
+ * @generated from message content.v1.ResetUserTwoFactorResponse
+ */
+export declare type ResetUserTwoFactorResponse = Message<"content.v1.ResetUserTwoFactorResponse"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string company_id = 2;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: bool had_two_factor = 3;
+   */
+  hadTwoFactor: boolean;
+
+  /**
+   * How many sessions ended.
+   *
+   * @generated from field: int32 sessions_ended = 4;
+   */
+  sessionsEnded: number;
+};
+
+/**
+ * Describes the message content.v1.ResetUserTwoFactorResponse.
+ * Use `create(ResetUserTwoFactorResponseSchema)` to create a new message.
+ */
+export declare const ResetUserTwoFactorResponseSchema: GenMessage<ResetUserTwoFactorResponse>;
+
+/**
  * @generated from message content.v1.SetUserPasswordRequest
  */
 export declare type SetUserPasswordRequest = Message<"content.v1.SetUserPasswordRequest"> & {
@@ -706,6 +759,19 @@ export declare const ContentAdminService: GenService<{
     methodKind: "unary";
     input: typeof DeactivateUserRequestSchema;
     output: typeof DeactivateUserResponseSchema;
+  },
+  /**
+   * ResetUserTwoFactor turns two-factor off for the active user with this email (any company):
+   * deletes the secret, the recovery codes and pending challenges, ends the user's sessions and
+   * writes the audit log. NOT_FOUND for no such user; FAILED_PRECONDITION when users of several
+   * companies have this email.
+   *
+   * @generated from rpc content.v1.ContentAdminService.ResetUserTwoFactor
+   */
+  resetUserTwoFactor: {
+    methodKind: "unary";
+    input: typeof ResetUserTwoFactorRequestSchema;
+    output: typeof ResetUserTwoFactorResponseSchema;
   },
 }>;
 

@@ -9,7 +9,7 @@ import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bu
  * Describes the file content/v1/admin.proto.
  */
 export const file_content_v1_admin = /*@__PURE__*/
-  fileDesc("ChZjb250ZW50L3YxL2FkbWluLnByb3RvEgpjb250ZW50LnYxIp4BChFJbnZpdGVVc2VyUmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBG5hbWUYAyABKAkSEQoEcm9sZRgEIAEoCUgAiAEBEhkKDGRpc3BsYXlfbmFtZRgFIAEoCUgBiAEBEhAKCGdhbWVfaWRzGAYgAygJQgcKBV9yb2xlQg8KDV9kaXNwbGF5X25hbWUicwoSSW52aXRlVXNlclJlc3BvbnNlEg8KB3VzZXJfaWQYASABKAkSDAoEbGluaxgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZtYWlsZWQYBCABKAgiLwoeQ3JlYXRlUGFzc3dvcmRSZXNldExpbmtSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJIoABCh9DcmVhdGVQYXNzd29yZFJlc2V0TGlua1Jlc3BvbnNlEg8KB3VzZXJfaWQYASABKAkSDAoEbGluaxgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZtYWlsZWQYBCABKAgiOgoVRGVhY3RpdmF0ZVVzZXJSZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkSDQoFZW1haWwYAiABKAkiQQoWRGVhY3RpdmF0ZVVzZXJSZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEhYKDmVuZGVkX3Nlc3Npb25zGAIgASgFIjkKFlNldFVzZXJQYXNzd29yZFJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiPgoXU2V0VXNlclBhc3N3b3JkUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCRISCgpjb21wYW55X2lkGAIgASgJIk0KEkFwcGx5VGVuYW50UmVxdWVzdBIOCgZkaWdlc3QYASABKAkSJwoGdGVuYW50GAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJRCg1BcHBsaWVkQXBpS2V5EgwKBG5hbWUYASABKAkSEgoKYXBpX2tleV9pZBgCIAEoCRITCgZzZWNyZXQYAyABKAlIAIgBAUIJCgdfc2VjcmV0IkgKEkFwcGxpZWRFbnZpcm9ubWVudBILCgNyZWYYASABKAkSFgoOZW52aXJvbm1lbnRfaWQYAiABKAkSDQoFdG9rZW4YAyABKAkiNQoQQXBwbGllZENvbGxlY3RvchILCgNyZWYYASABKAkSFAoMY29sbGVjdG9yX2lkGAIgASgJIpMBCgtBcHBsaWVkR2FtZRILCgNyZWYYASABKAkSDwoHZ2FtZV9pZBgCIAEoCRI0CgxlbnZpcm9ubWVudHMYAyADKAsyHi5jb250ZW50LnYxLkFwcGxpZWRFbnZpcm9ubWVudBIwCgpjb2xsZWN0b3JzGAQgAygLMhwuY29udGVudC52MS5BcHBsaWVkQ29sbGVjdG9yIisKC0FwcGxpZWRVc2VyEgsKA3JlZhgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIr8BChNBcHBseVRlbmFudFJlc3BvbnNlEhIKCmNvbXBhbnlfaWQYASABKAkSKwoIYXBpX2tleXMYAiADKAsyGS5jb250ZW50LnYxLkFwcGxpZWRBcGlLZXkSJgoFZ2FtZXMYAyADKAsyFy5jb250ZW50LnYxLkFwcGxpZWRHYW1lEiYKBXVzZXJzGAQgAygLMhcuY29udGVudC52MS5BcHBsaWVkVXNlchIXCg9hbHJlYWR5X2FwcGxpZWQYBSABKAgiNwoTQ3JlYXRlQXBpS2V5UmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEgwKBG5hbWUYAiABKAkiSAoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USEgoKYXBpX2tleV9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnNlY3JldBgDIAEoCSIpChNSZXZva2VBcGlLZXlSZXF1ZXN0EhIKCmFwaV9rZXlfaWQYASABKAkiKgoUUmV2b2tlQXBpS2V5UmVzcG9uc2USEgoKYXBpX2tleV9pZBgBIAEoCSIkChFEZWxldGVHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIiUKEkRlbGV0ZUdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJIiQKEUxvY2F0ZUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiOQoSTG9jYXRlR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCTKbBgoTQ29udGVudEFkbWluU2VydmljZRJOCgtBcHBseVRlbmFudBIeLmNvbnRlbnQudjEuQXBwbHlUZW5hbnRSZXF1ZXN0Gh8uY29udGVudC52MS5BcHBseVRlbmFudFJlc3BvbnNlElEKDENyZWF0ZUFwaUtleRIfLmNvbnRlbnQudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBogLmNvbnRlbnQudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USUQoMUmV2b2tlQXBpS2V5Eh8uY29udGVudC52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GiAuY29udGVudC52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJLCgpEZWxldGVHYW1lEh0uY29udGVudC52MS5EZWxldGVHYW1lUmVxdWVzdBoeLmNvbnRlbnQudjEuRGVsZXRlR2FtZVJlc3BvbnNlEksKCkxvY2F0ZUdhbWUSHS5jb250ZW50LnYxLkxvY2F0ZUdhbWVSZXF1ZXN0Gh4uY29udGVudC52MS5Mb2NhdGVHYW1lUmVzcG9uc2USWgoPU2V0VXNlclBhc3N3b3JkEiIuY29udGVudC52MS5TZXRVc2VyUGFzc3dvcmRSZXF1ZXN0GiMuY29udGVudC52MS5TZXRVc2VyUGFzc3dvcmRSZXNwb25zZRJLCgpJbnZpdGVVc2VyEh0uY29udGVudC52MS5JbnZpdGVVc2VyUmVxdWVzdBoeLmNvbnRlbnQudjEuSW52aXRlVXNlclJlc3BvbnNlEnIKF0NyZWF0ZVBhc3N3b3JkUmVzZXRMaW5rEiouY29udGVudC52MS5DcmVhdGVQYXNzd29yZFJlc2V0TGlua1JlcXVlc3QaKy5jb250ZW50LnYxLkNyZWF0ZVBhc3N3b3JkUmVzZXRMaW5rUmVzcG9uc2USVwoORGVhY3RpdmF0ZVVzZXISIS5jb250ZW50LnYxLkRlYWN0aXZhdGVVc2VyUmVxdWVzdBoiLmNvbnRlbnQudjEuRGVhY3RpdmF0ZVVzZXJSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChZjb250ZW50L3YxL2FkbWluLnByb3RvEgpjb250ZW50LnYxIp4BChFJbnZpdGVVc2VyUmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEg0KBWVtYWlsGAIgASgJEgwKBG5hbWUYAyABKAkSEQoEcm9sZRgEIAEoCUgAiAEBEhkKDGRpc3BsYXlfbmFtZRgFIAEoCUgBiAEBEhAKCGdhbWVfaWRzGAYgAygJQgcKBV9yb2xlQg8KDV9kaXNwbGF5X25hbWUicwoSSW52aXRlVXNlclJlc3BvbnNlEg8KB3VzZXJfaWQYASABKAkSDAoEbGluaxgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZtYWlsZWQYBCABKAgiLwoeQ3JlYXRlUGFzc3dvcmRSZXNldExpbmtSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJIoABCh9DcmVhdGVQYXNzd29yZFJlc2V0TGlua1Jlc3BvbnNlEg8KB3VzZXJfaWQYASABKAkSDAoEbGluaxgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZtYWlsZWQYBCABKAgiOgoVRGVhY3RpdmF0ZVVzZXJSZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkSDQoFZW1haWwYAiABKAkiQQoWRGVhY3RpdmF0ZVVzZXJSZXNwb25zZRIPCgd1c2VyX2lkGAEgASgJEhYKDmVuZGVkX3Nlc3Npb25zGAIgASgFIioKGVJlc2V0VXNlclR3b0ZhY3RvclJlcXVlc3QSDQoFZW1haWwYASABKAkicQoaUmVzZXRVc2VyVHdvRmFjdG9yUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCRISCgpjb21wYW55X2lkGAIgASgJEhYKDmhhZF90d29fZmFjdG9yGAMgASgIEhYKDnNlc3Npb25zX2VuZGVkGAQgASgFIjkKFlNldFVzZXJQYXNzd29yZFJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiPgoXU2V0VXNlclBhc3N3b3JkUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoCRISCgpjb21wYW55X2lkGAIgASgJIk0KEkFwcGx5VGVuYW50UmVxdWVzdBIOCgZkaWdlc3QYASABKAkSJwoGdGVuYW50GAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJRCg1BcHBsaWVkQXBpS2V5EgwKBG5hbWUYASABKAkSEgoKYXBpX2tleV9pZBgCIAEoCRITCgZzZWNyZXQYAyABKAlIAIgBAUIJCgdfc2VjcmV0IkgKEkFwcGxpZWRFbnZpcm9ubWVudBILCgNyZWYYASABKAkSFgoOZW52aXJvbm1lbnRfaWQYAiABKAkSDQoFdG9rZW4YAyABKAkiNQoQQXBwbGllZENvbGxlY3RvchILCgNyZWYYASABKAkSFAoMY29sbGVjdG9yX2lkGAIgASgJIpMBCgtBcHBsaWVkR2FtZRILCgNyZWYYASABKAkSDwoHZ2FtZV9pZBgCIAEoCRI0CgxlbnZpcm9ubWVudHMYAyADKAsyHi5jb250ZW50LnYxLkFwcGxpZWRFbnZpcm9ubWVudBIwCgpjb2xsZWN0b3JzGAQgAygLMhwuY29udGVudC52MS5BcHBsaWVkQ29sbGVjdG9yIisKC0FwcGxpZWRVc2VyEgsKA3JlZhgBIAEoCRIPCgd1c2VyX2lkGAIgASgJIr8BChNBcHBseVRlbmFudFJlc3BvbnNlEhIKCmNvbXBhbnlfaWQYASABKAkSKwoIYXBpX2tleXMYAiADKAsyGS5jb250ZW50LnYxLkFwcGxpZWRBcGlLZXkSJgoFZ2FtZXMYAyADKAsyFy5jb250ZW50LnYxLkFwcGxpZWRHYW1lEiYKBXVzZXJzGAQgAygLMhcuY29udGVudC52MS5BcHBsaWVkVXNlchIXCg9hbHJlYWR5X2FwcGxpZWQYBSABKAgiNwoTQ3JlYXRlQXBpS2V5UmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEgwKBG5hbWUYAiABKAkiSAoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USEgoKYXBpX2tleV9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnNlY3JldBgDIAEoCSIpChNSZXZva2VBcGlLZXlSZXF1ZXN0EhIKCmFwaV9rZXlfaWQYASABKAkiKgoUUmV2b2tlQXBpS2V5UmVzcG9uc2USEgoKYXBpX2tleV9pZBgBIAEoCSIkChFEZWxldGVHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIiUKEkRlbGV0ZUdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJIiQKEUxvY2F0ZUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiOQoSTG9jYXRlR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCTKABwoTQ29udGVudEFkbWluU2VydmljZRJOCgtBcHBseVRlbmFudBIeLmNvbnRlbnQudjEuQXBwbHlUZW5hbnRSZXF1ZXN0Gh8uY29udGVudC52MS5BcHBseVRlbmFudFJlc3BvbnNlElEKDENyZWF0ZUFwaUtleRIfLmNvbnRlbnQudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBogLmNvbnRlbnQudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USUQoMUmV2b2tlQXBpS2V5Eh8uY29udGVudC52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GiAuY29udGVudC52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJLCgpEZWxldGVHYW1lEh0uY29udGVudC52MS5EZWxldGVHYW1lUmVxdWVzdBoeLmNvbnRlbnQudjEuRGVsZXRlR2FtZVJlc3BvbnNlEksKCkxvY2F0ZUdhbWUSHS5jb250ZW50LnYxLkxvY2F0ZUdhbWVSZXF1ZXN0Gh4uY29udGVudC52MS5Mb2NhdGVHYW1lUmVzcG9uc2USWgoPU2V0VXNlclBhc3N3b3JkEiIuY29udGVudC52MS5TZXRVc2VyUGFzc3dvcmRSZXF1ZXN0GiMuY29udGVudC52MS5TZXRVc2VyUGFzc3dvcmRSZXNwb25zZRJLCgpJbnZpdGVVc2VyEh0uY29udGVudC52MS5JbnZpdGVVc2VyUmVxdWVzdBoeLmNvbnRlbnQudjEuSW52aXRlVXNlclJlc3BvbnNlEnIKF0NyZWF0ZVBhc3N3b3JkUmVzZXRMaW5rEiouY29udGVudC52MS5DcmVhdGVQYXNzd29yZFJlc2V0TGlua1JlcXVlc3QaKy5jb250ZW50LnYxLkNyZWF0ZVBhc3N3b3JkUmVzZXRMaW5rUmVzcG9uc2USVwoORGVhY3RpdmF0ZVVzZXISIS5jb250ZW50LnYxLkRlYWN0aXZhdGVVc2VyUmVxdWVzdBoiLmNvbnRlbnQudjEuRGVhY3RpdmF0ZVVzZXJSZXNwb25zZRJjChJSZXNldFVzZXJUd29GYWN0b3ISJS5jb250ZW50LnYxLlJlc2V0VXNlclR3b0ZhY3RvclJlcXVlc3QaJi5jb250ZW50LnYxLlJlc2V0VXNlclR3b0ZhY3RvclJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * Describes the message content.v1.InviteUserRequest.
@@ -54,123 +54,137 @@ export const DeactivateUserResponseSchema = /*@__PURE__*/
   messageDesc(file_content_v1_admin, 5);
 
 /**
+ * Describes the message content.v1.ResetUserTwoFactorRequest.
+ * Use `create(ResetUserTwoFactorRequestSchema)` to create a new message.
+ */
+export const ResetUserTwoFactorRequestSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_admin, 6);
+
+/**
+ * Describes the message content.v1.ResetUserTwoFactorResponse.
+ * Use `create(ResetUserTwoFactorResponseSchema)` to create a new message.
+ */
+export const ResetUserTwoFactorResponseSchema = /*@__PURE__*/
+  messageDesc(file_content_v1_admin, 7);
+
+/**
  * Describes the message content.v1.SetUserPasswordRequest.
  * Use `create(SetUserPasswordRequestSchema)` to create a new message.
  */
 export const SetUserPasswordRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 6);
+  messageDesc(file_content_v1_admin, 8);
 
 /**
  * Describes the message content.v1.SetUserPasswordResponse.
  * Use `create(SetUserPasswordResponseSchema)` to create a new message.
  */
 export const SetUserPasswordResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 7);
+  messageDesc(file_content_v1_admin, 9);
 
 /**
  * Describes the message content.v1.ApplyTenantRequest.
  * Use `create(ApplyTenantRequestSchema)` to create a new message.
  */
 export const ApplyTenantRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 8);
+  messageDesc(file_content_v1_admin, 10);
 
 /**
  * Describes the message content.v1.AppliedApiKey.
  * Use `create(AppliedApiKeySchema)` to create a new message.
  */
 export const AppliedApiKeySchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 9);
+  messageDesc(file_content_v1_admin, 11);
 
 /**
  * Describes the message content.v1.AppliedEnvironment.
  * Use `create(AppliedEnvironmentSchema)` to create a new message.
  */
 export const AppliedEnvironmentSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 10);
+  messageDesc(file_content_v1_admin, 12);
 
 /**
  * Describes the message content.v1.AppliedCollector.
  * Use `create(AppliedCollectorSchema)` to create a new message.
  */
 export const AppliedCollectorSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 11);
+  messageDesc(file_content_v1_admin, 13);
 
 /**
  * Describes the message content.v1.AppliedGame.
  * Use `create(AppliedGameSchema)` to create a new message.
  */
 export const AppliedGameSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 12);
+  messageDesc(file_content_v1_admin, 14);
 
 /**
  * Describes the message content.v1.AppliedUser.
  * Use `create(AppliedUserSchema)` to create a new message.
  */
 export const AppliedUserSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 13);
+  messageDesc(file_content_v1_admin, 15);
 
 /**
  * Describes the message content.v1.ApplyTenantResponse.
  * Use `create(ApplyTenantResponseSchema)` to create a new message.
  */
 export const ApplyTenantResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 14);
+  messageDesc(file_content_v1_admin, 16);
 
 /**
  * Describes the message content.v1.CreateApiKeyRequest.
  * Use `create(CreateApiKeyRequestSchema)` to create a new message.
  */
 export const CreateApiKeyRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 15);
+  messageDesc(file_content_v1_admin, 17);
 
 /**
  * Describes the message content.v1.CreateApiKeyResponse.
  * Use `create(CreateApiKeyResponseSchema)` to create a new message.
  */
 export const CreateApiKeyResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 16);
+  messageDesc(file_content_v1_admin, 18);
 
 /**
  * Describes the message content.v1.RevokeApiKeyRequest.
  * Use `create(RevokeApiKeyRequestSchema)` to create a new message.
  */
 export const RevokeApiKeyRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 17);
+  messageDesc(file_content_v1_admin, 19);
 
 /**
  * Describes the message content.v1.RevokeApiKeyResponse.
  * Use `create(RevokeApiKeyResponseSchema)` to create a new message.
  */
 export const RevokeApiKeyResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 18);
+  messageDesc(file_content_v1_admin, 20);
 
 /**
  * Describes the message content.v1.DeleteGameRequest.
  * Use `create(DeleteGameRequestSchema)` to create a new message.
  */
 export const DeleteGameRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 19);
+  messageDesc(file_content_v1_admin, 21);
 
 /**
  * Describes the message content.v1.DeleteGameResponse.
  * Use `create(DeleteGameResponseSchema)` to create a new message.
  */
 export const DeleteGameResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 20);
+  messageDesc(file_content_v1_admin, 22);
 
 /**
  * Describes the message content.v1.LocateGameRequest.
  * Use `create(LocateGameRequestSchema)` to create a new message.
  */
 export const LocateGameRequestSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 21);
+  messageDesc(file_content_v1_admin, 23);
 
 /**
  * Describes the message content.v1.LocateGameResponse.
  * Use `create(LocateGameResponseSchema)` to create a new message.
  */
 export const LocateGameResponseSchema = /*@__PURE__*/
-  messageDesc(file_content_v1_admin, 22);
+  messageDesc(file_content_v1_admin, 24);
 
 /**
  * ContentAdminService is what the operators' admin tool (tools/admin) does to the content

@@ -347,6 +347,26 @@ export declare type AgentSession = Message<"content.v1.AgentSession"> & {
    * @generated from field: google.protobuf.Timestamp expires_at = 6;
    */
   expiresAt?: Timestamp | undefined;
+
+  /**
+   * "full", or "two_factor_enrolment": the company requires two-factor and the user has not
+   * enrolled yet, so the session serves only enrolment (and reading who they are, signing out).
+   *
+   * @generated from field: string scope = 7;
+   */
+  scope: string;
+
+  /**
+   * Whether the user has two-factor on, and whether their company requires it.
+   *
+   * @generated from field: bool two_factor_enabled = 8;
+   */
+  twoFactorEnabled: boolean;
+
+  /**
+   * @generated from field: bool two_factor_required = 9;
+   */
+  twoFactorRequired: boolean;
 };
 
 /**
@@ -393,7 +413,8 @@ export declare const SignInRequestSchema: GenMessage<SignInRequest>;
  */
 export declare type SignInResponse = Message<"content.v1.SignInResponse"> & {
   /**
-   * The session token for the cookie: shown only now, stored only as its hash.
+   * The session token for the cookie: shown only now, stored only as its hash. Empty when a
+   * second factor is required (two_factor_challenge is set instead).
    *
    * @generated from field: string session_token = 1;
    */
@@ -403,6 +424,21 @@ export declare type SignInResponse = Message<"content.v1.SignInResponse"> & {
    * @generated from field: content.v1.AgentSession session = 2;
    */
   session?: AgentSession | undefined;
+
+  /**
+   * The password was right and the user has two-factor on: no session yet. This single-use
+   * token (stored only as its hash) goes to CompleteTwoFactorSignIn with the code.
+   *
+   * @generated from field: string two_factor_challenge = 3;
+   */
+  twoFactorChallenge: string;
+
+  /**
+   * When the challenge expires.
+   *
+   * @generated from field: google.protobuf.Timestamp two_factor_challenge_expires_at = 4;
+   */
+  twoFactorChallengeExpiresAt?: Timestamp | undefined;
 };
 
 /**
@@ -516,6 +552,187 @@ export declare type SignOutEverywhereResponse = Message<"content.v1.SignOutEvery
 export declare const SignOutEverywhereResponseSchema: GenMessage<SignOutEverywhereResponse>;
 
 /**
+ * @generated from message content.v1.CompleteTwoFactorSignInRequest
+ */
+export declare type CompleteTwoFactorSignInRequest = Message<"content.v1.CompleteTwoFactorSignInRequest"> & {
+  /**
+   * The challenge SignIn returned.
+   *
+   * @generated from field: string challenge = 1;
+   */
+  challenge: string;
+
+  /**
+   * A 6-digit TOTP code, or a recovery code (dashes and case ignored).
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string client_address = 3;
+   */
+  clientAddress: string;
+
+  /**
+   * @generated from field: string user_agent = 4;
+   */
+  userAgent: string;
+};
+
+/**
+ * Describes the message content.v1.CompleteTwoFactorSignInRequest.
+ * Use `create(CompleteTwoFactorSignInRequestSchema)` to create a new message.
+ */
+export declare const CompleteTwoFactorSignInRequestSchema: GenMessage<CompleteTwoFactorSignInRequest>;
+
+/**
+ * @generated from message content.v1.CompleteTwoFactorSignInResponse
+ */
+export declare type CompleteTwoFactorSignInResponse = Message<"content.v1.CompleteTwoFactorSignInResponse"> & {
+  /**
+   * The session token for the cookie: shown only now, stored only as its hash.
+   *
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: content.v1.AgentSession session = 2;
+   */
+  session?: AgentSession | undefined;
+
+  /**
+   * True when a recovery code was used (it cannot be used again).
+   *
+   * @generated from field: bool recovery_code_used = 3;
+   */
+  recoveryCodeUsed: boolean;
+
+  /**
+   * How many unused recovery codes the user has left.
+   *
+   * @generated from field: int32 recovery_codes_left = 4;
+   */
+  recoveryCodesLeft: number;
+};
+
+/**
+ * Describes the message content.v1.CompleteTwoFactorSignInResponse.
+ * Use `create(CompleteTwoFactorSignInResponseSchema)` to create a new message.
+ */
+export declare const CompleteTwoFactorSignInResponseSchema: GenMessage<CompleteTwoFactorSignInResponse>;
+
+/**
+ * @generated from message content.v1.StartTwoFactorEnrolmentRequest
+ */
+export declare type StartTwoFactorEnrolmentRequest = Message<"content.v1.StartTwoFactorEnrolmentRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: string client_address = 2;
+   */
+  clientAddress: string;
+};
+
+/**
+ * Describes the message content.v1.StartTwoFactorEnrolmentRequest.
+ * Use `create(StartTwoFactorEnrolmentRequestSchema)` to create a new message.
+ */
+export declare const StartTwoFactorEnrolmentRequestSchema: GenMessage<StartTwoFactorEnrolmentRequest>;
+
+/**
+ * @generated from message content.v1.StartTwoFactorEnrolmentResponse
+ */
+export declare type StartTwoFactorEnrolmentResponse = Message<"content.v1.StartTwoFactorEnrolmentResponse"> & {
+  /**
+   * otpauth://totp/... for the QR code (it carries the secret: never log it).
+   *
+   * @generated from field: string otpauth_uri = 1;
+   */
+  otpauthUri: string;
+
+  /**
+   * The secret in base32, for typing it into an app by hand.
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+};
+
+/**
+ * Describes the message content.v1.StartTwoFactorEnrolmentResponse.
+ * Use `create(StartTwoFactorEnrolmentResponseSchema)` to create a new message.
+ */
+export declare const StartTwoFactorEnrolmentResponseSchema: GenMessage<StartTwoFactorEnrolmentResponse>;
+
+/**
+ * @generated from message content.v1.ConfirmTwoFactorEnrolmentRequest
+ */
+export declare type ConfirmTwoFactorEnrolmentRequest = Message<"content.v1.ConfirmTwoFactorEnrolmentRequest"> & {
+  /**
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * A current code of the new secret.
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * @generated from field: string client_address = 3;
+   */
+  clientAddress: string;
+
+  /**
+   * @generated from field: string user_agent = 4;
+   */
+  userAgent: string;
+};
+
+/**
+ * Describes the message content.v1.ConfirmTwoFactorEnrolmentRequest.
+ * Use `create(ConfirmTwoFactorEnrolmentRequestSchema)` to create a new message.
+ */
+export declare const ConfirmTwoFactorEnrolmentRequestSchema: GenMessage<ConfirmTwoFactorEnrolmentRequest>;
+
+/**
+ * @generated from message content.v1.ConfirmTwoFactorEnrolmentResponse
+ */
+export declare type ConfirmTwoFactorEnrolmentResponse = Message<"content.v1.ConfirmTwoFactorEnrolmentResponse"> & {
+  /**
+   * Ten one-time recovery codes, shown only now (stored only as hashes).
+   *
+   * @generated from field: repeated string recovery_codes = 1;
+   */
+  recoveryCodes: string[];
+
+  /**
+   * The new session replacing the one the enrolment was made in (a new token).
+   *
+   * @generated from field: string session_token = 2;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: content.v1.AgentSession session = 3;
+   */
+  session?: AgentSession | undefined;
+};
+
+/**
+ * Describes the message content.v1.ConfirmTwoFactorEnrolmentResponse.
+ * Use `create(ConfirmTwoFactorEnrolmentResponseSchema)` to create a new message.
+ */
+export declare const ConfirmTwoFactorEnrolmentResponseSchema: GenMessage<ConfirmTwoFactorEnrolmentResponse>;
+
+/**
  * AgentAccessService signs the company's users (agents and admins) in to the support
  * application and keeps their sessions. Content owns the users, so it owns their credentials
  * and sessions too (one writer). Only the gateway calls it, for /agent-api; a session token or
@@ -615,6 +832,45 @@ export declare const AgentAccessService: GenService<{
     methodKind: "unary";
     input: typeof ListAuditLogRequestSchema;
     output: typeof ListAuditLogResponseSchema;
+  },
+  /**
+   * Two-factor (TOTP, RFC 6238). A wrong or replayed code, or a used recovery code, counts as a
+   * failed sign-in (same throttling and lockout as a password); an unknown, used or expired
+   * challenge is UNAUTHENTICATED.
+   *
+   * CompleteTwoFactorSignIn finishes a sign-in SignIn answered with a challenge: a TOTP code (the
+   * current step ± 1, each step once) or a recovery code (once) opens the session.
+   *
+   * @generated from rpc content.v1.AgentAccessService.CompleteTwoFactorSignIn
+   */
+  completeTwoFactorSignIn: {
+    methodKind: "unary";
+    input: typeof CompleteTwoFactorSignInRequestSchema;
+    output: typeof CompleteTwoFactorSignInResponseSchema;
+  },
+  /**
+   * StartTwoFactorEnrolment gives the session's user a new TOTP secret (replacing an unconfirmed
+   * one). FAILED_PRECONDITION (TWO_FACTOR_ALREADY_ENABLED) when two-factor is on already.
+   *
+   * @generated from rpc content.v1.AgentAccessService.StartTwoFactorEnrolment
+   */
+  startTwoFactorEnrolment: {
+    methodKind: "unary";
+    input: typeof StartTwoFactorEnrolmentRequestSchema;
+    output: typeof StartTwoFactorEnrolmentResponseSchema;
+  },
+  /**
+   * ConfirmTwoFactorEnrolment turns two-factor on with a code of the new secret, returns ten
+   * recovery codes (shown only now), and replaces the session with a new full one.
+   * INVALID_ARGUMENT (path /code) for a wrong code; FAILED_PRECONDITION
+   * (TWO_FACTOR_NOT_ENROLLING) without an enrolment started.
+   *
+   * @generated from rpc content.v1.AgentAccessService.ConfirmTwoFactorEnrolment
+   */
+  confirmTwoFactorEnrolment: {
+    methodKind: "unary";
+    input: typeof ConfirmTwoFactorEnrolmentRequestSchema;
+    output: typeof ConfirmTwoFactorEnrolmentResponseSchema;
   },
 }>;
 
