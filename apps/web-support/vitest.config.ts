@@ -13,6 +13,8 @@ export default mergeConfig(
       hookTimeout: 900_000,
       // One browser and one backend stack at a time: the machine is small.
       fileParallelism: false,
+      // The views are JSX (.tsx), which Node cannot run itself: Vite's module runner transforms them.
+      experimental: { viteModuleRunner: true },
     },
   }),
 );

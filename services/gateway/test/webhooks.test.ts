@@ -4,7 +4,8 @@
 // with the typed client's verifier), and the delivery log shows it succeeded. Every answer is
 // also checked against the OpenAPI document.
 import http from "node:http";
-import { verifyWebhook, WebhookVerificationError } from "@player-support/client";
+// The typed client from its source: not a package dependency (its own tests depend on the gateway).
+import { verifyWebhook, WebhookVerificationError } from "../../../clients/typescript/src/index.ts";
 import { freePort } from "@support/testkit";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
