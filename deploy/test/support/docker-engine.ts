@@ -58,6 +58,12 @@ function runCommand(command: string, args: string[], options: { cwd?: string; in
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.once("error", reject);
     child.once("close", (code) => resolve({ code, stdout, stderr }));
+    // A command that exits without reading its input closes the pipe first: writing to it then
+    // fails with EPIPE, which says nothing the exit code does not (an unhandled one would end the
+    // test run).
+    child.stdin.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") reject(error);
+    });
     child.stdin.end(options.input ?? "");
   });
 }
