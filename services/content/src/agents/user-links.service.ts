@@ -15,8 +15,9 @@ import { findUser, findUsersByEmail } from "../users/user.repository.ts";
 import { createUser } from "../users/user.service.ts";
 import type { NewUserInput, User } from "../users/user.ts";
 import {
-  endSessions, findPasswordHash, findUserLink, insertUserLink, markLinkUsed, retireLinks, setUserActive, upsertPasswordHash,
+  findPasswordHash, findUserLink, insertUserLink, markLinkUsed, retireLinks, setUserActive, upsertPasswordHash,
 } from "./agent-access.repository.ts";
+import { endAndAnnounce } from "./agent-access.service.ts";
 import { newToken, tokenHash } from "./agent-session.ts";
 import { writeAudit } from "./audit-log.ts";
 import { hashPassword, passwordIssues } from "./password.ts";
@@ -127,8 +128,7 @@ export async function redeemLink(ctx: Pick<UserLinksContext, "db">, token: strin
     if (!link || !isUsable(link, now)) throw notFound(UNUSABLE_LINK);
     await markLinkUsed(trx, link.id, now);
     await upsertPasswordHash(trx, user, passwordHash);
-    const ended = await endSessions(trx, { userId: user.id }, "password_changed", now);
-    if (ended.length > 0) await writeEvents(trx, [newEvent("content.agent_sessions.ended", user.companyId, { userId: user.id, sessionIds: ended, reason: "password_changed" })]);
+    await endAndAnnounce(trx, user, { userId: user.id }, "password_changed", now);
     await writeAudit(trx, { action: "link.redeemed", companyId: user.companyId, userId: user.id, actor: { type: "user", id: user.id }, clientAddress, detail: { purpose: link.purpose } }, now);
     return { purpose: link.purpose, user };
   });
@@ -140,8 +140,7 @@ export async function deactivateUser(ctx: Pick<UserLinksContext, "db">, companyI
   if (!user) throw notFound("no user of this company has this email");
   return ctx.db.transaction().execute(async (trx) => {
     const changed = await setUserActive(trx, user.id, false);
-    const ended = await endSessions(trx, { userId: user.id }, "deactivated", now);
-    if (ended.length > 0) await writeEvents(trx, [newEvent("content.agent_sessions.ended", user.companyId, { userId: user.id, sessionIds: ended, reason: "deactivated" })]);
+    const ended = await endAndAnnounce(trx, user, { userId: user.id }, "deactivated", now);
     if (changed) {
       await writeEvents(trx, [newEvent("content.user.deactivated", user.companyId, { id: user.id })]);
       await writeAudit(trx, { action: "user.deactivated", companyId: user.companyId, userId: user.id, actor: { type: "operator", id: null }, detail: { endedSessions: ended.length } }, now);
