@@ -8,7 +8,7 @@ export TURBO_TELEMETRY_DISABLED := 1
 ## Start the whole system with a demo tenant (Ctrl-C stops it).
 up: bootstrap
 	pnpm exec turbo run generate
-	pnpm exec turbo run build --filter=@support/web-support
+	pnpm exec turbo run build --filter=@support/web-support --filter=@support/agent-console
 	pnpm run up
 
 ## Lint, typecheck, buf lint and all tests; the last line is "N passed, N failed, N skipped".

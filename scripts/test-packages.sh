@@ -2,17 +2,17 @@
 # `pnpm test`: every package's tests, then the scripts' own, on a 2-core machine in three lanes.
 #
 # Most packages run two test files at a time (vitest.shared.ts), one package after another.
-# Three run one file at a time and would leave a core idle: deploy (image builds) and
-# web-support (a browser) run one after the other beside the others, and tests/faults (a whole
+# Four run one file at a time and would leave a core idle: deploy (image builds), web-support
+# and agent-console (a browser each) run one after the other beside the others, and tests/faults (a whole
 # stack of real processes per file, with timing-sensitive scenarios) runs last, alone.
 # Every lane runs even when another failed; the exit code is non-zero when any failed.
 # The generated code is made first, once: two lanes must not write it at the same time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-beside=(--filter=@support/deploy --filter=@support/web-support)
+beside=(--filter=@support/deploy --filter=@support/web-support --filter=@support/agent-console)
 alone=(--filter=@support/fault-tests)
-others=(--filter='!@support/deploy' --filter='!@support/web-support' --filter='!@support/fault-tests')
+others=(--filter='!@support/deploy' --filter='!@support/web-support' --filter='!@support/agent-console' --filter='!@support/fault-tests')
 
 status=0
 turbo run generate || status=1

@@ -78,14 +78,14 @@ const GATEWAY_PORT = Number(process.env.PORT ?? 8080);
 // Backends first: the gateway is started last and its /healthz is what we wait for.
 const SERVICES: Service[] = [
   // Agents' invitation and reset links lead to the support application this gateway serves.
-  { name: "content", port: 50051, metricsPort: 9465, urlVar: "CONTENT_URL", admin: true, env: { SUPPORT_APP_URL: process.env.SUPPORT_APP_URL ?? `http://127.0.0.1:${GATEWAY_PORT}` } },
+  { name: "content", port: 50051, metricsPort: 9465, urlVar: "CONTENT_URL", admin: true, env: { SUPPORT_APP_URL: supportAppUrl() } },
   { name: "tickets", port: 50052, metricsPort: 9466, urlVar: "TICKETS_URL" },
   { name: "media", port: 50053, metricsPort: 9467, urlVar: "MEDIA_URL" },
   { name: "players", port: 50054, metricsPort: 9468, urlVar: "PLAYERS_URL", admin: true },
   // Local receivers are plain http on this machine: allowed here only, never in production.
   { name: "webhooks", port: 50055, metricsPort: 9469, urlVar: "WEBHOOKS_URL", admin: true, env: { WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } },
   // The support application is served by this gateway: agents sign in from its own origin.
-  { name: "gateway", port: GATEWAY_PORT, metricsPort: 9464, env: { SUPPORT_APP_URL: process.env.SUPPORT_APP_URL ?? `http://127.0.0.1:${GATEWAY_PORT}` } },
+  { name: "gateway", port: GATEWAY_PORT, metricsPort: 9464, env: { SUPPORT_APP_URL: supportAppUrl() } },
 ];
 
 // ---- output -------------------------------------------------------------------------------
@@ -273,6 +273,11 @@ async function startInfra(): Promise<Infra> {
 }
 
 /** The web support page: the gateway serves it at /support/ unless WEB_SUPPORT_URL points elsewhere. */
+/** The support application (the agents' console the gateway serves at /app/): invitation links and tickets' urls lead there. */
+function supportAppUrl(): string {
+  return process.env.SUPPORT_APP_URL ?? `http://127.0.0.1:${GATEWAY_PORT}/app`;
+}
+
 function webSupportUrl(): string {
   return process.env.WEB_SUPPORT_URL ?? `http://127.0.0.1:${GATEWAY_PORT}/support/`;
 }
@@ -291,7 +296,7 @@ function serviceEnv(infra: Infra, port: number): NodeJS.ProcessEnv {
     S3_FORCE_PATH_STYLE: "true",
     LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
     LOG_PRETTY: process.env.LOG_PRETTY ?? (COLOR ? "true" : "false"),
-    SUPPORT_APP_URL: process.env.SUPPORT_APP_URL ?? "https://support.example.com",
+    SUPPORT_APP_URL: supportAppUrl(),
     WEB_SUPPORT_URL: webSupportUrl(),
     // The page's CSP lets it reach the bucket (pre-signed uploads and downloads).
     WEB_SUPPORT_CONNECT_SRC: process.env.WEB_SUPPORT_CONNECT_SRC ?? new URL(infra.s3Endpoint).origin,
@@ -509,8 +514,9 @@ function printReady(record: TenantRecord | undefined, mailbox: { smtpUrl: string
   }
   if (record?.admin) {
     lines.push(
+      `  Console   ${supportAppUrl()}/   (the support application for agents and admins)`,
       `  Agents    sign in as the demo admin: ${record.admin.email} / ${record.admin.password}   (docs/agents.md)`,
-      `            curl -c .data/agent.cookies -H "Origin: ${base}" -H "Content-Type: application/json" \\`,
+      `            from a shell: curl -c .data/agent.cookies -H "Origin: ${base}" -H "Content-Type: application/json" \\`,
       `              -d '{"email":"${record.admin.email}","password":"${record.admin.password}"}' ${base}/agent-api/sign-in`,
       `            curl -b .data/agent.cookies ${base}/agent-api/me`,
     );

@@ -15,6 +15,7 @@ import {
   pageInstallStep,
   pageOutput,
   pagePruneStep,
+  pageRootFiles,
   pruneStep,
   runtimeEnv,
   slimStep,
@@ -40,24 +41,25 @@ function execForm(argv: string[]): string {
   return JSON.stringify(argv).replaceAll('","', '", "');
 }
 
-/** The stage that builds a static page with its build tools; only its bundle leaves it. */
-function pageStage(page: StaticPage): string {
+/** The stage that builds the static pages with their build tools; only their bundles leave it. */
+function pageStage(pages: readonly StaticPage[]): string {
   return `
-# The static page ${page.dir} (${page.pkg}), built with its devDependencies
-# (its bundler), which stay in this stage: the runtime stage copies the built bundle only.
+# The static pages ${pages.map((page) => `${page.dir} (${page.pkg})`).join(" and ")},
+# built with their devDependencies (their bundler), which stay in this stage: the runtime stage
+# copies the built bundles only.
 FROM tools AS page
 WORKDIR ${PAGE_DIR}
 COPY --from=prune ${PRUNED_PAGE}/json/ ./
 RUN --mount=type=cache,id=pnpm-store,target=${PNPM_STORE} \\
-    ${shellWords(pageInstallStep(page))}
+    ${shellWords(pageInstallStep(pages))}
 COPY --from=prune ${PRUNED_PAGE}/full/ ./
-COPY ${page.rootFiles.join(" ")} ./
-RUN ${shellWords(pageBuildStep(page))}
+COPY ${pageRootFiles(pages).join(" ")} ./
+RUN ${shellWords(pageBuildStep(pages))}
 `;
 }
 
 export function renderDockerfile(image: ServiceImage, versions: ToolVersions): string {
-  const page = image.page;
+  const page = image.pages !== undefined && image.pages.length > 0 ? image.pages : undefined;
   const env = Object.entries(runtimeEnv(image))
     .map(([key, value]) => `${key}=${value}`)
     .join(" ");
@@ -81,7 +83,7 @@ FROM \${${BASE_IMAGE_ARG}} AS tools
 ENV TURBO_TELEMETRY_DISABLED=1 npm_config_update_notifier=false
 RUN npm install --global --no-fund --no-audit pnpm@${versions.pnpm} turbo@${versions.turbo}
 
-# Only this service, the workspace packages it uses and a pruned lockfile${page ? "; the same for the\n# page it serves" : ""}.
+# Only this service, the workspace packages it uses and a pruned lockfile${page ? "; the same for the\n# pages it serves" : ""}.
 FROM tools AS prune
 WORKDIR /repo
 COPY . .
@@ -108,7 +110,7 @@ ENV ${env}
 # read-only root filesystem; only /tmp is writable (an emptyDir in Kubernetes).
 COPY --from=build ${APP_DIR} ${APP_DIR}${
     page
-      ? `\n# The page this service serves, where it looks by default (the same place as in the repository).\nCOPY --from=page ${PAGE_DIR}/${pageOutput(page)} ${APP_DIR}/${pageOutput(page)}`
+      ? `\n# The pages this service serves, where it looks by default (the same place as in the repository).${page.map((one) => `\nCOPY --from=page ${PAGE_DIR}/${pageOutput(one)} ${APP_DIR}/${pageOutput(one)}`).join("")}`
       : ""
   }
 # Sets --max-old-space-size from the container's memory limit, then execs the command.

@@ -19,8 +19,8 @@ export interface ServiceImage {
    * (the gateway's reports its own state only; its backends are on /healthz/dependencies).
    */
   healthcheck: "http-healthz" | "tcp";
-  /** A static page the image also holds, built in a stage of its own (see StaticPage). */
-  page?: StaticPage;
+  /** The static pages (browser apps) the image also holds, built together in a stage of its own (see StaticPage). */
+  pages?: readonly StaticPage[];
 }
 
 /**
@@ -39,9 +39,11 @@ export interface StaticPage {
 
 /** The web support page (apps/web-support); the gateway serves it at /support/. */
 export const WEB_SUPPORT_PAGE: StaticPage = { pkg: "@support/web-support", dir: "apps/web-support", rootFiles: ["tsconfig.base.json"] };
+/** The support application, the agents' console (apps/agent-console); the gateway serves it at /app/. */
+export const AGENT_CONSOLE_PAGE: StaticPage = { pkg: "@support/agent-console", dir: "apps/agent-console", rootFiles: ["tsconfig.base.json"] };
 
 export const SERVICES: readonly ServiceImage[] = [
-  { name: "gateway", pkg: "@support/gateway", port: 8080, migrates: false, healthcheck: "http-healthz", page: WEB_SUPPORT_PAGE },
+  { name: "gateway", pkg: "@support/gateway", port: 8080, migrates: false, healthcheck: "http-healthz", pages: [WEB_SUPPORT_PAGE, AGENT_CONSOLE_PAGE] },
   { name: "content", pkg: "@support/content", port: 50051, migrates: true, healthcheck: "http-healthz" },
   { name: "tickets", pkg: "@support/tickets", port: 50052, migrates: true, healthcheck: "http-healthz" },
   { name: "media", pkg: "@support/media", port: 50053, migrates: true, healthcheck: "http-healthz" },
@@ -118,22 +120,29 @@ export function slimStep(image: ServiceImage, scriptPath: string): string[] {
   return ["node", scriptPath, image.pkg];
 }
 
-/** Copies the page's package, the workspace packages it uses and a pruned lockfile into outDir. */
-export function pagePruneStep(page: StaticPage, outDir: string): string[] {
-  return ["turbo", "prune", page.pkg, "--docker", "--out-dir", outDir];
+/** Copies the pages' packages, the workspace packages they use and a pruned lockfile into outDir. */
+export function pagePruneStep(pages: readonly StaticPage[], outDir: string): string[] {
+  return ["turbo", "prune", ...pages.map((page) => page.pkg), "--docker", "--out-dir", outDir];
 }
+
+const filters = (pages: readonly StaticPage[]) => pages.flatMap((page) => ["--filter", page.pkg]);
 
 /**
- * Installs the page's dependencies, devDependencies included (its bundler), exactly as locked.
+ * Installs the pages' dependencies, devDependencies included (their bundler), exactly as locked.
  * This happens in a build stage only: the runtime stage receives the built bundle, nothing else.
  */
-export function pageInstallStep(page: StaticPage, extraFlags: string[] = []): string[] {
-  return ["pnpm", "install", "--frozen-lockfile", "--filter", page.pkg, ...extraFlags];
+export function pageInstallStep(pages: readonly StaticPage[], extraFlags: string[] = []): string[] {
+  return ["pnpm", "install", "--frozen-lockfile", ...filters(pages), ...extraFlags];
 }
 
-/** Builds the page into `<dir>/dist`. */
-export function pageBuildStep(page: StaticPage): string[] {
-  return ["pnpm", "--filter", page.pkg, "run", "build"];
+/** Builds each page into its `<dir>/dist`. */
+export function pageBuildStep(pages: readonly StaticPage[]): string[] {
+  return ["pnpm", ...filters(pages), "run", "build"];
+}
+
+/** Files of the repository root the pages' builds read, each once. */
+export function pageRootFiles(pages: readonly StaticPage[]): string[] {
+  return [...new Set(pages.flatMap((page) => page.rootFiles))];
 }
 
 /** The built bundle, relative to the workspace root (in the build stage and under APP_DIR in the image). */

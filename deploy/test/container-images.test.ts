@@ -335,7 +335,7 @@ describe("the services as containers", () => {
     expect(JSON.stringify(first)).toContain(message);
   }, 60_000);
 
-  it("the containerised gateway serves the web support page from its image at /support/ (WEB_SUPPORT_DIR unset), with its CSP, and its assets", async () => {
+  it("the containerised gateway serves the web support page at /support/ and the support application at /app/ from its image, with their CSP and assets", async () => {
     const gateway = `http://127.0.0.1:${ports.get("gateway")!}`;
     const page = await fetch(`${gateway}/support/`);
     const html = await page.text();
@@ -350,6 +350,13 @@ describe("the services as containers", () => {
       expect(response.headers.get("cache-control"), asset).toBe("public, max-age=31536000, immutable");
       expect((await response.arrayBuffer()).byteLength, asset).toBeGreaterThan(100);
     }
+    const consolePage = await fetch(`${gateway}/app/sign-in`);
+    const consoleHtml = await consolePage.text();
+    expect(consolePage.status, consoleHtml).toBe(200);
+    expect(consolePage.headers.get("content-security-policy")).toMatch(/^default-src 'none'; script-src 'self';/);
+    const consoleAssets = [...consoleHtml.matchAll(/(?:src|href)="(\/app\/assets\/[^"]+)"/g)].map((match) => match[1]!);
+    expect(consoleAssets.length, consoleHtml).toBeGreaterThan(0);
+    for (const asset of consoleAssets) expect((await fetch(`${gateway}${asset}`)).status, asset).toBe(200);
   }, 30_000);
 
   it("the engine runs each image's HEALTHCHECK and finds every container healthy; each runs as uid 1000 on a read-only root", async () => {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { renderDockerfile } from "../image/dockerfile.ts";
 import { productionClosure, slimWorkspace } from "../image/slim-workspace.ts";
-import { ENTRYPOINT_IN_IMAGE, ENTRYPOINT_SCRIPT, RUNTIME_UID, SERVICES, WEB_SUPPORT_PAGE, toolVersions } from "../image/spec.ts";
+import { AGENT_CONSOLE_PAGE, ENTRYPOINT_IN_IMAGE, ENTRYPOINT_SCRIPT, RUNTIME_UID, SERVICES, WEB_SUPPORT_PAGE, toolVersions } from "../image/spec.ts";
 import { repoRoot } from "../scripts/repo.ts";
 import { dockerignoreMatcher } from "./support/image-build.ts";
 
@@ -59,40 +59,46 @@ describe.each(SERVICES.map((image) => [image.name, image]))("services/%s/Dockerf
     expect(lines).toContain(`ENTRYPOINT ["/usr/bin/tini", "--", "${ENTRYPOINT_IN_IMAGE}"]`);
     expect(lines).toContain('CMD ["node", "src/main.ts"]');
     expect(lines.some((l) => l.startsWith("HEALTHCHECK "))).toBe(true);
-    const page = name === "gateway" ? ["COPY --from=page /page/apps/web-support/dist /app/apps/web-support/dist"] : [];
+    const page =
+      name === "gateway" ? ["COPY --from=page /page/apps/web-support/dist /app/apps/web-support/dist", "COPY --from=page /page/apps/agent-console/dist /app/apps/agent-console/dist"] : [];
     expect(lines.filter((l) => l.startsWith("COPY "))).toEqual(["COPY --from=build /app /app", ...page, `COPY ${ENTRYPOINT_SCRIPT} ${ENTRYPOINT_IN_IMAGE}`]);
     expect(lines.join("\n")).not.toMatch(/\b(pnpm|turbo|npm install)\b/);
   });
 });
 
-describe("the gateway's image and the web support page", () => {
+describe("the gateway's image, the web support page and the support application", () => {
   const text = readFileSync(join(root, "services/gateway/Dockerfile"), "utf8");
 
-  it("builds the page in a stage of its own, with its devDependencies, from a pruned workspace", () => {
-    expect(SERVICES.find((image) => image.name === "gateway")!.page).toBe(WEB_SUPPORT_PAGE);
+  it("builds the pages in a stage of their own, with their devDependencies, from a pruned workspace", () => {
+    expect(SERVICES.find((image) => image.name === "gateway")!.pages).toEqual([WEB_SUPPORT_PAGE, AGENT_CONSOLE_PAGE]);
     const all = stages(text);
-    expect(all.find((s) => s.from.endsWith(" AS prune"))!.lines).toContain("RUN turbo prune @support/web-support --docker --out-dir /pruned-page");
+    expect(all.find((s) => s.from.endsWith(" AS prune"))!.lines).toContain("RUN turbo prune @support/web-support @support/agent-console --docker --out-dir /pruned-page");
     const page = all.find((s) => s.from.endsWith(" AS page"))!;
     expect(page.from).toBe("FROM tools AS page");
     const run = page.lines.filter((l) => l.startsWith("RUN "));
     // No --prod: the build needs Vite, a devDependency; the stage's node_modules never reach the runtime stage.
-    expect(run[0]).toMatch(/pnpm install --frozen-lockfile --filter @support\/web-support$/);
-    expect(run[1]).toBe("RUN pnpm --filter @support/web-support run build");
-    // The page's tsconfig extends the root's, which turbo prune does not copy.
+    expect(run[0]).toMatch(/pnpm install --frozen-lockfile --filter @support\/web-support --filter @support\/agent-console$/);
+    expect(run[1]).toBe("RUN pnpm --filter @support/web-support --filter @support/agent-console run build");
+    // The pages' tsconfig extends the root's, which turbo prune does not copy.
     expect(page.lines).toContain("COPY tsconfig.base.json ./");
-    expect(readFileSync(join(root, "apps/web-support/tsconfig.json"), "utf8")).toContain('"extends": "../../tsconfig.base.json"');
+    for (const app of ["web-support", "agent-console"]) {
+      expect(readFileSync(join(root, `apps/${app}/tsconfig.json`), "utf8")).toContain('"extends": "../../tsconfig.base.json"');
+    }
   });
 
-  it("copies only the built page into the runtime stage, where the gateway looks for it by default", () => {
+  it("copies only the built pages into the runtime stage, where the gateway looks for them by default", () => {
     const runtime = stages(text).at(-1)!;
     expect(runtime.lines).toContain("COPY --from=page /page/apps/web-support/dist /app/apps/web-support/dist");
+    expect(runtime.lines).toContain("COPY --from=page /page/apps/agent-console/dist /app/apps/agent-console/dist");
+    const consoleRoute = readFileSync(join(root, "services/gateway/src/routes/agent-console.ts"), "utf8");
+    expect(consoleRoute).toContain('new URL("../../../../apps/agent-console/dist/", import.meta.url)');
     // The gateway's default WEB_SUPPORT_DIR: apps/web-support/dist four folders above its routes/web-support.ts,
     // i.e. /app/apps/web-support/dist for /app/services/gateway/src/routes/web-support.ts.
     const route = readFileSync(join(root, "services/gateway/src/routes/web-support.ts"), "utf8");
     expect(route).toContain('new URL("../../../../apps/web-support/dist/", import.meta.url)');
     // The other images hold no page.
     for (const image of SERVICES.filter((i) => i.name !== "gateway")) {
-      expect(readFileSync(join(root, "services", image.name, "Dockerfile"), "utf8")).not.toMatch(/web-support|AS page/);
+      expect(readFileSync(join(root, "services", image.name, "Dockerfile"), "utf8")).not.toMatch(/web-support|agent-console|AS page/);
     }
   });
 });

@@ -126,13 +126,15 @@ describe("the image's contents", () => {
     expect(leftovers).toEqual([]);
   });
 
-  it("the gateway's holds the built web support page and nothing else of its package; the others hold no page", () => {
+  it("the gateway's holds the built web support page and console and nothing else of their packages; the others hold no page", () => {
     const gateway = built.get("gateway")!;
-    expect(readdirSync(join(gateway.appDir, "apps"))).toEqual(["web-support"]);
-    expect(readdirSync(join(gateway.appDir, "apps/web-support"))).toEqual(["dist"]);
-    const dist = join(gateway.appDir, "apps/web-support/dist");
-    expect(readdirSync(dist)).toContain("index.html");
-    expect(readdirSync(join(dist, "assets")).some((file) => file.endsWith(".js"))).toBe(true);
+    expect(readdirSync(join(gateway.appDir, "apps")).sort()).toEqual(["agent-console", "web-support"]);
+    for (const app of ["web-support", "agent-console"]) {
+      expect(readdirSync(join(gateway.appDir, "apps", app))).toEqual(["dist"]);
+      const dist = join(gateway.appDir, "apps", app, "dist");
+      expect(readdirSync(dist)).toContain("index.html");
+      expect(readdirSync(join(dist, "assets")).some((file) => file.endsWith(".js"))).toBe(true);
+    }
     for (const image of INTERNAL) expect(existsSync(join(built.get(image.name)!.appDir, "apps")), image.name).toBe(false);
   });
 });
@@ -209,6 +211,22 @@ describe("the gateway from its image", () => {
     const asset = await fetch(`http://127.0.0.1:${gateway.port}/support/${script}`);
     expect(asset.status).toBe(200);
     expect(asset.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+  }, 30_000);
+
+  it("serves the support application at /app/ from its default folder (AGENT_CONSOLE_DIR unset): any page path, its assets", async () => {
+    const gateway = running.get("gateway")!;
+    const builtIndex = readFileSync(join(built.get("gateway")!.appDir, "apps/agent-console/dist/index.html"), "utf8");
+    for (const path of ["/app/", "/app/sign-in", "/app/tickets/0b6f1d7e-5a43-4a3e-9f0b-1c2d3e4f5a6b"]) {
+      const page = await fetch(`http://127.0.0.1:${gateway.port}${path}`);
+      expect(page.status, path).toBe(200);
+      expect(await page.text()).toBe(builtIndex);
+      expect(page.headers.get("content-security-policy")).toMatch(/^default-src 'none'; script-src 'self';/);
+    }
+    const script = /src="\/app\/(assets\/[^"]+\.js)"/.exec(builtIndex)?.[1];
+    expect(script, builtIndex).toBeDefined();
+    const asset = await fetch(`http://127.0.0.1:${gateway.port}/app/${script}`);
+    expect(asset.status).toBe(200);
     expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(1000);
   }, 30_000);
 

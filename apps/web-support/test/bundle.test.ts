@@ -4,14 +4,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { buildBundle, measure, type BuiltBundle } from "./bundle.ts";
+import { fileURLToPath } from "node:url";
+import { buildBundle, measure, type BuiltBundle } from "@support/testkit/bundle";
 
 const BUDGET_BYTES = 80 * 1024;
 
 describe("the built page", () => {
   let bundle: BuiltBundle;
   beforeAll(async () => {
-    bundle = await buildBundle();
+    bundle = await buildBundle(fileURLToPath(new URL("..", import.meta.url)));
   }, 120_000);
   afterAll(() => bundle?.remove());
 

@@ -16,8 +16,8 @@ import { startStack, type Stack, type TenantResult } from "@support/gateway/test
 import { allowBrowserOrigins, freePort } from "@support/testkit";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "./browser.ts";
-import { buildBundle, type BuiltBundle } from "./bundle.ts";
+import { launchBrowser } from "@support/testkit/browser";
+import { buildBundle, type BuiltBundle } from "@support/testkit/bundle";
 
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
@@ -101,7 +101,7 @@ describe("the web support page in a browser", () => {
   let base: string;
 
   beforeAll(async () => {
-    bundle = await buildBundle();
+    bundle = await buildBundle(fileURLToPath(new URL("..", import.meta.url)));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     stack = await startStack({

@@ -15,6 +15,7 @@ import {
   pageInstallStep,
   pageOutput,
   pagePruneStep,
+  pageRootFiles,
   pruneStep,
   runtimeEnv,
   slimStep,
@@ -141,9 +142,9 @@ export interface BuiltImage {
  * The Dockerfile's prune, build and slim stages: `turbo prune` in the context, the pruned
  * package.json files and lockfile, `pnpm install --prod --frozen-lockfile`, the full sources,
  * then slim-workspace.ts (from `slimScriptRoot`, the repository whose context holds it). For an
- * image with a page, also its stage (prune, install with devDependencies, the root files, build)
- * in a folder of its own, and then only the built bundle copied into the app, as the runtime
- * stage copies it.
+ * image with pages, also their stage (prune, install with devDependencies, the root files, build)
+ * in a folder of its own, and then only the built bundles copied into the app, as the runtime
+ * stage copies them.
  */
 export async function buildImage(
   image: ServiceImage,
@@ -159,18 +160,18 @@ export async function buildImage(
   log += (await run(installStep(image, options.installFlags), { cwd: appDir, env })).output;
   cpSync(join(pruned, "full"), appDir, { recursive: true });
   log += (await run(slimStep(image, join(options.slimScriptRoot, SLIM_SCRIPT)), { cwd: appDir, env })).output;
-  const page = image.page;
-  if (page) {
+  const pages = image.pages ?? [];
+  if (pages.length > 0) {
     const prunedPage = join(options.workDir, "pruned-page");
     const pageDir = join(options.workDir, "page");
-    log += (await run(pagePruneStep(page, prunedPage), { cwd: options.context, env })).output;
+    log += (await run(pagePruneStep(pages, prunedPage), { cwd: options.context, env })).output;
     mkdirSync(pageDir, { recursive: true });
     cpSync(join(prunedPage, "json"), pageDir, { recursive: true });
-    log += (await run(pageInstallStep(page, options.installFlags), { cwd: pageDir, env })).output;
+    log += (await run(pageInstallStep(pages, options.installFlags), { cwd: pageDir, env })).output;
     cpSync(join(prunedPage, "full"), pageDir, { recursive: true });
-    for (const file of page.rootFiles) copyFileSync(join(options.context, file), join(pageDir, file));
-    log += (await run(pageBuildStep(page), { cwd: pageDir, env })).output;
-    cpSync(join(pageDir, pageOutput(page)), join(appDir, pageOutput(page)), { recursive: true });
+    for (const file of pageRootFiles(pages)) copyFileSync(join(options.context, file), join(pageDir, file));
+    log += (await run(pageBuildStep(pages), { cwd: pageDir, env })).output;
+    for (const page of pages) cpSync(join(pageDir, pageOutput(page)), join(appDir, pageOutput(page)), { recursive: true });
   }
   return { image, appDir, workdir: join(appDir, "services", image.name), log };
 }

@@ -16,7 +16,7 @@ export const configSpecs = {
   SIGN_IN_MAX_FAILURES_PER_ADDRESS: num({ default: 50, desc: "Failed sign-ins from one client address within the window that lock the address" }),
   SIGN_IN_FAILURE_WINDOW_MINUTES: num({ default: 15, desc: "The window failed sign-ins are counted in" }),
   SIGN_IN_LOCK_MINUTES: num({ default: 15, desc: "How long a locked account or address is refused" }),
-  SUPPORT_APP_URL: str({ default: "https://support.example.com", desc: "The support application's address: invitation and password-reset links lead there" }),
+  SUPPORT_APP_URL: str({ default: "https://support.example.com/app", desc: "The support application's address (the console, served by the gateway at /app): invitation and password-reset links are <SUPPORT_APP_URL>/welcome#token=… and <SUPPORT_APP_URL>/reset-password#token=…" }),
   SMTP_URL: str({ default: "", desc: "SMTP server of outgoing mail (smtp://user:pass@host:587, smtps://...:465); empty: links are only printed by pnpm admin" }),
   MAIL_FROM: str({ default: "Player support <support@localhost>", desc: "From address of the mails sent to users (invitations, password resets)" }),
   // Two-factor (docs/agents.md, "Two-factor").

@@ -22,7 +22,7 @@ beforeAll(async () => {
   ctx = await startContent();
   smtp = await startSmtpReceiver();
   mailer = createMailer({ smtpUrl: smtp.url, from: "Support <support@studio.example>", logger: createLogger({ service: "links-test", level: "silent" }) });
-  links = { db: ctx.db, config: { SUPPORT_APP_URL: "https://support.studio.example" }, mailer };
+  links = { db: ctx.db, config: { SUPPORT_APP_URL: "https://support.studio.example/app" }, mailer };
   access = { db: ctx.db, config: ctx.config };
 });
 afterAll(async () => {

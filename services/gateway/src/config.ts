@@ -48,6 +48,10 @@ export const configSpecs = {
     default: "",
     desc: "Folder of the built web support page served at /support/ (empty: apps/web-support/dist of the workspace the gateway runs from: the repository, or /app in the image; missing: /support/ answers 503)",
   }),
+  AGENT_CONSOLE_DIR: str({
+    default: "",
+    desc: "Folder of the built support application (the agents' console) served at /app/ (empty: apps/agent-console/dist of the workspace the gateway runs from: the repository, or /app in the image; missing: /app/ answers 503)",
+  }),
   WEB_SUPPORT_CONNECT_SRC: str({
     default: "",
     desc: "Space-separated origins the page may fetch besides its own (CSP connect-src and img-src): the S3 endpoint of the pre-signed uploads and downloads",

@@ -50,6 +50,7 @@ import { registerTicketRoutes } from "./routes/tickets.ts";
 import { dispatchRoutes } from "./route-dispatch.ts";
 import { rememberStaticMatches } from "./route-matches.ts";
 import { registerWebSupportRoutes, webSupportOptions } from "./routes/web-support.ts";
+import { agentConsoleOptions, registerAgentConsoleRoutes } from "./routes/agent-console.ts";
 import { registerWebhookRoutes } from "./routes/webhooks.ts";
 import type { GatewayMiddleware, GatewayRouter, GatewayState } from "./types.ts";
 
@@ -114,6 +115,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   });
   registerDocsRoutes(router);
   registerWebSupportRoutes(router, webSupportOptions(config));
+  registerAgentConsoleRoutes(router, agentConsoleOptions(config));
   const apiRateLimiter = createPlayersApiRateLimiter(clients.players, config, logger, registry);
   const api = createApiRoutes({
     router,

@@ -79,7 +79,7 @@ describe("tickets through the real stack", () => {
         {
           id: ticketId,
           runningId: 1,
-          url: `https://support.example.com/tickets/${ticketId}`,
+          url: `https://support.example.com/app/tickets/${ticketId}`,
           gameId: galaxy,
           gameEnvironmentId: a.games.galaxy!.environments["galaxy-prod"]!.id,
           servicePlayerId: expect.any(String),

@@ -7,7 +7,8 @@ export type LinkPurpose = (typeof LINK_PURPOSES)[number];
 export const LINK_LIFETIME_MS: Record<LinkPurpose, number> = { invitation: 72 * 3_600_000, password_reset: 3_600_000 };
 
 /** The page of the support application that takes the link. */
-const LINK_PAGES: Record<LinkPurpose, string> = { invitation: "/app/welcome", password_reset: "/app/reset-password" };
+// Pages of the support application, below its address (SUPPORT_APP_URL).
+const LINK_PAGES: Record<LinkPurpose, string> = { invitation: "/welcome", password_reset: "/reset-password" };
 
 export interface UserLinkRecord {
   id: string;

@@ -1,26 +1,25 @@
-// Builds the page into a temporary folder for a test, so the tests always run the current
-// sources (not a stale dist/), and measures what the browser transfers.
+// Builds a browser app (a Vite package of apps/) into a temporary folder for a test, so the
+// tests always run the current sources (not a stale dist/), and measures what the browser
+// transfers.
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "vite";
-
-const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
 
 export interface BuiltBundle {
   dir: string;
   remove(): Promise<void>;
 }
 
-export async function buildBundle(): Promise<BuiltBundle> {
-  const dir = await mkdtemp(join(tmpdir(), "web-support-"));
+/** Builds the Vite app in `packageDir` (its vite.config.ts) as `vite build` does. */
+export async function buildBundle(packageDir: string): Promise<BuiltBundle> {
+  const dir = await mkdtemp(join(tmpdir(), "app-bundle-"));
   // vitest sets NODE_ENV=test, which would make Vite keep development code: build as `vite build` does.
   const nodeEnv = process.env.NODE_ENV;
   process.env.NODE_ENV = "production";
   try {
-    await build({ root: PACKAGE_DIR, configFile: join(PACKAGE_DIR, "vite.config.ts"), mode: "production", logLevel: "warn", build: { outDir: dir, emptyOutDir: true } });
+    await build({ root: packageDir, configFile: join(packageDir, "vite.config.ts"), mode: "production", logLevel: "warn", build: { outDir: dir, emptyOutDir: true } });
   } finally {
     process.env.NODE_ENV = nodeEnv;
   }

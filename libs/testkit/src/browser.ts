@@ -1,4 +1,4 @@
-// Headless Chromium for the page's end-to-end tests: Debian's chromium driven by playwright-core
+// Headless Chromium for the browser apps' end-to-end tests: Debian's chromium driven by playwright-core
 // (which downloads no browser). Installed with apt-get when missing and the machine allows
 // (root, apt-get present); otherwise the tests fail with what to install, never skip.
 import { execFileSync } from "node:child_process";
@@ -29,7 +29,7 @@ export function ensureChromium(): string {
     if (installed) return installed;
   }
   throw new Error(
-    "The web support page's end-to-end tests need Chromium and it is not installed. Install it with " +
+    "The browser apps' end-to-end tests need Chromium and it is not installed. Install it with " +
       "`apt-get install chromium` (as root), or set TEST_CHROMIUM_PATH to a Chromium or Chrome binary.",
   );
 }

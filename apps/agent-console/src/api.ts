@@ -1,0 +1,97 @@
+// The agent API as the console uses it: same-origin requests that carry the session cookie, and
+// on every state-changing request the session's CSRF token (the browser adds the Origin).
+// Errors are the project's JSON body `{code, message, details?}`, raised as ApiError.
+
+export interface ApiErrorBody {
+  code: string;
+  message: string;
+  /** For a refused request body: `{type, issues: [{path, message}]}`, each path a JSON pointer. */
+  details?: { type?: string; issues?: { path?: string; message?: string }[] } & Record<string, unknown>;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: ApiErrorBody["details"];
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(status: number, body: Partial<ApiErrorBody>, retryAfter: string | null) {
+    super(body.message ?? `HTTP ${status}`);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = body.code ?? "unknown";
+    this.details = body.details;
+    const seconds = retryAfter === null ? NaN : Number(retryAfter);
+    this.retryAfterSeconds = Number.isFinite(seconds) ? seconds : undefined;
+  }
+
+  /** The JSON pointers (`/password`) the error names, when it names fields. */
+  get paths(): string[] {
+    const issues = this.details?.issues;
+    return Array.isArray(issues) ? issues.map((issue) => issue.path ?? "").filter(Boolean) : [];
+  }
+}
+
+let csrfToken: string | undefined;
+
+/** The token of the signed-in session (from GET /agent-api/me); sent as X-CSRF-Token on writes. */
+export function setCsrfToken(token: string | undefined): void {
+  csrfToken = token;
+}
+
+export interface ApiAnswer<T> {
+  status: number;
+  body: T;
+}
+
+export async function call<T = unknown>(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<ApiAnswer<T>> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (method !== "GET" && csrfToken !== undefined) headers["x-csrf-token"] = csrfToken;
+  const response = await fetch(`/agent-api${path}`, {
+    method,
+    headers,
+    credentials: "same-origin",
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  if (text !== "") {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+  }
+  if (!response.ok) throw new ApiError(response.status, (parsed ?? {}) as Partial<ApiErrorBody>, response.headers.get("retry-after"));
+  return { status: response.status, body: parsed as T };
+}
+
+export type Role = "admin" | "agent";
+
+export interface Me {
+  user: { id: string; name: string; displayName: string; email: string; role: Role };
+  companyId: string;
+  gameIds: string[];
+  csrfToken: string;
+  session: { createdAt: string; idleExpiresAt: string; expiresAt: string; scope: "full" | "two_factor_enrolment" };
+  twoFactor: { enabled: boolean; required: boolean };
+}
+
+export interface TwoFactorChallenge {
+  twoFactorRequired: true;
+  expiresAt: string;
+}
+
+export interface TwoFactorEnrolment {
+  otpauthUri: string;
+  secret: string;
+  qrCode: string;
+}
+
+export interface LinkInfo {
+  purpose: "invitation" | "password_reset";
+  email: string;
+  name: string;
+  expiresAt: string;
+}

@@ -1,0 +1,43 @@
+// The console's pages by path. Pages before sign-in (sign-in, forgotten password, the
+// invitation and reset links) need no session; every other page needs one and sends the user
+// to sign-in first, back to where they were going afterwards. A session limited to two-factor
+// enrolment (the company requires it) reaches only the security page.
+import { useEffect } from "preact/hooks";
+import { Loading } from "./components/layout.tsx";
+import { Account } from "./pages/account.tsx";
+import { ForgotPassword } from "./pages/forgot-password.tsx";
+import { NotFound } from "./pages/not-found.tsx";
+import { Security } from "./pages/security.tsx";
+import { SetPassword } from "./pages/set-password.tsx";
+import { SignIn } from "./pages/sign-in.tsx";
+import { currentPath, navigate } from "./router.ts";
+import { loadMe, me } from "./session.ts";
+
+const PUBLIC_PAGES = new Set(["/sign-in", "/forgot-password", "/welcome", "/reset-password"]);
+
+export function App() {
+  const path = currentPath.value;
+  const user = me.value;
+  const isPublic = PUBLIC_PAGES.has(path);
+
+  useEffect(() => {
+    void loadMe().catch(() => (me.value = null));
+  }, []);
+
+  useEffect(() => {
+    if (isPublic || user === undefined) return;
+    if (user === null) navigate(`/sign-in?next=${encodeURIComponent(path + location.search)}`, { replace: true });
+    else if (user.session.scope === "two_factor_enrolment" && path !== "/security") navigate("/security", { replace: true });
+    else if (path === "/") navigate("/account", { replace: true });
+  }, [isPublic, user, path]);
+
+  if (path === "/sign-in") return <SignIn />;
+  if (path === "/forgot-password") return <ForgotPassword />;
+  if (path === "/welcome") return <SetPassword purpose="invitation" />;
+  if (path === "/reset-password") return <SetPassword purpose="password_reset" />;
+  if (!user) return <Loading />;
+  if (path === "/account") return <Account user={user} />;
+  if (path === "/security") return <Security user={user} />;
+  if (path === "/") return <Loading />;
+  return <NotFound />;
+}

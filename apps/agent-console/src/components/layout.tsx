@@ -1,0 +1,86 @@
+// The frame of every page: a header with the application's name and, when signed in, the
+// navigation and the user's menu; the page's heading gets focus when the page changes, so a
+// screen reader announces it and the keyboard starts there.
+import type { ComponentChildren } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { t } from "../i18n.ts";
+import { currentPath, navigate } from "../router.ts";
+import { me, signOut } from "../session.ts";
+import { Alert } from "./form.tsx";
+
+export function PageTitle({ children }: { children: string }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${children} · ${t("app.name")}`;
+    heading.current?.focus();
+  }, [children]);
+  return (
+    <h1 tabIndex={-1} ref={heading}>
+      {children}
+    </h1>
+  );
+}
+
+export function Link({ to, children, className }: { to: string; children: ComponentChildren; className?: string }) {
+  return (
+    <a
+      href={`/app${to}`}
+      className={className}
+      aria-current={currentPath.value === to ? "page" : undefined}
+      onClick={(event) => {
+        if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+        event.preventDefault();
+        navigate(to);
+      }}
+    >
+      {children}
+    </a>
+  );
+}
+
+/** Pages before sign-in: one centred card. */
+export function PublicLayout({ children }: { children: ComponentChildren }) {
+  return (
+    <>
+      <header class="top">
+        <span class="brand">{t("app.name")}</span>
+      </header>
+      <main class="card">{children}</main>
+    </>
+  );
+}
+
+export function Loading() {
+  return (
+    <main class="card" aria-busy="true">
+      <p role="status">{t("app.loading")}</p>
+    </main>
+  );
+}
+
+/** Pages of a signed-in user. */
+export function AppLayout({ children }: { children: ComponentChildren }) {
+  const user = me.value;
+  const [error, setError] = useState<string>();
+  const limited = user?.session.scope === "two_factor_enrolment";
+
+  return (
+    <>
+      <header class="top">
+        <span class="brand">{t("app.name")}</span>
+        <nav aria-label={t("nav.label")}>
+          {!limited && <Link to="/account">{t("nav.account")}</Link>}
+          <Link to="/security">{t("nav.security")}</Link>
+        </nav>
+        <span class="who">{user ? t("nav.signedInAs", { name: user.user.displayName || user.user.name }) : ""}</span>
+        <button type="button" class="button small" onClick={() => void signOut(false).catch(() => setError(t("app.error")))}>
+          {t("nav.signOut")}
+        </button>
+      </header>
+      <main class="page">
+        {error && <Alert>{error}</Alert>}
+        {children}
+      </main>
+    </>
+  );
+}

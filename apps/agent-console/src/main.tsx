@@ -1,0 +1,8 @@
+// Entry point of the support application (the agents' console).
+import { render } from "preact";
+import { App } from "./app.tsx";
+import { language } from "./i18n.ts";
+import "./styles.css";
+
+document.documentElement.lang = language;
+render(<App />, document.getElementById("app")!);

@@ -1,0 +1,30 @@
+// Who is signed in: undefined while it is being asked, null when nobody is.
+import { signal } from "@preact/signals";
+import { ApiError, call, setCsrfToken, type Me } from "./api.ts";
+import { navigate } from "./router.ts";
+
+export const me = signal<Me | null | undefined>(undefined);
+
+export async function loadMe(): Promise<Me | null> {
+  try {
+    const { body } = await call<Me>("GET", "/me");
+    setCsrfToken(body.csrfToken);
+    me.value = body;
+    return body;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) {
+      setCsrfToken(undefined);
+      me.value = null;
+      return null;
+    }
+    throw error;
+  }
+}
+
+/** Ends this session (or every session of the user) and goes to the sign-in page. */
+export async function signOut(everywhere: boolean): Promise<void> {
+  await call("POST", everywhere ? "/sign-out-everywhere" : "/sign-out");
+  setCsrfToken(undefined);
+  me.value = null;
+  navigate("/sign-in", { replace: true });
+}

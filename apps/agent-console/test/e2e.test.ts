@@ -1,0 +1,310 @@
+// The support application end to end in headless Chromium, served by the real gateway in front
+// of the whole backend (the gateway's test stack, with a real SMTP receiver): signing in with a
+// password after a wrong one and landing where the user was going, two-factor enrolment with
+// the QR code's secret and a sign-in with a recovery code, an invitation mailed and used once,
+// a forgotten password, signing out everywhere, the whole sign-in by keyboard alone, and the
+// German catalog. axe-core checks every page; any script error, CSP violation or request to
+// another host fails; a screenshot of every step goes to .ci/out/agent-console/.
+import { mkdir } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { startStack, type Stack, type TenantResult } from "@support/gateway/test-stack";
+import { freePort } from "@support/testkit";
+import { launchBrowser } from "@support/testkit/browser";
+import { buildBundle, type BuiltBundle } from "@support/testkit/bundle";
+import { TOTP } from "otpauth";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const SCREENSHOTS = fileURLToPath(new URL("../../../.ci/out/agent-console/", import.meta.url));
+const PASSWORD = "a quiet harbour at dawn, 2026";
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+describe("the support application in Chromium", () => {
+  let bundle: BuiltBundle;
+  let stack: Stack;
+  let tenant: TenantResult;
+  let browser: Browser;
+  let base: string;
+  const suffix = randomUUID().slice(0, 8);
+  const ada = `ada-${suffix}@studio.example`;
+  const bea = `bea-${suffix}@studio.example`;
+
+  beforeAll(async () => {
+    bundle = await buildBundle(fileURLToPath(new URL("..", import.meta.url)));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    // The application's address: the gateway's /app, where invitation links also lead.
+    stack = await startStack({ gateway: { PORT: port, AGENT_CONSOLE_DIR: bundle.dir, SUPPORT_APP_URL: `${base}/app` }, env: { SUPPORT_APP_URL: `${base}/app` } });
+    tenant = await stack.applyTenant({
+      company: { name: "Console Studio" },
+      games: [{ ref: "galaxy", name: "Galaxy", slug: "galaxy", languages: ["en"] }],
+      users: [
+        { ref: "ada", name: "Ada Lovelace", email: ada, role: "agent", displayName: "Ada", games: ["galaxy"] },
+        { ref: "bea", name: "Bea Keys", email: bea, role: "admin", displayName: "Bea" },
+      ],
+    });
+    await stack.admin(["users", "set-password", "--email", ada], `${PASSWORD}\n`);
+    await stack.admin(["users", "set-password", "--email", bea], `${PASSWORD}\n`);
+    browser = await launchBrowser();
+    await mkdir(SCREENSHOTS, { recursive: true });
+  }, 900_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+    await bundle?.remove();
+  });
+
+  /** A fresh browser context; `expected` lists answers (`401 /agent-api/me`) that are part of the flow. */
+  async function newPage(options: { locale?: string; expected?: string[] } = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: options.locale ?? "en-US" });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    // Signed out, every page asks who is signed in and hears 401: that is how it knows.
+    const expected = new Set(["401 /agent-api/me", ...(options.expected ?? [])]);
+    page.on("console", (message) => {
+      if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(`console: ${message.text()}`);
+    });
+    page.on("response", (response) => {
+      const key = `${response.status()} ${new URL(response.url()).pathname}`;
+      if (response.status() >= 400 && !expected.has(key)) problems.push(`${response.request().method()} ${key}`);
+    });
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    page.on("request", (request) => {
+      if (!request.url().startsWith("data:") && new URL(request.url()).origin !== base) problems.push(`third-party request: ${request.url()}`);
+    });
+    return { context, page, problems };
+  }
+
+  async function screenshot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+  }
+
+  async function expectAccessible(page: Page, what: string): Promise<void> {
+    // Evaluated through the DevTools protocol: the page's CSP (rightly) refuses an injected <script>.
+    if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
+    const violations = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
+      return (await axe.run(document, { resultTypes: ["violations"] })).violations;
+    });
+    const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+    expect(bad.map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), `axe on ${what}`).toEqual([]);
+  }
+
+  async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+  }
+
+  const heading = (page: Page) => page.getByRole("heading", { level: 1 });
+
+  it("sends a signed-out visitor to sign-in, refuses a wrong password with one message, and lands where they were going", async () => {
+    const { context, page, problems } = await newPage({ expected: ["401 /agent-api/sign-in"] });
+    await page.goto(`${base}/app/account`);
+    await expect.poll(() => page.url()).toBe(`${base}/app/sign-in?next=%2Faccount`);
+    await expect.poll(() => heading(page).textContent()).toBe("Sign in");
+    expect(await page.title()).toBe("Sign in · Player Support");
+    await screenshot(page, "01-sign-in");
+    await expectAccessible(page, "the sign-in page");
+
+    await signIn(page, ada, "not the password at all");
+    await page.getByRole("alert").waitFor();
+    expect(await page.getByRole("alert").textContent()).toBe("The email or password is wrong.");
+    await screenshot(page, "02-sign-in-wrong-password");
+    await expectAccessible(page, "the sign-in page with an error");
+
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => page.url()).toBe(`${base}/app/account`);
+    await expect.poll(() => heading(page).textContent()).toBe("Your account");
+    const facts = await page.locator(".facts").textContent();
+    expect(facts).toContain("Ada Lovelace");
+    expect(facts).toContain(ada);
+    expect(facts).toContain("Agent");
+    expect(facts).toContain("1 game(s)");
+    expect(await page.getByText("Signed in as Ada").count()).toBe(1);
+    // The session cookie is HttpOnly: the page's scripts never see it.
+    expect(await page.evaluate(() => document.cookie)).toBe("");
+    await screenshot(page, "03-account");
+    await expectAccessible(page, "the account page");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("enrols in two-factor with the QR code's secret, then signs in with a recovery code after a wrong code", async () => {
+    const { context, page, problems } = await newPage({ expected: ["400 /agent-api/two-factor/enrolment/confirm", "401 /agent-api/sign-in/totp"] });
+    await page.goto(`${base}/app/sign-in`);
+    await signIn(page, bea);
+    await expect.poll(() => page.url()).toBe(`${base}/app/account`);
+    await page.getByRole("navigation").getByRole("link", { name: "Security" }).click();
+    await expect.poll(() => heading(page).textContent()).toBe("Security");
+    await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
+    const qr = page.getByRole("img", { name: "QR code of your two-factor key" });
+    await qr.waitFor();
+    expect(await qr.getAttribute("src")).toMatch(/^data:image\/svg\+xml/);
+    const secret = (await page.locator("code.secret").textContent())!;
+    await screenshot(page, "04-two-factor-qr-code");
+    await expectAccessible(page, "the enrolment step");
+
+    const app = new TOTP({ secret });
+    await page.getByLabel("Code from the app").fill("000000" === app.generate() ? "111111" : "000000");
+    await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
+    await page.getByText("This code is not right.", { exact: false }).waitFor();
+    await page.getByLabel("Code from the app").fill(app.generate());
+    await page.getByRole("button", { name: "Turn on two-factor sign-in" }).click();
+    const codes = page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem");
+    await codes.first().waitFor();
+    expect(await codes.count()).toBe(10);
+    const recoveryCode = (await codes.first().textContent())!;
+    await screenshot(page, "05-two-factor-recovery-codes");
+    await expectAccessible(page, "the recovery codes");
+    await page.getByRole("button", { name: "I have saved them" }).click();
+    await expect.poll(() => page.url()).toBe(`${base}/app/account`);
+    expect(await page.locator(".facts").textContent()).toContain("On");
+
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
+    await expect.poll(() => page.url()).toBe(`${base}/app/sign-in`);
+    await signIn(page, bea);
+    await expect.poll(() => heading(page).textContent()).toBe("Two-factor sign-in");
+    await screenshot(page, "06-two-factor-code-step");
+    await expectAccessible(page, "the code step");
+    await page.getByLabel("Code", { exact: true }).fill("123 456");
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByRole("alert").waitFor();
+    expect(await page.getByRole("alert").textContent()).toContain("This code is wrong or was used already.");
+    await screenshot(page, "07-two-factor-wrong-code");
+    await page.getByLabel("Code", { exact: true }).fill(recoveryCode);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await expect.poll(() => page.url()).toBe(`${base}/app/account`);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it("opens a mailed invitation, refuses a mismatch and a weak password, sets the first password once, and signs in with it", async () => {
+    const ivy = `ivy-${suffix}@studio.example`;
+    const invited = await stack.admin<{ link: string }>(["users", "invite", "--company", tenant.companyId, "--email", ivy, "--name", "Ivy Invited", "--games", tenant.games.galaxy!.id]);
+    const mail = await stack.smtp.waitForMail(ivy);
+    const link = /(http\S+\/app\/welcome#token=[\w-]+)/.exec(mail.text)?.[1];
+    expect(link).toBe(invited.link);
+    const { context, page, problems } = await newPage({ expected: ["400 /agent-api/links/redeem", "404 /agent-api/links/inspect"] });
+    await page.goto(link!);
+    await expect.poll(() => heading(page).textContent()).toBe("Welcome");
+    // The token leaves the address bar (and the history) at once.
+    expect(page.url()).toBe(`${base}/app/welcome`);
+    expect(await page.getByText("Hello Ivy Invited, choose a password").count()).toBe(1);
+    await screenshot(page, "08-invitation");
+    await expectAccessible(page, "the invitation page");
+
+    await page.getByLabel("New password", { exact: true }).fill(PASSWORD);
+    await page.getByLabel("New password, again").fill(`${PASSWORD}!`);
+    await page.getByRole("button", { name: "Save the password" }).click();
+    await page.getByText("The two passwords are not the same.").waitFor();
+    await page.getByLabel("New password", { exact: true }).fill("ivyivyivy");
+    await page.getByLabel("New password, again").fill("ivyivyivy");
+    await page.getByRole("button", { name: "Save the password" }).click();
+    await page.getByText("This password is too short or too easy to guess.", { exact: false }).waitFor();
+    expect(await page.getByLabel("New password", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+    await screenshot(page, "09-invitation-weak-password");
+    await expectAccessible(page, "the invitation page with an error");
+    await page.getByLabel("New password", { exact: true }).fill(PASSWORD);
+    await page.getByLabel("New password, again").fill(PASSWORD);
+    await page.getByRole("button", { name: "Save the password" }).click();
+    await page.getByText("Your password is set.").waitFor();
+    await screenshot(page, "10-invitation-done");
+    await page.getByRole("link", { name: "Sign in" }).click();
+    await signIn(page, ivy);
+    await expect.poll(() => page.url()).toBe(`${base}/app/account`);
+    expect(await page.locator(".facts").textContent()).toContain("Ivy Invited");
+
+    await page.goto(link!);
+    await page.getByText("This link is unknown, was used already or has expired.").waitFor();
+    await screenshot(page, "11-invitation-used");
+    await expectAccessible(page, "a used link");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it("mails a reset link for a forgotten password, and the new password signs in", async () => {
+    const { context, page, problems } = await newPage();
+    await page.goto(`${base}/app/sign-in`);
+    await page.getByRole("link", { name: "Forgot your password?" }).click();
+    await expect.poll(() => heading(page).textContent()).toBe("Reset your password");
+    const before = stack.smtp.mails.length;
+    await page.getByLabel("Email").fill(ada);
+    await page.getByRole("button", { name: "Send the link" }).click();
+    await page.getByText("a link is on its way", { exact: false }).waitFor();
+    await screenshot(page, "12-forgot-password-sent");
+    await expectAccessible(page, "the forgotten-password page");
+    const mail = await stack.smtp.waitForMail(ada, { after: before });
+    const link = /(http\S+\/app\/reset-password#token=[\w-]+)/.exec(mail.text)?.[1];
+    await page.goto(link!);
+    await expect.poll(() => heading(page).textContent()).toBe("Choose a new password");
+    const renewed = `${PASSWORD} renewed`;
+    await page.getByLabel("New password", { exact: true }).fill(renewed);
+    await page.getByLabel("New password, again").fill(renewed);
+    await page.getByRole("button", { name: "Save the password" }).click();
+    await page.getByText("Your password is set.").waitFor();
+    await page.getByRole("link", { name: "Sign in" }).click();
+    await signIn(page, ada, renewed);
+    await expect.poll(() => page.url()).toBe(`${base}/app/account`);
+    await stack.admin(["users", "set-password", "--email", ada], `${PASSWORD}\n`);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("signs in by keyboard alone and signs out everywhere, which ends the session in another browser", async () => {
+    const { context, page, problems } = await newPage();
+    await page.goto(`${base}/app/sign-in`);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("email");
+    await page.keyboard.type(ada);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.url()).toBe(`${base}/app/account`);
+    // The heading has the focus after the page changed, so a screen reader announces it.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
+
+    const other = await newPage();
+    await other.page.goto(`${base}/app/sign-in`);
+    await signIn(other.page, ada);
+    await expect.poll(() => other.page.url()).toBe(`${base}/app/account`);
+
+    // Tab to "Sign out everywhere" and press it.
+    for (let presses = 0; presses < 20; presses++) {
+      await page.keyboard.press("Tab");
+      if ((await page.evaluate(() => document.activeElement?.textContent)) === "Sign out everywhere") break;
+    }
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.url()).toBe(`${base}/app/sign-in`);
+    await screenshot(page, "13-signed-out-everywhere");
+    await other.page.reload();
+    await expect.poll(() => other.page.url()).toBe(`${base}/app/sign-in?next=%2Faccount`);
+    expect([...problems, ...other.problems]).toEqual([]);
+    await other.context.close();
+    await context.close();
+  }, 60_000);
+
+  it("speaks German to a browser that prefers it", async () => {
+    const { context, page, problems } = await newPage({ locale: "de-DE" });
+    await page.goto(`${base}/app/sign-in`);
+    await expect.poll(() => heading(page).textContent()).toBe("Anmelden");
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe("de");
+    expect(await page.getByRole("link", { name: "Passwort vergessen?" }).count()).toBe(1);
+    await screenshot(page, "14-sign-in-german");
+    await expectAccessible(page, "the German sign-in page");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+});

@@ -1,0 +1,16 @@
+// Builds the support application (the agents' console) as a static bundle. It is served by the
+// gateway at /app/ and every page of it is a path under /app/ (a ticket's url opens
+// /app/tickets/<id>), so asset URLs are absolute under /app/ rather than relative.
+import { defineConfig } from "vite";
+
+export default defineConfig({
+  base: "/app/",
+  oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    target: "es2022",
+    modulePreload: { polyfill: false },
+    assetsInlineLimit: 0,
+  },
+});
