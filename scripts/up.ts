@@ -35,6 +35,7 @@ import {
   withDatabase,
 } from "@support/testkit";
 import type { IdentityName } from "@support/rpc";
+import { seedDemoTickets } from "./demo-tickets.ts";
 import { TRUST_FILE, initIdentities, keyFile } from "./service-identity.ts";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -439,6 +440,8 @@ interface TenantRecord {
   tenant: TenantResult;
   /** The demo admin's sign-in to the support application (set by `pnpm admin users set-password`). */
   admin?: { email: string; password: string };
+  /** The demo inbox seeded right after the tenant was applied (scripts/demo-tickets.ts). */
+  seeded?: { tickets: number; actions: number; ms: number };
 }
 
 /** The demo tenant's admin (scripts/demo-tenant.json). */
@@ -471,7 +474,38 @@ async function demoTenant(infra: Infra, token: string): Promise<TenantRecord | u
   log("applying the demo tenant (scripts/demo-tenant.json)");
   const stdout = await runTask("admin", [ADMIN_CLI, "apply", DEMO_TENANT_FILE], env, true);
   const record: TenantRecord = { database: identity ?? "", appliedAt: new Date().toISOString(), tenant: parseTenant(stdout) };
-  return withDemoAdminPassword(record, env);
+  return withDemoAdminPassword(await withDemoInbox(record), env);
+}
+
+/**
+ * Seeds the demo company's inbox through the public API (DEMO_TICKETS tickets, default 300; 0:
+ * none) the first time the tenant is applied, so that the support application shows a working
+ * inbox. A failure is reported and leaves the stack running with what was created.
+ */
+async function withDemoInbox(record: TenantRecord): Promise<TenantRecord> {
+  const count = Number(process.env.DEMO_TICKETS ?? 300);
+  const apiKey = Object.values(record.tenant.apiKeys).find((key): key is string => typeof key === "string");
+  if (!Number.isInteger(count) || count <= 0 || !apiKey) return record;
+  const file = JSON.parse(readFileSync(DEMO_TENANT_FILE, "utf8")) as { games: { ref: string; languages: string[] }[]; users: { ref: string; role?: string; games?: string[] }[] };
+  const games = record.tenant.games as Record<string, { id: string }>;
+  const users = record.tenant.users as Record<string, string>;
+  log(`seeding the demo inbox: ${count} tickets through the API (DEMO_TICKETS=0 skips it)`);
+  try {
+    const seeded = await seedDemoTickets(
+      {
+        gateway: `http://127.0.0.1:${GATEWAY_PORT}`,
+        apiKey,
+        games: file.games.map((game) => ({ ref: game.ref, id: games[game.ref]!.id, languages: game.languages })),
+        agents: file.users.filter((user) => user.role === "agent" && users[user.ref]).map((user) => ({ id: users[user.ref]!, games: user.games ?? [] })),
+      },
+      { count },
+    );
+    log(`demo inbox: ${seeded.tickets} tickets, ${seeded.actions} agent actions in ${(seeded.ms / 1000).toFixed(1)} s`);
+    return { ...record, seeded };
+  } catch (error) {
+    log(paint(33, `the demo inbox could not be seeded completely: ${(error as Error).message}`));
+    return record;
+  }
 }
 
 /** Gives the demo admin a random password (kept beside the API key: both are this machine's only) and saves the record. */
