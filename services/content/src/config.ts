@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig, num, str } from "@support/config";
 import { adminTokenSpec, portSpec, serviceConfigSpecs } from "@support/runtime";
 import { idempotencyConfigSpecs } from "@support/idempotency";
+import { CLIENT_SECRET_ENV_PREFIX } from "./agents/single-sign-on.ts";
 import { parseTotpEncryptionKey } from "./agents/two-factor-secret-box.ts";
 
 export const configSpecs = {
@@ -31,9 +32,20 @@ function loadRaw(env: Record<string, string | undefined>) {
   return loadConfig(configSpecs, env);
 }
 
-export type ContentConfig = ReturnType<typeof loadRaw>;
+export type ContentConfig = ReturnType<typeof loadRaw> & {
+  /**
+   * Client secrets of the companies' OpenID providers: every SSO_CLIENT_SECRET_* variable, by
+   * name (a company's single sign-on names its variable; docs/agents.md, "Single sign-on").
+   */
+  SSO_CLIENT_SECRETS: Readonly<Record<string, string>>;
+};
 
-function checkTwoFactor(config: ContentConfig): string[] {
+/** The SSO_CLIENT_SECRET_* variables that have a value. */
+function clientSecretsOf(env: Record<string, string | undefined>): Readonly<Record<string, string>> {
+  return Object.freeze(Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[0].startsWith(CLIENT_SECRET_ENV_PREFIX) && !!entry[1])));
+}
+
+function checkTwoFactor(config: ReturnType<typeof loadRaw>): string[] {
   if (config.TOTP_ENCRYPTION_KEY === "") return config.NODE_ENV === "production" ? ["TOTP_ENCRYPTION_KEY: required when NODE_ENV=production"] : [];
   try {
     parseTotpEncryptionKey(config.TOTP_ENCRYPTION_KEY);
@@ -44,7 +56,8 @@ function checkTwoFactor(config: ContentConfig): string[] {
 }
 
 export function loadContentConfig(env: Record<string, string | undefined> = process.env): ContentConfig {
-  const config = loadRaw(env);
+  const raw = loadRaw(env);
+  const config = Object.freeze({ ...raw, SSO_CLIENT_SECRETS: clientSecretsOf(env) });
   const problems = checkTwoFactor(config);
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
   return config;
