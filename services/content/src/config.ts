@@ -2,7 +2,6 @@
 import { ConfigError, loadConfig, num, str } from "@support/config";
 import { adminTokenSpec, portSpec, serviceConfigSpecs } from "@support/runtime";
 import { idempotencyConfigSpecs } from "@support/idempotency";
-import { CLIENT_SECRET_ENV_PREFIX } from "./agents/single-sign-on.ts";
 import { parseTotpEncryptionKey } from "./agents/two-factor-secret-box.ts";
 
 export const configSpecs = {
@@ -26,26 +25,20 @@ export const configSpecs = {
     desc: "Base64 of 32 random bytes: the AES-256-GCM key the users' TOTP secrets are encrypted with at rest; required in production (empty elsewhere: a public development key)",
   }),
   TOTP_ISSUER: str({ default: "Player Support", desc: "The issuer name authenticator apps show beside the user's email" }),
+  // Single sign-on (docs/agents.md, "Single sign-on").
+  SSO_CLIENTS_DIR: str({
+    default: "",
+    desc: "Directory of the companies' OpenID client secrets, one file per key a tenant file's singleSignOn.clientSecretKey names (the Secret content-sso mounted read-only); empty: no single sign-on",
+  }),
 };
 
 function loadRaw(env: Record<string, string | undefined>) {
   return loadConfig(configSpecs, env);
 }
 
-export type ContentConfig = ReturnType<typeof loadRaw> & {
-  /**
-   * Client secrets of the companies' OpenID providers: every SSO_CLIENT_SECRET_* variable, by
-   * name (a company's single sign-on names its variable; docs/agents.md, "Single sign-on").
-   */
-  SSO_CLIENT_SECRETS: Readonly<Record<string, string>>;
-};
+export type ContentConfig = ReturnType<typeof loadRaw>;
 
-/** The SSO_CLIENT_SECRET_* variables that have a value. */
-function clientSecretsOf(env: Record<string, string | undefined>): Readonly<Record<string, string>> {
-  return Object.freeze(Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[0].startsWith(CLIENT_SECRET_ENV_PREFIX) && !!entry[1])));
-}
-
-function checkTwoFactor(config: ReturnType<typeof loadRaw>): string[] {
+function checkTwoFactor(config: ContentConfig): string[] {
   if (config.TOTP_ENCRYPTION_KEY === "") return config.NODE_ENV === "production" ? ["TOTP_ENCRYPTION_KEY: required when NODE_ENV=production"] : [];
   try {
     parseTotpEncryptionKey(config.TOTP_ENCRYPTION_KEY);
@@ -56,8 +49,7 @@ function checkTwoFactor(config: ReturnType<typeof loadRaw>): string[] {
 }
 
 export function loadContentConfig(env: Record<string, string | undefined> = process.env): ContentConfig {
-  const raw = loadRaw(env);
-  const config = Object.freeze({ ...raw, SSO_CLIENT_SECRETS: clientSecretsOf(env) });
+  const config = loadRaw(env);
   const problems = checkTwoFactor(config);
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
   return config;

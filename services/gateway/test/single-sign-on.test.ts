@@ -4,6 +4,9 @@
 // factor standing for the company's two-factor requirement; every refusal a redirect to the
 // sign-in page with an error code and an audit entry; the client secret never in the database.
 import { randomUUID } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { connectBus, type EventEnvelope, type NatsConnection } from "@support/bus";
 import { createDb, sql, type Kysely } from "@support/db";
 import { URI, type TOTP } from "otpauth";
@@ -26,13 +29,17 @@ let jit: TenantResult;
 let strict: TenantResult;
 let db: Kysely<unknown>;
 let observer: NatsConnection;
+let secretsDir: string;
 const contentEvents: EventEnvelope[] = [];
 
-const singleSignOn = (extra: Record<string, unknown> = {}) => ({ issuer: provider.issuer, clientId: provider.clientId, clientSecretEnv: "SSO_CLIENT_SECRET_TEST", ...extra });
+const singleSignOn = (extra: Record<string, unknown> = {}) => ({ issuer: provider.issuer, clientId: provider.clientId, clientSecretKey: "test-provider", ...extra });
 
 beforeAll(async () => {
+  // The Secret content-sso as the cluster mounts it: one file per key (this one ends with a newline, as files do).
+  secretsDir = await mkdtemp(join(tmpdir(), "sso-secrets-"));
+  await writeFile(join(secretsDir, "test-provider"), `${CLIENT_SECRET}\n`, { mode: 0o600 });
   // Every test here starts a sign-in from one address: more than sign-in's per-address limit allows.
-  stack = await startStack({ env: { SSO_CLIENT_SECRET_TEST: CLIENT_SECRET }, gateway: { AGENT_SIGN_IN_RATE_LIMIT_PER_ADDRESS: 1000 } });
+  stack = await startStack({ env: { SSO_CLIENTS_DIR: secretsDir }, gateway: { AGENT_SIGN_IN_RATE_LIMIT_PER_ADDRESS: 1000 } });
   provider = await startOpenIdProvider({ redirectUri: `${stack.url}/agent-api/sso/callback`, clientSecret: CLIENT_SECRET });
   studio = await stack.applyTenant({
     company: { name: "SSO Studio", singleSignOn: singleSignOn() },
@@ -59,6 +66,7 @@ afterAll(async () => {
   await db?.destroy();
   await provider?.stop();
   await stack?.stop();
+  if (secretsDir) await rm(secretsDir, { recursive: true, force: true });
 });
 
 const sessionCookieOf = (response: StackResponse) => /(?:^|, )(support_session=[^;]+)/.exec(response.headers.get("set-cookie") ?? "")?.[1];
@@ -299,10 +307,10 @@ describe("a user with two-factor on", () => {
 });
 
 describe("the client secret", () => {
-  it("is kept only as the name of the content service's variable, never in the database", async () => {
+  it("is kept only as the name of its key in the content service's Secret, never in the database", async () => {
     const { rows } = await sql<{ row: string }>`select to_jsonb(s)::text as row from content.company_single_sign_on s where company_id = ${studio.companyId}`.execute(db);
     expect(rows).toHaveLength(1);
-    expect(JSON.parse(rows[0]!.row)).toMatchObject({ issuer: provider.issuer, client_id: provider.clientId, client_secret_env: "SSO_CLIENT_SECRET_TEST" });
+    expect(JSON.parse(rows[0]!.row)).toMatchObject({ issuer: provider.issuer, client_id: provider.clientId, client_secret_key: "test-provider" });
     // No row of any table of content's schema holds the secret.
     const { rows: tables } = await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = 'content' and table_type = 'BASE TABLE'`.execute(db);
     expect(tables.map((table) => table.name)).toContain("company_single_sign_on");
@@ -310,6 +318,16 @@ describe("the client secret", () => {
       const { rows: found } = await sql`select 1 from ${sql.table(`content.${name}`)} as t where to_jsonb(t)::text like ${`%${CLIENT_SECRET}%`}`.execute(db);
       expect(found, name).toHaveLength(0);
     }
+  });
+
+  it("is read from the Secret at each use: a company whose key has no secret cannot start, until the secret is there", async () => {
+    const later = await stack.applyTenant({ company: { name: "SSO Later", singleSignOn: singleSignOn({ clientSecretKey: `later-${run}` }) } });
+    const refused = await stack.request(`/agent-api/sso/start?company=${later.companyId}`);
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ code: "unavailable" });
+    expect(refused.text).not.toContain(secretsDir);
+    await writeFile(join(secretsDir, `later-${run}`), CLIENT_SECRET);
+    await start(`company=${later.companyId}`);
   });
 
   it("is refused in clear in a tenant file", async () => {

@@ -10,7 +10,7 @@ function configOf(row: Selectable<ContentDatabase["company_single_sign_on"]>): S
     companyId: row.company_id,
     issuer: row.issuer,
     clientId: row.client_id,
-    clientSecretEnv: row.client_secret_env,
+    clientSecretKey: row.client_secret_key,
     allowJustInTimeUsers: row.allow_just_in_time_users,
     emailDomains: row.email_domains,
   };
@@ -20,7 +20,7 @@ export async function insertSingleSignOn(db: Db, config: SingleSignOnConfig): Pr
   await db
     .insertInto("company_single_sign_on")
     .values({
-      company_id: config.companyId, issuer: config.issuer, client_id: config.clientId, client_secret_env: config.clientSecretEnv,
+      company_id: config.companyId, issuer: config.issuer, client_id: config.clientId, client_secret_key: config.clientSecretKey,
       allow_just_in_time_users: config.allowJustInTimeUsers, email_domains: config.emailDomains,
     })
     .execute();

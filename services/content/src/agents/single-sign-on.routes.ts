@@ -5,11 +5,12 @@ import type { AgentAccessService, AgentSessionSchema } from "@support/proto";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { ContentDeps } from "../context.ts";
 import type { LiveAgentSession } from "./agent-access.service.ts";
+import { createClientSecrets } from "./client-secrets.ts";
 import { createOpenIdProviders } from "./openid-provider.ts";
 import { completeSingleSignOn, startSingleSignOn, type SingleSignOnContext } from "./single-sign-on.service.ts";
 
 export function singleSignOnContextOf(deps: ContentDeps): SingleSignOnContext {
-  return { db: deps.db, config: deps.config, providers: createOpenIdProviders(), clientSecrets: deps.config.SSO_CLIENT_SECRETS };
+  return { db: deps.db, config: deps.config, providers: createOpenIdProviders(), clientSecrets: createClientSecrets(deps.config.SSO_CLIENTS_DIR) };
 }
 
 export function singleSignOnHandlers(

@@ -16,6 +16,7 @@ import type { User } from "../users/user.ts";
 import { openSession, type AgentAccessContext, type LiveAgentSession } from "./agent-access.service.ts";
 import { newToken, tokenHash } from "./agent-session.ts";
 import { writeAudit } from "./audit-log.ts";
+import type { ClientSecrets } from "./client-secrets.ts";
 import { newCodeVerifier, newNonce, newState, type OpenIdProviders, type ProviderClaims } from "./openid-provider.ts";
 import { claimAttempt, deleteOldAttempts, findSingleSignOn, findSingleSignOnByDomain, insertAttempt, insertSingleSignOn } from "./single-sign-on.repository.ts";
 import {
@@ -30,8 +31,8 @@ type Db = Kysely<ContentDatabase>;
 
 export interface SingleSignOnContext extends AgentAccessContext {
   providers: OpenIdProviders;
-  /** The client secrets by variable name (SSO_CLIENT_SECRET_*), read from the environment at start. */
-  clientSecrets: Readonly<Record<string, string>>;
+  /** The client secrets, by the key a company's settings name. */
+  clientSecrets: ClientSecrets;
 }
 
 /** A company's single sign-on (applying a tenant file); the secret stays in the environment, only its variable's name is kept. */
@@ -73,7 +74,7 @@ export async function startSingleSignOn(ctx: SingleSignOnContext, input: StartSi
   if (input.companyId === "" && input.email.trim() === "") issues.push({ path: "/query", message: "name the company (company) or the email (email)" });
   if (issues.length > 0) throw validationError(issues);
   const config = await companyConfigOf(ctx.db, input.companyId.trim(), input.email.trim());
-  const client = clientOf(ctx, config);
+  const client = await clientOf(ctx, config);
   if (!client) throw providerUnavailable();
   const attempt = { state: newState(), nonce: newNonce(), codeVerifier: newCodeVerifier() };
   let authorizationUrl;
@@ -95,8 +96,8 @@ function providerUnavailable(): AppError {
   return new AppError("unavailable", "The company's identity provider cannot be reached or is not configured here; try again later, or sign in with the password");
 }
 
-function clientOf(ctx: SingleSignOnContext, config: SingleSignOnConfig) {
-  const clientSecret = ctx.clientSecrets[config.clientSecretEnv];
+async function clientOf(ctx: SingleSignOnContext, config: SingleSignOnConfig) {
+  const clientSecret = await ctx.clientSecrets.get(config.clientSecretKey);
   return clientSecret ? { issuer: config.issuer, clientId: config.clientId, clientSecret } : undefined;
 }
 
@@ -154,7 +155,7 @@ async function complete(ctx: SingleSignOnContext, input: CompleteSingleSignOnInp
   if (attempt.expiresAt <= now) throw new Refusal("invalid_state", company, { expired: true });
   if (!sameText(params.get("state") ?? "", attempt.state)) throw new Refusal("invalid_state", company);
   const config = await findSingleSignOn(ctx.db, attempt.companyId);
-  const client = config && clientOf(ctx, config);
+  const client = config && (await clientOf(ctx, config));
   if (!config || !client) throw new Refusal("secret_missing", company);
   const providerError = params.get("error");
   if (providerError !== null) throw new Refusal("provider_error", company, { error: providerError.slice(0, 100) });

@@ -5,8 +5,8 @@ export interface CompanySingleSignOnTable {
   /** The OpenID provider's issuer identifier (its discovery document is under it). */
   issuer: string;
   client_id: string;
-  /** The name of the environment variable (SSO_CLIENT_SECRET_*) holding the client secret; never the secret. */
-  client_secret_env: string;
+  /** The key of the Secret content-sso (a file of SSO_CLIENTS_DIR) holding the client secret; never the secret. */
+  client_secret_key: string;
   allow_just_in_time_users: Generated<boolean>;
   /** Lower-case domains the email claim must be of; empty: any. */
   email_domains: Generated<string[]>;

@@ -2,17 +2,18 @@ import { describe, expect, it } from "vitest";
 import { emailDomainAllowed, isIssuerUrl, parseSingleSignOn, providerAssertedMfa, publicReason, safeReturnTo } from "./single-sign-on.ts";
 
 describe("a company's single sign-on settings", () => {
-  const valid = { issuer: "https://login.example.com/tenant", clientId: "support", clientSecretEnv: "SSO_CLIENT_SECRET_ACME" };
+  const valid = { issuer: "https://login.example.com/tenant", clientId: "support", clientSecretKey: "acme" };
 
   it("are completed with the defaults: no just-in-time users, any email domain", () => {
     expect(parseSingleSignOn(valid)).toEqual({ ...valid, allowJustInTimeUsers: false, emailDomains: [] });
     expect(parseSingleSignOn({ ...valid, emailDomains: ["Acme.Example", "acme.example", "games.acme.example"] }).emailDomains).toEqual(["acme.example", "games.acme.example"]);
   });
 
-  it("name the secret's variable, never another variable of the service, and an https issuer", () => {
-    for (const clientSecretEnv of ["DATABASE_URL", "TOTP_ENCRYPTION_KEY", "SSO_CLIENT_SECRET_", "sso_client_secret_acme", "SSO_CLIENT_SECRET_A-B"]) {
-      expect(() => parseSingleSignOn({ ...valid, clientSecretEnv }), clientSecretEnv).toThrow();
+  it("name the secret's key, never a path, and an https issuer", () => {
+    for (const clientSecretKey of ["", "../content-db/DATABASE_URL", "/etc/passwd", "a/b", ".hidden", "..", "a b"]) {
+      expect(() => parseSingleSignOn({ ...valid, clientSecretKey }), clientSecretKey).toThrow();
     }
+    expect(parseSingleSignOn({ ...valid, clientSecretKey: "acme_prod.v2-1" }).clientSecretKey).toBe("acme_prod.v2-1");
     expect(() => parseSingleSignOn({ ...valid, issuer: "http://login.example.com" })).toThrow();
     expect(() => parseSingleSignOn({ ...valid, emailDomains: ["not a domain"] })).toThrow();
     expect(isIssuerUrl("http://127.0.0.1:4000")).toBe(true);

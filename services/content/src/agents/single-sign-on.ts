@@ -7,18 +7,21 @@ import { optionalBoolean, requiredText, throwIfInvalid, type ValidationIssue } f
 export const SINGLE_SIGN_ON_ATTEMPT_SECONDS = 600;
 
 /**
- * The environment variables the client secrets may come from: the content service reads them at
- * start (from its Secret), and a tenant file names one. A fixed prefix keeps a tenant file from
- * naming any other variable of the service (DATABASE_URL, the TOTP key).
+ * A client secret is named by its key in the service's Secret of client secrets (a file of
+ * SSO_CLIENTS_DIR): the characters a Secret's key may have, starting with a letter or
+ * digit, so that a name is a file of that directory and never a path out of it.
  */
-export const CLIENT_SECRET_ENV_PREFIX = "SSO_CLIENT_SECRET_";
-const clientSecretEnvPattern = /^SSO_CLIENT_SECRET_[A-Z0-9_]{1,64}$/;
+const clientSecretKeyPattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,252}$/;
+
+export function isClientSecretKey(value: string): boolean {
+  return clientSecretKeyPattern.test(value);
+}
 
 export interface SingleSignOnConfig {
   companyId: string;
   issuer: string;
   clientId: string;
-  clientSecretEnv: string;
+  clientSecretKey: string;
   allowJustInTimeUsers: boolean;
   /** Lower-case; empty: any domain. */
   emailDomains: string[];
@@ -27,7 +30,7 @@ export interface SingleSignOnConfig {
 export interface SingleSignOnInput {
   issuer: string;
   clientId: string;
-  clientSecretEnv: string;
+  clientSecretKey: string;
   allowJustInTimeUsers?: boolean | undefined;
   emailDomains?: string[] | undefined;
 }
@@ -40,9 +43,9 @@ export function parseSingleSignOn(input: SingleSignOnInput): Omit<SingleSignOnCo
   const issuer = requiredText(input.issuer, "/singleSignOn/issuer", issues, 2000);
   if (issuer !== "" && !isIssuerUrl(issuer)) issues.push({ path: "/singleSignOn/issuer", message: "must be an https URL (http only on a loopback address), without query or fragment" });
   const clientId = requiredText(input.clientId, "/singleSignOn/clientId", issues, 500);
-  const clientSecretEnv = typeof input.clientSecretEnv === "string" ? input.clientSecretEnv : "";
-  if (!clientSecretEnvPattern.test(clientSecretEnv)) {
-    issues.push({ path: "/singleSignOn/clientSecretEnv", message: `must name an environment variable of the content service starting with ${CLIENT_SECRET_ENV_PREFIX} (A-Z, 0-9, _)` });
+  const clientSecretKey = typeof input.clientSecretKey === "string" ? input.clientSecretKey : "";
+  if (!isClientSecretKey(clientSecretKey)) {
+    issues.push({ path: "/singleSignOn/clientSecretKey", message: "must name a key of the content service's Secret content-sso (letters, digits, _ . -; first a letter or digit)" });
   }
   const allowJustInTimeUsers = optionalBoolean(input.allowJustInTimeUsers, "/singleSignOn/allowJustInTimeUsers", issues);
   const emailDomains: string[] = [];
@@ -52,7 +55,7 @@ export function parseSingleSignOn(input: SingleSignOnInput): Omit<SingleSignOnCo
     else if (!emailDomains.includes(lower)) emailDomains.push(lower);
   });
   throwIfInvalid(issues);
-  return { issuer, clientId, clientSecretEnv, allowJustInTimeUsers, emailDomains };
+  return { issuer, clientId, clientSecretKey, allowJustInTimeUsers, emailDomains };
 }
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);

@@ -1,6 +1,6 @@
 // Single sign-on with a company's OpenID provider: the company's configuration (issuer, client
-// id, and only the NAME of the environment variable that holds the client secret: the secret
-// itself lives in the service's Secret, never in the database or a tenant file), and the
+// id, and only the NAME of the key of the service's Secret that holds the client secret: the
+// secret itself is never in the database or a tenant file), and the
 // attempts between the redirect to the provider and its callback (state, nonce and PKCE
 // verifier, ten minutes, single-use; the browser holds only a token whose hash is kept here).
 import { sql, type Kysely } from "@support/db";
@@ -14,7 +14,7 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn("company_id", "uuid", (c) => c.primaryKey().references("companies.id").onDelete("cascade"))
     .addColumn("issuer", "text", (c) => c.notNull())
     .addColumn("client_id", "text", (c) => c.notNull())
-    .addColumn("client_secret_env", "text", (c) => c.notNull())
+    .addColumn("client_secret_key", "text", (c) => c.notNull())
     .addColumn("allow_just_in_time_users", "boolean", (c) => c.notNull().defaultTo(false))
     // Lower-case domains; empty: any domain.
     .addColumn("email_domains", sql`text[]`, (c) => c.notNull().defaultTo(sql`'{}'`))
