@@ -35,6 +35,12 @@ export interface OpenIdProviders {
 }
 
 const DISCOVERY_TTL_MS = 5 * 60_000;
+/**
+ * Seconds one request to a provider may take: the gateway gives a whole call to content a few
+ * seconds (RPC_TIMEOUT_MS, 5 s by default), so a hung provider fails the sign-in rather than
+ * hold the call past it.
+ */
+const PROVIDER_TIMEOUT_SECONDS = 4;
 
 export const newState = (): string => oidc.randomState();
 export const newNonce = (): string => oidc.randomNonce();
@@ -49,7 +55,15 @@ export function createOpenIdProviders(): OpenIdProviders {
     if (cached && Date.now() - cached.at < DISCOVERY_TTL_MS) return cached.config;
     // Plain http only for a loopback issuer (the configuration's rule), a developer's provider.
     const insecure = new URL(client.issuer).protocol === "http:";
-    const config = oidc.discovery(new URL(client.issuer), client.clientId, client.clientSecret, undefined, insecure ? { execute: [oidc.allowInsecureRequests] } : undefined);
+    const config = oidc
+      .discovery(new URL(client.issuer), client.clientId, client.clientSecret, undefined, {
+        timeout: PROVIDER_TIMEOUT_SECONDS,
+        ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
+      })
+      .then((configuration) => {
+        configuration.timeout = PROVIDER_TIMEOUT_SECONDS;
+        return configuration;
+      });
     discovered.set(key, { at: Date.now(), config });
     config.catch(() => discovered.delete(key));
     return config;

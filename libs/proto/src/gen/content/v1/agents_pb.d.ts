@@ -1031,8 +1031,8 @@ export declare const AgentAccessService: GenService<{
    * nonce). Content holds the configuration and the client secret and talks to the provider; the
    * gateway only carries the browser's redirects and cookies.
    *
-   * StartSingleSignOn finds the company (by id, or by an email: its active user's company, else
-   * the company whose single sign-on lists the email's domain), records an attempt (ten minutes,
+   * StartSingleSignOn finds the company (by id, or by an email: the one company whose single
+   * sign-on lists the email's domain), records an attempt (ten minutes,
    * single-use) and returns the provider's authorization URL with the token that binds the
    * attempt to the browser. NOT_FOUND when no company with single sign-on matches;
    * INVALID_ARGUMENT for a bad return_to or redirect_uri.
