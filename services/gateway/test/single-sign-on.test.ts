@@ -40,6 +40,7 @@ beforeAll(async () => {
   await writeFile(join(secretsDir, "test-provider"), `${CLIENT_SECRET}\n`, { mode: 0o600 });
   // Every test here starts a sign-in from one address: more than sign-in's per-address limit allows.
   stack = await startStack({ env: { SSO_CLIENTS_DIR: secretsDir }, gateway: { AGENT_SIGN_IN_RATE_LIMIT_PER_ADDRESS: 1000 } });
+  app = `${stack.url}/app`;
   provider = await startOpenIdProvider({ redirectUri: `${stack.url}/agent-api/sso/callback`, clientSecret: CLIENT_SECRET });
   studio = await stack.applyTenant({
     company: { name: "SSO Studio", singleSignOn: singleSignOn() },
@@ -96,17 +97,20 @@ async function throughProvider(authorizationUrl: string, login: { accountId: str
   return back.slice(stack.url.length);
 }
 
+/** The support application's address: the console the gateway serves at /app (the stack sets no SUPPORT_APP_URL). */
+let app: string;
+
 const callback = (path: string, cookie?: string) => stack.request(path, { headers: cookie ? { cookie } : {} });
 
 /** A whole sign-in: start (for the company), the provider, the callback with the attempt cookie. */
 async function signInThroughProvider(companyId: string, login: { accountId: string; amr?: string[]; acr?: string }, returnTo?: string) {
-  const { location, ssoCookie } = await start(`company=${companyId}${returnTo ? `&returnTo=${encodeURIComponent(returnTo)}` : ""}`);
+  const { location, ssoCookie } = await start(`company=${companyId}${returnTo ? `&next=${encodeURIComponent(returnTo)}` : ""}`);
   return callback(await throughProvider(location, login), ssoCookie);
 }
 
 const refusedWith = (response: StackResponse, code: string) => {
   expect(response.status, response.text).toBe(303);
-  expect(response.headers.get("location")).toBe(`${stack.url}/app/sign-in?error=${code}`);
+  expect(response.headers.get("location")).toBe(`${app}/sign-in?error=${code}`);
   expect(sessionCookieOf(response)).toBeUndefined();
   // The attempt cookie is cleared whatever the outcome.
   expect(response.headers.get("set-cookie")).toContain("support_sso=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax");
@@ -137,16 +141,32 @@ describe("single sign-on of an existing user", () => {
     expect(url.searchParams.get("scope")?.split(" ")).toContain("openid");
   });
 
-  it("signs in with the provider: a new session whose cookie works on GET /agent-api/me, landing on the return path", async () => {
+  it("signs in with the provider: a new session whose cookie works on GET /agent-api/me, landing on the console's page asked for", async () => {
     const answer = await signInThroughProvider(studio.companyId, { accountId: account(studioEmail.toUpperCase()) }, "/tickets?view=mine");
     expect(answer.status, answer.text).toBe(303);
-    expect(answer.headers.get("location")).toBe(`${stack.url}/tickets?view=mine`);
+    expect(answer.headers.get("location")).toBe(`${app}/tickets?view=mine`);
     const cookie = sessionCookieOf(answer);
     expect(cookie).toBeDefined();
     const me = await stack.request("/agent-api/me", { headers: { cookie: cookie! } });
     expect(me.status, me.text).toBe(200);
     expect(me.body).toMatchObject({ user: { id: studio.users.ada, email: studioEmail, role: "agent" }, companyId: studio.companyId, session: { scope: "full" } });
     expect(await lastAudit(studio.companyId, "sign_in.succeeded")).toMatchObject({ user_id: studio.users.ada, detail: { method: "sso", providerAssertedMfa: false } });
+  });
+
+  it("lands on SUPPORT_APP_URL when it is set, through any replica", async () => {
+    const replica = await stack.startGateway({ SUPPORT_APP_URL: `${stack.url}/app/` });
+    try {
+      const started = await replica.request(`/agent-api/sso/start?company=${studio.companyId}&next=%2Faccount`);
+      expect(started.status).toBe(303);
+      // The callback the provider knows is on the application's origin, whichever replica answered.
+      expect(new URL(started.headers.get("location")!).searchParams.get("redirect_uri")).toBe(`${stack.url}/agent-api/sso/callback`);
+      const path = await throughProvider(started.headers.get("location")!, { accountId: account(studioEmail) });
+      const answer = await replica.request(path, { headers: { cookie: ssoCookieOf(started)! } });
+      expect(answer.headers.get("location")).toBe(`${stack.url}/app/account`);
+      expect((await stack.request("/agent-api/me", { headers: { cookie: sessionCookieOf(answer)! } })).status).toBe(200);
+    } finally {
+      await replica.stop();
+    }
   });
 
   it("finds the company from the email's domain only when a company lists it", async () => {
@@ -159,7 +179,7 @@ describe("single sign-on of an existing user", () => {
 
   it("refuses a return path that could leave the application, and a company without single sign-on", async () => {
     for (const returnTo of ["//evil.example/x", "https://evil.example/", "/\\evil.example", "relative"]) {
-      const answer = await stack.request(`/agent-api/sso/start?company=${studio.companyId}&returnTo=${encodeURIComponent(returnTo)}`);
+      const answer = await stack.request(`/agent-api/sso/start?company=${studio.companyId}&next=${encodeURIComponent(returnTo)}`);
       expect(answer.status, returnTo).toBe(400);
     }
     const none = await stack.request(`/agent-api/sso/start?company=${randomUUID()}`);
@@ -235,7 +255,7 @@ describe("who the provider may sign in", () => {
     const email = `jill-${run}@${jitDomain}`;
     const answer = await signInThroughProvider(jit.companyId, { accountId: account(email, { name: "Jill Justin" }) });
     expect(answer.status, answer.text).toBe(303);
-    expect(answer.headers.get("location")).toBe(`${stack.url}/`);
+    expect(answer.headers.get("location")).toBe(`${app}/`);
     const me = await stack.request("/agent-api/me", { headers: { cookie: sessionCookieOf(answer)! } });
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ user: { name: "Jill Justin", email, role: "agent" }, companyId: jit.companyId, gameIds: [] });
@@ -284,24 +304,24 @@ describe("a user with two-factor on", () => {
     const { csrfToken } = (await stack.request("/agent-api/me", { headers: { cookie } })).body as { csrfToken: string };
     const headers = { cookie, origin: stack.url, "x-csrf-token": csrfToken };
     const enrolment = await stack.request("/agent-api/two-factor/enrolment", { method: "POST", headers });
-    const app = URI.parse((enrolment.body as { otpauthUri: string }).otpauthUri) as TOTP;
-    const confirmed = await stack.request("/agent-api/two-factor/enrolment/confirm", { method: "POST", headers, json: { code: app.generate() } });
+    const authenticator = URI.parse((enrolment.body as { otpauthUri: string }).otpauthUri) as TOTP;
+    const confirmed = await stack.request("/agent-api/two-factor/enrolment/confirm", { method: "POST", headers, json: { code: authenticator.generate() } });
     expect(confirmed.status, confirmed.text).toBe(200);
 
     const challenged = await signInThroughProvider(studio.companyId, { accountId: account(enrolledEmail), amr: ["pwd"] }, "/tickets");
     expect(challenged.status).toBe(303);
-    expect(challenged.headers.get("location")).toBe(`${stack.url}/app/sign-in?step=two_factor&returnTo=%2Ftickets`);
+    expect(challenged.headers.get("location")).toBe(`${app}/sign-in?step=two_factor&next=%2Ftickets`);
     expect(sessionCookieOf(challenged)).toBeUndefined();
     const challenge = /(?:^|, )(support_2fa=[^;]+)/.exec(challenged.headers.get("set-cookie") ?? "")?.[1];
     expect(challenge).toBeDefined();
     // The code of the next step: the confirmation used the current one.
-    const code = app.generate({ timestamp: Date.now() + 30_000 });
+    const code = authenticator.generate({ timestamp: Date.now() + 30_000 });
     const done = await stack.request("/agent-api/sign-in/totp", { method: "POST", headers: { cookie: challenge!, origin: stack.url }, json: { code } });
     expect(done.status, done.text).toBe(204);
     expect((await stack.request("/agent-api/me", { headers: { cookie: sessionCookieOf(done)! } })).body).toMatchObject({ user: { email: enrolledEmail }, twoFactor: { enabled: true } });
 
     const trusted = await signInThroughProvider(studio.companyId, { accountId: account(enrolledEmail), amr: ["hwk"] });
-    expect(trusted.headers.get("location")).toBe(`${stack.url}/`);
+    expect(trusted.headers.get("location")).toBe(`${app}/`);
     expect((await stack.request("/agent-api/me", { headers: { cookie: sessionCookieOf(trusted)! } })).body).toMatchObject({ session: { scope: "full" }, twoFactor: { enabled: true } });
   });
 });

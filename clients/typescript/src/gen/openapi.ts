@@ -986,7 +986,7 @@ export interface paths {
          *     and sets a short-lived cookie (`__Host-support_sso`, 10 minutes, HttpOnly, SameSite=Lax;
          *     `support_sso` on loopback http) that binds the attempt to this browser: the attempt
          *     itself (state, nonce, PKCE verifier) is kept by the service, single-use. **404** when no
-         *     company with single sign-on matches, **400** for a bad `returnTo` or neither `company`
+         *     company with single sign-on matches, **400** for a bad `next` or neither `company`
          *     nor `email`, **503** when the provider cannot be reached or its client secret is not
          *     configured. Counts on sign-in's per-address attempt limit (**429**).
          */
@@ -1017,12 +1017,13 @@ export interface paths {
          *     company's active user with that email, or creates one (role `agent`) when the company
          *     allows just-in-time users. Every outcome is **303** and clears the attempt cookie:
          *
-         *     - signed in: to the support application, `<application origin><returnTo>`, with the
-         *       session cookie (a new session, as after a password);
+         *     - signed in: to the support application, `<SUPPORT_APP_URL><next>` (`<application
+         *       origin>/app<next>` when `SUPPORT_APP_URL` is empty), with the session cookie (a new
+         *       session, as after a password);
          *     - the user has two-factor on and the provider asserted no second factor: to
-         *       `/app/sign-in?step=two_factor&returnTo=…` with the two-factor challenge cookie;
+         *       its sign-in page, `…/sign-in?step=two_factor&next=…`, with the two-factor challenge cookie;
          *       the sign-in goes on with `POST /agent-api/sign-in/totp`;
-         *     - refused: to `/app/sign-in?error=<code>`, `sso_invalid_state` (no, an unknown, expired
+         *     - refused: to its sign-in page, `…/sign-in?error=<code>`, `sso_invalid_state` (no, an unknown, expired
          *       or used attempt cookie, or a `state` that is not the attempt's), `sso_provider_error`
          *       (the provider answered an error or its code or tokens failed a check) or `sso_refused`
          *       (no account: an unverified or missing email, a domain the company does not list, no
@@ -4440,8 +4441,8 @@ export interface operations {
                 company?: string;
                 /** @description The user's email; finds the company by its domain when `company` is absent. */
                 email?: string;
-                /** @description A path of the support application to land on after sign-in (default `/`): relative, starting with a single `/`, without `//` or a backslash. */
-                returnTo?: string;
+                /** @description The page of the support application to land on after sign-in, a path below its address as the console's own `?next=` (default `/`, the start page): starting with a single `/`, without `//` or a backslash. */
+                next?: string;
             };
             header?: never;
             path?: never;

@@ -69,7 +69,7 @@ export interface StartSingleSignOnInput {
 export async function startSingleSignOn(ctx: SingleSignOnContext, input: StartSingleSignOnInput, now = new Date()): Promise<{ authorizationUrl: string; attemptToken: string; expiresAt: Date }> {
   const returnTo = safeReturnTo(input.returnTo);
   const issues = [];
-  if (returnTo === undefined) issues.push({ path: "/query/returnTo", message: "must be a path of the support application starting with a single /" });
+  if (returnTo === undefined) issues.push({ path: "/query/next", message: "must be a path of the support application starting with a single /" });
   if (!isIssuerUrl(input.redirectUri)) issues.push({ path: "/redirectUri", message: "must be an https URL" });
   if (input.companyId === "" && input.email.trim() === "") issues.push({ path: "/query", message: "name the company (company) or the email (email)" });
   if (issues.length > 0) throw validationError(issues);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sessionCookieFor } from "./cookie.ts";
-import { signInPageUrl, ssoAttemptOf, ssoClearCookie, ssoCookieFor, ssoErrorCodeOf, ssoSetCookie } from "./single-sign-on.ts";
+import { appAddressOf, appPageUrl, signInPageUrl, ssoAttemptOf, ssoClearCookie, ssoCookieFor, ssoErrorCodeOf, ssoSetCookie } from "./single-sign-on.ts";
 
 describe("the single sign-on attempt cookie", () => {
   it("is __Host- and Secure beside the session cookie, SameSite=Lax so that it comes back with the provider's redirect", () => {
@@ -19,12 +19,20 @@ describe("the single sign-on attempt cookie", () => {
   });
 });
 
-describe("where a refused single sign-on lands", () => {
-  it("is the application's sign-in page with one of three error codes", () => {
-    expect(signInPageUrl("https://support.example.com", { error: ssoErrorCodeOf("invalid_state") })).toBe("https://support.example.com/app/sign-in?error=sso_invalid_state");
+describe("where single sign-on lands", () => {
+  it("is a page of the application's address: SUPPORT_APP_URL, else the console at /app of the origin", () => {
+    expect(appAddressOf("https://support.example.com/app/", "https://ignored.example")).toBe("https://support.example.com/app");
+    expect(appAddressOf("https://support.example.com", "https://ignored.example")).toBe("https://support.example.com");
+    expect(appAddressOf("", "http://127.0.0.1:8080")).toBe("http://127.0.0.1:8080/app");
+    expect(appPageUrl("https://support.example.com/app", "/tickets/7?tab=log")).toBe("https://support.example.com/app/tickets/7?tab=log");
+    expect(appPageUrl("https://support.example.com/app", "@evil.example")).toBe("https://support.example.com/app/");
+  });
+
+  it("after a refusal, is the application's sign-in page with one of three error codes", () => {
+    expect(signInPageUrl("https://support.example.com/app", { error: ssoErrorCodeOf("invalid_state") })).toBe("https://support.example.com/app/sign-in?error=sso_invalid_state");
     expect(ssoErrorCodeOf("provider_error")).toBe("sso_provider_error");
     expect(ssoErrorCodeOf("refused")).toBe("sso_refused");
     expect(ssoErrorCodeOf(undefined)).toBe("sso_refused");
-    expect(signInPageUrl("https://support.example.com", { step: "two_factor", returnTo: "/tickets?a=1" })).toBe("https://support.example.com/app/sign-in?step=two_factor&returnTo=%2Ftickets%3Fa%3D1");
+    expect(signInPageUrl("https://support.example.com/app", { step: "two_factor", next: "/tickets?a=1" })).toBe("https://support.example.com/app/sign-in?step=two_factor&next=%2Ftickets%3Fa%3D1");
   });
 });

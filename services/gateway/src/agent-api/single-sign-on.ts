@@ -2,7 +2,7 @@
 // the redirect to the company's OpenID provider and its callback (named and flagged like the
 // session cookie; SameSite=Lax, not Strict, because the callback is a navigation from the
 // provider's site and a Strict cookie would not come with it), and where the browser goes after:
-// the support application, or its sign-in page with an error code.
+// a page of the support application (the console), or its sign-in page with an error code.
 import type { SessionCookieSettings } from "./cookie.ts";
 import { readCookie } from "./cookie.ts";
 
@@ -11,8 +11,10 @@ export const LOOPBACK_SSO_COOKIE = "support_sso";
 
 /** The callback registered at every company's provider, under the application's origin. */
 export const SSO_CALLBACK_PATH = "/agent-api/sso/callback";
-/** The support application's sign-in page: refusals land there with `?error=`. */
-export const SIGN_IN_PAGE_PATH = "/app/sign-in";
+/** The console's sign-in page, below the application's address: refusals land there with `?error=`. */
+export const SIGN_IN_PAGE = "/sign-in";
+/** Where the gateway serves the console, on the application's origin, when SUPPORT_APP_URL is empty. */
+export const CONSOLE_PATH = "/app";
 
 /** What the sign-in page is told when single sign-on did not open a session. */
 export type SsoErrorCode = "sso_invalid_state" | "sso_provider_error" | "sso_refused";
@@ -48,9 +50,27 @@ export function ssoErrorCodeOf(reason: unknown): SsoErrorCode {
   return "sso_refused";
 }
 
-/** The sign-in page with an error code, or with `step=two_factor` when a code is awaited. */
-export function signInPageUrl(appOrigin: string, query: { error: SsoErrorCode } | { step: "two_factor"; returnTo: string }): string {
-  const url = new URL(SIGN_IN_PAGE_PATH, appOrigin);
-  for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
-  return url.href;
+/**
+ * The support application's address, without a trailing slash: SUPPORT_APP_URL when configured
+ * (e.g. https://support.example.com/app), else the console the gateway serves at /app on the
+ * application's origin.
+ */
+export function appAddressOf(supportAppUrl: string, appOrigin: string): string {
+  if (supportAppUrl === "") return `${appOrigin}${CONSOLE_PATH}`;
+  const url = new URL(supportAppUrl);
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+/**
+ * A page of the application: `path` is one of its own paths (content checked it when the
+ * attempt began: a single leading slash, no "//" or backslash), so the page stays on the
+ * application's origin.
+ */
+export function appPageUrl(appAddress: string, path: string): string {
+  return `${appAddress}${path.startsWith("/") ? path : "/"}`;
+}
+
+/** The sign-in page with an error code, or with `step=two_factor` (and where to go next) when a code is awaited. */
+export function signInPageUrl(appAddress: string, query: { error: SsoErrorCode } | { step: "two_factor"; next: string }): string {
+  return `${appAddress}${SIGN_IN_PAGE}?${new URLSearchParams(query).toString()}`;
 }

@@ -17,7 +17,9 @@ import { connectToAppError } from "@support/rpc";
 import type { Context, Middleware } from "koa";
 import { appOriginOf, sessionClearCookie, sessionCookieFor, sessionSetCookie, sessionTokenOf } from "../agent-api/cookie.ts";
 import { checkCsrfToken, checkOrigin } from "../agent-api/csrf.ts";
-import { signInPageUrl, SSO_CALLBACK_PATH, ssoAttemptOf, ssoClearCookie, ssoCookieFor, ssoErrorCodeOf, ssoSetCookie } from "../agent-api/single-sign-on.ts";
+import {
+  appAddressOf, appPageUrl, signInPageUrl, SSO_CALLBACK_PATH, ssoAttemptOf, ssoClearCookie, ssoCookieFor, ssoErrorCodeOf, ssoSetCookie,
+} from "../agent-api/single-sign-on.ts";
 import { challengeClearCookie, challengeCookieFor, challengeOf, challengeSetCookie, qrCodeDataUrl } from "../agent-api/two-factor.ts";
 import {
   createAgentSessionAuth, hashSessionToken, rememberSession, requireFullSession, toAgentSessionView, type AgentSessionCache, type AgentSessionState, type AgentSessionView,
@@ -192,10 +194,10 @@ export function registerAgentApiRoutes(api: ApiRoutes, deps: AgentApiRoutesDeps)
     "startAgentSingleSignOn",
     async (ctx) => {
       const origin = requireAppOrigin(ctx);
-      const { company, email, returnTo } = ctx.state.validated.query;
+      const { company, email, next } = ctx.state.validated.query;
       const started = await call(() =>
         agentAccess.startSingleSignOn({
-          companyId: company ?? "", email: email ?? "", returnTo: returnTo ?? "", redirectUri: new URL(SSO_CALLBACK_PATH, origin).href, clientAddress: addressOf(ctx),
+          companyId: company ?? "", email: email ?? "", returnTo: next ?? "", redirectUri: new URL(SSO_CALLBACK_PATH, origin).href, clientAddress: addressOf(ctx),
         }),
       );
       const expiresAt = started.expiresAt ? timestampMs(started.expiresAt) : Date.now() + 600_000;
@@ -210,7 +212,7 @@ export function registerAgentApiRoutes(api: ApiRoutes, deps: AgentApiRoutesDeps)
   api.operation(
     "completeAgentSingleSignOn",
     async (ctx) => {
-      const origin = requireAppOrigin(ctx);
+      const app = appAddressOf(deps.config.SUPPORT_APP_URL, requireAppOrigin(ctx));
       const ssoCookie = ssoCookieFor(cookieOf(ctx));
       // Used up by this request whatever happens: the browser forgets it too.
       ctx.append("Set-Cookie", ssoClearCookie(ssoCookie));
@@ -224,21 +226,19 @@ export function registerAgentApiRoutes(api: ApiRoutes, deps: AgentApiRoutesDeps)
       } catch (error) {
         const appError = connectToAppError(error);
         if (appError.code !== "unauthenticated" || appError.details?.type !== "SSO_FAILED") throw error;
-        ctx.set("Location", signInPageUrl(origin, { error: ssoErrorCodeOf(appError.details.payload?.reason) }));
+        ctx.set("Location", signInPageUrl(app, { error: ssoErrorCodeOf(appError.details.payload?.reason) }));
         respond(ctx, 303, "");
         return;
       }
       if (answer.twoFactorChallenge && answer.twoFactorChallengeExpiresAt) {
         const expiresAt = timestampMs(answer.twoFactorChallengeExpiresAt);
         ctx.append("Set-Cookie", challengeSetCookie(challengeCookieFor(cookieOf(ctx)), answer.twoFactorChallenge, (expiresAt - Date.now()) / 1000));
-        ctx.set("Location", signInPageUrl(origin, { step: "two_factor", returnTo: answer.returnTo || "/" }));
+        ctx.set("Location", signInPageUrl(app, { step: "two_factor", next: answer.returnTo || "/" }));
         respond(ctx, 303, "");
         return;
       }
       await startSession(ctx, answer.sessionToken, answer.session);
-      // Content checked return_to when the attempt began (a path); this origin, whatever it says.
-      const landing = new URL(answer.returnTo || "/", origin);
-      ctx.set("Location", landing.origin === origin ? landing.href : `${origin}/`);
+      ctx.set("Location", appPageUrl(app, answer.returnTo || "/"));
       respond(ctx, 303, "");
     },
     { before: ssoGuards },
