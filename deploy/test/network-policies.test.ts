@@ -1,6 +1,7 @@
 // The rendered network policies of each overlay, evaluated: exactly the platform's flows are
 // open (ingress controller -> gateway -> services, tickets -> content/players/media, media -> content,
-// players -> content/tickets/media, webhooks -> content and public internet :443, the admin
+// players -> content/tickets/media, webhooks -> content and public internet :443, content -> public
+// internet :443 (OpenID providers), the admin
 // tool -> content/players/webhooks, DNS, NATS, S3 for media, Prometheus -> every pod's metrics
 // port) and everything else is closed.
 import { beforeAll, describe, expect, it } from "vitest";
@@ -67,6 +68,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     expect(allowed(pod("players"), pod("media"), PORT.media)).toBe(true);
     expect(allowed(pod("webhooks"), pod("content"), PORT.content)).toBe(true);
     expect(allowed(pod("webhooks"), INTERNET, 443)).toBe(true);
+    expect(allowed(pod("content"), INTERNET, 443), "content -> an OpenID provider").toBe(true);
     for (const service of INTERNAL) expect(allowed(pod(service), POSTGRES, 5432), `${service} -> Postgres`).toBe(true);
     for (const service of ALL) {
       expect(allowed(pod(service), NATS, 4222), `${service} -> NATS`).toBe(true);
@@ -130,15 +132,17 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     }
     // Webhook receivers are on public addresses only: nothing private, not the metadata endpoint,
     // not the platform's own Postgres and NATS through the internet rule.
+    // The same for content's OpenID providers.
     for (const ip of ["10.1.2.3", "172.16.0.9", "192.168.1.1", "169.254.169.254", "100.64.0.1", "127.0.0.1"]) {
       expect(allowed(pod("webhooks"), { ip }, 443), `webhooks -> ${ip}:443`).toBe(false);
+      expect(allowed(pod("content"), { ip }, 443), `content -> ${ip}:443`).toBe(false);
     }
     // The gateway holds no database credentials and needs no Postgres; only media talks to S3.
     expect(allowed(pod("gateway"), POSTGRES, 5432)).toBe(false);
-    // (webhooks reaches every public address on 443, which includes a public S3 endpoint: it holds no S3 credentials.)
-    for (const service of ALL.filter((name) => name !== "media" && name !== "webhooks")) expect(allowed(pod(service), S3, S3_PORT[overlay]), `${service} -> S3`).toBe(false);
+    // (webhooks and content reach every public address on 443, which includes a public S3 endpoint: they hold no S3 credentials.)
+    for (const service of ALL.filter((name) => name !== "media" && name !== "webhooks" && name !== "content")) expect(allowed(pod(service), S3, S3_PORT[overlay]), `${service} -> S3`).toBe(false);
     for (const service of ALL) {
-      expect(allowed(pod(service), INTERNET, 443), `${service} -> internet:443 other than S3`).toBe(service === "webhooks" || (service === "media" && overlay === "production"));
+      expect(allowed(pod(service), INTERNET, 443), `${service} -> internet:443 other than S3`).toBe(service === "webhooks" || service === "content" || (service === "media" && overlay === "production"));
       expect(allowed(pod(service), INTERNET, 80), `${service} -> internet:80`).toBe(false);
     }
   });

@@ -16,6 +16,8 @@ export interface TenantFile {
     apiRateLimitPerMinute?: number;
     /** Every user must sign in with two-factor (default false). */
     requireTwoFactor?: boolean;
+    /** Single sign-on with the company's OpenID provider; the secret itself stays in the content service's Secret content-sso. */
+    singleSignOn?: { issuer: string; clientId: string; clientSecretKey: string; allowJustInTimeUsers?: boolean; emailDomains?: string[] };
   };
   /** rateLimitPerMinute: requests per minute of the key (default: the company's limit). */
   apiKeys?: { name: string; rateLimitPerMinute?: number }[];

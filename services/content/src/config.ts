@@ -25,6 +25,11 @@ export const configSpecs = {
     desc: "Base64 of 32 random bytes: the AES-256-GCM key the users' TOTP secrets are encrypted with at rest; required in production (empty elsewhere: a public development key)",
   }),
   TOTP_ISSUER: str({ default: "Player Support", desc: "The issuer name authenticator apps show beside the user's email" }),
+  // Single sign-on (docs/agents.md, "Single sign-on").
+  SSO_CLIENTS_DIR: str({
+    default: "",
+    desc: "Directory of the companies' OpenID client secrets, one file per key a tenant file's singleSignOn.clientSecretKey names (the Secret content-sso mounted read-only); empty: no single sign-on",
+  }),
 };
 
 function loadRaw(env: Record<string, string | undefined>) {

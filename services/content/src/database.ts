@@ -7,6 +7,7 @@ import type { CollectorTables } from "./collectors/collector.table.ts";
 import type { CompanyTables } from "./companies/company.table.ts";
 import type { FieldTables } from "./fields/field.table.ts";
 import type { GameTables } from "./games/game.table.ts";
+import type { SingleSignOnTables } from "./agents/single-sign-on.table.ts";
 import type { TwoFactorTables } from "./agents/two-factor.table.ts";
 import type { TagTables } from "./tags/tag.table.ts";
 import type { TenantApplicationTables } from "./tenants/tenant-application.table.ts";
@@ -23,4 +24,5 @@ export type ContentDatabase = OutboxTable &
   TenantApplicationTables &
   CollectorTables &
   AgentAccessTables &
-  TwoFactorTables;
+  TwoFactorTables &
+  SingleSignOnTables;

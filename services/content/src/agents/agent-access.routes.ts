@@ -7,6 +7,7 @@ import { AgentAccessService, type AgentSessionSchema } from "@support/proto";
 import type { ContentDeps } from "../context.ts";
 import { displayNameOf } from "../users/user.ts";
 import { beginSignIn, getAgentSession, readAuditLog, signOut, signOutEverywhere, type LiveAgentSession } from "./agent-access.service.ts";
+import { singleSignOnContextOf, singleSignOnHandlers } from "./single-sign-on.routes.ts";
 import { twoFactorContextOf, twoFactorHandlers } from "./two-factor.routes.ts";
 import { inspectLink, redeemLink, requestPasswordReset, type UserLinksContext } from "./user-links.service.ts";
 
@@ -68,5 +69,6 @@ export function registerAgentAccessRoutes(router: ConnectRouter, deps: ContentDe
       return { purpose, email: user.email };
     },
     ...twoFactorHandlers(twoFactorContextOf(deps), sessionMessage),
+    ...singleSignOnHandlers(singleSignOnContextOf(deps), sessionMessage),
   });
 }

@@ -164,7 +164,7 @@ export async function openSession(
   ctx: AgentAccessContext,
   user: User,
   input: { clientAddress: string; userAgent: string },
-  how: { method: "password" | "totp" | "recovery_code" | "two_factor_enrolment"; scope: SessionScope; twoFactor: TwoFactorStatus },
+  how: { method: "password" | "totp" | "recovery_code" | "two_factor_enrolment" | "sso"; scope: SessionScope; twoFactor: TwoFactorStatus; providerAssertedMfa?: boolean },
   now: Date,
   trx?: Db,
 ): Promise<{ token: string; live: LiveAgentSession }> {
@@ -177,7 +177,10 @@ export async function openSession(
       clientAddress: input.clientAddress || null, userAgent: input.userAgent.slice(0, 500) || null, now, ...clocks,
     });
     if (how.method !== "two_factor_enrolment") {
-      const detail = { method: how.method, sessionId: opened.id, ...(how.scope === "full" ? {} : { scope: how.scope }) };
+      const detail = {
+        method: how.method, sessionId: opened.id, ...(how.scope === "full" ? {} : { scope: how.scope }),
+        ...(how.providerAssertedMfa === undefined ? {} : { providerAssertedMfa: how.providerAssertedMfa }),
+      };
       await writeAudit(db, { action: "sign_in.succeeded", companyId: user.companyId, userId: user.id, actor: { type: "user", id: user.id }, clientAddress: input.clientAddress, detail }, now);
     }
     return opened;

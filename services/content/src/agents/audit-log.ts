@@ -23,7 +23,9 @@ export type AuditAction =
   | "two_factor.challenged"
   | "two_factor.failed"
   | "two_factor.recovery_code_used"
-  | "two_factor.reset";
+  | "two_factor.reset"
+  // Single sign-on (single-sign-on.service.ts).
+  | "user.created_by_single_sign_on";
 
 export interface AuditEntry {
   action: AuditAction;

@@ -11,6 +11,7 @@ import type { ContentDatabase } from "../database.ts";
 import { putEnvironmentAnnouncement } from "../announcements/announcement.service.ts";
 import { createApiKey } from "../api-keys/api-key.service.ts";
 import { createCollector } from "../collectors/collector.service.ts";
+import { configureSingleSignOn } from "../agents/single-sign-on.service.ts";
 import { createCompany } from "../companies/company.service.ts";
 import { createField } from "../fields/field.service.ts";
 import { createEnvironment, createGame, createResource } from "../games/game.service.ts";
@@ -75,8 +76,10 @@ export async function applyTenant(db: Kysely<ContentDatabase>, digest: string, i
 }
 
 async function createTenant(trx: Kysely<ContentDatabase>, file: TenantFile): Promise<AppliedTenant> {
-  const company = await at("company", () => createCompany(trx, file.company));
+  const { singleSignOn, ...companyInput } = file.company;
+  const company = await at("company", () => createCompany(trx, companyInput));
   const companyId = company.id;
+  if (singleSignOn) await at("company", () => configureSingleSignOn(trx, companyId, singleSignOn));
   const result: AppliedTenant = { companyId, apiKeys: [], games: [], users: [], alreadyApplied: false };
 
   for (const [i, key] of (file.apiKeys ?? []).entries()) {

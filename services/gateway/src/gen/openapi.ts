@@ -968,6 +968,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start a single sign-on with the company's OpenID provider
+         * @description The browser opens this address (a navigation, not a script's request) to sign in with
+         *     the company's OpenID Connect provider. The company is named by `company` (its id), or
+         *     found from `email`: the one company whose single sign-on lists the email's domain (the
+         *     email also goes to the provider as `login_hint`). Answers **303** to the provider's
+         *     authorization endpoint (authorization code with PKCE S256, `state` and `nonce`, scope
+         *     `openid email profile`, `redirect_uri` `<application origin>/agent-api/sso/callback`)
+         *     and sets a short-lived cookie (`__Host-support_sso`, 10 minutes, HttpOnly, SameSite=Lax;
+         *     `support_sso` on loopback http) that binds the attempt to this browser: the attempt
+         *     itself (state, nonce, PKCE verifier) is kept by the service, single-use. **404** when no
+         *     company with single sign-on matches, **400** for a bad `next` or neither `company`
+         *     nor `email`, **503** when the provider cannot be reached or its client secret is not
+         *     configured. Counts on sign-in's per-address attempt limit (**429**).
+         */
+        get: operations["startAgentSingleSignOn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The OpenID provider's callback
+         * @description Where the company's provider sends the browser back (register
+         *     `<application origin>/agent-api/sso/callback` as the client's redirect URI). Needs the
+         *     attempt cookie of `GET /agent-api/sso/start`; the attempt is used up by this request
+         *     whatever its outcome. The service checks `state` against the attempt, exchanges the
+         *     code (with the PKCE verifier; the ID token's signature, issuer, audience and `nonce`
+         *     are checked), requires a verified email (`email_verified: true`), and signs in the
+         *     company's active user with that email, or creates one (role `agent`) when the company
+         *     allows just-in-time users. Every outcome is **303** and clears the attempt cookie:
+         *
+         *     - signed in: to the support application, `<SUPPORT_APP_URL><next>` (`<application
+         *       origin>/app<next>` when `SUPPORT_APP_URL` is empty), with the session cookie (a new
+         *       session, as after a password);
+         *     - the user has two-factor on and the provider asserted no second factor: to
+         *       its sign-in page, `…/sign-in?step=two_factor&next=…`, with the two-factor challenge cookie;
+         *       the sign-in goes on with `POST /agent-api/sign-in/totp`;
+         *     - refused: to its sign-in page, `…/sign-in?error=<code>`, `sso_invalid_state` (no, an unknown, expired
+         *       or used attempt cookie, or a `state` that is not the attempt's), `sso_provider_error`
+         *       (the provider answered an error or its code or tokens failed a check) or `sso_refused`
+         *       (no account: an unverified or missing email, a domain the company does not list, no
+         *       active user and no just-in-time creation, an email of another company's user). The
+         *       audit log says which.
+         */
+        get: operations["completeAgentSingleSignOn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/two-factor/enrolment": {
         parameters: {
             query?: never;
@@ -2804,6 +2875,8 @@ export interface components {
         AgentSessionSetCookie: string;
         /** @description `__Host-support_2fa=<challenge>; Path=/; Max-Age=300; HttpOnly; Secure; SameSite=Strict` (`support_2fa`, without Secure, on plain http on a loopback address): the single-use challenge `POST /agent-api/sign-in/totp` needs. */
         AgentTwoFactorChallengeSetCookie: string;
+        /** @description `__Host-support_sso=<attempt>; Path=/; Max-Age=600; HttpOnly; Secure; SameSite=Lax` (`support_sso`, without Secure, on plain http on a loopback address): binds the single sign-on attempt to this browser until the provider's callback. */
+        AgentSingleSignOnSetCookie: string;
         /** @description The session cookie with an empty value and `Max-Age=0`, which removes it. */
         AgentSessionClearCookie: string;
     };
@@ -4355,6 +4428,77 @@ export interface operations {
             401: components["responses"]["AgentTwoFactorFailed"];
             403: components["responses"]["AgentCsrfRefused"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentSignInTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    startAgentSingleSignOn: {
+        parameters: {
+            query?: {
+                /** @description The company's id. */
+                company?: string;
+                /** @description The user's email; finds the company by its domain when `company` is absent. */
+                email?: string;
+                /** @description The page of the support application to land on after sign-in, a path below its address as the console's own `?next=` (default `/`, the start page): starting with a single `/`, without `//` or a backslash. */
+                next?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Go to the company's OpenID provider; the attempt cookie is set. `Cache-Control: no-store`. */
+            303: {
+                headers: {
+                    /** @description The provider's authorization endpoint with the request's parameters. */
+                    Location: string;
+                    "Set-Cookie": components["headers"]["AgentSingleSignOnSetCookie"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentSignInTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    completeAgentSingleSignOn: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                /** @description The provider's error code (RFC 6749), instead of `code`. */
+                error?: string;
+                /** @description The provider's issuer (RFC 9207), checked when present. */
+                iss?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the support application (signed in), or to its sign-in page with `step=two_factor` or `error=<code>`. The attempt cookie is cleared; `Cache-Control: no-store`. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next (see the operation's description). */
+                    Location: string;
+                    "Set-Cookie": components["headers"]["AgentSessionSetCookie"];
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
             429: components["responses"]["AgentSignInTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -73,6 +73,8 @@ const AGENT_OPERATIONS = [
   ["post", "/agent-api/links/inspect", "inspectAgentLink"],
   ["post", "/agent-api/links/redeem", "redeemAgentLink"],
   ["get", "/agent-api/audit-log", "listAgentAuditLog"],
+  ["get", "/agent-api/sso/start", "startAgentSingleSignOn"],
+  ["get", "/agent-api/sso/callback", "completeAgentSingleSignOn"],
 ] as const;
 const AGENT_SESSION_OPERATIONS = new Set<string>(["signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment", "listAgentAuditLog"]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
@@ -105,7 +107,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 11 of agent sign-in, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 13 of agent sign-in, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });

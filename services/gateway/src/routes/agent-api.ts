@@ -6,13 +6,20 @@
 // OpenAPI validation -> handler. No CORS: the application is served from the same origin.
 // Two-factor: a sign-in of a user with it on answers a challenge (a short-lived cookie), which
 // POST /agent-api/sign-in/totp completes with a code; enrolment gives a QR code drawn here.
+// Single sign-on: GET /agent-api/sso/start sends the browser to the company's OpenID provider
+// (content builds the request and keeps the attempt; a short-lived cookie binds it to the
+// browser), GET /agent-api/sso/callback hands the provider's answer to content and lands the
+// browser in the application with a session, or on its sign-in page with an error code.
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import type { AppError } from "@support/errors";
+import { validationError, type AppError } from "@support/errors";
 import type { AgentSession as AgentSessionMessage } from "@support/proto";
 import { connectToAppError } from "@support/rpc";
 import type { Context, Middleware } from "koa";
 import { appOriginOf, sessionClearCookie, sessionCookieFor, sessionSetCookie, sessionTokenOf } from "../agent-api/cookie.ts";
 import { checkCsrfToken, checkOrigin } from "../agent-api/csrf.ts";
+import {
+  appAddressOf, appPageUrl, signInPageUrl, SSO_CALLBACK_PATH, ssoAttemptOf, ssoClearCookie, ssoCookieFor, ssoErrorCodeOf, ssoSetCookie,
+} from "../agent-api/single-sign-on.ts";
 import { challengeClearCookie, challengeCookieFor, challengeOf, challengeSetCookie, qrCodeDataUrl } from "../agent-api/two-factor.ts";
 import {
   createAgentSessionAuth, hashSessionToken, rememberSession, requireFullSession, toAgentSessionView, type AgentSessionCache, type AgentSessionState, type AgentSessionView,
@@ -171,6 +178,70 @@ export function registerAgentApiRoutes(api: ApiRoutes, deps: AgentApiRoutesDeps)
       respond(ctx, 204, "");
     },
     { before: [noAuthorization, sameOrigin, ...signInLimit, jsonBody(deps.config.BODY_LIMIT_BYTES)] },
+  );
+
+  // Single sign-on. Both routes are navigations (GET, no Origin sent): nothing here changes a
+  // session the browser already has but a sign-in, which the attempt cookie and its state bind to
+  // this browser. Both count on sign-in's per-address limit.
+  const ssoGuards = [noAuthorization, ...signInLimit];
+  const requireAppOrigin = (ctx: Context): string => {
+    const origin = appOrigin(ctx);
+    if (origin === undefined) throw validationError([{ path: "/headers/host", message: "must name the support application's host" }], "The request names no usable Host");
+    return origin;
+  };
+
+  api.operation(
+    "startAgentSingleSignOn",
+    async (ctx) => {
+      const origin = requireAppOrigin(ctx);
+      const { company, email, next } = ctx.state.validated.query;
+      const started = await call(() =>
+        agentAccess.startSingleSignOn({
+          companyId: company ?? "", email: email ?? "", returnTo: next ?? "", redirectUri: new URL(SSO_CALLBACK_PATH, origin).href, clientAddress: addressOf(ctx),
+        }),
+      );
+      const expiresAt = started.expiresAt ? timestampMs(started.expiresAt) : Date.now() + 600_000;
+      ctx.append("Set-Cookie", ssoSetCookie(ssoCookieFor(cookieOf(ctx)), started.attemptToken, (expiresAt - Date.now()) / 1000));
+      ctx.set("Location", started.authorizationUrl);
+      ctx.set("Cache-Control", "no-store");
+      respond(ctx, 303, "");
+    },
+    { before: ssoGuards },
+  );
+
+  api.operation(
+    "completeAgentSingleSignOn",
+    async (ctx) => {
+      const app = appAddressOf(deps.config.SUPPORT_APP_URL, requireAppOrigin(ctx));
+      const ssoCookie = ssoCookieFor(cookieOf(ctx));
+      // Used up by this request whatever happens: the browser forgets it too.
+      ctx.append("Set-Cookie", ssoClearCookie(ssoCookie));
+      ctx.set("Cache-Control", "no-store");
+      let answer;
+      try {
+        answer = await agentAccess.completeSingleSignOn({
+          attemptToken: ssoAttemptOf(ctx.headers.cookie, ssoCookie) ?? "", callbackQuery: ctx.querystring, clientAddress: addressOf(ctx),
+          userAgent: ctx.get("User-Agent").slice(0, 512),
+        });
+      } catch (error) {
+        const appError = connectToAppError(error);
+        if (appError.code !== "unauthenticated" || appError.details?.type !== "SSO_FAILED") throw error;
+        ctx.set("Location", signInPageUrl(app, { error: ssoErrorCodeOf(appError.details.payload?.reason) }));
+        respond(ctx, 303, "");
+        return;
+      }
+      if (answer.twoFactorChallenge && answer.twoFactorChallengeExpiresAt) {
+        const expiresAt = timestampMs(answer.twoFactorChallengeExpiresAt);
+        ctx.append("Set-Cookie", challengeSetCookie(challengeCookieFor(cookieOf(ctx)), answer.twoFactorChallenge, (expiresAt - Date.now()) / 1000));
+        ctx.set("Location", signInPageUrl(app, { step: "two_factor", next: answer.returnTo || "/" }));
+        respond(ctx, 303, "");
+        return;
+      }
+      await startSession(ctx, answer.sessionToken, answer.session);
+      ctx.set("Location", appPageUrl(app, answer.returnTo || "/"));
+      respond(ctx, 303, "");
+    },
+    { before: ssoGuards },
   );
 
   api.operation<"startAgentTwoFactorEnrolment", AgentSessionState>(

@@ -733,6 +733,160 @@ export declare type ConfirmTwoFactorEnrolmentResponse = Message<"content.v1.Conf
 export declare const ConfirmTwoFactorEnrolmentResponseSchema: GenMessage<ConfirmTwoFactorEnrolmentResponse>;
 
 /**
+ * @generated from message content.v1.StartSingleSignOnRequest
+ */
+export declare type StartSingleSignOnRequest = Message<"content.v1.StartSingleSignOnRequest"> & {
+  /**
+   * The company, by id; or empty, and email set.
+   *
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * The user's email: finds the company when company_id is empty, and is passed to the provider
+   * as login_hint.
+   *
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * The callback address registered at the provider (the gateway's /agent-api/sso/callback).
+   *
+   * @generated from field: string redirect_uri = 3;
+   */
+  redirectUri: string;
+
+  /**
+   * A path of the support application to land on after sign-in ("/" when empty): a relative
+   * path starting with a single "/".
+   *
+   * @generated from field: string return_to = 4;
+   */
+  returnTo: string;
+
+  /**
+   * @generated from field: string client_address = 5;
+   */
+  clientAddress: string;
+};
+
+/**
+ * Describes the message content.v1.StartSingleSignOnRequest.
+ * Use `create(StartSingleSignOnRequestSchema)` to create a new message.
+ */
+export declare const StartSingleSignOnRequestSchema: GenMessage<StartSingleSignOnRequest>;
+
+/**
+ * @generated from message content.v1.StartSingleSignOnResponse
+ */
+export declare type StartSingleSignOnResponse = Message<"content.v1.StartSingleSignOnResponse"> & {
+  /**
+   * The provider's authorization endpoint with every parameter: the browser goes there.
+   *
+   * @generated from field: string authorization_url = 1;
+   */
+  authorizationUrl: string;
+
+  /**
+   * Binds the attempt to the browser (a short-lived cookie): shown only now, stored only as its hash.
+   *
+   * @generated from field: string attempt_token = 2;
+   */
+  attemptToken: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message content.v1.StartSingleSignOnResponse.
+ * Use `create(StartSingleSignOnResponseSchema)` to create a new message.
+ */
+export declare const StartSingleSignOnResponseSchema: GenMessage<StartSingleSignOnResponse>;
+
+/**
+ * @generated from message content.v1.CompleteSingleSignOnRequest
+ */
+export declare type CompleteSingleSignOnRequest = Message<"content.v1.CompleteSingleSignOnRequest"> & {
+  /**
+   * The token StartSingleSignOn returned (from the browser's cookie).
+   *
+   * @generated from field: string attempt_token = 1;
+   */
+  attemptToken: string;
+
+  /**
+   * The query string of the callback as the provider sent it (code, state, or error).
+   *
+   * @generated from field: string callback_query = 2;
+   */
+  callbackQuery: string;
+
+  /**
+   * @generated from field: string client_address = 3;
+   */
+  clientAddress: string;
+
+  /**
+   * @generated from field: string user_agent = 4;
+   */
+  userAgent: string;
+};
+
+/**
+ * Describes the message content.v1.CompleteSingleSignOnRequest.
+ * Use `create(CompleteSingleSignOnRequestSchema)` to create a new message.
+ */
+export declare const CompleteSingleSignOnRequestSchema: GenMessage<CompleteSingleSignOnRequest>;
+
+/**
+ * @generated from message content.v1.CompleteSingleSignOnResponse
+ */
+export declare type CompleteSingleSignOnResponse = Message<"content.v1.CompleteSingleSignOnResponse"> & {
+  /**
+   * The session token for the cookie, as SignInResponse; empty when a second factor is required.
+   *
+   * @generated from field: string session_token = 1;
+   */
+  sessionToken: string;
+
+  /**
+   * @generated from field: content.v1.AgentSession session = 2;
+   */
+  session?: AgentSession | undefined;
+
+  /**
+   * The user has two-factor on and the provider asserted none: this challenge goes to
+   * CompleteTwoFactorSignIn with the code, as after a password.
+   *
+   * @generated from field: string two_factor_challenge = 3;
+   */
+  twoFactorChallenge: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp two_factor_challenge_expires_at = 4;
+   */
+  twoFactorChallengeExpiresAt?: Timestamp | undefined;
+
+  /**
+   * The support application's path to land on (StartSingleSignOn's return_to).
+   *
+   * @generated from field: string return_to = 5;
+   */
+  returnTo: string;
+};
+
+/**
+ * Describes the message content.v1.CompleteSingleSignOnResponse.
+ * Use `create(CompleteSingleSignOnResponseSchema)` to create a new message.
+ */
+export declare const CompleteSingleSignOnResponseSchema: GenMessage<CompleteSingleSignOnResponse>;
+
+/**
  * AgentAccessService signs the company's users (agents and admins) in to the support
  * application and keeps their sessions. Content owns the users, so it owns their credentials
  * and sessions too (one writer). Only the gateway calls it, for /agent-api; a session token or
@@ -871,6 +1025,39 @@ export declare const AgentAccessService: GenService<{
     methodKind: "unary";
     input: typeof ConfirmTwoFactorEnrolmentRequestSchema;
     output: typeof ConfirmTwoFactorEnrolmentResponseSchema;
+  },
+  /**
+   * Single sign-on with the company's OpenID provider (authorization code + PKCE S256, state and
+   * nonce). Content holds the configuration and the client secret and talks to the provider; the
+   * gateway only carries the browser's redirects and cookies.
+   *
+   * StartSingleSignOn finds the company (by id, or by an email: the one company whose single
+   * sign-on lists the email's domain), records an attempt (ten minutes,
+   * single-use) and returns the provider's authorization URL with the token that binds the
+   * attempt to the browser. NOT_FOUND when no company with single sign-on matches;
+   * INVALID_ARGUMENT for a bad return_to or redirect_uri.
+   *
+   * @generated from rpc content.v1.AgentAccessService.StartSingleSignOn
+   */
+  startSingleSignOn: {
+    methodKind: "unary";
+    input: typeof StartSingleSignOnRequestSchema;
+    output: typeof StartSingleSignOnResponseSchema;
+  },
+  /**
+   * CompleteSingleSignOn takes the provider's answer, checks the attempt and its state, exchanges
+   * the code (the nonce checked in the ID token), matches the verified email to an active user of
+   * the company (or creates one as agent when the company allows it) and opens a session, or a
+   * two-factor challenge when the user has two-factor on and the provider asserted no second
+   * factor. Every refusal is UNAUTHENTICATED with details {type: "SSO_FAILED", reason}; the
+   * reason is "invalid_state", "provider_error" or "refused" (the audit log says more).
+   *
+   * @generated from rpc content.v1.AgentAccessService.CompleteSingleSignOn
+   */
+  completeSingleSignOn: {
+    methodKind: "unary";
+    input: typeof CompleteSingleSignOnRequestSchema;
+    output: typeof CompleteSingleSignOnResponseSchema;
   },
 }>;
 
