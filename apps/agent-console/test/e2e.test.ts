@@ -2,14 +2,17 @@
 // of the whole backend (the gateway's test stack, with a real SMTP receiver): signing in with a
 // password after a wrong one and landing where the user was going, two-factor enrolment with
 // the QR code's secret and a sign-in with a recovery code, an invitation mailed and used once,
-// a forgotten password, signing out everywhere, the whole sign-in by keyboard alone, and the
-// German catalog. axe-core checks every page; any script error, CSP violation or request to
+// a forgotten password, single sign-on through a real OpenID provider (and its refusals),
+// signing out everywhere, the whole sign-in by keyboard alone, and the German catalog. axe-core checks every page; any script error, CSP violation or request to
 // another host fails; a screenshot of every step goes to .ci/out/agent-console/.
-import { mkdir } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { startOpenIdProvider, type TestOpenIdProvider } from "@support/gateway/test-openid-provider";
 import { startStack, type Stack, type TenantResult } from "@support/gateway/test-stack";
 import { freePort } from "@support/testkit";
 import { launchBrowser } from "@support/testkit/browser";
@@ -39,13 +42,25 @@ describe("the support application in Chromium", () => {
   const suffix = randomUUID().slice(0, 8);
   const ada = `ada-${suffix}@studio.example`;
   const bea = `bea-${suffix}@studio.example`;
+  const ssoDomain = `sso-${suffix}.example`;
+  const cleo = `cleo@${ssoDomain}`;
+  let provider: TestOpenIdProvider;
+  let secrets: string;
 
   beforeAll(async () => {
     bundle = await buildBundle(fileURLToPath(new URL("..", import.meta.url)));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
+    // The company's OpenID provider, and its client secret where content reads it (the mounted Secret).
+    const clientSecret = `secret-${randomUUID()}`;
+    provider = await startOpenIdProvider({ redirectUri: `${base}/agent-api/sso/callback`, clientSecret });
+    secrets = await mkdtemp(join(tmpdir(), "console-sso-"));
+    await writeFile(join(secrets, "console-provider"), clientSecret, { mode: 0o600 });
     // The application's address: the gateway's /app, where invitation links also lead.
-    stack = await startStack({ gateway: { PORT: port, AGENT_CONSOLE_DIR: bundle.dir, SUPPORT_APP_URL: `${base}/app` }, env: { SUPPORT_APP_URL: `${base}/app` } });
+    stack = await startStack({
+      gateway: { PORT: port, AGENT_CONSOLE_DIR: bundle.dir, SUPPORT_APP_URL: `${base}/app` },
+      env: { SUPPORT_APP_URL: `${base}/app`, SSO_CLIENTS_DIR: secrets },
+    });
     tenant = await stack.applyTenant({
       company: { name: "Console Studio" },
       games: [{ ref: "galaxy", name: "Galaxy", slug: "galaxy", languages: ["en"] }],
@@ -54,6 +69,12 @@ describe("the support application in Chromium", () => {
         { ref: "bea", name: "Bea Keys", email: bea, role: "admin", displayName: "Bea" },
       ],
     });
+    await stack.applyTenant({
+      company: { name: "Console SSO Studio", singleSignOn: { issuer: provider.issuer, clientId: provider.clientId, clientSecretKey: "console-provider", emailDomains: [ssoDomain] } },
+      games: [{ ref: "galaxy", name: "Galaxy", slug: "galaxy", languages: ["en"] }],
+      users: [{ ref: "cleo", name: "Cleo Single", email: cleo, role: "agent", displayName: "Cleo", games: ["galaxy"] }],
+    });
+    provider.accounts.set("cleo", { email: cleo, email_verified: true, name: "Cleo Single" });
     await stack.admin(["users", "set-password", "--email", ada], `${PASSWORD}\n`);
     await stack.admin(["users", "set-password", "--email", bea], `${PASSWORD}\n`);
     browser = await launchBrowser();
@@ -63,11 +84,13 @@ describe("the support application in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
+    await provider?.stop();
     await bundle?.remove();
+    if (secrets) await rm(secrets, { recursive: true, force: true });
   });
 
   /** A fresh browser context; `expected` lists answers (`401 /agent-api/me`) that are part of the flow. */
-  async function newPage(options: { locale?: string; expected?: string[] } = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  async function newPage(options: { locale?: string; expected?: string[]; otherOrigins?: string[] } = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: options.locale ?? "en-US" });
     const page = await context.newPage();
     const problems: string[] = [];
@@ -82,7 +105,8 @@ describe("the support application in Chromium", () => {
     });
     page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
     page.on("request", (request) => {
-      if (!request.url().startsWith("data:") && new URL(request.url()).origin !== base) problems.push(`third-party request: ${request.url()}`);
+      const origin = new URL(request.url()).origin;
+      if (!request.url().startsWith("data:") && origin !== base && !(options.otherOrigins ?? []).includes(origin)) problems.push(`third-party request: ${request.url()}`);
     });
     return { context, page, problems };
   }
@@ -105,7 +129,7 @@ describe("the support application in Chromium", () => {
   async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
   }
 
   const heading = (page: Page) => page.getByRole("heading", { level: 1 });
@@ -126,7 +150,7 @@ describe("the support application in Chromium", () => {
     await expectAccessible(page, "the sign-in page with an error");
 
     await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
     await expect.poll(() => page.url()).toBe(`${base}/app/account`);
     await expect.poll(() => heading(page).textContent()).toBe("Your account");
     const facts = await page.locator(".facts").textContent();
@@ -259,7 +283,43 @@ describe("the support application in Chromium", () => {
     await page.getByRole("link", { name: "Sign in" }).click();
     await signIn(page, ada, renewed);
     await expect.poll(() => page.url()).toBe(`${base}/app/account`);
+    await stack.applyTenant({
+      company: { name: "Console SSO Studio", singleSignOn: { issuer: provider.issuer, clientId: provider.clientId, clientSecretKey: "console-provider", emailDomains: [ssoDomain] } },
+      games: [{ ref: "galaxy", name: "Galaxy", slug: "galaxy", languages: ["en"] }],
+      users: [{ ref: "cleo", name: "Cleo Single", email: cleo, role: "agent", displayName: "Cleo", games: ["galaxy"] }],
+    });
+    provider.accounts.set("cleo", { email: cleo, email_verified: true, name: "Cleo Single" });
     await stack.admin(["users", "set-password", "--email", ada], `${PASSWORD}\n`);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("signs in with the company's account through its OpenID provider, and says why when it cannot", async () => {
+    // The browser goes to the provider only through the sign-in's own navigation.
+    const { context, page, problems } = await newPage({ otherOrigins: [provider.issuer], expected: ["404 /agent-api/sso/start"] });
+    await page.goto(`${base}/app/sign-in?next=%2Faccount`);
+    await page.getByRole("button", { name: "Sign in with your company's account" }).click();
+    expect(await page.getByRole("alert").textContent()).toBe("Enter your work email first: it tells us your company.");
+    await page.getByLabel("Email").fill(`someone@nowhere-${suffix}.example`);
+    await page.getByRole("button", { name: "Sign in with your company's account" }).click();
+    await page.getByText("Single sign-on is not set up for this email's company.", { exact: false }).waitFor();
+    await screenshot(page, "15-sso-not-set-up");
+
+    provider.nextLogin({ accountId: "cleo" });
+    await page.getByLabel("Email").fill(cleo);
+    await page.getByRole("button", { name: "Sign in with your company's account" }).click();
+    await expect.poll(() => page.url(), { timeout: 15_000 }).toBe(`${base}/app/account`);
+    expect(await page.locator(".facts").textContent()).toContain("Cleo Single");
+    await screenshot(page, "16-sso-signed-in");
+
+    // A refusal comes back to the sign-in page with a code the page explains.
+    await page.goto(`${base}/app/sign-in?error=sso_refused`);
+    expect(await page.getByRole("alert").textContent()).toBe("There is no account for you here. Ask your administrator to invite you.");
+    await screenshot(page, "17-sso-refused");
+    await expectAccessible(page, "the sign-in page after a refused single sign-on");
+    // A user with two-factor on whose provider asserted none comes back for the code.
+    await page.goto(`${base}/app/sign-in?step=two_factor&next=%2Faccount`);
+    await expect.poll(() => heading(page).textContent()).toBe("Two-factor sign-in");
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);

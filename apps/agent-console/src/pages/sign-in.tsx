@@ -1,15 +1,32 @@
-// Sign-in: email and password, then, for a user with two-factor on, the code of their
-// authenticator app or a recovery code. Afterwards the user goes where they were going
-// (`?next=`, a path of the console only).
+// Sign-in: email and password, or the company's single sign-on; then, for a user with
+// two-factor on, the code of their authenticator app or a recovery code. Afterwards the user
+// goes where they were going (`?next=`, a path of the console only). Single sign-on comes back
+// here with `?error=sso_…` when it failed, or `?step=two_factor` when the code is still needed.
 import { useState } from "preact/hooks";
 import { ApiError, call, type TwoFactorChallenge } from "../api.ts";
 import { Alert, Field } from "../components/form.tsx";
 import { Link, PageTitle, PublicLayout } from "../components/layout.tsx";
 import { t } from "../i18n.ts";
+import type { MessageKey } from "../messages/en.ts";
 import { navigate, queryParameter, safeReturnPath } from "../router.ts";
 import { loadMe } from "../session.ts";
 
 type Step = "password" | "code";
+
+const SSO_ERRORS: Record<string, MessageKey> = {
+  sso_invalid_state: "sso.invalidState",
+  sso_provider_error: "sso.providerError",
+  sso_refused: "sso.refused",
+};
+
+/** The landing of single sign-on: an error to show, or the code step to go on with. */
+function ssoLanding(): { step: Step; error: string | undefined } {
+  const error = queryParameter("error");
+  return {
+    step: queryParameter("step") === "two_factor" ? "code" : "password",
+    error: error === null ? undefined : t(SSO_ERRORS[error] ?? "sso.providerError"),
+  };
+}
 
 function errorText(error: unknown, step: Step): string {
   if (error instanceof ApiError) {
@@ -21,12 +38,38 @@ function errorText(error: unknown, step: Step): string {
 }
 
 export function SignIn() {
-  const [step, setStep] = useState<Step>("password");
+  const [landing] = useState(ssoLanding);
+  const [step, setStep] = useState<Step>(landing.step);
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
-  const [error, setError] = useState<string>();
+  const [error, setError] = useState<string | undefined>(landing.error);
   const [busy, setBusy] = useState(false);
+
+  /**
+   * Single sign-on: asks first whether the email's company has it (a navigation to a refusal
+   * would show the browser a bare error), then sends the browser to the provider.
+   */
+  async function singleSignOn() {
+    setError(undefined);
+    if (!email.trim().includes("@")) {
+      setError(t("sso.emailFirst"));
+      return;
+    }
+    setBusy(true);
+    const url = `/agent-api/sso/start?${new URLSearchParams({ email: email.trim(), next: safeReturnPath(queryParameter("next")) })}`;
+    try {
+      const answer = await fetch(url, { redirect: "manual", credentials: "same-origin" });
+      if (answer.type === "opaqueredirect") {
+        location.assign(url);
+        return;
+      }
+      setError(answer.status === 404 ? t("sso.notSetUp") : answer.status === 429 ? t("signIn.locked", { minutes: 1 }) : t("sso.providerError"));
+    } catch {
+      setError(t("app.error"));
+    }
+    setBusy(false);
+  }
 
   async function finish() {
     await loadMe();
@@ -107,6 +150,12 @@ export function SignIn() {
       <p class="below-form">
         <Link to="/forgot-password">{t("signIn.forgot")}</Link>
       </p>
+      <div class="alternative">
+        <p class="hint">{t("sso.hint")}</p>
+        <button type="button" class="button" disabled={busy} onClick={() => void singleSignOn()}>
+          {t("sso.button")}
+        </button>
+      </div>
     </PublicLayout>
   );
 }
