@@ -6,6 +6,8 @@ import { defineConfig } from "vite";
 export default defineConfig({
   base: "/app/",
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
+  // The virtual list (virtua) is written for React: Preact's compatibility layer stands in.
+  resolve: { alias: { react: "preact/compat", "react-dom": "preact/compat", "react/jsx-runtime": "preact/jsx-runtime" } },
   build: {
     outDir: "dist",
     emptyOutDir: true,

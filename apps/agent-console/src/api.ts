@@ -95,3 +95,71 @@ export interface LinkInfo {
   name: string;
   expiresAt: string;
 }
+
+export type TicketStatus = "new" | "assigned" | "unassigned" | "waiting" | "on_hold" | "closed";
+
+/** A ticket as the public API projects it (the fields the console shows). */
+export interface Ticket {
+  id: string;
+  runningId: number;
+  url: string;
+  gameId: string;
+  playerId: string | null;
+  playerName: string | null;
+  email: string | null;
+  status: TicketStatus;
+  channels: string[];
+  language: string;
+  resolutionType: string | null;
+  csatScore: number | null;
+  csatReview: string | null;
+  createdAt: string;
+  lastActivityAt: string | null;
+  tags: string[];
+  fields: Record<string, unknown>;
+  metadata: { platform?: string; playerTier?: number };
+}
+
+export interface TicketListItem {
+  ticket: Ticket;
+  assigneeId: string | null;
+}
+
+export interface TicketPage {
+  tickets: TicketListItem[];
+  pagination: { cursor: string | null };
+}
+
+export interface ViewCount {
+  id: string;
+  name: string;
+  count: number;
+}
+
+export interface ConversationEvent {
+  id: string;
+  type: string;
+  createdAt: string;
+  message?: string;
+  language?: string;
+  attachments?: { id: string }[];
+  score?: number;
+  review?: string | null;
+  fields?: { key: string | null; label: string; type: string; value?: unknown; attachments?: { id: string }[] }[];
+}
+
+export interface ConversationItem {
+  event: ConversationEvent;
+  author: { type: "user" | "api_key" | "player" | "system"; id: string | null } | null;
+}
+
+export interface TicketView {
+  ticket: Ticket;
+  assigneeId: string | null;
+  conversation: ConversationItem[];
+  player: {
+    record: { servicePlayerId: string; playerId: string | null; name: string | null; email: string | null; tier: number | null; blocked: boolean } | null;
+    breadcrumbs: { message: string; clientOccurredAt?: string }[];
+    otherTickets: Ticket[];
+  };
+}

@@ -4,7 +4,10 @@
 // enrolment (the company requires it) reaches only the security page.
 import { useEffect } from "preact/hooks";
 import { Loading } from "./components/layout.tsx";
+import { connectLive, disconnectLive } from "./live.ts";
 import { Account } from "./pages/account.tsx";
+import { Inbox } from "./pages/inbox.tsx";
+import { TicketPage } from "./pages/ticket.tsx";
 import { ForgotPassword } from "./pages/forgot-password.tsx";
 import { NotFound } from "./pages/not-found.tsx";
 import { Security } from "./pages/security.tsx";
@@ -14,6 +17,7 @@ import { currentPath, navigate } from "./router.ts";
 import { loadMe, me } from "./session.ts";
 
 const PUBLIC_PAGES = new Set(["/sign-in", "/forgot-password", "/welcome", "/reset-password"]);
+const VIEW_IDS = new Set(["mine", "unassigned", "open", "waiting", "on_hold", "closed_7d"]);
 
 export function App() {
   const path = currentPath.value;
@@ -28,8 +32,15 @@ export function App() {
     if (isPublic || user === undefined) return;
     if (user === null) navigate(`/sign-in?next=${encodeURIComponent(path + location.search)}`, { replace: true });
     else if (user.session.scope === "two_factor_enrolment" && path !== "/security") navigate("/security", { replace: true });
-    else if (path === "/") navigate("/account", { replace: true });
+    else if (path === "/") navigate("/views/mine", { replace: true });
   }, [isPublic, user, path]);
+
+  // The live stream runs while a full session is signed in.
+  const live = user?.session.scope === "full";
+  useEffect(() => {
+    if (live) connectLive();
+    else disconnectLive();
+  }, [live]);
 
   if (path === "/sign-in") return <SignIn />;
   if (path === "/forgot-password") return <ForgotPassword />;
@@ -37,6 +48,10 @@ export function App() {
   if (path === "/reset-password") return <SetPassword purpose="password_reset" />;
   if (!user) return <Loading />;
   if (path === "/account") return <Account user={user} />;
+  const view = /^\/views\/([a-z_0-9]+)$/.exec(path);
+  if (view && VIEW_IDS.has(view[1]!)) return <Inbox view={view[1]!} />;
+  const ticket = /^\/tickets\/([0-9a-f-]{36})$/i.exec(path);
+  if (ticket) return <TicketPage ticketId={ticket[1]!.toLowerCase()} />;
   if (path === "/security") return <Security user={user} />;
   if (path === "/") return <Loading />;
   return <NotFound />;

@@ -5,28 +5,29 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { currentPath, navigate } from "../router.ts";
+import { connected } from "../live.ts";
 import { me, signOut } from "../session.ts";
 import { Alert } from "./form.tsx";
 
-export function PageTitle({ children }: { children: string }) {
+export function PageTitle({ children, id }: { children: string; id?: string }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${children} · ${t("app.name")}`;
     heading.current?.focus();
   }, [children]);
   return (
-    <h1 tabIndex={-1} ref={heading}>
+    <h1 tabIndex={-1} ref={heading} id={id}>
       {children}
     </h1>
   );
 }
 
-export function Link({ to, children, className }: { to: string; children: ComponentChildren; className?: string }) {
+export function Link({ to, children, className, current }: { to: string; children: ComponentChildren; className?: string; current?: boolean }) {
   return (
     <a
       href={`/app${to}`}
       className={className}
-      aria-current={currentPath.value === to ? "page" : undefined}
+      aria-current={(current ?? currentPath.value === to) ? "page" : undefined}
       onClick={(event) => {
         if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
         event.preventDefault();
@@ -59,7 +60,7 @@ export function Loading() {
 }
 
 /** Pages of a signed-in user. */
-export function AppLayout({ children }: { children: ComponentChildren }) {
+export function AppLayout({ children, wide = false }: { children: ComponentChildren; wide?: boolean }) {
   const user = me.value;
   const [error, setError] = useState<string>();
   const limited = user?.session.scope === "two_factor_enrolment";
@@ -69,6 +70,7 @@ export function AppLayout({ children }: { children: ComponentChildren }) {
       <header class="top">
         <span class="brand">{t("app.name")}</span>
         <nav aria-label={t("nav.label")}>
+          {!limited && <Link to="/views/mine" current={currentPath.value.startsWith("/views/") || currentPath.value.startsWith("/tickets/")}>{t("nav.inbox")}</Link>}
           {!limited && <Link to="/account">{t("nav.account")}</Link>}
           <Link to="/security">{t("nav.security")}</Link>
         </nav>
@@ -77,7 +79,8 @@ export function AppLayout({ children }: { children: ComponentChildren }) {
           {t("nav.signOut")}
         </button>
       </header>
-      <main class="page">
+      {connected.value === false && !limited && <p class="offline" role="status">{t("live.offline")}</p>}
+      <main class={wide ? "page wide" : "page"}>
         {error && <Alert>{error}</Alert>}
         {children}
       </main>

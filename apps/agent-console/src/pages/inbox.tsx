@@ -1,0 +1,169 @@
+// The inbox: the built-in views with their live counts beside a virtualized list of the view's
+// tickets, newest activity first. Lists and counts follow the live stream: any change of a
+// ticket of the user's games reads them again (at most every half second).
+import { useEffect, useRef, useState } from "preact/hooks";
+import { VList, type VListHandle } from "virtua";
+import { call, type TicketListItem, type TicketPage, type ViewCount } from "../api.ts";
+import { AppLayout, Link, PageTitle } from "../components/layout.tsx";
+import { formatAge } from "../format.ts";
+import { t } from "../i18n.ts";
+import type { MessageKey } from "../messages/en.ts";
+import { lastChange, presence, reloads } from "../live.ts";
+import { navigate } from "../router.ts";
+import { me } from "../session.ts";
+
+const VIEWS = ["mine", "unassigned", "open", "waiting", "on_hold", "closed_7d"] as const;
+const PAGE = 100;
+
+/** The view's name in the interface's language. */
+export const viewName = (id: string): string => t(`view.${id}` as MessageKey);
+export const statusName = (status: string): string => t(`status.${status}` as MessageKey);
+
+/** Reads again after live changes, at most every `ms`. */
+function useLiveRefresh(ms: number): number {
+  const [tick, setTick] = useState(0);
+  const change = lastChange.value;
+  const reload = reloads.value;
+  useEffect(() => {
+    if (change === undefined && reload === 0) return;
+    const timer = setTimeout(() => setTick((n) => n + 1), ms);
+    return () => clearTimeout(timer);
+  }, [change, reload, ms]);
+  return tick;
+}
+
+export function Inbox({ view }: { view: string }) {
+  const [counts, setCounts] = useState<ViewCount[]>();
+  const [items, setItems] = useState<TicketListItem[]>();
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [selected, setSelected] = useState(0);
+  const [error, setError] = useState(false);
+  const list = useRef<VListHandle>(null);
+  const loadingMore = useRef(false);
+  const tick = useLiveRefresh(500);
+  const userId = me.value?.user.id;
+
+  useEffect(() => {
+    call<{ views: ViewCount[] }>("GET", "/views").then(
+      ({ body }) => setCounts(body.views),
+      () => setError(true),
+    );
+  }, [tick]);
+
+  useEffect(() => {
+    let current = true;
+    call<TicketPage>("GET", `/tickets?view=${encodeURIComponent(view)}&sort=lastActivityAt&limit=${PAGE}`).then(
+      ({ body }) => {
+        if (!current) return;
+        setItems(body.tickets);
+        setCursor(body.pagination.cursor);
+        setError(false);
+      },
+      () => current && setError(true),
+    );
+    return () => {
+      current = false;
+    };
+  }, [view, tick]);
+
+  useEffect(() => setSelected(0), [view]);
+
+  async function loadMore() {
+    if (cursor === null || loadingMore.current) return;
+    loadingMore.current = true;
+    try {
+      const { body } = await call<TicketPage>("GET", `/tickets?view=${encodeURIComponent(view)}&sort=lastActivityAt&limit=${PAGE}&cursor=${encodeURIComponent(cursor)}`);
+      setItems((before) => [...(before ?? []), ...body.tickets.filter((item) => !before?.some((b) => b.ticket.id === item.ticket.id))]);
+      setCursor(body.pagination.cursor);
+    } finally {
+      loadingMore.current = false;
+    }
+  }
+
+  // j/k move through the list, Enter opens (when focus is not in a field).
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement;
+      if (target.closest("input, textarea, select") || event.ctrlKey || event.metaKey || event.altKey || !items?.length) return;
+      if (event.key === "j" || event.key === "k") {
+        const next = Math.max(0, Math.min(items.length - 1, selected + (event.key === "j" ? 1 : -1)));
+        setSelected(next);
+        list.current?.scrollToIndex(next, { align: "nearest" });
+        document.getElementById(`ticket-row-${next}`)?.focus();
+      } else if (event.key === "Enter" && target.tagName !== "A" && target.tagName !== "BUTTON") {
+        navigate(`/tickets/${items[selected]!.ticket.id}`);
+      }
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, [items, selected]);
+
+  const assignee = (item: TicketListItem) => (item.assigneeId === null ? t("inbox.nobody") : item.assigneeId === userId ? t("inbox.me") : t("inbox.someoneElse"));
+
+  return (
+    <AppLayout wide>
+      <div class="workspace">
+        <nav class="views" aria-label={t("inbox.views")}>
+          <ul>
+            {VIEWS.map((id) => (
+              <li key={id}>
+                <Link to={`/views/${id}`} className="view-link">
+                  <span>{viewName(id)}</span>
+                  <span class="count" aria-label={t("inbox.count", { count: counts?.find((c) => c.id === id)?.count ?? 0 })}>
+                    {counts?.find((c) => c.id === id)?.count ?? "…"}
+                  </span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <section class="list-pane" aria-labelledby="list-title">
+          <PageTitle id="list-title">{viewName(view)}</PageTitle>
+          {error && <p role="alert" class="alert error">{t("app.error")}</p>}
+          {items === undefined ? (
+            <p role="status">{t("app.loading")}</p>
+          ) : items.length === 0 ? (
+            <p>{t("inbox.empty")}</p>
+          ) : (
+            <div class="ticket-list" role="list" aria-label={t("inbox.listLabel", { view: viewName(view) })}>
+              <VList
+                // Preact's ref typing meets React's here: the handle is what VList gives.
+                ref={list as never}
+                style={{ height: "calc(100vh - 12rem)" }}
+                onScroll={(offset) => {
+                  const handle = list.current;
+                  if (handle && offset + handle.viewportSize >= handle.scrollSize - 600) void loadMore();
+                }}
+              >
+                {items.map((item, index) => {
+                  const onTicket = presence.value.get(item.ticket.id)?.agents.filter((agent) => agent.userId !== userId) ?? [];
+                  return (
+                    <div role="listitem" key={item.ticket.id} class={`ticket-row${index === selected ? " selected" : ""}`}>
+                      <a id={`ticket-row-${index}`} href={`/app/tickets/${item.ticket.id}`} onClick={(event) => {
+                        if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+                        event.preventDefault();
+                        navigate(`/tickets/${item.ticket.id}`);
+                      }} onFocus={() => setSelected(index)}>
+                        <span class={`status status-${item.ticket.status}`}>{statusName(item.ticket.status)}</span>
+                        <span class="number">#{item.ticket.runningId}</span>
+                        <span class="player">{item.ticket.playerName ?? item.ticket.email ?? item.ticket.playerId ?? t("ticket.unknownPlayer")}</span>
+                        <span class="meta">
+                          {item.ticket.language.toUpperCase()} · {t("ticket.tier", { tier: item.ticket.metadata.playerTier ?? 1 })}
+                          {item.ticket.tags.length > 0 ? ` · ${item.ticket.tags.join(", ")}` : ""}
+                        </span>
+                        <span class="assignee">{assignee(item)}</span>
+                        <span class="age">{formatAge(item.ticket.lastActivityAt ?? item.ticket.createdAt)}</span>
+                        {onTicket.length > 0 && <span class="presence-dot" title={onTicket.map((agent) => agent.displayName).join(", ")} aria-label={t("presence.onTicket", { names: onTicket.map((agent) => agent.displayName).join(", ") })} />}
+                      </a>
+                    </div>
+                  );
+                })}
+              </VList>
+            </div>
+          )}
+          <p class="hint">{t("inbox.keys")}</p>
+        </section>
+      </div>
+    </AppLayout>
+  );
+}

@@ -1,0 +1,275 @@
+// One ticket: the conversation (private notes set apart), the composer (reply to the player or
+// private note), the actions on it, the player panel, and who else is on it. The page says
+// "viewing" while it is open and "typing" while its user writes, so the other agents see it;
+// it reads the ticket again when the live stream says the ticket changed.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ApiError, call, type ConversationItem, type TicketView } from "../api.ts";
+import { Alert } from "../components/form.tsx";
+import { AppLayout, Link, PageTitle } from "../components/layout.tsx";
+import { formatDateTime } from "../format.ts";
+import { t } from "../i18n.ts";
+import { lastChange, presence, reloads } from "../live.ts";
+import { me } from "../session.ts";
+import { statusName } from "./inbox.tsx";
+
+const VIEWING_EVERY_MS = 10_000;
+const TYPING_EVERY_MS = 3_000;
+
+type Mode = "reply" | "note";
+
+function authorName(item: ConversationItem, userId: string | undefined): string {
+  const author = item.author;
+  if (!author) return "";
+  if (author.type === "player") return t("author.player");
+  if (author.type === "system") return t("author.system");
+  if (author.type === "api_key") return t("author.integration");
+  return author.id === userId ? t("author.you") : t("author.agent");
+}
+
+function announce(ticketId: string, state: "viewing" | "typing" | "left"): void {
+  void call("POST", `/tickets/${ticketId}/presence`, { state }).catch(() => undefined);
+}
+
+export function TicketPage({ ticketId }: { ticketId: string }) {
+  const [view, setView] = useState<TicketView | null>();
+  const [error, setError] = useState<string>();
+  const [mode, setMode] = useState<Mode>("reply");
+  const [text, setText] = useState("");
+  const [busy, setBusy] = useState(false);
+  const lastTyping = useRef(0);
+  const composer = useRef<HTMLTextAreaElement>(null);
+  const userId = me.value?.user.id;
+  const change = lastChange.value;
+  const reload = reloads.value;
+
+  async function load() {
+    try {
+      const { body } = await call<TicketView>("GET", `/tickets/${ticketId}`);
+      setView(body);
+    } catch (caught) {
+      setView(caught instanceof ApiError && caught.status === 404 ? null : view);
+      if (!(caught instanceof ApiError && caught.status === 404)) setError(t("app.error"));
+    }
+  }
+
+  useEffect(() => {
+    setView(undefined);
+    void load();
+    announce(ticketId, "viewing");
+    const viewing = setInterval(() => announce(ticketId, "viewing"), VIEWING_EVERY_MS);
+    return () => {
+      clearInterval(viewing);
+      announce(ticketId, "left");
+    };
+  }, [ticketId]);
+
+  useEffect(() => {
+    if ((change && change.ticketId === ticketId) || reload > 0) void load();
+  }, [change, reload]);
+
+  // r: reply, n: private note (when focus is not in a field).
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.target as HTMLElement).closest("input, textarea, select") || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key === "r" || event.key === "n") {
+        event.preventDefault();
+        setMode(event.key === "r" ? "reply" : "note");
+        composer.current?.focus();
+      }
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, []);
+
+  async function act(actions: Record<string, unknown>[], after?: () => void) {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await call("POST", `/tickets/${ticketId}/actions`, { actions });
+      after?.();
+      await load();
+    } catch (caught) {
+      setError(caught instanceof ApiError && caught.status === 409 ? t("ticket.closedAlready") : t("app.error"));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  function onType(value: string) {
+    setText(value);
+    if (Date.now() - lastTyping.current > TYPING_EVERY_MS) {
+      lastTyping.current = Date.now();
+      announce(ticketId, "typing");
+    }
+  }
+
+  if (view === undefined) {
+    return (
+      <AppLayout wide>
+        <p role="status">{t("app.loading")}</p>
+      </AppLayout>
+    );
+  }
+  if (view === null) {
+    return (
+      <AppLayout wide>
+        <PageTitle>{t("ticket.notFound")}</PageTitle>
+        <p>{t("ticket.notFoundText")}</p>
+        <Link to="/views/mine">{t("notFound.home")}</Link>
+      </AppLayout>
+    );
+  }
+
+  const { ticket } = view;
+  const closed = ticket.status === "closed";
+  const others = presence.value.get(ticketId)?.agents.filter((agent) => agent.userId !== userId) ?? [];
+  const player = view.player.record;
+
+  return (
+    <AppLayout wide>
+      <div class="ticket-layout">
+        <article class="conversation-pane" aria-labelledby="ticket-title">
+          <p class="back">
+            <Link to="/views/mine">{t("ticket.back")}</Link>
+          </p>
+          <PageTitle id="ticket-title">{t("ticket.title", { number: ticket.runningId, player: ticket.playerName ?? ticket.email ?? t("ticket.unknownPlayer") })}</PageTitle>
+          <p class="ticket-facts">
+            <span class={`status status-${ticket.status}`}>{statusName(ticket.status)}</span>
+            {ticket.resolutionType && <span> · {t(`resolution.${ticket.resolutionType}` as never)}</span>}
+            <span> · {ticket.language.toUpperCase()}</span>
+            <span> · {t("ticket.tier", { tier: ticket.metadata.playerTier ?? 1 })}</span>
+            <span> · {view.assigneeId === null ? t("ticket.unassigned") : view.assigneeId === userId ? t("ticket.assignedToYou") : t("ticket.assignedToOther")}</span>
+          </p>
+          <div class="presence-line" role="status" aria-live="polite">
+            {others.map((agent) => (agent.state === "typing" ? t("presence.typing", { name: agent.displayName }) : t("presence.viewing", { name: agent.displayName }))).join(" · ")}
+          </div>
+          {error && <Alert>{error}</Alert>}
+          <ol class="conversation" aria-label={t("ticket.conversation")}>
+            {view.conversation.map((item) => (
+              <li key={item.event.id} class={`event event-${item.event.type.toLowerCase()}`}>
+                <p class="event-head">
+                  <strong>{item.event.type === "PRIVATE_NOTE" ? t("event.note", { author: authorName(item, userId) }) : authorName(item, userId) || t(`event.${item.event.type}` as never)}</strong>
+                  <time dateTime={item.event.createdAt}> {formatDateTime(item.event.createdAt)}</time>
+                </p>
+                {item.event.message !== undefined && <p class="text">{item.event.message}</p>}
+                {item.event.type === "CSAT" && <p>{t("event.csat", { score: item.event.score ?? 0 })}{item.event.review ? ` “${item.event.review}”` : ""}</p>}
+                {item.event.type === "END" && <p class="muted">{t("event.end")}</p>}
+                {item.event.fields && (
+                  <dl class="answers">
+                    {item.event.fields.map((field) => (
+                      <>
+                        <dt>{field.label}</dt>
+                        <dd>{field.attachments ? t("event.files", { count: field.attachments.length }) : String(field.value ?? "")}</dd>
+                      </>
+                    ))}
+                  </dl>
+                )}
+                {item.event.attachments && item.event.attachments.length > 0 && (
+                  <ul class="attachments">
+                    {item.event.attachments.map((attachment, index) => (
+                      <li key={attachment.id}>
+                        <a href={`/agent-api/tickets/${ticketId}/attachments/${encodeURIComponent(attachment.id)}`} target="_blank" rel="noopener">
+                          {t("event.attachment", { number: index + 1 })}
+                        </a>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </li>
+            ))}
+          </ol>
+          {!closed && (
+            <form
+              class={`composer composer-${mode}`}
+              onSubmit={(event) => {
+                event.preventDefault();
+                if (text.trim() === "") return;
+                void act([{ type: mode === "reply" ? "sendMessage" : "addPrivateNote", message: text.trim() }], () => setText(""));
+              }}
+            >
+              <fieldset class="mode">
+                <legend>{t("composer.mode")}</legend>
+                <label>
+                  <input type="radio" name="mode" checked={mode === "reply"} onChange={() => setMode("reply")} /> {t("composer.reply")}
+                </label>
+                <label>
+                  <input type="radio" name="mode" checked={mode === "note"} onChange={() => setMode("note")} /> {t("composer.note")}
+                </label>
+              </fieldset>
+              <label for="composer-text">{mode === "reply" ? t("composer.replyLabel") : t("composer.noteLabel")}</label>
+              <textarea id="composer-text" ref={composer} rows={4} value={text} onInput={(event) => onType((event.currentTarget as HTMLTextAreaElement).value)} />
+              <button type="submit" class="button primary" disabled={busy || text.trim() === ""}>
+                {mode === "reply" ? t("composer.send") : t("composer.addNote")}
+              </button>
+            </form>
+          )}
+        </article>
+        <aside class="side-pane" aria-label={t("ticket.details")}>
+          <section aria-labelledby="actions-title">
+            <h2 id="actions-title">{t("ticket.actions")}</h2>
+            <div class="action-buttons">
+              {!closed && view.assigneeId !== userId && userId && (
+                <button type="button" class="button" disabled={busy} onClick={() => void act([{ type: "assignTicket", assigneeId: userId }])}>
+                  {t("action.assignToMe")}
+                </button>
+              )}
+              {!closed && ticket.status !== "on_hold" && (
+                <button type="button" class="button" disabled={busy} onClick={() => void act([{ type: "setOnHold", onHold: true }])}>
+                  {t("action.hold")}
+                </button>
+              )}
+              {!closed && ticket.status === "on_hold" && (
+                <button type="button" class="button" disabled={busy} onClick={() => void act([{ type: "setOnHold", onHold: false }])}>
+                  {t("action.release")}
+                </button>
+              )}
+              {!closed && (
+                <button type="button" class="button primary" disabled={busy} onClick={() => void act([{ type: "resolveTicket" }])}>
+                  {t("action.resolve")}
+                </button>
+              )}
+              {!closed && (
+                <button type="button" class="button" disabled={busy} onClick={() => void act([{ type: "rejectTicket" }])}>
+                  {t("action.reject")}
+                </button>
+              )}
+            </div>
+          </section>
+          <section aria-labelledby="player-title">
+            <h2 id="player-title">{t("player.title")}</h2>
+            <dl class="facts compact">
+              <dt>{t("player.name")}</dt>
+              <dd>{player?.name ?? ticket.playerName ?? "—"}</dd>
+              <dt>{t("player.email")}</dt>
+              <dd>{player?.email ?? ticket.email ?? "—"}</dd>
+              <dt>{t("player.id")}</dt>
+              <dd>{player?.playerId ?? ticket.playerId ?? "—"}</dd>
+              <dt>{t("player.tier")}</dt>
+              <dd>{player?.tier ?? ticket.metadata.playerTier ?? 1}</dd>
+              <dt>{t("player.platform")}</dt>
+              <dd>{ticket.metadata.platform ?? "—"}</dd>
+            </dl>
+            {view.player.otherTickets.length > 0 && (
+              <>
+                <h3>{t("player.otherTickets")}</h3>
+                <ul class="other-tickets">
+                  {view.player.otherTickets.map((other) => (
+                    <li key={other.id}>
+                      <Link to={`/tickets/${other.id}`}>#{other.runningId}</Link> {statusName(other.status)}
+                    </li>
+                  ))}
+                </ul>
+              </>
+            )}
+          </section>
+          {ticket.tags.length > 0 && (
+            <section aria-labelledby="tags-title">
+              <h2 id="tags-title">{t("ticket.tags")}</h2>
+              <p>{ticket.tags.join(", ")}</p>
+            </section>
+          )}
+        </aside>
+      </div>
+    </AppLayout>
+  );
+}
