@@ -53,7 +53,7 @@ export function ticketMessage(ticket: Ticket, supportAppUrl: string): MessageIni
 }
 
 function eventMessage(event: TicketEvent): MessageInitShape<typeof TicketEventSchema> {
-  const common = { id: event.id, createdAt: timestampFromDate(event.createdAt) };
+  const common = { id: event.id, createdAt: timestampFromDate(event.createdAt), actor: { type: event.actor.type, id: event.actor.id ?? undefined } };
   switch (event.type) {
     case "PLAYER_MESSAGE":
       return { ...common, payload: { case: "playerMessage", value: event.data } };
@@ -163,6 +163,7 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         ticketId: req.ticketId,
         actions: req.actions.map(actionInput),
         apiKeyId: req.apiKeyId ?? null,
+        actingUserId: req.actingUserId ?? null,
       });
       return { success: true, ticket: toMessage(ticket) };
     }),

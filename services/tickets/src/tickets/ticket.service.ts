@@ -204,15 +204,21 @@ function namesUnknownDefinition(actions: readonly TicketAction[], definitions: D
 
 export async function performTicketActions(
   ctx: TicketsContext,
-  input: { companyId: string; ticketId: string; actions: TicketActionInput[]; apiKeyId: string | null },
+  input: { companyId: string; ticketId: string; actions: TicketActionInput[]; apiKeyId: string | null; actingUserId?: string | null },
 ): Promise<Ticket> {
-  const actions = checkActions(input.actions);
+  const actingUserId = input.actingUserId ? input.actingUserId.toLowerCase() : null;
+  const actions = checkActions(input.actions, { actingUserId });
   const { companyId } = input;
 
   // Read-only lookups before the row lock: who may act on the ticket's game (its game never
   // changes), and the definitions for the strict tag/field checks. They need the ticket's game,
   // read first; actions that need neither read the ticket once, under the lock.
-  const userIds = [...new Set(actions.flatMap((action, index) => referencedUsers(action, index).map((user) => user.userId)))];
+  const userIds = [
+    ...new Set([
+      ...(actingUserId !== null ? [actingUserId] : []),
+      ...actions.flatMap((action, index) => referencedUsers(action, index).map((user) => user.userId)),
+    ]),
+  ];
   const namesDefinitions = actions.some((action) => action.type === "addTags" || action.type === "removeTags" || action.type === "setFields");
   if (!isUuid(input.ticketId)) throw notFound("ticket not found");
   const ticketId = input.ticketId.toLowerCase();
@@ -234,6 +240,7 @@ export async function performTicketActions(
     const plan = applyActions(locked, actions, {
       now: new Date(),
       apiKeyId: input.apiKeyId,
+      actingUserId,
       hasAccess: (userId) => access.get(userId) === true,
       definitions,
     });

@@ -867,6 +867,15 @@ export declare type PerformTicketActionsRequest = Message<"tickets.v1.PerformTic
    * @generated from field: optional string api_key_id = 4;
    */
   apiKeyId?: string | undefined;
+
+  /**
+   * The signed-in service user performing the request (the support application): every action
+   * is attributed to this user, who must have access to the ticket's game, and an action that
+   * names its own user_id is INVALID_ARGUMENT. Absent for API-key requests.
+   *
+   * @generated from field: optional string acting_user_id = 5;
+   */
+  actingUserId?: string | undefined;
 };
 
 /**
@@ -1092,6 +1101,34 @@ export declare type TicketCollectorResultEvent = Message<"tickets.v1.TicketColle
 export declare const TicketCollectorResultEventSchema: GenMessage<TicketCollectorResultEvent>;
 
 /**
+ * TicketEventActor is who caused an event.
+ *
+ * @generated from message tickets.v1.TicketEventActor
+ */
+export declare type TicketEventActor = Message<"tickets.v1.TicketEventActor"> & {
+  /**
+   * One of user, api_key, player, system.
+   *
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * The user's, API key's or player's id (servicePlayerId), or the system job's name; absent
+   * when unknown.
+   *
+   * @generated from field: optional string id = 2;
+   */
+  id?: string | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.TicketEventActor.
+ * Use `create(TicketEventActorSchema)` to create a new message.
+ */
+export declare const TicketEventActorSchema: GenMessage<TicketEventActor>;
+
+/**
  * TicketEvent is one public ticket event; the member set is its `type`.
  *
  * @generated from message tickets.v1.TicketEvent
@@ -1106,6 +1143,13 @@ export declare type TicketEvent = Message<"tickets.v1.TicketEvent"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 2;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * Who caused it (the author of a message or note). Not part of the public event.
+   *
+   * @generated from field: tickets.v1.TicketEventActor actor = 9;
+   */
+  actor?: TicketEventActor | undefined;
 
   /**
    * The type-specific part.
