@@ -282,3 +282,149 @@ describe("one ticket projection", () => {
     expect(fromList).toMatchObject({ id: ticketId, playerName: "Wren", email: "wren@example.com", metadata: { playerTier: 3 } });
   });
 });
+
+describe("GET /agent-api/tickets and GET /agent-api/views", () => {
+  // A company of its own, so that the counts are exactly those of the tickets made here.
+  let views: TenantResult;
+  const viewEmails = { vic: `vic-${suffix}@views.example`, val: `val-${suffix}@views.example`, vera: `vera-${suffix}@views.example` };
+  const users: Record<keyof typeof viewEmails, Agent> = {} as never;
+  const t: Record<string, { id: string; runningId: number }> = {};
+
+  const create = async (gameRef: string, message: string, player: Record<string, unknown> = {}) => {
+    const response = await stack.request("/tickets", {
+      method: "POST",
+      key: views.apiKeys.main!,
+      json: { gameId: views.games[gameRef]!.id, message, language: "en", channels: ["email"], metadata: { player: { id: `pl-${randomUUID()}`, email: "v@example.com", ...player } } },
+    });
+    expect(response.status, response.text).toBe(200);
+    return response.body as { ticketId: string; runningId: number };
+  };
+  const as = async (agent: Agent, ticket: { id: string }, actions: unknown[]) => {
+    const response = await act(agent, ticket.id, actions);
+    expect(response.status, response.text).toBe(200);
+  };
+  const list = async (agent: Agent, query: string) => {
+    const response = await stack.request(`/agent-api/tickets?${query}`, { headers: { cookie: agent.cookie } });
+    expect(response.status, response.text).toBe(200);
+    return response.body as { tickets: { ticket: { id: string }; assigneeId: string | null }[]; pagination: { cursor: string | null } };
+  };
+  const ids = async (agent: Agent, query: string) => (await list(agent, query)).tickets.map((item) => item.ticket.id);
+  const counts = async (agent: Agent) => {
+    const response = await stack.request("/agent-api/views", { headers: { cookie: agent.cookie } });
+    expect(response.status, response.text).toBe(200);
+    return Object.fromEntries((response.body as { views: { id: string; count: number }[] }).views.map((view) => [view.id, view.count]));
+  };
+
+  beforeAll(async () => {
+    views = await stack.applyTenant({
+      company: { name: "Views Studio" },
+      apiKeys: [{ name: "main" }],
+      games: [
+        { ref: "north", name: "North", slug: `north-${suffix}`, languages: ["en"], environments: [{ ref: "north-prod", name: "production" }] },
+        { ref: "south", name: "South", slug: `south-${suffix}`, languages: ["en"], environments: [{ ref: "south-prod", name: "production" }] },
+      ],
+      users: [
+        { ref: "vic", name: "Vic Agent", email: viewEmails.vic, role: "agent", games: ["north"] },
+        { ref: "val", name: "Val Agent", email: viewEmails.val, role: "agent", games: ["north"] },
+        { ref: "vera", name: "Vera Admin", email: viewEmails.vera, role: "admin" },
+      ],
+    });
+    for (const email of Object.values(viewEmails)) await stack.admin(["users", "set-password", "--email", email], `${PASSWORD}\n`);
+    for (const [name, email] of Object.entries(viewEmails)) users[name as keyof typeof viewEmails] = await signIn(email);
+    const { vic, val } = users;
+    // In creation order: new; Vic's; Vic's and waiting; on hold without assignee; Val's, resolved;
+    // rejected without assignee; a ticket of the game Vic lacks.
+    for (const [name, game, message, player] of [
+      ["fresh", "north", "The harbour gate is stuck", { tier: 3 }],
+      ["vics", "north", "My lighthouse went dark"],
+      ["waiting", "north", "Compass spins forever"],
+      ["held", "north", "Anchor lost after update"],
+      ["resolved", "north", "Sails torn"],
+      ["rejected", "north", "Refund my seagulls"],
+      ["south", "south", "Southern dock flooded"],
+    ] as const) {
+      const created = await create(game, message, player ?? {});
+      t[name] = { id: created.ticketId, runningId: created.runningId };
+    }
+    await as(vic, t.vics!, [{ type: "assignTicket", assigneeId: vic.userId }, { type: "addPrivateNote", message: "probably the kraken" }]);
+    await as(vic, t.waiting!, [{ type: "assignTicket", assigneeId: vic.userId }, { type: "setStatus", status: "waiting" }]);
+    await as(val, t.held!, [{ type: "setOnHold", onHold: true }]);
+    await as(val, t.resolved!, [{ type: "assignTicket", assigneeId: val.userId }, { type: "resolveTicket" }]);
+    await as(val, t.rejected!, [{ type: "rejectTicket" }]);
+    // The most recent activity: the oldest ticket.
+    await as(val, t.fresh!, [{ type: "addPrivateNote", message: "looked at it" }]);
+  }, 120_000);
+
+  it("counts each view for the user within their games, and each view lists exactly what it counts", async () => {
+    const vic = await counts(users.vic);
+    expect(vic).toEqual({ mine: 2, unassigned: 2, open: 4, waiting: 1, on_hold: 1, closed_7d: 2 });
+    // The admin has both games (the southern ticket is new and unassigned); nobody is assigned to them.
+    expect(await counts(users.vera)).toEqual({ mine: 0, unassigned: 3, open: 5, waiting: 1, on_hold: 1, closed_7d: 2 });
+    expect(await counts(users.val)).toMatchObject({ mine: 0 });
+    for (const [view, count] of Object.entries(vic)) expect(await ids(users.vic, `view=${view}`), view).toHaveLength(count);
+    expect(new Set(await ids(users.vic, "view=mine"))).toEqual(new Set([t.vics!.id, t.waiting!.id]));
+    expect(new Set(await ids(users.vic, "view=unassigned"))).toEqual(new Set([t.fresh!.id, t.held!.id]));
+    expect(new Set(await ids(users.vic, "view=closed_7d"))).toEqual(new Set([t.resolved!.id, t.rejected!.id]));
+  });
+
+  it("shows a user of another company nothing, and an agent nothing of a game they lack", async () => {
+    expect(Object.values(await counts(agents.olga)).every((count) => count === 0)).toBe(true);
+    expect(await ids(agents.olga, "")).toEqual([]);
+    expect(await ids(users.vic, `gameId=${views.games.south!.id}`)).toEqual([]);
+    expect(await ids(users.vera, `gameId=${views.games.south!.id}`)).toEqual([t.south!.id]);
+    expect((await ids(users.vic, "")).includes(t.south!.id)).toBe(false);
+  });
+
+  it("lists the newest first, each ticket as the public projection with its assignee", async () => {
+    const page = await list(users.vic, "");
+    expect(page.tickets.map((item) => item.ticket.id)).toEqual(["rejected", "resolved", "held", "waiting", "vics", "fresh"].map((name) => t[name]!.id));
+    expect(page.tickets[0]!.ticket).toEqual(await (async () => {
+      const listed = await stack.request(`/tickets?ticketId=${t.rejected!.id}`, { key: views.apiKeys.main! });
+      return (listed.body as { tickets: unknown[] }).tickets[0];
+    })());
+    expect(page.tickets.find((item) => item.ticket.id === t.vics!.id)!.assigneeId).toBe(users.vic.userId);
+  });
+
+  it("sorts by last activity, and pages through a view without skipping or repeating", async () => {
+    expect((await ids(users.vic, "sort=lastActivityAt&view=open"))[0]).toBe(t.fresh!.id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await list(users.vic, `view=open&sort=lastActivityAt&limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      seen.push(...page.tickets.map((item) => item.ticket.id));
+      cursor = page.pagination.cursor;
+    } while (cursor !== null);
+    expect(seen).toHaveLength(4);
+    expect(new Set(seen)).toEqual(new Set(["fresh", "vics", "waiting", "held"].map((name) => t[name]!.id)));
+    // A cursor belongs to its sort.
+    const byActivity = (await list(users.vic, "view=open&sort=lastActivityAt&limit=1")).pagination.cursor!;
+    const wrong = await stack.request(`/agent-api/tickets?view=open&limit=1&cursor=${encodeURIComponent(byActivity)}`, { headers: { cookie: users.vic.cookie } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body).toMatchObject({ details: { issues: [{ path: "/query/cursor" }] } });
+  });
+
+  it("filters by assignee, tier, channel, status and text (messages, notes, the running number)", async () => {
+    expect(new Set(await ids(users.vic, "assignee=nobody"))).toEqual(new Set([t.fresh!.id, t.held!.id, t.rejected!.id]));
+    expect(new Set(await ids(users.vic, `assignee=${users.val.userId}`))).toEqual(new Set([t.resolved!.id]));
+    expect(new Set(await ids(users.vic, "assignee=me&status=%5B%22waiting%22%5D"))).toEqual(new Set([t.waiting!.id]));
+    expect(await ids(users.vic, "tier=3")).toEqual([t.fresh!.id]);
+    expect(await ids(users.vic, "channel=chat")).toEqual([]);
+    expect(await ids(users.vic, "channel=email")).toHaveLength(6);
+    expect(await ids(users.vic, "q=LIGHTHOUSE")).toEqual([t.vics!.id]);
+    expect(await ids(users.vic, "q=kraken")).toEqual([t.vics!.id]);
+    expect(await ids(users.vic, `q=%23${t.held!.runningId}`)).toEqual([t.held!.id]);
+    // Another game's text is not found by an agent without it.
+    expect(await ids(users.vic, "q=southern")).toEqual([]);
+    expect(await ids(users.vic, "q=100%25")).toEqual([]);
+  });
+
+  it("refuses bad filters with a 400 naming each", async () => {
+    const response = await stack.request("/agent-api/tickets?view=everything&assignee=someone&sort=name", { headers: { cookie: users.vic.cookie } });
+    expect(response.status).toBe(400);
+    const paths = (response.body as { details: { issues: { path: string }[] } }).details.issues.map((issue) => issue.path).sort();
+    expect(paths).toEqual(expect.arrayContaining(["/query/sort", "/query/view"]));
+    const assignee = await stack.request("/agent-api/tickets?assignee=someone", { headers: { cookie: users.vic.cookie } });
+    expect(assignee.status).toBe(400);
+    expect(assignee.body).toMatchObject({ details: { issues: [{ path: "/query/assignee" }] } });
+  });
+});

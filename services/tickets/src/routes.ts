@@ -12,7 +12,7 @@ import { erasePlayerTickets } from "./erasure/erasure.service.ts";
 import type { TicketEvent } from "./ticket-events/event.ts";
 import { listTicketEvents } from "./ticket-events/event.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
-import { createTicket, getTicket, listTickets, performTicketActions } from "./tickets/ticket.service.ts";
+import { countAgentViews, createTicket, getTicket, listAgentTickets, listTickets, performTicketActions } from "./tickets/ticket.service.ts";
 import { ticketUrl, type Ticket } from "./tickets/ticket.ts";
 
 /** Every request names the caller's company; the gateway always sends a uuid, so anything else is a caller's bug. */
@@ -154,6 +154,39 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
       });
       return { tickets: tickets.map(toMessage), nextCursor: nextCursor ?? undefined };
     },
+
+    listAgentTickets: async (req) => {
+      const { tickets, nextCursor } = await listAgentTickets(ctx, company(req.companyId), {
+        userId: req.userId,
+        gameIds: req.gameIds,
+        raw: {
+          playerId: req.playerId,
+          email: req.email,
+          gameId: req.gameId,
+          ticketId: req.ticketId,
+          tags: req.tags,
+          fields: req.fields,
+          status: req.status,
+          createdAfter: req.createdAfter,
+          createdBefore: req.createdBefore,
+          order: req.order,
+          cursor: req.cursor,
+          limit: req.limit,
+          assignee: req.assignee,
+          language: req.language,
+          tier: req.tier,
+          channel: req.channel,
+          q: req.q,
+          sort: req.sort,
+          view: req.view,
+        },
+      });
+      return { tickets: tickets.map(toMessage), nextCursor: nextCursor ?? undefined };
+    },
+
+    countAgentViews: async (req) => ({
+      views: (await countAgentViews(ctx, company(req.companyId), { userId: req.userId, gameIds: req.gameIds })).map(({ view, count }) => ({ view, count: BigInt(count) })),
+    }),
 
     getTicket: async (req) => ({ ticket: toMessage(await getTicket(ctx, company(req.companyId), req.ticketId)) }),
 

@@ -1251,6 +1251,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tickets (views, filters, text)
+         * @description The tickets of the user's games matching every given filter, one page at a time: the
+         *     filters of `GET /tickets` plus `view`, `assignee`, `language`, `tier`, `channel` and `q`,
+         *     sorted by creation (default) or last activity, newest first unless `order=asc`. Each
+         *     ticket is the public projection with its assignee beside it. Paging uses the cursor as
+         *     `GET /tickets` does; a cursor belongs to its `order` and `sort` (another is a 400).
+         *     Sorted by last activity, a ticket that gets activity while the pages are read moves, so
+         *     it may be seen twice or not at all in that scan. The built-in views are defined in
+         *     docs/agent-api.md.
+         */
+        get: operations["listAgentTickets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The built-in views with their counts
+         * @description Every built-in view, in the sidebar's order, with how many tickets it lists for the
+         *     signed-in user now (only tickets of the user's games): `GET /agent-api/tickets?view=<id>`
+         *     lists exactly those tickets.
+         */
+        get: operations["listAgentViews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/tickets/{ticketId}": {
         parameters: {
             query?: never;
@@ -1456,6 +1505,32 @@ export interface components {
                 /** @description The company requires two-factor of every user. */
                 required: boolean;
             };
+        };
+        AgentTicketPage: {
+            tickets: components["schemas"]["AgentTicketListItem"][];
+            pagination: {
+                /** @description Cursor of the next page; null when there are no more results. */
+                cursor: string | null;
+            };
+        };
+        /** @description A listed ticket (the public projection) and its assignee. */
+        AgentTicketListItem: {
+            ticket: components["schemas"]["Ticket"];
+            /**
+             * Format: uuid
+             * @description The user the ticket is assigned to; null when nobody.
+             */
+            assigneeId: string | null;
+        };
+        AgentViewCount: {
+            /**
+             * @description The `view` of `GET /agent-api/tickets`.
+             * @enum {string}
+             */
+            id: "mine" | "unassigned" | "open" | "waiting" | "on_hold" | "closed_7d";
+            /** @description The view's English name (the console translates `id`). */
+            name: string;
+            count: number;
         };
         /** @description A ticket as the support application shows it, in one answer. */
         AgentTicketView: {
@@ -3000,6 +3075,50 @@ export interface components {
         /** @description A key of the client's choosing for this request (see "Idempotent requests"): the same key with the same request within 24 hours answers with the first answer without doing the work again. */
         IdempotencyKey: string;
         GameIdPath: string;
+        /** @description External player id given by the game. */
+        ListPlayerId: string;
+        /** @description Player email. */
+        ListEmail: string;
+        ListGameId: string;
+        ListTicketId: string;
+        /**
+         * @description JSON-encoded array of tag names; a ticket must carry every given tag.
+         *     Invalid JSON or another shape is a 400.
+         * @example ["billing","vip"]
+         */
+        ListTags: string;
+        /**
+         * @description JSON-encoded object of field keys and values; a ticket must match every given
+         *     field (a dropdown field must contain all given options). Invalid JSON or
+         *     another shape is a 400.
+         * @example {"server":"eu-1"}
+         */
+        ListFields: string;
+        /**
+         * @description JSON-encoded array of statuses (new, assigned, unassigned, waiting, on_hold,
+         *     closed); a ticket matches when its status is any of them. Invalid JSON or
+         *     another shape is a 400.
+         * @example ["new","waiting"]
+         */
+        ListStatus: string;
+        /**
+         * @description Only tickets created on or after this instant: `YYYY-MM-DD` (start of that
+         *     day, UTC) or an RFC 3339 date-time.
+         */
+        ListCreatedAfter: components["schemas"]["DateOrDateTime"];
+        /**
+         * @description Only tickets created on or before this instant: `YYYY-MM-DD` (that whole day
+         *     included, UTC) or an RFC 3339 date-time.
+         */
+        ListCreatedBefore: components["schemas"]["DateOrDateTime"];
+        /**
+         * @description Opaque cursor from a previous response. Use it with the same `order` it was
+         *     obtained with; another `order` or an altered cursor is a 400. Omit it to start
+         *     a new scan.
+         */
+        ListCursor: string;
+        /** @description Page size. */
+        ListLimit: number;
         TicketIdPath: string;
         WebhookIdPath: string;
     };
@@ -3157,41 +3276,41 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description External player id given by the game. */
-                playerId?: string;
+                playerId?: components["parameters"]["ListPlayerId"];
                 /** @description Player email. */
-                email?: string;
-                gameId?: string;
-                ticketId?: string;
+                email?: components["parameters"]["ListEmail"];
+                gameId?: components["parameters"]["ListGameId"];
+                ticketId?: components["parameters"]["ListTicketId"];
                 /**
                  * @description JSON-encoded array of tag names; a ticket must carry every given tag.
                  *     Invalid JSON or another shape is a 400.
                  * @example ["billing","vip"]
                  */
-                tags?: string;
+                tags?: components["parameters"]["ListTags"];
                 /**
                  * @description JSON-encoded object of field keys and values; a ticket must match every given
                  *     field (a dropdown field must contain all given options). Invalid JSON or
                  *     another shape is a 400.
                  * @example {"server":"eu-1"}
                  */
-                fields?: string;
+                fields?: components["parameters"]["ListFields"];
                 /**
                  * @description JSON-encoded array of statuses (new, assigned, unassigned, waiting, on_hold,
                  *     closed); a ticket matches when its status is any of them. Invalid JSON or
                  *     another shape is a 400.
                  * @example ["new","waiting"]
                  */
-                status?: string;
+                status?: components["parameters"]["ListStatus"];
                 /**
                  * @description Only tickets created on or after this instant: `YYYY-MM-DD` (start of that
                  *     day, UTC) or an RFC 3339 date-time.
                  */
-                createdAfter?: components["schemas"]["DateOrDateTime"];
+                createdAfter?: components["parameters"]["ListCreatedAfter"];
                 /**
                  * @description Only tickets created on or before this instant: `YYYY-MM-DD` (that whole day
                  *     included, UTC) or an RFC 3339 date-time.
                  */
-                createdBefore?: components["schemas"]["DateOrDateTime"];
+                createdBefore?: components["parameters"]["ListCreatedBefore"];
                 /** @description Creation order; `asc` lists the oldest first. */
                 order?: "asc" | "desc";
                 /**
@@ -3199,9 +3318,9 @@ export interface operations {
                  *     obtained with; another `order` or an altered cursor is a 400. Omit it to start
                  *     a new scan.
                  */
-                cursor?: string;
+                cursor?: components["parameters"]["ListCursor"];
                 /** @description Page size. */
-                limit?: number;
+                limit?: components["parameters"]["ListLimit"];
             };
             header?: never;
             path?: never;
@@ -4934,6 +5053,131 @@ export interface operations {
             404: components["responses"]["AgentLinkUnusable"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["AgentSignInTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentTickets: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A built-in view (combined with every other filter): `mine` (open, assigned to the
+                 *     user), `unassigned` (open, assigned to nobody), `open` (every status but closed),
+                 *     `waiting`, `on_hold`, `closed_7d` (closed in the last 7 days).
+                 */
+                view?: "mine" | "unassigned" | "open" | "waiting" | "on_hold" | "closed_7d";
+                /** @description `me`, `nobody` (no assignee), or a user id. */
+                assignee?: string;
+                language?: components["schemas"]["Language"];
+                /** @description The player's tier as the ticket records it (`metadata.playerTier`). */
+                tier?: 1 | 2 | 3;
+                channel?: "chat" | "email" | "messenger";
+                /**
+                 * @description Text, matched case-insensitively as a substring of the ticket's messages and
+                 *     private notes, the player's name, email or external id; digits (or `#` and
+                 *     digits) also match the running number. Plain matching for now, not full-text
+                 *     search.
+                 */
+                q?: string;
+                /** @description What the list is sorted by (then by running number). */
+                sort?: "createdAt" | "lastActivityAt";
+                /** @description `desc` lists the newest (or most recently active) first. */
+                order?: "asc" | "desc";
+                /** @description External player id given by the game. */
+                playerId?: components["parameters"]["ListPlayerId"];
+                /** @description Player email. */
+                email?: components["parameters"]["ListEmail"];
+                gameId?: components["parameters"]["ListGameId"];
+                ticketId?: components["parameters"]["ListTicketId"];
+                /**
+                 * @description JSON-encoded array of tag names; a ticket must carry every given tag.
+                 *     Invalid JSON or another shape is a 400.
+                 * @example ["billing","vip"]
+                 */
+                tags?: components["parameters"]["ListTags"];
+                /**
+                 * @description JSON-encoded object of field keys and values; a ticket must match every given
+                 *     field (a dropdown field must contain all given options). Invalid JSON or
+                 *     another shape is a 400.
+                 * @example {"server":"eu-1"}
+                 */
+                fields?: components["parameters"]["ListFields"];
+                /**
+                 * @description JSON-encoded array of statuses (new, assigned, unassigned, waiting, on_hold,
+                 *     closed); a ticket matches when its status is any of them. Invalid JSON or
+                 *     another shape is a 400.
+                 * @example ["new","waiting"]
+                 */
+                status?: components["parameters"]["ListStatus"];
+                /**
+                 * @description Only tickets created on or after this instant: `YYYY-MM-DD` (start of that
+                 *     day, UTC) or an RFC 3339 date-time.
+                 */
+                createdAfter?: components["parameters"]["ListCreatedAfter"];
+                /**
+                 * @description Only tickets created on or before this instant: `YYYY-MM-DD` (that whole day
+                 *     included, UTC) or an RFC 3339 date-time.
+                 */
+                createdBefore?: components["parameters"]["ListCreatedBefore"];
+                /**
+                 * @description Opaque cursor from a previous response. Use it with the same `order` it was
+                 *     obtained with; another `order` or an altered cursor is a 400. Omit it to start
+                 *     a new scan.
+                 */
+                cursor?: components["parameters"]["ListCursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["ListLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of tickets. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTicketPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The views. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        views: components["schemas"]["AgentViewCount"][];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];

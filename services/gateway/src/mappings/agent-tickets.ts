@@ -2,7 +2,7 @@
 // JSON. The ticket and its events are mapped by mappings/tickets.ts, exactly as the public API
 // shows them: this file only adds what agents see beside them (the assignee, who wrote each
 // event, the player's record).
-import type { ListTicketBreadcrumbsResponse, Player, Ticket, TicketEvent } from "@support/proto";
+import type { AgentViewCount, ListTicketBreadcrumbsResponse, Player, Ticket, TicketEvent } from "@support/proto";
 import type { Schemas } from "../openapi/types.ts";
 import { toBreadcrumbsDto, toEventDto, toTicketDto } from "./tickets.ts";
 
@@ -31,6 +31,25 @@ export function toPlayerRecordDto(player: Player): Schemas["AgentPlayerRecord"] 
     tier: (player.tier ?? null) as Schemas["AgentPlayerRecord"]["tier"],
     blocked: player.blocked,
   };
+}
+
+export function toTicketListItemDto(ticket: Ticket): Schemas["AgentTicketListItem"] {
+  return { ticket: toTicketDto(ticket), assigneeId: ticket.assigneeId ?? null };
+}
+
+/** The views' English names; the console shows its own translation of the id. */
+const VIEW_NAMES: Record<Schemas["AgentViewCount"]["id"], string> = {
+  mine: "Mine",
+  unassigned: "Unassigned",
+  open: "All open",
+  waiting: "Waiting",
+  on_hold: "On hold",
+  closed_7d: "Closed in the last 7 days",
+};
+
+export function toViewCountDto(count: AgentViewCount): Schemas["AgentViewCount"] {
+  const id = count.view as Schemas["AgentViewCount"]["id"];
+  return { id, name: VIEW_NAMES[id], count: Number(count.count) };
 }
 
 export interface TicketViewParts {

@@ -75,15 +75,17 @@ const AGENT_OPERATIONS = [
   ["get", "/agent-api/audit-log", "listAgentAuditLog"],
   ["get", "/agent-api/sso/start", "startAgentSingleSignOn"],
   ["get", "/agent-api/sso/callback", "completeAgentSingleSignOn"],
+  ["get", "/agent-api/tickets", "listAgentTickets"],
+  ["get", "/agent-api/views", "listAgentViews"],
   ["get", "/agent-api/tickets/{ticketId}", "getAgentTicket"],
   ["post", "/agent-api/tickets/{ticketId}/actions", "performAgentTicketActions"],
   ["get", "/agent-api/tickets/{ticketId}/attachments/{attachmentId}", "getAgentTicketAttachment"],
 ] as const;
 // Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
-const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "getAgentTicket", "getAgentTicketAttachment"]);
+const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
   "signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment", "listAgentAuditLog",
-  "getAgentTicket", "performAgentTicketActions", "getAgentTicketAttachment",
+  "listAgentTickets", "listAgentViews", "getAgentTicket", "performAgentTicketActions", "getAgentTicketAttachment",
 ]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
@@ -115,7 +117,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 16 of the agent API, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 18 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });

@@ -10,7 +10,7 @@ import { connectToAppError } from "@support/rpc";
 import type { Middleware } from "koa";
 import type { AgentSessionState, AgentSessionView } from "../agent-api/sessions.ts";
 import type { MediaClient, PlayersClient, TicketsClient } from "../clients.ts";
-import { conversationAttachmentIds, toTicketViewDto } from "../mappings/agent-tickets.ts";
+import { conversationAttachmentIds, toTicketListItemDto, toTicketViewDto, toViewCountDto } from "../mappings/agent-tickets.ts";
 import { toActionMessage } from "../mappings/tickets.ts";
 import { idempotencyKey } from "../middleware/idempotency.ts";
 import { jsonBody } from "../middleware/json-body.ts";
@@ -82,6 +82,51 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
     const page = await tickets.listTickets({ companyId, gameId: ticket.gameId, ...player, order: "desc", limit: OTHER_TICKETS_SHOWN + 1 });
     return page.tickets.filter((other) => other.id !== ticket.id).slice(0, OTHER_TICKETS_SHOWN);
   };
+
+  api.operation<"listAgentTickets", AgentSessionState>(
+    "listAgentTickets",
+    async (ctx) => {
+      const session = ctx.state.agentSession;
+      const { tier, ...query } = ctx.state.validated.query;
+      // Named through the RPC's fields: the query may hold parameters the document does not declare.
+      const page = await tickets.listAgentTickets({
+        companyId: session.companyId,
+        gameIds: session.gameIds,
+        userId: session.user.id,
+        playerId: query.playerId,
+        email: query.email,
+        gameId: query.gameId,
+        ticketId: query.ticketId,
+        tags: query.tags,
+        fields: query.fields,
+        status: query.status,
+        createdAfter: query.createdAfter,
+        createdBefore: query.createdBefore,
+        order: query.order,
+        cursor: query.cursor,
+        limit: query.limit,
+        assignee: query.assignee,
+        language: query.language,
+        tier: tier === undefined ? undefined : String(tier),
+        channel: query.channel,
+        q: query.q,
+        sort: query.sort,
+        view: query.view,
+      });
+      respond(ctx, 200, { tickets: page.tickets.map(toTicketListItemDto), pagination: { cursor: page.nextCursor ?? null } });
+    },
+    { before: guards.read },
+  );
+
+  api.operation<"listAgentViews", AgentSessionState>(
+    "listAgentViews",
+    async (ctx) => {
+      const session = ctx.state.agentSession;
+      const { views } = await tickets.countAgentViews({ companyId: session.companyId, gameIds: session.gameIds, userId: session.user.id });
+      respond(ctx, 200, { views: views.map(toViewCountDto) });
+    },
+    { before: guards.read },
+  );
 
   api.operation<"getAgentTicket", AgentSessionState>(
     "getAgentTicket",
