@@ -147,13 +147,15 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
 
   // Keys are the company's (as on the public route), and the signed-in user is part of the
   // request: another user's request with the same key and body is another request (422).
-  const idempotency = idempotencyKey(getOperation("performAgentTicketActions"), (state) => (state as AgentSessionState).agentSession.user.id);
+  // api.operation adds the key's middleware only to API-key routes, so the handler runs it
+  // itself, after validation as there (the cast: Koa's context type of that middleware).
+  const idempotency = idempotencyKey(getOperation("performAgentTicketActions"), (state) => (state as AgentSessionState).agentSession.user.id) as Middleware;
   api.operation<"performAgentTicketActions", AgentSessionState>(
     "performAgentTicketActions",
     async (ctx) => {
       const session = ctx.state.agentSession;
       const { ticketId } = ctx.state.validated.params;
-      await (idempotency as Middleware)(ctx as never, async () => {
+      await idempotency(ctx as never, async () => {
         await ticketInScope(session, ticketId);
         const response = await tickets.performTicketActions({
           companyId: session.companyId,
