@@ -8,7 +8,7 @@ import { notFound, validationError } from "@support/errors";
 import type { Player, Ticket } from "@support/proto";
 import { connectToAppError } from "@support/rpc";
 import type { Middleware } from "koa";
-import type { AgentSessionState, AgentSessionView } from "../agent-api/sessions.ts";
+import { seesGame, type AgentSessionState, type AgentSessionView } from "../agent-api/sessions.ts";
 import type { MediaClient, PlayersClient, TicketsClient } from "../clients.ts";
 import { conversationAttachmentIds, toTicketListItemDto, toTicketViewDto, toViewCountDto } from "../mappings/agent-tickets.ts";
 import { toActionMessage } from "../mappings/tickets.ts";
@@ -31,11 +31,6 @@ export const OTHER_TICKETS_SHOWN = 20;
 
 /** The one answer for a ticket that does not exist, is another company's, or is of a game outside the user's. */
 const ticketNotFound = () => notFound("ticket not found");
-
-/** Whether the session's user may see tickets of this game. */
-export function seesGame(session: Pick<AgentSessionView, "gameIds">, gameId: string): boolean {
-  return session.gameIds.includes(gameId.toLowerCase());
-}
 
 /**
  * Refuses, before validation, an action that names its own `userId` (the document's schema
