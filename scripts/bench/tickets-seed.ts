@@ -50,7 +50,8 @@ export async function insertTickets(client: pg.Client, company: SeedCompany, fro
   const statement = `
     insert into tickets (company_id, running_id, game_id, game_environment_id, service_player_id, player_external_id, player_name,
       email, status, resolution_type, waiting_since, assignee_id, csat_score, support_source, channels, language, platform, metadata,
-      tags, fields, first_message, first_message_normalized, last_player_message_at, created_at, last_activity_at, updated_at)
+      tags, fields, first_message, first_message_normalized, last_player_message_at, created_at, last_activity_at, updated_at,
+      closed_at)
     select $1::uuid, g, ($2::uuid[])[gi], ($3::uuid[])[gi], md5('bench-player-' || p)::uuid,
       case when anonymous then null else 'player-' || p end,
       case when anonymous then null else 'Player ' || p end,
@@ -79,7 +80,8 @@ export async function insertTickets(client: pg.Client, company: SeedCompany, fro
         'is_spender', case when u_version > 0.8 then to_jsonb(true) end)),
       message || ' (order ' || g || ')',
       lower(message || ' (order ' || g || ')'),
-      created_at, created_at, created_at + u_agent * interval '20 hours', created_at + u_agent * interval '20 hours'
+      created_at, created_at, created_at + u_agent * interval '20 hours', created_at + u_agent * interval '20 hours',
+      case when status = 'closed' then created_at + u_agent * interval '20 hours' end
     from (
       select g, created_at, u_resolution, u_agent, u_csat, u_bug, u_billing, u_vip, u_crash, u_category, u_level, u_version,
         case when u_game < 0.5 then 1 when u_game < 0.75 then 2 when u_game < 0.9 then 3 else 4 end as gi,

@@ -30,11 +30,18 @@ export interface RequestParts {
   params: unknown;
   query: unknown;
   body: unknown;
+  /**
+   * Who sends it, when keys are shared by several senders (a company's signed-in users): the
+   * same key and body from another user is another request. Absent for API-key requests.
+   */
+  principal?: string | undefined;
 }
 
-/** SHA-256 (hex) of the canonical JSON of the request's method, route, parameters, query and body. */
+/** SHA-256 (hex) of the canonical JSON of the request's method, route, parameters, query, body and principal. */
 export function requestFingerprint(parts: RequestParts): string {
-  const text = canonicalJson([parts.method.toUpperCase(), parts.route, parts.params ?? {}, parts.query ?? {}, parts.body ?? null]) ?? "";
+  const request = [parts.method.toUpperCase(), parts.route, parts.params ?? {}, parts.query ?? {}, parts.body ?? null];
+  // Without a principal the fingerprint stays what it always was (keys recorded before still replay).
+  const text = canonicalJson(parts.principal === undefined ? request : [...request, parts.principal]) ?? "";
   return createHash("sha256").update(text).digest("hex");
 }
 

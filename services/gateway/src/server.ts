@@ -37,6 +37,7 @@ import { responseHeaders } from "./middleware/response-headers.ts";
 import { tracing, tracingActive } from "./middleware/tracing.ts";
 import { registerDocsRoutes } from "./openapi/docs.ts";
 import { registerAgentApiRoutes } from "./routes/agent-api.ts";
+import { registerAgentTicketRoutes } from "./routes/agent-tickets.ts";
 import { registerAnnouncementRoutes } from "./routes/announcements.ts";
 import { registerAttachmentRoutes } from "./routes/attachments.ts";
 import { createApiRoutes } from "./routes/api.ts";
@@ -158,7 +159,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   });
   // The support application's door; sign-in attempts count per client address on the shared
   // counters (like the public session endpoints), apart from every other bucket.
-  registerAgentApiRoutes(api, {
+  const agentGuards = registerAgentApiRoutes(api, {
     agentAccess: clients.agentAccess,
     sessions: caches.agentSessions,
     config,
@@ -172,6 +173,13 @@ export function createServer(deps: GatewayDeps): Gateway {
       refusedCacheMax: config.RATE_LIMIT_REFUSED_CACHE_MAX,
       onRefused: refusalCounter(registry, "agent_sign_in"),
     }),
+  });
+  registerAgentTicketRoutes(api, {
+    tickets: clients.tickets,
+    players: clients.players,
+    media: clients.media,
+    guards: agentGuards,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
   });
   api.assertComplete();
   rememberStaticMatches(router);

@@ -12,7 +12,7 @@ import { erasePlayerTickets } from "./erasure/erasure.service.ts";
 import type { TicketEvent } from "./ticket-events/event.ts";
 import { listTicketEvents } from "./ticket-events/event.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
-import { createTicket, getTicket, listTickets, performTicketActions } from "./tickets/ticket.service.ts";
+import { countAgentViews, createTicket, getTicket, listAgentTickets, listTickets, performTicketActions } from "./tickets/ticket.service.ts";
 import { ticketUrl, type Ticket } from "./tickets/ticket.ts";
 
 /** Every request names the caller's company; the gateway always sends a uuid, so anything else is a caller's bug. */
@@ -53,7 +53,7 @@ export function ticketMessage(ticket: Ticket, supportAppUrl: string): MessageIni
 }
 
 function eventMessage(event: TicketEvent): MessageInitShape<typeof TicketEventSchema> {
-  const common = { id: event.id, createdAt: timestampFromDate(event.createdAt) };
+  const common = { id: event.id, createdAt: timestampFromDate(event.createdAt), actor: { type: event.actor.type, id: event.actor.id ?? undefined } };
   switch (event.type) {
     case "PLAYER_MESSAGE":
       return { ...common, payload: { case: "playerMessage", value: event.data } };
@@ -155,6 +155,39 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
       return { tickets: tickets.map(toMessage), nextCursor: nextCursor ?? undefined };
     },
 
+    listAgentTickets: async (req) => {
+      const { tickets, nextCursor } = await listAgentTickets(ctx, company(req.companyId), {
+        userId: req.userId,
+        gameIds: req.gameIds,
+        raw: {
+          playerId: req.playerId,
+          email: req.email,
+          gameId: req.gameId,
+          ticketId: req.ticketId,
+          tags: req.tags,
+          fields: req.fields,
+          status: req.status,
+          createdAfter: req.createdAfter,
+          createdBefore: req.createdBefore,
+          order: req.order,
+          cursor: req.cursor,
+          limit: req.limit,
+          assignee: req.assignee,
+          language: req.language,
+          tier: req.tier,
+          channel: req.channel,
+          q: req.q,
+          sort: req.sort,
+          view: req.view,
+        },
+      });
+      return { tickets: tickets.map(toMessage), nextCursor: nextCursor ?? undefined };
+    },
+
+    countAgentViews: async (req) => ({
+      views: (await countAgentViews(ctx, company(req.companyId), { userId: req.userId, gameIds: req.gameIds })).map(({ view, count }) => ({ view, count: BigInt(count) })),
+    }),
+
     getTicket: async (req) => ({ ticket: toMessage(await getTicket(ctx, company(req.companyId), req.ticketId)) }),
 
     performTicketActions: (req, context) => idempotent(ctx.db, req, context, async (db) => {
@@ -163,6 +196,7 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         ticketId: req.ticketId,
         actions: req.actions.map(actionInput),
         apiKeyId: req.apiKeyId ?? null,
+        actingUserId: req.actingUserId ?? null,
       });
       return { success: true, ticket: toMessage(ticket) };
     }),

@@ -124,6 +124,36 @@ describe("PerformTicketActions", () => {
       // Internal types are never returned.
       expect((await events(ticketId)).map((e) => e.payload.case)).toEqual(["playerMessage"]);
     });
+
+    it("attributes every action of a signed-in user's request to that user, and names the author of each public event", async () => {
+      const ticketId = await newTicket();
+      await ctx.tickets.performTicketActions({
+        companyId: tenant.companyId,
+        ticketId,
+        actingUserId: alice,
+        actions: [{ action: { case: "sendMessage", value: { message: "Hello" } } }, { action: { case: "setPlayerInfo", value: { name: "Sam" } } }],
+      });
+      const audit = await auditOf(ticketId);
+      expect(audit.length).toBeGreaterThan(2);
+      for (const entry of audit.slice(1)) expect(entry.actor, entry.type).toEqual({ type: "user", id: alice });
+      expect((await events(ticketId)).map((e) => [e.payload.case, e.actor?.type, e.actor?.id])).toEqual([
+        ["playerMessage", "player", expect.any(String)],
+        ["agentMessage", "user", alice],
+      ]);
+    });
+
+    it("refuses a signed-in user's request naming a userId, or from a user without access to the game", async () => {
+      const ticketId = await newTicket();
+      const named = await failureOf(ctx.tickets.performTicketActions({
+        companyId: tenant.companyId, ticketId, actingUserId: alice, actions: [{ action: { case: "resolveTicket", value: { userId: alice } } }],
+      }));
+      expect(named.details?.issues?.map((issue) => issue.path)).toEqual(["/actions/0/userId"]);
+      const noAccess = await failureOf(ctx.tickets.performTicketActions({
+        companyId: tenant.companyId, ticketId, actingUserId: bob, actions: [{ action: { case: "addPrivateNote", value: { message: "x" } } }],
+      }));
+      expect(noAccess.code).toBe("invalid_argument");
+      expect((await events(ticketId)).map((e) => e.payload.case)).toEqual(["playerMessage"]);
+    });
   });
 
   describe("rules", () => {

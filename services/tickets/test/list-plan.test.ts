@@ -43,14 +43,15 @@ describe("list query plan on a large table", () => {
       await sql`
         insert into tickets (company_id, running_id, game_id, game_environment_id, service_player_id, player_external_id, email,
           status, resolution_type, waiting_since, support_source, channels, language, platform, metadata, tags, fields,
-          first_message, first_message_normalized, created_at, last_activity_at)
+          first_message, first_message_normalized, created_at, last_activity_at, closed_at)
         select ${company}::uuid, g, case when g % 3 = 0 then ${GAME_B}::uuid else ${GAME_A}::uuid end, gen_random_uuid(), gen_random_uuid(),
           'player-' || (g % 20000), 'p' || (g % 20000) || '@example.com',
           s.status, case when s.status = 'closed' then 'resolved' end, case when s.status = 'waiting' then now() end,
           'API', '{email}', 'en', 'ios', '{"platform":"ios"}',
           case when g % 12000 = 0 then '{legendary}'::text[] when g % 50 = 0 then '{vip,bug}'::text[] when g % 7 = 0 then '{bug}'::text[] else '{}'::text[] end,
           case when g % 12000 = 0 then jsonb_build_object('level', 1000) else jsonb_build_object('level', g % 100) end,
-          'message ' || g, 'message ' || g, timestamptz '2025-01-01' + g * interval '1 minute', timestamptz '2025-01-01' + g * interval '1 minute'
+          'message ' || g, 'message ' || g, timestamptz '2025-01-01' + g * interval '1 minute', timestamptz '2025-01-01' + g * interval '1 minute',
+          case when s.status = 'closed' then timestamptz '2025-01-01' + g * interval '1 minute' end
         from generate_series(1, ${count}::int) g
         cross join lateral (select (array['closed','closed','closed','closed','closed','closed','waiting','new','assigned','on_hold'])[1 + g % 10] as status) s`.execute(db);
     }

@@ -1251,6 +1251,131 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tickets (views, filters, text)
+         * @description The tickets of the user's games matching every given filter, one page at a time: the
+         *     filters of `GET /tickets` plus `view`, `assignee`, `language`, `tier`, `channel` and `q`,
+         *     sorted by creation (default) or last activity, newest first unless `order=asc`. Each
+         *     ticket is the public projection with its assignee beside it. Paging uses the cursor as
+         *     `GET /tickets` does; a cursor belongs to its `order` and `sort` (another is a 400).
+         *     Sorted by last activity, a ticket that gets activity while the pages are read moves, so
+         *     it may be seen twice or not at all in that scan. The built-in views are defined in
+         *     docs/agent-api.md.
+         */
+        get: operations["listAgentTickets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The built-in views with their counts
+         * @description Every built-in view, in the sidebar's order, with how many tickets it lists for the
+         *     signed-in user now (only tickets of the user's games): `GET /agent-api/tickets?view=<id>`
+         *     lists exactly those tickets.
+         */
+        get: operations["listAgentViews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/tickets/{ticketId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ticket view
+         * @description One ticket in one request: the ticket exactly as `GET /tickets` lists it, its assignee,
+         *     its whole conversation (player and agent messages, private notes, collector results,
+         *     CSAT, END; each with who wrote it) and the player panel (the player's record, the SDK
+         *     breadcrumbs, the player's other tickets). Attachments are ids, each downloadable through
+         *     `GET /agent-api/tickets/{ticketId}/attachments/{attachmentId}` (a redirect to a
+         *     short-lived link). A ticket of a game the user has no access to, of another company, or
+         *     that does not exist is a **404**, the same answer for all three.
+         */
+        get: operations["getAgentTicket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/tickets/{ticketId}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Perform actions on a ticket as the signed-in user
+         * @description The actions of `POST /tickets/{ticketId}/actions`, with the same rules (in order, all or
+         *     none, one status action per request, **409** on a closed ticket, tags and fields defined
+         *     for the ticket's game) and the same answer, performed by the signed-in user: every action
+         *     is attributed to them. An action with a `userId` is a **400** (`/actions/<i>/userId`):
+         *     who acts is the session's user, never the body's. Needs the support application's
+         *     `Origin` and `X-CSRF-Token` (**403** otherwise). Takes an `Idempotency-Key` like the
+         *     public route (a key belongs to the company; the same key with another user's request is
+         *     a **422**). A ticket outside the user's games is a **404**.
+         */
+        post: operations["performAgentTicketActions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/tickets/{ticketId}/attachments/{attachmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an attachment of a ticket
+         * @description Redirects (`307`, no body) to a signed download URL valid for at most 5 minutes, like
+         *     `GET /attachments/{attachmentId}`, for an attachment of one of the ticket's events
+         *     (messages of either side, private notes, collector answers). An attachment that is not
+         *     in the ticket's conversation, or a ticket outside the user's games, is a **404**.
+         */
+        get: operations["getAgentTicketAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1381,6 +1506,91 @@ export interface components {
                 required: boolean;
             };
         };
+        AgentTicketPage: {
+            tickets: components["schemas"]["AgentTicketListItem"][];
+            pagination: {
+                /** @description Cursor of the next page; null when there are no more results. */
+                cursor: string | null;
+            };
+        };
+        /** @description A listed ticket (the public projection) and its assignee. */
+        AgentTicketListItem: {
+            ticket: components["schemas"]["Ticket"];
+            /**
+             * Format: uuid
+             * @description The user the ticket is assigned to; null when nobody.
+             */
+            assigneeId: string | null;
+        };
+        AgentViewCount: {
+            /**
+             * @description The `view` of `GET /agent-api/tickets`.
+             * @enum {string}
+             */
+            id: "mine" | "unassigned" | "open" | "waiting" | "on_hold" | "closed_7d";
+            /** @description The view's English name (the console translates `id`). */
+            name: string;
+            count: number;
+        };
+        /** @description A ticket as the support application shows it, in one answer. */
+        AgentTicketView: {
+            ticket: components["schemas"]["Ticket"];
+            /**
+             * Format: uuid
+             * @description The user the ticket is assigned to; null when nobody.
+             */
+            assigneeId: string | null;
+            /** @description Every event of the ticket in creation order, private notes included. */
+            conversation: components["schemas"]["AgentConversationEntry"][];
+            player: components["schemas"]["AgentPlayerPanel"];
+        };
+        /** @description One event of the conversation (as `GET /tickets/{ticketId}/events` shows it) and who caused it. */
+        AgentConversationEntry: {
+            event: components["schemas"]["KnownTicketEvent"];
+            author: components["schemas"]["AgentEventAuthor"];
+        };
+        /**
+         * @description Who caused an event: a `user` of the company (an agent or admin, by id), an `api_key`
+         *     (the company's integration; the key's id, null when unknown), the `player` (the
+         *     ticket's servicePlayerId) or the `system` (e.g. `auto-close`).
+         */
+        AgentEventAuthor: {
+            /** @enum {string} */
+            type: "user" | "api_key" | "player" | "system";
+            id: string | null;
+        };
+        /** @description What the support application shows beside the conversation about the ticket's player. */
+        AgentPlayerPanel: {
+            /** @description The player as the players service keeps it; null when the ticket names no player record. */
+            record: components["schemas"]["AgentPlayerRecord"] | null;
+            /** @description The SDK breadcrumbs of this ticket, as `GET /tickets/{ticketId}/breadcrumbs` lists them. */
+            breadcrumbs: components["schemas"]["Breadcrumb"][];
+            /** @description Offset of the client's clock from the server's, when known. */
+            clientClockOffsetMs: number | null;
+            /** @description The player's other tickets in the same game, newest first, at most 20. */
+            otherTickets: components["schemas"]["Ticket"][];
+        };
+        AgentPlayerRecord: {
+            /** Format: uuid */
+            servicePlayerId: string;
+            /** @description The game's own player id. */
+            playerId: string | null;
+            name: string | null;
+            email: string | null;
+            /** @enum {integer|null} */
+            tier: 1 | 2 | 3 | null;
+            /** @description The player is blocked from contacting support. */
+            blocked: boolean;
+        };
+        AgentTicketActionsRequest: {
+            /** @description Applied in order, all or none. */
+            actions: components["schemas"]["AgentAction"][];
+        };
+        /**
+         * @description One action of `POST /tickets/{ticketId}/actions` (`type` selects its shape) without
+         *     `userId`: the signed-in user performs it.
+         */
+        AgentAction: components["schemas"]["Action"];
         /**
          * @description Language code.
          * @enum {string}
@@ -2547,6 +2757,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The session serves only two-factor enrolment (`permission_denied`): the company requires two-factor and the user has not enrolled yet. */
+        AgentEnrolFirst: {
+            headers: {
+                "x-request-id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "permission_denied",
+                 *       "message": "Your company requires two-factor sign-in: enrol first (POST /agent-api/two-factor/enrolment)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description A limit of the services behind was reached (`rate_limited`); retry after `retry-after` seconds. */
         AgentTooManyRequests: {
             headers: {
@@ -2849,6 +3075,50 @@ export interface components {
         /** @description A key of the client's choosing for this request (see "Idempotent requests"): the same key with the same request within 24 hours answers with the first answer without doing the work again. */
         IdempotencyKey: string;
         GameIdPath: string;
+        /** @description External player id given by the game. */
+        ListPlayerId: string;
+        /** @description Player email. */
+        ListEmail: string;
+        ListGameId: string;
+        ListTicketId: string;
+        /**
+         * @description JSON-encoded array of tag names; a ticket must carry every given tag.
+         *     Invalid JSON or another shape is a 400.
+         * @example ["billing","vip"]
+         */
+        ListTags: string;
+        /**
+         * @description JSON-encoded object of field keys and values; a ticket must match every given
+         *     field (a dropdown field must contain all given options). Invalid JSON or
+         *     another shape is a 400.
+         * @example {"server":"eu-1"}
+         */
+        ListFields: string;
+        /**
+         * @description JSON-encoded array of statuses (new, assigned, unassigned, waiting, on_hold,
+         *     closed); a ticket matches when its status is any of them. Invalid JSON or
+         *     another shape is a 400.
+         * @example ["new","waiting"]
+         */
+        ListStatus: string;
+        /**
+         * @description Only tickets created on or after this instant: `YYYY-MM-DD` (start of that
+         *     day, UTC) or an RFC 3339 date-time.
+         */
+        ListCreatedAfter: components["schemas"]["DateOrDateTime"];
+        /**
+         * @description Only tickets created on or before this instant: `YYYY-MM-DD` (that whole day
+         *     included, UTC) or an RFC 3339 date-time.
+         */
+        ListCreatedBefore: components["schemas"]["DateOrDateTime"];
+        /**
+         * @description Opaque cursor from a previous response. Use it with the same `order` it was
+         *     obtained with; another `order` or an altered cursor is a 400. Omit it to start
+         *     a new scan.
+         */
+        ListCursor: string;
+        /** @description Page size. */
+        ListLimit: number;
         TicketIdPath: string;
         WebhookIdPath: string;
     };
@@ -3006,41 +3276,41 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description External player id given by the game. */
-                playerId?: string;
+                playerId?: components["parameters"]["ListPlayerId"];
                 /** @description Player email. */
-                email?: string;
-                gameId?: string;
-                ticketId?: string;
+                email?: components["parameters"]["ListEmail"];
+                gameId?: components["parameters"]["ListGameId"];
+                ticketId?: components["parameters"]["ListTicketId"];
                 /**
                  * @description JSON-encoded array of tag names; a ticket must carry every given tag.
                  *     Invalid JSON or another shape is a 400.
                  * @example ["billing","vip"]
                  */
-                tags?: string;
+                tags?: components["parameters"]["ListTags"];
                 /**
                  * @description JSON-encoded object of field keys and values; a ticket must match every given
                  *     field (a dropdown field must contain all given options). Invalid JSON or
                  *     another shape is a 400.
                  * @example {"server":"eu-1"}
                  */
-                fields?: string;
+                fields?: components["parameters"]["ListFields"];
                 /**
                  * @description JSON-encoded array of statuses (new, assigned, unassigned, waiting, on_hold,
                  *     closed); a ticket matches when its status is any of them. Invalid JSON or
                  *     another shape is a 400.
                  * @example ["new","waiting"]
                  */
-                status?: string;
+                status?: components["parameters"]["ListStatus"];
                 /**
                  * @description Only tickets created on or after this instant: `YYYY-MM-DD` (start of that
                  *     day, UTC) or an RFC 3339 date-time.
                  */
-                createdAfter?: components["schemas"]["DateOrDateTime"];
+                createdAfter?: components["parameters"]["ListCreatedAfter"];
                 /**
                  * @description Only tickets created on or before this instant: `YYYY-MM-DD` (that whole day
                  *     included, UTC) or an RFC 3339 date-time.
                  */
-                createdBefore?: components["schemas"]["DateOrDateTime"];
+                createdBefore?: components["parameters"]["ListCreatedBefore"];
                 /** @description Creation order; `asc` lists the oldest first. */
                 order?: "asc" | "desc";
                 /**
@@ -3048,9 +3318,9 @@ export interface operations {
                  *     obtained with; another `order` or an altered cursor is a 400. Omit it to start
                  *     a new scan.
                  */
-                cursor?: string;
+                cursor?: components["parameters"]["ListCursor"];
                 /** @description Page size. */
-                limit?: number;
+                limit?: components["parameters"]["ListLimit"];
             };
             header?: never;
             path?: never;
@@ -4783,6 +5053,244 @@ export interface operations {
             404: components["responses"]["AgentLinkUnusable"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["AgentSignInTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentTickets: {
+        parameters: {
+            query?: {
+                /**
+                 * @description A built-in view (combined with every other filter): `mine` (open, assigned to the
+                 *     user), `unassigned` (open, assigned to nobody), `open` (every status but closed),
+                 *     `waiting`, `on_hold`, `closed_7d` (closed in the last 7 days).
+                 */
+                view?: "mine" | "unassigned" | "open" | "waiting" | "on_hold" | "closed_7d";
+                /** @description `me`, `nobody` (no assignee), or a user id. */
+                assignee?: string;
+                language?: components["schemas"]["Language"];
+                /** @description The player's tier as the ticket records it (`metadata.playerTier`). */
+                tier?: 1 | 2 | 3;
+                channel?: "chat" | "email" | "messenger";
+                /**
+                 * @description Text, matched case-insensitively as a substring of the ticket's messages and
+                 *     private notes, the player's name, email or external id; digits (or `#` and
+                 *     digits) also match the running number. Plain matching for now, not full-text
+                 *     search.
+                 */
+                q?: string;
+                /** @description What the list is sorted by (then by running number). */
+                sort?: "createdAt" | "lastActivityAt";
+                /** @description `desc` lists the newest (or most recently active) first. */
+                order?: "asc" | "desc";
+                /** @description External player id given by the game. */
+                playerId?: components["parameters"]["ListPlayerId"];
+                /** @description Player email. */
+                email?: components["parameters"]["ListEmail"];
+                gameId?: components["parameters"]["ListGameId"];
+                ticketId?: components["parameters"]["ListTicketId"];
+                /**
+                 * @description JSON-encoded array of tag names; a ticket must carry every given tag.
+                 *     Invalid JSON or another shape is a 400.
+                 * @example ["billing","vip"]
+                 */
+                tags?: components["parameters"]["ListTags"];
+                /**
+                 * @description JSON-encoded object of field keys and values; a ticket must match every given
+                 *     field (a dropdown field must contain all given options). Invalid JSON or
+                 *     another shape is a 400.
+                 * @example {"server":"eu-1"}
+                 */
+                fields?: components["parameters"]["ListFields"];
+                /**
+                 * @description JSON-encoded array of statuses (new, assigned, unassigned, waiting, on_hold,
+                 *     closed); a ticket matches when its status is any of them. Invalid JSON or
+                 *     another shape is a 400.
+                 * @example ["new","waiting"]
+                 */
+                status?: components["parameters"]["ListStatus"];
+                /**
+                 * @description Only tickets created on or after this instant: `YYYY-MM-DD` (start of that
+                 *     day, UTC) or an RFC 3339 date-time.
+                 */
+                createdAfter?: components["parameters"]["ListCreatedAfter"];
+                /**
+                 * @description Only tickets created on or before this instant: `YYYY-MM-DD` (that whole day
+                 *     included, UTC) or an RFC 3339 date-time.
+                 */
+                createdBefore?: components["parameters"]["ListCreatedBefore"];
+                /**
+                 * @description Opaque cursor from a previous response. Use it with the same `order` it was
+                 *     obtained with; another `order` or an altered cursor is a 400. Omit it to start
+                 *     a new scan.
+                 */
+                cursor?: components["parameters"]["ListCursor"];
+                /** @description Page size. */
+                limit?: components["parameters"]["ListLimit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of tickets. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTicketPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The views. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        views: components["schemas"]["AgentViewCount"][];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getAgentTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticket view. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTicketView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    performAgentTicketActions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /** @description A key of the client's choosing for this request (see "Idempotent requests"): the same key with the same request within 24 hours answers with the first answer without doing the work again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentTicketActionsRequest"];
+            };
+        };
+        responses: {
+            /** @description Done (or, with `Idempotent-Replayed`, done by the key's first request). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["NotFound"];
+            /**
+             * @description Not possible in the ticket's state, e.g. an action on a closed ticket
+             *     (`conflict`), or a request with the same Idempotency-Key is still being handled
+             *     (`idempotency_key_in_use`).
+             */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getAgentTicketAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+                attachmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            307: components["responses"]["TemporaryRedirect"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];

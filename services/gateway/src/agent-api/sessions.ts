@@ -160,3 +160,12 @@ export const requireFullSession: Middleware = (ctx, next) => {
   }
   return next();
 };
+
+/**
+ * Whether the session's user may see tickets of this game: one of the session's games (an
+ * admin's are every live game of the company). The agent API's one scope rule, within the
+ * company every call already names.
+ */
+export function seesGame(session: Pick<AgentSessionView, "gameIds">, gameId: string): boolean {
+  return session.gameIds.includes(gameId.toLowerCase());
+}

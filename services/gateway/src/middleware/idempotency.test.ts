@@ -18,10 +18,13 @@ describe("Idempotency-Key in the document", () => {
         "performTicketActions", "retryWebhookDelivery", "rotateWebhookSecret", "schedulePlayerDeletion", "sendWebhookTestEvent",
       ].sort(),
     );
+    // The agent API's actions take it too, mounted by their route (the principal is the session's user).
+    const keyedAgentOperations = new Set(["performAgentTicketActions"]);
     for (const operation of operations.values()) {
+      const keyed = takesIdempotencyKey(operation) || keyedAgentOperations.has(operation.operationId);
       const declared = (operation.parameters ?? []).some((parameter) => parameter.in === "header" && parameter.name === "Idempotency-Key");
-      expect(declared, operation.operationId).toBe(takesIdempotencyKey(operation));
-      if (!takesIdempotencyKey(operation)) continue;
+      expect(declared, operation.operationId).toBe(keyed);
+      if (!keyed) continue;
       const raw = rawOperation(operation.path, operation.method);
       expect((raw.parameters as Json[]).some((parameter) => parameter.$ref === KEY_PARAMETER)).toBe(true);
       expect([...operation.responses.keys()]).toEqual(expect.arrayContaining(["400", "409", "422"]));
@@ -52,5 +55,14 @@ describe("requestFingerprint", () => {
     ]) {
       expect(requestFingerprint(changed)).not.toBe(fingerprint);
     }
+  });
+
+  it("tells apart the same request from two principals, and is unchanged without one", () => {
+    const fingerprint = requestFingerprint(base);
+    expect(requestFingerprint({ ...base, principal: undefined })).toBe(fingerprint);
+    const byAda = requestFingerprint({ ...base, principal: "ada" });
+    expect(byAda).not.toBe(fingerprint);
+    expect(requestFingerprint({ ...base, principal: "bea" })).not.toBe(byAda);
+    expect(requestFingerprint({ ...base, principal: "ada" })).toBe(byAda);
   });
 });

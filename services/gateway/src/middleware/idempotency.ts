@@ -28,15 +28,21 @@ export function takesIdempotencyKey(operation: Pick<Operation, "method" | "authe
   return operation.authenticated && (operation.method === "post" || operation.method === "delete");
 }
 
-/** Runs after request validation: `ctx.state.validated` is what the fingerprint covers. */
-export function idempotencyKey(operation: Pick<Operation, "method" | "path">): Middleware<{ validated: ValidatedRequest }> {
+/**
+ * Runs after request validation: `ctx.state.validated` is what the fingerprint covers, and
+ * `principalOf` (when given) who sends it, for routes whose keys several users share.
+ */
+export function idempotencyKey(
+  operation: Pick<Operation, "method" | "path">,
+  principalOf?: (state: object) => string,
+): Middleware<{ validated: ValidatedRequest }> {
   return async (ctx, next) => {
     const key = ctx.get("Idempotency-Key");
     if (ctx.request.headers["idempotency-key"] === undefined) return next();
     const problem = idempotencyKeyProblem(key);
     if (problem !== undefined) throw validationError([{ path: "/header/Idempotency-Key", message: problem }]);
     const { params, query, body } = ctx.state.validated;
-    const call: IdempotentCall = { key, fingerprint: requestFingerprint({ method: operation.method, route: operation.path, params, query, body }), replayed: false };
+    const call: IdempotentCall = { key, fingerprint: requestFingerprint({ method: operation.method, route: operation.path, params, query, body, principal: principalOf?.(ctx.state) }), replayed: false };
     await calls.run(call, next);
     if (call.replayed) ctx.set("Idempotent-Replayed", "true");
   };

@@ -75,8 +75,18 @@ const AGENT_OPERATIONS = [
   ["get", "/agent-api/audit-log", "listAgentAuditLog"],
   ["get", "/agent-api/sso/start", "startAgentSingleSignOn"],
   ["get", "/agent-api/sso/callback", "completeAgentSingleSignOn"],
+  ["get", "/agent-api/tickets", "listAgentTickets"],
+  ["get", "/agent-api/views", "listAgentViews"],
+  ["get", "/agent-api/tickets/{ticketId}", "getAgentTicket"],
+  ["post", "/agent-api/tickets/{ticketId}/actions", "performAgentTicketActions"],
+  ["get", "/agent-api/tickets/{ticketId}/attachments/{attachmentId}", "getAgentTicketAttachment"],
 ] as const;
-const AGENT_SESSION_OPERATIONS = new Set<string>(["signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment", "listAgentAuditLog"]);
+// Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
+const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment"]);
+const AGENT_SESSION_OPERATIONS = new Set<string>([
+  "signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment", "listAgentAuditLog",
+  "listAgentTickets", "listAgentViews", "getAgentTicket", "performAgentTicketActions", "getAgentTicketAttachment",
+]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
 /** Every object in the document with its JSON pointer. */
@@ -107,7 +117,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 13 of agent sign-in, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 18 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });
@@ -196,8 +206,8 @@ describe("the OpenAPI document", () => {
         // Agent sign-in: no session or an Authorization header is a 401; a POST can fail the
         // CSRF checks (403); every 429 says when to retry.
         expect(statuses, op.operationId).toContain("401");
-        // The audit log is the admins' (403 for an agent).
-        if (op.method === "post" || op.operationId === "listAgentAuditLog") expect(statuses, op.operationId).toContain("403");
+        // The audit log is the admins' (403 for an agent); the ticket routes need a full session.
+        if (op.method === "post" || AGENT_FULL_SESSION_READS.has(op.operationId)) expect(statuses, op.operationId).toContain("403");
         else expect(statuses, op.operationId).not.toContain("403");
         expect(statuses, op.operationId).toContain("429");
         expect(op.responses.get("429")!.requiredHeaders, op.operationId).toContain("retry-after");
@@ -236,8 +246,8 @@ describe("the OpenAPI document", () => {
     expect(operations.get("performTicketActions")!.responses.has("409")).toBe(true);
   });
 
-  it("answers the three redirects with 307, a Location header and no body", () => {
-    for (const id of ["getAttachment", "redirectToSupportSession", "getPlayerAttachment"]) {
+  it("answers the four redirects with 307, a Location header and no body", () => {
+    for (const id of ["getAttachment", "redirectToSupportSession", "getPlayerAttachment", "getAgentTicketAttachment"]) {
       const redirect = operations.get(id)!.responses.get("307")!;
       expect(redirect.schemaPointer).toBeUndefined();
       expect(redirect.requiredHeaders).toContain("location");

@@ -89,7 +89,15 @@ function toAgentMe(session: AgentSessionView): Schemas["AgentMe"] {
   };
 }
 
-export function registerAgentApiRoutes(api: ApiRoutes, deps: AgentApiRoutesDeps): void {
+/** The checks other /agent-api routes run before their handler, in order. */
+export interface AgentApiGuards {
+  /** A read: no Authorization header, a live full session. */
+  read: Middleware[];
+  /** A state-changing request: no Authorization header, the application's Origin, a live full session, its CSRF token. */
+  write: Middleware[];
+}
+
+export function registerAgentApiRoutes(api: ApiRoutes, deps: AgentApiRoutesDeps): AgentApiGuards {
   const { agentAccess, sessions } = deps;
   const appOrigin = (ctx: Context) => appOriginOf(deps.config.SUPPORT_APP_URL, ctx.get("Host") || undefined);
   const cookieOf = (ctx: Context) => sessionCookieFor(appOrigin(ctx));
@@ -364,4 +372,6 @@ export function registerAgentApiRoutes(api: ApiRoutes, deps: AgentApiRoutesDeps)
     },
     { before: [noAuthorization, session] },
   );
+
+  return { read: [noAuthorization, session, requireFullSession], write: [noAuthorization, sameOrigin, session, csrfToken, requireFullSession] };
 }

@@ -6,6 +6,7 @@ import { createIdempotencyKeysMigration } from "@support/idempotency";
 import * as createTickets from "./2026_11_23_00_00_00_create_tickets.ts";
 import * as createErasedPlayers from "./2026_11_25_00_00_00_create_erased_players.ts";
 import * as createSessionTickets from "./2026_11_28_00_00_00_create_session_tickets.ts";
+import * as addAgentTicketLists from "./2026_11_29_00_00_00_add_agent_ticket_lists.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_00_00_create_outbox": createOutboxMigration,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_26_00_00_00_add_outbox_traceparent": addOutboxTraceparentMigration,
   "2026_11_27_00_00_00_create_idempotency_keys": createIdempotencyKeysMigration,
   "2026_11_28_00_00_00_create_session_tickets": createSessionTickets,
+  "2026_11_29_00_00_00_add_agent_ticket_lists": addAgentTicketLists,
 };

@@ -29,10 +29,10 @@ export async function insertEvents(trx: Db, companyId: string, ticketId: string,
 export async function listPublicEvents(db: Db, ticketId: string): Promise<TicketEvent[]> {
   const rows = await db
     .selectFrom("ticket_events")
-    .select(["id", "type", "data", "created_at"])
+    .select(["id", "type", "data", "actor", "created_at"])
     .where("ticket_id", "=", ticketId)
     .where("type", "in", [...PUBLIC_EVENT_TYPES])
     .orderBy("seq")
     .execute();
-  return rows.map((row) => ({ id: row.id, type: row.type, createdAt: row.created_at, data: row.data }) as TicketEvent);
+  return rows.map((row) => ({ id: row.id, type: row.type, createdAt: row.created_at, data: row.data, actor: row.actor }) as TicketEvent);
 }

@@ -34,5 +34,5 @@ export type NewTicketEvent =
 /** An event ready to store: what happened and who did it. */
 export type RecordedEvent = NewTicketEvent & { id: string; actor: Actor };
 
-/** A stored public event as the events endpoint returns it. */
-export type TicketEvent = { id: string; createdAt: Date } & Extract<NewTicketEvent, { type: PublicEventType }>;
+/** A stored public event as the events endpoint returns it, with who caused it. */
+export type TicketEvent = { id: string; createdAt: Date; actor: Actor } & Extract<NewTicketEvent, { type: PublicEventType }>;

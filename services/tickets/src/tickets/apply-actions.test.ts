@@ -121,6 +121,21 @@ describe("applying actions", () => {
     expect(failure([{ type: "setFields", fields: { "a/b": 1 } }])).toMatchObject({ paths: ["/actions/0/fields/a~1b"] });
   });
 
+  it("attributes every action of a signed-in user's request to that user, player info included", () => {
+    const plan = applyActions(ticket, [
+      { type: "sendMessage", message: "Hallo" },
+      { type: "setPlayerInfo", player: { name: "Sam" } },
+      { type: "resolveTicket" },
+    ], { ...context, actingUserId: ALICE });
+    expect(plan.events.length).toBeGreaterThan(3);
+    expect(plan.events.every((event) => event.actor.type === "user" && event.actor.id === ALICE)).toBe(true);
+  });
+
+  it("refuses a signed-in user without access to the ticket's game", () => {
+    expect(() => applyActions(ticket, [{ type: "addPrivateNote", message: "x" }], { ...context, actingUserId: "22222222-2222-4222-8222-222222222222" }))
+      .toThrow(expect.objectContaining({ code: "invalid_argument" }));
+  });
+
   it("leaves the ticket it was given untouched", () => {
     const copy = structuredClone(ticket);
     applyActions(ticket, [{ type: "addTags", tagNames: ["vip"] }, { type: "setFields", fields: { level: 5 } }, { type: "resolveTicket" }], context);

@@ -17,6 +17,11 @@ export interface ActionContext {
   now: Date;
   /** The API key of the request: actions without userId are attributed to it. */
   apiKeyId: string | null;
+  /**
+   * The signed-in user performing the request (the support application): every action is
+   * attributed to this user, who must have access to the ticket's game like any userId.
+   */
+  actingUserId?: string | null | undefined;
   /** Whether a user of the company has access to the ticket's game (looked up before). */
   hasAccess: (userId: string) => boolean;
   /** Tag and field definitions of the company; needed by addTags, removeTags and setFields. */
@@ -48,6 +53,11 @@ export function applyActions(original: Ticket, actions: readonly TicketAction[],
     return recorded;
   };
 
+  const actingUserId = context.actingUserId ?? null;
+  if (actingUserId !== null && !context.hasAccess(actingUserId)) {
+    throw validationError([{ path: "/actingUserId", message: "must be a user of the company with access to the ticket's game" }]);
+  }
+
   actions.forEach((action, index) => {
     for (const { userId, path } of referencedUsers(action, index)) {
       if (!context.hasAccess(userId)) {
@@ -56,7 +66,9 @@ export function applyActions(original: Ticket, actions: readonly TicketAction[],
     }
     const actor: Actor = "userId" in action && action.userId !== undefined
       ? { type: "user", id: action.userId }
-      : { type: "api_key", id: context.apiKeyId };
+      : actingUserId !== null
+        ? { type: "user", id: actingUserId }
+        : { type: "api_key", id: context.apiKeyId };
 
     // Status, assignee and resolution: the state machine.
     const trigger: StateTrigger = action.type === "setStatus"

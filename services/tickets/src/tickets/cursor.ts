@@ -3,13 +3,21 @@
 // another company or is used with the other order is refused; nothing in it can select
 // another company's rows (the company always comes from the caller, never from the cursor).
 //
-// Format: base64url(JSON {"v":1,"o":"asc"|"desc","k":[createdAt ISO, runningId]}) "." base64url(HMAC-SHA256[0..16])
-// where the HMAC covers the company id and the payload.
+// Format: base64url(JSON {"v":1,"o":"asc"|"desc","k":[sort time ISO, runningId]}) "." base64url(HMAC-SHA256[0..16])
+// where the HMAC covers the company id and the payload. A scan sorted by last activity (the
+// agent lists) adds "s":"lastActivityAt"; a creation-order cursor has no "s", so the public
+// list's cursors are unchanged.
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 export type ListOrder = "asc" | "desc";
 
-/** The position after which (asc) or before which (desc) the next page starts. */
+/** What a scan is sorted by (then by running id). */
+export type ListSort = "createdAt" | "lastActivityAt";
+
+/**
+ * The position after which (asc) or before which (desc) the next page starts. `createdAt` is
+ * the sort time: the creation time, or the last activity for a scan sorted by it.
+ */
 export interface CursorKey {
   createdAt: Date;
   runningId: number;
@@ -22,8 +30,9 @@ function mac(secret: string, companyId: string, payload: string): Buffer {
   return createHmac("sha256", secret).update(`${companyId}\n${payload}`).digest().subarray(0, MAC_BYTES);
 }
 
-export function encodeCursor(secret: string, companyId: string, order: ListOrder, key: CursorKey): string {
-  const payload = Buffer.from(JSON.stringify({ v: VERSION, o: order, k: [key.createdAt.toISOString(), key.runningId] })).toString("base64url");
+export function encodeCursor(secret: string, companyId: string, order: ListOrder, key: CursorKey, sort: ListSort = "createdAt"): string {
+  const body = { v: VERSION, o: order, k: [key.createdAt.toISOString(), key.runningId], ...(sort === "createdAt" ? {} : { s: sort }) };
+  const payload = Buffer.from(JSON.stringify(body)).toString("base64url");
   return `${payload}.${mac(secret, companyId, payload).toString("base64url")}`;
 }
 
@@ -31,7 +40,7 @@ export type CursorDecoding = { ok: true; key: CursorKey } | { ok: false; reason:
 
 const isoMillis = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-export function decodeCursor(secret: string, companyId: string, order: ListOrder, cursor: string): CursorDecoding {
+export function decodeCursor(secret: string, companyId: string, order: ListOrder, cursor: string, sort: ListSort = "createdAt"): CursorDecoding {
   const invalid: CursorDecoding = { ok: false, reason: "is not a cursor returned for this query; start a new scan without it" };
   const [payload, signature, extra] = cursor.split(".");
   if (!payload || !signature || extra !== undefined || !/^[A-Za-z0-9_-]+$/.test(payload) || !/^[A-Za-z0-9_-]+$/.test(signature)) {
@@ -46,9 +55,11 @@ export function decodeCursor(secret: string, companyId: string, order: ListOrder
   } catch {
     return invalid;
   }
-  const { v, o, k } = (parsed ?? {}) as { v?: unknown; o?: unknown; k?: unknown };
+  const { v, o, k, s = "createdAt" } = (parsed ?? {}) as { v?: unknown; o?: unknown; k?: unknown; s?: unknown };
   if (v !== VERSION || (o !== "asc" && o !== "desc") || !Array.isArray(k) || k.length !== 2) return invalid;
+  if (s !== "createdAt" && s !== "lastActivityAt") return invalid;
   if (o !== order) return { ok: false, reason: `was obtained with order=${o}; use it with the same order` };
+  if (s !== sort) return { ok: false, reason: `was obtained with sort=${s}; use it with the same sort` };
   const [createdAt, runningId] = k as [unknown, unknown];
   if (typeof createdAt !== "string" || !isoMillis.test(createdAt) || !Number.isSafeInteger(runningId) || (runningId as number) < 1) {
     return invalid;

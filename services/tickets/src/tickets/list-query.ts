@@ -2,7 +2,7 @@
 // JSON-encoded filters, the dates (`YYYY-MM-DD` or RFC 3339; a date as createdBefore
 // includes that whole day), order, cursor and limit. Every bad value is named /query/<name>.
 import { isUuid, validationError, type ValidationIssue } from "@support/errors";
-import { decodeCursor, type CursorKey, type ListOrder } from "./cursor.ts";
+import { decodeCursor, type CursorKey, type ListOrder, type ListSort } from "./cursor.ts";
 import { fieldShapeIssues, isCalendarDate, isDateTime } from "./field-values.ts";
 import { isOneOf, TICKET_STATUSES, type FieldValues, type TicketStatus } from "./ticket.ts";
 
@@ -89,9 +89,16 @@ export function parseTimeBound(value: string, side: "after" | "before"): TimeBou
   return undefined;
 }
 
-export function parseListQuery(raw: RawListQuery, context: { companyId: string; cursorSecret: string }): ListQuery {
+/**
+ * `context.sort` and `context.defaultOrder` serve the agent lists, which may sort by last
+ * activity and list the newest first by default; the cursor is checked against both.
+ */
+export function parseListQuery(
+  raw: RawListQuery,
+  context: { companyId: string; cursorSecret: string; sort?: ListSort; defaultOrder?: ListOrder },
+): ListQuery {
   const issues: ValidationIssue[] = [];
-  const query: ListQuery = { order: "asc", limit: DEFAULT_LIMIT };
+  const query: ListQuery = { order: context.defaultOrder ?? "asc", limit: DEFAULT_LIMIT };
 
   if (raw.playerId !== undefined) query.playerId = raw.playerId;
   if (raw.email !== undefined) query.email = raw.email;
@@ -152,7 +159,7 @@ export function parseListQuery(raw: RawListQuery, context: { companyId: string; 
 
   // The cursor is checked against the order actually requested.
   if (raw.cursor !== undefined && !issues.some((issue) => issue.path === "/query/order")) {
-    const decoded = decodeCursor(context.cursorSecret, context.companyId, query.order, raw.cursor);
+    const decoded = decodeCursor(context.cursorSecret, context.companyId, query.order, raw.cursor, context.sort);
     if (decoded.ok) query.cursor = decoded.key;
     else issues.push({ path: "/query/cursor", message: decoded.reason });
   }

@@ -63,9 +63,15 @@ function checkTagNames(tagNames: string[], path: string, issues: ValidationIssue
   });
 }
 
-/** Checks every action's shape; throws one VALIDATION_ERROR naming every problem. */
-export function checkActions(inputs: readonly TicketActionInput[]): TicketAction[] {
+/**
+ * Checks every action's shape; throws one VALIDATION_ERROR naming every problem. A request
+ * made by a signed-in user (`actingUserId`) is attributed to that user alone, so an action
+ * naming another userId is refused rather than silently re-attributed.
+ */
+export function checkActions(inputs: readonly TicketActionInput[], options: { actingUserId?: string | null } = {}): TicketAction[] {
   const issues: ValidationIssue[] = [];
+  const actingUserId = options.actingUserId ?? null;
+  if (actingUserId !== null && !isUuid(actingUserId)) issues.push({ path: "/actingUserId", message: "must be a uuid" });
   if (inputs.length === 0) issues.push({ path: "/actions", message: "must have at least 1 item" });
   if (inputs.length > MAX_ACTIONS) issues.push({ path: "/actions", message: `must have at most ${MAX_ACTIONS} items` });
 
@@ -80,8 +86,9 @@ export function checkActions(inputs: readonly TicketActionInput[]): TicketAction
       if (statusActionAt === undefined) statusActionAt = index;
       else issues.push({ path: `${at}/type`, message: `only one status action (setOnHold or setStatus) is allowed per request; /actions/${statusActionAt} is one` });
     }
-    if ("userId" in input && input.userId !== undefined && !isUuid(input.userId)) {
-      issues.push({ path: `${at}/userId`, message: "must be a uuid" });
+    if ("userId" in input && input.userId !== undefined) {
+      if (actingUserId !== null) issues.push({ path: `${at}/userId`, message: "is not accepted: the action is attributed to the signed-in user" });
+      else if (!isUuid(input.userId)) issues.push({ path: `${at}/userId`, message: "must be a uuid" });
     }
     switch (input.type) {
       case "addTags":

@@ -1,9 +1,11 @@
 // Queries on tickets and the per-company counters. Free functions taking the executor (the
 // pool or the caller's transaction); no rules here.
-import { sql, type Kysely, type Selectable, type Updateable } from "kysely";
+import { sql, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type Updateable } from "kysely";
 import type { TicketsDatabase } from "../database.ts";
 import type { RecordedEvent } from "../ticket-events/event.ts";
 import { eventsInsert } from "../ticket-events/event.repository.ts";
+import { OPEN_STATUSES, type AgentListQuery, type AssigneeCondition, type ViewConditions } from "./agent-list.ts";
+import type { ListSort } from "./cursor.ts";
 import type { ListQuery } from "./list-query.ts";
 import type { NewTicket } from "./new-ticket.ts";
 import type {
@@ -166,7 +168,12 @@ export async function updateTicket(
   appended?: { companyId: string; events: readonly RecordedEvent[] },
 ): Promise<Ticket> {
   const values: Updateable<TicketTable> = { updated_at: sql<Date>`clock_timestamp()` as never };
-  if (changes.status !== undefined) values.status = changes.status;
+  if (changes.status !== undefined) {
+    values.status = changes.status;
+    // The closing time is kept while the ticket stays closed (a closed ticket's status action
+    // changes nothing) and cleared when it opens again.
+    values.closed_at = changes.status === "closed" ? (sql<Date>`coalesce(closed_at, clock_timestamp())` as never) : null;
+  }
   if (changes.assigneeId !== undefined) values.assignee_id = changes.assigneeId;
   if (changes.resolutionType !== undefined) values.resolution_type = changes.resolutionType;
   if (changes.waitingSince !== undefined) values.waiting_since = changes.waitingSince;
@@ -208,7 +215,21 @@ export function listTicketsQuery(db: Db, companyId: string, query: ListQuery) {
   const descending = query.order === "desc";
   // `*` rather than TICKET_COLUMNS: measured, Postgres spends more projecting a hundred rows to
   // the column list than the tickets process saves by not parsing the two message texts.
-  let select = db.selectFrom("tickets").selectAll().where("company_id", "=", companyId);
+  let select = withListFilters(db.selectFrom("tickets").selectAll().where("company_id", "=", companyId), query);
+  if (query.cursor !== undefined) {
+    const { createdAt, runningId } = query.cursor;
+    select = descending
+      ? select.where(sql<boolean>`(created_at, running_id) < (${createdAt}::timestamptz, ${runningId}::bigint)`)
+      : select.where(sql<boolean>`(created_at, running_id) > (${createdAt}::timestamptz, ${runningId}::bigint)`);
+  }
+  const direction = descending ? "desc" : "asc";
+  return select.orderBy("created_at", direction).orderBy("running_id", direction).limit(query.limit + 1);
+}
+
+type TicketSelect = SelectQueryBuilder<TicketsDatabase, "tickets", Selectable<TicketTable>>;
+
+/** The public list's filters (every one must match), on any select from tickets. */
+function withListFilters(select: TicketSelect, query: Omit<ListQuery, "order" | "cursor" | "limit">): TicketSelect {
   if (query.playerId !== undefined) select = select.where("player_external_id", "=", query.playerId);
   if (query.email !== undefined) select = select.where(sql<boolean>`lower(email) = lower(${query.email})`);
   if (query.gameId !== undefined) select = select.where("game_id", "=", query.gameId);
@@ -230,14 +251,7 @@ export function listTicketsQuery(db: Db, companyId: string, query: ListQuery) {
   if (query.createdBefore !== undefined) {
     select = select.where("created_at", query.createdBefore.exclusive ? "<" : "<=", query.createdBefore.at);
   }
-  if (query.cursor !== undefined) {
-    const { createdAt, runningId } = query.cursor;
-    select = descending
-      ? select.where(sql<boolean>`(created_at, running_id) < (${createdAt}::timestamptz, ${runningId}::bigint)`)
-      : select.where(sql<boolean>`(created_at, running_id) > (${createdAt}::timestamptz, ${runningId}::bigint)`);
-  }
-  const direction = descending ? "desc" : "asc";
-  return select.orderBy("created_at", direction).orderBy("running_id", direction).limit(query.limit + 1);
+  return select;
 }
 
 /** Companies that have waiting tickets (the auto-close sweep visits each). */
@@ -272,4 +286,91 @@ export async function lockWaitingTicket(trx: Db, ticketId: string): Promise<Tick
     .skipLocked()
     .executeTakeFirst();
   return row ? toTicket(row) : undefined;
+}
+
+/** A view's conditions in SQL (all must hold). "Open" is written `status <> 'closed'`, as the open-ticket index is. */
+function viewSql(view: ViewConditions): RawBuilder<boolean> {
+  const open = view.statuses.length === OPEN_STATUSES.length && OPEN_STATUSES.every((status) => view.statuses.includes(status));
+  const parts: RawBuilder<unknown>[] = [open ? sql`status <> 'closed'` : sql`status = any(${[...view.statuses]}::text[])`];
+  if (view.assignee !== undefined) parts.push(assigneeSql(view.assignee));
+  if (view.closedSince !== undefined) parts.push(sql`closed_at >= ${view.closedSince}`);
+  return sql<boolean>`(${sql.join(parts, sql` and `)})`;
+}
+
+function assigneeSql(assignee: AssigneeCondition): RawBuilder<boolean> {
+  return assignee.type === "nobody" ? sql<boolean>`assignee_id is null` : sql<boolean>`assignee_id = ${assignee.id}::uuid`;
+}
+
+/** `text` as an ILIKE pattern matching it anywhere, its wildcards taken literally. */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+/**
+ * Plain text search: a case-insensitive substring of a message or private note, the player's
+ * name, email or external id, or the running number (`42` or `#42`). Messages are read from the
+ * events; a full-text index is a later step.
+ */
+function textMatchSql(text: string): RawBuilder<boolean> {
+  const pattern = containsPattern(text);
+  const number = /^#?(\d{1,15})$/.exec(text)?.[1];
+  return sql<boolean>`(
+    player_name ilike ${pattern} or email ilike ${pattern} or player_external_id ilike ${pattern}
+    ${number !== undefined ? sql`or running_id = ${Number(number)}::bigint` : sql``}
+    or exists (
+      select 1 from ticket_events e
+      where e.ticket_id = tickets.id and e.type in ('PLAYER_MESSAGE', 'AGENT_MESSAGE', 'PRIVATE_NOTE') and e.data->>'message' ilike ${pattern}
+    )
+  )`;
+}
+
+/** The time an agent list is sorted by (then by running id). */
+function sortKeySql(sort: ListSort): RawBuilder<Date> {
+  return sort === "lastActivityAt" ? sql<Date>`coalesce(last_activity_at, created_at)` : sql<Date>`created_at`;
+}
+
+/** The page query of listAgentTickets, unexecuted (tests EXPLAIN it). Limit + 1 rows, like listTickets. */
+export function listAgentTicketsQuery(db: Db, companyId: string, query: AgentListQuery) {
+  const descending = query.order === "desc";
+  const sortKey = sortKeySql(query.sort);
+  // One game is written as an equality: then an index led by (company_id, game_id) also gives the order.
+  let select = withListFilters(db.selectFrom("tickets").selectAll().where("company_id", "=", companyId), query)
+    .where(query.gameIds.length === 1 ? sql<boolean>`game_id = ${query.gameIds[0]}::uuid` : sql<boolean>`game_id = any(${query.gameIds}::uuid[])`);
+  if (query.view !== undefined) select = select.where(viewSql(query.view));
+  if (query.assignee !== undefined) select = select.where(assigneeSql(query.assignee));
+  if (query.language !== undefined) select = select.where("language", "=", query.language);
+  if (query.tier !== undefined) select = select.where(sql<boolean>`metadata @> ${JSON.stringify({ playerTier: query.tier })}::jsonb`);
+  if (query.channel !== undefined) select = select.where(sql<boolean>`channels @> array[${query.channel}]::text[]`);
+  if (query.text !== undefined) select = select.where(textMatchSql(query.text));
+  if (query.cursor !== undefined) {
+    const { createdAt, runningId } = query.cursor;
+    select = select.where(sql<boolean>`(${sortKey}, running_id) ${sql.raw(descending ? "<" : ">")} (${createdAt}::timestamptz, ${runningId}::bigint)`);
+  }
+  const direction = sql.raw(descending ? "desc" : "asc");
+  return select.orderBy(sql`${sortKey} ${direction}`).orderBy(sql`running_id ${direction}`).limit(query.limit + 1);
+}
+
+/** One page of an agent list (limit + 1 rows), with each row's sort time for the next cursor. */
+export async function listAgentTickets(db: Db, companyId: string, query: AgentListQuery): Promise<{ ticket: Ticket; sortedAt: Date }[]> {
+  const rows = await listAgentTicketsQuery(db, companyId, query).execute();
+  return rows.map((row) => ({ ticket: toTicket(row), sortedAt: query.sort === "lastActivityAt" ? (row.last_activity_at ?? row.created_at) : row.created_at }));
+}
+
+/** The count-query of countAgentViews, unexecuted (tests EXPLAIN it): one scan for every view. */
+export function countAgentViewsQuery(db: Db, companyId: string, gameIds: readonly string[], views: readonly { name: string; conditions: ViewConditions }[]) {
+  const counts = views.map(({ name, conditions }) => sql`count(*) filter (where ${viewSql(conditions)})::int as ${sql.id(name)}`);
+  const anyView = sql.join(views.map(({ conditions }) => viewSql(conditions)), sql` or `);
+  return sql<Record<string, number>>`
+    select ${sql.join(counts)} from tickets
+    where company_id = ${companyId}::uuid and game_id = any(${[...gameIds]}::uuid[]) and (${anyView})`;
+}
+
+export async function countAgentViews(
+  db: Db,
+  companyId: string,
+  gameIds: readonly string[],
+  views: readonly { name: string; conditions: ViewConditions }[],
+): Promise<Record<string, number>> {
+  const { rows } = await countAgentViewsQuery(db, companyId, gameIds, views).execute(db);
+  return rows[0] ?? {};
 }

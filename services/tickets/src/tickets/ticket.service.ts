@@ -5,11 +5,12 @@
 // ones that write (resolving the player) come after every check that can refuse the request.
 import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
-import { AppError, failedPrecondition, isUuid, notFound } from "@support/errors";
+import { AppError, failedPrecondition, isUuid, notFound, validationError } from "@support/errors";
 import { recordSessionTicket } from "../player-side/player-side.repository.ts";
 import type { AttachmentClaim, TicketsContext } from "../context.ts";
 import type { RecordedEvent } from "../ticket-events/event.ts";
 import { insertEvents } from "../ticket-events/event.repository.ts";
+import { AGENT_VIEWS, parseAgentListQuery, viewConditions, type AgentView, type RawAgentListQuery } from "./agent-list.ts";
 import { applyActions } from "./apply-actions.ts";
 import { encodeCursor } from "./cursor.ts";
 import * as domain from "./domain-events.ts";
@@ -18,7 +19,8 @@ import { acceptMetadata, fieldsForGame, tagsForGame, type Definitions } from "./
 import { parseListQuery, type RawListQuery } from "./list-query.ts";
 import { checkNewTicket, recordHoldsContact, type UncheckedNewTicket } from "./new-ticket.ts";
 import {
-  dueWaitingTicketIds, findCreationObstacles, findTicket, insertTicket, listTickets as listTicketRows,
+  countAgentViews as countAgentViewRows, dueWaitingTicketIds, findCreationObstacles, findTicket, insertTicket, listAgentTickets as listAgentTicketRows,
+  listTickets as listTicketRows,
   lockPlayerForCreation, lockWaitingTicket, updateTicket,
 } from "./ticket.repository.ts";
 import { checkActions, referencedUsers, type TicketAction, type TicketActionInput } from "./ticket-actions.ts";
@@ -189,6 +191,47 @@ export async function listTickets(
   return { tickets, nextCursor };
 }
 
+/**
+ * One page of an agent list: the public list's filters plus the agents' (agent-list.ts), only of
+ * the user's games, sorted by creation or last activity. The cursor is bound to the company, the
+ * order and the sort.
+ */
+export async function listAgentTickets(
+  ctx: TicketsContext,
+  companyId: string,
+  input: { userId: string; gameIds: readonly string[]; raw: RawAgentListQuery; now?: Date },
+): Promise<{ tickets: Ticket[]; nextCursor: string | null }> {
+  const userId = checkedUserId(input.userId);
+  const query = parseAgentListQuery(input.raw, { companyId, userId, gameIds: input.gameIds, cursorSecret: ctx.cursorSecret, now: input.now ?? new Date() });
+  if (query.gameIds.length === 0) return { tickets: [], nextCursor: null };
+  const rows = await listAgentTicketRows(ctx.db, companyId, query);
+  const page = rows.slice(0, query.limit);
+  const last = page.at(-1);
+  const nextCursor = rows.length > query.limit && last
+    ? encodeCursor(ctx.cursorSecret, companyId, query.order, { createdAt: last.sortedAt, runningId: last.ticket.runningId }, query.sort)
+    : null;
+  return { tickets: page.map((row) => row.ticket), nextCursor };
+}
+
+/** How many tickets each built-in view lists for the user, in AGENT_VIEWS order. */
+export async function countAgentViews(
+  ctx: TicketsContext,
+  companyId: string,
+  input: { userId: string; gameIds: readonly string[]; now?: Date },
+): Promise<{ view: AgentView; count: number }[]> {
+  const userId = checkedUserId(input.userId);
+  const now = input.now ?? new Date();
+  const gameIds = input.gameIds.filter(isUuid).map((id) => id.toLowerCase());
+  const views = AGENT_VIEWS.map((view) => ({ name: view, conditions: viewConditions(view, userId, now) }));
+  const counts = gameIds.length === 0 ? {} : await countAgentViewRows(ctx.db, companyId, gameIds, views);
+  return AGENT_VIEWS.map((view) => ({ view, count: Number(counts[view] ?? 0) }));
+}
+
+function checkedUserId(userId: string): string {
+  if (!isUuid(userId)) throw validationError([{ path: "/userId", message: "must be a uuid" }]);
+  return userId.toLowerCase();
+}
+
 /** Whether an action names a tag or field key the (possibly stale) definitions do not know. */
 function namesUnknownDefinition(actions: readonly TicketAction[], definitions: Definitions, gameId: string): boolean {
   const tags = tagsForGame(definitions, gameId);
@@ -204,15 +247,21 @@ function namesUnknownDefinition(actions: readonly TicketAction[], definitions: D
 
 export async function performTicketActions(
   ctx: TicketsContext,
-  input: { companyId: string; ticketId: string; actions: TicketActionInput[]; apiKeyId: string | null },
+  input: { companyId: string; ticketId: string; actions: TicketActionInput[]; apiKeyId: string | null; actingUserId?: string | null },
 ): Promise<Ticket> {
-  const actions = checkActions(input.actions);
+  const actingUserId = input.actingUserId ? input.actingUserId.toLowerCase() : null;
+  const actions = checkActions(input.actions, { actingUserId });
   const { companyId } = input;
 
   // Read-only lookups before the row lock: who may act on the ticket's game (its game never
   // changes), and the definitions for the strict tag/field checks. They need the ticket's game,
   // read first; actions that need neither read the ticket once, under the lock.
-  const userIds = [...new Set(actions.flatMap((action, index) => referencedUsers(action, index).map((user) => user.userId)))];
+  const userIds = [
+    ...new Set([
+      ...(actingUserId !== null ? [actingUserId] : []),
+      ...actions.flatMap((action, index) => referencedUsers(action, index).map((user) => user.userId)),
+    ]),
+  ];
   const namesDefinitions = actions.some((action) => action.type === "addTags" || action.type === "removeTags" || action.type === "setFields");
   if (!isUuid(input.ticketId)) throw notFound("ticket not found");
   const ticketId = input.ticketId.toLowerCase();
@@ -234,6 +283,7 @@ export async function performTicketActions(
     const plan = applyActions(locked, actions, {
       now: new Date(),
       apiKeyId: input.apiKeyId,
+      actingUserId,
       hasAccess: (userId) => access.get(userId) === true,
       definitions,
     });

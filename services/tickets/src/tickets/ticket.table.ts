@@ -37,6 +37,8 @@ export interface TicketTable {
   client_clock_offset_ms: number | null;
   created_at: Date;
   last_activity_at: Date | null;
+  /** When the ticket was closed; null while it is open. */
+  closed_at: Date | null;
   updated_at: Generated<Date>;
 }
 

@@ -447,6 +447,255 @@ export declare type ListTicketsResponse = Message<"tickets.v1.ListTicketsRespons
 export declare const ListTicketsResponseSchema: GenMessage<ListTicketsResponse>;
 
 /**
+ * ListAgentTicketsRequest is GET /agent-api/tickets as the client sent it, with the signed-in
+ * user and their games. The service parses and checks every value, like ListTicketsRequest.
+ *
+ * @generated from message tickets.v1.ListAgentTicketsRequest
+ */
+export declare type ListAgentTicketsRequest = Message<"tickets.v1.ListAgentTicketsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * The games whose tickets the user may see; an empty list matches no ticket.
+   *
+   * @generated from field: repeated string game_ids = 2;
+   */
+  gameIds: string[];
+
+  /**
+   * The signed-in user: `assignee=me` and the view `mine` name this user.
+   *
+   * @generated from field: string user_id = 3;
+   */
+  userId: string;
+
+  /**
+   * The filters of ListTicketsRequest, same names and rules.
+   *
+   * @generated from field: optional string player_id = 4;
+   */
+  playerId?: string | undefined;
+
+  /**
+   * @generated from field: optional string email = 5;
+   */
+  email?: string | undefined;
+
+  /**
+   * @generated from field: optional string game_id = 6;
+   */
+  gameId?: string | undefined;
+
+  /**
+   * @generated from field: optional string ticket_id = 7;
+   */
+  ticketId?: string | undefined;
+
+  /**
+   * @generated from field: optional string tags = 8;
+   */
+  tags?: string | undefined;
+
+  /**
+   * @generated from field: optional string fields = 9;
+   */
+  fields?: string | undefined;
+
+  /**
+   * @generated from field: optional string status = 10;
+   */
+  status?: string | undefined;
+
+  /**
+   * @generated from field: optional string created_after = 11;
+   */
+  createdAfter?: string | undefined;
+
+  /**
+   * @generated from field: optional string created_before = 12;
+   */
+  createdBefore?: string | undefined;
+
+  /**
+   * asc or desc (default desc: newest first).
+   *
+   * @generated from field: optional string order = 13;
+   */
+  order?: string | undefined;
+
+  /**
+   * Cursor from a previous page, bound to the order, the sort and the company.
+   *
+   * @generated from field: optional string cursor = 14;
+   */
+  cursor?: string | undefined;
+
+  /**
+   * 1..1000, default 100.
+   *
+   * @generated from field: optional int32 limit = 15;
+   */
+  limit?: number | undefined;
+
+  /**
+   * me, nobody, or a user id.
+   *
+   * @generated from field: optional string assignee = 16;
+   */
+  assignee?: string | undefined;
+
+  /**
+   * Language code.
+   *
+   * @generated from field: optional string language = 17;
+   */
+  language?: string | undefined;
+
+  /**
+   * 1, 2 or 3 (the ticket's metadata.playerTier).
+   *
+   * @generated from field: optional string tier = 18;
+   */
+  tier?: string | undefined;
+
+  /**
+   * chat, email or messenger.
+   *
+   * @generated from field: optional string channel = 19;
+   */
+  channel?: string | undefined;
+
+  /**
+   * Text matched against the ticket's messages and notes, the player's name, email and external
+   * id, and the running number.
+   *
+   * @generated from field: optional string q = 20;
+   */
+  q?: string | undefined;
+
+  /**
+   * createdAt (default) or lastActivityAt.
+   *
+   * @generated from field: optional string sort = 21;
+   */
+  sort?: string | undefined;
+
+  /**
+   * A built-in view: mine, unassigned, open, waiting, on_hold or closed_7d.
+   *
+   * @generated from field: optional string view = 22;
+   */
+  view?: string | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.ListAgentTicketsRequest.
+ * Use `create(ListAgentTicketsRequestSchema)` to create a new message.
+ */
+export declare const ListAgentTicketsRequestSchema: GenMessage<ListAgentTicketsRequest>;
+
+/**
+ * ListAgentTicketsResponse is one page of tickets (with their assignee).
+ *
+ * @generated from message tickets.v1.ListAgentTicketsResponse
+ */
+export declare type ListAgentTicketsResponse = Message<"tickets.v1.ListAgentTicketsResponse"> & {
+  /**
+   * @generated from field: repeated tickets.v1.Ticket tickets = 1;
+   */
+  tickets: Ticket[];
+
+  /**
+   * Cursor of the next page; absent when there are no more results.
+   *
+   * @generated from field: optional string next_cursor = 2;
+   */
+  nextCursor?: string | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.ListAgentTicketsResponse.
+ * Use `create(ListAgentTicketsResponseSchema)` to create a new message.
+ */
+export declare const ListAgentTicketsResponseSchema: GenMessage<ListAgentTicketsResponse>;
+
+/**
+ * CountAgentViewsRequest names the user whose views are counted and their games.
+ *
+ * @generated from message tickets.v1.CountAgentViewsRequest
+ */
+export declare type CountAgentViewsRequest = Message<"tickets.v1.CountAgentViewsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * The games whose tickets the user may see; an empty list counts nothing.
+   *
+   * @generated from field: repeated string game_ids = 2;
+   */
+  gameIds: string[];
+
+  /**
+   * @generated from field: string user_id = 3;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message tickets.v1.CountAgentViewsRequest.
+ * Use `create(CountAgentViewsRequestSchema)` to create a new message.
+ */
+export declare const CountAgentViewsRequestSchema: GenMessage<CountAgentViewsRequest>;
+
+/**
+ * AgentViewCount is the number of tickets one built-in view lists.
+ *
+ * @generated from message tickets.v1.AgentViewCount
+ */
+export declare type AgentViewCount = Message<"tickets.v1.AgentViewCount"> & {
+  /**
+   * mine, unassigned, open, waiting, on_hold or closed_7d.
+   *
+   * @generated from field: string view = 1;
+   */
+  view: string;
+
+  /**
+   * @generated from field: int64 count = 2;
+   */
+  count: bigint;
+};
+
+/**
+ * Describes the message tickets.v1.AgentViewCount.
+ * Use `create(AgentViewCountSchema)` to create a new message.
+ */
+export declare const AgentViewCountSchema: GenMessage<AgentViewCount>;
+
+/**
+ * CountAgentViewsResponse has one count per built-in view, in the views' order.
+ *
+ * @generated from message tickets.v1.CountAgentViewsResponse
+ */
+export declare type CountAgentViewsResponse = Message<"tickets.v1.CountAgentViewsResponse"> & {
+  /**
+   * @generated from field: repeated tickets.v1.AgentViewCount views = 1;
+   */
+  views: AgentViewCount[];
+};
+
+/**
+ * Describes the message tickets.v1.CountAgentViewsResponse.
+ * Use `create(CountAgentViewsResponseSchema)` to create a new message.
+ */
+export declare const CountAgentViewsResponseSchema: GenMessage<CountAgentViewsResponse>;
+
+/**
  * GetTicketRequest names a ticket of the company.
  *
  * @generated from message tickets.v1.GetTicketRequest
@@ -867,6 +1116,15 @@ export declare type PerformTicketActionsRequest = Message<"tickets.v1.PerformTic
    * @generated from field: optional string api_key_id = 4;
    */
   apiKeyId?: string | undefined;
+
+  /**
+   * The signed-in service user performing the request (the support application): every action
+   * is attributed to this user, who must have access to the ticket's game, and an action that
+   * names its own user_id is INVALID_ARGUMENT. Absent for API-key requests.
+   *
+   * @generated from field: optional string acting_user_id = 5;
+   */
+  actingUserId?: string | undefined;
 };
 
 /**
@@ -1092,6 +1350,34 @@ export declare type TicketCollectorResultEvent = Message<"tickets.v1.TicketColle
 export declare const TicketCollectorResultEventSchema: GenMessage<TicketCollectorResultEvent>;
 
 /**
+ * TicketEventActor is who caused an event.
+ *
+ * @generated from message tickets.v1.TicketEventActor
+ */
+export declare type TicketEventActor = Message<"tickets.v1.TicketEventActor"> & {
+  /**
+   * One of user, api_key, player, system.
+   *
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * The user's, API key's or player's id (servicePlayerId), or the system job's name; absent
+   * when unknown.
+   *
+   * @generated from field: optional string id = 2;
+   */
+  id?: string | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.TicketEventActor.
+ * Use `create(TicketEventActorSchema)` to create a new message.
+ */
+export declare const TicketEventActorSchema: GenMessage<TicketEventActor>;
+
+/**
  * TicketEvent is one public ticket event; the member set is its `type`.
  *
  * @generated from message tickets.v1.TicketEvent
@@ -1106,6 +1392,13 @@ export declare type TicketEvent = Message<"tickets.v1.TicketEvent"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 2;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * Who caused it (the author of a message or note). Not part of the public event.
+   *
+   * @generated from field: tickets.v1.TicketEventActor actor = 9;
+   */
+  actor?: TicketEventActor | undefined;
 
   /**
    * The type-specific part.
@@ -1473,6 +1766,30 @@ export declare const TicketsService: GenService<{
     methodKind: "unary";
     input: typeof AddTicketBreadcrumbsRequestSchema;
     output: typeof AddTicketBreadcrumbsResponseSchema;
+  },
+  /**
+   * ListAgentTickets lists tickets for the support application: the filters of ListTickets plus
+   * assignee, language, tier, channel, text and a built-in view, only of the games given (the
+   * signed-in user's), sorted by creation or last activity, one page at a time. A bad value is
+   * INVALID_ARGUMENT naming /query/<name>.
+   *
+   * @generated from rpc tickets.v1.TicketsService.ListAgentTickets
+   */
+  listAgentTickets: {
+    methodKind: "unary";
+    input: typeof ListAgentTicketsRequestSchema;
+    output: typeof ListAgentTicketsResponseSchema;
+  },
+  /**
+   * CountAgentViews counts the tickets of every built-in view for one user, only of the games
+   * given.
+   *
+   * @generated from rpc tickets.v1.TicketsService.CountAgentViews
+   */
+  countAgentViews: {
+    methodKind: "unary";
+    input: typeof CountAgentViewsRequestSchema;
+    output: typeof CountAgentViewsResponseSchema;
   },
   /**
    * ErasePlayerTickets deletes every ticket of a player with its events, breadcrumbs, tags and

@@ -1,0 +1,97 @@
+// The support application's ticket view between tickets.v1 / players.v1 and the document's
+// JSON. The ticket and its events are mapped by mappings/tickets.ts, exactly as the public API
+// shows them: this file only adds what agents see beside them (the assignee, who wrote each
+// event, the player's record).
+import type { AgentViewCount, ListTicketBreadcrumbsResponse, Player, Ticket, TicketEvent } from "@support/proto";
+import type { Schemas } from "../openapi/types.ts";
+import { toBreadcrumbsDto, toEventDto, toTicketDto } from "./tickets.ts";
+
+const AUTHOR_TYPES: ReadonlySet<string> = new Set(["user", "api_key", "player", "system"]);
+
+/** Who caused an event. An actor type this gateway does not know is shown as the system's. */
+export function toEventAuthorDto(event: TicketEvent): Schemas["AgentEventAuthor"] {
+  const type = event.actor?.type ?? "";
+  return AUTHOR_TYPES.has(type) ? { type: type as Schemas["AgentEventAuthor"]["type"], id: event.actor?.id ?? null } : { type: "system", id: null };
+}
+
+/** The conversation: every event the document knows, with its author, in creation order. */
+export function toConversationDto(events: TicketEvent[]): Schemas["AgentConversationEntry"][] {
+  return events.flatMap((event) => {
+    const dto = toEventDto(event);
+    return dto === undefined ? [] : [{ event: dto, author: toEventAuthorDto(event) }];
+  });
+}
+
+export function toPlayerRecordDto(player: Player): Schemas["AgentPlayerRecord"] {
+  return {
+    servicePlayerId: player.id,
+    playerId: player.externalId ?? null,
+    name: player.name ?? null,
+    email: player.email ?? null,
+    tier: (player.tier ?? null) as Schemas["AgentPlayerRecord"]["tier"],
+    blocked: player.blocked,
+  };
+}
+
+export function toTicketListItemDto(ticket: Ticket): Schemas["AgentTicketListItem"] {
+  return { ticket: toTicketDto(ticket), assigneeId: ticket.assigneeId ?? null };
+}
+
+/** The views' English names; the console shows its own translation of the id. */
+const VIEW_NAMES: Record<Schemas["AgentViewCount"]["id"], string> = {
+  mine: "Mine",
+  unassigned: "Unassigned",
+  open: "All open",
+  waiting: "Waiting",
+  on_hold: "On hold",
+  closed_7d: "Closed in the last 7 days",
+};
+
+export function toViewCountDto(count: AgentViewCount): Schemas["AgentViewCount"] {
+  const id = count.view as Schemas["AgentViewCount"]["id"];
+  return { id, name: VIEW_NAMES[id], count: Number(count.count) };
+}
+
+export interface TicketViewParts {
+  ticket: Ticket;
+  events: TicketEvent[];
+  breadcrumbs: ListTicketBreadcrumbsResponse;
+  player: Player | undefined;
+  otherTickets: Ticket[];
+}
+
+export function toTicketViewDto(parts: TicketViewParts): Schemas["AgentTicketView"] {
+  const { breadcrumbs, clientClockOffsetMs } = toBreadcrumbsDto(parts.breadcrumbs);
+  return {
+    ticket: toTicketDto(parts.ticket),
+    assigneeId: parts.ticket.assigneeId ?? null,
+    conversation: toConversationDto(parts.events),
+    player: {
+      record: parts.player ? toPlayerRecordDto(parts.player) : null,
+      breadcrumbs,
+      clientClockOffsetMs,
+      otherTickets: parts.otherTickets.map(toTicketDto),
+    },
+  };
+}
+
+/** Every attachment id of the conversation: messages, private notes and collector answers. */
+export function conversationAttachmentIds(events: TicketEvent[]): Set<string> {
+  const ids = new Set<string>();
+  for (const event of events) {
+    const { payload } = event;
+    switch (payload.case) {
+      case "playerMessage":
+      case "agentMessage":
+      case "privateNote":
+        for (const attachment of payload.value.attachments) ids.add(attachment.id);
+        break;
+      case "collectorResult":
+        for (const field of payload.value.fields) for (const attachment of field.attachments) ids.add(attachment.id);
+        break;
+      default:
+        break;
+    }
+  }
+  return ids;
+}
