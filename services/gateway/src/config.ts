@@ -77,6 +77,9 @@ export const configSpecs = {
     desc: "POST /agent-api/sign-in attempts per window (PUBLIC_RATE_LIMIT_WINDOW_SECONDS) and client address, on the shared counters, before the password is checked (0: no limit); content's lockouts per account and address come on top",
   }),
   PLAYER_STREAMS_PER_SESSION: num({ default: 5, desc: "Most live ticket streams (GET /player-api/tickets/{id}/stream) one session may have open at once on one gateway" }),
+  AGENT_STREAM_HEARTBEAT_MS: num({ default: 15_000, desc: "Interval of the `: ping` comment on the agents' live streams (GET /agent-api/stream); the stream also checks then that its session has not ended" }),
+  AGENT_STREAMS_PER_USER: num({ default: 10, desc: "Most live streams (GET /agent-api/stream) one user may have open at once on one gateway (one per open console tab)" }),
+  AGENT_LIVE_FEED_CAPACITY: num({ default: 20_000, desc: "How many recent ticket changes (of every company) a gateway keeps in memory for agents' streams that reconnect; older ones are read again from the tickets stream" }),
   PLAYER_STREAM_HEARTBEAT_MS: num({ default: 15_000, desc: "Interval of the `: ping` comment on live ticket streams (keeps proxies from closing idle connections)" }),
   PLAYER_STREAM_RESYNC_MS: num({
     default: 15_000,
@@ -171,6 +174,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
   }
   for (const name of [
     "API_KEY_CACHE_MAX", "REFERENCE_CACHE_MAX_COMPANIES", "REFERENCE_CACHE_MAX_BYTES", "SESSION_CACHE_MAX", "SESSION_CACHE_MAX_BYTES", "AGENT_SESSION_CACHE_TTL_MS", "RATE_LIMIT_REFUSED_CACHE_MAX", "PLAYER_STREAMS_PER_SESSION", "PLAYER_STREAM_HEARTBEAT_MS", "PLAYER_STREAM_RESYNC_MS",
+    "AGENT_STREAM_HEARTBEAT_MS", "AGENT_STREAMS_PER_USER", "AGENT_LIVE_FEED_CAPACITY",
   ] as const) {
     if (!Number.isInteger(config[name]) || config[name] < 1) throw new ConfigError(`Invalid configuration: ${name} must be a positive integer`);
   }

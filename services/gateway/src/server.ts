@@ -38,6 +38,9 @@ import { tracing, tracingActive } from "./middleware/tracing.ts";
 import { registerDocsRoutes } from "./openapi/docs.ts";
 import { registerAgentApiRoutes } from "./routes/agent-api.ts";
 import { registerAgentTicketRoutes } from "./routes/agent-tickets.ts";
+import { registerAgentLiveRoutes } from "./routes/agent-live.ts";
+import { AgentLiveFeed } from "./agent-api/live-feed.ts";
+import { PresenceBoard } from "./agent-api/presence.ts";
 import { registerAnnouncementRoutes } from "./routes/announcements.ts";
 import { registerAttachmentRoutes } from "./routes/attachments.ts";
 import { createApiRoutes } from "./routes/api.ts";
@@ -61,6 +64,11 @@ export interface GatewayDeps {
   clients: GatewayClients;
   /** Without NATS, cached entries live out their TTL (no event-driven eviction). Drained at stop. */
   nc?: NatsConnection;
+  /**
+   * Whether the agents' live side (GET /agent-api/stream, presence) runs on `nc`, which must then
+   * offer JetStream; default true with `nc`. Without it those routes answer 503.
+   */
+  agentLive?: boolean;
   /**
    * The process's metrics, served on METRICS_HOST:METRICS_PORT; pass the one `clients` record
    * into (createClients(config, registry)). A new registry otherwise.
@@ -181,6 +189,22 @@ export function createServer(deps: GatewayDeps): Gateway {
     guards: agentGuards,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
   });
+  // The agents' live side needs NATS: the tickets stream and presence between replicas.
+  const live = deps.nc !== undefined && deps.agentLive !== false;
+  const liveFeed = live && deps.nc
+    ? new AgentLiveFeed({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, logger, capacity: config.AGENT_LIVE_FEED_CAPACITY })
+    : undefined;
+  const presenceBoard = live && deps.nc ? new PresenceBoard({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, logger }) : undefined;
+  const agentStreams = registerAgentLiveRoutes(api, {
+    feed: liveFeed,
+    presence: presenceBoard,
+    tickets: clients.tickets,
+    sessions: caches.agentSessions,
+    guards: agentGuards,
+    settings: { heartbeatMs: config.AGENT_STREAM_HEARTBEAT_MS, streamsPerUser: config.AGENT_STREAMS_PER_USER },
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    logger,
+  });
   api.assertComplete();
   rememberStaticMatches(router);
 
@@ -242,7 +266,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     ? createAgentSessionsEndedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, sessions: caches.agentSessions, logger, registry })
     : undefined;
   const workers: Startable[] = [
-    ...[contentChanges, ticketChanges, sessionChanges, agentSessionChanges].filter((consumer) => consumer !== undefined),
+    ...[contentChanges, ticketChanges, sessionChanges, agentSessionChanges, liveFeed, presenceBoard].filter((consumer) => consumer !== undefined),
     // Stopped first of the workers, after the drain: what was counted since the last sync
     // still counts for the other replicas.
     apiRateLimiter,
@@ -258,6 +282,7 @@ export function createServer(deps: GatewayDeps): Gateway {
       stop() {
         const drained = httpServer.stop();
         streams.closeAll();
+        agentStreams.closeAll();
         return drained;
       },
     },

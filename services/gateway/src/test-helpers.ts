@@ -401,6 +401,8 @@ export async function startTestGateway(
       health: fakeHealth(down),
     },
     nc: options.nc,
+    // The in-memory NATS has no JetStream: the agents' live routes are tested on real NATS.
+    agentLive: false,
   });
   const { port } = await gateway.start();
   const url = `http://127.0.0.1:${port}`;

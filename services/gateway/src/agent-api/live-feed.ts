@@ -5,7 +5,7 @@
 // every change after it: from the replica's memory of the most recent changes, else read again
 // from the stream, or, when the stream no longer holds them, a "reload" answer.
 import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages } from "@nats-io/jetstream";
-import { readEnvelope, streamNameFor, type NatsConnection } from "@support/bus";
+import { ensureStream, readEnvelope, streamNameFor, type NatsConnection } from "@support/bus";
 import { readEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 
@@ -107,8 +107,11 @@ export class AgentLiveFeed {
     try {
       last = (await jsm.streams.info(this.stream)).state.last_seq;
     } catch (error) {
-      // Not created yet: tickets creates it when it starts; the changes begin at 1.
+      // Not created yet (the gateway started before tickets): created with tickets' subjects so
+      // that the consumer can be added (one copy: tickets' own start sets its replicas, in place);
+      // the changes begin at 1.
       if (!String((error as Error).message ?? error).includes("not found")) throw error;
+      await ensureStream(this.settings.nc, { name: this.stream, subjects: [`${this.settings.natsPrefix}tickets.>`], replicas: 1 });
     }
     this.readThrough = last;
     await this.open(last + 1);

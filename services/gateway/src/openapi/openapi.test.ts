@@ -80,12 +80,14 @@ const AGENT_OPERATIONS = [
   ["get", "/agent-api/tickets/{ticketId}", "getAgentTicket"],
   ["post", "/agent-api/tickets/{ticketId}/actions", "performAgentTicketActions"],
   ["get", "/agent-api/tickets/{ticketId}/attachments/{attachmentId}", "getAgentTicketAttachment"],
+  ["get", "/agent-api/stream", "streamAgentChanges"],
+  ["post", "/agent-api/tickets/{ticketId}/presence", "announceAgentPresence"],
 ] as const;
 // Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
-const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment"]);
+const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
   "signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment", "listAgentAuditLog",
-  "listAgentTickets", "listAgentViews", "getAgentTicket", "performAgentTicketActions", "getAgentTicketAttachment",
+  "listAgentTickets", "listAgentViews", "getAgentTicket", "performAgentTicketActions", "getAgentTicketAttachment", "streamAgentChanges", "announceAgentPresence",
 ]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
@@ -117,7 +119,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 18 of the agent API, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 20 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });
