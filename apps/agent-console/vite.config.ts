@@ -14,5 +14,11 @@ export default defineConfig({
     target: "es2022",
     modulePreload: { polyfill: false },
     assetsInlineLimit: 0,
+    rollupOptions: {
+      // virtua marks its modules "use client" (for React server components); nothing to keep in a bundle.
+      onwarn(warning, warn) {
+        if (warning.code !== "MODULE_LEVEL_DIRECTIVE") warn(warning);
+      },
+    },
   },
 });

@@ -171,8 +171,8 @@ describe("the support application in Chromium", () => {
     const { context, page, problems } = await newPage({ expected: ["400 /agent-api/two-factor/enrolment/confirm", "401 /agent-api/sign-in/totp"] });
     await page.goto(`${base}/app/sign-in`);
     await signIn(page, bea);
-    await expect.poll(() => page.url()).toBe(`${base}/app/account`);
-    await page.getByRole("navigation").getByRole("link", { name: "Security" }).click();
+    await expect.poll(() => page.url()).toBe(`${base}/app/views/mine`);
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Security" }).click();
     await expect.poll(() => heading(page).textContent()).toBe("Security");
     await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
     const qr = page.getByRole("img", { name: "QR code of your two-factor key" });
@@ -211,7 +211,7 @@ describe("the support application in Chromium", () => {
     await screenshot(page, "07-two-factor-wrong-code");
     await page.getByLabel("Code", { exact: true }).fill(recoveryCode);
     await page.getByRole("button", { name: "Continue" }).click();
-    await expect.poll(() => page.url()).toBe(`${base}/app/account`);
+    await expect.poll(() => page.url()).toBe(`${base}/app/views/mine`);
     expect(problems).toEqual([]);
     await context.close();
   }, 90_000);
@@ -249,7 +249,9 @@ describe("the support application in Chromium", () => {
     await screenshot(page, "10-invitation-done");
     await page.getByRole("link", { name: "Sign in" }).click();
     await signIn(page, ivy);
-    await expect.poll(() => page.url()).toBe(`${base}/app/account`);
+    await expect.poll(() => page.url()).toBe(`${base}/app/views/mine`);
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Account" }).click();
+    await page.locator(".facts").waitFor();
     expect(await page.locator(".facts").textContent()).toContain("Ivy Invited");
 
     await page.goto(link!);
@@ -282,7 +284,7 @@ describe("the support application in Chromium", () => {
     await page.getByText("Your password is set.").waitFor();
     await page.getByRole("link", { name: "Sign in" }).click();
     await signIn(page, ada, renewed);
-    await expect.poll(() => page.url()).toBe(`${base}/app/account`);
+    await expect.poll(() => page.url()).toBe(`${base}/app/views/mine`);
     await stack.applyTenant({
       company: { name: "Console SSO Studio", singleSignOn: { issuer: provider.issuer, clientId: provider.clientId, clientSecretKey: "console-provider", emailDomains: [ssoDomain] } },
       games: [{ ref: "galaxy", name: "Galaxy", slug: "galaxy", languages: ["en"] }],
@@ -332,16 +334,22 @@ describe("the support application in Chromium", () => {
     await page.keyboard.press("Tab");
     await page.keyboard.type(PASSWORD);
     await page.keyboard.press("Enter");
-    await expect.poll(() => page.url()).toBe(`${base}/app/account`);
+    await expect.poll(() => page.url()).toBe(`${base}/app/views/mine`);
     // The heading has the focus after the page changed, so a screen reader announces it.
     await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
 
     const other = await newPage();
     await other.page.goto(`${base}/app/sign-in`);
     await signIn(other.page, ada);
-    await expect.poll(() => other.page.url()).toBe(`${base}/app/account`);
+    await expect.poll(() => other.page.url()).toBe(`${base}/app/views/mine`);
 
-    // Tab to "Sign out everywhere" and press it.
+    // Tab to the Account link, open it, then Tab to "Sign out everywhere" and press it.
+    for (let presses = 0; presses < 20; presses++) {
+      await page.keyboard.press("Tab");
+      if ((await page.evaluate(() => document.activeElement?.textContent)) === "Account") break;
+    }
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.url()).toBe(`${base}/app/account`);
     for (let presses = 0; presses < 20; presses++) {
       await page.keyboard.press("Tab");
       if ((await page.evaluate(() => document.activeElement?.textContent)) === "Sign out everywhere") break;
@@ -350,7 +358,7 @@ describe("the support application in Chromium", () => {
     await expect.poll(() => page.url()).toBe(`${base}/app/sign-in`);
     await screenshot(page, "13-signed-out-everywhere");
     await other.page.reload();
-    await expect.poll(() => other.page.url()).toBe(`${base}/app/sign-in?next=%2Faccount`);
+    await expect.poll(() => other.page.url()).toBe(`${base}/app/sign-in?next=%2Fviews%2Fmine`);
     expect([...problems, ...other.problems]).toEqual([]);
     await other.context.close();
     await context.close();

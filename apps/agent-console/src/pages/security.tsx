@@ -50,7 +50,7 @@ export function Security({ user }: { user: Me }) {
 
   async function done() {
     await loadMe();
-    navigate("/", { replace: true });
+    navigate("/account", { replace: true });
   }
 
   return (

@@ -1,0 +1,207 @@
+// The support application's inbox and ticket page end to end in headless Chromium, two agents
+// in two browser contexts over the real stack: a ticket created through the public API arrives
+// in "Unassigned" without a reload, opens from its `url`, is taken, answered and noted; the other
+// agent sees the first one viewing and typing; the list follows the changes; the ticket is
+// resolved; the whole of it by keyboard in the list (j/k, Enter, r). axe on every page, a
+// screenshot of every step in .ci/out/agent-console/.
+import { mkdir } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { startStack, type Stack, type TenantResult } from "@support/gateway/test-stack";
+import { freePort } from "@support/testkit";
+import { launchBrowser } from "@support/testkit/browser";
+import { buildBundle, type BuiltBundle } from "@support/testkit/bundle";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const SCREENSHOTS = fileURLToPath(new URL("../../../.ci/out/agent-console/", import.meta.url));
+const PASSWORD = "a quiet harbour at dawn, 2026";
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+describe("the inbox and the ticket page in Chromium", () => {
+  let bundle: BuiltBundle;
+  let stack: Stack;
+  let tenant: TenantResult;
+  let browser: Browser;
+  let base: string;
+  const suffix = randomUUID().slice(0, 8);
+  const ada = `ada-${suffix}@studio.example`;
+  const bob = `bob-${suffix}@studio.example`;
+
+  beforeAll(async () => {
+    bundle = await buildBundle(fileURLToPath(new URL("..", import.meta.url)));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    stack = await startStack({ gateway: { PORT: port, AGENT_CONSOLE_DIR: bundle.dir, SUPPORT_APP_URL: `${base}/app` }, env: { SUPPORT_APP_URL: `${base}/app` } });
+    tenant = await stack.applyTenant({
+      company: { name: "Inbox Studio" },
+      apiKeys: [{ name: "main" }],
+      games: [{ ref: "galaxy", name: "Galaxy", slug: `galaxy-${suffix}`, languages: ["en"], environments: [{ ref: "galaxy-prod", name: "production" }] }],
+      users: [
+        { ref: "ada", name: "Ada Lovelace", email: ada, role: "agent", displayName: "Ada", games: ["galaxy"] },
+        { ref: "bob", name: "Bob Builder", email: bob, role: "agent", displayName: "Bob", games: ["galaxy"] },
+      ],
+    });
+    for (const email of [ada, bob]) await stack.admin(["users", "set-password", "--email", email], `${PASSWORD}\n`);
+    browser = await launchBrowser();
+    await mkdir(SCREENSHOTS, { recursive: true });
+  }, 900_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+    await bundle?.remove();
+  });
+
+  async function agentPage(email: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "en-US" });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(`console: ${message.text()}`);
+    });
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    page.on("response", (response) => {
+      const key = `${response.status()} ${new URL(response.url()).pathname}`;
+      if (response.status() >= 400 && key !== "401 /agent-api/me") problems.push(key);
+    });
+    page.on("request", (request) => {
+      if (!request.url().startsWith("data:") && new URL(request.url()).origin !== base) problems.push(`third-party request: ${request.url()}`);
+    });
+    await page.goto(`${base}/app/sign-in`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await expect.poll(() => page.url()).toBe(`${base}/app/views/mine`);
+    return { context, page, problems };
+  }
+
+  async function screenshot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+  }
+
+  async function expectAccessible(page: Page, what: string): Promise<void> {
+    if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
+    const violations = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
+      return (await axe.run(document, { resultTypes: ["violations"] })).violations;
+    });
+    const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+    expect(bad.map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), `axe on ${what}`).toEqual([]);
+  }
+
+  async function createTicket(name: string, message: string): Promise<{ id: string; url: string }> {
+    const created = await stack.request("/tickets", {
+      method: "POST",
+      key: tenant.apiKeys.main!,
+      json: { gameId: tenant.games.galaxy!.id, message, language: "en", channels: ["email"], metadata: { player: { id: `p-${randomUUID().slice(0, 6)}`, name, email: "pat@example.com", tier: 2 } } },
+    });
+    expect(created.status, created.text).toBe(200);
+    const { ticketId } = created.body as { ticketId: string };
+    const listed = await stack.request(`/tickets?ticketId=${ticketId}`, { key: tenant.apiKeys.main! });
+    return { id: ticketId, url: (listed.body as { tickets: { url: string }[] }).tickets[0]!.url };
+  }
+
+  const count = (page: Page, view: string) => page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: new RegExp(`^${view}`) }).locator(".count").textContent();
+
+  it("shows a new ticket in Unassigned live, opens it from its url, and two agents see each other on it", async () => {
+    const first = await agentPage(ada);
+    const second = await agentPage(bob);
+    const { page } = first;
+    await page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: /^Unassigned/ }).click();
+    await expect.poll(() => page.url()).toBe(`${base}/app/views/unassigned`);
+    await expect.poll(() => count(page, "Unassigned")).toBe("0");
+    await page.getByText("No tickets here.").waitFor();
+    await screenshot(page, "20-inbox-empty");
+    await expectAccessible(page, "the empty inbox");
+
+    const ticket = await createTicket("Pat Player", "My ship vanished after the jump to Orion.");
+    expect(ticket.url).toBe(`${base}/app/tickets/${ticket.id}`);
+    // No reload: the live stream brings it.
+    const row = page.getByRole("listitem").filter({ hasText: "Pat Player" });
+    await row.waitFor({ timeout: 10_000 });
+    await expect.poll(() => count(page, "Unassigned")).toBe("1");
+    expect(await row.textContent()).toContain("New");
+    await screenshot(page, "21-inbox-ticket-arrived");
+    await expectAccessible(page, "the inbox with a ticket");
+
+    await page.goto(ticket.url);
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toContain("Pat Player");
+    expect(await page.getByRole("list", { name: "Conversation" }).textContent()).toContain("My ship vanished after the jump to Orion.");
+    await second.page.goto(ticket.url);
+    await expect.poll(() => second.page.locator(".presence-line").textContent(), { timeout: 5000 }).toBe("Ada is viewing");
+    await expect.poll(() => page.locator(".presence-line").textContent(), { timeout: 5000 }).toBe("Bob is viewing");
+    await screenshot(page, "22-ticket-opened");
+    await expectAccessible(page, "the ticket page");
+
+    await page.getByRole("button", { name: "Assign to me" }).click();
+    await expect.poll(() => page.locator(".ticket-facts").textContent()).toContain("Assigned to you");
+    await page.getByLabel("Your reply (the player sees it)").pressSequentially("Hello Pat, we are restoring your ship.");
+    await expect.poll(() => second.page.locator(".presence-line").textContent(), { timeout: 5000 }).toBe("Ada is typing…");
+    await screenshot(second.page, "23-second-agent-sees-typing");
+    await page.getByRole("button", { name: "Send the reply" }).click();
+    await page.getByRole("list", { name: "Conversation" }).getByText("Hello Pat, we are restoring your ship.").waitFor();
+    await page.getByRole("radio", { name: "Private note" }).check();
+    await page.getByLabel("Your note (only agents see it)").fill("Ship id 4411, restored from the backup.");
+    await page.getByRole("button", { name: "Add the note" }).click();
+    const note = page.locator(".event-private_note");
+    await note.waitFor();
+    expect(await note.textContent()).toContain("Private note · You");
+    // The other agent's page follows: the reply and the note arrive without a reload.
+    await second.page.locator(".event-private_note").waitFor({ timeout: 5000 });
+    await screenshot(page, "24-reply-and-note");
+    await expectAccessible(page, "the ticket with a reply and a note");
+
+    // The player's side of the conversation has the reply and never the note.
+    const events = await stack.request(`/tickets/${ticket.id}/events`, { key: tenant.apiKeys.main! });
+    const types = (events.body as { events: { type: string }[] }).events.map((event) => event.type);
+    expect(types).toEqual(["PLAYER_MESSAGE", "AGENT_MESSAGE", "PRIVATE_NOTE"]);
+
+    await page.getByRole("button", { name: "Resolve" }).click();
+    await expect.poll(() => page.locator(".ticket-facts").textContent()).toContain("Closed");
+    expect(await page.getByRole("button", { name: "Send the reply" }).count()).toBe(0);
+    await screenshot(page, "25-resolved");
+    await page.getByRole("link", { name: "Back to the inbox" }).click();
+    await page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: /^Closed in the last 7 days/ }).click();
+    await page.getByRole("listitem").filter({ hasText: "Pat Player" }).waitFor();
+    await expect.poll(() => count(page, "Unassigned")).toBe("0");
+    expect([...first.problems, ...second.problems]).toEqual([]);
+    await first.context.close();
+    await second.context.close();
+  }, 120_000);
+
+  it("moves through the list with j and k, opens with Enter and replies after r, by keyboard alone", async () => {
+    for (const name of ["Kim Keys", "Lou Keys"]) await createTicket(name, `Help for ${name}`);
+    const { context, page, problems } = await agentPage(ada);
+    await page.goto(`${base}/app/views/unassigned`);
+    await page.getByRole("listitem").filter({ hasText: "Kim Keys" }).waitFor();
+    await page.locator("body").click({ position: { x: 5, y: 400 } });
+    await page.keyboard.press("j");
+    await page.keyboard.press("k");
+    const focused = await page.evaluate(() => document.activeElement?.textContent ?? "");
+    expect(focused).toContain("Lou Keys");
+    await page.keyboard.press("j");
+    expect(await page.evaluate(() => document.activeElement?.textContent ?? "")).toContain("Kim Keys");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toContain("Kim Keys");
+    await page.keyboard.press("r");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("composer-text");
+    await page.keyboard.type("Answered by keyboard.");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await page.getByRole("list", { name: "Conversation" }).getByText("Answered by keyboard.").waitFor();
+    await screenshot(page, "26-keyboard-reply");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+});
