@@ -1348,6 +1348,8 @@ export interface components {
                  * @enum {string}
                  */
                 role: "admin" | "agent";
+                /** @description The user's skills: names of the company's tags marked `isSkill` (company-wide or of a game), in the order the company's tenant file gave them; empty when none. Routing will match them against tickets' tags. */
+                skills: string[];
             };
             /** Format: uuid */
             companyId: string;
