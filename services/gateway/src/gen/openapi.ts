@@ -1168,7 +1168,7 @@ export interface paths {
         };
         /**
          * The signed-in user and session
-         * @description The cookie's user (id, name, display name, email, role), company and games, the
+         * @description The cookie's user (id, name, display name, email, role, skills), company and games, the
          *     session's CSRF token (send it as `X-CSRF-Token` on every `POST`) and when the session
          *     was created and ends. Without a live session: **401**.
          */
