@@ -70,7 +70,8 @@ export async function call<T = unknown>(method: "GET" | "POST" | "PUT" | "PATCH"
 export type Role = "admin" | "agent";
 
 export interface Me {
-  user: { id: string; name: string; displayName: string; email: string; role: Role };
+  /** skills: names of the company's skill tags; empty when none. */
+  user: { id: string; name: string; displayName: string; email: string; role: Role; skills: string[] };
   companyId: string;
   gameIds: string[];
   csrfToken: string;

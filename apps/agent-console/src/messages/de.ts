@@ -65,6 +65,8 @@ export const de: Catalog = {
   "account.games": "Spiele",
   "account.allGames": "Alle Spiele des Unternehmens",
   "account.gameCount": "{count} Spiel(e)",
+  "account.skills": "Fähigkeiten",
+  "account.noSkills": "keine",
   "account.twoFactor": "Anmeldung mit zweitem Faktor",
   "account.sessionEnds": "Diese Sitzung",
   "account.sessionEndsValue": "endet nach einer Pause um {idle}, spätestens {end}",

@@ -63,6 +63,8 @@ export const en = {
   "account.games": "Games",
   "account.allGames": "Every game of the company",
   "account.gameCount": "{count} game(s)",
+  "account.skills": "Skills",
+  "account.noSkills": "none",
   "account.twoFactor": "Two-factor sign-in",
   "account.sessionEnds": "This session",
   "account.sessionEndsValue": "ends after a pause until {idle}, at the latest {end}",

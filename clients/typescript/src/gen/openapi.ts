@@ -1159,6 +1159,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the tickets and the other agents live (Server-Sent Events)
+         * @description A `text/event-stream` for the signed-in user, served by any gateway replica; open it with
+         *     `EventSource("/agent-api/stream")` (same origin: the session cookie goes with it):
+         *
+         *     - `id: <n>` / `event: ready` / `data: {"lastEventId": "<n>"}`: first, the stream's
+         *       position (a stream that has sent no change yet still resumes from it).
+         *     - `id: <n>` / `event: ticket` / `data: {seq, ticketId, runningId, gameId, change,
+         *       occurredAt, status?, assigneeId?, tags?, messageType?, actor?}`: a change of a ticket
+         *       of one of the user's games (`change` is the domain event's type without
+         *       `tickets.ticket.`: `created`, `status_changed`, `closed`, `assigned`,
+         *       `message_added`, `tags_changed`, `fields_changed`, `rated`, `collector_result_added`,
+         *       `deleted`, ...; a type the console does not know is to be ignored). `status`,
+         *       `assigneeId` and `tags` are there when the change sets them, so that a list can be
+         *       updated without reading the ticket again.
+         *     - `event: presence` / `data: {ticketId, gameId, agents: [{userId, displayName, state}]}`
+         *       (no `id`): who is on a ticket now (`viewing` or `typing`), first for every ticket
+         *       someone is on, then whenever it changes; an empty `agents` means nobody is left.
+         *     - `id: <n>` / `event: reload` / `data: {}`: the changes after the `Last-Event-ID` sent
+         *       are no longer kept (or that id was never given): reload the lists, the stream goes
+         *       on from `<n>`.
+         *     - `: ping` every `AGENT_STREAM_HEARTBEAT_MS` (15 s by default).
+         *
+         *     With `Last-Event-ID: <n>` (what `EventSource` sends by itself when it reconnects) or
+         *     `?lastEventId=<n>`, every change after `n` comes first, then the live ones: none lost,
+         *     none twice, on whichever replica the reconnect lands. The stream ends when the session
+         *     ends (sign-out on any replica ends it within one heartbeat) and at the session's idle
+         *     end as known when it opened (the stream itself does not keep a session alive; the
+         *     reconnect checks the session again). At most `AGENT_STREAMS_PER_USER` streams per user
+         *     are open at once on one gateway: another one is a 429.
+         */
+        get: operations["streamAgentChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/tickets/{ticketId}/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say that you view a ticket, type a reply there, or left it
+         * @description What the other agents of the company see on their streams (`event: presence`), on every
+         *     gateway replica within a second. `viewing` lasts 30 seconds and `typing` 8 seconds
+         *     unless said again (the console says `viewing` every 10 seconds while the ticket is open
+         *     and `typing` every 3 seconds while its user types); `left` ends it at once. The ticket
+         *     must be one the user may see (**404** otherwise, as for every ticket route). Answers
+         *     **204**.
+         */
+        post: operations["announceAgentPresence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/me": {
         parameters: {
             query?: never;
@@ -1168,7 +1240,7 @@ export interface paths {
         };
         /**
          * The signed-in user and session
-         * @description The cookie's user (id, name, display name, email, role), company and games, the
+         * @description The cookie's user (id, name, display name, email, role, skills), company and games, the
          *     session's CSRF token (send it as `X-CSRF-Token` on every `POST`) and when the session
          *     was created and ends. Without a live session: **401**.
          */
@@ -1473,6 +1545,8 @@ export interface components {
                  * @enum {string}
                  */
                 role: "admin" | "agent";
+                /** @description The user's skills: names of the company's tags marked `isSkill` (company-wide or of a game), in the order the company's tenant file gave them; empty when none. Routing will match them against tickets' tags. */
+                skills: string[];
             };
             /** Format: uuid */
             companyId: string;
@@ -4929,6 +5003,80 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AgentUnauthenticated"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    streamAgentChanges: {
+        parameters: {
+            query?: {
+                /** @description The same as `Last-Event-ID`, for clients that cannot set the header. */
+                lastEventId?: string;
+            };
+            header?: {
+                /** @description The id of the last event received; the stream resumes after it. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream (until the client, the session or the gateway ends it). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    announceAgentPresence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    state: "viewing" | "typing" | "left";
+                };
+            };
+        };
+        responses: {
+            /** @description Announced. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -14,7 +14,7 @@ import { inspectLink, redeemLink, requestPasswordReset, type UserLinksContext } 
 function sessionMessage({ session, user, twoFactor }: LiveAgentSession): MessageInitShape<typeof AgentSessionSchema> {
   return {
     id: session.id,
-    user: { id: user.id, companyId: user.companyId, name: user.name, displayName: displayNameOf(user), email: user.email, role: user.role, gameIds: user.gameIds },
+    user: { id: user.id, companyId: user.companyId, name: user.name, displayName: displayNameOf(user), email: user.email, role: user.role, gameIds: user.gameIds, skills: user.skills },
     csrfToken: session.csrfToken,
     createdAt: timestampFromDate(session.createdAt),
     idleExpiresAt: timestampFromDate(session.idleExpiresAt),

@@ -1240,7 +1240,7 @@ export interface paths {
         };
         /**
          * The signed-in user and session
-         * @description The cookie's user (id, name, display name, email, role), company and games, the
+         * @description The cookie's user (id, name, display name, email, role, skills), company and games, the
          *     session's CSRF token (send it as `X-CSRF-Token` on every `POST`) and when the session
          *     was created and ends. Without a live session: **401**.
          */
@@ -1545,6 +1545,8 @@ export interface components {
                  * @enum {string}
                  */
                 role: "admin" | "agent";
+                /** @description The user's skills: names of the company's tags marked `isSkill` (company-wide or of a game), in the order the company's tenant file gave them; empty when none. Routing will match them against tickets' tags. */
+                skills: string[];
             };
             /** Format: uuid */
             companyId: string;

@@ -298,6 +298,14 @@ export declare type AgentUser = Message<"content.v1.AgentUser"> & {
    * @generated from field: repeated string game_ids = 7;
    */
   gameIds: string[];
+
+  /**
+   * The user's skills: names of the company's tags marked is_skill, in the order an operator
+   * gave them; routing will match them against tickets' tags.
+   *
+   * @generated from field: repeated string skills = 8;
+   */
+  skills: string[];
 };
 
 /**
