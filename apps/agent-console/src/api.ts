@@ -164,3 +164,19 @@ export interface TicketView {
     otherTickets: Ticket[];
   };
 }
+
+export interface CannedActions {
+  addTags: string[];
+  status: "waiting" | "on_hold" | null;
+  resolve: boolean;
+}
+
+/** A canned response filled in for a ticket. */
+export interface TicketCannedResponse {
+  id: string;
+  gameId: string | null;
+  name: string;
+  language: string;
+  text: string;
+  actions: CannedActions;
+}

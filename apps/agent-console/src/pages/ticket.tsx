@@ -3,7 +3,7 @@
 // "viewing" while it is open and "typing" while its user writes, so the other agents see it;
 // it reads the ticket again when the live stream says the ticket changed.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, call, type ConversationItem, type TicketView } from "../api.ts";
+import { ApiError, call, type CannedActions, type ConversationItem, type TicketCannedResponse, type TicketView } from "../api.ts";
 import { Alert } from "../components/form.tsx";
 import { AppLayout, Link, PageTitle } from "../components/layout.tsx";
 import { formatDateTime } from "../format.ts";
@@ -26,6 +26,24 @@ function authorName(item: ConversationItem, userId: string | undefined): string 
   return author.id === userId ? t("author.you") : t("author.agent");
 }
 
+/** The actions a canned response adds to its reply, in the order the ticket takes them. */
+export function cannedActions(actions: CannedActions): Record<string, unknown>[] {
+  const list: Record<string, unknown>[] = [];
+  if (actions.addTags.length > 0) list.push({ type: "addTags", tagNames: actions.addTags });
+  if (actions.status === "waiting") list.push({ type: "setStatus", status: "waiting" });
+  if (actions.status === "on_hold") list.push({ type: "setOnHold", onHold: true });
+  if (actions.resolve) list.push({ type: "resolveTicket" });
+  return list;
+}
+
+function describeActions(actions: CannedActions): string {
+  const parts: string[] = [];
+  if (actions.addTags.length > 0) parts.push(t("composer.cannedTags", { tags: actions.addTags.join(", ") }));
+  if (actions.status) parts.push(t("composer.cannedStatus", { status: t(`status.${actions.status}` as never) }));
+  if (actions.resolve) parts.push(t("composer.cannedResolve"));
+  return parts.join(", ");
+}
+
 function announce(ticketId: string, state: "viewing" | "typing" | "left"): void {
   void call("POST", `/tickets/${ticketId}/presence`, { state }).catch(() => undefined);
 }
@@ -36,6 +54,8 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
   const [mode, setMode] = useState<Mode>("reply");
   const [text, setText] = useState("");
   const [busy, setBusy] = useState(false);
+  const [canned, setCanned] = useState<TicketCannedResponse[]>([]);
+  const [chosen, setChosen] = useState<TicketCannedResponse>();
   const lastTyping = useRef(0);
   const composer = useRef<HTMLTextAreaElement>(null);
   const userId = me.value?.user.id;
@@ -54,7 +74,12 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
 
   useEffect(() => {
     setView(undefined);
+    setChosen(undefined);
     void load();
+    call<{ responses: TicketCannedResponse[] }>("GET", `/tickets/${ticketId}/canned-responses`).then(
+      ({ body }) => setCanned(body.responses),
+      () => setCanned([]),
+    );
     announce(ticketId, "viewing");
     const viewing = setInterval(() => announce(ticketId, "viewing"), VIEWING_EVERY_MS);
     return () => {
@@ -184,7 +209,12 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
               onSubmit={(event) => {
                 event.preventDefault();
                 if (text.trim() === "") return;
-                void act([{ type: mode === "reply" ? "sendMessage" : "addPrivateNote", message: text.trim() }], () => setText(""));
+                const message = { type: mode === "reply" ? "sendMessage" : "addPrivateNote", message: text.trim() };
+                const extra = mode === "reply" && chosen ? cannedActions(chosen.actions) : [];
+                void act([message, ...extra], () => {
+                  setText("");
+                  setChosen(undefined);
+                });
               }}
             >
               <fieldset class="mode">
@@ -196,6 +226,35 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
                   <input type="radio" name="mode" checked={mode === "note"} onChange={() => setMode("note")} /> {t("composer.note")}
                 </label>
               </fieldset>
+              {mode === "reply" && canned.length > 0 && (
+                <div class="canned">
+                  <label for="canned-response">{t("composer.canned")}</label>
+                  <select
+                    id="canned-response"
+                    value={chosen?.id ?? ""}
+                    onChange={(event) => {
+                      const picked = canned.find((response) => response.id === (event.currentTarget as HTMLSelectElement).value);
+                      setChosen(picked);
+                      if (picked) {
+                        setText(picked.text);
+                        composer.current?.focus();
+                      }
+                    }}
+                  >
+                    <option value="">{t("composer.cannedNone")}</option>
+                    {canned.map((response) => (
+                      <option key={response.id} value={response.id}>
+                        {response.name}
+                      </option>
+                    ))}
+                  </select>
+                  {chosen && cannedActions(chosen.actions).length > 0 && (
+                    <p class="hint" id="canned-actions">
+                      {t("composer.cannedActions", { actions: describeActions(chosen.actions) })}
+                    </p>
+                  )}
+                </div>
+              )}
               <label for="composer-text">{mode === "reply" ? t("composer.replyLabel") : t("composer.noteLabel")}</label>
               <textarea id="composer-text" ref={composer} rows={4} value={text} onInput={(event) => onType((event.currentTarget as HTMLTextAreaElement).value)} />
               <button type="submit" class="button primary" disabled={busy || text.trim() === ""}>
