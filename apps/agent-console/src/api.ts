@@ -159,6 +159,7 @@ export interface TicketView {
   assigneeId: string | null;
   conversation: ConversationItem[];
   player: {
+    scheduledDeletion: { scheduledAt: string; dueAt: string; requestedBy: "api_key" | "operator" } | null;
     record: { servicePlayerId: string; playerId: string | null; name: string | null; email: string | null; tier: number | null; blocked: boolean } | null;
     breadcrumbs: { message: string; clientOccurredAt?: string }[];
     otherTickets: Ticket[];

@@ -212,6 +212,22 @@ describe("the inbox and the ticket page in Chromium", () => {
     await context.close();
   }, 60_000);
 
+  it("shows a player's scheduled deletion and cancels it after a confirmation", async () => {
+    const ticket = await createTicket("Del Player", "Please keep my farm after all");
+    const servicePlayerId = ((await stack.request(`/tickets?ticketId=${ticket.id}`, { key: tenant.apiKeys.main! })).body as { tickets: { servicePlayerId: string }[] }).tickets[0]!.servicePlayerId;
+    expect((await stack.request("/player/schedule-deletion", { method: "POST", key: tenant.apiKeys.main!, json: { servicePlayerId } })).status).toBe(200);
+    const { context, page, problems } = await agentPage(ada);
+    await page.goto(ticket.url);
+    await page.getByText("This player's data will be deleted on", { exact: false }).waitFor();
+    await page.getByRole("button", { name: "Cancel the deletion" }).click();
+    await screenshot(page, "28-cancel-deletion-confirm");
+    await expectAccessible(page, "the deletion's confirmation");
+    await page.getByRole("button", { name: "Yes, cancel the deletion" }).click();
+    await expect.poll(() => page.getByText("This player's data will be deleted on", { exact: false }).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   it("moves through the list with j and k, opens with Enter and replies after r, by keyboard alone", async () => {
     for (const name of ["Kim Keys", "Lou Keys"]) await createTicket(name, `Help for ${name}`);
     const { context, page, problems } = await agentPage(ada);

@@ -56,6 +56,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
   const [busy, setBusy] = useState(false);
   const [canned, setCanned] = useState<TicketCannedResponse[]>([]);
   const [chosen, setChosen] = useState<TicketCannedResponse>();
+  const [confirmCancel, setConfirmCancel] = useState(false);
   const lastTyping = useRef(0);
   const composer = useRef<HTMLTextAreaElement>(null);
   const userId = me.value?.user.id;
@@ -105,6 +106,20 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
   }, []);
+
+  async function cancelDeletion() {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await call("DELETE", `/tickets/${ticketId}/player/scheduled-deletion`);
+      setConfirmCancel(false);
+      await load();
+    } catch {
+      setError(t("app.error"));
+    } finally {
+      setBusy(false);
+    }
+  }
 
   async function act(actions: Record<string, unknown>[], after?: () => void) {
     setBusy(true);
@@ -296,6 +311,28 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
           </section>
           <section aria-labelledby="player-title">
             <h2 id="player-title">{t("player.title")}</h2>
+            {view.player.scheduledDeletion && (
+              <div class="deletion" role="note">
+                <p>
+                  <strong>{t("player.deletionScheduled", { date: formatDateTime(view.player.scheduledDeletion.dueAt) })}</strong>
+                </p>
+                {confirmCancel ? (
+                  <>
+                    <p>{t("player.cancelQuestion")}</p>
+                    <button type="button" class="button primary" disabled={busy} onClick={() => void cancelDeletion()}>
+                      {t("player.cancelConfirm")}
+                    </button>{" "}
+                    <button type="button" class="button" onClick={() => setConfirmCancel(false)}>
+                      {t("player.cancelKeep")}
+                    </button>
+                  </>
+                ) : (
+                  <button type="button" class="button" onClick={() => setConfirmCancel(true)}>
+                    {t("player.cancelDeletion")}
+                  </button>
+                )}
+              </div>
+            )}
             <dl class="facts compact">
               <dt>{t("player.name")}</dt>
               <dd>{player?.name ?? ticket.playerName ?? "—"}</dd>

@@ -1316,6 +1316,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/tickets/{ticketId}/player/scheduled-deletion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel the scheduled deletion of the ticket's player
+         * @description Cancels the pending scheduled deletion of the ticket's player (the API promises that a
+         *     scheduled deletion can be cancelled from the support application): the player's data is
+         *     kept, and `players.deletion.cancelled` records the signed-in user as who cancelled. **404**
+         *     when none is pending (never scheduled, cancelled already, or its erasure has started) or
+         *     the ticket is outside the user's scope. Needs the application's `Origin` and
+         *     `X-CSRF-Token`.
+         */
+        delete: operations["cancelAgentPlayerDeletion"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/me": {
         parameters: {
             query?: never;
@@ -1777,6 +1802,8 @@ export interface components {
         };
         /** @description What the support application shows beside the conversation about the ticket's player. */
         AgentPlayerPanel: {
+            /** @description The player's pending scheduled deletion (`POST /player/schedule-deletion`), which the user can cancel with `DELETE /agent-api/tickets/{ticketId}/player/scheduled-deletion` until it is due; null when none is pending. */
+            scheduledDeletion: components["schemas"]["AgentScheduledDeletion"] | null;
             /** @description The player as the players service keeps it; null when the ticket names no player record. */
             record: components["schemas"]["AgentPlayerRecord"] | null;
             /** @description The SDK breadcrumbs of this ticket, as `GET /tickets/{ticketId}/breadcrumbs` lists them. */
@@ -1785,6 +1812,20 @@ export interface components {
             clientClockOffsetMs: number | null;
             /** @description The player's other tickets in the same game, newest first, at most 20. */
             otherTickets: components["schemas"]["Ticket"][];
+        };
+        AgentScheduledDeletion: {
+            /** Format: date-time */
+            scheduledAt: string;
+            /**
+             * Format: date-time
+             * @description When the player's data will be erased.
+             */
+            dueAt: string;
+            /**
+             * @description `api_key`: the company's backend (the public API); `operator`: the platform's operators.
+             * @enum {string}
+             */
+            requestedBy: "api_key" | "operator";
         };
         AgentPlayerRecord: {
             /** Format: uuid */
@@ -5391,6 +5432,38 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AgentUnauthenticated"];
             403: components["responses"]["AgentEnrolFirst"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    cancelAgentPlayerDeletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -378,7 +378,7 @@ export declare const RetireCannedResponseResponseSchema: GenMessage<RetireCanned
  * {{agent.name}}, {{game.name}}) and optional actions. Only the gateway calls it, for the support
  * application. Writes name the acting user, who must be an active admin of the company
  * (PERMISSION_DENIED otherwise); a bad response is INVALID_ARGUMENT with the failing paths; a
- * name taken in its scope is ALREADY_EXISTS; an unknown or retired id is NOT_FOUND.
+ * name taken in its scope is ALREADY_EXISTS (conflict); an unknown or retired id is NOT_FOUND.
  *
  * @generated from service content.v1.CannedResponseService
  */
