@@ -191,7 +191,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
                   <strong>{item.event.type === "PRIVATE_NOTE" ? t("event.note", { author: authorName(item, userId) }) : authorName(item, userId) || t(`event.${item.event.type}` as never)}</strong>
                   <time dateTime={item.event.createdAt}> {formatDateTime(item.event.createdAt)}</time>
                 </p>
-                {item.event.message !== undefined && <p class="text">{item.event.message}</p>}
+                {item.event.message ? <p class="text">{item.event.message}</p> : null}
                 {item.event.type === "CSAT" && <p>{t("event.csat", { score: item.event.score ?? 0 })}{item.event.review ? ` “${item.event.review}”` : ""}</p>}
                 {item.event.type === "END" && <p class="muted">{t("event.end")}</p>}
                 {item.event.fields && (
@@ -279,6 +279,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
           )}
         </article>
         <aside class="side-pane" aria-label={t("ticket.details")}>
+          {!closed && (
           <section aria-labelledby="actions-title">
             <h2 id="actions-title">{t("ticket.actions")}</h2>
             <div class="action-buttons">
@@ -309,6 +310,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
               )}
             </div>
           </section>
+          )}
           <section aria-labelledby="player-title">
             <h2 id="player-title">{t("player.title")}</h2>
             {view.player.scheduledDeletion && (
