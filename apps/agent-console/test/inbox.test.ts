@@ -261,6 +261,10 @@ describe("the inbox and the ticket page in Chromium", () => {
     await page.keyboard.press("Tab");
     await page.keyboard.press("Enter");
     await page.getByRole("list", { name: "Conversation" }).getByText("Answered by keyboard.").waitFor();
+    // e resolves, once the focus has left the composer.
+    await page.locator("h1").focus();
+    await page.keyboard.press("e");
+    await expect.poll(() => page.locator(".ticket-facts").textContent()).toContain("Closed");
     await screenshot(page, "26-keyboard-reply");
     expect(problems).toEqual([]);
     await context.close();

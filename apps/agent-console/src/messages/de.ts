@@ -107,7 +107,7 @@ export const de: Catalog = {
   "inbox.nobody": "Nicht zugewiesen",
   "inbox.me": "Du",
   "inbox.someoneElse": "Anderer Agent",
-  "inbox.keys": "Tasten: j / k zum Wechseln, Enter zum Öffnen, r für eine Antwort und n für eine Notiz im Ticket.",
+  "inbox.keys": "Tasten: j / k zum Wechseln, Enter zum Öffnen; im Ticket r für eine Antwort, n für eine Notiz, e zum Lösen.",
   "status.new": "Neu",
   "status.assigned": "Zugewiesen",
   "status.unassigned": "Nicht zugewiesen",

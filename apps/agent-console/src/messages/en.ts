@@ -105,7 +105,7 @@ export const en = {
   "inbox.nobody": "Unassigned",
   "inbox.me": "You",
   "inbox.someoneElse": "Another agent",
-  "inbox.keys": "Keys: j / k to move, Enter to open, r to reply and n for a note on a ticket.",
+  "inbox.keys": "Keys: j / k to move, Enter to open; on a ticket, r to reply, n for a note, e to resolve.",
   "status.new": "New",
   "status.assigned": "Assigned",
   "status.unassigned": "Unassigned",
