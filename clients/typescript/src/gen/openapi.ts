@@ -1425,6 +1425,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/tickets/{ticketId}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge the ticket into another ticket of the same player
+         * @description Merges the ticket of the path (the source) into `targetTicketId`, another open ticket of
+         *     the same player in the same game, as the signed-in user, in one transaction: the target
+         *     gets a copy of each message, private note and collector answer of the source (in the
+         *     source's order, with their authors and attachments, each marked `mergedFrom`), the
+         *     source's tags it lacks and a private note by the user; the source gets a private note and
+         *     is closed with `resolutionType` `merged` and `followUpTicketId` = the target (no END
+         *     event). The same player: the same player record, else the same external player id, else
+         *     (tickets without one) the same email. Into itself, another game's or another player's
+         *     ticket: **400** at `/targetTicketId`. A closed source (resolved, rejected, auto-closed or
+         *     already merged) or a closed target: **409**. Either ticket outside the user's games:
+         *     **404**. Needs the support application's `Origin` and `X-CSRF-Token` (**403**
+         *     otherwise).
+         */
+        post: operations["mergeAgentTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/tickets/{ticketId}/attachments/{attachmentId}": {
         parameters: {
             query?: never;
@@ -1660,6 +1691,18 @@ export interface components {
             /** @description Applied in order, all or none. */
             actions: components["schemas"]["AgentAction"][];
         };
+        AgentMergeRequest: {
+            /**
+             * Format: uuid
+             * @description The open ticket of the same player and game that receives the conversation.
+             */
+            targetTicketId: string;
+        };
+        AgentMergeResult: {
+            /** @description The merged ticket, closed with resolutionType `merged` and followUpTicketId the target. */
+            source: components["schemas"]["Ticket"];
+            target: components["schemas"]["Ticket"];
+        };
         /**
          * @description One action of `POST /tickets/{ticketId}/actions` (`type` selects its shape) without
          *     `userId`: the signed-in user performs it.
@@ -1843,6 +1886,7 @@ export interface components {
             message: string;
             language: components["schemas"]["Language"];
             attachments: components["schemas"]["AttachmentRef"][];
+            mergedFrom?: components["schemas"]["MergedFrom"];
         };
         /** AGENT_MESSAGE */
         AgentMessageEvent: {
@@ -1858,6 +1902,7 @@ export interface components {
             message: string;
             language: components["schemas"]["Language"];
             attachments: components["schemas"]["AttachmentRef"][];
+            mergedFrom?: components["schemas"]["MergedFrom"];
         };
         /** PRIVATE_NOTE */
         PrivateNoteEvent: {
@@ -1872,6 +1917,7 @@ export interface components {
             createdAt: string;
             message: string;
             attachments: components["schemas"]["AttachmentRef"][];
+            mergedFrom?: components["schemas"]["MergedFrom"];
         };
         /** CSAT */
         CsatEvent: {
@@ -1918,6 +1964,21 @@ export interface components {
             resultId: string;
             title: string;
             fields: components["schemas"]["CollectorField"][];
+            mergedFrom?: components["schemas"]["MergedFrom"];
+        };
+        /**
+         * @description Only on a copy of another ticket's event, made when that ticket was merged into this one
+         *     (the support application's merge): the merged ticket, the event's id there and when it
+         *     was written. The copy's own `createdAt` is the time of the merge.
+         */
+        MergedFrom: {
+            /** Format: uuid */
+            ticketId: string;
+            runningId: number;
+            /** Format: uuid */
+            eventId: string;
+            /** Format: date-time */
+            createdAt: string;
         };
         /**
          * Other (future types)
@@ -5415,6 +5476,55 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    mergeAgentTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentMergeRequest"];
+            };
+        };
+        responses: {
+            /** @description Merged; both tickets as they are now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentMergeResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["NotFound"];
+            /** @description The source or the target is closed (`conflict`). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
