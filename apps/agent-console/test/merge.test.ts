@@ -37,6 +37,7 @@ describe("merging tickets on the ticket page in Chromium", () => {
   let base: string;
   const suffix = randomUUID().slice(0, 8);
   const ada = `ada-${suffix}@studio.example`;
+  const bob = `bob-${suffix}@studio.example`;
 
   beforeAll(async () => {
     bundle = await buildBundle(fileURLToPath(new URL("..", import.meta.url)));
@@ -48,9 +49,12 @@ describe("merging tickets on the ticket page in Chromium", () => {
       apiKeys: [{ name: "main" }],
       games: [{ ref: "galaxy", name: "Galaxy", slug: `galaxy-${suffix}`, languages: ["en"], environments: [{ ref: "galaxy-prod", name: "production" }] }],
       tags: [{ name: "billing", game: null }],
-      users: [{ ref: "ada", name: "Ada Lovelace", email: ada, role: "agent", displayName: "Ada", games: ["galaxy"] }],
+      users: [
+        { ref: "ada", name: "Ada Lovelace", email: ada, role: "agent", displayName: "Ada", games: ["galaxy"] },
+        { ref: "bob", name: "Bob Builder", email: bob, role: "agent", displayName: "Bob", games: ["galaxy"] },
+      ],
     });
-    await stack.admin(["users", "set-password", "--email", ada], `${PASSWORD}\n`);
+    for (const email of [ada, bob]) await stack.admin(["users", "set-password", "--email", email], `${PASSWORD}\n`);
     browser = await launchBrowser();
     await mkdir(SCREENSHOTS, { recursive: true });
   }, 900_000);
@@ -98,8 +102,8 @@ describe("merging tickets on the ticket page in Chromium", () => {
     expect(bad.map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), `axe on ${what}`).toEqual([]);
   }
 
-  /** Two tickets of one new player: the target first, then the source (with a tag). */
-  async function ticketsOfOnePlayer(name: string): Promise<{ target: { id: string; runningId: number }; source: { id: string; runningId: number; url: string } }> {
+  /** Two tickets of one new player: the target first (with the tags given), then the source (tagged billing). */
+  async function ticketsOfOnePlayer(name: string, targetTags: string[] = []): Promise<{ target: { id: string; runningId: number }; source: { id: string; runningId: number; url: string } }> {
     const player = { id: `p-${randomUUID().slice(0, 8)}`, name, email: `${randomUUID().slice(0, 8)}@example.com`, tier: 2 };
     const create = async (message: string, tags: string[]) => {
       const created = await stack.request("/tickets", {
@@ -112,7 +116,7 @@ describe("merging tickets on the ticket page in Chromium", () => {
       const listed = (await stack.request(`/tickets?ticketId=${ticketId}`, { key: tenant.apiKeys.main! })).body as { tickets: { runningId: number; url: string }[] };
       return { id: ticketId, runningId: listed.tickets[0]!.runningId, url: listed.tickets[0]!.url };
     };
-    const target = await create(`My ship vanished after the jump, ${name}.`, []);
+    const target = await create(`My ship vanished after the jump, ${name}.`, targetTags);
     const source = await create(`And my credits are gone too, ${name}.`, ["billing"]);
     return { target, source };
   }
@@ -122,8 +126,14 @@ describe("merging tickets on the ticket page in Chromium", () => {
   const insideDialog = (page: Page) => page.evaluate(() => document.activeElement?.closest("dialog") !== null && document.activeElement?.closest("dialog") !== undefined);
 
   it("merges a ticket into the player's other open ticket: the dialog, the target with the conversation, the source merged", async () => {
-    const { target, source } = await ticketsOfOnePlayer("Pat Merge");
+    // The target has the source's tag already: no tags_changed of the target, so only the merge's
+    // own change (which names the target) can tell the other agent's page to read it again.
+    const { target, source } = await ticketsOfOnePlayer("Pat Merge", ["billing"]);
     const { context, page, problems } = await agentPage(ada);
+    // Another agent has the target open: the merged conversation arrives there without a reload.
+    const other = await agentPage(bob);
+    await other.page.goto(`${base}/app/tickets/${target.id}`);
+    await expect.poll(() => other.page.getByRole("heading", { level: 1 }).textContent()).toContain(`#${target.runningId}`);
     await page.goto(source.url);
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toContain(`#${source.runningId}`);
     await screenshot(page, "30-merge-source");
@@ -160,6 +170,9 @@ describe("merging tickets on the ticket page in Chromium", () => {
     expect(await conversation.locator(".event-private_note").last().textContent()).toContain(`Merged #${source.runningId} into this ticket.`);
     expect(await page.getByRole("complementary").textContent()).toContain("billing");
     await screenshot(page, "32-merge-target");
+    await other.page.locator(".merged-from").waitFor({ timeout: 5000 });
+    expect(await other.page.locator(".merged-from").textContent()).toContain(`Merged from #${source.runningId}`);
+    await screenshot(other.page, "32b-merge-target-live-for-another-agent");
     await expectAccessible(page, "the target ticket after the merge");
 
     // The source, from the copy's link: closed as merged, with a link to the target.
@@ -176,8 +189,9 @@ describe("merging tickets on the ticket page in Chromium", () => {
 
     expect(await listed(source.id)).toMatchObject({ status: "closed", resolutionType: "merged", followUpTicketId: target.id });
     expect(await listed(target.id)).toMatchObject({ status: "new", resolutionType: null, tags: ["billing"] });
-    expect(problems).toEqual([]);
+    expect([...problems, ...other.problems]).toEqual([]);
     await context.close();
+    await other.context.close();
   }, 120_000);
 
   it("merges by a typed ticket number, by keyboard alone, and says when no ticket has that number", async () => {

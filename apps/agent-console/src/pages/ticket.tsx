@@ -65,7 +65,8 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
   }, [ticketId]);
 
   useEffect(() => {
-    if ((change && change.ticketId === ticketId) || reload > 0) void load();
+    // A merge changes the target's conversation too: its change names the target.
+    if ((change && (change.ticketId === ticketId || change.targetTicketId === ticketId)) || reload > 0) void load();
   }, [change, reload]);
 
   // r: reply, n: private note (when focus is not in a field).

@@ -1174,13 +1174,14 @@ export interface paths {
          *     - `id: <n>` / `event: ready` / `data: {"lastEventId": "<n>"}`: first, the stream's
          *       position (a stream that has sent no change yet still resumes from it).
          *     - `id: <n>` / `event: ticket` / `data: {seq, ticketId, runningId, gameId, change,
-         *       occurredAt, status?, assigneeId?, tags?, messageType?, actor?}`: a change of a ticket
-         *       of one of the user's games (`change` is the domain event's type without
-         *       `tickets.ticket.`: `created`, `status_changed`, `closed`, `assigned`,
+         *       occurredAt, status?, assigneeId?, tags?, messageType?, targetTicketId?, actor?}`: a
+         *       change of a ticket of one of the user's games (`change` is the domain event's type
+         *       without `tickets.ticket.`: `created`, `status_changed`, `closed`, `assigned`,
          *       `message_added`, `tags_changed`, `fields_changed`, `rated`, `collector_result_added`,
-         *       `deleted`, ...; a type the console does not know is to be ignored). `status`,
+         *       `deleted`, `merged`, ...; a type the console does not know is to be ignored). `status`,
          *       `assigneeId` and `tags` are there when the change sets them, so that a list can be
-         *       updated without reading the ticket again.
+         *       updated without reading the ticket again; `merged` names the merged ticket and, in
+         *       `targetTicketId`, the ticket it was merged into.
          *     - `event: presence` / `data: {ticketId, gameId, agents: [{userId, displayName, state}]}`
          *       (no `id`): who is on a ticket now (`viewing` or `typing`), first for every ticket
          *       someone is on, then whenever it changes; an empty `agents` means nobody is left.
