@@ -332,6 +332,34 @@ describe("POST /agent-api/tickets/{ticketId}/merge", () => {
     expect(closedHook).toMatchObject({ type: "ticket.closed", data: { ticketId: source, resolutionType: "merged", followUpTicketId: target, actor: { type: "user", id: ada.userId } } });
   });
 
+  it("shows the player, on their web page, the source closed as merged and the target with its messages, never the notes", async () => {
+    const token = tenant.games.galaxy!.environments["galaxy-prod"]!.token;
+    const created = await stack.request("/support/sessions", { method: "POST", json: { token, player: { id: `web-${randomUUID()}`, name: "Wen" } } });
+    expect(created.status, created.text).toBe(200);
+    const { sessionCode } = created.body as { sessionCode: string };
+    const asPlayer = (path: string, json?: unknown) =>
+      stack.request(path, { method: json === undefined ? "GET" : "POST", json, headers: { authorization: `Session ${sessionCode}` } });
+    const open = async (message: string) => ((await asPlayer("/player-api/tickets", { message })).body as { ticketId: string }).ticketId;
+    const target = await open(`The shop charged me twice ${randomUUID()}`);
+    const source = await open(`Also the map is blank ${randomUUID()}`);
+    expect((await act(agents.ada, source, [{ type: "sendMessage", message: "Which map?" }])).status).toBe(200);
+    expect((await merge(agents.ada, source, { targetTicketId: target })).status).toBe(200);
+
+    const mine = (await asPlayer("/player-api/tickets")).body as { tickets: { id: string; status: string; resolutionType: string | null }[] };
+    expect(mine.tickets.find((ticket) => ticket.id === source)).toMatchObject({ status: "closed", resolutionType: "merged" });
+    expect(mine.tickets.find((ticket) => ticket.id === target)).toMatchObject({ status: "new", resolutionType: null });
+    const onTarget = (await asPlayer(`/player-api/tickets/${target}/events`)).body as { events: { type: string; message?: string; mergedFrom?: { ticketId: string } }[] };
+    expect(onTarget.events.map((event) => [event.type, event.mergedFrom?.ticketId ?? null])).toEqual([
+      ["PLAYER_MESSAGE", null],
+      ["PLAYER_MESSAGE", source],
+      ["AGENT_MESSAGE", source],
+    ]);
+    const onSource = (await asPlayer(`/player-api/tickets/${source}/events`)).body as { events: { type: string }[] };
+    expect(onSource.events.map((event) => event.type)).toEqual(["PLAYER_MESSAGE", "AGENT_MESSAGE"]);
+    // A merged ticket is not rated: only resolved ones are.
+    expect((await asPlayer(`/player-api/tickets/${source}/csat`, { score: 5 })).status).toBe(409);
+  });
+
   it("is 404 when either ticket is outside the user's games or company, and changes nothing", async () => {
     const { player, source, target } = await pairOf();
     const farm = await createTicket("farm", player, `On the farm ${randomUUID()}`);
