@@ -39,6 +39,7 @@ import { registerDocsRoutes } from "./openapi/docs.ts";
 import { registerAgentApiRoutes } from "./routes/agent-api.ts";
 import { registerAgentTicketRoutes } from "./routes/agent-tickets.ts";
 import { registerAgentLiveRoutes } from "./routes/agent-live.ts";
+import { registerAgentCannedResponseRoutes } from "./routes/agent-canned-responses.ts";
 import { AgentLiveFeed } from "./agent-api/live-feed.ts";
 import { PresenceBoard } from "./agent-api/presence.ts";
 import { registerAnnouncementRoutes } from "./routes/announcements.ts";
@@ -186,6 +187,13 @@ export function createServer(deps: GatewayDeps): Gateway {
     tickets: clients.tickets,
     players: clients.players,
     media: clients.media,
+    guards: agentGuards,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+  });
+  registerAgentCannedResponseRoutes(api, {
+    cannedResponses: clients.cannedResponses,
+    tickets: clients.tickets,
+    content: clients.content,
     guards: agentGuards,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
   });

@@ -8,7 +8,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import type { NatsConnection } from "@support/bus";
 import { createLogger, type Logger } from "@support/logging";
-import { AgentAccessService, ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
+import { AgentAccessService, CannedResponseService, ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
 import { AppError } from "@support/errors";
 import { appErrorToConnect, domainTransport } from "@support/rpc";
 import type { AgentAccessClient, GatewayClients, PlayersClient, ServiceName, WebhooksClient } from "./clients.ts";
@@ -394,6 +394,8 @@ export async function startTestGateway(
     clients: {
       content: content.client(),
       agentAccess: agentAccess.client(),
+      // Canned responses are exercised against the real content service (test/agent-canned-responses.test.ts).
+      cannedResponses: createClient(CannedResponseService, createRouterTransport(() => undefined)),
       tickets: createClient(TicketsService, createRouterTransport(() => undefined)),
       media: createClient(MediaService, createRouterTransport(() => undefined)),
       players: options.players ?? createClient(PlayersService, createRouterTransport(() => undefined)),

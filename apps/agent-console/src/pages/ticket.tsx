@@ -3,7 +3,7 @@
 // "viewing" while it is open and "typing" while its user writes, so the other agents see it;
 // it reads the ticket again when the live stream says the ticket changed.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, call, type ConversationItem, type TicketView } from "../api.ts";
+import { ApiError, call, type CannedActions, type ConversationItem, type TicketCannedResponse, type TicketView } from "../api.ts";
 import { Alert } from "../components/form.tsx";
 import { AppLayout, Link, PageTitle } from "../components/layout.tsx";
 import { MergeButton } from "../components/merge-dialog.tsx";
@@ -27,6 +27,24 @@ function authorName(item: ConversationItem, userId: string | undefined): string 
   return author.id === userId ? t("author.you") : t("author.agent");
 }
 
+/** The actions a canned response adds to its reply, in the order the ticket takes them. */
+export function cannedActions(actions: CannedActions): Record<string, unknown>[] {
+  const list: Record<string, unknown>[] = [];
+  if (actions.addTags.length > 0) list.push({ type: "addTags", tagNames: actions.addTags });
+  if (actions.status === "waiting") list.push({ type: "setStatus", status: "waiting" });
+  if (actions.status === "on_hold") list.push({ type: "setOnHold", onHold: true });
+  if (actions.resolve) list.push({ type: "resolveTicket" });
+  return list;
+}
+
+function describeActions(actions: CannedActions): string {
+  const parts: string[] = [];
+  if (actions.addTags.length > 0) parts.push(t("composer.cannedTags", { tags: actions.addTags.join(", ") }));
+  if (actions.status) parts.push(t("composer.cannedStatus", { status: t(`status.${actions.status}` as never) }));
+  if (actions.resolve) parts.push(t("composer.cannedResolve"));
+  return parts.join(", ");
+}
+
 function announce(ticketId: string, state: "viewing" | "typing" | "left"): void {
   void call("POST", `/tickets/${ticketId}/presence`, { state }).catch(() => undefined);
 }
@@ -37,6 +55,9 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
   const [mode, setMode] = useState<Mode>("reply");
   const [text, setText] = useState("");
   const [busy, setBusy] = useState(false);
+  const [canned, setCanned] = useState<TicketCannedResponse[]>([]);
+  const [chosen, setChosen] = useState<TicketCannedResponse>();
+  const [confirmCancel, setConfirmCancel] = useState(false);
   const lastTyping = useRef(0);
   const composer = useRef<HTMLTextAreaElement>(null);
   const userId = me.value?.user.id;
@@ -55,7 +76,12 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
 
   useEffect(() => {
     setView(undefined);
+    setChosen(undefined);
     void load();
+    call<{ responses: TicketCannedResponse[] }>("GET", `/tickets/${ticketId}/canned-responses`).then(
+      ({ body }) => setCanned(body.responses),
+      () => setCanned([]),
+    );
     announce(ticketId, "viewing");
     const viewing = setInterval(() => announce(ticketId, "viewing"), VIEWING_EVERY_MS);
     return () => {
@@ -82,6 +108,20 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
   }, []);
+
+  async function cancelDeletion() {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await call("DELETE", `/tickets/${ticketId}/player/scheduled-deletion`);
+      setConfirmCancel(false);
+      await load();
+    } catch {
+      setError(t("app.error"));
+    } finally {
+      setBusy(false);
+    }
+  }
 
   async function act(actions: Record<string, unknown>[], after?: () => void) {
     setBusy(true);
@@ -167,7 +207,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
                   <strong>{item.event.type === "PRIVATE_NOTE" ? t("event.note", { author: authorName(item, userId) }) : authorName(item, userId) || t(`event.${item.event.type}` as never)}</strong>
                   <time dateTime={item.event.createdAt}> {formatDateTime(item.event.createdAt)}</time>
                 </p>
-                {item.event.message !== undefined && <p class="text">{item.event.message}</p>}
+                {item.event.message ? <p class="text">{item.event.message}</p> : null}
                 {item.event.type === "CSAT" && <p>{t("event.csat", { score: item.event.score ?? 0 })}{item.event.review ? ` “${item.event.review}”` : ""}</p>}
                 {item.event.type === "END" && <p class="muted">{t("event.end")}</p>}
                 {item.event.fields && (
@@ -200,7 +240,12 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
               onSubmit={(event) => {
                 event.preventDefault();
                 if (text.trim() === "") return;
-                void act([{ type: mode === "reply" ? "sendMessage" : "addPrivateNote", message: text.trim() }], () => setText(""));
+                const message = { type: mode === "reply" ? "sendMessage" : "addPrivateNote", message: text.trim() };
+                const extra = mode === "reply" && chosen ? cannedActions(chosen.actions) : [];
+                void act([message, ...extra], () => {
+                  setText("");
+                  setChosen(undefined);
+                });
               }}
             >
               <fieldset class="mode">
@@ -212,6 +257,35 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
                   <input type="radio" name="mode" checked={mode === "note"} onChange={() => setMode("note")} /> {t("composer.note")}
                 </label>
               </fieldset>
+              {mode === "reply" && canned.length > 0 && (
+                <div class="canned">
+                  <label for="canned-response">{t("composer.canned")}</label>
+                  <select
+                    id="canned-response"
+                    value={chosen?.id ?? ""}
+                    onChange={(event) => {
+                      const picked = canned.find((response) => response.id === (event.currentTarget as HTMLSelectElement).value);
+                      setChosen(picked);
+                      if (picked) {
+                        setText(picked.text);
+                        composer.current?.focus();
+                      }
+                    }}
+                  >
+                    <option value="">{t("composer.cannedNone")}</option>
+                    {canned.map((response) => (
+                      <option key={response.id} value={response.id}>
+                        {response.name}
+                      </option>
+                    ))}
+                  </select>
+                  {chosen && cannedActions(chosen.actions).length > 0 && (
+                    <p class="hint" id="canned-actions">
+                      {t("composer.cannedActions", { actions: describeActions(chosen.actions) })}
+                    </p>
+                  )}
+                </div>
+              )}
               <label for="composer-text">{mode === "reply" ? t("composer.replyLabel") : t("composer.noteLabel")}</label>
               <textarea id="composer-text" ref={composer} rows={4} value={text} onInput={(event) => onType((event.currentTarget as HTMLTextAreaElement).value)} />
               <button type="submit" class="button primary" disabled={busy || text.trim() === ""}>
@@ -221,6 +295,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
           )}
         </article>
         <aside class="side-pane" aria-label={t("ticket.details")}>
+          {!closed && (
           <section aria-labelledby="actions-title">
             <h2 id="actions-title">{t("ticket.actions")}</h2>
             <div class="action-buttons">
@@ -252,8 +327,31 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
               {!closed && <MergeButton ticket={ticket} candidates={view.player.otherTickets} disabled={busy} />}
             </div>
           </section>
+          )}
           <section aria-labelledby="player-title">
             <h2 id="player-title">{t("player.title")}</h2>
+            {view.player.scheduledDeletion && (
+              <div class="deletion" role="note">
+                <p>
+                  <strong>{t("player.deletionScheduled", { date: formatDateTime(view.player.scheduledDeletion.dueAt) })}</strong>
+                </p>
+                {confirmCancel ? (
+                  <>
+                    <p>{t("player.cancelQuestion")}</p>
+                    <button type="button" class="button primary" disabled={busy} onClick={() => void cancelDeletion()}>
+                      {t("player.cancelConfirm")}
+                    </button>{" "}
+                    <button type="button" class="button" onClick={() => setConfirmCancel(false)}>
+                      {t("player.cancelKeep")}
+                    </button>
+                  </>
+                ) : (
+                  <button type="button" class="button" onClick={() => setConfirmCancel(true)}>
+                    {t("player.cancelDeletion")}
+                  </button>
+                )}
+              </div>
+            )}
             <dl class="facts compact">
               <dt>{t("player.name")}</dt>
               <dd>{player?.name ?? ticket.playerName ?? "—"}</dd>

@@ -12,6 +12,7 @@ import * as userLinks from "./2026_11_28_00_01_00_user_links.ts";
 import * as twoFactor from "./2026_11_28_00_02_00_two_factor.ts";
 import * as singleSignOn from "./2026_11_29_00_00_00_single_sign_on.ts";
 import * as userSkills from "./2026_11_29_00_01_00_user_skills.ts";
+import * as cannedResponses from "./2026_11_29_00_02_00_canned_responses.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_01_00_create_content": createContent,
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_28_00_02_00_two_factor": twoFactor,
   "2026_11_29_00_00_00_single_sign_on": singleSignOn,
   "2026_11_29_00_01_00_user_skills": userSkills,
+  "2026_11_29_00_02_00_canned_responses": cannedResponses,
 };
