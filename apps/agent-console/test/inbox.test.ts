@@ -208,6 +208,16 @@ describe("the inbox and the ticket page in Chromium", () => {
     await page.getByRole("button", { name: "Send the reply" }).click();
     await expect.poll(() => page.locator(".ticket-facts").textContent()).toContain("Waiting");
     expect(await page.getByRole("complementary").textContent()).toContain("lost-ship");
+
+    // Tags from the company's definitions, and assigning to a colleague by name.
+    await page.getByRole("button", { name: "Remove the tag lost-ship" }).click();
+    await page.getByText("No tags yet.").waitFor();
+    await page.getByLabel("Add a tag").selectOption("lost-ship");
+    await page.getByRole("button", { name: "Remove the tag lost-ship" }).waitFor();
+    await page.getByLabel("Assigned to").selectOption({ label: "Bob" });
+    await expect.poll(() => page.locator(".ticket-facts").textContent()).toContain("Assigned to Bob");
+    await screenshot(page, "29-tags-and-assignee");
+    await expectAccessible(page, "the ticket with tags and an assignee");
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);
@@ -234,12 +244,15 @@ describe("the inbox and the ticket page in Chromium", () => {
     await page.goto(`${base}/app/views/unassigned`);
     await page.getByRole("listitem").filter({ hasText: "Kim Keys" }).waitFor();
     await page.locator("body").click({ position: { x: 5, y: 400 } });
+    // Newest activity first: Lou, then Kim.
+    expect((await page.locator(".ticket-row .player").allTextContents()).slice(0, 2)).toEqual(["Lou Keys", "Kim Keys"]);
+    const focused = () => page.evaluate(() => [document.activeElement?.id ?? "", document.activeElement?.querySelector(".player")?.textContent ?? ""]);
     await page.keyboard.press("j");
+    await expect.poll(focused).toEqual(["ticket-row-1", "Kim Keys"]);
     await page.keyboard.press("k");
-    const focused = await page.evaluate(() => document.activeElement?.textContent ?? "");
-    expect(focused).toContain("Lou Keys");
+    await expect.poll(focused).toEqual(["ticket-row-0", "Lou Keys"]);
     await page.keyboard.press("j");
-    expect(await page.evaluate(() => document.activeElement?.textContent ?? "")).toContain("Kim Keys");
+    await expect.poll(focused).toEqual(["ticket-row-1", "Kim Keys"]);
     await page.keyboard.press("Enter");
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toContain("Kim Keys");
     await page.keyboard.press("r");

@@ -53,7 +53,7 @@ beforeAll(async () => {
       { ref: "galaxy", name: "Galaxy Raiders", slug: `galaxy-${suffix}`, languages: ["en", "de"], environments: [{ ref: "galaxy-prod", name: "production" }] },
       { ref: "farm", name: "Pixel Farm", slug: `farm-${suffix}`, languages: ["en"], environments: [{ ref: "farm-prod", name: "production" }] },
     ],
-    tags: [{ name: "bug", game: null }],
+    tags: [{ name: "bug", game: null }, { name: "crash", game: "galaxy", isSkill: true }, { name: "lost-crops", game: "farm" }],
     users: [
       { ref: "dana", name: "Dana Admin", email: emails.dana, role: "admin", displayName: "Dana" },
       { ref: "ada", name: "Ada Agent", email: emails.ada, role: "agent", displayName: "Ada", games: ["galaxy"] },
@@ -132,5 +132,23 @@ describe("canned responses through the agent API", () => {
     expect(audit.entries.map((entry) => entry.action).filter((action) => action.startsWith("canned_response."))).toEqual([
       "canned_response.retired", "canned_response.updated", "canned_response.created", "canned_response.created",
     ]);
+  });
+});
+
+describe("the company's people and tags for the console", () => {
+  it("lists the active users with their display names and games, and the tags of the agent's games only", async () => {
+    const users = await read(agents.ada, "/agent-api/users");
+    expect(users.status, users.text).toBe(200);
+    expect(users.body).toEqual({
+      users: [
+        { id: agents.ada.userId, name: "Ada Agent", displayName: "Ada", role: "agent", gameIds: [tenant.games.galaxy!.id], skills: [] },
+        { id: agents.dana.userId, name: "Dana Admin", displayName: "Dana", role: "admin", gameIds: [tenant.games.galaxy!.id, tenant.games.farm!.id], skills: [] },
+      ],
+    });
+    expect(JSON.stringify(users.body)).not.toContain("@studio.example");
+    const tags = (await read(agents.ada, "/agent-api/tags")).body as { tags: { name: string; gameId: string | null; isSkill: boolean }[] };
+    expect(tags.tags.map((tag) => [tag.name, tag.gameId, tag.isSkill]).sort()).toEqual([["bug", null, false], ["crash", tenant.games.galaxy!.id, true]]);
+    const all = (await read(agents.dana, "/agent-api/tags")).body as { tags: { name: string }[] };
+    expect(all.tags.map((tag) => tag.name).sort()).toEqual(["bug", "crash", "lost-crops"]);
   });
 });

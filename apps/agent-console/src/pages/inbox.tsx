@@ -10,6 +10,7 @@ import { t } from "../i18n.ts";
 import type { MessageKey } from "../messages/en.ts";
 import { lastChange, presence, reloads } from "../live.ts";
 import { navigate } from "../router.ts";
+import { colleagues } from "../directory.ts";
 import { me } from "../session.ts";
 
 const VIEWS = ["mine", "unassigned", "open", "waiting", "on_hold", "closed_7d"] as const;
@@ -98,7 +99,8 @@ export function Inbox({ view }: { view: string }) {
     return () => removeEventListener("keydown", onKey);
   }, [items, selected]);
 
-  const assignee = (item: TicketListItem) => (item.assigneeId === null ? t("inbox.nobody") : item.assigneeId === userId ? t("inbox.me") : t("inbox.someoneElse"));
+  const assignee = (item: TicketListItem) =>
+    item.assigneeId === null ? t("inbox.nobody") : item.assigneeId === userId ? t("inbox.me") : (colleagues.value.get(item.assigneeId)?.displayName ?? t("inbox.someoneElse"));
 
   return (
     <AppLayout wide>

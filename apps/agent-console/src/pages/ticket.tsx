@@ -10,6 +10,7 @@ import { MergeButton } from "../components/merge-dialog.tsx";
 import { formatDateTime } from "../format.ts";
 import { t } from "../i18n.ts";
 import { lastChange, presence, reloads } from "../live.ts";
+import { assignable, colleagues, tagsFor } from "../directory.ts";
 import { me } from "../session.ts";
 import { statusName } from "./inbox.tsx";
 
@@ -24,7 +25,8 @@ function authorName(item: ConversationItem, userId: string | undefined): string 
   if (author.type === "player") return t("author.player");
   if (author.type === "system") return t("author.system");
   if (author.type === "api_key") return t("author.integration");
-  return author.id === userId ? t("author.you") : t("author.agent");
+  if (author.id === userId) return t("author.you");
+  return (author.id && colleagues.value.get(author.id)?.displayName) || t("author.agent");
 }
 
 /** The actions a canned response adds to its reply, in the order the ticket takes them. */
@@ -182,7 +184,16 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
             {ticket.resolutionType && <span> · {t(`resolution.${ticket.resolutionType}` as never)}</span>}
             <span> · {ticket.language.toUpperCase()}</span>
             <span> · {t("ticket.tier", { tier: ticket.metadata.playerTier ?? 1 })}</span>
-            <span> · {view.assigneeId === null ? t("ticket.unassigned") : view.assigneeId === userId ? t("ticket.assignedToYou") : t("ticket.assignedToOther")}</span>
+            <span>
+              {" · "}
+              {view.assigneeId === null
+                ? t("ticket.unassigned")
+                : view.assigneeId === userId
+                  ? t("ticket.assignedToYou")
+                  : colleagues.value.has(view.assigneeId)
+                    ? t("ticket.assignedTo", { name: colleagues.value.get(view.assigneeId)!.displayName })
+                    : t("ticket.assignedToOther")}
+            </span>
           </p>
           <div class="presence-line" role="status" aria-live="polite">
             {others.map((agent) => (agent.state === "typing" ? t("presence.typing", { name: agent.displayName }) : t("presence.viewing", { name: agent.displayName }))).join(" · ")}
@@ -326,6 +337,25 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
               )}
               {!closed && <MergeButton ticket={ticket} candidates={view.player.otherTickets} disabled={busy} />}
             </div>
+            <div class="assign">
+              <label for="assign-to">{t("action.assignTo")}</label>
+              <select
+                id="assign-to"
+                value={view.assigneeId ?? ""}
+                disabled={busy}
+                onChange={(event) => {
+                  const value = (event.currentTarget as HTMLSelectElement).value;
+                  void act(value === "" ? [{ type: "unassignTicket" }] : [{ type: "assignTicket", assigneeId: value }]);
+                }}
+              >
+                <option value="">{t("ticket.unassigned")}</option>
+                {assignable(ticket.gameId).map((user) => (
+                  <option key={user.id} value={user.id}>
+                    {user.id === userId ? t("action.me", { name: user.displayName }) : user.displayName}
+                  </option>
+                ))}
+              </select>
+            </div>
           </section>
           )}
           <section aria-labelledby="player-title">
@@ -377,12 +407,45 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
               </>
             )}
           </section>
-          {ticket.tags.length > 0 && (
-            <section aria-labelledby="tags-title">
-              <h2 id="tags-title">{t("ticket.tags")}</h2>
-              <p>{ticket.tags.join(", ")}</p>
-            </section>
-          )}
+          <section aria-labelledby="tags-title">
+            <h2 id="tags-title">{t("ticket.tags")}</h2>
+            {ticket.tags.length === 0 && <p class="muted">{t("ticket.noTags")}</p>}
+            <ul class="tags">
+              {ticket.tags.map((tag) => (
+                <li key={tag}>
+                  <span>{tag}</span>
+                  {!closed && (
+                    <button type="button" class="remove-tag" aria-label={t("ticket.removeTag", { tag })} disabled={busy} onClick={() => void act([{ type: "removeTags", tagNames: [tag] }])}>
+                      ×
+                    </button>
+                  )}
+                </li>
+              ))}
+            </ul>
+            {!closed && tagsFor(ticket.gameId).some((tag) => !ticket.tags.includes(tag.name)) && (
+              <div class="add-tag">
+                <label for="add-tag">{t("ticket.addTag")}</label>
+                <select
+                  id="add-tag"
+                  value=""
+                  disabled={busy}
+                  onChange={(event) => {
+                    const value = (event.currentTarget as HTMLSelectElement).value;
+                    if (value !== "") void act([{ type: "addTags", tagNames: [value] }]);
+                  }}
+                >
+                  <option value="">{t("ticket.chooseTag")}</option>
+                  {tagsFor(ticket.gameId)
+                    .filter((tag) => !ticket.tags.includes(tag.name))
+                    .map((tag) => (
+                      <option key={tag.name} value={tag.name}>
+                        {tag.name}
+                      </option>
+                    ))}
+                </select>
+              </div>
+            )}
+          </section>
         </aside>
       </div>
     </AppLayout>

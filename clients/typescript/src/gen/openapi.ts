@@ -1342,6 +1342,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's people
+         * @description The company's active users, by name: who a ticket can be assigned to (an agent of the
+         *     ticket's game, or an admin) and the names the support application shows for them. No
+         *     email or credential.
+         */
+        get: operations["listAgentUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tags of the user's games
+         * @description The company-wide tags and those of the user's games: what `addTags` accepts on a ticket of
+         *     the tag's game (a company-wide tag on any ticket).
+         */
+        get: operations["listAgentTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/me": {
         parameters: {
             query?: never;
@@ -5527,6 +5570,84 @@ export interface operations {
             401: components["responses"]["AgentUnauthenticated"];
             403: components["responses"]["AgentCsrfRefused"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @description The name players see. */
+                            displayName: string;
+                            /** @enum {string} */
+                            role: "admin" | "agent";
+                            gameIds: string[];
+                            skills: string[];
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tags. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tags: {
+                            name: string;
+                            /**
+                             * Format: uuid
+                             * @description null: company-wide.
+                             */
+                            gameId: string | null;
+                            description: string | null;
+                            isSkill: boolean;
+                            isAiTag: boolean;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

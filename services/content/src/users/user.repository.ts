@@ -80,3 +80,9 @@ export async function hasLiveGameAccess(db: Db, companyId: string, userId: strin
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** The company's active users, by name, with their games. */
+export async function listActiveUsers(db: Db, companyId: string): Promise<User[]> {
+  const rows = await db.selectFrom("users").selectAll().where("company_id", "=", companyId).where("active", "=", true).orderBy("name").orderBy("id").execute();
+  return Promise.all(rows.map(async (row) => userOf(row, await gameIdsOf(db, row))));
+}
