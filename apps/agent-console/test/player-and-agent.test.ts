@@ -97,12 +97,12 @@ describe("a player and an agent, each in their own browser", () => {
     await player.locator("#message").fill("My ship vanished after the warp.");
     await player.locator("button[type=submit]").click();
     await player.waitForURL(/#\/tickets\//, { timeout: 30_000 });
-    await screenshot(player, "30-player-ticket-opened");
+    await screenshot(player, "40-player-ticket-opened");
 
     // The agent sees it arrive without a reload, opens it and takes it.
     const row = agent.getByRole("listitem").filter({ hasText: "Nadia" });
     await row.waitFor({ timeout: 10_000 });
-    await screenshot(agent, "31-agent-sees-new-ticket");
+    await screenshot(agent, "41-agent-sees-new-ticket");
     await row.getByRole("link").click();
     await expect.poll(() => agent.getByRole("heading", { level: 1 }).textContent()).toContain("Nadia");
     await agent.getByRole("button", { name: "Assign to me" }).click();
@@ -117,7 +117,7 @@ describe("a player and an agent, each in their own browser", () => {
     // The player's page shows the reply live, and never the note.
     await player.locator(".bubble.theirs .text", { hasText: "Which sector were you in, Nadia?" }).waitFor({ timeout: 20_000 });
     expect(await player.getByText("Probably the warp bug").count()).toBe(0);
-    await screenshot(player, "32-player-sees-reply");
+    await screenshot(player, "42-player-sees-reply");
     await expectAccessible(player, "the player's conversation");
 
     // Resolved by the agent; the player rates; the agent sees the rating.
@@ -128,10 +128,10 @@ describe("a player and an agent, each in their own browser", () => {
     await player.locator("#review").fill("Great help");
     await player.locator(".csat button[type=submit]").click();
     await player.getByText("Thank you for your rating!").waitFor();
-    await screenshot(player, "33-player-rated");
+    await screenshot(player, "43-player-rated");
     await agent.getByText("Rated 5 of 5", { exact: false }).waitFor({ timeout: 10_000 });
     expect(await agent.locator(".event-csat").textContent()).toContain("Great help");
-    await screenshot(agent, "34-agent-sees-rating");
+    await screenshot(agent, "44-agent-sees-rating");
     await expectAccessible(agent, "the rated ticket");
     await agentContext.close();
     await playerContext.close();
