@@ -3,10 +3,11 @@
 import { sql, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type Updateable } from "kysely";
 import type { TicketsDatabase } from "../database.ts";
 import type { RecordedEvent } from "../ticket-events/event.ts";
-import { eventsInsert } from "../ticket-events/event.repository.ts";
+import { eventsInsert, type EventsTicket } from "../ticket-events/event.repository.ts";
 import { OPEN_STATUSES, type AgentListQuery, type AssigneeCondition, type ViewConditions } from "./agent-list.ts";
 import type { ListSort } from "./cursor.ts";
 import type { ListQuery } from "./list-query.ts";
+import { CJK_RUN, HIGHLIGHT_START, HIGHLIGHT_STOP, type TicketSearch } from "./search.ts";
 import type { NewTicket } from "./new-ticket.ts";
 import type {
   Channel, FieldValues, Language, Platform, ResolutionType, SupportSource, Ticket, TicketStatus,
@@ -107,7 +108,7 @@ export async function insertTicket(
       (select last_created_at from counter)
     )
     returning ${TICKET_COLUMNS_SQL}
-    )${events.length > 0 ? sql`, events as (${eventsInsert(ticket.companyId, opened.id, events)})` : sql``}
+    )${events.length > 0 ? sql`, events as (${eventsInsert({ id: opened.id, companyId: ticket.companyId, language: ticket.language }, events)})` : sql``}
     select ${TICKET_COLUMNS_SQL} from inserted`.execute(trx);
   return toTicket(rows[0]!);
 }
@@ -165,7 +166,7 @@ export async function updateTicket(
   trx: Db,
   ticketId: string,
   changes: TicketChanges,
-  appended?: { companyId: string; events: readonly RecordedEvent[] },
+  appended?: { ticket: EventsTicket; events: readonly RecordedEvent[] },
 ): Promise<Ticket> {
   const values: Updateable<TicketTable> = { updated_at: sql<Date>`clock_timestamp()` as never };
   if (changes.status !== undefined) {
@@ -184,7 +185,7 @@ export async function updateTicket(
   if (changes.lastActivityAt !== undefined) values.last_activity_at = changes.lastActivityAt;
   const update = trx.updateTable("tickets").set(values).where("id", "=", ticketId).returning(TICKET_COLUMNS);
   const row = appended !== undefined && appended.events.length > 0
-    ? (await sql<TicketRow>`with updated as (${update}), events as (${eventsInsert(appended.companyId, ticketId, appended.events)}) select ${TICKET_COLUMNS_SQL} from updated`.execute(trx)).rows[0]
+    ? (await sql<TicketRow>`with updated as (${update}), events as (${eventsInsert(appended.ticket, appended.events)}) select ${TICKET_COLUMNS_SQL} from updated`.execute(trx)).rows[0]
     : await update.executeTakeFirst();
   if (row === undefined) throw new Error(`ticket ${ticketId} to update not found`);
   return toTicket(row);
@@ -306,22 +307,88 @@ function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
+/** A CJK run as the migration's cjk_bigrams indexes it: overlapping pairs of characters. */
+function cjkPairs(run: string): string {
+  const chars = [...run];
+  if (chars.length < 2) return run;
+  return chars.slice(0, -1).map((char, i) => char + chars[i + 1]).join(" ");
+}
+
+const QUOTE_OR_CJK_RUN = new RegExp(`"|${CJK_RUN.source}`, "gu");
+
 /**
- * Plain text search: a case-insensitive substring of a message or private note, the player's
- * name, email or external id, or the running number (`42` or `#42`). Messages are read from the
- * events; a full-text index is a later step.
+ * A search's words for websearch_to_tsquery, with every CJK run written as its pairs, quoted so
+ * that they must follow each other as in the text (inside a quoted phrase they already must).
  */
-function textMatchSql(text: string): RawBuilder<boolean> {
-  const pattern = containsPattern(text);
-  const number = /^#?(\d{1,15})$/.exec(text)?.[1];
-  return sql<boolean>`(
-    player_name ilike ${pattern} or email ilike ${pattern} or player_external_id ilike ${pattern}
-    ${number !== undefined ? sql`or running_id = ${Number(number)}::bigint` : sql``}
-    or exists (
-      select 1 from ticket_events e
-      where e.ticket_id = tickets.id and e.type in ('PLAYER_MESSAGE', 'AGENT_MESSAGE', 'PRIVATE_NOTE') and e.data->>'message' ilike ${pattern}
-    )
-  )`;
+export function websearchText(words: string): string {
+  let quoted = false;
+  return words.replace(QUOTE_OR_CJK_RUN, (match) => {
+    if (match === '"') {
+      quoted = !quoted;
+      return match;
+    }
+    return quoted ? ` ${cjkPairs(match)} ` : ` "${cjkPairs(match)}" `;
+  });
+}
+
+/**
+ * The tickets a search matches, as a condition on tickets.id: any of the ticket's events whose
+ * tsvector matches the words (the index is probed with the words read in every configuration,
+ * then each event is checked with its own), the player's name, email or external id holding the
+ * substring (trigram indexes), or the running number. Each branch is answered from an index
+ * scoped to the company.
+ */
+function searchSql(companyId: string, search: TicketSearch): RawBuilder<boolean> {
+  const branches: RawBuilder<unknown>[] = [];
+  if (search.words !== "") {
+    const words = websearchText(search.words);
+    branches.push(sql`select e.ticket_id from ticket_events e
+      where e.company_id = ${companyId}::uuid and e.search_vector is not null and e.search_vector @@ ticket_search_tsquery(${words}::text)
+        and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text)`);
+  }
+  if (search.substring !== undefined) {
+    const pattern = containsPattern(search.substring);
+    for (const column of ["player_name", "email", "player_external_id"]) {
+      branches.push(sql`select s.id from tickets s where s.company_id = ${companyId}::uuid and s.${sql.ref(column)} ilike ${pattern}`);
+    }
+  }
+  if (search.runningId !== undefined) {
+    branches.push(sql`select s.id from tickets s where s.company_id = ${companyId}::uuid and s.running_id = ${search.runningId}::bigint`);
+  }
+  if (branches.length === 0) return sql<boolean>`false`;
+  return sql<boolean>`tickets.id in (${sql.join(branches, sql` union all `)})`;
+}
+
+/** The newest event of a ticket that a search's words matched, with its headline. */
+export interface SearchEventHit {
+  ticketId: string;
+  eventId: string;
+  type: string;
+  /** The matched words between HIGHLIGHT_START and HIGHLIGHT_STOP, in at most two fragments. */
+  headline: string;
+  /** The event's searchable text (its first 4,000 characters). */
+  text: string;
+}
+
+/** ts_headline's options: short fragments around the matches, marked with characters no stored text keeps. */
+const HEADLINE_OPTIONS = `StartSel="${HIGHLIGHT_START}", StopSel="${HIGHLIGHT_STOP}", MaxWords=18, MinWords=6, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "`;
+
+/** For each ticket, the newest of its events that `words` match (searchSql's first branch), with a headline. */
+export async function searchEventHits(db: Db, ticketIds: readonly string[], words: string): Promise<SearchEventHit[]> {
+  if (ticketIds.length === 0 || words === "") return [];
+  const text = websearchText(words);
+  const { rows } = await sql<SearchEventHit>`
+    select t.id as "ticketId", h.id as "eventId", h.type, left(h.text, 4000) as text,
+      ts_headline(h.search_config, translate(h.text, chr(2) || chr(3), '  '), websearch_to_tsquery(h.search_config, ${text}::text), ${HEADLINE_OPTIONS}) as headline
+    from unnest(${ticketIds}::uuid[]) as t(id)
+    cross join lateral (
+      select e.id, e.type, e.search_config, ticket_event_search_text(e.type, e.data) as text
+      from ticket_events e
+      where e.ticket_id = t.id and e.search_vector is not null and e.search_vector @@ websearch_to_tsquery(e.search_config, ${text}::text)
+      order by e.seq desc
+      limit 1
+    ) h`.execute(db);
+  return rows;
 }
 
 /** The time an agent list is sorted by (then by running id). */
@@ -341,7 +408,7 @@ export function listAgentTicketsQuery(db: Db, companyId: string, query: AgentLis
   if (query.language !== undefined) select = select.where("language", "=", query.language);
   if (query.tier !== undefined) select = select.where(sql<boolean>`metadata @> ${JSON.stringify({ playerTier: query.tier })}::jsonb`);
   if (query.channel !== undefined) select = select.where(sql<boolean>`channels @> array[${query.channel}]::text[]`);
-  if (query.text !== undefined) select = select.where(textMatchSql(query.text));
+  if (query.search !== undefined) select = select.where(searchSql(companyId, query.search));
   if (query.cursor !== undefined) {
     const { createdAt, runningId } = query.cursor;
     select = select.where(sql<boolean>`(${sortKey}, running_id) ${sql.raw(descending ? "<" : ">")} (${createdAt}::timestamptz, ${runningId}::bigint)`);
