@@ -55,6 +55,17 @@ describe("ListAgentTickets search", () => {
     expect(await idsOf(`golden -armor ${tag}x`)).toEqual([]);
   });
 
+  it("shows a long message as short fragments around its matches", async () => {
+    const filler = (word: string) => Array.from({ length: 40 }, () => word).join(" ");
+    const message = `${filler("alpha")} the dragon egg vanished ${tag}long ${filler("omega")}`;
+    const { ticketId } = await createTicket(ctx, tenant, { message });
+    const page = await search(`dragon ${tag}long`);
+    expect(page.tickets.map((ticket) => ticket.id)).toEqual([ticketId]);
+    const snippet = snippetText(page.matches[0]!.snippet);
+    expect(snippet).toContain("[dragon]");
+    expect(snippet.length).toBeLessThan(message.length / 2);
+  });
+
   it("finds a Japanese substring through character pairs, and not the same characters apart", async () => {
     const marker = `${tag}ja`;
     const { ticketId } = await createTicket(ctx, tenant, { language: "ja", message: `アカウントにログインできません。${marker}` });

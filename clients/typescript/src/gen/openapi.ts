@@ -1159,6 +1159,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the tickets and the other agents live (Server-Sent Events)
+         * @description A `text/event-stream` for the signed-in user, served by any gateway replica; open it with
+         *     `EventSource("/agent-api/stream")` (same origin: the session cookie goes with it):
+         *
+         *     - `id: <n>` / `event: ready` / `data: {"lastEventId": "<n>"}`: first, the stream's
+         *       position (a stream that has sent no change yet still resumes from it).
+         *     - `id: <n>` / `event: ticket` / `data: {seq, ticketId, runningId, gameId, change,
+         *       occurredAt, status?, assigneeId?, tags?, messageType?, actor?}`: a change of a ticket
+         *       of one of the user's games (`change` is the domain event's type without
+         *       `tickets.ticket.`: `created`, `status_changed`, `closed`, `assigned`,
+         *       `message_added`, `tags_changed`, `fields_changed`, `rated`, `collector_result_added`,
+         *       `deleted`, ...; a type the console does not know is to be ignored). `status`,
+         *       `assigneeId` and `tags` are there when the change sets them, so that a list can be
+         *       updated without reading the ticket again.
+         *     - `event: presence` / `data: {ticketId, gameId, agents: [{userId, displayName, state}]}`
+         *       (no `id`): who is on a ticket now (`viewing` or `typing`), first for every ticket
+         *       someone is on, then whenever it changes; an empty `agents` means nobody is left.
+         *     - `id: <n>` / `event: reload` / `data: {}`: the changes after the `Last-Event-ID` sent
+         *       are no longer kept (or that id was never given): reload the lists, the stream goes
+         *       on from `<n>`.
+         *     - `: ping` every `AGENT_STREAM_HEARTBEAT_MS` (15 s by default).
+         *
+         *     With `Last-Event-ID: <n>` (what `EventSource` sends by itself when it reconnects) or
+         *     `?lastEventId=<n>`, every change after `n` comes first, then the live ones: none lost,
+         *     none twice, on whichever replica the reconnect lands. The stream ends when the session
+         *     ends (sign-out on any replica ends it within one heartbeat) and at the session's idle
+         *     end as known when it opened (the stream itself does not keep a session alive; the
+         *     reconnect checks the session again). At most `AGENT_STREAMS_PER_USER` streams per user
+         *     are open at once on one gateway: another one is a 429.
+         */
+        get: operations["streamAgentChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/tickets/{ticketId}/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say that you view a ticket, type a reply there, or left it
+         * @description What the other agents of the company see on their streams (`event: presence`), on every
+         *     gateway replica within a second. `viewing` lasts 30 seconds and `typing` 8 seconds
+         *     unless said again (the console says `viewing` every 10 seconds while the ticket is open
+         *     and `typing` every 3 seconds while its user types); `left` ends it at once. The ticket
+         *     must be one the user may see (**404** otherwise, as for every ticket route). Answers
+         *     **204**.
+         */
+        post: operations["announceAgentPresence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/me": {
         parameters: {
             query?: never;
@@ -1259,7 +1331,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List tickets (views, filters, text)
+         * List tickets (views, filters, search)
          * @description The tickets of the user's games matching every given filter, one page at a time: the
          *     filters of `GET /tickets` plus `view`, `assignee`, `language`, `tier`, `channel` and `q`,
          *     sorted by creation (default) or last activity, newest first unless `order=asc`. Each
@@ -1521,6 +1593,33 @@ export interface components {
              * @description The user the ticket is assigned to; null when nobody.
              */
             assigneeId: string | null;
+            match?: components["schemas"]["AgentSearchMatch"];
+        };
+        /**
+         * @description With `q`: why the ticket is listed, shown as a snippet. The snippet is plain text cut
+         *     into parts; the parts whose `highlight` is true are the matched words. Render every part
+         *     as text (never as markup).
+         */
+        AgentSearchMatch: {
+            /**
+             * @description What matched: a player or agent `message`, a private `note`, a collector's text
+             *     answer (`collectorAnswer`), the player's name, email or external id, or the running
+             *     number. With several, the running number wins, then the newest matching event,
+             *     then the player's fields.
+             * @enum {string}
+             */
+            field: "message" | "note" | "collectorAnswer" | "playerName" | "email" | "playerId" | "runningId";
+            /**
+             * Format: uuid
+             * @description The conversation entry that matched (message, note, collector answer); null otherwise.
+             */
+            eventId: string | null;
+            /** @description The snippet in order; a cut is shown as "…". */
+            snippet: {
+                text: string;
+                /** @description True for matched text. */
+                highlight: boolean;
+            }[];
         };
         AgentViewCount: {
             /**
@@ -4935,6 +5034,80 @@ export interface operations {
             504: components["responses"]["DeadlineExceeded"];
         };
     };
+    streamAgentChanges: {
+        parameters: {
+            query?: {
+                /** @description The same as `Last-Event-ID`, for clients that cannot set the header. */
+                lastEventId?: string;
+            };
+            header?: {
+                /** @description The id of the last event received; the stream resumes after it. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream (until the client, the session or the gateway ends it). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    announceAgentPresence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    state: "viewing" | "typing" | "left";
+                };
+            };
+        };
+        responses: {
+            /** @description Announced. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
     getAgentMe: {
         parameters: {
             query?: never;
@@ -5074,10 +5247,21 @@ export interface operations {
                 tier?: 1 | 2 | 3;
                 channel?: "chat" | "email" | "messenger";
                 /**
-                 * @description Text, matched case-insensitively as a substring of the ticket's messages and
-                 *     private notes, the player's name, email or external id; digits (or `#` and
-                 *     digits) also match the running number. Plain matching for now, not full-text
-                 *     search.
+                 * @description A search (combined with every other filter; newest first like any list). A ticket
+                 *     matches when any of these match:
+                 *     - words: every word must occur in one message, private note or collector text
+                 *       answer of the ticket, compared by stem in the ticket's language where Postgres has
+                 *       a stemmer (English, German, French, Spanish, Portuguese, Italian, Dutch, Russian,
+                 *       Turkish, Finnish, Swedish, Danish, Norwegian, Hungarian, Romanian, Greek,
+                 *       Indonesian, Arabic), as written otherwise; Japanese, Chinese and Korean are
+                 *       compared by pairs of characters, so any part of two characters or more is found.
+                 *       `"quoted words"` must follow each other in that order, `or` between two words
+                 *       accepts either, `-word` excludes it (web-search syntax);
+                 *     - the whole text (quotes removed, 3 characters or more) as a case-insensitive
+                 *       substring of the player's name, email or external id;
+                 *     - `#42`: the ticket with running number 42, and nothing else; `42` also that ticket.
+                 *
+                 *     Each listed ticket then has `match`: where it matched, as a snippet.
                  */
                 q?: string;
                 /** @description What the list is sorted by (then by running number). */

@@ -2,7 +2,7 @@
 // JSON. The ticket and its events are mapped by mappings/tickets.ts, exactly as the public API
 // shows them: this file only adds what agents see beside them (the assignee, who wrote each
 // event, the player's record).
-import type { AgentViewCount, ListTicketBreadcrumbsResponse, Player, Ticket, TicketEvent } from "@support/proto";
+import type { AgentViewCount, ListTicketBreadcrumbsResponse, Player, Ticket, TicketEvent, TicketSearchMatch } from "@support/proto";
 import type { Schemas } from "../openapi/types.ts";
 import { toBreadcrumbsDto, toEventDto, toTicketDto } from "./tickets.ts";
 
@@ -33,8 +33,18 @@ export function toPlayerRecordDto(player: Player): Schemas["AgentPlayerRecord"] 
   };
 }
 
-export function toTicketListItemDto(ticket: Ticket): Schemas["AgentTicketListItem"] {
-  return { ticket: toTicketDto(ticket), assigneeId: ticket.assigneeId ?? null };
+export function toTicketListItemDto(ticket: Ticket, match?: TicketSearchMatch): Schemas["AgentTicketListItem"] {
+  const item: Schemas["AgentTicketListItem"] = { ticket: toTicketDto(ticket), assigneeId: ticket.assigneeId ?? null };
+  if (match !== undefined) item.match = toSearchMatchDto(match);
+  return item;
+}
+
+export function toSearchMatchDto(match: TicketSearchMatch): Schemas["AgentSearchMatch"] {
+  return {
+    field: match.field as Schemas["AgentSearchMatch"]["field"],
+    eventId: match.eventId ?? null,
+    snippet: match.snippet.map((part) => ({ text: part.text, highlight: part.highlight })),
+  };
 }
 
 /** The views' English names; the console shows its own translation of the id. */

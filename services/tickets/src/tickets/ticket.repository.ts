@@ -370,8 +370,15 @@ export interface SearchEventHit {
   text: string;
 }
 
-/** ts_headline's options: short fragments around the matches, marked with characters no stored text keeps. */
-const HEADLINE_OPTIONS = `StartSel="${HIGHLIGHT_START}", StopSel="${HIGHLIGHT_STOP}", MaxWords=18, MinWords=6, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "`;
+/**
+ * ts_headline's options, marking matches with characters no searched text keeps (they are
+ * replaced before): a text up to HEADLINE_WHOLE_TEXT characters is shown whole, a longer one
+ * as up to two short fragments around its matches.
+ */
+const HEADLINE_MARKS = `StartSel="${HIGHLIGHT_START}", StopSel="${HIGHLIGHT_STOP}"`;
+const HEADLINE_WHOLE = `${HEADLINE_MARKS}, HighlightAll=true`;
+const HEADLINE_FRAGMENTS = `${HEADLINE_MARKS}, MaxWords=18, MinWords=6, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "`;
+const HEADLINE_WHOLE_TEXT = 200;
 
 /** For each ticket, the newest of its events that `words` match (searchSql's first branch), with a headline. */
 export async function searchEventHits(db: Db, ticketIds: readonly string[], words: string): Promise<SearchEventHit[]> {
@@ -379,7 +386,8 @@ export async function searchEventHits(db: Db, ticketIds: readonly string[], word
   const text = websearchText(words);
   const { rows } = await sql<SearchEventHit>`
     select t.id as "ticketId", h.id as "eventId", h.type, left(h.text, 4000) as text,
-      ts_headline(h.search_config, translate(h.text, chr(2) || chr(3), '  '), websearch_to_tsquery(h.search_config, ${text}::text), ${HEADLINE_OPTIONS}) as headline
+      ts_headline(h.search_config, translate(h.text, chr(2) || chr(3), '  '), websearch_to_tsquery(h.search_config, ${text}::text),
+        case when length(h.text) <= ${HEADLINE_WHOLE_TEXT} then ${HEADLINE_WHOLE} else ${HEADLINE_FRAGMENTS} end) as headline
     from unnest(${ticketIds}::uuid[]) as t(id)
     cross join lateral (
       select e.id, e.type, e.search_config, ticket_event_search_text(e.type, e.data) as text
