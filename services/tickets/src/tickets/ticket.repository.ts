@@ -230,7 +230,10 @@ export function listTicketsQuery(db: Db, companyId: string, query: ListQuery) {
 type TicketSelect = SelectQueryBuilder<TicketsDatabase, "tickets", Selectable<TicketTable>>;
 
 /** The public list's filters (every one must match), on any select from tickets. */
-function withListFilters(select: TicketSelect, query: Omit<ListQuery, "order" | "cursor" | "limit">): TicketSelect {
+function withListFilters<O>(
+  select: SelectQueryBuilder<TicketsDatabase, "tickets", O>,
+  query: Omit<ListQuery, "order" | "cursor" | "limit">,
+): SelectQueryBuilder<TicketsDatabase, "tickets", O> {
   if (query.playerId !== undefined) select = select.where("player_external_id", "=", query.playerId);
   if (query.email !== undefined) select = select.where(sql<boolean>`lower(email) = lower(${query.email})`);
   if (query.gameId !== undefined) select = select.where("game_id", "=", query.gameId);
@@ -332,31 +335,40 @@ export function websearchText(words: string): string {
 }
 
 /**
- * The tickets a search matches, as a condition on tickets.id: any of the ticket's events whose
- * tsvector matches the words (the index is probed with the words read in every configuration,
- * then each event is checked with its own), the player's name, email or external id holding the
- * substring (trigram indexes), or the running number. Each branch is answered from an index
- * scoped to the company.
+ * The conditions under which a ticket matches a search, any of which suffices (see
+ * listAgentTicketsQuery): one of its events' tsvectors matches the words (the index is probed
+ * with the words read in every configuration, then each event is checked with its own), or
+ * the player's name, email or external id holds the substring (trigram indexes), or the running
+ * number. Each is answered from an index scoped to the company.
  */
-function searchSql(companyId: string, search: TicketSearch): RawBuilder<boolean> {
-  const branches: RawBuilder<unknown>[] = [];
+function searchConditions(companyId: string, search: TicketSearch, way: "index" | "probe" = "index"): RawBuilder<boolean>[] {
+  const conditions: RawBuilder<boolean>[] = [];
   if (search.words !== "") {
     const words = websearchText(search.words);
-    branches.push(sql`select e.ticket_id from ticket_events e
-      where e.company_id = ${companyId}::uuid and e.search_vector is not null and e.search_vector @@ ticket_search_tsquery(${words}::text)
-        and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text)`);
+    // "probe": the ticket's own events, one ticket at a time (`offset 0` keeps Postgres from
+    // turning this into one read of every matching event of the company).
+    conditions.push(way === "probe"
+      ? sql<boolean>`exists (
+        select 1 from ticket_events e
+        where e.ticket_id = tickets.id and e.search_vector is not null and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text)
+        offset 0)`
+      : sql<boolean>`exists (
+        select 1 from ticket_events e
+        where e.ticket_id = tickets.id and e.company_id = ${companyId}::uuid and e.search_vector is not null
+          and e.search_vector @@ ticket_search_tsquery(${words}::text) and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text))`);
   }
+  const others: RawBuilder<unknown>[] = [];
   if (search.substring !== undefined) {
     const pattern = containsPattern(search.substring);
     for (const column of ["player_name", "email", "player_external_id"]) {
-      branches.push(sql`select s.id from tickets s where s.company_id = ${companyId}::uuid and s.${sql.ref(column)} ilike ${pattern}`);
+      others.push(sql`select s.id from tickets s where s.company_id = ${companyId}::uuid and s.${sql.ref(column)} ilike ${pattern}`);
     }
   }
   if (search.runningId !== undefined) {
-    branches.push(sql`select s.id from tickets s where s.company_id = ${companyId}::uuid and s.running_id = ${search.runningId}::bigint`);
+    others.push(sql`select s.id from tickets s where s.company_id = ${companyId}::uuid and s.running_id = ${search.runningId}::bigint`);
   }
-  if (branches.length === 0) return sql<boolean>`false`;
-  return sql<boolean>`tickets.id in (${sql.join(branches, sql` union all `)})`;
+  if (others.length > 0) conditions.push(sql<boolean>`tickets.id in (${sql.join(others, sql` union all `)})`);
+  return conditions;
 }
 
 /** The newest event of a ticket that a search's words matched, with its headline. */
@@ -380,7 +392,7 @@ const HEADLINE_WHOLE = `${HEADLINE_MARKS}, HighlightAll=true`;
 const HEADLINE_FRAGMENTS = `${HEADLINE_MARKS}, MaxWords=18, MinWords=6, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "`;
 const HEADLINE_WHOLE_TEXT = 200;
 
-/** For each ticket, the newest of its events that `words` match (searchSql's first branch), with a headline. */
+/** For each ticket, the newest of its events that `words` match (the first of searchConditions), with a headline. */
 export async function searchEventHits(db: Db, ticketIds: readonly string[], words: string): Promise<SearchEventHit[]> {
   if (ticketIds.length === 0 || words === "") return [];
   const text = websearchText(words);
@@ -404,30 +416,71 @@ function sortKeySql(sort: ListSort): RawBuilder<Date> {
   return sort === "lastActivityAt" ? sql<Date>`coalesce(last_activity_at, created_at)` : sql<Date>`created_at`;
 }
 
-/** The page query of listAgentTickets, unexecuted (tests EXPLAIN it). Limit + 1 rows, like listTickets. */
-export function listAgentTicketsQuery(db: Db, companyId: string, query: AgentListQuery) {
+/** An agent list's filters but the search, unordered, and the ordering and page size of its pages. */
+function agentListParts(db: Db, companyId: string, query: AgentListQuery) {
   const descending = query.order === "desc";
   const sortKey = sortKeySql(query.sort);
+  const direction = sql.raw(descending ? "desc" : "asc");
   // One game is written as an equality: then an index led by (company_id, game_id) also gives the order.
-  let select = withListFilters(db.selectFrom("tickets").selectAll().where("company_id", "=", companyId), query)
+  let select = withListFilters(db.selectFrom("tickets").where("company_id", "=", companyId), query)
     .where(query.gameIds.length === 1 ? sql<boolean>`game_id = ${query.gameIds[0]}::uuid` : sql<boolean>`game_id = any(${query.gameIds}::uuid[])`);
   if (query.view !== undefined) select = select.where(viewSql(query.view));
   if (query.assignee !== undefined) select = select.where(assigneeSql(query.assignee));
   if (query.language !== undefined) select = select.where("language", "=", query.language);
   if (query.tier !== undefined) select = select.where(sql<boolean>`metadata @> ${JSON.stringify({ playerTier: query.tier })}::jsonb`);
   if (query.channel !== undefined) select = select.where(sql<boolean>`channels @> array[${query.channel}]::text[]`);
-  if (query.search !== undefined) select = select.where(searchSql(companyId, query.search));
   if (query.cursor !== undefined) {
     const { createdAt, runningId } = query.cursor;
     select = select.where(sql<boolean>`(${sortKey}, running_id) ${sql.raw(descending ? "<" : ">")} (${createdAt}::timestamptz, ${runningId}::bigint)`);
   }
-  const direction = sql.raw(descending ? "desc" : "asc");
-  return select.orderBy(sql`${sortKey} ${direction}`).orderBy(sql`running_id ${direction}`).limit(query.limit + 1);
+  const ordered = <DB, TB extends keyof DB, O>(builder: SelectQueryBuilder<DB, TB, O>, limit = query.limit + 1) =>
+    builder.orderBy(sql`${sortKey} ${direction}`).orderBy(sql`running_id ${direction}`).limit(limit);
+  return { select, ordered };
+}
+
+/**
+ * The page query of listAgentTickets, unexecuted (tests EXPLAIN it). Limit + 1 rows, like
+ * listTickets. With a search: each search condition's own first page, then the first page of
+ * their union, so that each condition is planned on its own (an `or` of them could only be
+ * checked ticket by ticket); a rare word starts from the event index.
+ */
+export function listAgentTicketsQuery(db: Db, companyId: string, query: AgentListQuery) {
+  const { select, ordered } = agentListParts(db, companyId, query);
+  if (query.search === undefined) return ordered(select.selectAll());
+  const conditions = searchConditions(companyId, query.search);
+  if (conditions.length === 0) return ordered(select.selectAll().where(sql<boolean>`false`));
+  const firstPages = conditions.map((condition) => sql`(${ordered(select.select("id").where(condition))})`);
+  return ordered(db.selectFrom("tickets").selectAll().where("company_id", "=", companyId).where(sql<boolean>`id in (${sql.join(firstPages, sql` union `)})`));
+}
+
+/** How many of the newest tickets a search checks one by one before it asks the indexes. */
+export const SEARCH_WALK = 500;
+
+/**
+ * A search's first try, unexecuted (tests EXPLAIN it): the SEARCH_WALK newest tickets of the list
+ * (after the cursor), newest first, each checked against its own events until a page is full.
+ * When they hold a whole page, that page is the answer (every ticket before the last of it was
+ * checked); otherwise listAgentTicketsQuery finds the matches from the indexes. So words found
+ * in many tickets cost a few hundred probes instead of reading every match from the event
+ * index, whatever the planner estimates of them (it underestimates several words, phrases and
+ * CJK pairs); words found in few cost at most SEARCH_WALK probes more.
+ */
+export function searchWalkQuery(db: Db, companyId: string, query: AgentListQuery & { search: TicketSearch }) {
+  const { select, ordered } = agentListParts(db, companyId, query);
+  const conditions = searchConditions(companyId, query.search, "probe");
+  const candidates = ordered(select.selectAll(), SEARCH_WALK).as("tickets");
+  return ordered(db.selectFrom(candidates).selectAll().where(conditions.length === 0 ? sql<boolean>`false` : sql<boolean>`(${sql.join(conditions, sql` or `)})`));
 }
 
 /** One page of an agent list (limit + 1 rows), with each row's sort time for the next cursor. */
 export async function listAgentTickets(db: Db, companyId: string, query: AgentListQuery): Promise<{ ticket: Ticket; sortedAt: Date }[]> {
-  const rows = await listAgentTicketsQuery(db, companyId, query).execute();
+  const { search } = query;
+  let rows: Selectable<TicketTable>[] | undefined;
+  if (search !== undefined && search.words !== "") {
+    const walked = await searchWalkQuery(db, companyId, { ...query, search }).execute();
+    if (walked.length > query.limit) rows = walked;
+  }
+  rows ??= await listAgentTicketsQuery(db, companyId, query).execute();
   return rows.map((row) => ({ ticket: toTicket(row), sortedAt: query.sort === "lastActivityAt" ? (row.last_activity_at ?? row.created_at) : row.created_at }));
 }
 
