@@ -227,8 +227,6 @@ export function listTicketsQuery(db: Db, companyId: string, query: ListQuery) {
   return select.orderBy("created_at", direction).orderBy("running_id", direction).limit(query.limit + 1);
 }
 
-type TicketSelect = SelectQueryBuilder<TicketsDatabase, "tickets", Selectable<TicketTable>>;
-
 /** The public list's filters (every one must match), on any select from tickets. */
 function withListFilters<O>(
   select: SelectQueryBuilder<TicketsDatabase, "tickets", O>,
