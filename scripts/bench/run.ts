@@ -1,4 +1,4 @@
-// `pnpm bench [full|reads|create|actions|list|player|sessions|reference|tickets|soak]`: throughput and latency of the request path, each
+// `pnpm bench [full|reads|create|actions|list|player|sessions|reference|tickets|soak|agent-streams]`: throughput and latency of the request path, each
 // layer measured in the same run so the ratios mean something on whatever machine runs it. Not a
 // test. Without an argument: `full`, the production-like set (production.ts). Each run gets a
 // directory scripts/bench/results/runs/<UTC time>-<suite>/ (results.json, the services' logs,
@@ -12,6 +12,7 @@ import { durationSeconds, measure, type Row, type SuiteResult } from "./measure.
 import { productionSuite } from "./production.ts";
 import { cleanup, cpuProfiling, freePort, isCleaningUp, progress, root, runDirectory, start, startStack, waitForHttp } from "./stack.ts";
 import { soakSuite } from "./soak.ts";
+import { agentStreamsSuite } from "./agent-streams.ts";
 import { ticketsSuite } from "./tickets.ts";
 
 const here = import.meta.dirname;
@@ -90,6 +91,7 @@ const suites: Record<string, () => Promise<SuiteResult>> = {
   reference: referenceSuite,
   tickets: ticketsSuite,
   soak: soakSuite,
+  "agent-streams": agentStreamsSuite,
 };
 const runSuite = suites[suite];
 if (!runSuite) {

@@ -99,10 +99,11 @@ export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void
   throw new Error(`${url} did not answer in time`);
 }
 
-/** A child that runs to completion (migrations, the admin CLI); resolves with its stdout. */
-export async function runProcess(script: string, args: string[], env: Record<string, string>): Promise<string> {
+/** A child that runs to completion (migrations, the admin CLI); resolves with its stdout. `stdin` is written to it. */
+export async function runProcess(script: string, args: string[], env: Record<string, string>, stdin?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = fork(script, args, { cwd: root, env: childEnv({ ...env, LOG_LEVEL: "warn" }), stdio: ["ignore", "pipe", "inherit", "ipc"] });
+    const child = fork(script, args, { cwd: root, env: childEnv({ ...env, LOG_LEVEL: "warn" }), stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "inherit", "ipc"] });
+    if (stdin !== undefined) child.stdin!.end(stdin);
     let out = "";
     child.stdout!.on("data", (chunk) => (out += chunk));
     child.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} exited with ${code}`))));
@@ -173,6 +174,8 @@ export interface Stack {
   env: Record<string, string>;
   /** `pnpm admin apply <file>` (tools/admin) against this stack's content and players services. */
   applyTenant(file: string): Promise<TenantResult>;
+  /** Any admin command (`users set-password --email …` with the password on `stdin`); resolves with its output. */
+  admin(args: string[], stdin?: string): Promise<string>;
   /** The service processes, the gateway last. */
   processes: { name: string; child: ChildProcess }[];
   /** Each process's metrics listener (GET /metrics), by process name. */
@@ -284,5 +287,6 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     logDir,
     applyTenant: async (file) =>
       JSON.parse(await runProcess(path.join(root, "tools/admin/src/cli.ts"), ["apply", file], { ...common, ADMIN_TOKEN: adminToken, ...identities.env("admin") })) as TenantResult,
+    admin: (args, stdin) => runProcess(path.join(root, "tools/admin/src/cli.ts"), args, { ...common, ADMIN_TOKEN: adminToken, ...identities.env("admin") }, stdin),
   };
 }

@@ -70,7 +70,8 @@ export async function call<T = unknown>(method: "GET" | "POST" | "PUT" | "PATCH"
 export type Role = "admin" | "agent";
 
 export interface Me {
-  user: { id: string; name: string; displayName: string; email: string; role: Role };
+  /** skills: names of the company's skill tags; empty when none. */
+  user: { id: string; name: string; displayName: string; email: string; role: Role; skills: string[] };
   companyId: string;
   gameIds: string[];
   csrfToken: string;
@@ -169,8 +170,25 @@ export interface TicketView {
   assigneeId: string | null;
   conversation: ConversationItem[];
   player: {
+    scheduledDeletion: { scheduledAt: string; dueAt: string; requestedBy: "api_key" | "operator" } | null;
     record: { servicePlayerId: string; playerId: string | null; name: string | null; email: string | null; tier: number | null; blocked: boolean } | null;
     breadcrumbs: { message: string; clientOccurredAt?: string }[];
     otherTickets: Ticket[];
   };
+}
+
+export interface CannedActions {
+  addTags: string[];
+  status: "waiting" | "on_hold" | null;
+  resolve: boolean;
+}
+
+/** A canned response filled in for a ticket. */
+export interface TicketCannedResponse {
+  id: string;
+  gameId: string | null;
+  name: string;
+  language: string;
+  text: string;
+  actions: CannedActions;
 }

@@ -4,6 +4,7 @@
 // enrolment (the company requires it) reaches only the security page.
 import { useEffect } from "preact/hooks";
 import { Loading } from "./components/layout.tsx";
+import { loadDirectory } from "./directory.ts";
 import { connectLive, disconnectLive } from "./live.ts";
 import { Account } from "./pages/account.tsx";
 import { Inbox } from "./pages/inbox.tsx";
@@ -39,8 +40,10 @@ export function App() {
   // The live stream runs while a full session is signed in.
   const live = user?.session.scope === "full";
   useEffect(() => {
-    if (live) connectLive();
-    else disconnectLive();
+    if (live) {
+      connectLive();
+      void loadDirectory().catch(() => undefined);
+    } else disconnectLive();
   }, [live]);
 
   if (path === "/sign-in") return <SignIn />;

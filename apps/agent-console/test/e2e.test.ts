@@ -65,9 +65,10 @@ describe("the support application in Chromium", () => {
       company: { name: "Console Studio" },
       games: [{ ref: "galaxy", name: "Galaxy", slug: "galaxy", languages: ["en"] }],
       users: [
-        { ref: "ada", name: "Ada Lovelace", email: ada, role: "agent", displayName: "Ada", games: ["galaxy"] },
+        { ref: "ada", name: "Ada Lovelace", email: ada, role: "agent", displayName: "Ada", games: ["galaxy"], skills: ["crash", "billing"] },
         { ref: "bea", name: "Bea Keys", email: bea, role: "admin", displayName: "Bea" },
       ],
+      tags: [{ name: "billing", game: null, isSkill: true }, { name: "crash", game: "galaxy", isSkill: true }],
     });
     await stack.applyTenant({
       company: { name: "Console SSO Studio", singleSignOn: { issuer: provider.issuer, clientId: provider.clientId, clientSecretKey: "console-provider", emailDomains: [ssoDomain] } },
@@ -133,6 +134,8 @@ describe("the support application in Chromium", () => {
   }
 
   const heading = (page: Page) => page.getByRole("heading", { level: 1 });
+  /** The value of one row of the account page's facts, by its label. */
+  const fact = (page: Page, label: string) => page.locator(".facts dt", { hasText: label }).locator("xpath=following-sibling::dd[1]").textContent();
 
   it("sends a signed-out visitor to sign-in, refuses a wrong password with one message, and lands where they were going", async () => {
     const { context, page, problems } = await newPage({ expected: ["401 /agent-api/sign-in"] });
@@ -158,6 +161,7 @@ describe("the support application in Chromium", () => {
     expect(facts).toContain(ada);
     expect(facts).toContain("Agent");
     expect(facts).toContain("1 game(s)");
+    expect(await fact(page, "Skills")).toBe("crash, billing");
     expect(await page.getByText("Signed in as Ada").count()).toBe(1);
     // The session cookie is HttpOnly: the page's scripts never see it.
     expect(await page.evaluate(() => document.cookie)).toBe("");
@@ -253,6 +257,7 @@ describe("the support application in Chromium", () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Account" }).click();
     await page.locator(".facts").waitFor();
     expect(await page.locator(".facts").textContent()).toContain("Ivy Invited");
+    expect(await fact(page, "Skills")).toBe("none");
 
     await page.goto(link!);
     await page.getByText("This link is unknown, was used already or has expired.").waitFor();
@@ -364,7 +369,7 @@ describe("the support application in Chromium", () => {
     await context.close();
   }, 60_000);
 
-  it("speaks German to a browser that prefers it", async () => {
+  it("speaks German to a browser that prefers it, on the account page too", async () => {
     const { context, page, problems } = await newPage({ locale: "de-DE" });
     await page.goto(`${base}/app/sign-in`);
     await expect.poll(() => heading(page).textContent()).toBe("Anmelden");
@@ -372,6 +377,11 @@ describe("the support application in Chromium", () => {
     expect(await page.getByRole("link", { name: "Passwort vergessen?" }).count()).toBe(1);
     await screenshot(page, "14-sign-in-german");
     await expectAccessible(page, "the German sign-in page");
+    await page.getByLabel("E-Mail").fill(ada);
+    await page.getByLabel("Passwort").fill(PASSWORD);
+    await page.getByRole("button", { name: "Anmelden", exact: true }).click();
+    await expect.poll(() => heading(page).textContent()).toBe("Dein Konto");
+    expect(await fact(page, "Fähigkeiten")).toBe("crash, billing");
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);

@@ -37,6 +37,7 @@ describe("the inbox and the ticket page in Chromium", () => {
   const suffix = randomUUID().slice(0, 8);
   const ada = `ada-${suffix}@studio.example`;
   const bob = `bob-${suffix}@studio.example`;
+  const dana = `dana-${suffix}@studio.example`;
 
   beforeAll(async () => {
     bundle = await buildBundle(fileURLToPath(new URL("..", import.meta.url)));
@@ -50,9 +51,11 @@ describe("the inbox and the ticket page in Chromium", () => {
       users: [
         { ref: "ada", name: "Ada Lovelace", email: ada, role: "agent", displayName: "Ada", games: ["galaxy"] },
         { ref: "bob", name: "Bob Builder", email: bob, role: "agent", displayName: "Bob", games: ["galaxy"] },
+        { ref: "dana", name: "Dana Admin", email: dana, role: "admin", displayName: "Dana" },
       ],
+      tags: [{ name: "lost-ship", game: null }],
     });
-    for (const email of [ada, bob]) await stack.admin(["users", "set-password", "--email", email], `${PASSWORD}\n`);
+    for (const email of [ada, bob, dana]) await stack.admin(["users", "set-password", "--email", email], `${PASSWORD}\n`);
     browser = await launchBrowser();
     await mkdir(SCREENSHOTS, { recursive: true });
   }, 900_000);
@@ -180,18 +183,76 @@ describe("the inbox and the ticket page in Chromium", () => {
     await second.context.close();
   }, 120_000);
 
+  it("answers with a canned response filled in for the ticket, and applies its actions", async () => {
+    // An admin writes the response through the agent API (the dashboard will have a page for it).
+    const origin = base;
+    const signedIn = await stack.request("/agent-api/sign-in", { method: "POST", headers: { origin }, json: { email: dana, password: PASSWORD } });
+    const cookie = /^(support_session=[^;]+)/.exec(signedIn.headers.get("set-cookie") ?? "")![1]!;
+    const { csrfToken } = (await stack.request("/agent-api/me", { headers: { cookie } })).body as { csrfToken: string };
+    const created = await stack.request("/agent-api/canned-responses", {
+      method: "POST",
+      headers: { cookie, origin, "x-csrf-token": csrfToken },
+      json: { name: "Ship restored", texts: { en: "Hello {{player.name}}, {{agent.name}} restored your ship (ticket #{{ticket.number}})." }, actions: { addTags: ["lost-ship"], status: "waiting" } },
+    });
+    expect(created.status, created.text).toBe(201);
+
+    const ticket = await createTicket("Cid Canned", "Where is my ship?");
+    const { context, page, problems } = await agentPage(ada);
+    await page.goto(ticket.url);
+    await page.getByLabel("Canned response").selectOption({ label: "Ship restored" });
+    const number = (await page.getByRole("heading", { level: 1 }).textContent())!.match(/#(\d+)/)![1];
+    await expect.poll(() => page.getByLabel("Your reply (the player sees it)").inputValue()).toBe(`Hello Cid Canned, Ada restored your ship (ticket #${number}).`);
+    expect(await page.locator("#canned-actions").textContent()).toBe("Sending also adds the tags lost-ship, sets the status to Waiting.");
+    await screenshot(page, "27-canned-response");
+    await expectAccessible(page, "the composer with a canned response");
+    await page.getByRole("button", { name: "Send the reply" }).click();
+    await expect.poll(() => page.locator(".ticket-facts").textContent()).toContain("Waiting");
+    expect(await page.getByRole("complementary").textContent()).toContain("lost-ship");
+
+    // Tags from the company's definitions, and assigning to a colleague by name.
+    await page.getByRole("button", { name: "Remove the tag lost-ship" }).click();
+    await page.getByText("No tags yet.").waitFor();
+    await page.getByLabel("Add a tag").selectOption("lost-ship");
+    await page.getByRole("button", { name: "Remove the tag lost-ship" }).waitFor();
+    await page.getByLabel("Assigned to").selectOption({ label: "Bob" });
+    await expect.poll(() => page.locator(".ticket-facts").textContent()).toContain("Assigned to Bob");
+    await screenshot(page, "29-tags-and-assignee");
+    await expectAccessible(page, "the ticket with tags and an assignee");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("shows a player's scheduled deletion and cancels it after a confirmation", async () => {
+    const ticket = await createTicket("Del Player", "Please keep my farm after all");
+    const servicePlayerId = ((await stack.request(`/tickets?ticketId=${ticket.id}`, { key: tenant.apiKeys.main! })).body as { tickets: { servicePlayerId: string }[] }).tickets[0]!.servicePlayerId;
+    expect((await stack.request("/player/schedule-deletion", { method: "POST", key: tenant.apiKeys.main!, json: { servicePlayerId } })).status).toBe(200);
+    const { context, page, problems } = await agentPage(ada);
+    await page.goto(ticket.url);
+    await page.getByText("This player's data will be deleted on", { exact: false }).waitFor();
+    await page.getByRole("button", { name: "Cancel the deletion" }).click();
+    await screenshot(page, "28-cancel-deletion-confirm");
+    await expectAccessible(page, "the deletion's confirmation");
+    await page.getByRole("button", { name: "Yes, cancel the deletion" }).click();
+    await expect.poll(() => page.getByText("This player's data will be deleted on", { exact: false }).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   it("moves through the list with j and k, opens with Enter and replies after r, by keyboard alone", async () => {
     for (const name of ["Kim Keys", "Lou Keys"]) await createTicket(name, `Help for ${name}`);
     const { context, page, problems } = await agentPage(ada);
     await page.goto(`${base}/app/views/unassigned`);
     await page.getByRole("listitem").filter({ hasText: "Kim Keys" }).waitFor();
     await page.locator("body").click({ position: { x: 5, y: 400 } });
+    // Newest activity first: Lou, then Kim.
+    expect((await page.locator(".ticket-row .player").allTextContents()).slice(0, 2)).toEqual(["Lou Keys", "Kim Keys"]);
+    const focused = () => page.evaluate(() => [document.activeElement?.id ?? "", document.activeElement?.querySelector(".player")?.textContent ?? ""]);
     await page.keyboard.press("j");
+    await expect.poll(focused).toEqual(["ticket-row-1", "Kim Keys"]);
     await page.keyboard.press("k");
-    const focused = await page.evaluate(() => document.activeElement?.textContent ?? "");
-    expect(focused).toContain("Lou Keys");
+    await expect.poll(focused).toEqual(["ticket-row-0", "Lou Keys"]);
     await page.keyboard.press("j");
-    expect(await page.evaluate(() => document.activeElement?.textContent ?? "")).toContain("Kim Keys");
+    await expect.poll(focused).toEqual(["ticket-row-1", "Kim Keys"]);
     await page.keyboard.press("Enter");
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toContain("Kim Keys");
     await page.keyboard.press("r");

@@ -8,5 +8,6 @@ export * from "./gen/tickets/v1/tickets_pb.js";
 export * from "./gen/tickets/v1/player_side_pb.js";
 export * from "./gen/content/v1/admin_pb.js";
 export * from "./gen/content/v1/agents_pb.js";
+export * from "./gen/content/v1/canned_pb.js";
 export * from "./gen/players/v1/admin_pb.js";
 export * from "./gen/webhooks/v1/webhooks_pb.js";

@@ -31,6 +31,7 @@ export const ALLOWED_CALLERS: Readonly<Record<string, readonly IdentityName[]>> 
   "content.v1.ContentService": ["gateway", "tickets", "media", "players", "webhooks"],
   "content.v1.ContentAdminService": ["admin"],
   "content.v1.AgentAccessService": ["gateway"],
+  "content.v1.CannedResponseService": ["gateway"],
   "tickets.v1.TicketsService": ["gateway", "players"],
   "tickets.v1.PlayerSideService": ["gateway"],
   "media.v1.MediaService": ["gateway", "tickets", "players"],

@@ -109,6 +109,18 @@ describe("tenant file", () => {
     ]);
   });
 
+  it("takes a user's skills as tag names, each once (whether they are skill tags is the content service's check)", () => {
+    const withSkills = (skills: unknown) => ({ ...minimal(), users: [{ ref: "alice", name: "Alice", email: "alice@example.com", skills }] });
+    expect(issuesOf(withSkills(["billing", "refunds"]))).toEqual([]);
+    expect(issuesOf(withSkills([]))).toEqual([]);
+    expect(issuesOf(withSkills(["billing", "refunds", " billing"]))).toEqual([{ path: "users/0/skills/2", message: "duplicates the skill at users/0/skills/0" }]);
+    expect(issuesOf(withSkills(["", 7]))).toEqual([
+      { path: "users/0/skills/0", message: "must NOT have fewer than 1 characters" },
+      { path: "users/0/skills/1", message: "must be string" },
+    ]);
+    expect(issuesOf(withSkills("billing"))).toEqual([{ path: "users/0/skills", message: "must be array" }]);
+  });
+
   it("allows the same tag name company-wide and per game", () => {
     const file = minimal();
     file.tags = [{ name: "bug", game: null }, { name: "bug", game: "g" as unknown as null }];

@@ -37,7 +37,7 @@ export interface TenantFile {
     metadataJwks?: { keys: Record<string, unknown>[] };
     blockUnverifiedPlayers?: boolean;
   }[];
-  users?: { ref: string; name: string; email: string; role?: "admin" | "agent"; displayName?: string; games?: string[] }[];
+  users?: { ref: string; name: string; email: string; role?: "admin" | "agent"; displayName?: string; games?: string[]; skills?: string[] }[];
   tags?: { name: string; game: string | null; description?: string | null; isAiTag?: boolean; isSkill?: boolean }[];
   fields?: {
     key: string;
@@ -188,6 +188,7 @@ function crossReferenceIssues(file: TenantFile): TenantFileIssue[] {
     ...(file.users ?? []).flatMap((user, u) => [
       ...(user.games ?? []).flatMap((ref, i) => unknownGame(ref, `users/${u}/games/${i}`)),
       ...duplicates(user.games ?? [], (ref) => ref, (i) => `users/${u}/games/${i}`, "the game ref at"),
+      ...duplicates(user.skills ?? [], (name) => name.trim(), (i) => `users/${u}/skills/${i}`, "the skill at"),
     ]),
     ...(file.tags ?? []).flatMap((tag, i) => unknownGame(tag.game, `tags/${i}/game`)),
     ...duplicates(file.tags ?? [], (t) => `${scopeOf(t.game)}\u0000${t.name.trim()}`, (i) => `tags/${i}/name`, "the tag (same name and game) at"),

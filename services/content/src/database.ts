@@ -9,6 +9,7 @@ import type { FieldTables } from "./fields/field.table.ts";
 import type { GameTables } from "./games/game.table.ts";
 import type { SingleSignOnTables } from "./agents/single-sign-on.table.ts";
 import type { TwoFactorTables } from "./agents/two-factor.table.ts";
+import type { CannedResponseTables } from "./canned-responses/canned-response.table.ts";
 import type { TagTables } from "./tags/tag.table.ts";
 import type { TenantApplicationTables } from "./tenants/tenant-application.table.ts";
 import type { UserTables } from "./users/user.table.ts";
@@ -19,6 +20,7 @@ export type ContentDatabase = OutboxTable &
   GameTables &
   UserTables &
   TagTables &
+  CannedResponseTables &
   FieldTables &
   AnnouncementTables &
   TenantApplicationTables &

@@ -4,6 +4,7 @@ import { createMailer } from "@support/mail";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import { registerAdminRoutes } from "./admin-routes.ts";
 import { registerAgentAccessRoutes } from "./agents/agent-access.routes.ts";
+import { registerCannedResponseRoutes } from "./canned-responses/canned-response.routes.ts";
 import type { ContentDeps } from "./context.ts";
 import { registerRoutes } from "./routes.ts";
 
@@ -25,6 +26,7 @@ export function createServer(given: ContentDeps): ServiceHost {
     routes: (router) => {
       registerRoutes(router, deps);
       registerAgentAccessRoutes(router, deps);
+      registerCannedResponseRoutes(router, deps);
       registerAdminRoutes(router, deps);
     },
     workers: [createIdempotencyPurgeJobFromConfig(deps.db, deps.config, deps.logger), { start: async () => {}, stop: async () => mailer.close() }],

@@ -8,6 +8,7 @@ import { createServiceClient } from "@support/rpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAgentSession, readAuditLog, setUserPassword, signIn, signOut, signOutEverywhere, type AgentAccessContext } from "../src/agents/agent-access.service.ts";
 import { tokenHash } from "../src/agents/agent-session.ts";
+import { createTag } from "../src/tags/tag.service.ts";
 import { createUser } from "../src/users/user.service.ts";
 import { failureOf, startContent, type ContentTestContext } from "./context.ts";
 import { seedCompany, seedGame } from "./fixtures.ts";
@@ -38,7 +39,8 @@ async function agentWithPassword(role: "admin" | "agent" = "agent") {
   const company = await seedCompany(ctx.db);
   const game = await seedGame(ctx.db, company.id);
   const email = `agent-${randomUUID().slice(0, 8)}@studio.example`;
-  const user = await createUser(ctx.db, company.id, { name: "Ada Agent", email, role, displayName: "Ada", gameIds: role === "agent" ? [game.game.id] : [] });
+  await createTag(ctx.db, company.id, { gameId: game.game.id, name: "refunds", isSkill: true });
+  const user = await createUser(ctx.db, company.id, { name: "Ada Agent", email, role, displayName: "Ada", gameIds: role === "agent" ? [game.game.id] : [], skills: ["refunds"] });
   await setUserPassword(access, email, PASSWORD);
   return { company, game, user, email };
 }
@@ -205,7 +207,7 @@ describe("over RPC", () => {
     const { email, user } = await agentWithPassword();
     const client = createServiceClient(AgentAccessService, ctx.baseUrl);
     const signedIn = await client.signIn({ email, password: PASSWORD, clientAddress: "10.2.2.2", userAgent: "vitest" });
-    expect(signedIn.session).toMatchObject({ user: { id: user.id, role: "agent", displayName: "Ada", email }, csrfToken: expect.stringMatching(/^[\w-]{43}$/) });
+    expect(signedIn.session).toMatchObject({ user: { id: user.id, role: "agent", displayName: "Ada", email, skills: ["refunds"] }, csrfToken: expect.stringMatching(/^[\w-]{43}$/) });
     const read = await client.getAgentSession({ sessionToken: signedIn.sessionToken });
     expect(read.session?.id).toBe(signedIn.session?.id);
     await client.signOut({ sessionToken: signedIn.sessionToken, clientAddress: "10.2.2.2" });

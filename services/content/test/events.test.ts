@@ -72,8 +72,8 @@ describe("outbox events", () => {
     const { game, environment } = await seedGame(ctx.db, company.id);
     await createResource(ctx.db, company.id, game.id, { key: "faq", title: "FAQ" });
     await createCollector(ctx.db, company.id, game.id, { ref: "contact", title: "Contact", contactForm: true, fields: [{ key: "topic", label: "Topic", type: "DROPDOWN", options: ["a"] }] });
-    await createUser(ctx.db, company.id, { name: "Alice", email: "alice@example.com", gameIds: [game.id] });
-    await createTag(ctx.db, company.id, { gameId: null, name: "bug" });
+    await createTag(ctx.db, company.id, { gameId: null, name: "bug", isSkill: true });
+    await createUser(ctx.db, company.id, { name: "Alice", email: "alice@example.com", gameIds: [game.id], skills: ["bug"] });
     await createField(ctx.db, company.id, { gameId: game.id, key: "ship", name: "Ship", type: "dropdown", options: ["a"] });
     await ctx.client.putAnnouncement({ companyId: company.id, shortContent: { en: "Shared" } });
     await ctx.client.putAnnouncement({ companyId: company.id, gameId: game.id, shortContent: { en: "Game" } });
@@ -114,6 +114,8 @@ describe("outbox events", () => {
       expect(publishedEventProblems(event), event.type).toEqual([]);
     }
 
+    const userCreated = received.find((e) => e.type === "content.user.created")!;
+    expect(userCreated.data).toMatchObject({ name: "Alice", gameIds: [game.id], skills: ["bug"] });
     const revoked = received.find((e) => e.type === "content.api_key.revoked")!;
     expect(revoked.data).toMatchObject({ apiKeyId: apiKey.id, keyHash: apiKey.keyHash });
     const cleared = received.filter((e) => e.type === "content.announcement.cleared").map((e) => e.data);

@@ -3,7 +3,7 @@
 // retry budget, so that a dead service costs its routes no timeout per request. Plus
 // grpc.health.v1 of each for /healthz/dependencies.
 import type { Client } from "@connectrpc/connect";
-import { AgentAccessService, ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
+import { AgentAccessService, CannedResponseService, ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
 import type { Registry } from "@support/metrics";
 import {
   balancingOf, createResilientTransport, createServiceClient, createServiceTransport, loadServiceCaller, type AddressState, type BreakerState,
@@ -18,6 +18,8 @@ export type ServiceName = (typeof SERVICE_NAMES)[number];
 export type ContentClient = Client<typeof ContentService>;
 /** content's AgentAccessService: the support application's sign-in and sessions (/agent-api). */
 export type AgentAccessClient = Client<typeof AgentAccessService>;
+/** content's CannedResponseService: the support application's canned responses. */
+export type CannedResponsesClient = Client<typeof CannedResponseService>;
 export type TicketsClient = Client<typeof TicketsService>;
 export type MediaClient = Client<typeof MediaService>;
 export type PlayersClient = Client<typeof PlayersService>;
@@ -35,6 +37,7 @@ export interface GatewayClients {
   content: ContentClient;
   /** The support application's sign-in and sessions, served by content (same transport as `content`). */
   agentAccess: AgentAccessClient;
+  cannedResponses: CannedResponsesClient;
   tickets: TicketsClient;
   media: MediaClient;
   /** Web support sessions and the shared counters of the public endpoints' rate limits. */
@@ -95,6 +98,7 @@ export function createClients(config: ClientConfig, registry?: Registry): Gatewa
   return {
     content: createServiceClient(ContentService, transports.content.guarded, options),
     agentAccess: createServiceClient(AgentAccessService, transports.content.guarded, options),
+    cannedResponses: createServiceClient(CannedResponseService, transports.content.guarded, options),
     tickets: createServiceClient(TicketsService, transports.tickets.guarded, options),
     media: createServiceClient(MediaService, transports.media.guarded, options),
     players: createServiceClient(PlayersService, transports.players.guarded, options),

@@ -39,6 +39,8 @@ import { registerDocsRoutes } from "./openapi/docs.ts";
 import { registerAgentApiRoutes } from "./routes/agent-api.ts";
 import { registerAgentTicketRoutes } from "./routes/agent-tickets.ts";
 import { registerAgentLiveRoutes } from "./routes/agent-live.ts";
+import { registerAgentCannedResponseRoutes } from "./routes/agent-canned-responses.ts";
+import { registerAgentDirectoryRoutes } from "./routes/agent-directory.ts";
 import { AgentLiveFeed } from "./agent-api/live-feed.ts";
 import { PresenceBoard } from "./agent-api/presence.ts";
 import { registerAnnouncementRoutes } from "./routes/announcements.ts";
@@ -189,6 +191,14 @@ export function createServer(deps: GatewayDeps): Gateway {
     guards: agentGuards,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
   });
+  registerAgentCannedResponseRoutes(api, {
+    cannedResponses: clients.cannedResponses,
+    tickets: clients.tickets,
+    content: clients.content,
+    guards: agentGuards,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+  });
+  registerAgentDirectoryRoutes(api, { agentAccess: clients.agentAccess, content: clients.content, guards: agentGuards });
   // The agents' live side needs NATS: the tickets stream and presence between replicas.
   const live = deps.nc !== undefined && deps.agentLive !== false;
   const liveFeed = live && deps.nc

@@ -8,7 +8,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import type { NatsConnection } from "@support/bus";
 import { createLogger, type Logger } from "@support/logging";
-import { AgentAccessService, ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
+import { AgentAccessService, CannedResponseService, ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
 import { AppError } from "@support/errors";
 import { appErrorToConnect, domainTransport } from "@support/rpc";
 import type { AgentAccessClient, GatewayClients, PlayersClient, ServiceName, WebhooksClient } from "./clients.ts";
@@ -164,6 +164,7 @@ interface FakeAgentUser {
   email: string;
   role: string;
   gameIds: string[];
+  skills: string[];
   password: string;
   /** Two-factor on: the one code the fake accepts (once per sign-in) and the recovery codes left. */
   twoFactor?: { code: string; recoveryCodes: string[] } | undefined;
@@ -211,7 +212,7 @@ export class FakeAgentAccess {
   addUser(overrides: Partial<FakeAgentUser> = {}): FakeAgentUser {
     const user = {
       id: randomUUID(), companyId: randomUUID(), name: "Ada Lovelace", displayName: "Ada", email: `ada-${randomUUID().slice(0, 8)}@example.com`,
-      role: "agent", gameIds: [randomUUID()], password: "correct horse battery staple", ...overrides,
+      role: "agent", gameIds: [randomUUID()], skills: [], password: "correct horse battery staple", ...overrides,
     };
     this.users.push(user);
     return user;
@@ -231,7 +232,7 @@ export class FakeAgentAccess {
     const user = this.users.find((u) => u.id === session.userId)!;
     return {
       id: session.id,
-      user: { id: user.id, companyId: user.companyId, name: user.name, displayName: user.displayName, email: user.email, role: user.role, gameIds: user.gameIds },
+      user: { id: user.id, companyId: user.companyId, name: user.name, displayName: user.displayName, email: user.email, role: user.role, gameIds: user.gameIds, skills: user.skills },
       csrfToken: session.csrfToken,
       createdAt: timestampFromDate(session.createdAt),
       idleExpiresAt: timestampFromDate(session.idleExpiresAt),
@@ -393,6 +394,8 @@ export async function startTestGateway(
     clients: {
       content: content.client(),
       agentAccess: agentAccess.client(),
+      // Canned responses are exercised against the real content service (test/agent-canned-responses.test.ts).
+      cannedResponses: createClient(CannedResponseService, createRouterTransport(() => undefined)),
       tickets: createClient(TicketsService, createRouterTransport(() => undefined)),
       media: createClient(MediaService, createRouterTransport(() => undefined)),
       players: options.players ?? createClient(PlayersService, createRouterTransport(() => undefined)),

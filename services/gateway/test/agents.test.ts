@@ -21,7 +21,9 @@ beforeAll(async () => {
     company: { name: "Agents Studio" },
     apiKeys: [{ name: "main" }],
     games: [{ ref: "galaxy", name: "Galaxy", slug: "galaxy", languages: ["en"] }, { ref: "farm", name: "Farm", slug: "farm", languages: ["en"] }],
-    users: [{ ref: "ada", name: "Ada Agent", email, role: "agent", displayName: "Ada", games: ["galaxy"] }],
+    users: [{ ref: "ada", name: "Ada Agent", email, role: "agent", displayName: "Ada", games: ["galaxy"], skills: ["crash", "billing"] }],
+    // After the users in the file: skills may name the file's tags wherever they stand.
+    tags: [{ name: "billing", game: null, isSkill: true }, { name: "crash", game: "galaxy", isSkill: true }, { name: "bug", game: null }],
   });
   other = await stack.applyTenant({ company: { name: "Elsewhere" }, users: [{ ref: "olga", name: "Olga Other", email: otherEmail, role: "admin" }] });
   await stack.admin(["users", "set-password", "--email", email], `${PASSWORD}\n`);
@@ -39,14 +41,14 @@ async function signIn(url = stack.url, password = PASSWORD, who = email) {
 }
 
 describe("an agent of the company", () => {
-  it("signs in with the password an operator set, and sees who they are, their company and their games", async () => {
+  it("signs in with the password an operator set, and sees who they are (with their skills), their company and their games", async () => {
     const response = await signIn();
     expect(response.status, response.text).toBe(204);
     expect(response.headers.get("set-cookie")).toMatch(/^support_session=[\w-]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
     const me = await stack.request("/agent-api/me", { headers: { cookie: cookieOf(response)! } });
     expect(me.status, me.text).toBe(200);
     expect(me.body).toMatchObject({
-      user: { id: tenant.users.ada, name: "Ada Agent", displayName: "Ada", email, role: "agent" },
+      user: { id: tenant.users.ada, name: "Ada Agent", displayName: "Ada", email, role: "agent", skills: ["crash", "billing"] },
       companyId: tenant.companyId,
       gameIds: [tenant.games.galaxy!.id],
       csrfToken: expect.stringMatching(/^[\w-]{43}$/),
@@ -87,7 +89,7 @@ describe("a user of another company", () => {
     const response = await signIn(stack.url, `${PASSWORD} too`, otherEmail);
     expect(response.status, response.text).toBe(204);
     const me = await stack.request("/agent-api/me", { headers: { cookie: cookieOf(response)! } });
-    expect(me.body).toMatchObject({ companyId: other.companyId, user: { role: "admin" }, gameIds: [] });
+    expect(me.body).toMatchObject({ companyId: other.companyId, user: { role: "admin", skills: [] }, gameIds: [] });
     expect(JSON.stringify(me.body)).not.toContain(tenant.companyId);
   });
 

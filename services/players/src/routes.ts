@@ -4,9 +4,11 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
+import { isUuid, validationError } from "@support/errors";
 import { idempotent } from "@support/idempotency";
 import { PlayersService, type SessionMetadata as SessionMetadataMessage } from "@support/proto";
-import { deletePlayerNow, scheduleDeletion, type DeletionContext } from "./deletion/deletion.service.ts";
+import type { DeletionSchedule } from "./deletion/deletion.ts";
+import { cancelDeletion, deletePlayerNow, pendingDeletionOf, scheduleDeletion, type DeletionContext } from "./deletion/deletion.service.ts";
 import type { Player } from "./players/player.ts";
 import { blockPlayer, findPlayer, getPlayer, resolvePlayer, setPlayerInfo, unblockPlayer } from "./players/player.service.ts";
 import { addRateLimitUsage, consumeRateLimit } from "./rate-limits/rate-limit.service.ts";
@@ -58,6 +60,16 @@ function sessionMessage(session: SupportSession) {
     emailVerifiedAt: session.emailVerifiedAt ? timestampFromDate(session.emailVerifiedAt) : undefined,
     createdAt: timestampFromDate(session.createdAt),
     expiresAt: timestampFromDate(session.expiresAt),
+  };
+}
+
+function pendingDeletionMessage(schedule: DeletionSchedule) {
+  return {
+    scheduleId: schedule.id,
+    requestedByType: schedule.requestedBy.type,
+    requestedById: schedule.requestedBy.id ?? undefined,
+    scheduledAt: timestampFromDate(schedule.createdAt),
+    dueAt: timestampFromDate(schedule.dueAt),
   };
 }
 
@@ -115,6 +127,17 @@ export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, session
     },
 
         // With an Idempotency-Key, the use case runs in the transaction that records the key.
+    getPlayerDeletion: async (req) => {
+      const schedule = await pendingDeletionOf(db, req.companyId, req.playerId);
+      return schedule ? { deletion: pendingDeletionMessage(schedule) } : {};
+    },
+
+    cancelPlayerDeletion: async (req) => {
+      if (!isUuid(req.actingUserId)) throw validationError([{ path: "/actingUserId", message: "must be the id of the user who cancels" }]);
+      const schedule = await cancelDeletion(db, { companyId: req.companyId, playerId: req.playerId, cancelledBy: { type: "user", id: req.actingUserId.toLowerCase() } });
+      return { deletion: pendingDeletionMessage(schedule) };
+    },
+
     schedulePlayerDeletion: (req, context) => idempotent(db, req, context, async (handle) => {
       const { schedule, created } = await scheduleDeletion({ ...deletion, db: handle }, {
         companyId: req.companyId,

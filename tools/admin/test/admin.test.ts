@@ -150,6 +150,13 @@ describe("pnpm admin apply", () => {
     expect(fields.find((f) => f.key === "ship_class")).toMatchObject({ type: "dropdown", options: ["fighter", "freighter", "explorer"] });
     const access = await ctx.content.checkUserAccess({ companyId, userId: output.users.alice, gameId: output.games.farm.id });
     expect(access.hasAccess).toBe(true);
+    // Alice's skill names a skill tag the file defines after its users.
+    const skills = await ctx.contentDb.selectFrom("users").select(["id", "skills"]).where("company_id", "=", companyId).orderBy("email").execute();
+    expect(skills).toEqual([
+      { id: output.users.dana, skills: [] },
+      { id: output.users.alice, skills: ["billing"] },
+      { id: output.users.bob, skills: [] },
+    ]);
 
     // Its events went to the outbox, and the running service's relay published them.
     const pending = ctx.contentDb.selectFrom("outbox").select("type").where("company_id", "=", companyId);
@@ -218,6 +225,13 @@ describe("pnpm admin apply", () => {
     const run = await runCli(["apply", tenantFile(bad)]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("games/0/environments/0/announcement/shortContent/fr");
+    expect(await counts()).toEqual(before);
+
+    const unskilled = structuredClone(demoTenant);
+    unskilled.users[1].skills = ["billing", "bug"];
+    const skillRun = await runCli(["apply", tenantFile(unskilled)]);
+    expect(skillRun.code).toBe(2);
+    expect(skillRun.stderr).toContain('users/1/skills/1: must be a skill tag of the company; the tag "bug" is not marked isSkill');
     expect(await counts()).toEqual(before);
   });
 

@@ -1,6 +1,7 @@
 // A ticket as one row of a list (the inbox's views and search results): status, number, player,
 // language and tier, tags, assignee, age and who else is on it.
 import type { TicketListItem } from "../api.ts";
+import { colleagues } from "../directory.ts";
 import { formatAge } from "../format.ts";
 import { t } from "../i18n.ts";
 import type { MessageKey } from "../messages/en.ts";
@@ -10,7 +11,8 @@ export const statusName = (status: string): string => t(`status.${status}` as Me
 
 export function TicketRowContent({ item, userId }: { item: TicketListItem; userId: string | undefined }) {
   const onTicket = presence.value.get(item.ticket.id)?.agents.filter((agent) => agent.userId !== userId) ?? [];
-  const assignee = item.assigneeId === null ? t("inbox.nobody") : item.assigneeId === userId ? t("inbox.me") : t("inbox.someoneElse");
+  const assignee =
+    item.assigneeId === null ? t("inbox.nobody") : item.assigneeId === userId ? t("inbox.me") : (colleagues.value.get(item.assigneeId)?.displayName ?? t("inbox.someoneElse"));
   return (
     <>
       <span class={`status status-${item.ticket.status}`}>{statusName(item.ticket.status)}</span>

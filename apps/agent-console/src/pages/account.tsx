@@ -1,5 +1,5 @@
-// The signed-in user's account: who they are in this company, their session, two-factor, and
-// signing out of every device.
+// The signed-in user's account: who they are in this company (with their skills), their
+// session, two-factor, and signing out of every device.
 import { useState } from "preact/hooks";
 import type { Me } from "../api.ts";
 import { Alert } from "../components/form.tsx";
@@ -25,6 +25,9 @@ export function Account({ user }: { user: Me }) {
         <dd>{user.user.role === "admin" ? t("role.admin") : t("role.agent")}</dd>
         <dt>{t("account.games")}</dt>
         <dd>{user.user.role === "admin" ? t("account.allGames") : t("account.gameCount", { count: user.gameIds.length })}</dd>
+        {/* Skills are tag names, which hold no comma: a comma-separated list is unambiguous in any language. */}
+        <dt>{t("account.skills")}</dt>
+        <dd>{user.user.skills.length === 0 ? t("account.noSkills") : user.user.skills.join(", ")}</dd>
         <dt>{t("account.twoFactor")}</dt>
         <dd>
           {user.twoFactor.enabled ? t("security.on") : t("security.off")} (<Link to="/security">{t("nav.security")}</Link>)

@@ -3,12 +3,13 @@
 // "viewing" while it is open and "typing" while its user writes, so the other agents see it;
 // it reads the ticket again when the live stream says the ticket changed.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, call, type ConversationItem, type TicketView } from "../api.ts";
+import { ApiError, call, type CannedActions, type ConversationItem, type TicketCannedResponse, type TicketView } from "../api.ts";
 import { Alert } from "../components/form.tsx";
 import { AppLayout, Link, PageTitle } from "../components/layout.tsx";
 import { formatDateTime } from "../format.ts";
 import { t } from "../i18n.ts";
 import { lastChange, presence, reloads } from "../live.ts";
+import { assignable, colleagues, tagsFor } from "../directory.ts";
 import { me } from "../session.ts";
 import { statusName } from "./inbox.tsx";
 import { dialogOpen } from "../components/shortcuts-dialog.tsx";
@@ -24,7 +25,26 @@ function authorName(item: ConversationItem, userId: string | undefined): string 
   if (author.type === "player") return t("author.player");
   if (author.type === "system") return t("author.system");
   if (author.type === "api_key") return t("author.integration");
-  return author.id === userId ? t("author.you") : t("author.agent");
+  if (author.id === userId) return t("author.you");
+  return (author.id && colleagues.value.get(author.id)?.displayName) || t("author.agent");
+}
+
+/** The actions a canned response adds to its reply, in the order the ticket takes them. */
+export function cannedActions(actions: CannedActions): Record<string, unknown>[] {
+  const list: Record<string, unknown>[] = [];
+  if (actions.addTags.length > 0) list.push({ type: "addTags", tagNames: actions.addTags });
+  if (actions.status === "waiting") list.push({ type: "setStatus", status: "waiting" });
+  if (actions.status === "on_hold") list.push({ type: "setOnHold", onHold: true });
+  if (actions.resolve) list.push({ type: "resolveTicket" });
+  return list;
+}
+
+function describeActions(actions: CannedActions): string {
+  const parts: string[] = [];
+  if (actions.addTags.length > 0) parts.push(t("composer.cannedTags", { tags: actions.addTags.join(", ") }));
+  if (actions.status) parts.push(t("composer.cannedStatus", { status: t(`status.${actions.status}` as never) }));
+  if (actions.resolve) parts.push(t("composer.cannedResolve"));
+  return parts.join(", ");
 }
 
 function announce(ticketId: string, state: "viewing" | "typing" | "left"): void {
@@ -37,6 +57,9 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
   const [mode, setMode] = useState<Mode>("reply");
   const [text, setText] = useState("");
   const [busy, setBusy] = useState(false);
+  const [canned, setCanned] = useState<TicketCannedResponse[]>([]);
+  const [chosen, setChosen] = useState<TicketCannedResponse>();
+  const [confirmCancel, setConfirmCancel] = useState(false);
   const lastTyping = useRef(0);
   const composer = useRef<HTMLTextAreaElement>(null);
   const userId = me.value?.user.id;
@@ -55,7 +78,12 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
 
   useEffect(() => {
     setView(undefined);
+    setChosen(undefined);
     void load();
+    call<{ responses: TicketCannedResponse[] }>("GET", `/tickets/${ticketId}/canned-responses`).then(
+      ({ body }) => setCanned(body.responses),
+      () => setCanned([]),
+    );
     announce(ticketId, "viewing");
     const viewing = setInterval(() => announce(ticketId, "viewing"), VIEWING_EVERY_MS);
     return () => {
@@ -81,6 +109,20 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
   }, []);
+
+  async function cancelDeletion() {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await call("DELETE", `/tickets/${ticketId}/player/scheduled-deletion`);
+      setConfirmCancel(false);
+      await load();
+    } catch {
+      setError(t("app.error"));
+    } finally {
+      setBusy(false);
+    }
+  }
 
   async function act(actions: Record<string, unknown>[], after?: () => void) {
     setBusy(true);
@@ -139,7 +181,16 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
             {ticket.resolutionType && <span> · {t(`resolution.${ticket.resolutionType}` as never)}</span>}
             <span> · {ticket.language.toUpperCase()}</span>
             <span> · {t("ticket.tier", { tier: ticket.metadata.playerTier ?? 1 })}</span>
-            <span> · {view.assigneeId === null ? t("ticket.unassigned") : view.assigneeId === userId ? t("ticket.assignedToYou") : t("ticket.assignedToOther")}</span>
+            <span>
+              {" · "}
+              {view.assigneeId === null
+                ? t("ticket.unassigned")
+                : view.assigneeId === userId
+                  ? t("ticket.assignedToYou")
+                  : colleagues.value.has(view.assigneeId)
+                    ? t("ticket.assignedTo", { name: colleagues.value.get(view.assigneeId)!.displayName })
+                    : t("ticket.assignedToOther")}
+            </span>
           </p>
           <div class="presence-line" role="status" aria-live="polite">
             {others.map((agent) => (agent.state === "typing" ? t("presence.typing", { name: agent.displayName }) : t("presence.viewing", { name: agent.displayName }))).join(" · ")}
@@ -152,7 +203,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
                   <strong>{item.event.type === "PRIVATE_NOTE" ? t("event.note", { author: authorName(item, userId) }) : authorName(item, userId) || t(`event.${item.event.type}` as never)}</strong>
                   <time dateTime={item.event.createdAt}> {formatDateTime(item.event.createdAt)}</time>
                 </p>
-                {item.event.message !== undefined && <p class="text">{item.event.message}</p>}
+                {item.event.message ? <p class="text">{item.event.message}</p> : null}
                 {item.event.type === "CSAT" && <p>{t("event.csat", { score: item.event.score ?? 0 })}{item.event.review ? ` “${item.event.review}”` : ""}</p>}
                 {item.event.type === "END" && <p class="muted">{t("event.end")}</p>}
                 {item.event.fields && (
@@ -185,7 +236,12 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
               onSubmit={(event) => {
                 event.preventDefault();
                 if (text.trim() === "") return;
-                void act([{ type: mode === "reply" ? "sendMessage" : "addPrivateNote", message: text.trim() }], () => setText(""));
+                const message = { type: mode === "reply" ? "sendMessage" : "addPrivateNote", message: text.trim() };
+                const extra = mode === "reply" && chosen ? cannedActions(chosen.actions) : [];
+                void act([message, ...extra], () => {
+                  setText("");
+                  setChosen(undefined);
+                });
               }}
             >
               <fieldset class="mode">
@@ -197,6 +253,35 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
                   <input type="radio" name="mode" checked={mode === "note"} onChange={() => setMode("note")} /> {t("composer.note")}
                 </label>
               </fieldset>
+              {mode === "reply" && canned.length > 0 && (
+                <div class="canned">
+                  <label for="canned-response">{t("composer.canned")}</label>
+                  <select
+                    id="canned-response"
+                    value={chosen?.id ?? ""}
+                    onChange={(event) => {
+                      const picked = canned.find((response) => response.id === (event.currentTarget as HTMLSelectElement).value);
+                      setChosen(picked);
+                      if (picked) {
+                        setText(picked.text);
+                        composer.current?.focus();
+                      }
+                    }}
+                  >
+                    <option value="">{t("composer.cannedNone")}</option>
+                    {canned.map((response) => (
+                      <option key={response.id} value={response.id}>
+                        {response.name}
+                      </option>
+                    ))}
+                  </select>
+                  {chosen && cannedActions(chosen.actions).length > 0 && (
+                    <p class="hint" id="canned-actions">
+                      {t("composer.cannedActions", { actions: describeActions(chosen.actions) })}
+                    </p>
+                  )}
+                </div>
+              )}
               <label for="composer-text">{mode === "reply" ? t("composer.replyLabel") : t("composer.noteLabel")}</label>
               <textarea id="composer-text" ref={composer} rows={4} value={text} onInput={(event) => onType((event.currentTarget as HTMLTextAreaElement).value)} />
               <button type="submit" class="button primary" disabled={busy || text.trim() === ""}>
@@ -206,6 +291,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
           )}
         </article>
         <aside class="side-pane" aria-label={t("ticket.details")}>
+          {!closed && (
           <section aria-labelledby="actions-title">
             <h2 id="actions-title">{t("ticket.actions")}</h2>
             <div class="action-buttons">
@@ -235,9 +321,51 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
                 </button>
               )}
             </div>
+            <div class="assign">
+              <label for="assign-to">{t("action.assignTo")}</label>
+              <select
+                id="assign-to"
+                value={view.assigneeId ?? ""}
+                disabled={busy}
+                onChange={(event) => {
+                  const value = (event.currentTarget as HTMLSelectElement).value;
+                  void act(value === "" ? [{ type: "unassignTicket" }] : [{ type: "assignTicket", assigneeId: value }]);
+                }}
+              >
+                <option value="">{t("ticket.unassigned")}</option>
+                {assignable(ticket.gameId).map((user) => (
+                  <option key={user.id} value={user.id}>
+                    {user.id === userId ? t("action.me", { name: user.displayName }) : user.displayName}
+                  </option>
+                ))}
+              </select>
+            </div>
           </section>
+          )}
           <section aria-labelledby="player-title">
             <h2 id="player-title">{t("player.title")}</h2>
+            {view.player.scheduledDeletion && (
+              <div class="deletion" role="note">
+                <p>
+                  <strong>{t("player.deletionScheduled", { date: formatDateTime(view.player.scheduledDeletion.dueAt) })}</strong>
+                </p>
+                {confirmCancel ? (
+                  <>
+                    <p>{t("player.cancelQuestion")}</p>
+                    <button type="button" class="button primary" disabled={busy} onClick={() => void cancelDeletion()}>
+                      {t("player.cancelConfirm")}
+                    </button>{" "}
+                    <button type="button" class="button" onClick={() => setConfirmCancel(false)}>
+                      {t("player.cancelKeep")}
+                    </button>
+                  </>
+                ) : (
+                  <button type="button" class="button" onClick={() => setConfirmCancel(true)}>
+                    {t("player.cancelDeletion")}
+                  </button>
+                )}
+              </div>
+            )}
             <dl class="facts compact">
               <dt>{t("player.name")}</dt>
               <dd>{player?.name ?? ticket.playerName ?? "—"}</dd>
@@ -263,12 +391,45 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
               </>
             )}
           </section>
-          {ticket.tags.length > 0 && (
-            <section aria-labelledby="tags-title">
-              <h2 id="tags-title">{t("ticket.tags")}</h2>
-              <p>{ticket.tags.join(", ")}</p>
-            </section>
-          )}
+          <section aria-labelledby="tags-title">
+            <h2 id="tags-title">{t("ticket.tags")}</h2>
+            {ticket.tags.length === 0 && <p class="muted">{t("ticket.noTags")}</p>}
+            <ul class="tags">
+              {ticket.tags.map((tag) => (
+                <li key={tag}>
+                  <span>{tag}</span>
+                  {!closed && (
+                    <button type="button" class="remove-tag" aria-label={t("ticket.removeTag", { tag })} disabled={busy} onClick={() => void act([{ type: "removeTags", tagNames: [tag] }])}>
+                      ×
+                    </button>
+                  )}
+                </li>
+              ))}
+            </ul>
+            {!closed && tagsFor(ticket.gameId).some((tag) => !ticket.tags.includes(tag.name)) && (
+              <div class="add-tag">
+                <label for="add-tag">{t("ticket.addTag")}</label>
+                <select
+                  id="add-tag"
+                  value=""
+                  disabled={busy}
+                  onChange={(event) => {
+                    const value = (event.currentTarget as HTMLSelectElement).value;
+                    if (value !== "") void act([{ type: "addTags", tagNames: [value] }]);
+                  }}
+                >
+                  <option value="">{t("ticket.chooseTag")}</option>
+                  {tagsFor(ticket.gameId)
+                    .filter((tag) => !ticket.tags.includes(tag.name))
+                    .map((tag) => (
+                      <option key={tag.name} value={tag.name}>
+                        {tag.name}
+                      </option>
+                    ))}
+                </select>
+              </div>
+            )}
+          </section>
         </aside>
       </div>
     </AppLayout>

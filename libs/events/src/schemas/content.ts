@@ -123,6 +123,9 @@ export const userCreated = defineEvent({
     role: Type.Optional(OneOf(["admin", "agent"], "Absent in events written before roles existed: agent")),
     active: Type.Optional(Type.Boolean({ description: "An inactive user cannot sign in; absent: true" })),
     gameIds: Type.Array(Uuid(), { description: "Games the user has access to (an admin has every game)" }),
+    skills: Type.Optional(
+      Type.Array(Type.String(), { description: "Names of the company's tags marked isSkill, for routing; absent in events written before skills existed: none" }),
+    ),
     createdAt: DateTime(),
     updatedAt: DateTime(),
   }),

@@ -2,7 +2,7 @@
 // player's deletion. Email addresses travel only in `created` and `updated`, where a consumer
 // needs the address; the deletion events carry ids, times and counts only. A call that changes
 // nothing publishes nothing.
-import { Type } from "@sinclair/typebox";
+import { Type, type Static } from "@sinclair/typebox";
 import { defineEvent } from "../contract.ts";
 import { DateTime, Nullable, OneOf, Requester, Tier, Uuid } from "./common.ts";
 
@@ -102,11 +102,23 @@ export const deletionScheduled = defineEvent({
   }),
 });
 
+const deletionCancelledV1 = Type.Object({ scheduleId: Uuid(), playerId: Uuid(), gameId: Uuid(), cancelledBy: Requester });
+
 export const deletionCancelled = defineEvent({
   type: "players.deletion.cancelled",
-  description: "A scheduled deletion was cancelled (`pnpm admin players cancel-deletion`).",
-  version: 1,
-  schema: Type.Object({ scheduleId: Uuid(), playerId: Uuid(), gameId: Uuid(), cancelledBy: Requester }),
+  description:
+    "A scheduled deletion was cancelled: by an operator (`pnpm admin players cancel-deletion`) or by a user of the company in the support application. Version 2 added `user` to `cancelledBy.type`; version 1 (no user) is read as version 2.",
+  version: 2,
+  schema: Type.Object({
+    scheduleId: Uuid(),
+    playerId: Uuid(),
+    gameId: Uuid(),
+    cancelledBy: Type.Object({
+      type: OneOf(["api_key", "operator", "user"]),
+      id: Nullable(Type.String(), "The API key's or the user's id; null for an operator"),
+    }),
+  }),
+  earlier: { 1: { schema: deletionCancelledV1, upcast: (data) => data as Static<typeof deletionCancelledV1> } },
 });
 
 const trigger = OneOf(["scheduled", "immediate"], "scheduled: a schedule became due (POST /player/schedule-deletion); immediate: DELETE /player");

@@ -5,16 +5,22 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { AgentAccessService, type AgentSessionSchema } from "@support/proto";
 import type { ContentDeps } from "../context.ts";
-import { displayNameOf } from "../users/user.ts";
+import { isUuid } from "../common/validation.ts";
+import { listActiveUsers } from "../users/user.repository.ts";
+import { displayNameOf, type User } from "../users/user.ts";
 import { beginSignIn, getAgentSession, readAuditLog, signOut, signOutEverywhere, type LiveAgentSession } from "./agent-access.service.ts";
 import { singleSignOnContextOf, singleSignOnHandlers } from "./single-sign-on.routes.ts";
 import { twoFactorContextOf, twoFactorHandlers } from "./two-factor.routes.ts";
 import { inspectLink, redeemLink, requestPasswordReset, type UserLinksContext } from "./user-links.service.ts";
 
+function userMessage(user: User) {
+  return { id: user.id, companyId: user.companyId, name: user.name, displayName: displayNameOf(user), email: user.email, role: user.role, gameIds: user.gameIds, skills: user.skills };
+}
+
 function sessionMessage({ session, user, twoFactor }: LiveAgentSession): MessageInitShape<typeof AgentSessionSchema> {
   return {
     id: session.id,
-    user: { id: user.id, companyId: user.companyId, name: user.name, displayName: displayNameOf(user), email: user.email, role: user.role, gameIds: user.gameIds },
+    user: userMessage(user),
     csrfToken: session.csrfToken,
     createdAt: timestampFromDate(session.createdAt),
     idleExpiresAt: timestampFromDate(session.idleExpiresAt),
@@ -35,6 +41,7 @@ export function registerAgentAccessRoutes(router: ConnectRouter, deps: ContentDe
       return { sessionToken: result.token, session: sessionMessage(result.live) };
     },
     getAgentSession: async (req) => ({ session: sessionMessage(await getAgentSession(ctx, req.sessionToken)) }),
+    listCompanyUsers: async (req) => ({ users: isUuid(req.companyId) ? (await listActiveUsers(deps.db, req.companyId)).map(userMessage) : [] }),
     signOut: async (req) => {
       await signOut(ctx, req.sessionToken, req.clientAddress);
       return {};

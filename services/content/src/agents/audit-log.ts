@@ -25,7 +25,11 @@ export type AuditAction =
   | "two_factor.recovery_code_used"
   | "two_factor.reset"
   // Single sign-on (single-sign-on.service.ts).
-  | "user.created_by_single_sign_on";
+  | "user.created_by_single_sign_on"
+  // Canned responses (canned-responses/): admins' changes to the company's ready answers.
+  | "canned_response.created"
+  | "canned_response.updated"
+  | "canned_response.retired";
 
 export interface AuditEntry {
   action: AuditAction;

@@ -11,6 +11,8 @@ import * as agentAccess from "./2026_11_28_00_00_00_agent_access.ts";
 import * as userLinks from "./2026_11_28_00_01_00_user_links.ts";
 import * as twoFactor from "./2026_11_28_00_02_00_two_factor.ts";
 import * as singleSignOn from "./2026_11_29_00_00_00_single_sign_on.ts";
+import * as userSkills from "./2026_11_29_00_01_00_user_skills.ts";
+import * as cannedResponses from "./2026_11_29_00_02_00_canned_responses.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_01_00_create_content": createContent,
@@ -23,4 +25,6 @@ export const migrations: Record<string, Migration> = {
   "2026_11_28_00_01_00_user_links": userLinks,
   "2026_11_28_00_02_00_two_factor": twoFactor,
   "2026_11_29_00_00_00_single_sign_on": singleSignOn,
+  "2026_11_29_00_01_00_user_skills": userSkills,
+  "2026_11_29_00_02_00_canned_responses": cannedResponses,
 };

@@ -119,15 +119,16 @@ async function createTenant(trx: Kysely<ContentDatabase>, file: TenantFile): Pro
   // parseTenantFile has checked that every ref names a game of the file.
   const gameIdOf = (ref: string | null) => (ref === null ? null : gameIds.get(ref)!);
 
-  for (const [u, user] of (file.users ?? []).entries()) {
-    const created = await at(`users/${u}`, () =>
-      createUser(trx, companyId, { name: user.name, email: user.email, role: user.role, displayName: user.displayName, gameIds: (user.games ?? []).map((ref) => gameIdOf(ref)!) }),
-    );
-    result.users.push({ ref: user.ref, userId: created.id });
-  }
-
+  // Tags before users: a user's skills must name skill tags of the company, which the file may define.
   for (const [t, tag] of (file.tags ?? []).entries()) {
     await at(`tags/${t}`, () => createTag(trx, companyId, { ...tag, gameId: gameIdOf(tag.game) }));
+  }
+
+  for (const [u, user] of (file.users ?? []).entries()) {
+    const created = await at(`users/${u}`, () =>
+      createUser(trx, companyId, { name: user.name, email: user.email, role: user.role, displayName: user.displayName, gameIds: (user.games ?? []).map((ref) => gameIdOf(ref)!), skills: user.skills }),
+    );
+    result.users.push({ ref: user.ref, userId: created.id });
   }
 
   for (const [f, field] of (file.fields ?? []).entries()) {

@@ -8,7 +8,7 @@ type Db = Kysely<ContentDatabase>;
 export async function insertUser(db: Db, companyId: string, user: NewUser): Promise<User> {
   const row = await db
     .insertInto("users")
-    .values({ company_id: companyId, name: user.name, email: user.email, role: user.role, display_name: user.displayName })
+    .values({ company_id: companyId, name: user.name, email: user.email, role: user.role, display_name: user.displayName, skills: [...user.skills] })
     .returningAll()
     .executeTakeFirstOrThrow();
   if (user.gameIds.length > 0) {
@@ -32,6 +32,7 @@ function userOf(row: UserRow, gameIds: string[]): User {
     role: row.role,
     active: row.active,
     gameIds,
+    skills: row.skills,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -78,4 +79,10 @@ export async function hasLiveGameAccess(db: Db, companyId: string, userId: strin
     .where("g.deleted_at", "is", null)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** The company's active users, by name, with their games. */
+export async function listActiveUsers(db: Db, companyId: string): Promise<User[]> {
+  const rows = await db.selectFrom("users").selectAll().where("company_id", "=", companyId).where("active", "=", true).orderBy("name").orderBy("id").execute();
+  return Promise.all(rows.map(async (row) => userOf(row, await gameIdsOf(db, row))));
 }

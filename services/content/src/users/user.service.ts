@@ -1,4 +1,4 @@
-// User use cases: operators create users with game access; the tickets service checks access.
+// User use cases: operators create users with game access and skills; the tickets service checks access.
 import type { Kysely } from "kysely";
 import { writeEvents } from "@support/bus";
 import { newEvent } from "@support/events";
@@ -8,8 +8,9 @@ import { findCompany } from "../companies/company.repository.ts";
 import { requireLiveGame } from "../games/game.service.ts";
 import { uniqueOrConflict } from "../common/db-errors.ts";
 import { inTransaction } from "../common/transaction.ts";
-import { isUuid } from "../common/validation.ts";
-import { parseNewUser, userEventData, type NewUserInput, type User } from "./user.ts";
+import { isUuid, throwIfInvalid } from "../common/validation.ts";
+import { listLiveTags } from "../tags/tag.repository.ts";
+import { parseNewUser, skillIssues, userEventData, type NewUserInput, type User } from "./user.ts";
 import { hasLiveGameAccess, insertUser } from "./user.repository.ts";
 
 type Db = Kysely<ContentDatabase>;
@@ -20,6 +21,7 @@ export async function createUser(db: Db, companyId: string, input: NewUserInput)
     if (!isUuid(companyId) || !(await findCompany(trx, companyId))) throw notFound("company not found");
     // Every game must be a live game of the same company.
     for (const gameId of values.gameIds) await requireLiveGame(trx, companyId, gameId);
+    if (values.skills.length > 0) throwIfInvalid(skillIssues(values.skills, await listLiveTags(trx, companyId)));
     const user = await uniqueOrConflict(insertUser(trx, companyId, values), `a user with email ${values.email} already exists`);
     await writeEvents(trx, [newEvent("content.user.created", companyId, userEventData(user))]);
     return user;

@@ -8,6 +8,8 @@ export interface UserTable {
   role: Generated<"admin" | "agent">;
   display_name: string | null;
   active: Generated<boolean>;
+  /** Names of the company's skill tags (tags with is_skill), in the order they were given. */
+  skills: Generated<string[]>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

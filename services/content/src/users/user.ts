@@ -1,6 +1,7 @@
 // Service users of a company: agents, with access to a set of its games, and admins, with the
 // whole company. They sign in to the support application (agents/).
 import { isEmail, isUuid, requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
+import { checkTagName, type Tag } from "../tags/tag.ts";
 
 export const USER_ROLES = ["admin", "agent"] as const;
 export type UserRole = (typeof USER_ROLES)[number];
@@ -16,6 +17,11 @@ export interface User {
   /** An inactive user cannot sign in and has no live session. */
   active: boolean;
   gameIds: string[];
+  /**
+   * Names of the company's skill tags (tags marked isSkill, company-wide or of any game), in the
+   * order given: what routing will match a ticket's tags against.
+   */
+  skills: string[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -26,9 +32,11 @@ export interface NewUserInput {
   role?: string | undefined;
   displayName?: string | undefined;
   gameIds: readonly string[];
+  /** Default: none. */
+  skills?: readonly string[] | undefined;
 }
 
-export type NewUser = Pick<User, "name" | "email" | "role" | "displayName" | "gameIds">;
+export type NewUser = Pick<User, "name" | "email" | "role" | "displayName" | "gameIds" | "skills">;
 
 /** The name players see. */
 export const displayNameOf = (user: Pick<User, "name" | "displayName">): string => user.displayName ?? user.name;
@@ -53,8 +61,35 @@ export function parseNewUser(input: NewUserInput): NewUser {
       else gameIds.push(gameId.toLowerCase());
     });
   }
+  const skills: string[] = [];
+  if (input.skills !== undefined) {
+    if (!Array.isArray(input.skills)) issues.push({ path: "/skills", message: "must be an array of tag names" });
+    else {
+      input.skills.forEach((value, index) => {
+        const skill = checkTagName(value, `/skills/${index}`, issues);
+        if (skill === "") return;
+        if (skills.includes(skill)) issues.push({ path: `/skills/${index}`, message: "is listed twice" });
+        else skills.push(skill);
+      });
+    }
+  }
   throwIfInvalid(issues);
-  return { name, email, role: role as UserRole, displayName, gameIds };
+  return { name, email, role: role as UserRole, displayName, gameIds, skills };
+}
+
+/**
+ * Each skill must name a tag of the company marked isSkill: routing matches skills against the
+ * tags tickets carry, so a name no ticket can carry would route nothing. Any live tag of that
+ * name counts, company-wide or of a game. `tags` are the company's live tags.
+ */
+export function skillIssues(skills: readonly string[], tags: readonly Pick<Tag, "name" | "isSkill">[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  skills.forEach((skill, index) => {
+    const named = tags.filter((tag) => tag.name === skill);
+    if (named.length === 0) issues.push({ path: `/skills/${index}`, message: `must be a skill tag of the company; no tag is named ${JSON.stringify(skill)}` });
+    else if (!named.some((tag) => tag.isSkill)) issues.push({ path: `/skills/${index}`, message: `must be a skill tag of the company; the tag ${JSON.stringify(skill)} is not marked isSkill` });
+  });
+  return issues;
 }
 
 export function userEventData(user: User) {
@@ -66,6 +101,7 @@ export function userEventData(user: User) {
     role: user.role,
     active: user.active,
     gameIds: user.gameIds,
+    skills: user.skills,
     createdAt: user.createdAt.toISOString(),
     updatedAt: user.updatedAt.toISOString(),
   };

@@ -1231,6 +1231,159 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/canned-responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's canned responses
+         * @description The live canned responses of the company that the user may use: the company-wide ones
+         *     and those of the user's games (an admin: every game), by name, with their texts by
+         *     language and their actions. For a ticket, with the placeholders filled, use
+         *     `GET /agent-api/tickets/{ticketId}/canned-responses`.
+         */
+        get: operations["listAgentCannedResponses"];
+        put?: never;
+        /**
+         * Write a canned response (admins)
+         * @description A new canned response, company-wide (`gameId` null or left out) or for one game: a `name`
+         *     unique among the live responses of its scope (**409** otherwise), `texts` by language code
+         *     (at least one; placeholders `{{player.name}}`, `{{ticket.number}}`, `{{agent.name}}`,
+         *     `{{game.name}}`, any other is a **400** at the text's path), and optional `actions` applied
+         *     with the reply: `addTags` (tags of the ticket's game or company-wide, checked when used),
+         *     `status` `waiting` or `on_hold`, or `resolve` (not both a status and resolve). Only an
+         *     admin of the company (**403** for an agent). Recorded in the audit log.
+         */
+        post: operations["createAgentCannedResponse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/canned-responses/{cannedResponseId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a canned response (admins)
+         * @description Replaces the response's scope, name, texts and actions (the rules of creating one). An
+         *     unknown or retired id is **404**.
+         */
+        put: operations["updateAgentCannedResponse"];
+        post?: never;
+        /**
+         * Retire a canned response (admins)
+         * @description The response is no longer offered (**204**); the audit log keeps its trace. An unknown
+         *     or retired id is **404**.
+         */
+        delete: operations["retireAgentCannedResponse"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/tickets/{ticketId}/canned-responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The canned responses for a ticket, filled in
+         * @description The responses usable on the ticket (company-wide and of the ticket's game), each in the
+         *     ticket's language, else its base language (`de` for `de-AT`), else the company's primary
+         *     language, else the first it has, with the placeholders filled: `{{player.name}}` the
+         *     ticket's player name, `{{ticket.number}}` its running number, `{{agent.name}}` the
+         *     signed-in user's display name, `{{game.name}}` the game's name; a value the ticket does
+         *     not have becomes empty. The console puts `text` into the composer and applies `actions`
+         *     with the reply. Same scope as every ticket route (**404** outside).
+         */
+        get: operations["listAgentTicketCannedResponses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/tickets/{ticketId}/player/scheduled-deletion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel the scheduled deletion of the ticket's player
+         * @description Cancels the pending scheduled deletion of the ticket's player (the API promises that a
+         *     scheduled deletion can be cancelled from the support application): the player's data is
+         *     kept, and `players.deletion.cancelled` records the signed-in user as who cancelled. **404**
+         *     when none is pending (never scheduled, cancelled already, or its erasure has started) or
+         *     the ticket is outside the user's scope. Needs the application's `Origin` and
+         *     `X-CSRF-Token`.
+         */
+        delete: operations["cancelAgentPlayerDeletion"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's people
+         * @description The company's active users, by name: who a ticket can be assigned to (an agent of the
+         *     ticket's game, or an admin) and the names the support application shows for them. No
+         *     email or credential.
+         */
+        get: operations["listAgentUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tags of the user's games
+         * @description The company-wide tags and those of the user's games: what `addTags` accepts on a ticket of
+         *     the tag's game (a company-wide tag on any ticket).
+         */
+        get: operations["listAgentTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/me": {
         parameters: {
             query?: never;
@@ -1240,7 +1393,7 @@ export interface paths {
         };
         /**
          * The signed-in user and session
-         * @description The cookie's user (id, name, display name, email, role), company and games, the
+         * @description The cookie's user (id, name, display name, email, role, skills), company and games, the
          *     session's CSRF token (send it as `X-CSRF-Token` on every `POST`) and when the session
          *     was created and ends. Without a live session: **401**.
          */
@@ -1452,6 +1605,63 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description What a canned response does besides the reply, in this order. */
+        AgentCannedActions: {
+            /** @description Tags added to the ticket. */
+            addTags?: string[];
+            /**
+             * @description `waiting` (for the player) or `on_hold`; null: the status follows the reply as usual.
+             * @enum {string|null}
+             */
+            status?: "waiting" | "on_hold" | null;
+            /** @description Resolve the ticket with the reply (not with a `status`). */
+            resolve?: boolean;
+        };
+        AgentCannedResponse: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description null: for every game of the company.
+             */
+            gameId: string | null;
+            name: string;
+            /** @description The text by language code. */
+            texts: {
+                [key: string]: string;
+            };
+            actions: components["schemas"]["AgentCannedActions"];
+            /**
+             * Format: uuid
+             * @description The admin who wrote it; null: a tenant file.
+             */
+            createdBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        AgentCannedResponseInput: {
+            /** Format: uuid */
+            gameId?: string | null;
+            name: string;
+            texts: {
+                [key: string]: string;
+            };
+            actions?: components["schemas"]["AgentCannedActions"];
+        };
+        AgentTicketCannedResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            gameId: string | null;
+            name: string;
+            /** @description The language of `text`. */
+            language: string;
+            /** @description The text with the placeholders filled for the ticket. */
+            text: string;
+            actions: components["schemas"]["AgentCannedActions"];
+        };
         AgentSignInRequest: {
             /** @description The user's email address. */
             email: string;
@@ -1545,6 +1755,8 @@ export interface components {
                  * @enum {string}
                  */
                 role: "admin" | "agent";
+                /** @description The user's skills: names of the company's tags marked `isSkill` (company-wide or of a game), in the order the company's tenant file gave them; empty when none. Routing will match them against tickets' tags. */
+                skills: string[];
             };
             /** Format: uuid */
             companyId: string;
@@ -1660,6 +1872,8 @@ export interface components {
         };
         /** @description What the support application shows beside the conversation about the ticket's player. */
         AgentPlayerPanel: {
+            /** @description The player's pending scheduled deletion (`POST /player/schedule-deletion`), which the user can cancel with `DELETE /agent-api/tickets/{ticketId}/player/scheduled-deletion` until it is due; null when none is pending. */
+            scheduledDeletion: components["schemas"]["AgentScheduledDeletion"] | null;
             /** @description The player as the players service keeps it; null when the ticket names no player record. */
             record: components["schemas"]["AgentPlayerRecord"] | null;
             /** @description The SDK breadcrumbs of this ticket, as `GET /tickets/{ticketId}/breadcrumbs` lists them. */
@@ -1668,6 +1882,20 @@ export interface components {
             clientClockOffsetMs: number | null;
             /** @description The player's other tickets in the same game, newest first, at most 20. */
             otherTickets: components["schemas"]["Ticket"][];
+        };
+        AgentScheduledDeletion: {
+            /** Format: date-time */
+            scheduledAt: string;
+            /**
+             * Format: date-time
+             * @description When the player's data will be erased.
+             */
+            dueAt: string;
+            /**
+             * @description `api_key`: the company's backend (the public API); `operator`: the platform's operators.
+             * @enum {string}
+             */
+            requestedBy: "api_key" | "operator";
         };
         AgentPlayerRecord: {
             /** Format: uuid */
@@ -3169,6 +3397,7 @@ export interface components {
         };
     };
     parameters: {
+        CannedResponseIdPath: string;
         /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
         CsrfToken: string;
         /** @description A key of the client's choosing for this request (see "Idempotent requests"): the same key with the same request within 24 hours answers with the first answer without doing the work again. */
@@ -5102,6 +5331,288 @@ export interface operations {
             403: components["responses"]["AgentCsrfRefused"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentCannedResponses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The responses. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        responses: components["schemas"]["AgentCannedResponse"][];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createAgentCannedResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentCannedResponseInput"];
+            };
+        };
+        responses: {
+            /** @description Written. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCannedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    updateAgentCannedResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                cannedResponseId: components["parameters"]["CannedResponseIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentCannedResponseInput"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentCannedResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    retireAgentCannedResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                cannedResponseId: components["parameters"]["CannedResponseIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Retired. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentTicketCannedResponses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The responses for the ticket. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        responses: components["schemas"]["AgentTicketCannedResponse"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    cancelAgentPlayerDeletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @description The name players see. */
+                            displayName: string;
+                            /** @enum {string} */
+                            role: "admin" | "agent";
+                            gameIds: string[];
+                            skills: string[];
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tags. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tags: {
+                            name: string;
+                            /**
+                             * Format: uuid
+                             * @description null: company-wide.
+                             */
+                            gameId: string | null;
+                            description: string | null;
+                            isSkill: boolean;
+                            isAiTag: boolean;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

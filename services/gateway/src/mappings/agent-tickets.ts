@@ -2,7 +2,8 @@
 // JSON. The ticket and its events are mapped by mappings/tickets.ts, exactly as the public API
 // shows them: this file only adds what agents see beside them (the assignee, who wrote each
 // event, the player's record).
-import type { AgentViewCount, ListTicketBreadcrumbsResponse, Player, Ticket, TicketEvent, TicketSearchMatch } from "@support/proto";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { AgentViewCount, ListTicketBreadcrumbsResponse, PendingDeletion, Player, Ticket, TicketEvent, TicketSearchMatch } from "@support/proto";
 import type { Schemas } from "../openapi/types.ts";
 import { toBreadcrumbsDto, toEventDto, toTicketDto } from "./tickets.ts";
 
@@ -67,6 +68,8 @@ export interface TicketViewParts {
   events: TicketEvent[];
   breadcrumbs: ListTicketBreadcrumbsResponse;
   player: Player | undefined;
+  /** The player's pending scheduled deletion, if any. */
+  deletion: PendingDeletion | undefined;
   otherTickets: Ticket[];
 }
 
@@ -77,6 +80,13 @@ export function toTicketViewDto(parts: TicketViewParts): Schemas["AgentTicketVie
     assigneeId: parts.ticket.assigneeId ?? null,
     conversation: toConversationDto(parts.events),
     player: {
+      scheduledDeletion: parts.deletion
+        ? {
+            scheduledAt: timestampDate(parts.deletion.scheduledAt!).toISOString(),
+            dueAt: timestampDate(parts.deletion.dueAt!).toISOString(),
+            requestedBy: parts.deletion.requestedByType as "api_key" | "operator",
+          }
+        : null,
       record: parts.player ? toPlayerRecordDto(parts.player) : null,
       breadcrumbs,
       clientClockOffsetMs,

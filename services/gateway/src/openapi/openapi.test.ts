@@ -82,12 +82,21 @@ const AGENT_OPERATIONS = [
   ["get", "/agent-api/tickets/{ticketId}/attachments/{attachmentId}", "getAgentTicketAttachment"],
   ["get", "/agent-api/stream", "streamAgentChanges"],
   ["post", "/agent-api/tickets/{ticketId}/presence", "announceAgentPresence"],
+  ["get", "/agent-api/canned-responses", "listAgentCannedResponses"],
+  ["post", "/agent-api/canned-responses", "createAgentCannedResponse"],
+  ["put", "/agent-api/canned-responses/{cannedResponseId}", "updateAgentCannedResponse"],
+  ["delete", "/agent-api/canned-responses/{cannedResponseId}", "retireAgentCannedResponse"],
+  ["get", "/agent-api/tickets/{ticketId}/canned-responses", "listAgentTicketCannedResponses"],
+  ["delete", "/agent-api/tickets/{ticketId}/player/scheduled-deletion", "cancelAgentPlayerDeletion"],
+  ["get", "/agent-api/users", "listAgentUsers"],
+  ["get", "/agent-api/tags", "listAgentTags"],
 ] as const;
 // Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
-const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges"]);
+const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
   "signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment", "listAgentAuditLog",
   "listAgentTickets", "listAgentViews", "getAgentTicket", "performAgentTicketActions", "getAgentTicketAttachment", "streamAgentChanges", "announceAgentPresence",
+  "listAgentCannedResponses", "createAgentCannedResponse", "updateAgentCannedResponse", "retireAgentCannedResponse", "listAgentTicketCannedResponses", "cancelAgentPlayerDeletion", "listAgentUsers", "listAgentTags",
 ]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
@@ -119,7 +128,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 20 of the agent API, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 28 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });
@@ -208,8 +217,9 @@ describe("the OpenAPI document", () => {
         // Agent sign-in: no session or an Authorization header is a 401; a POST can fail the
         // CSRF checks (403); every 429 says when to retry.
         expect(statuses, op.operationId).toContain("401");
-        // The audit log is the admins' (403 for an agent); the ticket routes need a full session.
-        if (op.method === "post" || AGENT_FULL_SESSION_READS.has(op.operationId)) expect(statuses, op.operationId).toContain("403");
+        // The audit log is the admins' (403 for an agent); the ticket routes need a full session;
+        // every write can fail the CSRF checks.
+        if (op.method !== "get" || AGENT_FULL_SESSION_READS.has(op.operationId)) expect(statuses, op.operationId).toContain("403");
         else expect(statuses, op.operationId).not.toContain("403");
         expect(statuses, op.operationId).toContain("429");
         expect(op.responses.get("429")!.requiredHeaders, op.operationId).toContain("retry-after");

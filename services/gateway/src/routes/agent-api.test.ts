@@ -32,7 +32,7 @@ function parseSetCookie(header: string | null) {
 
 describe("/agent-api on plain http on a loopback address (the request's own origin)", () => {
   const agentAccess = new FakeAgentAccess();
-  const user = agentAccess.addUser({ role: "admin" });
+  const user = agentAccess.addUser({ role: "admin", skills: ["billing", "crash"] });
   let t: TestGateway;
   let origin: string;
 
@@ -114,7 +114,7 @@ describe("/agent-api on plain http on a loopback address (the request's own orig
     const response = await call(t, "getAgentMe", "/agent-api/me", { headers: { cookie } });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      user: { id: user.id, name: user.name, displayName: user.displayName, email: user.email, role: "admin" },
+      user: { id: user.id, name: user.name, displayName: user.displayName, email: user.email, role: "admin", skills: ["billing", "crash"] },
       companyId: user.companyId,
       gameIds: user.gameIds,
       csrfToken: stored.csrfToken,

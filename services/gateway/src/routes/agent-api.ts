@@ -75,7 +75,7 @@ async function call<T>(run: () => Promise<T>): Promise<T> {
 function toAgentMe(session: AgentSessionView): Schemas["AgentMe"] {
   const { user } = session;
   return {
-    user: { id: user.id, name: user.name, displayName: user.displayName, email: user.email, role: user.role as Schemas["AgentMe"]["user"]["role"] },
+    user: { id: user.id, name: user.name, displayName: user.displayName, email: user.email, role: user.role as Schemas["AgentMe"]["user"]["role"], skills: [...user.skills] },
     companyId: session.companyId,
     gameIds: session.gameIds,
     csrfToken: session.csrfToken,

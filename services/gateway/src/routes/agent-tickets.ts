@@ -130,13 +130,14 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
       const session = ctx.state.agentSession;
       const { companyId } = session;
       const ticket = await ticketInScope(session, ctx.state.validated.params.ticketId);
-      const [{ events }, breadcrumbs, player, otherTickets] = await Promise.all([
+      const [{ events }, breadcrumbs, player, otherTickets, deletion] = await Promise.all([
         tickets.listTicketEvents({ companyId, ticketId: ticket.id }),
         tickets.listTicketBreadcrumbs({ companyId, ticketId: ticket.id }),
         playerOf(companyId, ticket),
         otherTicketsOf(companyId, ticket),
+        ticket.servicePlayerId === undefined ? undefined : players.getPlayerDeletion({ companyId, playerId: ticket.servicePlayerId }).then((answer) => answer.deletion),
       ]);
-      respond(ctx, 200, toTicketViewDto({ ticket, events, breadcrumbs, player, otherTickets }));
+      respond(ctx, 200, toTicketViewDto({ ticket, events, breadcrumbs, player, deletion, otherTickets }));
     },
     { before: guards.read },
   );
@@ -181,5 +182,17 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
       ctx.remove("Content-Type");
     },
     { before: guards.read },
+  );
+
+  api.operation<"cancelAgentPlayerDeletion", AgentSessionState>(
+    "cancelAgentPlayerDeletion",
+    async (ctx) => {
+      const session = ctx.state.agentSession;
+      const ticket = await ticketInScope(session, ctx.state.validated.params.ticketId);
+      if (ticket.servicePlayerId === undefined) throw notFound("no deletion is scheduled for this player");
+      await players.cancelPlayerDeletion({ companyId: session.companyId, playerId: ticket.servicePlayerId, actingUserId: session.user.id });
+      respond(ctx, 204, "");
+    },
+    { before: guards.write },
   );
 }

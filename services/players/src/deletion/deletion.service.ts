@@ -17,7 +17,7 @@ import { sessionEventTypes, sessionsEndedData } from "../sessions/session.ts";
 import { findPlayerById } from "../players/player.repository.ts";
 import {
   cancelledData, deletedData, deletionEventTypes, dueAt, pendingSteps, scheduledData, startedData, stepDone,
-  type DeletionSchedule, type Erasure, type ErasureStep, type Requester,
+  type Canceller, type DeletionSchedule, type Erasure, type ErasureStep, type Requester,
 } from "./deletion.ts";
 import {
   deletePlayerRow, deletePlayerSessions, deleteScheduleOfPlayer, findErasure, findErasureOfPlayer, findExternalId,
@@ -74,7 +74,7 @@ export async function scheduleDeletion(
  * schedule when it is due and is dropped. Not found when the player has no pending schedule
  * (never scheduled, cancelled already, or its erasure has started).
  */
-export async function cancelDeletion(db: Db, input: { playerId: string; companyId?: string | undefined; cancelledBy: Requester }): Promise<DeletionSchedule> {
+export async function cancelDeletion(db: Db, input: { playerId: string; companyId?: string | undefined; cancelledBy: Canceller }): Promise<DeletionSchedule> {
   if (!isUuid(input.playerId)) throw notFound("no deletion is scheduled for this player");
   return db.transaction().execute(async (trx) => {
     const schedule = await deleteScheduleOfPlayer(trx, input.playerId.toLowerCase());
@@ -84,6 +84,12 @@ export async function cancelDeletion(db: Db, input: { playerId: string; companyI
     await writeEvents(trx, [newEvent(deletionEventTypes.cancelled, schedule.companyId, cancelledData(schedule, input.cancelledBy))]);
     return schedule;
   });
+}
+
+/** The player's pending schedule, if any (none once cancelled or once its erasure started). */
+export async function pendingDeletionOf(db: Db, companyId: string, playerId: string): Promise<DeletionSchedule | undefined> {
+  if (!isUuid(companyId) || !isUuid(playerId)) return undefined;
+  return findScheduleOfPlayer(db, companyId.toLowerCase(), playerId.toLowerCase());
 }
 
 export function listSchedules(db: Db, options: { companyId?: string | undefined; limit?: number } = {}): Promise<DeletionSchedule[]> {

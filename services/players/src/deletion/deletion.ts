@@ -5,6 +5,8 @@
 
 /** Who asked: an API key (the public API) or an operator (the admin command). */
 export type Requester = { type: "api_key"; id: string | null } | { type: "operator"; id: null };
+/** Who may cancel a schedule: an operator, or a user of the company in the support application. */
+export type Canceller = Requester | { type: "user"; id: string };
 
 export type ErasureTrigger = "scheduled" | "immediate";
 
@@ -109,7 +111,7 @@ export function scheduledData(schedule: DeletionSchedule) {
   return { scheduleId: schedule.id, playerId: schedule.playerId, gameId: schedule.gameId, dueAt: schedule.dueAt.toISOString() };
 }
 
-export function cancelledData(schedule: DeletionSchedule, cancelledBy: Requester) {
+export function cancelledData(schedule: DeletionSchedule, cancelledBy: Canceller) {
   return { scheduleId: schedule.id, playerId: schedule.playerId, gameId: schedule.gameId, cancelledBy };
 }
 

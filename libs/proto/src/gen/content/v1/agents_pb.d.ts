@@ -298,6 +298,14 @@ export declare type AgentUser = Message<"content.v1.AgentUser"> & {
    * @generated from field: repeated string game_ids = 7;
    */
   gameIds: string[];
+
+  /**
+   * The user's skills: names of the company's tags marked is_skill, in the order an operator
+   * gave them; routing will match them against tickets' tags.
+   *
+   * @generated from field: repeated string skills = 8;
+   */
+  skills: string[];
 };
 
 /**
@@ -887,6 +895,38 @@ export declare type CompleteSingleSignOnResponse = Message<"content.v1.CompleteS
 export declare const CompleteSingleSignOnResponseSchema: GenMessage<CompleteSingleSignOnResponse>;
 
 /**
+ * @generated from message content.v1.ListCompanyUsersRequest
+ */
+export declare type ListCompanyUsersRequest = Message<"content.v1.ListCompanyUsersRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message content.v1.ListCompanyUsersRequest.
+ * Use `create(ListCompanyUsersRequestSchema)` to create a new message.
+ */
+export declare const ListCompanyUsersRequestSchema: GenMessage<ListCompanyUsersRequest>;
+
+/**
+ * @generated from message content.v1.ListCompanyUsersResponse
+ */
+export declare type ListCompanyUsersResponse = Message<"content.v1.ListCompanyUsersResponse"> & {
+  /**
+   * @generated from field: repeated content.v1.AgentUser users = 1;
+   */
+  users: AgentUser[];
+};
+
+/**
+ * Describes the message content.v1.ListCompanyUsersResponse.
+ * Use `create(ListCompanyUsersResponseSchema)` to create a new message.
+ */
+export declare const ListCompanyUsersResponseSchema: GenMessage<ListCompanyUsersResponse>;
+
+/**
  * AgentAccessService signs the company's users (agents and admins) in to the support
  * application and keeps their sessions. Content owns the users, so it owns their credentials
  * and sessions too (one writer). Only the gateway calls it, for /agent-api; a session token or
@@ -986,6 +1026,17 @@ export declare const AgentAccessService: GenService<{
     methodKind: "unary";
     input: typeof ListAuditLogRequestSchema;
     output: typeof ListAuditLogResponseSchema;
+  },
+  /**
+   * ListCompanyUsers lists the company's active users, by name: who a ticket can be assigned
+   * to, and the names the support application shows for them.
+   *
+   * @generated from rpc content.v1.AgentAccessService.ListCompanyUsers
+   */
+  listCompanyUsers: {
+    methodKind: "unary";
+    input: typeof ListCompanyUsersRequestSchema;
+    output: typeof ListCompanyUsersResponseSchema;
   },
   /**
    * Two-factor (TOTP, RFC 6238). A wrong or replayed code, or a used recovery code, counts as a

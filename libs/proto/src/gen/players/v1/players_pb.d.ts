@@ -12,6 +12,129 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 export declare const file_players_v1_players: GenFile;
 
 /**
+ * PendingDeletion is a player's scheduled deletion that has not run yet.
+ *
+ * @generated from message players.v1.PendingDeletion
+ */
+export declare type PendingDeletion = Message<"players.v1.PendingDeletion"> & {
+  /**
+   * @generated from field: string schedule_id = 1;
+   */
+  scheduleId: string;
+
+  /**
+   * "api_key" (with its id) or "operator".
+   *
+   * @generated from field: string requested_by_type = 2;
+   */
+  requestedByType: string;
+
+  /**
+   * @generated from field: optional string requested_by_id = 3;
+   */
+  requestedById?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp scheduled_at = 4;
+   */
+  scheduledAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp due_at = 5;
+   */
+  dueAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message players.v1.PendingDeletion.
+ * Use `create(PendingDeletionSchema)` to create a new message.
+ */
+export declare const PendingDeletionSchema: GenMessage<PendingDeletion>;
+
+/**
+ * @generated from message players.v1.GetPlayerDeletionRequest
+ */
+export declare type GetPlayerDeletionRequest = Message<"players.v1.GetPlayerDeletionRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * The service player id.
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+};
+
+/**
+ * Describes the message players.v1.GetPlayerDeletionRequest.
+ * Use `create(GetPlayerDeletionRequestSchema)` to create a new message.
+ */
+export declare const GetPlayerDeletionRequestSchema: GenMessage<GetPlayerDeletionRequest>;
+
+/**
+ * @generated from message players.v1.GetPlayerDeletionResponse
+ */
+export declare type GetPlayerDeletionResponse = Message<"players.v1.GetPlayerDeletionResponse"> & {
+  /**
+   * @generated from field: optional players.v1.PendingDeletion deletion = 1;
+   */
+  deletion?: PendingDeletion | undefined;
+};
+
+/**
+ * Describes the message players.v1.GetPlayerDeletionResponse.
+ * Use `create(GetPlayerDeletionResponseSchema)` to create a new message.
+ */
+export declare const GetPlayerDeletionResponseSchema: GenMessage<GetPlayerDeletionResponse>;
+
+/**
+ * @generated from message players.v1.CancelPlayerDeletionRequest
+ */
+export declare type CancelPlayerDeletionRequest = Message<"players.v1.CancelPlayerDeletionRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * The user of the company who cancels (recorded in players.deletion.cancelled).
+   *
+   * @generated from field: string acting_user_id = 3;
+   */
+  actingUserId: string;
+};
+
+/**
+ * Describes the message players.v1.CancelPlayerDeletionRequest.
+ * Use `create(CancelPlayerDeletionRequestSchema)` to create a new message.
+ */
+export declare const CancelPlayerDeletionRequestSchema: GenMessage<CancelPlayerDeletionRequest>;
+
+/**
+ * @generated from message players.v1.CancelPlayerDeletionResponse
+ */
+export declare type CancelPlayerDeletionResponse = Message<"players.v1.CancelPlayerDeletionResponse"> & {
+  /**
+   * @generated from field: players.v1.PendingDeletion deletion = 1;
+   */
+  deletion?: PendingDeletion | undefined;
+};
+
+/**
+ * Describes the message players.v1.CancelPlayerDeletionResponse.
+ * Use `create(CancelPlayerDeletionResponseSchema)` to create a new message.
+ */
+export declare const CancelPlayerDeletionResponseSchema: GenMessage<CancelPlayerDeletionResponse>;
+
+/**
  * Player is the service's record of a player of one game.
  *
  * @generated from message players.v1.Player
@@ -1221,6 +1344,29 @@ export declare const PlayersService: GenService<{
     methodKind: "unary";
     input: typeof DeletePlayerRequestSchema;
     output: typeof DeletePlayerResponseSchema;
+  },
+  /**
+   * GetPlayerDeletion returns the player's pending scheduled deletion, if any (none: not
+   * scheduled, cancelled, or its erasure has started).
+   *
+   * @generated from rpc players.v1.PlayersService.GetPlayerDeletion
+   */
+  getPlayerDeletion: {
+    methodKind: "unary";
+    input: typeof GetPlayerDeletionRequestSchema;
+    output: typeof GetPlayerDeletionResponseSchema;
+  },
+  /**
+   * CancelPlayerDeletion cancels the player's pending scheduled deletion on behalf of a user of
+   * the company (the support application); NOT_FOUND without a pending one or for another
+   * company's player.
+   *
+   * @generated from rpc players.v1.PlayersService.CancelPlayerDeletion
+   */
+  cancelPlayerDeletion: {
+    methodKind: "unary";
+    input: typeof CancelPlayerDeletionRequestSchema;
+    output: typeof CancelPlayerDeletionResponseSchema;
   },
 }>;
 

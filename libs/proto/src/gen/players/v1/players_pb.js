@@ -9,252 +9,287 @@ import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bu
  * Describes the file players/v1/players.proto.
  */
 export const file_players_v1_players = /*@__PURE__*/
-  fileDesc("ChhwbGF5ZXJzL3YxL3BsYXllcnMucHJvdG8SCnBsYXllcnMudjEiygEKBlBsYXllchIKCgJpZBgBIAEoCRISCgpjb21wYW55X2lkGAIgASgJEg8KB2dhbWVfaWQYAyABKAkSGAoLZXh0ZXJuYWxfaWQYBCABKAlIAIgBARIRCgRuYW1lGAUgASgJSAGIAQESEgoFZW1haWwYBiABKAlIAogBARIRCgR0aWVyGAcgASgFSAOIAQESDwoHYmxvY2tlZBgIIAEoCEIOCgxfZXh0ZXJuYWxfaWRCBwoFX25hbWVCCAoGX2VtYWlsQgcKBV90aWVyIrsBChRSZXNvbHZlUGxheWVyUmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEg8KB2dhbWVfaWQYAiABKAkSGAoLZXh0ZXJuYWxfaWQYAyABKAlIAIgBARISCgVlbWFpbBgEIAEoCUgBiAEBEhEKBG5hbWUYBSABKAlIAogBARIRCgR0aWVyGAYgASgFSAOIAQFCDgoMX2V4dGVybmFsX2lkQggKBl9lbWFpbEIHCgVfbmFtZUIHCgVfdGllciJMChVSZXNvbHZlUGxheWVyUmVzcG9uc2USIgoGcGxheWVyGAEgASgLMhIucGxheWVycy52MS5QbGF5ZXISDwoHY3JlYXRlZBgCIAEoCCK4AQoRRmluZFBsYXllclJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJEhgKC2V4dGVybmFsX2lkGAMgASgJSACIAQESEgoFZW1haWwYBCABKAlIAYgBARIRCgRuYW1lGAUgASgJSAKIAQESEQoEdGllchgGIAEoBUgDiAEBQg4KDF9leHRlcm5hbF9pZEIICgZfZW1haWxCBwoFX25hbWVCBwoFX3RpZXIiOAoSRmluZFBsYXllclJlc3BvbnNlEiIKBnBsYXllchgBIAEoCzISLnBsYXllcnMudjEuUGxheWVyIjkKEEdldFBsYXllclJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkiNwoRR2V0UGxheWVyUmVzcG9uc2USIgoGcGxheWVyGAEgASgLMhIucGxheWVycy52MS5QbGF5ZXIidQoUU2V0UGxheWVySW5mb1JlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSEQoEbmFtZRgDIAEoCUgAiAEBEhEKBHRpZXIYBCABKAVIAYgBAUIHCgVfbmFtZUIHCgVfdGllciI7ChVTZXRQbGF5ZXJJbmZvUmVzcG9uc2USIgoGcGxheWVyGAEgASgLMhIucGxheWVycy52MS5QbGF5ZXIigQEKEkJsb2NrUGxheWVyUmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEg8KB2dhbWVfaWQYAiABKAkSGAoLZXh0ZXJuYWxfaWQYAyABKAlIAIgBARISCgVlbWFpbBgEIAEoCUgBiAEBQg4KDF9leHRlcm5hbF9pZEIICgZfZW1haWwiOQoTQmxvY2tQbGF5ZXJSZXNwb25zZRIiCgZwbGF5ZXIYASABKAsyEi5wbGF5ZXJzLnYxLlBsYXllciKDAQoUVW5ibG9ja1BsYXllclJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJEhgKC2V4dGVybmFsX2lkGAMgASgJSACIAQESEgoFZW1haWwYBCABKAlIAYgBAUIOCgxfZXh0ZXJuYWxfaWRCCAoGX2VtYWlsIjsKFVVuYmxvY2tQbGF5ZXJSZXNwb25zZRIiCgZwbGF5ZXIYASABKAsyEi5wbGF5ZXJzLnYxLlBsYXllciJ9Cg1TZXNzaW9uUGxheWVyEg8KAmlkGAEgASgJSACIAQESEQoEbmFtZRgCIAEoCUgBiAEBEhIKBWVtYWlsGAMgASgJSAKIAQESEQoEdGllchgEIAEoBUgDiAEBQgUKA19pZEIHCgVfbmFtZUIICgZfZW1haWxCBwoFX3RpZXIigwEKD1Nlc3Npb25NZXRhZGF0YRIuCgZwbGF5ZXIYASABKAsyGS5wbGF5ZXJzLnYxLlNlc3Npb25QbGF5ZXJIAIgBARIMCgR0YWdzGAIgAygJEicKBmZpZWxkcxgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCCQoHX3BsYXllciKYAwoOU3VwcG9ydFNlc3Npb24SCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIPCgdnYW1lX2lkGAMgASgJEhYKDmVudmlyb25tZW50X2lkGAQgASgJEhUKCGxhbmd1YWdlGAUgASgJSACIAQESFQoIcmVzb3VyY2UYBiABKAlIAYgBARItCghtZXRhZGF0YRgHIAEoCzIbLnBsYXllcnMudjEuU2Vzc2lvbk1ldGFkYXRhEhQKDHZlcmlmaWNhdGlvbhgIIAEoCRIuCgpjcmVhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI6ChFlbWFpbF92ZXJpZmllZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBAUILCglfbGFuZ3VhZ2VCCwoJX3Jlc291cmNlQhQKEl9lbWFpbF92ZXJpZmllZF9hdCI1Ch1TdGFydEVtYWlsVmVyaWZpY2F0aW9uUmVxdWVzdBIUCgxzZXNzaW9uX2NvZGUYASABKAkiegoeU3RhcnRFbWFpbFZlcmlmaWNhdGlvblJlc3BvbnNlEhQKDG1hc2tlZF9lbWFpbBgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpzZW5kc19sZWZ0GAMgASgFIkUKH0NvbmZpcm1FbWFpbFZlcmlmaWNhdGlvblJlcXVlc3QSFAoMc2Vzc2lvbl9jb2RlGAEgASgJEgwKBGNvZGUYAiABKAkiTwogQ29uZmlybUVtYWlsVmVyaWZpY2F0aW9uUmVzcG9uc2USKwoHc2Vzc2lvbhgBIAEoCzIaLnBsYXllcnMudjEuU3VwcG9ydFNlc3Npb24i/AEKG0NyZWF0ZVN1cHBvcnRTZXNzaW9uUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIVCghsYW5ndWFnZRgCIAEoCUgAiAEBEhUKCHJlc291cmNlGAMgASgJSAGIAQESIgoVc2lnbmVkX21ldGFkYXRhX3Rva2VuGAQgASgJSAKIAQESLQoIbWV0YWRhdGEYBSABKAsyGy5wbGF5ZXJzLnYxLlNlc3Npb25NZXRhZGF0YRIZChFmaWVsZHNfZnJvbV9xdWVyeRgGIAEoCEILCglfbGFuZ3VhZ2VCCwoJX3Jlc291cmNlQhgKFl9zaWduZWRfbWV0YWRhdGFfdG9rZW4iYQocQ3JlYXRlU3VwcG9ydFNlc3Npb25SZXNwb25zZRIrCgdzZXNzaW9uGAEgASgLMhoucGxheWVycy52MS5TdXBwb3J0U2Vzc2lvbhIUCgxzZXNzaW9uX2NvZGUYAiABKAkiMAoYR2V0U3VwcG9ydFNlc3Npb25SZXF1ZXN0EhQKDHNlc3Npb25fY29kZRgBIAEoCSJIChlHZXRTdXBwb3J0U2Vzc2lvblJlc3BvbnNlEisKB3Nlc3Npb24YASABKAsyGi5wbGF5ZXJzLnYxLlN1cHBvcnRTZXNzaW9uIi0KD1JhdGVMaW1pdEJ1Y2tldBILCgNrZXkYASABKAkSDQoFbGltaXQYAiABKAUiXwoXQ29uc3VtZVJhdGVMaW1pdFJlcXVlc3QSFgoOd2luZG93X3NlY29uZHMYASABKAUSLAoHYnVja2V0cxgCIAMoCzIbLnBsYXllcnMudjEuUmF0ZUxpbWl0QnVja2V0InQKGENvbnN1bWVSYXRlTGltaXRSZXNwb25zZRIPCgdhbGxvd2VkGAEgASgIEhkKDGV4Y2VlZGVkX2tleRgCIAEoCUgAiAEBEhsKE3JldHJ5X2FmdGVyX3NlY29uZHMYAyABKAVCDwoNX2V4Y2VlZGVkX2tleSJCCg5SYXRlTGltaXRVc2FnZRILCgNrZXkYASABKAkSFAoMd2luZG93X3N0YXJ0GAIgASgDEg0KBWRlbHRhGAMgASgFIl4KGEFkZFJhdGVMaW1pdFVzYWdlUmVxdWVzdBIWCg53aW5kb3dfc2Vjb25kcxgBIAEoBRIqCgZ1c2FnZXMYAiADKAsyGi5wbGF5ZXJzLnYxLlJhdGVMaW1pdFVzYWdlIkIKDlJhdGVMaW1pdFRvdGFsEgsKA2tleRgBIAEoCRIUCgx3aW5kb3dfc3RhcnQYAiABKAMSDQoFdG90YWwYAyABKAMiRwoZQWRkUmF0ZUxpbWl0VXNhZ2VSZXNwb25zZRIqCgZ0b3RhbHMYASADKAsyGi5wbGF5ZXJzLnYxLlJhdGVMaW1pdFRvdGFsIm4KHVNjaGVkdWxlUGxheWVyRGVsZXRpb25SZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEhcKCmFwaV9rZXlfaWQYAyABKAlIAIgBAUINCgtfYXBpX2tleV9pZCJyCh5TY2hlZHVsZVBsYXllckRlbGV0aW9uUmVzcG9uc2USEwoLc2NoZWR1bGVfaWQYASABKAkSKgoGZHVlX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdjcmVhdGVkGAMgASgIImQKE0RlbGV0ZVBsYXllclJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSFwoKYXBpX2tleV9pZBgDIAEoCUgAiAEBQg0KC19hcGlfa2V5X2lkIioKFERlbGV0ZVBsYXllclJlc3BvbnNlEhIKCmVyYXN1cmVfaWQYASABKAkyswoKDlBsYXllcnNTZXJ2aWNlElQKDVJlc29sdmVQbGF5ZXISIC5wbGF5ZXJzLnYxLlJlc29sdmVQbGF5ZXJSZXF1ZXN0GiEucGxheWVycy52MS5SZXNvbHZlUGxheWVyUmVzcG9uc2USSwoKRmluZFBsYXllchIdLnBsYXllcnMudjEuRmluZFBsYXllclJlcXVlc3QaHi5wbGF5ZXJzLnYxLkZpbmRQbGF5ZXJSZXNwb25zZRJICglHZXRQbGF5ZXISHC5wbGF5ZXJzLnYxLkdldFBsYXllclJlcXVlc3QaHS5wbGF5ZXJzLnYxLkdldFBsYXllclJlc3BvbnNlElQKDVNldFBsYXllckluZm8SIC5wbGF5ZXJzLnYxLlNldFBsYXllckluZm9SZXF1ZXN0GiEucGxheWVycy52MS5TZXRQbGF5ZXJJbmZvUmVzcG9uc2USTgoLQmxvY2tQbGF5ZXISHi5wbGF5ZXJzLnYxLkJsb2NrUGxheWVyUmVxdWVzdBofLnBsYXllcnMudjEuQmxvY2tQbGF5ZXJSZXNwb25zZRJUCg1VbmJsb2NrUGxheWVyEiAucGxheWVycy52MS5VbmJsb2NrUGxheWVyUmVxdWVzdBohLnBsYXllcnMudjEuVW5ibG9ja1BsYXllclJlc3BvbnNlEmkKFENyZWF0ZVN1cHBvcnRTZXNzaW9uEicucGxheWVycy52MS5DcmVhdGVTdXBwb3J0U2Vzc2lvblJlcXVlc3QaKC5wbGF5ZXJzLnYxLkNyZWF0ZVN1cHBvcnRTZXNzaW9uUmVzcG9uc2USYAoRR2V0U3VwcG9ydFNlc3Npb24SJC5wbGF5ZXJzLnYxLkdldFN1cHBvcnRTZXNzaW9uUmVxdWVzdBolLnBsYXllcnMudjEuR2V0U3VwcG9ydFNlc3Npb25SZXNwb25zZRJvChZTdGFydEVtYWlsVmVyaWZpY2F0aW9uEikucGxheWVycy52MS5TdGFydEVtYWlsVmVyaWZpY2F0aW9uUmVxdWVzdBoqLnBsYXllcnMudjEuU3RhcnRFbWFpbFZlcmlmaWNhdGlvblJlc3BvbnNlEnUKGENvbmZpcm1FbWFpbFZlcmlmaWNhdGlvbhIrLnBsYXllcnMudjEuQ29uZmlybUVtYWlsVmVyaWZpY2F0aW9uUmVxdWVzdBosLnBsYXllcnMudjEuQ29uZmlybUVtYWlsVmVyaWZpY2F0aW9uUmVzcG9uc2USXQoQQ29uc3VtZVJhdGVMaW1pdBIjLnBsYXllcnMudjEuQ29uc3VtZVJhdGVMaW1pdFJlcXVlc3QaJC5wbGF5ZXJzLnYxLkNvbnN1bWVSYXRlTGltaXRSZXNwb25zZRJgChFBZGRSYXRlTGltaXRVc2FnZRIkLnBsYXllcnMudjEuQWRkUmF0ZUxpbWl0VXNhZ2VSZXF1ZXN0GiUucGxheWVycy52MS5BZGRSYXRlTGltaXRVc2FnZVJlc3BvbnNlEm8KFlNjaGVkdWxlUGxheWVyRGVsZXRpb24SKS5wbGF5ZXJzLnYxLlNjaGVkdWxlUGxheWVyRGVsZXRpb25SZXF1ZXN0GioucGxheWVycy52MS5TY2hlZHVsZVBsYXllckRlbGV0aW9uUmVzcG9uc2USUQoMRGVsZXRlUGxheWVyEh8ucGxheWVycy52MS5EZWxldGVQbGF5ZXJSZXF1ZXN0GiAucGxheWVycy52MS5EZWxldGVQbGF5ZXJSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChhwbGF5ZXJzL3YxL3BsYXllcnMucHJvdG8SCnBsYXllcnMudjEi0QEKD1BlbmRpbmdEZWxldGlvbhITCgtzY2hlZHVsZV9pZBgBIAEoCRIZChFyZXF1ZXN0ZWRfYnlfdHlwZRgCIAEoCRIcCg9yZXF1ZXN0ZWRfYnlfaWQYAyABKAlIAIgBARIwCgxzY2hlZHVsZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEioKBmR1ZV9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCEgoQX3JlcXVlc3RlZF9ieV9pZCJBChhHZXRQbGF5ZXJEZWxldGlvblJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkiXAoZR2V0UGxheWVyRGVsZXRpb25SZXNwb25zZRIyCghkZWxldGlvbhgBIAEoCzIbLnBsYXllcnMudjEuUGVuZGluZ0RlbGV0aW9uSACIAQFCCwoJX2RlbGV0aW9uIlwKG0NhbmNlbFBsYXllckRlbGV0aW9uUmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEhEKCXBsYXllcl9pZBgCIAEoCRIWCg5hY3RpbmdfdXNlcl9pZBgDIAEoCSJNChxDYW5jZWxQbGF5ZXJEZWxldGlvblJlc3BvbnNlEi0KCGRlbGV0aW9uGAEgASgLMhsucGxheWVycy52MS5QZW5kaW5nRGVsZXRpb24iygEKBlBsYXllchIKCgJpZBgBIAEoCRISCgpjb21wYW55X2lkGAIgASgJEg8KB2dhbWVfaWQYAyABKAkSGAoLZXh0ZXJuYWxfaWQYBCABKAlIAIgBARIRCgRuYW1lGAUgASgJSAGIAQESEgoFZW1haWwYBiABKAlIAogBARIRCgR0aWVyGAcgASgFSAOIAQESDwoHYmxvY2tlZBgIIAEoCEIOCgxfZXh0ZXJuYWxfaWRCBwoFX25hbWVCCAoGX2VtYWlsQgcKBV90aWVyIrsBChRSZXNvbHZlUGxheWVyUmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEg8KB2dhbWVfaWQYAiABKAkSGAoLZXh0ZXJuYWxfaWQYAyABKAlIAIgBARISCgVlbWFpbBgEIAEoCUgBiAEBEhEKBG5hbWUYBSABKAlIAogBARIRCgR0aWVyGAYgASgFSAOIAQFCDgoMX2V4dGVybmFsX2lkQggKBl9lbWFpbEIHCgVfbmFtZUIHCgVfdGllciJMChVSZXNvbHZlUGxheWVyUmVzcG9uc2USIgoGcGxheWVyGAEgASgLMhIucGxheWVycy52MS5QbGF5ZXISDwoHY3JlYXRlZBgCIAEoCCK4AQoRRmluZFBsYXllclJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJEhgKC2V4dGVybmFsX2lkGAMgASgJSACIAQESEgoFZW1haWwYBCABKAlIAYgBARIRCgRuYW1lGAUgASgJSAKIAQESEQoEdGllchgGIAEoBUgDiAEBQg4KDF9leHRlcm5hbF9pZEIICgZfZW1haWxCBwoFX25hbWVCBwoFX3RpZXIiOAoSRmluZFBsYXllclJlc3BvbnNlEiIKBnBsYXllchgBIAEoCzISLnBsYXllcnMudjEuUGxheWVyIjkKEEdldFBsYXllclJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkiNwoRR2V0UGxheWVyUmVzcG9uc2USIgoGcGxheWVyGAEgASgLMhIucGxheWVycy52MS5QbGF5ZXIidQoUU2V0UGxheWVySW5mb1JlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSEQoEbmFtZRgDIAEoCUgAiAEBEhEKBHRpZXIYBCABKAVIAYgBAUIHCgVfbmFtZUIHCgVfdGllciI7ChVTZXRQbGF5ZXJJbmZvUmVzcG9uc2USIgoGcGxheWVyGAEgASgLMhIucGxheWVycy52MS5QbGF5ZXIigQEKEkJsb2NrUGxheWVyUmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEg8KB2dhbWVfaWQYAiABKAkSGAoLZXh0ZXJuYWxfaWQYAyABKAlIAIgBARISCgVlbWFpbBgEIAEoCUgBiAEBQg4KDF9leHRlcm5hbF9pZEIICgZfZW1haWwiOQoTQmxvY2tQbGF5ZXJSZXNwb25zZRIiCgZwbGF5ZXIYASABKAsyEi5wbGF5ZXJzLnYxLlBsYXllciKDAQoUVW5ibG9ja1BsYXllclJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJEhgKC2V4dGVybmFsX2lkGAMgASgJSACIAQESEgoFZW1haWwYBCABKAlIAYgBAUIOCgxfZXh0ZXJuYWxfaWRCCAoGX2VtYWlsIjsKFVVuYmxvY2tQbGF5ZXJSZXNwb25zZRIiCgZwbGF5ZXIYASABKAsyEi5wbGF5ZXJzLnYxLlBsYXllciJ9Cg1TZXNzaW9uUGxheWVyEg8KAmlkGAEgASgJSACIAQESEQoEbmFtZRgCIAEoCUgBiAEBEhIKBWVtYWlsGAMgASgJSAKIAQESEQoEdGllchgEIAEoBUgDiAEBQgUKA19pZEIHCgVfbmFtZUIICgZfZW1haWxCBwoFX3RpZXIigwEKD1Nlc3Npb25NZXRhZGF0YRIuCgZwbGF5ZXIYASABKAsyGS5wbGF5ZXJzLnYxLlNlc3Npb25QbGF5ZXJIAIgBARIMCgR0YWdzGAIgAygJEicKBmZpZWxkcxgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCCQoHX3BsYXllciKYAwoOU3VwcG9ydFNlc3Npb24SCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIPCgdnYW1lX2lkGAMgASgJEhYKDmVudmlyb25tZW50X2lkGAQgASgJEhUKCGxhbmd1YWdlGAUgASgJSACIAQESFQoIcmVzb3VyY2UYBiABKAlIAYgBARItCghtZXRhZGF0YRgHIAEoCzIbLnBsYXllcnMudjEuU2Vzc2lvbk1ldGFkYXRhEhQKDHZlcmlmaWNhdGlvbhgIIAEoCRIuCgpjcmVhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI6ChFlbWFpbF92ZXJpZmllZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAogBAUILCglfbGFuZ3VhZ2VCCwoJX3Jlc291cmNlQhQKEl9lbWFpbF92ZXJpZmllZF9hdCI1Ch1TdGFydEVtYWlsVmVyaWZpY2F0aW9uUmVxdWVzdBIUCgxzZXNzaW9uX2NvZGUYASABKAkiegoeU3RhcnRFbWFpbFZlcmlmaWNhdGlvblJlc3BvbnNlEhQKDG1hc2tlZF9lbWFpbBgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpzZW5kc19sZWZ0GAMgASgFIkUKH0NvbmZpcm1FbWFpbFZlcmlmaWNhdGlvblJlcXVlc3QSFAoMc2Vzc2lvbl9jb2RlGAEgASgJEgwKBGNvZGUYAiABKAkiTwogQ29uZmlybUVtYWlsVmVyaWZpY2F0aW9uUmVzcG9uc2USKwoHc2Vzc2lvbhgBIAEoCzIaLnBsYXllcnMudjEuU3VwcG9ydFNlc3Npb24i/AEKG0NyZWF0ZVN1cHBvcnRTZXNzaW9uUmVxdWVzdBINCgV0b2tlbhgBIAEoCRIVCghsYW5ndWFnZRgCIAEoCUgAiAEBEhUKCHJlc291cmNlGAMgASgJSAGIAQESIgoVc2lnbmVkX21ldGFkYXRhX3Rva2VuGAQgASgJSAKIAQESLQoIbWV0YWRhdGEYBSABKAsyGy5wbGF5ZXJzLnYxLlNlc3Npb25NZXRhZGF0YRIZChFmaWVsZHNfZnJvbV9xdWVyeRgGIAEoCEILCglfbGFuZ3VhZ2VCCwoJX3Jlc291cmNlQhgKFl9zaWduZWRfbWV0YWRhdGFfdG9rZW4iYQocQ3JlYXRlU3VwcG9ydFNlc3Npb25SZXNwb25zZRIrCgdzZXNzaW9uGAEgASgLMhoucGxheWVycy52MS5TdXBwb3J0U2Vzc2lvbhIUCgxzZXNzaW9uX2NvZGUYAiABKAkiMAoYR2V0U3VwcG9ydFNlc3Npb25SZXF1ZXN0EhQKDHNlc3Npb25fY29kZRgBIAEoCSJIChlHZXRTdXBwb3J0U2Vzc2lvblJlc3BvbnNlEisKB3Nlc3Npb24YASABKAsyGi5wbGF5ZXJzLnYxLlN1cHBvcnRTZXNzaW9uIi0KD1JhdGVMaW1pdEJ1Y2tldBILCgNrZXkYASABKAkSDQoFbGltaXQYAiABKAUiXwoXQ29uc3VtZVJhdGVMaW1pdFJlcXVlc3QSFgoOd2luZG93X3NlY29uZHMYASABKAUSLAoHYnVja2V0cxgCIAMoCzIbLnBsYXllcnMudjEuUmF0ZUxpbWl0QnVja2V0InQKGENvbnN1bWVSYXRlTGltaXRSZXNwb25zZRIPCgdhbGxvd2VkGAEgASgIEhkKDGV4Y2VlZGVkX2tleRgCIAEoCUgAiAEBEhsKE3JldHJ5X2FmdGVyX3NlY29uZHMYAyABKAVCDwoNX2V4Y2VlZGVkX2tleSJCCg5SYXRlTGltaXRVc2FnZRILCgNrZXkYASABKAkSFAoMd2luZG93X3N0YXJ0GAIgASgDEg0KBWRlbHRhGAMgASgFIl4KGEFkZFJhdGVMaW1pdFVzYWdlUmVxdWVzdBIWCg53aW5kb3dfc2Vjb25kcxgBIAEoBRIqCgZ1c2FnZXMYAiADKAsyGi5wbGF5ZXJzLnYxLlJhdGVMaW1pdFVzYWdlIkIKDlJhdGVMaW1pdFRvdGFsEgsKA2tleRgBIAEoCRIUCgx3aW5kb3dfc3RhcnQYAiABKAMSDQoFdG90YWwYAyABKAMiRwoZQWRkUmF0ZUxpbWl0VXNhZ2VSZXNwb25zZRIqCgZ0b3RhbHMYASADKAsyGi5wbGF5ZXJzLnYxLlJhdGVMaW1pdFRvdGFsIm4KHVNjaGVkdWxlUGxheWVyRGVsZXRpb25SZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEhcKCmFwaV9rZXlfaWQYAyABKAlIAIgBAUINCgtfYXBpX2tleV9pZCJyCh5TY2hlZHVsZVBsYXllckRlbGV0aW9uUmVzcG9uc2USEwoLc2NoZWR1bGVfaWQYASABKAkSKgoGZHVlX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdjcmVhdGVkGAMgASgIImQKE0RlbGV0ZVBsYXllclJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIRCglwbGF5ZXJfaWQYAiABKAkSFwoKYXBpX2tleV9pZBgDIAEoCUgAiAEBQg0KC19hcGlfa2V5X2lkIioKFERlbGV0ZVBsYXllclJlc3BvbnNlEhIKCmVyYXN1cmVfaWQYASABKAkygAwKDlBsYXllcnNTZXJ2aWNlElQKDVJlc29sdmVQbGF5ZXISIC5wbGF5ZXJzLnYxLlJlc29sdmVQbGF5ZXJSZXF1ZXN0GiEucGxheWVycy52MS5SZXNvbHZlUGxheWVyUmVzcG9uc2USSwoKRmluZFBsYXllchIdLnBsYXllcnMudjEuRmluZFBsYXllclJlcXVlc3QaHi5wbGF5ZXJzLnYxLkZpbmRQbGF5ZXJSZXNwb25zZRJICglHZXRQbGF5ZXISHC5wbGF5ZXJzLnYxLkdldFBsYXllclJlcXVlc3QaHS5wbGF5ZXJzLnYxLkdldFBsYXllclJlc3BvbnNlElQKDVNldFBsYXllckluZm8SIC5wbGF5ZXJzLnYxLlNldFBsYXllckluZm9SZXF1ZXN0GiEucGxheWVycy52MS5TZXRQbGF5ZXJJbmZvUmVzcG9uc2USTgoLQmxvY2tQbGF5ZXISHi5wbGF5ZXJzLnYxLkJsb2NrUGxheWVyUmVxdWVzdBofLnBsYXllcnMudjEuQmxvY2tQbGF5ZXJSZXNwb25zZRJUCg1VbmJsb2NrUGxheWVyEiAucGxheWVycy52MS5VbmJsb2NrUGxheWVyUmVxdWVzdBohLnBsYXllcnMudjEuVW5ibG9ja1BsYXllclJlc3BvbnNlEmkKFENyZWF0ZVN1cHBvcnRTZXNzaW9uEicucGxheWVycy52MS5DcmVhdGVTdXBwb3J0U2Vzc2lvblJlcXVlc3QaKC5wbGF5ZXJzLnYxLkNyZWF0ZVN1cHBvcnRTZXNzaW9uUmVzcG9uc2USYAoRR2V0U3VwcG9ydFNlc3Npb24SJC5wbGF5ZXJzLnYxLkdldFN1cHBvcnRTZXNzaW9uUmVxdWVzdBolLnBsYXllcnMudjEuR2V0U3VwcG9ydFNlc3Npb25SZXNwb25zZRJvChZTdGFydEVtYWlsVmVyaWZpY2F0aW9uEikucGxheWVycy52MS5TdGFydEVtYWlsVmVyaWZpY2F0aW9uUmVxdWVzdBoqLnBsYXllcnMudjEuU3RhcnRFbWFpbFZlcmlmaWNhdGlvblJlc3BvbnNlEnUKGENvbmZpcm1FbWFpbFZlcmlmaWNhdGlvbhIrLnBsYXllcnMudjEuQ29uZmlybUVtYWlsVmVyaWZpY2F0aW9uUmVxdWVzdBosLnBsYXllcnMudjEuQ29uZmlybUVtYWlsVmVyaWZpY2F0aW9uUmVzcG9uc2USXQoQQ29uc3VtZVJhdGVMaW1pdBIjLnBsYXllcnMudjEuQ29uc3VtZVJhdGVMaW1pdFJlcXVlc3QaJC5wbGF5ZXJzLnYxLkNvbnN1bWVSYXRlTGltaXRSZXNwb25zZRJgChFBZGRSYXRlTGltaXRVc2FnZRIkLnBsYXllcnMudjEuQWRkUmF0ZUxpbWl0VXNhZ2VSZXF1ZXN0GiUucGxheWVycy52MS5BZGRSYXRlTGltaXRVc2FnZVJlc3BvbnNlEm8KFlNjaGVkdWxlUGxheWVyRGVsZXRpb24SKS5wbGF5ZXJzLnYxLlNjaGVkdWxlUGxheWVyRGVsZXRpb25SZXF1ZXN0GioucGxheWVycy52MS5TY2hlZHVsZVBsYXllckRlbGV0aW9uUmVzcG9uc2USUQoMRGVsZXRlUGxheWVyEh8ucGxheWVycy52MS5EZWxldGVQbGF5ZXJSZXF1ZXN0GiAucGxheWVycy52MS5EZWxldGVQbGF5ZXJSZXNwb25zZRJgChFHZXRQbGF5ZXJEZWxldGlvbhIkLnBsYXllcnMudjEuR2V0UGxheWVyRGVsZXRpb25SZXF1ZXN0GiUucGxheWVycy52MS5HZXRQbGF5ZXJEZWxldGlvblJlc3BvbnNlEmkKFENhbmNlbFBsYXllckRlbGV0aW9uEicucGxheWVycy52MS5DYW5jZWxQbGF5ZXJEZWxldGlvblJlcXVlc3QaKC5wbGF5ZXJzLnYxLkNhbmNlbFBsYXllckRlbGV0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+
+/**
+ * Describes the message players.v1.PendingDeletion.
+ * Use `create(PendingDeletionSchema)` to create a new message.
+ */
+export const PendingDeletionSchema = /*@__PURE__*/
+  messageDesc(file_players_v1_players, 0);
+
+/**
+ * Describes the message players.v1.GetPlayerDeletionRequest.
+ * Use `create(GetPlayerDeletionRequestSchema)` to create a new message.
+ */
+export const GetPlayerDeletionRequestSchema = /*@__PURE__*/
+  messageDesc(file_players_v1_players, 1);
+
+/**
+ * Describes the message players.v1.GetPlayerDeletionResponse.
+ * Use `create(GetPlayerDeletionResponseSchema)` to create a new message.
+ */
+export const GetPlayerDeletionResponseSchema = /*@__PURE__*/
+  messageDesc(file_players_v1_players, 2);
+
+/**
+ * Describes the message players.v1.CancelPlayerDeletionRequest.
+ * Use `create(CancelPlayerDeletionRequestSchema)` to create a new message.
+ */
+export const CancelPlayerDeletionRequestSchema = /*@__PURE__*/
+  messageDesc(file_players_v1_players, 3);
+
+/**
+ * Describes the message players.v1.CancelPlayerDeletionResponse.
+ * Use `create(CancelPlayerDeletionResponseSchema)` to create a new message.
+ */
+export const CancelPlayerDeletionResponseSchema = /*@__PURE__*/
+  messageDesc(file_players_v1_players, 4);
 
 /**
  * Describes the message players.v1.Player.
  * Use `create(PlayerSchema)` to create a new message.
  */
 export const PlayerSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 0);
+  messageDesc(file_players_v1_players, 5);
 
 /**
  * Describes the message players.v1.ResolvePlayerRequest.
  * Use `create(ResolvePlayerRequestSchema)` to create a new message.
  */
 export const ResolvePlayerRequestSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 1);
+  messageDesc(file_players_v1_players, 6);
 
 /**
  * Describes the message players.v1.ResolvePlayerResponse.
  * Use `create(ResolvePlayerResponseSchema)` to create a new message.
  */
 export const ResolvePlayerResponseSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 2);
+  messageDesc(file_players_v1_players, 7);
 
 /**
  * Describes the message players.v1.FindPlayerRequest.
  * Use `create(FindPlayerRequestSchema)` to create a new message.
  */
 export const FindPlayerRequestSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 3);
+  messageDesc(file_players_v1_players, 8);
 
 /**
  * Describes the message players.v1.FindPlayerResponse.
  * Use `create(FindPlayerResponseSchema)` to create a new message.
  */
 export const FindPlayerResponseSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 4);
+  messageDesc(file_players_v1_players, 9);
 
 /**
  * Describes the message players.v1.GetPlayerRequest.
  * Use `create(GetPlayerRequestSchema)` to create a new message.
  */
 export const GetPlayerRequestSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 5);
+  messageDesc(file_players_v1_players, 10);
 
 /**
  * Describes the message players.v1.GetPlayerResponse.
  * Use `create(GetPlayerResponseSchema)` to create a new message.
  */
 export const GetPlayerResponseSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 6);
+  messageDesc(file_players_v1_players, 11);
 
 /**
  * Describes the message players.v1.SetPlayerInfoRequest.
  * Use `create(SetPlayerInfoRequestSchema)` to create a new message.
  */
 export const SetPlayerInfoRequestSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 7);
+  messageDesc(file_players_v1_players, 12);
 
 /**
  * Describes the message players.v1.SetPlayerInfoResponse.
  * Use `create(SetPlayerInfoResponseSchema)` to create a new message.
  */
 export const SetPlayerInfoResponseSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 8);
+  messageDesc(file_players_v1_players, 13);
 
 /**
  * Describes the message players.v1.BlockPlayerRequest.
  * Use `create(BlockPlayerRequestSchema)` to create a new message.
  */
 export const BlockPlayerRequestSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 9);
+  messageDesc(file_players_v1_players, 14);
 
 /**
  * Describes the message players.v1.BlockPlayerResponse.
  * Use `create(BlockPlayerResponseSchema)` to create a new message.
  */
 export const BlockPlayerResponseSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 10);
+  messageDesc(file_players_v1_players, 15);
 
 /**
  * Describes the message players.v1.UnblockPlayerRequest.
  * Use `create(UnblockPlayerRequestSchema)` to create a new message.
  */
 export const UnblockPlayerRequestSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 11);
+  messageDesc(file_players_v1_players, 16);
 
 /**
  * Describes the message players.v1.UnblockPlayerResponse.
  * Use `create(UnblockPlayerResponseSchema)` to create a new message.
  */
 export const UnblockPlayerResponseSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 12);
+  messageDesc(file_players_v1_players, 17);
 
 /**
  * Describes the message players.v1.SessionPlayer.
  * Use `create(SessionPlayerSchema)` to create a new message.
  */
 export const SessionPlayerSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 13);
+  messageDesc(file_players_v1_players, 18);
 
 /**
  * Describes the message players.v1.SessionMetadata.
  * Use `create(SessionMetadataSchema)` to create a new message.
  */
 export const SessionMetadataSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 14);
+  messageDesc(file_players_v1_players, 19);
 
 /**
  * Describes the message players.v1.SupportSession.
  * Use `create(SupportSessionSchema)` to create a new message.
  */
 export const SupportSessionSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 15);
+  messageDesc(file_players_v1_players, 20);
 
 /**
  * Describes the message players.v1.StartEmailVerificationRequest.
  * Use `create(StartEmailVerificationRequestSchema)` to create a new message.
  */
 export const StartEmailVerificationRequestSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 16);
+  messageDesc(file_players_v1_players, 21);
 
 /**
  * Describes the message players.v1.StartEmailVerificationResponse.
  * Use `create(StartEmailVerificationResponseSchema)` to create a new message.
  */
 export const StartEmailVerificationResponseSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 17);
+  messageDesc(file_players_v1_players, 22);
 
 /**
  * Describes the message players.v1.ConfirmEmailVerificationRequest.
  * Use `create(ConfirmEmailVerificationRequestSchema)` to create a new message.
  */
 export const ConfirmEmailVerificationRequestSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 18);
+  messageDesc(file_players_v1_players, 23);
 
 /**
  * Describes the message players.v1.ConfirmEmailVerificationResponse.
  * Use `create(ConfirmEmailVerificationResponseSchema)` to create a new message.
  */
 export const ConfirmEmailVerificationResponseSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 19);
+  messageDesc(file_players_v1_players, 24);
 
 /**
  * Describes the message players.v1.CreateSupportSessionRequest.
  * Use `create(CreateSupportSessionRequestSchema)` to create a new message.
  */
 export const CreateSupportSessionRequestSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 20);
+  messageDesc(file_players_v1_players, 25);
 
 /**
  * Describes the message players.v1.CreateSupportSessionResponse.
  * Use `create(CreateSupportSessionResponseSchema)` to create a new message.
  */
 export const CreateSupportSessionResponseSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 21);
+  messageDesc(file_players_v1_players, 26);
 
 /**
  * Describes the message players.v1.GetSupportSessionRequest.
  * Use `create(GetSupportSessionRequestSchema)` to create a new message.
  */
 export const GetSupportSessionRequestSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 22);
+  messageDesc(file_players_v1_players, 27);
 
 /**
  * Describes the message players.v1.GetSupportSessionResponse.
  * Use `create(GetSupportSessionResponseSchema)` to create a new message.
  */
 export const GetSupportSessionResponseSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 23);
+  messageDesc(file_players_v1_players, 28);
 
 /**
  * Describes the message players.v1.RateLimitBucket.
  * Use `create(RateLimitBucketSchema)` to create a new message.
  */
 export const RateLimitBucketSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 24);
+  messageDesc(file_players_v1_players, 29);
 
 /**
  * Describes the message players.v1.ConsumeRateLimitRequest.
  * Use `create(ConsumeRateLimitRequestSchema)` to create a new message.
  */
 export const ConsumeRateLimitRequestSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 25);
+  messageDesc(file_players_v1_players, 30);
 
 /**
  * Describes the message players.v1.ConsumeRateLimitResponse.
  * Use `create(ConsumeRateLimitResponseSchema)` to create a new message.
  */
 export const ConsumeRateLimitResponseSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 26);
+  messageDesc(file_players_v1_players, 31);
 
 /**
  * Describes the message players.v1.RateLimitUsage.
  * Use `create(RateLimitUsageSchema)` to create a new message.
  */
 export const RateLimitUsageSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 27);
+  messageDesc(file_players_v1_players, 32);
 
 /**
  * Describes the message players.v1.AddRateLimitUsageRequest.
  * Use `create(AddRateLimitUsageRequestSchema)` to create a new message.
  */
 export const AddRateLimitUsageRequestSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 28);
+  messageDesc(file_players_v1_players, 33);
 
 /**
  * Describes the message players.v1.RateLimitTotal.
  * Use `create(RateLimitTotalSchema)` to create a new message.
  */
 export const RateLimitTotalSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 29);
+  messageDesc(file_players_v1_players, 34);
 
 /**
  * Describes the message players.v1.AddRateLimitUsageResponse.
  * Use `create(AddRateLimitUsageResponseSchema)` to create a new message.
  */
 export const AddRateLimitUsageResponseSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 30);
+  messageDesc(file_players_v1_players, 35);
 
 /**
  * Describes the message players.v1.SchedulePlayerDeletionRequest.
  * Use `create(SchedulePlayerDeletionRequestSchema)` to create a new message.
  */
 export const SchedulePlayerDeletionRequestSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 31);
+  messageDesc(file_players_v1_players, 36);
 
 /**
  * Describes the message players.v1.SchedulePlayerDeletionResponse.
  * Use `create(SchedulePlayerDeletionResponseSchema)` to create a new message.
  */
 export const SchedulePlayerDeletionResponseSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 32);
+  messageDesc(file_players_v1_players, 37);
 
 /**
  * Describes the message players.v1.DeletePlayerRequest.
  * Use `create(DeletePlayerRequestSchema)` to create a new message.
  */
 export const DeletePlayerRequestSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 33);
+  messageDesc(file_players_v1_players, 38);
 
 /**
  * Describes the message players.v1.DeletePlayerResponse.
  * Use `create(DeletePlayerResponseSchema)` to create a new message.
  */
 export const DeletePlayerResponseSchema = /*@__PURE__*/
-  messageDesc(file_players_v1_players, 34);
+  messageDesc(file_players_v1_players, 39);
 
 /**
  * PlayersService owns player identity: players are found or created per game

@@ -1,0 +1,90 @@
+// Canned response use cases: admins write them (recorded in the audit log), the support
+// application lists them for a ticket with the placeholders filled in the ticket's language.
+import type { Kysely } from "kysely";
+import { notFound, permissionDenied } from "@support/errors";
+import { writeAudit } from "../agents/audit-log.ts";
+import { uniqueOrConflict } from "../common/db-errors.ts";
+import { inTransaction } from "../common/transaction.ts";
+import { isUuid } from "../common/validation.ts";
+import { findCompany } from "../companies/company.repository.ts";
+import type { ContentDatabase } from "../database.ts";
+import { requireLiveGame } from "../games/game.service.ts";
+import { findUser } from "../users/user.repository.ts";
+import { fillPlaceholders, parseCannedResponse, pickLanguage, type CannedResponse, type CannedResponseInput, type Placeholder } from "./canned-response.ts";
+import { insertCannedResponse, listCannedResponses, retireCannedResponse, updateCannedResponse } from "./canned-response.repository.ts";
+
+type Db = Kysely<ContentDatabase>;
+
+/** Who writes: an admin of the company (a user id), or an operator's tenant file (null). */
+async function requireAdmin(db: Db, companyId: string, userId: string | null): Promise<void> {
+  if (userId === null) return;
+  const user = isUuid(userId) ? await findUser(db, userId) : undefined;
+  if (!user || user.companyId !== companyId || !user.active || user.role !== "admin") throw permissionDenied("only an admin of the company writes canned responses");
+}
+
+async function requireScope(db: Db, companyId: string, gameId: string | null): Promise<void> {
+  if (!isUuid(companyId) || !(await findCompany(db, companyId))) throw notFound("company not found");
+  if (gameId !== null) await requireLiveGame(db, companyId, gameId);
+}
+
+const nameTaken = (name: string, gameId: string | null) => `a ${gameId === null ? "company-wide" : "game"} canned response named ${name} already exists`;
+
+export async function createCannedResponse(db: Db, companyId: string, userId: string | null, input: CannedResponseInput): Promise<CannedResponse> {
+  const values = parseCannedResponse(input);
+  return inTransaction(db, async (trx) => {
+    await requireScope(trx, companyId, values.gameId);
+    await requireAdmin(trx, companyId, userId);
+    const created = await uniqueOrConflict(insertCannedResponse(trx, companyId, values, userId), nameTaken(values.name, values.gameId));
+    await writeAudit(trx, { action: "canned_response.created", companyId, userId, actor: { type: userId ? "user" : "operator", id: userId }, detail: { cannedResponseId: created.id, name: created.name } });
+    return created;
+  });
+}
+
+export async function changeCannedResponse(db: Db, companyId: string, userId: string | null, id: string, input: CannedResponseInput): Promise<CannedResponse> {
+  const values = parseCannedResponse(input);
+  return inTransaction(db, async (trx) => {
+    await requireScope(trx, companyId, values.gameId);
+    await requireAdmin(trx, companyId, userId);
+    const updated = isUuid(id) ? await uniqueOrConflict(updateCannedResponse(trx, companyId, id, values), nameTaken(values.name, values.gameId)) : undefined;
+    if (!updated) throw notFound("canned response not found");
+    await writeAudit(trx, { action: "canned_response.updated", companyId, userId, actor: { type: userId ? "user" : "operator", id: userId }, detail: { cannedResponseId: id, name: updated.name } });
+    return updated;
+  });
+}
+
+export async function retire(db: Db, companyId: string, userId: string | null, id: string): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    await requireAdmin(trx, companyId, userId);
+    const retired = isUuid(companyId) && isUuid(id) ? await retireCannedResponse(trx, companyId, id) : undefined;
+    if (!retired) throw notFound("canned response not found");
+    await writeAudit(trx, { action: "canned_response.retired", companyId, userId, actor: { type: userId ? "user" : "operator", id: userId }, detail: { cannedResponseId: id, name: retired.name } });
+  });
+}
+
+export async function listForGames(db: Db, companyId: string, gameIds?: readonly string[]): Promise<CannedResponse[]> {
+  return isUuid(companyId) ? listCannedResponses(db, companyId, gameIds?.filter(isUuid)) : [];
+}
+
+/** What a ticket gives the placeholders, and its language. */
+export interface TicketContext {
+  gameId: string;
+  language: string;
+  values: Partial<Record<Placeholder, string>>;
+}
+
+export interface RenderedCannedResponse {
+  response: CannedResponse;
+  language: string;
+  text: string;
+}
+
+/** The responses for the ticket's game, each in the ticket's language (or the nearest it has), placeholders filled. */
+export async function renderForTicket(db: Db, companyId: string, ticket: TicketContext): Promise<RenderedCannedResponse[]> {
+  const company = isUuid(companyId) ? await findCompany(db, companyId) : undefined;
+  if (!company) throw notFound("company not found");
+  const responses = await listForGames(db, companyId, [ticket.gameId]);
+  return responses.map((response) => {
+    const language = pickLanguage(response.texts, ticket.language, company.primaryLanguage);
+    return { response, language, text: fillPlaceholders(response.texts[language]!, ticket.values) };
+  });
+}
