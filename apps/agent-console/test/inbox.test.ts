@@ -137,6 +137,11 @@ describe("the inbox and the ticket page in Chromium", () => {
     expect(await row.textContent()).toContain("New");
     await screenshot(page, "21-inbox-ticket-arrived");
     await expectAccessible(page, "the inbox with a ticket");
+    // The layout holds from 1024 px up: no row is wider than the list.
+    await page.setViewportSize({ width: 1024, height: 768 });
+    expect(await page.locator(".ticket-row a").first().evaluate((row) => row.scrollWidth <= row.clientWidth + 1)).toBe(true);
+    await screenshot(page, "21b-inbox-1024");
+    await page.setViewportSize({ width: 1280, height: 860 });
 
     await page.goto(ticket.url);
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toContain("Pat Player");
@@ -261,6 +266,10 @@ describe("the inbox and the ticket page in Chromium", () => {
     await page.keyboard.press("Tab");
     await page.keyboard.press("Enter");
     await page.getByRole("list", { name: "Conversation" }).getByText("Answered by keyboard.").waitFor();
+    // e resolves, once the focus has left the composer.
+    await page.locator("h1").focus();
+    await page.keyboard.press("e");
+    await expect.poll(() => page.locator(".ticket-facts").textContent()).toContain("Closed");
     await screenshot(page, "26-keyboard-reply");
     expect(problems).toEqual([]);
     await context.close();

@@ -185,7 +185,7 @@ describe("search and shortcuts in Chromium", () => {
     const rows = await dialog.getByRole("row").evaluateAll((nodes) => nodes.map((node) => node.textContent));
     expect(rows).toEqual([
       "KeyAction", "j / kMove down / up in a ticket list", "EnterOpen the selected ticket", "rReply to the ticket (on a ticket)",
-      "nAdd a private note (on a ticket)", "/Search tickets", "?Show these shortcuts",
+      "nAdd a private note (on a ticket)", "eResolve the ticket (on a ticket)", "/Search tickets", "?Show these shortcuts",
     ]);
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Close");
     for (let i = 0; i < 4; i += 1) {

@@ -18,6 +18,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: ["Enter"], label: "shortcuts.open" },
   { keys: ["r"], label: "shortcuts.reply" },
   { keys: ["n"], label: "shortcuts.note" },
+  { keys: ["e"], label: "shortcuts.resolve" },
   { keys: ["/"], label: "shortcuts.search" },
   { keys: ["?"], label: "shortcuts.help" },
 ];

@@ -96,7 +96,8 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
     if ((change && change.ticketId === ticketId) || reload > 0) void load();
   }, [change, reload]);
 
-  // r: reply, n: private note (when focus is not in a field).
+  // r: reply, n: private note, e: resolve (when focus is not in a field).
+  const resolveRef = useRef<() => void>(() => undefined);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if ((event.target as HTMLElement).closest("input, textarea, select") || dialogOpen() || event.isComposing || event.ctrlKey || event.metaKey || event.altKey) return;
@@ -104,6 +105,9 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
         event.preventDefault();
         setMode(event.key === "r" ? "reply" : "note");
         composer.current?.focus();
+      } else if (event.key === "e") {
+        event.preventDefault();
+        resolveRef.current();
       }
     };
     addEventListener("keydown", onKey);
@@ -165,6 +169,9 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
 
   const { ticket } = view;
   const closed = ticket.status === "closed";
+  resolveRef.current = () => {
+    if (!closed && !busy) void act([{ type: "resolveTicket" }]);
+  };
   const others = presence.value.get(ticketId)?.agents.filter((agent) => agent.userId !== userId) ?? [];
   const player = view.player.record;
 
