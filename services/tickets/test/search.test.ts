@@ -3,6 +3,7 @@
 // the running number; always inside the company and the games given; with highlighted snippets.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "@support/db";
 import { failureOf, startTickets, tenantFile, type TenantResult, type TicketsTestContext } from "./context.ts";
 import { act, createTicket } from "./helpers.ts";
 
@@ -88,6 +89,22 @@ describe("ListAgentTickets search", () => {
     expect(page.tickets.map((ticket) => ticket.id)).toEqual([ticketId]);
     expect(page.matches[0]).toMatchObject({ ticketId, field: "note" });
     expect(snippetText(page.matches[0]!.snippet)).toBe(`Suspected [chargeback] fraud [${tag}n]`);
+  });
+
+  it("finds a collector's text answer, and not its other answers", async () => {
+    const { ticketId } = await createTicket(ctx, tenant, { message: `Form ticket ${tag}c` });
+    // Written as the player side stores a collector result (its search configuration from the ticket's language).
+    await sql`
+      insert into ticket_events (ticket_id, company_id, type, data, actor, search_config)
+      values (${ticketId}, ${tenant.companyId}, 'COLLECTOR_RESULT', ${JSON.stringify({
+        collectorId: randomUUID(), resultId: randomUUID(), title: "Lost item",
+        fields: [{ key: "where", label: "Where", type: "TEXT", value: `near the volcano ${tag}c` }, { key: "kind", label: "Kind", type: "DROPDOWN", value: "sword" }],
+      })}::jsonb, '{"type":"player","id":null}'::jsonb, ticket_search_config('en'))`.execute(ctx.db);
+    const page = await search(`volcano ${tag}c`);
+    expect(page.tickets.map((ticket) => ticket.id)).toEqual([ticketId]);
+    expect(page.matches[0]).toMatchObject({ field: "collectorAnswer" });
+    expect(snippetText(page.matches[0]!.snippet)).toBe(`near the [volcano] [${tag}c]`);
+    expect(await idsOf(`sword ${tag}c`)).toEqual([]);
   });
 
   it("finds the running number with #42 (only that ticket) and 42", async () => {
