@@ -474,7 +474,8 @@ export function searchWalkQuery(db: Db, companyId: string, query: AgentListQuery
 export async function listAgentTickets(db: Db, companyId: string, query: AgentListQuery): Promise<{ ticket: Ticket; sortedAt: Date }[]> {
   const { search } = query;
   let rows: Selectable<TicketTable>[] | undefined;
-  if (search !== undefined && search.words !== "") {
+  // A page as long as the walk could never be filled by it.
+  if (search !== undefined && search.words !== "" && query.limit < SEARCH_WALK) {
     const walked = await searchWalkQuery(db, companyId, { ...query, search }).execute();
     if (walked.length > query.limit) rows = walked;
   }
