@@ -112,6 +112,8 @@ export interface Ticket {
   channels: string[];
   language: string;
   resolutionType: string | null;
+  /** With resolutionType merged: the ticket this one was merged into. */
+  followUpTicketId: string | null;
   csatScore: number | null;
   csatReview: string | null;
   createdAt: string;
@@ -158,6 +160,8 @@ export interface ConversationEvent {
   score?: number;
   review?: string | null;
   fields?: { key: string | null; label: string; type: string; value?: unknown; attachments?: { id: string }[] }[];
+  /** On a copy of a merged ticket's event: that ticket, and when the event was written there. */
+  mergedFrom?: { ticketId: string; runningId: number; eventId: string; createdAt: string };
 }
 
 export interface ConversationItem {

@@ -15,6 +15,8 @@ export interface TicketChange {
   assigneeId?: string | null;
   tags?: string[];
   messageType?: string;
+  /** For merged: the ticket the merged one went into (its conversation changed too). */
+  targetTicketId?: string;
   actor?: { type: string; id: string | null };
 }
 

@@ -371,7 +371,7 @@ describe("the support application in Chromium", () => {
 
   it("speaks German to a browser that prefers it, on the account page too", async () => {
     const { context, page, problems } = await newPage({ locale: "de-DE" });
-    await page.goto(`${base}/app/sign-in`);
+    await page.goto(`${base}/app/sign-in?next=%2Faccount`);
     await expect.poll(() => heading(page).textContent()).toBe("Anmelden");
     expect(await page.evaluate(() => document.documentElement.lang)).toBe("de");
     expect(await page.getByRole("link", { name: "Passwort vergessen?" }).count()).toBe(1);

@@ -27,7 +27,7 @@ interface Agent {
 interface TicketView {
   ticket: Record<string, unknown> & { id: string; status: string };
   assigneeId: string | null;
-  conversation: { event: { type: string; message?: string; attachments?: { id: string }[] }; author: { type: string; id: string | null } }[];
+  conversation: { event: { type: string; message?: string; attachments?: { id: string }[]; mergedFrom?: Record<string, unknown> }; author: { type: string; id: string | null } }[];
   player: {
     record: { servicePlayerId: string; playerId: string | null; name: string | null; email: string | null; tier: number | null; blocked: boolean } | null;
     breadcrumbs: unknown[];
@@ -258,6 +258,150 @@ describe("POST /agent-api/tickets/{ticketId}/actions", () => {
     expect(((await view(agents.ada, ticketId)).body as TicketView).conversation.filter((entry) => entry.event.type === "PRIVATE_NOTE")).toHaveLength(1);
     const byAdmin = await act(agents.adam, ticketId, actions, key);
     expect(byAdmin.status, byAdmin.text).toBe(422);
+  });
+});
+
+describe("POST /agent-api/tickets/{ticketId}/merge", () => {
+  const merge = (agent: Agent, ticketId: string, body: unknown, headers: Record<string, string> = {}) =>
+    stack.request(`/agent-api/tickets/${ticketId}/merge`, {
+      method: "POST",
+      headers: { cookie: agent.cookie, origin: origin(), "x-csrf-token": agent.csrfToken, ...headers },
+      json: body,
+    });
+  /** Two tickets of one new player in a game: the target first, then the source. */
+  const pairOf = async (gameRef = "galaxy", attachments: string[] = []) => {
+    const player = { id: `m-${randomUUID()}`, name: "Max", email: `max-${randomUUID()}@example.com` };
+    const target = await createTicket(gameRef, player, `My account is locked ${randomUUID()}`);
+    const source = await createTicket(gameRef, player, `Also my purchase vanished ${randomUUID()}`, attachments);
+    return { player, source, target };
+  };
+  const runningIdOf = async (ticketId: string) => (await listed(ticketId))!.runningId as number;
+
+  it("merges: the target shows the source's conversation marked as merged, the public list shows the source merged with followUpTicketId, webhooks say so", async () => {
+    const subscribed = await stack.request("/webhooks", {
+      method: "POST", key: tenant.apiKeys.main!, json: { url: receiver.url, eventTypes: ["ticket.closed"], gameIds: [tenant.games.galaxy!.id] },
+    });
+    expect(subscribed.status, subscribed.text).toBe(200);
+    const bytes = randomBytes(1000);
+    const upload = await stack.request("/attachments", {
+      method: "POST", key: tenant.apiKeys.main!, json: { gameId: tenant.games.galaxy!.id, fileName: "receipt.png", fileType: "image/png", fileSize: bytes.length },
+    });
+    const instruction = upload.body as { attachmentId: string; uploadUrl: string; uploadMethod: string; uploadHeaders: Record<string, string> };
+    expect((await fetch(instruction.uploadUrl, { method: instruction.uploadMethod, headers: instruction.uploadHeaders, body: bytes })).status).toBe(200);
+    const { source, target } = await pairOf("galaxy", [instruction.attachmentId]);
+    const ada = agents.ada;
+    expect((await act(ada, source, [{ type: "addTags", tagNames: ["bug"] }, { type: "sendMessage", message: "Which purchase?" }])).status).toBe(200);
+    const [sourceNumber, targetNumber] = [await runningIdOf(source), await runningIdOf(target)];
+
+    const response = await merge(ada, source, { targetTicketId: target });
+    expect(response.status, response.text).toBe(200);
+    const result = response.body as { source: Record<string, unknown>; target: Record<string, unknown> };
+    expect(result.source).toMatchObject({ id: source, status: "closed", resolutionType: "merged", followUpTicketId: target });
+    expect(result.target).toMatchObject({ id: target, tags: ["bug"] });
+
+    // The public API: the source is closed as merged and names the target.
+    expect(await listed(source)).toMatchObject({ status: "closed", resolutionType: "merged", followUpTicketId: target });
+    expect(await listed(target)).toMatchObject({ status: "new", resolutionType: null, followUpTicketId: null, tags: ["bug"] });
+
+    // The agent's view of the target: its own message, the source's two in order, marked, then who merged.
+    const body = (await view(ada, target)).body as TicketView;
+    expect(body.conversation.map((entry) => [entry.event.type, entry.event.mergedFrom?.runningId ?? null, entry.author.type])).toEqual([
+      ["PLAYER_MESSAGE", null, "player"],
+      ["PLAYER_MESSAGE", sourceNumber, "player"],
+      ["AGENT_MESSAGE", sourceNumber, "user"],
+      ["PRIVATE_NOTE", null, "user"],
+    ]);
+    expect(body.conversation[1]!.event).toMatchObject({ attachments: [{ id: instruction.attachmentId }], mergedFrom: { ticketId: source, runningId: sourceNumber } });
+    expect(body.conversation[3]).toMatchObject({ event: { message: `Merged #${sourceNumber} into this ticket.` }, author: { type: "user", id: ada.userId } });
+    // The source's view: closed as merged, with the note naming the target.
+    const closed = (await view(ada, source)).body as TicketView;
+    expect(closed.ticket).toMatchObject({ resolutionType: "merged", followUpTicketId: target });
+    expect(closed.conversation.at(-1)).toMatchObject({ event: { type: "PRIVATE_NOTE", message: `Merged into #${targetNumber}.` }, author: { type: "user", id: ada.userId } });
+
+    // The public events of the target show the copies marked the same way.
+    const events = (await stack.request(`/tickets/${target}/events`, { key: tenant.apiKeys.main! })).body as { events: { type: string; mergedFrom?: { ticketId: string } }[] };
+    expect(events.events.map((event) => event.mergedFrom?.ticketId ?? null)).toEqual([null, source, source, null]);
+    // The attachment stays reachable from the target.
+    const redirect = await stack.request(`/agent-api/tickets/${target}/attachments/${instruction.attachmentId}`, { headers: { cookie: ada.cookie } });
+    expect(redirect.status, redirect.text).toBe(307);
+    expect(Buffer.from(await (await fetch(redirect.headers.get("location")!)).arrayBuffer())).toEqual(bytes);
+
+    // Webhooks: ticket.closed of the source with resolutionType merged and the ticket to follow.
+    await eventually(async () => receiver.bodies.some((raw) => raw.includes(source) && raw.includes("ticket.closed")), 30_000);
+    const closedHook = JSON.parse(receiver.bodies.find((raw) => raw.includes(source) && raw.includes("ticket.closed"))!) as { type: string; data: Record<string, unknown> };
+    expect(closedHook).toMatchObject({ type: "ticket.closed", data: { ticketId: source, resolutionType: "merged", followUpTicketId: target, actor: { type: "user", id: ada.userId } } });
+  });
+
+  it("shows the player, on their web page, the source closed as merged and the target with its messages, never the notes", async () => {
+    const token = tenant.games.galaxy!.environments["galaxy-prod"]!.token;
+    const created = await stack.request("/support/sessions", { method: "POST", json: { token, player: { id: `web-${randomUUID()}`, name: "Wen" } } });
+    expect(created.status, created.text).toBe(200);
+    const { sessionCode } = created.body as { sessionCode: string };
+    const asPlayer = (path: string, json?: unknown) =>
+      stack.request(path, { method: json === undefined ? "GET" : "POST", json, headers: { authorization: `Session ${sessionCode}` } });
+    const open = async (message: string) => ((await asPlayer("/player-api/tickets", { message })).body as { ticketId: string }).ticketId;
+    const target = await open(`The shop charged me twice ${randomUUID()}`);
+    const source = await open(`Also the map is blank ${randomUUID()}`);
+    expect((await act(agents.ada, source, [{ type: "sendMessage", message: "Which map?" }])).status).toBe(200);
+    expect((await merge(agents.ada, source, { targetTicketId: target })).status).toBe(200);
+
+    const mine = (await asPlayer("/player-api/tickets")).body as { tickets: { id: string; status: string; resolutionType: string | null }[] };
+    expect(mine.tickets.find((ticket) => ticket.id === source)).toMatchObject({ status: "closed", resolutionType: "merged" });
+    expect(mine.tickets.find((ticket) => ticket.id === target)).toMatchObject({ status: "new", resolutionType: null });
+    const onTarget = (await asPlayer(`/player-api/tickets/${target}/events`)).body as { events: { type: string; message?: string; mergedFrom?: { ticketId: string } }[] };
+    expect(onTarget.events.map((event) => [event.type, event.mergedFrom?.ticketId ?? null])).toEqual([
+      ["PLAYER_MESSAGE", null],
+      ["PLAYER_MESSAGE", source],
+      ["AGENT_MESSAGE", source],
+    ]);
+    const onSource = (await asPlayer(`/player-api/tickets/${source}/events`)).body as { events: { type: string }[] };
+    expect(onSource.events.map((event) => event.type)).toEqual(["PLAYER_MESSAGE", "AGENT_MESSAGE"]);
+    // A merged ticket is not rated: only resolved ones are.
+    expect((await asPlayer(`/player-api/tickets/${source}/csat`, { score: 5 })).status).toBe(409);
+  });
+
+  it("is 404 when either ticket is outside the user's games or company, and changes nothing", async () => {
+    const { player, source, target } = await pairOf();
+    const farm = await createTicket("farm", player, `On the farm ${randomUUID()}`);
+    for (const outsider of [agents.bea, agents.olga]) {
+      const response = await merge(outsider, source, { targetTicketId: target });
+      expect(response.status, response.text).toBe(404);
+      expect(response.body).toEqual({ code: "not_found", message: "ticket not found" });
+    }
+    // Ada sees the galaxy tickets, not the farm one: the target is not found, whether it exists or not.
+    const outside = await merge(agents.ada, source, { targetTicketId: farm });
+    expect(outside.status, outside.text).toBe(404);
+    const unknown = await merge(agents.ada, source, { targetTicketId: randomUUID() });
+    expect(unknown.body).toEqual(outside.body);
+    expect(outside.body).toEqual({ code: "not_found", message: "target ticket not found" });
+    expect(await listed(source)).toMatchObject({ status: "new", resolutionType: null, followUpTicketId: null });
+    expect(((await view(agents.ada, target)).body as TicketView).conversation).toHaveLength(1);
+  });
+
+  it("refuses a merge into itself or another player's ticket (400 at /targetTicketId), of or into a closed ticket (409), without CSRF (403)", async () => {
+    const { source, target } = await pairOf();
+    const stranger = (await pairOf()).target;
+    const itself = await merge(agents.ada, source, { targetTicketId: source });
+    expect(itself.status, itself.text).toBe(400);
+    expect(itself.body).toMatchObject({ code: "invalid_argument", details: { type: "VALIDATION_ERROR", issues: [{ path: "/targetTicketId" }] } });
+    const otherPlayer = await merge(agents.ada, source, { targetTicketId: stranger });
+    expect(otherPlayer.status).toBe(400);
+    expect(otherPlayer.body).toMatchObject({ details: { issues: [{ path: "/targetTicketId", message: "must be a ticket of the same player" }] } });
+    const malformed = await merge(agents.ada, source, { targetTicketId: "42" });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toMatchObject({ details: { issues: [{ path: "/targetTicketId" }] } });
+    const noToken = await merge(agents.ada, source, { targetTicketId: target }, { "x-csrf-token": "" });
+    expect(noToken.status).toBe(403);
+    expect(await listed(source)).toMatchObject({ status: "new", resolutionType: null });
+
+    expect((await act(agents.ada, target, [{ type: "resolveTicket" }])).status).toBe(200);
+    const closedTarget = await merge(agents.ada, source, { targetTicketId: target });
+    expect(closedTarget.status, closedTarget.text).toBe(409);
+    expect(closedTarget.body).toMatchObject({ code: "conflict" });
+    const resolvedSource = await merge(agents.ada, target, { targetTicketId: source });
+    expect(resolvedSource.status, resolvedSource.text).toBe(409);
+    expect(await listed(source)).toMatchObject({ status: "new", resolutionType: null });
+    expect(await listed(target)).toMatchObject({ status: "closed", resolutionType: "resolved", followUpTicketId: null });
   });
 });
 

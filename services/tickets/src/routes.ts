@@ -9,10 +9,12 @@ import { TicketsService, type TicketAction as TicketActionMessage, type TicketEv
 import { addTicketBreadcrumbs, listTicketBreadcrumbs } from "./breadcrumbs/breadcrumb.service.ts";
 import type { TicketsContext } from "./context.ts";
 import { erasePlayerTickets } from "./erasure/erasure.service.ts";
-import type { TicketEvent } from "./ticket-events/event.ts";
+import type { MergedFrom, TicketEvent } from "./ticket-events/event.ts";
 import { listTicketEvents } from "./ticket-events/event.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
-import { countAgentViews, createTicket, getTicket, listAgentTickets, listTickets, performTicketActions } from "./tickets/ticket.service.ts";
+import {
+  countAgentViews, createTicket, getTicket, listAgentTickets, listTickets, mergeTickets, performTicketActions,
+} from "./tickets/ticket.service.ts";
 import { ticketUrl, type Ticket } from "./tickets/ticket.ts";
 
 /** Every request names the caller's company; the gateway always sends a uuid, so anything else is a caller's bug. */
@@ -52,8 +54,20 @@ export function ticketMessage(ticket: Ticket, supportAppUrl: string): MessageIni
   };
 }
 
+/** Where a copied event came from (a merge), as the wire has it. */
+function mergedFromMessage(data: object): MessageInitShape<typeof TicketEventSchema>["mergedFrom"] {
+  if (!("mergedFrom" in data) || data.mergedFrom === undefined) return undefined;
+  const { ticketId, runningId, eventId, createdAt } = data.mergedFrom as MergedFrom;
+  return { ticketId, runningId: BigInt(runningId), eventId, createdAt: timestampFromDate(new Date(createdAt)) };
+}
+
 function eventMessage(event: TicketEvent): MessageInitShape<typeof TicketEventSchema> {
-  const common = { id: event.id, createdAt: timestampFromDate(event.createdAt), actor: { type: event.actor.type, id: event.actor.id ?? undefined } };
+  const common = {
+    id: event.id,
+    createdAt: timestampFromDate(event.createdAt),
+    actor: { type: event.actor.type, id: event.actor.id ?? undefined },
+    mergedFrom: mergedFromMessage(event.data),
+  };
   switch (event.type) {
     case "PLAYER_MESSAGE":
       return { ...common, payload: { case: "playerMessage", value: event.data } };
@@ -204,6 +218,16 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
       });
       return { success: true, ticket: toMessage(ticket) };
     }),
+
+    mergeTickets: async (req) => {
+      const { source, target } = await mergeTickets(ctx, {
+        companyId: company(req.companyId),
+        sourceTicketId: req.sourceTicketId,
+        targetTicketId: req.targetTicketId,
+        actingUserId: req.actingUserId,
+      });
+      return { source: toMessage(source), target: toMessage(target) };
+    },
 
     listTicketEvents: async (req) => ({ events: (await listTicketEvents(ctx, company(req.companyId), req.ticketId)).map(eventMessage) }),
 

@@ -1,6 +1,6 @@
 // The domain events actually published match the event contract (libs/events): every event of
 // a realistic run (creation, every action, auto-close, a player's collector answer and CSAT, a
-// player's erasure) is checked against its type's definition, exactly as a producer must write it.
+// player's erasure, a merge) is checked against its type's definition, exactly as a producer must write it.
 import { EVENT_DEFINITIONS, publishedEventProblems, type EnvelopeLike } from "@support/events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TICKET_EVENT_TYPES } from "../src/tickets/domain-events.ts";
@@ -49,7 +49,13 @@ describe("published events against the event contract", () => {
     await act(ctx, tenant, second.ticketId, [{ action: { case: "rejectTicket", value: {} } }]);
     const { ticket } = await ctx.tickets.getTicket({ companyId: tenant.companyId, ticketId: second.ticketId });
     await ctx.tickets.erasePlayerTickets({ companyId: tenant.companyId, servicePlayerId: ticket!.servicePlayerId! });
-    await eventually(() => ctx.published.filter((e) => e.type === "tickets.ticket.closed").length === 3);
+    // A merge of two tickets of one player (the source gets a tag the target lacks).
+    const player = { id: "merging-player", email: "merging@example.com" };
+    const target = await createTicket(ctx, tenant, { player, message: "first of two" });
+    const source = await createTicket(ctx, tenant, { player, message: "second of two", tags: ["crash"], skipDuplicateCheck: true });
+    await ctx.tickets.mergeTickets({ companyId: tenant.companyId, sourceTicketId: source.ticketId, targetTicketId: target.ticketId, actingUserId: alice });
+    await eventually(() => ctx.published.filter((e) => e.type === "tickets.ticket.closed").length === 4);
+    await eventually(() => ctx.published.some((e) => e.type === "tickets.ticket.merged"));
     await eventually(() => ctx.published.some((e) => e.type === "tickets.ticket.deleted"));
     await eventually(() => ctx.published.some((e) => e.type === "tickets.ticket.rated"));
   });

@@ -107,6 +107,17 @@ describe("ListAgentTickets search", () => {
     expect(await idsOf(`sword ${tag}c`)).toEqual([]);
   });
 
+  it("finds a merged ticket's messages in the ticket it was merged into", async () => {
+    const unique = randomUUID().slice(0, 8);
+    const player = { id: `merge-${unique}`, name: "Mo", email: `mo-${unique}@example.com` };
+    const target = await createTicket(ctx, tenant, { player, message: `First question ${tag}m` });
+    const source = await createTicket(ctx, tenant, { player, message: `My dragon egg hatched wrong ${tag}m`, skipDuplicateCheck: true });
+    await ctx.tickets.mergeTickets({ companyId: tenant.companyId, sourceTicketId: source.ticketId, targetTicketId: target.ticketId, actingUserId: alice });
+    const page = await search(`dragon ${tag}m`);
+    expect(page.tickets.map((ticket) => ticket.id)).toEqual([source.ticketId, target.ticketId]);
+    expect(page.matches.find((match) => match.ticketId === target.ticketId)).toMatchObject({ field: "message" });
+  });
+
   it("finds the running number with #42 (only that ticket) and 42", async () => {
     const { ticketId, runningId } = await createTicket(ctx, tenant);
     const page = await search(`#${runningId}`);

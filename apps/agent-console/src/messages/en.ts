@@ -217,6 +217,24 @@ export const en = {
   "shortcuts.search": "Search tickets",
   "shortcuts.help": "Show these shortcuts",
   "shortcuts.close": "Close",
+  // Merging a ticket into another (the ticket page's "Merge into…").
+  "merge.open": "Merge into…",
+  "merge.title": "Merge #{number} into another ticket",
+  "merge.explained": "The conversation of #{number} is copied into the ticket you choose, with its tags, and #{number} is closed as merged. This cannot be undone.",
+  "merge.target": "Merge into",
+  "merge.candidate": "#{number} ({status})",
+  "merge.noCandidates": "The player has no other open ticket in this game.",
+  "merge.byNumber": "Another ticket, by number",
+  "merge.number": "Ticket number",
+  "merge.numberInvalid": "Enter a ticket number, such as 42.",
+  "merge.confirm": "Merge",
+  "merge.cancel": "Cancel",
+  "merge.notFound": "No ticket with that number in your games.",
+  "merge.closed": "One of the tickets is closed: only open tickets can be merged.",
+  "merge.otherPlayer": "That ticket is this one, or belongs to another player or game.",
+  "merge.mergedInto": "This ticket was merged into",
+  "merge.theTarget": "another ticket",
+  "merge.mergedFrom": "Merged from",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, call, type CannedActions, type ConversationItem, type TicketCannedResponse, type TicketView } from "../api.ts";
 import { Alert } from "../components/form.tsx";
 import { AppLayout, Link, PageTitle } from "../components/layout.tsx";
+import { MergeButton } from "../components/merge-dialog.tsx";
 import { formatDateTime } from "../format.ts";
 import { t } from "../i18n.ts";
 import { lastChange, presence, reloads } from "../live.ts";
@@ -93,7 +94,8 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
   }, [ticketId]);
 
   useEffect(() => {
-    if ((change && change.ticketId === ticketId) || reload > 0) void load();
+    // A merge changes the target's conversation too: its change names the target.
+    if ((change && (change.ticketId === ticketId || change.targetTicketId === ticketId)) || reload > 0) void load();
   }, [change, reload]);
 
   // r: reply, n: private note, e: resolve (when focus is not in a field).
@@ -174,6 +176,8 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
   };
   const others = presence.value.get(ticketId)?.agents.filter((agent) => agent.userId !== userId) ?? [];
   const player = view.player.record;
+  const mergedInto = ticket.resolutionType === "merged" && ticket.followUpTicketId !== null ? ticket.followUpTicketId : undefined;
+  const mergedIntoNumber = view.player.otherTickets.find((other) => other.id === mergedInto)?.runningId;
 
   return (
     <AppLayout wide>
@@ -202,10 +206,22 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
           <div class="presence-line" role="status" aria-live="polite">
             {others.map((agent) => (agent.state === "typing" ? t("presence.typing", { name: agent.displayName }) : t("presence.viewing", { name: agent.displayName }))).join(" · ")}
           </div>
+          {mergedInto !== undefined && (
+            <p class="merged-banner" role="note">
+              {t("merge.mergedInto")}{" "}
+              <Link to={`/tickets/${mergedInto}`}>{mergedIntoNumber !== undefined ? `#${mergedIntoNumber}` : t("merge.theTarget")}</Link>
+            </p>
+          )}
           {error && <Alert>{error}</Alert>}
           <ol class="conversation" aria-label={t("ticket.conversation")}>
             {view.conversation.map((item) => (
-              <li key={item.event.id} class={`event event-${item.event.type.toLowerCase()}`}>
+              <li key={item.event.id} class={`event event-${item.event.type.toLowerCase()}${item.event.mergedFrom ? " event-merged" : ""}`}>
+                {item.event.mergedFrom && (
+                  <p class="merged-from">
+                    {t("merge.mergedFrom")} <Link to={`/tickets/${item.event.mergedFrom.ticketId}`}>#{item.event.mergedFrom.runningId}</Link>
+                    <time dateTime={item.event.mergedFrom.createdAt}> · {formatDateTime(item.event.mergedFrom.createdAt)}</time>
+                  </p>
+                )}
                 <p class="event-head">
                   <strong>{item.event.type === "PRIVATE_NOTE" ? t("event.note", { author: authorName(item, userId) }) : authorName(item, userId) || t(`event.${item.event.type}` as never)}</strong>
                   <time dateTime={item.event.createdAt}> {formatDateTime(item.event.createdAt)}</time>
@@ -327,6 +343,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
                   {t("action.reject")}
                 </button>
               )}
+              {!closed && <MergeButton ticket={ticket} candidates={view.player.otherTickets} disabled={busy} />}
             </div>
             <div class="assign">
               <label for="assign-to">{t("action.assignTo")}</label>

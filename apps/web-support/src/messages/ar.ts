@@ -55,6 +55,7 @@ export const ar: Catalog = {
   "chat.newMessage": "رسالة جديدة من الدعم: {text}",
   "chat.statusChanged": "الحالة: {status}",
   "chat.form": "نموذج: {title}",
+  "chat.mergedFrom": "من طلبك رقم {number}",
   "chat.yes": "نعم",
   "chat.no": "لا",
   "chat.notFound": "هذه المحادثة غير موجودة.",

@@ -55,6 +55,7 @@ export const de: Catalog = {
   "chat.newMessage": "Neue Nachricht vom Support: {text}",
   "chat.statusChanged": "Status: {status}",
   "chat.form": "Formular: {title}",
+  "chat.mergedFrom": "Aus deiner Anfrage #{number}",
   "chat.yes": "Ja",
   "chat.no": "Nein",
   "chat.notFound": "Diese Unterhaltung gibt es nicht.",

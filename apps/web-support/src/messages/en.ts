@@ -53,6 +53,7 @@ export const en = {
   "chat.newMessage": "New message from support: {text}",
   "chat.statusChanged": "Status: {status}",
   "chat.form": "Form: {title}",
+  "chat.mergedFrom": "From your request #{number}",
   "chat.yes": "Yes",
   "chat.no": "No",
   "chat.notFound": "This conversation does not exist.",

@@ -55,6 +55,7 @@ export const ja: Catalog = {
   "chat.newMessage": "サポートからの新しいメッセージ：{text}",
   "chat.statusChanged": "ステータス：{status}",
   "chat.form": "フォーム：{title}",
+  "chat.mergedFrom": "お問い合わせ #{number} から",
   "chat.yes": "はい",
   "chat.no": "いいえ",
   "chat.notFound": "このお問い合わせは存在しません。",

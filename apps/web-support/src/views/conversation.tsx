@@ -162,15 +162,21 @@ function spokenText(event: TicketEvent, t: ReturnType<typeof useApp>["locale"]["
 function ChatItem({ event, ticketId }: { event: TicketEvent; ticketId: string }) {
   const { locale } = useApp();
   const { t } = locale;
+  // A message copied from another request of the player (an agent merged it into this one)
+  // shows when it was written there, and which request it came from.
+  const mergedFrom = event.mergedFrom as { runningId: number; createdAt: string } | undefined;
+  const writtenAt = mergedFrom?.createdAt ?? event.createdAt;
   const time = (
-    <time class="muted" dateTime={event.createdAt}>
-      {new Intl.DateTimeFormat(locale.language, { timeStyle: "short", dateStyle: "short" }).format(new Date(event.createdAt))}
+    <time class="muted" dateTime={writtenAt}>
+      {new Intl.DateTimeFormat(locale.language, { timeStyle: "short", dateStyle: "short" }).format(new Date(writtenAt))}
     </time>
   );
+  const origin = mergedFrom && <p class="merged-from muted">{t("chat.mergedFrom", { number: mergedFrom.runningId })}</p>;
   if (event.type === "PLAYER_MESSAGE" || event.type === "AGENT_MESSAGE") {
     const mine = event.type === "PLAYER_MESSAGE";
     return (
       <li class={`bubble ${mine ? "mine" : "theirs"}`}>
+        {origin}
         <p class="who">
           <span>{mine ? t("chat.you") : t("chat.agent")}</span> {time}
         </p>
@@ -188,6 +194,7 @@ function ChatItem({ event, ticketId }: { event: TicketEvent; ticketId: string })
   if (event.type === "COLLECTOR_RESULT") {
     return (
       <li class="bubble mine form">
+        {origin}
         <p class="who">
           <span>{t("chat.form", { title: event.title ?? "" })}</span> {time}
         </p>

@@ -72,9 +72,15 @@ export const statusChanged = defineEvent({
 export const ticketClosed = defineEvent({
   type: "tickets.ticket.closed",
   description:
-    "The ticket was closed: `resolveTicket` (resolved), `rejectTicket` (rejected) or the auto-close sweep (auto_closed, actor `{\"type\": \"system\", \"id\": \"auto-close\"}`). Published right after the `status_changed` of the same change.",
+    "The ticket was closed: `resolveTicket` (resolved), `rejectTicket` (rejected), the auto-close sweep (auto_closed, actor `{\"type\": \"system\", \"id\": \"auto-close\"}`) or a merge into another ticket (merged, with `followUpTicketId`). Published right after the `status_changed` of the same change.",
   version: 1,
-  schema: Type.Object({ ...ticketRef, resolutionType: ResolutionType, closedAt: DateTime(), actor: Actor }),
+  schema: Type.Object({
+    ...ticketRef,
+    resolutionType: ResolutionType,
+    closedAt: DateTime(),
+    actor: Actor,
+    followUpTicketId: Type.Optional(Uuid("The ticket this one was merged into; only with resolutionType merged")),
+  }),
 });
 
 export const ticketAssigned = defineEvent({
@@ -157,7 +163,22 @@ export const ticketDeleted = defineEvent({
   schema: Type.Object({ ...ticketRef, reason: OneOf(["player_erased"], "Why the ticket was deleted; more reasons may come with a new version") }),
 });
 
+export const ticketMerged = defineEvent({
+  type: "tickets.ticket.merged",
+  description:
+    "The ticket (`ticketId`, the source) was merged into another ticket of the same player and game (`targetTicketId`) by a user of the support application. In the same transaction: the source's `status_changed` and `closed` (resolutionType merged, `followUpTicketId` the target) come first, and the target's `tags_changed` when the source brought tags it lacked. `copiedEvents` is how many of the source's conversation events were copied into the target (each marked `mergedFrom` in GET /tickets/{targetTicketId}/events); no `message_added` is published for those copies.",
+  version: 1,
+  schema: Type.Object({
+    ...ticketRef,
+    targetTicketId: Uuid(),
+    targetRunningId: Type.Integer({ minimum: 1 }),
+    copiedEvents: Type.Integer({ minimum: 0 }),
+    addedTags: Type.Array(Type.String(), { description: "Tags of the source the target did not have, added to it" }),
+    actor: Actor,
+  }),
+});
+
 export const ticketsEvents = [
   ticketCreated, statusChanged, ticketClosed, ticketAssigned, messageAdded, tagsChanged, fieldsChanged, ticketRated,
-  collectorResultAdded, ticketDeleted,
+  collectorResultAdded, ticketDeleted, ticketMerged,
 ] as const;

@@ -7,7 +7,7 @@ import { connectBus, createEnvelope, ensureStream, streamNameFor, subjectFor, ty
 import { newEvent } from "@support/events";
 import { createLogger } from "@support/logging";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentLiveFeed, type TicketChange } from "./live-feed.ts";
+import { AgentLiveFeed, toTicketChange, type TicketChange } from "./live-feed.ts";
 
 const logger = createLogger({ service: "live-feed-test", level: "silent" });
 const companyA = randomUUID();
@@ -58,6 +58,14 @@ describe("the agents' live feed", () => {
     expect(seenA[0]).toEqual({ seq, companyId: companyA, gameId, ticketId, runningId: 7, change: "assigned", occurredAt: expect.any(String), assigneeId: actor.id, actor });
     expect(seenB).toEqual([]);
     expect(feed.lastSeq).toBe(seq);
+  });
+
+  it("names the target of a merge, whose conversation changed too", () => {
+    const ticketId = randomUUID();
+    const targetTicketId = randomUUID();
+    const event = newEvent("tickets.ticket.merged", companyA, { ticketId, runningId: 7, gameId, targetTicketId, targetRunningId: 6, copiedEvents: 2, addedTags: [], actor });
+    const change = toTicketChange(41, new TextEncoder().encode(JSON.stringify(createEnvelope(event))));
+    expect(change).toEqual({ seq: 41, companyId: companyA, gameId, ticketId, runningId: 7, change: "merged", occurredAt: expect.any(String), targetTicketId, actor });
   });
 
   it("gives a reconnecting stream every change after its last id, from memory and, past it, from the stream", async () => {

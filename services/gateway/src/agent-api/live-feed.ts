@@ -26,6 +26,8 @@ export interface TicketChange {
   tags?: string[];
   /** For message_added: PLAYER_MESSAGE, AGENT_MESSAGE or PRIVATE_NOTE. */
   messageType?: string;
+  /** For merged (`ticketId` is the merged ticket): the ticket it was merged into, whose conversation changed too. */
+  targetTicketId?: string;
   /** Who made the change: `{type: "user" | "player" | "api_key" | "system", id}`. */
   actor?: { type: string; id: string | null };
 }
@@ -62,6 +64,7 @@ export function toTicketChange(seq: number, data: Uint8Array): TicketChange | un
   if (type === "tickets.ticket.assigned") change.assigneeId = (d.assigneeId ?? null) as string | null;
   if (type === "tickets.ticket.tags_changed") change.tags = d.tags as string[];
   if (type === "tickets.ticket.message_added") change.messageType = d.type as string;
+  if (type === "tickets.ticket.merged") change.targetTicketId = d.targetTicketId as string;
   if (d.actor && typeof d.actor === "object") change.actor = d.actor as TicketChange["actor"];
   return change;
 }

@@ -1174,13 +1174,14 @@ export interface paths {
          *     - `id: <n>` / `event: ready` / `data: {"lastEventId": "<n>"}`: first, the stream's
          *       position (a stream that has sent no change yet still resumes from it).
          *     - `id: <n>` / `event: ticket` / `data: {seq, ticketId, runningId, gameId, change,
-         *       occurredAt, status?, assigneeId?, tags?, messageType?, actor?}`: a change of a ticket
-         *       of one of the user's games (`change` is the domain event's type without
-         *       `tickets.ticket.`: `created`, `status_changed`, `closed`, `assigned`,
+         *       occurredAt, status?, assigneeId?, tags?, messageType?, targetTicketId?, actor?}`: a
+         *       change of a ticket of one of the user's games (`change` is the domain event's type
+         *       without `tickets.ticket.`: `created`, `status_changed`, `closed`, `assigned`,
          *       `message_added`, `tags_changed`, `fields_changed`, `rated`, `collector_result_added`,
-         *       `deleted`, ...; a type the console does not know is to be ignored). `status`,
+         *       `deleted`, `merged`, ...; a type the console does not know is to be ignored). `status`,
          *       `assigneeId` and `tags` are there when the change sets them, so that a list can be
-         *       updated without reading the ticket again.
+         *       updated without reading the ticket again; `merged` names the merged ticket and, in
+         *       `targetTicketId`, the ticket it was merged into.
          *     - `event: presence` / `data: {ticketId, gameId, agents: [{userId, displayName, state}]}`
          *       (no `id`): who is on a ticket now (`viewing` or `typing`), first for every ticket
          *       someone is on, then whenever it changes; an empty `agents` means nobody is left.
@@ -1578,6 +1579,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/tickets/{ticketId}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge the ticket into another ticket of the same player
+         * @description Merges the ticket of the path (the source) into `targetTicketId`, another open ticket of
+         *     the same player in the same game, as the signed-in user, in one transaction: the target
+         *     gets a copy of each message, private note and collector answer of the source (in the
+         *     source's order, with their authors and attachments, each marked `mergedFrom`), the
+         *     source's tags it lacks and a private note by the user; the source gets a private note and
+         *     is closed with `resolutionType` `merged` and `followUpTicketId` = the target (no END
+         *     event). The same player: the same player record, else the same external player id, else
+         *     (tickets without one) the same email. Into itself, another game's or another player's
+         *     ticket: **400** at `/targetTicketId`. A closed source (resolved, rejected, auto-closed or
+         *     already merged) or a closed target: **409**. Either ticket outside the user's games:
+         *     **404**. Needs the support application's `Origin` and `X-CSRF-Token` (**403**
+         *     otherwise).
+         */
+        post: operations["mergeAgentTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/tickets/{ticketId}/attachments/{attachmentId}": {
         parameters: {
             query?: never;
@@ -1913,6 +1945,18 @@ export interface components {
             /** @description Applied in order, all or none. */
             actions: components["schemas"]["AgentAction"][];
         };
+        AgentMergeRequest: {
+            /**
+             * Format: uuid
+             * @description The open ticket of the same player and game that receives the conversation.
+             */
+            targetTicketId: string;
+        };
+        AgentMergeResult: {
+            /** @description The merged ticket, closed with resolutionType `merged` and followUpTicketId the target. */
+            source: components["schemas"]["Ticket"];
+            target: components["schemas"]["Ticket"];
+        };
         /**
          * @description One action of `POST /tickets/{ticketId}/actions` (`type` selects its shape) without
          *     `userId`: the signed-in user performs it.
@@ -2096,6 +2140,7 @@ export interface components {
             message: string;
             language: components["schemas"]["Language"];
             attachments: components["schemas"]["AttachmentRef"][];
+            mergedFrom?: components["schemas"]["MergedFrom"];
         };
         /** AGENT_MESSAGE */
         AgentMessageEvent: {
@@ -2111,6 +2156,7 @@ export interface components {
             message: string;
             language: components["schemas"]["Language"];
             attachments: components["schemas"]["AttachmentRef"][];
+            mergedFrom?: components["schemas"]["MergedFrom"];
         };
         /** PRIVATE_NOTE */
         PrivateNoteEvent: {
@@ -2125,6 +2171,7 @@ export interface components {
             createdAt: string;
             message: string;
             attachments: components["schemas"]["AttachmentRef"][];
+            mergedFrom?: components["schemas"]["MergedFrom"];
         };
         /** CSAT */
         CsatEvent: {
@@ -2171,6 +2218,21 @@ export interface components {
             resultId: string;
             title: string;
             fields: components["schemas"]["CollectorField"][];
+            mergedFrom?: components["schemas"]["MergedFrom"];
+        };
+        /**
+         * @description Only on a copy of another ticket's event, made when that ticket was merged into this one
+         *     (the support application's merge): the merged ticket, the event's id there and when it
+         *     was written. The copy's own `createdAt` is the time of the merge.
+         */
+        MergedFrom: {
+            /** Format: uuid */
+            ticketId: string;
+            runningId: number;
+            /** Format: uuid */
+            eventId: string;
+            /** Format: date-time */
+            createdAt: string;
         };
         /**
          * Other (future types)
@@ -5962,6 +6024,55 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    mergeAgentTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentMergeRequest"];
+            };
+        };
+        responses: {
+            /** @description Merged; both tickets as they are now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentMergeResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["NotFound"];
+            /** @description The source or the target is closed (`conflict`). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -64,9 +64,23 @@ export function toTicketDto(ticket: Ticket): Schemas["Ticket"] {
 
 const attachmentsDto = (attachments: TicketAttachmentRef[]): Schemas["AttachmentRef"][] => attachments.map((attachment) => ({ id: attachment.id }));
 
+/** Where a copied event came from (a merge), only on copies. */
+function mergedFromDto(event: TicketEvent): { mergedFrom?: Schemas["MergedFrom"] } {
+  const from = event.mergedFrom;
+  if (from === undefined) return {};
+  return {
+    mergedFrom: {
+      ticketId: from.ticketId,
+      runningId: Number(from.runningId),
+      eventId: from.eventId,
+      createdAt: isoTimestamp(from.createdAt, "tickets", "mergedFrom createdAt"),
+    },
+  };
+}
+
 /** An event as the document shows it; undefined for a type this gateway does not know (clients ignore those anyway). */
 export function toEventDto(event: TicketEvent): Schemas["KnownTicketEvent"] | undefined {
-  const common = { id: event.id, createdAt: isoTimestamp(event.createdAt, "tickets", "event createdAt") };
+  const common = { id: event.id, createdAt: isoTimestamp(event.createdAt, "tickets", "event createdAt"), ...mergedFromDto(event) };
   const { payload } = event;
   switch (payload.case) {
     case "playerMessage":

@@ -79,6 +79,7 @@ const AGENT_OPERATIONS = [
   ["get", "/agent-api/views", "listAgentViews"],
   ["get", "/agent-api/tickets/{ticketId}", "getAgentTicket"],
   ["post", "/agent-api/tickets/{ticketId}/actions", "performAgentTicketActions"],
+  ["post", "/agent-api/tickets/{ticketId}/merge", "mergeAgentTicket"],
   ["get", "/agent-api/tickets/{ticketId}/attachments/{attachmentId}", "getAgentTicketAttachment"],
   ["get", "/agent-api/stream", "streamAgentChanges"],
   ["post", "/agent-api/tickets/{ticketId}/presence", "announceAgentPresence"],
@@ -95,7 +96,7 @@ const AGENT_OPERATIONS = [
 const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
   "signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment", "listAgentAuditLog",
-  "listAgentTickets", "listAgentViews", "getAgentTicket", "performAgentTicketActions", "getAgentTicketAttachment", "streamAgentChanges", "announceAgentPresence",
+  "listAgentTickets", "listAgentViews", "getAgentTicket", "performAgentTicketActions", "mergeAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "announceAgentPresence",
   "listAgentCannedResponses", "createAgentCannedResponse", "updateAgentCannedResponse", "retireAgentCannedResponse", "listAgentTicketCannedResponses", "cancelAgentPlayerDeletion", "listAgentUsers", "listAgentTags",
 ]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));

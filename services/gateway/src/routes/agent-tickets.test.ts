@@ -24,6 +24,7 @@ describe("/agent-api ticket routes and the session", () => {
     ["getAgentTicket", "GET", `/agent-api/tickets/${ticketId}`],
     ["getAgentTicketAttachment", "GET", `/agent-api/tickets/${ticketId}/attachments/abc`],
     ["performAgentTicketActions", "POST", `/agent-api/tickets/${ticketId}/actions`, { actions: [{ type: "resolveTicket" }] }],
+    ["mergeAgentTicket", "POST", `/agent-api/tickets/${ticketId}/merge`, { targetTicketId: randomUUID() }],
   ];
 
   it("refuses a session limited to two-factor enrolment on every ticket route (403)", async () => {

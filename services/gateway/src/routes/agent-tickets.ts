@@ -11,7 +11,7 @@ import type { Middleware } from "koa";
 import { seesGame, type AgentSessionState, type AgentSessionView } from "../agent-api/sessions.ts";
 import type { MediaClient, PlayersClient, TicketsClient } from "../clients.ts";
 import { conversationAttachmentIds, toTicketListItemDto, toTicketViewDto, toViewCountDto } from "../mappings/agent-tickets.ts";
-import { toActionMessage } from "../mappings/tickets.ts";
+import { toActionMessage, toTicketDto } from "../mappings/tickets.ts";
 import { idempotencyKey } from "../middleware/idempotency.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { getOperation } from "../openapi/operations.ts";
@@ -164,6 +164,34 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
       });
     },
     { before: [...guards.write, jsonBody(deps.bodyLimitBytes), refuseUserIdInActions] },
+  );
+
+  // Both tickets must be in the user's scope: a target outside it is the same 404 as one that
+  // does not exist. The rules of a merge (same player and game, both open) are the tickets
+  // service's; it answers 400 at /targetTicketId or 409.
+  api.operation<"mergeAgentTicket", AgentSessionState>(
+    "mergeAgentTicket",
+    async (ctx) => {
+      const session = ctx.state.agentSession;
+      const { ticketId } = ctx.state.validated.params;
+      const { targetTicketId } = ctx.state.validated.body;
+      await ticketInScope(session, ticketId);
+      try {
+        await ticketInScope(session, targetTicketId);
+      } catch (error) {
+        if (connectToAppError(error).code === "not_found") throw notFound("target ticket not found");
+        throw error;
+      }
+      const { source, target } = await tickets.mergeTickets({
+        companyId: session.companyId,
+        sourceTicketId: ticketId,
+        targetTicketId,
+        actingUserId: session.user.id,
+      });
+      if (source === undefined || target === undefined) throw new Error("tickets returned no ticket");
+      respond(ctx, 200, { source: toTicketDto(source), target: toTicketDto(target) });
+    },
+    { before: [...guards.write, jsonBody(deps.bodyLimitBytes)] },
   );
 
   api.operation<"getAgentTicketAttachment", AgentSessionState>(

@@ -50,3 +50,14 @@ export async function setLastPlayerMessageAt(trx: Db, ticketId: string, at: Date
 export async function setCsat(trx: Db, ticketId: string, score: number, review: string | null, at: Date): Promise<void> {
   await trx.updateTable("tickets").set({ csat_score: score, csat_review: review, last_activity_at: at }).where("id", "=", ticketId).execute();
 }
+
+/**
+ * Lets the sessions that opened one ticket see another too (a merge: the source's sessions
+ * follow its conversation into the target). A session that already has it is left as it is.
+ */
+export async function shareSessionTickets(trx: Db, fromTicketId: string, toTicketId: string): Promise<void> {
+  await sql`
+    insert into session_tickets (session_id, ticket_id)
+    select session_id, ${toTicketId}::uuid from session_tickets where ticket_id = ${fromTicketId}::uuid
+    on conflict do nothing`.execute(trx);
+}

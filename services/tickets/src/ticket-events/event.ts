@@ -18,12 +18,26 @@ export interface CollectorField {
   attachments?: AttachmentRef[];
 }
 
+/**
+ * On a copy of another ticket's event, made when that ticket was merged into this one: which
+ * ticket it came from, the event's id there and when it was written.
+ */
+export interface MergedFrom {
+  ticketId: string;
+  runningId: number;
+  eventId: string;
+  /** ISO 8601: when the event was first written (in the merged ticket, or before that, in one merged into it). */
+  createdAt: string;
+}
+
+type Copied = { mergedFrom?: MergedFrom };
+
 export type NewTicketEvent =
-  | { type: "PLAYER_MESSAGE" | "AGENT_MESSAGE"; data: { message: string; language: Language; attachments: AttachmentRef[] } }
-  | { type: "PRIVATE_NOTE"; data: { message: string; attachments: AttachmentRef[] } }
+  | { type: "PLAYER_MESSAGE" | "AGENT_MESSAGE"; data: { message: string; language: Language; attachments: AttachmentRef[] } & Copied }
+  | { type: "PRIVATE_NOTE"; data: { message: string; attachments: AttachmentRef[] } & Copied }
   | { type: "CSAT"; data: { score: number; review: string | null } }
   | { type: "END"; data: { resolutionType: Exclude<ResolutionType, "merged"> } }
-  | { type: "COLLECTOR_RESULT"; data: { collectorId: string; resultId: string; title: string; fields: CollectorField[] } }
+  | { type: "COLLECTOR_RESULT"; data: { collectorId: string; resultId: string; title: string; fields: CollectorField[] } & Copied }
   // Internal: the audit trail of actions.
   | { type: "STATUS_CHANGED"; data: { from: TicketStatus; to: TicketStatus } }
   | { type: "ASSIGNEE_CHANGED"; data: { from: string | null; to: string | null } }

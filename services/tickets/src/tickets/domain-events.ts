@@ -16,6 +16,7 @@ export const TICKET_EVENT_TYPES = {
   deleted: "tickets.ticket.deleted",
   rated: "tickets.ticket.rated",
   collectorResultAdded: "tickets.ticket.collector_result_added",
+  merged: "tickets.ticket.merged",
 } as const;
 
 function base(ticket: Ticket) {
@@ -40,6 +41,14 @@ export function ticketClosed(ticket: Ticket, closedAt: Date, actor: Actor): NewE
   if (ticket.resolutionType === null) throw new Error("a closed ticket has a resolution type");
   return event(TICKET_EVENT_TYPES.closed, ticket, {
     ...base(ticket), resolutionType: ticket.resolutionType, closedAt: closedAt.toISOString(), actor,
+    ...(ticket.resolutionType === "merged" && ticket.followUpTicketId !== null ? { followUpTicketId: ticket.followUpTicketId } : {}),
+  });
+}
+
+/** The source was merged into the target (after its status_changed and closed). */
+export function ticketMerged(source: Ticket, target: Ticket, copiedEvents: number, addedTags: string[], actor: Actor): NewEvent {
+  return event(TICKET_EVENT_TYPES.merged, source, {
+    ...base(source), targetTicketId: target.id, targetRunningId: target.runningId, copiedEvents, addedTags, actor,
   });
 }
 

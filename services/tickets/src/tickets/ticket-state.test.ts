@@ -49,6 +49,7 @@ const TRIGGERS: Record<string, StateTrigger> = {
   "setPlayerInfo": { type: "setPlayerInfo" },
   "playerMessage": { type: "playerMessage" },
   "autoClose": { type: "autoClose" },
+  "merge": { type: "merge" },
 };
 
 // Cell: resulting status (":resolution" when it changes), "409" (refused on a closed
@@ -72,6 +73,7 @@ const TABLE: Record<string, string[]> = {
   "setPlayerInfo":       ["new",        "assigned",   "unassigned", "waiting",    "waiting",    "on_hold",    "on_hold",    "closed",     "closed"],
   "playerMessage":       ["new",        "assigned",   "unassigned", "unassigned", "assigned",   "on_hold",    "on_hold",    "closed",     "closed"],
   "autoClose":           ["-",          "-",          "-",          "closed:auto_closed", "closed:auto_closed", "-", "-",   "-",          "-"],
+  "merge":               ["closed:merged", "closed:merged", "closed:merged", "closed:merged", "closed:merged", "closed:merged", "closed:merged", "409", "409"],
 };
 
 const cases = Object.entries(TABLE).flatMap(([trigger, cells]) =>

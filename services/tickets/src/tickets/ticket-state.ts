@@ -28,7 +28,9 @@ export type StateTrigger =
   /** A player message: a waiting ticket is answered. */
   | { type: "playerMessage" }
   /** The auto-close sweep: a waiting ticket waited too long. */
-  | { type: "autoClose" };
+  | { type: "autoClose" }
+  /** The ticket is merged into another one (the support application). */
+  | { type: "merge" };
 
 export type TransitionResult =
   | { ok: true; state: TicketState }
@@ -37,7 +39,7 @@ export type TransitionResult =
 
 /** Triggers that a closed ticket refuses with 409. Everything else is allowed on it. */
 export const REFUSED_WHEN_CLOSED: ReadonlySet<StateTrigger["type"]> = new Set([
-  "setStatus", "setOnHold", "sendMessage", "resolveTicket", "rejectTicket",
+  "setStatus", "setOnHold", "sendMessage", "resolveTicket", "rejectTicket", "merge",
 ]);
 
 /** Whether a ticket is open (any status but closed). */
@@ -98,6 +100,9 @@ export function transition(state: TicketState, trigger: StateTrigger, now: Date)
     case "autoClose":
       if (state.status !== "waiting") return { ok: false, reason: "not_waiting" };
       return { ok: true, state: withStatus(state, "closed", now, { resolutionType: "auto_closed" }) };
+
+    case "merge":
+      return { ok: true, state: withStatus(state, "closed", now, { resolutionType: "merged" }) };
 
     case "addTags":
     case "removeTags":

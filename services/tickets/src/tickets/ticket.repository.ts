@@ -155,7 +155,11 @@ export async function findTicket(db: Db, companyId: string, ticketId: string, lo
 }
 
 export type TicketChanges = Partial<
-  Pick<Ticket, "status" | "assigneeId" | "resolutionType" | "waitingSince" | "tags" | "fields" | "metadata" | "playerName" | "lastActivityAt">
+  Pick<
+    Ticket,
+    | "status" | "assigneeId" | "resolutionType" | "waitingSince" | "tags" | "fields" | "metadata" | "playerName" | "lastActivityAt"
+    | "followUpTicketId" | "lastPlayerMessageAt"
+  >
 >;
 
 /**
@@ -183,12 +187,30 @@ export async function updateTicket(
   if (changes.metadata !== undefined) values.metadata = JSON.stringify(changes.metadata);
   if (changes.playerName !== undefined) values.player_name = changes.playerName;
   if (changes.lastActivityAt !== undefined) values.last_activity_at = changes.lastActivityAt;
+  if (changes.followUpTicketId !== undefined) values.follow_up_ticket_id = changes.followUpTicketId;
+  if (changes.lastPlayerMessageAt !== undefined) values.last_player_message_at = changes.lastPlayerMessageAt;
   const update = trx.updateTable("tickets").set(values).where("id", "=", ticketId).returning(TICKET_COLUMNS);
   const row = appended !== undefined && appended.events.length > 0
     ? (await sql<TicketRow>`with updated as (${update}), events as (${eventsInsert(appended.ticket, appended.events)}) select ${TICKET_COLUMNS_SQL} from updated`.execute(trx)).rows[0]
     : await update.executeTakeFirst();
   if (row === undefined) throw new Error(`ticket ${ticketId} to update not found`);
   return toTicket(row);
+}
+
+/**
+ * Locks two tickets of the company in id order (so that two merges of the same pair, either way
+ * round, wait for each other instead of deadlocking); a ticket not found is absent from the map.
+ */
+export async function lockTicketPair(trx: Db, companyId: string, ids: readonly [string, string]): Promise<Map<string, Ticket>> {
+  const rows = await trx
+    .selectFrom("tickets")
+    .select(TICKET_COLUMNS)
+    .where("company_id", "=", companyId)
+    .where("id", "in", [...ids])
+    .orderBy("id")
+    .forUpdate()
+    .execute();
+  return new Map(rows.map((row) => [row.id, toTicket(row)]));
 }
 
 export async function setClientClockOffset(db: Db, ticketId: string, offsetMs: number): Promise<void> {

@@ -6,10 +6,10 @@
 import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
 import { AppError, failedPrecondition, isUuid, notFound, validationError } from "@support/errors";
-import { recordSessionTicket } from "../player-side/player-side.repository.ts";
+import { recordSessionTicket, shareSessionTickets } from "../player-side/player-side.repository.ts";
 import type { AttachmentClaim, TicketsContext } from "../context.ts";
 import type { RecordedEvent } from "../ticket-events/event.ts";
-import { insertEvents } from "../ticket-events/event.repository.ts";
+import { insertEvents, listPublicEvents } from "../ticket-events/event.repository.ts";
 import { AGENT_VIEWS, parseAgentListQuery, viewConditions, type AgentView, type RawAgentListQuery } from "./agent-list.ts";
 import { applyActions } from "./apply-actions.ts";
 import { encodeCursor } from "./cursor.ts";
@@ -17,11 +17,12 @@ import * as domain from "./domain-events.ts";
 import { DUPLICATE_SIMILARITY_THRESHOLD, normalizeMessage } from "./duplicate.ts";
 import { acceptMetadata, fieldsForGame, tagsForGame, type Definitions } from "./field-values.ts";
 import { parseListQuery, type RawListQuery } from "./list-query.ts";
+import { checkMerge, planMerge, TARGET_PATH } from "./merge.ts";
 import { checkNewTicket, recordHoldsContact, type UncheckedNewTicket } from "./new-ticket.ts";
 import {
   countAgentViews as countAgentViewRows, dueWaitingTicketIds, findCreationObstacles, findTicket, insertTicket, listAgentTickets as listAgentTicketRows, searchEventHits,
   listTickets as listTicketRows,
-  lockPlayerForCreation, lockWaitingTicket, updateTicket,
+  lockPlayerForCreation, lockTicketPair, lockWaitingTicket, updateTicket,
 } from "./ticket.repository.ts";
 import { ticketMatch, type TicketMatch } from "./search.ts";
 import { checkActions, referencedUsers, type TicketAction, type TicketActionInput } from "./ticket-actions.ts";
@@ -307,6 +308,46 @@ export async function performTicketActions(
       await ctx.players.setPlayerInfo(companyId, playerId, plan.playerInfo);
     }
     return updated;
+  });
+}
+
+/**
+ * Merges the source ticket into the target (merge.ts has the rules and what is written), as the
+ * signed-in user, who must have access to the tickets' game. Both rows are locked (in id order)
+ * and checked again under the locks; the copies, notes, tags, the source's closing, the sessions
+ * that follow the source and the outbox events are written in that one transaction, so a refusal
+ * or a failure leaves both tickets as they were.
+ */
+export async function mergeTickets(
+  ctx: TicketsContext,
+  input: { companyId: string; sourceTicketId: string; targetTicketId: string; actingUserId: string },
+): Promise<{ source: Ticket; target: Ticket }> {
+  const { companyId } = input;
+  if (!isUuid(input.actingUserId)) throw validationError([{ path: "/actingUserId", message: "must be a uuid" }]);
+  if (!isUuid(input.targetTicketId)) throw validationError([{ path: TARGET_PATH, message: "must be a uuid" }]);
+  const actingUserId = input.actingUserId.toLowerCase();
+  const source = await getTicket(ctx, companyId, input.sourceTicketId);
+  const target = await findTicket(ctx.db, companyId, input.targetTicketId.toLowerCase());
+  if (!target) throw notFound("target ticket not found");
+  // The rules first (they need no other service), then who may merge.
+  checkMerge(source, target);
+  if (!(await ctx.reference.hasGameAccess(companyId, actingUserId, source.gameId))) {
+    throw validationError([{ path: "/actingUserId", message: "must be a user of the company with access to the ticket's game" }]);
+  }
+
+  return ctx.db.transaction().execute(async (trx) => {
+    const locked = await lockTicketPair(trx, companyId, [source.id, target.id]);
+    const lockedSource = locked.get(source.id);
+    const lockedTarget = locked.get(target.id);
+    if (!lockedSource) throw notFound("ticket not found");
+    if (!lockedTarget) throw notFound("target ticket not found");
+    const events = await listPublicEvents(trx, lockedSource.id);
+    const plan = planMerge(lockedSource, lockedTarget, events, { type: "user", id: actingUserId }, new Date());
+    const merged = await updateTicket(trx, lockedTarget.id, plan.target.changes, { ticket: lockedTarget, events: plan.target.events });
+    const closed = await updateTicket(trx, lockedSource.id, plan.source.changes, { ticket: lockedSource, events: plan.source.events });
+    await shareSessionTickets(trx, lockedSource.id, lockedTarget.id);
+    await writeEvents(trx, plan.domainEvents);
+    return { source: closed, target: merged };
   });
 }
 

@@ -29,6 +29,16 @@ describe("public events", () => {
     expect(rejected.map((e) => e.type)).toEqual(["ticket.closed"]);
   });
 
+  it("announces a merge as the source's ticket.closed with followUpTicketId, and nothing of its own", () => {
+    const followUpTicketId = randomUUID();
+    const closed = publicEventsOf(envelope("tickets.ticket.closed", { ...ref, resolutionType: "merged", closedAt: "2026-11-28T12:00:00.000Z", actor, followUpTicketId }));
+    expect(closed).toMatchObject([{ type: "ticket.closed", data: { ...ref, resolutionType: "merged", followUpTicketId } }]);
+    const merged = publicEventsOf(envelope("tickets.ticket.merged", {
+      ...ref, targetTicketId: followUpTicketId, targetRunningId: 13, copiedEvents: 2, addedTags: ["vip"], actor,
+    }));
+    expect(merged).toEqual([]);
+  });
+
   it("passes on ids and counts of an erasure, not who asked", () => {
     const [deleted] = publicEventsOf(
       envelope("players.player.deleted", {

@@ -45,7 +45,7 @@ const ticketEventFields = {
   "tickets.ticket.collector_result_added": { type: "ticket.collector_result_added", fields: ["eventId", "collectorId", "resultId", "title", "fields", "actor"] },
   "tickets.ticket.deleted": { type: "ticket.deleted", fields: ["reason"] },
 } as const satisfies {
-  [T in Exclude<TicketEvent["type"], "tickets.ticket.message_added" | "tickets.ticket.closed">]: { type: PublicEventType; fields: readonly (keyof EventData<T>)[] };
+  [T in Exclude<TicketEvent["type"], "tickets.ticket.message_added" | "tickets.ticket.closed" | "tickets.ticket.merged">]: { type: PublicEventType; fields: readonly (keyof EventData<T>)[] };
 };
 
 /** The public events of one domain event (none for the types studios do not see). */
@@ -71,11 +71,16 @@ export function publicEventsOf(event: DomainEvent): PublicEvent[] {
       }
       case "tickets.ticket.closed": {
         const { data } = ticketEvent;
-        const closed = { ...ticketRef(data), ...pick(data, ["resolutionType", "closedAt", "actor"]) };
+        // followUpTicketId only comes with resolutionType merged: the ticket the studio should follow.
+        const closed = { ...ticketRef(data), ...pick(data, ["resolutionType", "closedAt", "actor", "followUpTicketId"]) };
         const events: PublicEvent[] = [{ ...base, type: "ticket.closed", data: closed }];
         if (data.resolutionType === "resolved") events.push({ ...base, type: "ticket.resolved", data: closed });
         return events;
       }
+      case "tickets.ticket.merged":
+        // No public type of its own: a subscription learns of a merge from the source's
+        // ticket.status_changed and ticket.closed (resolutionType merged, followUpTicketId).
+        return [];
       default: {
         const mapped = ticketEventFields[ticketEvent.type];
         return [{ ...base, type: mapped.type, data: { ...ticketRef(data), ...pick(data as Record<string, unknown>, mapped.fields) } }];

@@ -1206,6 +1206,70 @@ export declare type PerformTicketActionsRequest = Message<"tickets.v1.PerformTic
 export declare const PerformTicketActionsRequestSchema: GenMessage<PerformTicketActionsRequest>;
 
 /**
+ * MergeTicketsRequest names the ticket merged (the source) and the one it is merged into.
+ *
+ * @generated from message tickets.v1.MergeTicketsRequest
+ */
+export declare type MergeTicketsRequest = Message<"tickets.v1.MergeTicketsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * The ticket that is closed as merged.
+   *
+   * @generated from field: string source_ticket_id = 2;
+   */
+  sourceTicketId: string;
+
+  /**
+   * The ticket that receives the source's conversation and tags.
+   *
+   * @generated from field: string target_ticket_id = 3;
+   */
+  targetTicketId: string;
+
+  /**
+   * The signed-in service user who merges; must have access to the tickets' game.
+   *
+   * @generated from field: string acting_user_id = 4;
+   */
+  actingUserId: string;
+};
+
+/**
+ * Describes the message tickets.v1.MergeTicketsRequest.
+ * Use `create(MergeTicketsRequestSchema)` to create a new message.
+ */
+export declare const MergeTicketsRequestSchema: GenMessage<MergeTicketsRequest>;
+
+/**
+ * MergeTicketsResponse returns both tickets as they are after the merge.
+ *
+ * @generated from message tickets.v1.MergeTicketsResponse
+ */
+export declare type MergeTicketsResponse = Message<"tickets.v1.MergeTicketsResponse"> & {
+  /**
+   * Closed, resolution_type merged, follow_up_ticket_id the target.
+   *
+   * @generated from field: tickets.v1.Ticket source = 1;
+   */
+  source?: Ticket | undefined;
+
+  /**
+   * @generated from field: tickets.v1.Ticket target = 2;
+   */
+  target?: Ticket | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.MergeTicketsResponse.
+ * Use `create(MergeTicketsResponseSchema)` to create a new message.
+ */
+export declare const MergeTicketsResponseSchema: GenMessage<MergeTicketsResponse>;
+
+/**
  * PerformTicketActionsResponse reports success and the ticket as it is after the actions.
  *
  * @generated from message tickets.v1.PerformTicketActionsResponse
@@ -1450,6 +1514,43 @@ export declare type TicketEventActor = Message<"tickets.v1.TicketEventActor"> & 
 export declare const TicketEventActorSchema: GenMessage<TicketEventActor>;
 
 /**
+ * TicketMergedFrom names the ticket an event was copied from when that ticket was merged.
+ *
+ * @generated from message tickets.v1.TicketMergedFrom
+ */
+export declare type TicketMergedFrom = Message<"tickets.v1.TicketMergedFrom"> & {
+  /**
+   * @generated from field: string ticket_id = 1;
+   */
+  ticketId: string;
+
+  /**
+   * @generated from field: int64 running_id = 2;
+   */
+  runningId: bigint;
+
+  /**
+   * The id of the event in that ticket.
+   *
+   * @generated from field: string event_id = 3;
+   */
+  eventId: string;
+
+  /**
+   * When the event was created in that ticket.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 4;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.TicketMergedFrom.
+ * Use `create(TicketMergedFromSchema)` to create a new message.
+ */
+export declare const TicketMergedFromSchema: GenMessage<TicketMergedFrom>;
+
+/**
  * TicketEvent is one public ticket event; the member set is its `type`.
  *
  * @generated from message tickets.v1.TicketEvent
@@ -1471,6 +1572,13 @@ export declare type TicketEvent = Message<"tickets.v1.TicketEvent"> & {
    * @generated from field: tickets.v1.TicketEventActor actor = 9;
    */
   actor?: TicketEventActor | undefined;
+
+  /**
+   * Set on a copy of another ticket's event, made when that ticket was merged into this one.
+   *
+   * @generated from field: optional tickets.v1.TicketMergedFrom merged_from = 10;
+   */
+  mergedFrom?: TicketMergedFrom | undefined;
 
   /**
    * The type-specific part.
@@ -1862,6 +1970,21 @@ export declare const TicketsService: GenService<{
     methodKind: "unary";
     input: typeof CountAgentViewsRequestSchema;
     output: typeof CountAgentViewsResponseSchema;
+  },
+  /**
+   * MergeTickets merges a source ticket into a target ticket of the same player and game, in one
+   * transaction: the source's conversation is copied into the target (each copy marked with
+   * merged_from), the source's tags are added to the target, a private note on each says who
+   * merged, and the source is closed as merged with follow_up_ticket_id = the target. Same ticket,
+   * another player or game: INVALID_ARGUMENT at /targetTicketId; a closed source or target:
+   * ABORTED (the conflict of the error model); a ticket of another company: NOT_FOUND.
+   *
+   * @generated from rpc tickets.v1.TicketsService.MergeTickets
+   */
+  mergeTickets: {
+    methodKind: "unary";
+    input: typeof MergeTicketsRequestSchema;
+    output: typeof MergeTicketsResponseSchema;
   },
   /**
    * ErasePlayerTickets deletes every ticket of a player with its events, breadcrumbs, tags and
