@@ -204,7 +204,7 @@ describe("search and shortcuts in Chromium", () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toContain("Mine");
     // Without a search field on the page, / opens the search page.
     await page.goto(`${base}/app/account`);
-    await page.getByRole("heading", { level: 1 }).waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
     await page.keyboard.press("/");
     await expect.poll(() => page.url()).toBe(`${base}/app/search`);
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("search-input");
