@@ -124,7 +124,7 @@ describe("search and shortcuts in Chromium", () => {
 
     await page.keyboard.press("/");
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("search-input");
-    await screenshot(page, "30-search-field-focused");
+    await screenshot(page, "50-search-field-focused");
     await expectAccessible(page, "the inbox with its search field");
     await page.keyboard.type("Haus");
     await page.keyboard.press("Enter");
@@ -136,7 +136,7 @@ describe("search and shortcuts in Chromium", () => {
     expect(await results.textContent()).toContain("Hanna Haus");
     expect(await snippets(page)).toEqual(["Message: Meine [Häuser] sind nach dem Update verschwunden."]);
     expect(await page.locator(".snippet mark").count()).toBe(1);
-    await screenshot(page, "31-search-results-german-stem");
+    await screenshot(page, "51-search-results-german-stem");
     await expectAccessible(page, "the search results");
 
     // Text that looks like markup is shown as text.
@@ -146,7 +146,7 @@ describe("search and shortcuts in Chromium", () => {
     await expect.poll(() => page.url()).toBe(`${base}/app/search?q=shield`);
     await expect.poll(() => snippets(page)).toEqual(["Message: The <img src=x onerror=alert(1)> [shield] of my <b>ship</b> broke."]);
     expect(await page.locator(".snippet img, .snippet b").count()).toBe(0);
-    await screenshot(page, "32-search-results-markup-as-text");
+    await screenshot(page, "52-search-results-markup-as-text");
 
     // The running number.
     await field.fill(`#${german.runningId}`);
@@ -157,7 +157,7 @@ describe("search and shortcuts in Chromium", () => {
     await field.fill("zeppelin");
     await field.press("Enter");
     await page.getByText("No tickets match this search.").waitFor();
-    await screenshot(page, "33-search-no-results");
+    await screenshot(page, "53-search-no-results");
     await expectAccessible(page, "a search without results");
 
     // A result opens its ticket (the browser's back button returns to the results).
@@ -166,7 +166,7 @@ describe("search and shortcuts in Chromium", () => {
     await results.getByRole("link", { name: /Max Markup/ }).click();
     await expect.poll(() => page.url()).toBe(`${base}/app/tickets/${markup.id}`);
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toContain("Max Markup");
-    await screenshot(page, "34-search-result-opened");
+    await screenshot(page, "54-search-result-opened");
     await page.goBack();
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Results for “shield broke”");
     await results.getByRole("listitem").first().waitFor();
@@ -197,7 +197,7 @@ describe("search and shortcuts in Chromium", () => {
     // Keys of the page below do nothing while it is open.
     await page.keyboard.press("/");
     expect(await page.evaluate(() => document.activeElement?.id)).not.toBe("search-input");
-    await screenshot(page, "35-shortcuts-dialog");
+    await screenshot(page, "55-shortcuts-dialog");
     await expectAccessible(page, "the shortcuts dialog");
     await page.keyboard.press("Escape");
     await expect.poll(() => dialog.count()).toBe(0);
@@ -208,7 +208,7 @@ describe("search and shortcuts in Chromium", () => {
     await page.keyboard.press("/");
     await expect.poll(() => page.url()).toBe(`${base}/app/search`);
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("search-input");
-    await screenshot(page, "36-search-page-from-slash");
+    await screenshot(page, "56-search-page-from-slash");
     await expectAccessible(page, "the empty search page");
     expect(problems).toEqual([]);
     await context.close();
