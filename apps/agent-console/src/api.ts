@@ -126,6 +126,17 @@ export interface Ticket {
 export interface TicketListItem {
   ticket: Ticket;
   assigneeId: string | null;
+  /** With a search (`q`): where the ticket matched. */
+  match?: SearchMatch;
+}
+
+export type SearchMatchField = "message" | "note" | "collectorAnswer" | "playerName" | "email" | "playerId" | "runningId";
+
+/** A search's snippet: plain text in parts, the highlighted parts being the matched words. */
+export interface SearchMatch {
+  field: SearchMatchField;
+  eventId: string | null;
+  snippet: { text: string; highlight: boolean }[];
 }
 
 export interface TicketPage {

@@ -8,6 +8,7 @@ import { loadDirectory } from "./directory.ts";
 import { connectLive, disconnectLive } from "./live.ts";
 import { Account } from "./pages/account.tsx";
 import { Inbox } from "./pages/inbox.tsx";
+import { SearchPage } from "./pages/search.tsx";
 import { TicketPage } from "./pages/ticket.tsx";
 import { ForgotPassword } from "./pages/forgot-password.tsx";
 import { NotFound } from "./pages/not-found.tsx";
@@ -55,6 +56,7 @@ export function App() {
   if (view && VIEW_IDS.has(view[1]!)) return <Inbox view={view[1]!} />;
   const ticket = /^\/tickets\/([0-9a-f-]{36})$/i.exec(path);
   if (ticket) return <TicketPage ticketId={ticket[1]!.toLowerCase()} />;
+  if (path === "/search") return <SearchPage />;
   if (path === "/security") return <Security user={user} />;
   if (path === "/") return <Loading />;
   return <NotFound />;

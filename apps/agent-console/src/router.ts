@@ -6,6 +6,8 @@ export const BASE = "/app";
 
 /** The path below /app ("/" for the home page), without the query. */
 export const currentPath = signal(pathOf(location.pathname));
+/** The query of the current address ("?q=..."), so that a page re-renders when only the query changes. */
+export const currentQuery = signal(location.search);
 
 function pathOf(pathname: string): string {
   const below = pathname.startsWith(BASE) ? pathname.slice(BASE.length) : pathname;
@@ -16,11 +18,14 @@ export function navigate(path: string, options: { replace?: boolean } = {}): voi
   const url = `${BASE}${path}`;
   if (options.replace) history.replaceState(null, "", url);
   else history.pushState(null, "", url);
-  currentPath.value = pathOf(new URL(url, location.origin).pathname);
+  const next = new URL(url, location.origin);
+  currentPath.value = pathOf(next.pathname);
+  currentQuery.value = next.search;
 }
 
 addEventListener("popstate", () => {
   currentPath.value = pathOf(location.pathname);
+  currentQuery.value = location.search;
 });
 
 /** A path the console may go back to after signing in: one of its own, never another site. */
@@ -31,5 +36,5 @@ export function safeReturnPath(value: string | null): string {
 
 /** The query parameter `name` of the current address. */
 export function queryParameter(name: string): string | null {
-  return new URLSearchParams(location.search).get(name);
+  return new URLSearchParams(currentQuery.value).get(name);
 }

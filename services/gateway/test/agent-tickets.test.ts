@@ -562,6 +562,28 @@ describe("GET /agent-api/tickets and GET /agent-api/views", () => {
     expect(await ids(users.vic, "q=100%25")).toEqual([]);
   });
 
+  it("searches by stem with a highlighted snippet per ticket: a message, a private note, the running number", async () => {
+    type Match = { field: string; eventId: string | null; snippet: { text: string; highlight: boolean }[] };
+    const search = async (q: string) => (await list(users.vic, `q=${encodeURIComponent(q)}`)).tickets as { ticket: { id: string }; match?: Match }[];
+    const marked = (match: Match | undefined) => match?.snippet.map((part) => (part.highlight ? `[${part.text}]` : part.text)).join("");
+    const [lighthouse] = await search("lighthouses dark");
+    expect(lighthouse).toMatchObject({ ticket: { id: t.vics!.id }, match: { field: "message", eventId: expect.any(String) } });
+    expect(marked(lighthouse!.match)).toBe("My [lighthouse] went [dark]");
+    const [note] = await search("krakens");
+    expect(note).toMatchObject({ ticket: { id: t.vics!.id }, match: { field: "note" } });
+    expect(marked(note!.match)).toBe("probably the [kraken]");
+    expect(await search('"gate stuck"')).toEqual([]);
+    expect((await search('"gate is stuck"')).map((item) => item.ticket.id)).toEqual([t.fresh!.id]);
+    const [numbered] = await search(`#${t.held!.runningId}`);
+    expect(numbered!.match).toEqual({ field: "runningId", eventId: null, snippet: [{ text: `#${t.held!.runningId}`, highlight: true }] });
+    // Without q, no match.
+    expect((await list(users.vic, "view=open")).tickets.every((item) => !("match" in item))).toBe(true);
+    const long = await stack.request(`/agent-api/tickets?q=${"x".repeat(201)}`, { headers: { cookie: users.vic.cookie } });
+    expect(long.status).toBe(400);
+    expect(long.body).toMatchObject({ details: { issues: [{ path: "/query/q" }] } });
+    expect(long.text).not.toMatch(/tsquery|select|ticket_events/i);
+  });
+
   it("refuses bad filters with a 400 naming each", async () => {
     const response = await stack.request("/agent-api/tickets?view=everything&assignee=someone&sort=name", { headers: { cookie: users.vic.cookie } });
     expect(response.status).toBe(400);

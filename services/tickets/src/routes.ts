@@ -170,7 +170,7 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
     },
 
     listAgentTickets: async (req) => {
-      const { tickets, nextCursor } = await listAgentTickets(ctx, company(req.companyId), {
+      const { tickets, nextCursor, matches } = await listAgentTickets(ctx, company(req.companyId), {
         userId: req.userId,
         gameIds: req.gameIds,
         raw: {
@@ -195,7 +195,11 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
           view: req.view,
         },
       });
-      return { tickets: tickets.map(toMessage), nextCursor: nextCursor ?? undefined };
+      return {
+        tickets: tickets.map(toMessage),
+        nextCursor: nextCursor ?? undefined,
+        matches: [...matches].map(([ticketId, match]) => ({ ticketId, field: match.field, eventId: match.eventId ?? undefined, snippet: match.snippet })),
+      };
     },
 
     countAgentViews: async (req) => ({

@@ -8,6 +8,7 @@ import { currentPath, navigate } from "../router.ts";
 import { connected } from "../live.ts";
 import { me, signOut } from "../session.ts";
 import { Alert } from "./form.tsx";
+import { GlobalShortcuts } from "./shortcuts-dialog.tsx";
 
 export function PageTitle({ children, id }: { children: string; id?: string }) {
   const heading = useRef<HTMLHeadingElement>(null);
@@ -70,7 +71,7 @@ export function AppLayout({ children, wide = false }: { children: ComponentChild
       <header class="top">
         <span class="brand">{t("app.name")}</span>
         <nav aria-label={t("nav.label")}>
-          {!limited && <Link to="/views/mine" current={currentPath.value.startsWith("/views/") || currentPath.value.startsWith("/tickets/")}>{t("nav.inbox")}</Link>}
+          {!limited && <Link to="/views/mine" current={currentPath.value.startsWith("/views/") || currentPath.value.startsWith("/tickets/") || currentPath.value === "/search"}>{t("nav.inbox")}</Link>}
           {!limited && <Link to="/account">{t("nav.account")}</Link>}
           <Link to="/security">{t("nav.security")}</Link>
         </nav>
@@ -84,6 +85,7 @@ export function AppLayout({ children, wide = false }: { children: ComponentChild
         {error && <Alert>{error}</Alert>}
         {children}
       </main>
+      {!limited && <GlobalShortcuts />}
     </>
   );
 }

@@ -5,12 +5,13 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { VList, type VListHandle } from "virtua";
 import { call, type TicketListItem, type TicketPage, type ViewCount } from "../api.ts";
 import { AppLayout, Link, PageTitle } from "../components/layout.tsx";
-import { formatAge } from "../format.ts";
+import { SearchForm } from "../components/search-form.tsx";
+import { statusName, TicketRowContent } from "../components/ticket-row.tsx";
+import { dialogOpen } from "../components/shortcuts-dialog.tsx";
 import { t } from "../i18n.ts";
 import type { MessageKey } from "../messages/en.ts";
-import { lastChange, presence, reloads } from "../live.ts";
+import { lastChange, reloads } from "../live.ts";
 import { navigate } from "../router.ts";
-import { colleagues } from "../directory.ts";
 import { me } from "../session.ts";
 
 const VIEWS = ["mine", "unassigned", "open", "waiting", "on_hold", "closed_7d"] as const;
@@ -18,7 +19,7 @@ const PAGE = 100;
 
 /** The view's name in the interface's language. */
 export const viewName = (id: string): string => t(`view.${id}` as MessageKey);
-export const statusName = (status: string): string => t(`status.${status}` as MessageKey);
+export { statusName };
 
 /** Reads again after live changes, at most every `ms`. */
 function useLiveRefresh(ms: number): number {
@@ -85,7 +86,7 @@ export function Inbox({ view }: { view: string }) {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement;
-      if (target.closest("input, textarea, select") || event.ctrlKey || event.metaKey || event.altKey || !items?.length) return;
+      if (target.closest("input, textarea, select") || dialogOpen() || event.isComposing || event.ctrlKey || event.metaKey || event.altKey || !items?.length) return;
       if (event.key === "j" || event.key === "k") {
         const next = Math.max(0, Math.min(items.length - 1, selected + (event.key === "j" ? 1 : -1)));
         setSelected(next);
@@ -98,9 +99,6 @@ export function Inbox({ view }: { view: string }) {
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
   }, [items, selected]);
-
-  const assignee = (item: TicketListItem) =>
-    item.assigneeId === null ? t("inbox.nobody") : item.assigneeId === userId ? t("inbox.me") : (colleagues.value.get(item.assigneeId)?.displayName ?? t("inbox.someoneElse"));
 
   return (
     <AppLayout wide>
@@ -120,6 +118,7 @@ export function Inbox({ view }: { view: string }) {
           </ul>
         </nav>
         <section class="list-pane" aria-labelledby="list-title">
+          <SearchForm />
           <PageTitle id="list-title">{viewName(view)}</PageTitle>
           {error && <p role="alert" class="alert error">{t("app.error")}</p>}
           {items === undefined ? (
@@ -137,29 +136,17 @@ export function Inbox({ view }: { view: string }) {
                   if (handle && offset + handle.viewportSize >= handle.scrollSize - 600) void loadMore();
                 }}
               >
-                {items.map((item, index) => {
-                  const onTicket = presence.value.get(item.ticket.id)?.agents.filter((agent) => agent.userId !== userId) ?? [];
-                  return (
-                    <div role="listitem" key={item.ticket.id} class={`ticket-row${index === selected ? " selected" : ""}`}>
-                      <a id={`ticket-row-${index}`} href={`/app/tickets/${item.ticket.id}`} onClick={(event) => {
-                        if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
-                        event.preventDefault();
-                        navigate(`/tickets/${item.ticket.id}`);
-                      }} onFocus={() => setSelected(index)}>
-                        <span class={`status status-${item.ticket.status}`}>{statusName(item.ticket.status)}</span>
-                        <span class="number">#{item.ticket.runningId}</span>
-                        <span class="player">{item.ticket.playerName ?? item.ticket.email ?? item.ticket.playerId ?? t("ticket.unknownPlayer")}</span>
-                        <span class="meta">
-                          {item.ticket.language.toUpperCase()} · {t("ticket.tier", { tier: item.ticket.metadata.playerTier ?? 1 })}
-                          {item.ticket.tags.length > 0 ? ` · ${item.ticket.tags.join(", ")}` : ""}
-                        </span>
-                        <span class="assignee">{assignee(item)}</span>
-                        <span class="age">{formatAge(item.ticket.lastActivityAt ?? item.ticket.createdAt)}</span>
-                        {onTicket.length > 0 && <span class="presence-dot" title={onTicket.map((agent) => agent.displayName).join(", ")} aria-label={t("presence.onTicket", { names: onTicket.map((agent) => agent.displayName).join(", ") })} />}
-                      </a>
-                    </div>
-                  );
-                })}
+                {items.map((item, index) => (
+                  <div role="listitem" key={item.ticket.id} class={`ticket-row${index === selected ? " selected" : ""}`}>
+                    <a id={`ticket-row-${index}`} href={`/app/tickets/${item.ticket.id}`} onClick={(event) => {
+                      if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+                      event.preventDefault();
+                      navigate(`/tickets/${item.ticket.id}`);
+                    }} onFocus={() => setSelected(index)}>
+                      <TicketRowContent item={item} userId={userId} />
+                    </a>
+                  </div>
+                ))}
               </VList>
             </div>
           )}

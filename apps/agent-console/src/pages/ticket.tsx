@@ -13,6 +13,7 @@ import { lastChange, presence, reloads } from "../live.ts";
 import { assignable, colleagues, tagsFor } from "../directory.ts";
 import { me } from "../session.ts";
 import { statusName } from "./inbox.tsx";
+import { dialogOpen } from "../components/shortcuts-dialog.tsx";
 
 const VIEWING_EVERY_MS = 10_000;
 const TYPING_EVERY_MS = 3_000;
@@ -101,7 +102,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
   const resolveRef = useRef<() => void>(() => undefined);
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
-      if ((event.target as HTMLElement).closest("input, textarea, select") || event.ctrlKey || event.metaKey || event.altKey) return;
+      if ((event.target as HTMLElement).closest("input, textarea, select") || dialogOpen() || event.isComposing || event.ctrlKey || event.metaKey || event.altKey) return;
       if (event.key === "r" || event.key === "n") {
         event.preventDefault();
         setMode(event.key === "r" ? "reply" : "note");

@@ -1485,7 +1485,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List tickets (views, filters, text)
+         * List tickets (views, filters, search)
          * @description The tickets of the user's games matching every given filter, one page at a time: the
          *     filters of `GET /tickets` plus `view`, `assignee`, `language`, `tier`, `channel` and `q`,
          *     sorted by creation (default) or last activity, newest first unless `order=asc`. Each
@@ -1837,6 +1837,33 @@ export interface components {
              * @description The user the ticket is assigned to; null when nobody.
              */
             assigneeId: string | null;
+            match?: components["schemas"]["AgentSearchMatch"];
+        };
+        /**
+         * @description With `q`: why the ticket is listed, shown as a snippet. The snippet is plain text cut
+         *     into parts; the parts whose `highlight` is true are the matched words. Render every part
+         *     as text (never as markup).
+         */
+        AgentSearchMatch: {
+            /**
+             * @description What matched: a player or agent `message`, a private `note`, a collector's text
+             *     answer (`collectorAnswer`), the player's name, email or external id, or the running
+             *     number. With several, the running number wins, then the newest matching event,
+             *     then the player's fields.
+             * @enum {string}
+             */
+            field: "message" | "note" | "collectorAnswer" | "playerName" | "email" | "playerId" | "runningId";
+            /**
+             * Format: uuid
+             * @description The conversation entry that matched (message, note, collector answer); null otherwise.
+             */
+            eventId: string | null;
+            /** @description The snippet in order; a cut is shown as "…". */
+            snippet: {
+                text: string;
+                /** @description True for matched text. */
+                highlight: boolean;
+            }[];
         };
         AgentViewCount: {
             /**
@@ -5793,10 +5820,21 @@ export interface operations {
                 tier?: 1 | 2 | 3;
                 channel?: "chat" | "email" | "messenger";
                 /**
-                 * @description Text, matched case-insensitively as a substring of the ticket's messages and
-                 *     private notes, the player's name, email or external id; digits (or `#` and
-                 *     digits) also match the running number. Plain matching for now, not full-text
-                 *     search.
+                 * @description A search (combined with every other filter; newest first like any list). A ticket
+                 *     matches when any of these match:
+                 *     - words: every word must occur in one message, private note or collector text
+                 *       answer of the ticket, compared by stem in the ticket's language where Postgres has
+                 *       a stemmer (English, German, French, Spanish, Portuguese, Italian, Dutch, Russian,
+                 *       Turkish, Finnish, Swedish, Danish, Norwegian, Hungarian, Romanian, Greek,
+                 *       Indonesian, Arabic), as written otherwise; Japanese, Chinese and Korean are
+                 *       compared by pairs of characters, so any part of two characters or more is found.
+                 *       `"quoted words"` must follow each other in that order, `or` between two words
+                 *       accepts either, `-word` excludes it (web-search syntax);
+                 *     - the whole text (quotes removed, 3 characters or more) as a case-insensitive
+                 *       substring of the player's name, email or external id;
+                 *     - `#42`: the ticket with running number 42, and nothing else; `42` also that ticket.
+                 *
+                 *     Each listed ticket then has `match`: where it matched, as a snippet.
                  */
                 q?: string;
                 /** @description What the list is sorted by (then by running number). */

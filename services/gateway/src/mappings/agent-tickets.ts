@@ -3,7 +3,7 @@
 // shows them: this file only adds what agents see beside them (the assignee, who wrote each
 // event, the player's record).
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import type { AgentViewCount, ListTicketBreadcrumbsResponse, PendingDeletion, Player, Ticket, TicketEvent } from "@support/proto";
+import type { AgentViewCount, ListTicketBreadcrumbsResponse, PendingDeletion, Player, Ticket, TicketEvent, TicketSearchMatch } from "@support/proto";
 import type { Schemas } from "../openapi/types.ts";
 import { toBreadcrumbsDto, toEventDto, toTicketDto } from "./tickets.ts";
 
@@ -34,8 +34,18 @@ export function toPlayerRecordDto(player: Player): Schemas["AgentPlayerRecord"] 
   };
 }
 
-export function toTicketListItemDto(ticket: Ticket): Schemas["AgentTicketListItem"] {
-  return { ticket: toTicketDto(ticket), assigneeId: ticket.assigneeId ?? null };
+export function toTicketListItemDto(ticket: Ticket, match?: TicketSearchMatch): Schemas["AgentTicketListItem"] {
+  const item: Schemas["AgentTicketListItem"] = { ticket: toTicketDto(ticket), assigneeId: ticket.assigneeId ?? null };
+  if (match !== undefined) item.match = toSearchMatchDto(match);
+  return item;
+}
+
+export function toSearchMatchDto(match: TicketSearchMatch): Schemas["AgentSearchMatch"] {
+  return {
+    field: match.field as Schemas["AgentSearchMatch"]["field"],
+    eventId: match.eventId ?? null,
+    snippet: match.snippet.map((part) => ({ text: part.text, highlight: part.highlight })),
+  };
 }
 
 /** The views' English names; the console shows its own translation of the id. */

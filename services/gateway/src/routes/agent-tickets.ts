@@ -108,7 +108,8 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
         sort: query.sort,
         view: query.view,
       });
-      respond(ctx, 200, { tickets: page.tickets.map(toTicketListItemDto), pagination: { cursor: page.nextCursor ?? null } });
+      const matches = new Map(page.matches.map((match) => [match.ticketId, match]));
+      respond(ctx, 200, { tickets: page.tickets.map((ticket) => toTicketListItemDto(ticket, matches.get(ticket.id))), pagination: { cursor: page.nextCursor ?? null } });
     },
     { before: guards.read },
   );

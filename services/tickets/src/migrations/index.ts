@@ -7,6 +7,7 @@ import * as createTickets from "./2026_11_23_00_00_00_create_tickets.ts";
 import * as createErasedPlayers from "./2026_11_25_00_00_00_create_erased_players.ts";
 import * as createSessionTickets from "./2026_11_28_00_00_00_create_session_tickets.ts";
 import * as addAgentTicketLists from "./2026_11_29_00_00_00_add_agent_ticket_lists.ts";
+import * as addTicketSearch from "./2026_11_30_00_00_00_add_ticket_search.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_00_00_create_outbox": createOutboxMigration,
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_27_00_00_00_create_idempotency_keys": createIdempotencyKeysMigration,
   "2026_11_28_00_00_00_create_session_tickets": createSessionTickets,
   "2026_11_29_00_00_00_add_agent_ticket_lists": addAgentTicketLists,
+  "2026_11_30_00_00_00_add_ticket_search": addTicketSearch,
 };

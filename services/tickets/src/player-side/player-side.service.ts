@@ -68,7 +68,7 @@ export async function addPlayerMessage(
       recorded.unshift({ id: randomUUID(), type: "STATUS_CHANGED", data: { from: locked.status, to: updated.status }, actor });
       outbox.unshift(domain.statusChanged(updated, locked.status, actor));
     }
-    await insertEvents(trx, locked.companyId, locked.id, recorded);
+    await insertEvents(trx, locked, recorded);
     await writeEvents(trx, outbox);
     return { ticket: updated, eventId: message.id };
   });
@@ -91,7 +91,7 @@ export async function submitCsat(
     const updated: Ticket = { ...locked, csatScore: input.score, csatReview: review, lastActivityAt: now };
     const actor: Actor = { type: "player", id: locked.servicePlayerId };
     const csat: RecordedEvent = { id: randomUUID(), type: "CSAT", data: { score: input.score, review }, actor };
-    await insertEvents(trx, locked.companyId, locked.id, [csat]);
+    await insertEvents(trx, locked, [csat]);
     await writeEvents(trx, [domain.ticketRated(updated, csat)]);
     return updated;
   });
@@ -140,7 +140,7 @@ export async function addCollectorResult(
       recorded.unshift({ id: randomUUID(), type: "STATUS_CHANGED", data: { from: locked.status, to: updated.status }, actor });
       outbox.unshift(domain.statusChanged(answered, locked.status, actor));
     }
-    await insertEvents(trx, locked.companyId, locked.id, recorded);
+    await insertEvents(trx, locked, recorded);
     await writeEvents(trx, outbox);
     return { ticket: answered, resultId, eventId: event.id };
   });

@@ -5,14 +5,23 @@ import { PUBLIC_EVENT_TYPES, type RecordedEvent, type TicketEvent } from "./even
 
 type Db = Kysely<TicketsDatabase>;
 
+/** The ticket events are appended to: its language chooses how their text is indexed for search. */
+export interface EventsTicket {
+  id: string;
+  companyId: string;
+  language: string;
+}
+
 /**
  * The statement that appends events in the given order (seq is the creation order), to run on
  * its own (insertEvents) or inside the statement that writes the ticket (ticket.repository).
+ * Every event records the search configuration of the ticket's language (the migration's
+ * ticket_search_config); its search_vector is generated from it and the event's text.
  */
-export function eventsInsert(companyId: string, ticketId: string, events: readonly RecordedEvent[]): RawBuilder<unknown> {
+export function eventsInsert(ticket: EventsTicket, events: readonly RecordedEvent[]): RawBuilder<unknown> {
   return sql`
-    insert into ticket_events (id, ticket_id, company_id, type, data, actor)
-    select e.id, ${ticketId}::uuid, ${companyId}::uuid, e.type, e.data, e.actor
+    insert into ticket_events (id, ticket_id, company_id, type, data, actor, search_config)
+    select e.id, ${ticket.id}::uuid, ${ticket.companyId}::uuid, e.type, e.data, e.actor, ticket_search_config(${ticket.language}::text)
     from unnest(${events.map((event) => event.id)}::uuid[], ${events.map((event) => event.type)}::text[],
                 ${events.map((event) => JSON.stringify(event.data))}::jsonb[], ${events.map((event) => JSON.stringify(event.actor))}::jsonb[])
       with ordinality as e(id, type, data, actor, n)
@@ -20,9 +29,9 @@ export function eventsInsert(companyId: string, ticketId: string, events: readon
 }
 
 /** Appends events in the given order (seq is the creation order). */
-export async function insertEvents(trx: Db, companyId: string, ticketId: string, events: readonly RecordedEvent[]): Promise<void> {
+export async function insertEvents(trx: Db, ticket: EventsTicket, events: readonly RecordedEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await eventsInsert(companyId, ticketId, events).execute(trx);
+  await eventsInsert(ticket, events).execute(trx);
 }
 
 /** The public events of a ticket in creation order; internal types are never returned. */

@@ -41,7 +41,7 @@ describe("parsing an agent list query", () => {
   it("takes the agents' filters: view, assignee (me, nobody, a user), language, tier, channel, text, sort", () => {
     const query = parseAgentListQuery({ view: "waiting", assignee: "me", language: "de", tier: "2", channel: "chat", q: "  lost ship ", sort: "lastActivityAt" }, context);
     expect(query).toMatchObject({
-      view: { statuses: ["waiting"] }, assignee: { type: "user", id: USER }, language: "de", tier: 2, channel: "chat", text: "lost ship", sort: "lastActivityAt",
+      view: { statuses: ["waiting"] }, assignee: { type: "user", id: USER }, language: "de", tier: 2, channel: "chat", search: { text: "lost ship", words: "lost ship", substring: "lost ship" }, sort: "lastActivityAt",
     });
     expect(parseAgentListQuery({ assignee: "nobody" }, context).assignee).toEqual({ type: "nobody" });
     const other = "22222222-2222-4222-8222-22222222222A";

@@ -5,6 +5,7 @@
 import { isAppError, isUuid, validationError, type ValidationIssue } from "@support/errors";
 import type { ListOrder, ListSort } from "./cursor.ts";
 import { parseListQuery, type ListQuery, type RawListQuery } from "./list-query.ts";
+import { parseTicketSearch, type TicketSearch } from "./search.ts";
 import { CHANNELS, isOneOf, LANGUAGES, PLAYER_TIERS, TICKET_STATUSES, type Channel, type Language, type TicketStatus } from "./ticket.ts";
 
 export const AGENT_VIEWS = ["mine", "unassigned", "open", "waiting", "on_hold", "closed_7d"] as const;
@@ -73,8 +74,8 @@ export interface AgentListQuery extends ListQuery {
   language?: Language;
   tier?: number;
   channel?: Channel;
-  /** Plain text, matched case-insensitively as a substring. */
-  text?: string;
+  /** The search of `q` (search.ts). */
+  search?: TicketSearch;
 }
 
 export const MAX_TEXT_LENGTH = 200;
@@ -128,7 +129,7 @@ export function parseAgentListQuery(
     if (text.length > MAX_TEXT_LENGTH) issues.push({ path: "/query/q", message: `must be at most ${MAX_TEXT_LENGTH} characters` });
     // Postgres cannot compare text holding U+0000.
     else if (text.includes("\u0000")) issues.push({ path: "/query/q", message: "must not contain NUL characters" });
-    else if (text !== "") query.text = text;
+    else if (text !== "") query.search = parseTicketSearch(text);
   }
 
   if (issues.length > 0 || base === undefined) throw validationError(issues);

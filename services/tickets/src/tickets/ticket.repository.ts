@@ -3,10 +3,11 @@
 import { sql, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type Updateable } from "kysely";
 import type { TicketsDatabase } from "../database.ts";
 import type { RecordedEvent } from "../ticket-events/event.ts";
-import { eventsInsert } from "../ticket-events/event.repository.ts";
+import { eventsInsert, type EventsTicket } from "../ticket-events/event.repository.ts";
 import { OPEN_STATUSES, type AgentListQuery, type AssigneeCondition, type ViewConditions } from "./agent-list.ts";
 import type { ListSort } from "./cursor.ts";
 import type { ListQuery } from "./list-query.ts";
+import { CJK_RUN, HIGHLIGHT_START, HIGHLIGHT_STOP, type TicketSearch } from "./search.ts";
 import type { NewTicket } from "./new-ticket.ts";
 import type {
   Channel, FieldValues, Language, Platform, ResolutionType, SupportSource, Ticket, TicketStatus,
@@ -107,7 +108,7 @@ export async function insertTicket(
       (select last_created_at from counter)
     )
     returning ${TICKET_COLUMNS_SQL}
-    )${events.length > 0 ? sql`, events as (${eventsInsert(ticket.companyId, opened.id, events)})` : sql``}
+    )${events.length > 0 ? sql`, events as (${eventsInsert({ id: opened.id, companyId: ticket.companyId, language: ticket.language }, events)})` : sql``}
     select ${TICKET_COLUMNS_SQL} from inserted`.execute(trx);
   return toTicket(rows[0]!);
 }
@@ -169,7 +170,7 @@ export async function updateTicket(
   trx: Db,
   ticketId: string,
   changes: TicketChanges,
-  appended?: { companyId: string; events: readonly RecordedEvent[] },
+  appended?: { ticket: EventsTicket; events: readonly RecordedEvent[] },
 ): Promise<Ticket> {
   const values: Updateable<TicketTable> = { updated_at: sql<Date>`clock_timestamp()` as never };
   if (changes.status !== undefined) {
@@ -190,7 +191,7 @@ export async function updateTicket(
   if (changes.lastPlayerMessageAt !== undefined) values.last_player_message_at = changes.lastPlayerMessageAt;
   const update = trx.updateTable("tickets").set(values).where("id", "=", ticketId).returning(TICKET_COLUMNS);
   const row = appended !== undefined && appended.events.length > 0
-    ? (await sql<TicketRow>`with updated as (${update}), events as (${eventsInsert(appended.companyId, ticketId, appended.events)}) select ${TICKET_COLUMNS_SQL} from updated`.execute(trx)).rows[0]
+    ? (await sql<TicketRow>`with updated as (${update}), events as (${eventsInsert(appended.ticket, appended.events)}) select ${TICKET_COLUMNS_SQL} from updated`.execute(trx)).rows[0]
     : await update.executeTakeFirst();
   if (row === undefined) throw new Error(`ticket ${ticketId} to update not found`);
   return toTicket(row);
@@ -248,10 +249,11 @@ export function listTicketsQuery(db: Db, companyId: string, query: ListQuery) {
   return select.orderBy("created_at", direction).orderBy("running_id", direction).limit(query.limit + 1);
 }
 
-type TicketSelect = SelectQueryBuilder<TicketsDatabase, "tickets", Selectable<TicketTable>>;
-
 /** The public list's filters (every one must match), on any select from tickets. */
-function withListFilters(select: TicketSelect, query: Omit<ListQuery, "order" | "cursor" | "limit">): TicketSelect {
+function withListFilters<O>(
+  select: SelectQueryBuilder<TicketsDatabase, "tickets", O>,
+  query: Omit<ListQuery, "order" | "cursor" | "limit">,
+): SelectQueryBuilder<TicketsDatabase, "tickets", O> {
   if (query.playerId !== undefined) select = select.where("player_external_id", "=", query.playerId);
   if (query.email !== undefined) select = select.where(sql<boolean>`lower(email) = lower(${query.email})`);
   if (query.gameId !== undefined) select = select.where("game_id", "=", query.gameId);
@@ -328,22 +330,105 @@ function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
+/** A CJK run as the migration's cjk_bigrams indexes it: overlapping pairs of characters. */
+function cjkPairs(run: string): string {
+  const chars = [...run];
+  if (chars.length < 2) return run;
+  return chars.slice(0, -1).map((char, i) => char + chars[i + 1]).join(" ");
+}
+
+const QUOTE_OR_CJK_RUN = new RegExp(`"|${CJK_RUN.source}`, "gu");
+
 /**
- * Plain text search: a case-insensitive substring of a message or private note, the player's
- * name, email or external id, or the running number (`42` or `#42`). Messages are read from the
- * events; a full-text index is a later step.
+ * A search's words for websearch_to_tsquery, with every CJK run written as its pairs, quoted so
+ * that they must follow each other as in the text (inside a quoted phrase they already must).
  */
-function textMatchSql(text: string): RawBuilder<boolean> {
-  const pattern = containsPattern(text);
-  const number = /^#?(\d{1,15})$/.exec(text)?.[1];
-  return sql<boolean>`(
-    player_name ilike ${pattern} or email ilike ${pattern} or player_external_id ilike ${pattern}
-    ${number !== undefined ? sql`or running_id = ${Number(number)}::bigint` : sql``}
-    or exists (
-      select 1 from ticket_events e
-      where e.ticket_id = tickets.id and e.type in ('PLAYER_MESSAGE', 'AGENT_MESSAGE', 'PRIVATE_NOTE') and e.data->>'message' ilike ${pattern}
-    )
-  )`;
+export function websearchText(words: string): string {
+  let quoted = false;
+  return words.replace(QUOTE_OR_CJK_RUN, (match) => {
+    if (match === '"') {
+      quoted = !quoted;
+      return match;
+    }
+    return quoted ? ` ${cjkPairs(match)} ` : ` "${cjkPairs(match)}" `;
+  });
+}
+
+/**
+ * The conditions under which a ticket matches a search, any of which suffices (see
+ * listAgentTicketsQuery): one of its events' tsvectors matches the words (the index is probed
+ * with the words read in every configuration, then each event is checked with its own), or
+ * the player's name, email or external id holds the substring (trigram indexes), or the running
+ * number. Each is answered from an index scoped to the company.
+ */
+function searchConditions(companyId: string, search: TicketSearch, way: "index" | "probe" = "index"): RawBuilder<boolean>[] {
+  const conditions: RawBuilder<boolean>[] = [];
+  if (search.words !== "") {
+    const words = websearchText(search.words);
+    // "probe": the ticket's own events, one ticket at a time (`offset 0` keeps Postgres from
+    // turning this into one read of every matching event of the company).
+    conditions.push(way === "probe"
+      ? sql<boolean>`exists (
+        select 1 from ticket_events e
+        where e.ticket_id = tickets.id and e.search_vector is not null and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text)
+        offset 0)`
+      : sql<boolean>`exists (
+        select 1 from ticket_events e
+        where e.ticket_id = tickets.id and e.company_id = ${companyId}::uuid and e.search_vector is not null
+          and e.search_vector @@ ticket_search_tsquery(${words}::text) and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text))`);
+  }
+  const others: RawBuilder<unknown>[] = [];
+  if (search.substring !== undefined) {
+    const pattern = containsPattern(search.substring);
+    for (const column of ["player_name", "email", "player_external_id"]) {
+      others.push(sql`select s.id from tickets s where s.company_id = ${companyId}::uuid and s.${sql.ref(column)} ilike ${pattern}`);
+    }
+  }
+  if (search.runningId !== undefined) {
+    others.push(sql`select s.id from tickets s where s.company_id = ${companyId}::uuid and s.running_id = ${search.runningId}::bigint`);
+  }
+  if (others.length > 0) conditions.push(sql<boolean>`tickets.id in (${sql.join(others, sql` union all `)})`);
+  return conditions;
+}
+
+/** The newest event of a ticket that a search's words matched, with its headline. */
+export interface SearchEventHit {
+  ticketId: string;
+  eventId: string;
+  type: string;
+  /** The matched words between HIGHLIGHT_START and HIGHLIGHT_STOP, in at most two fragments. */
+  headline: string;
+  /** The event's searchable text (its first 4,000 characters). */
+  text: string;
+}
+
+/**
+ * ts_headline's options, marking matches with characters no searched text keeps (they are
+ * replaced before): a text up to HEADLINE_WHOLE_TEXT characters is shown whole, a longer one
+ * as up to two short fragments around its matches.
+ */
+const HEADLINE_MARKS = `StartSel="${HIGHLIGHT_START}", StopSel="${HIGHLIGHT_STOP}"`;
+const HEADLINE_WHOLE = `${HEADLINE_MARKS}, HighlightAll=true`;
+const HEADLINE_FRAGMENTS = `${HEADLINE_MARKS}, MaxWords=18, MinWords=6, ShortWord=2, MaxFragments=2, FragmentDelimiter=" … "`;
+const HEADLINE_WHOLE_TEXT = 200;
+
+/** For each ticket, the newest of its events that `words` match (the first of searchConditions), with a headline. */
+export async function searchEventHits(db: Db, ticketIds: readonly string[], words: string): Promise<SearchEventHit[]> {
+  if (ticketIds.length === 0 || words === "") return [];
+  const text = websearchText(words);
+  const { rows } = await sql<SearchEventHit>`
+    select t.id as "ticketId", h.id as "eventId", h.type, left(h.text, 4000) as text,
+      ts_headline(h.search_config, translate(h.text, chr(2) || chr(3), '  '), websearch_to_tsquery(h.search_config, ${text}::text),
+        case when length(h.text) <= ${HEADLINE_WHOLE_TEXT} then ${HEADLINE_WHOLE} else ${HEADLINE_FRAGMENTS} end) as headline
+    from unnest(${ticketIds}::uuid[]) as t(id)
+    cross join lateral (
+      select e.id, e.type, e.search_config, ticket_event_search_text(e.type, e.data) as text
+      from ticket_events e
+      where e.ticket_id = t.id and e.search_vector is not null and e.search_vector @@ websearch_to_tsquery(e.search_config, ${text}::text)
+      order by e.seq desc
+      limit 1
+    ) h`.execute(db);
+  return rows;
 }
 
 /** The time an agent list is sorted by (then by running id). */
@@ -351,30 +436,72 @@ function sortKeySql(sort: ListSort): RawBuilder<Date> {
   return sort === "lastActivityAt" ? sql<Date>`coalesce(last_activity_at, created_at)` : sql<Date>`created_at`;
 }
 
-/** The page query of listAgentTickets, unexecuted (tests EXPLAIN it). Limit + 1 rows, like listTickets. */
-export function listAgentTicketsQuery(db: Db, companyId: string, query: AgentListQuery) {
+/** An agent list's filters but the search, unordered, and the ordering and page size of its pages. */
+function agentListParts(db: Db, companyId: string, query: AgentListQuery) {
   const descending = query.order === "desc";
   const sortKey = sortKeySql(query.sort);
+  const direction = sql.raw(descending ? "desc" : "asc");
   // One game is written as an equality: then an index led by (company_id, game_id) also gives the order.
-  let select = withListFilters(db.selectFrom("tickets").selectAll().where("company_id", "=", companyId), query)
+  let select = withListFilters(db.selectFrom("tickets").where("company_id", "=", companyId), query)
     .where(query.gameIds.length === 1 ? sql<boolean>`game_id = ${query.gameIds[0]}::uuid` : sql<boolean>`game_id = any(${query.gameIds}::uuid[])`);
   if (query.view !== undefined) select = select.where(viewSql(query.view));
   if (query.assignee !== undefined) select = select.where(assigneeSql(query.assignee));
   if (query.language !== undefined) select = select.where("language", "=", query.language);
   if (query.tier !== undefined) select = select.where(sql<boolean>`metadata @> ${JSON.stringify({ playerTier: query.tier })}::jsonb`);
   if (query.channel !== undefined) select = select.where(sql<boolean>`channels @> array[${query.channel}]::text[]`);
-  if (query.text !== undefined) select = select.where(textMatchSql(query.text));
   if (query.cursor !== undefined) {
     const { createdAt, runningId } = query.cursor;
     select = select.where(sql<boolean>`(${sortKey}, running_id) ${sql.raw(descending ? "<" : ">")} (${createdAt}::timestamptz, ${runningId}::bigint)`);
   }
-  const direction = sql.raw(descending ? "desc" : "asc");
-  return select.orderBy(sql`${sortKey} ${direction}`).orderBy(sql`running_id ${direction}`).limit(query.limit + 1);
+  const ordered = <DB, TB extends keyof DB, O>(builder: SelectQueryBuilder<DB, TB, O>, limit = query.limit + 1) =>
+    builder.orderBy(sql`${sortKey} ${direction}`).orderBy(sql`running_id ${direction}`).limit(limit);
+  return { select, ordered };
+}
+
+/**
+ * The page query of listAgentTickets, unexecuted (tests EXPLAIN it). Limit + 1 rows, like
+ * listTickets. With a search: each search condition's own first page, then the first page of
+ * their union, so that each condition is planned on its own (an `or` of them could only be
+ * checked ticket by ticket); a rare word starts from the event index.
+ */
+export function listAgentTicketsQuery(db: Db, companyId: string, query: AgentListQuery) {
+  const { select, ordered } = agentListParts(db, companyId, query);
+  if (query.search === undefined) return ordered(select.selectAll());
+  const conditions = searchConditions(companyId, query.search);
+  if (conditions.length === 0) return ordered(select.selectAll().where(sql<boolean>`false`));
+  const firstPages = conditions.map((condition) => sql`(${ordered(select.select("id").where(condition))})`);
+  return ordered(db.selectFrom("tickets").selectAll().where("company_id", "=", companyId).where(sql<boolean>`id in (${sql.join(firstPages, sql` union `)})`));
+}
+
+/** How many of the newest tickets a search checks one by one before it asks the indexes. */
+export const SEARCH_WALK = 500;
+
+/**
+ * A search's first try, unexecuted (tests EXPLAIN it): the SEARCH_WALK newest tickets of the list
+ * (after the cursor), newest first, each checked against its own events until a page is full.
+ * When they hold a whole page, that page is the answer (every ticket before the last of it was
+ * checked); otherwise listAgentTicketsQuery finds the matches from the indexes. So words found
+ * in many tickets cost a few hundred probes instead of reading every match from the event
+ * index, whatever the planner estimates of them (it underestimates several words, phrases and
+ * CJK pairs); words found in few cost at most SEARCH_WALK probes more.
+ */
+export function searchWalkQuery(db: Db, companyId: string, query: AgentListQuery & { search: TicketSearch }) {
+  const { select, ordered } = agentListParts(db, companyId, query);
+  const conditions = searchConditions(companyId, query.search, "probe");
+  const candidates = ordered(select.selectAll(), SEARCH_WALK).as("tickets");
+  return ordered(db.selectFrom(candidates).selectAll().where(conditions.length === 0 ? sql<boolean>`false` : sql<boolean>`(${sql.join(conditions, sql` or `)})`));
 }
 
 /** One page of an agent list (limit + 1 rows), with each row's sort time for the next cursor. */
 export async function listAgentTickets(db: Db, companyId: string, query: AgentListQuery): Promise<{ ticket: Ticket; sortedAt: Date }[]> {
-  const rows = await listAgentTicketsQuery(db, companyId, query).execute();
+  const { search } = query;
+  let rows: Selectable<TicketTable>[] | undefined;
+  // A page as long as the walk could never be filled by it.
+  if (search !== undefined && search.words !== "" && query.limit < SEARCH_WALK) {
+    const walked = await searchWalkQuery(db, companyId, { ...query, search }).execute();
+    if (walked.length > query.limit) rows = walked;
+  }
+  rows ??= await listAgentTicketsQuery(db, companyId, query).execute();
   return rows.map((row) => ({ ticket: toTicket(row), sortedAt: query.sort === "lastActivityAt" ? (row.last_activity_at ?? row.created_at) : row.created_at }));
 }
 

@@ -20,10 +20,11 @@ import { parseListQuery, type RawListQuery } from "./list-query.ts";
 import { checkMerge, planMerge, TARGET_PATH } from "./merge.ts";
 import { checkNewTicket, recordHoldsContact, type UncheckedNewTicket } from "./new-ticket.ts";
 import {
-  countAgentViews as countAgentViewRows, dueWaitingTicketIds, findCreationObstacles, findTicket, insertTicket, listAgentTickets as listAgentTicketRows,
+  countAgentViews as countAgentViewRows, dueWaitingTicketIds, findCreationObstacles, findTicket, insertTicket, listAgentTickets as listAgentTicketRows, searchEventHits,
   listTickets as listTicketRows,
   lockPlayerForCreation, lockTicketPair, lockWaitingTicket, updateTicket,
 } from "./ticket.repository.ts";
+import { ticketMatch, type TicketMatch } from "./search.ts";
 import { checkActions, referencedUsers, type TicketAction, type TicketActionInput } from "./ticket-actions.ts";
 import { isDueForAutoClose, transition } from "./ticket-state.ts";
 import { ticketUrl, type Actor, type FieldValues, type Ticket } from "./ticket.ts";
@@ -201,17 +202,27 @@ export async function listAgentTickets(
   ctx: TicketsContext,
   companyId: string,
   input: { userId: string; gameIds: readonly string[]; raw: RawAgentListQuery; now?: Date },
-): Promise<{ tickets: Ticket[]; nextCursor: string | null }> {
+): Promise<{ tickets: Ticket[]; nextCursor: string | null; matches: Map<string, TicketMatch> }> {
   const userId = checkedUserId(input.userId);
   const query = parseAgentListQuery(input.raw, { companyId, userId, gameIds: input.gameIds, cursorSecret: ctx.cursorSecret, now: input.now ?? new Date() });
-  if (query.gameIds.length === 0) return { tickets: [], nextCursor: null };
+  if (query.gameIds.length === 0) return { tickets: [], nextCursor: null, matches: new Map() };
   const rows = await listAgentTicketRows(ctx.db, companyId, query);
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   const nextCursor = rows.length > query.limit && last
     ? encodeCursor(ctx.cursorSecret, companyId, query.order, { createdAt: last.sortedAt, runningId: last.ticket.runningId }, query.sort)
     : null;
-  return { tickets: page.map((row) => row.ticket), nextCursor };
+  const tickets = page.map((row) => row.ticket);
+  const matches = new Map<string, TicketMatch>();
+  const { search } = query;
+  if (search !== undefined) {
+    const hits = new Map((await searchEventHits(ctx.db, tickets.map((ticket) => ticket.id), search.words)).map((hit) => [hit.ticketId, hit]));
+    for (const ticket of tickets) {
+      const match = ticketMatch(search, ticket, hits.get(ticket.id));
+      if (match !== null) matches.set(ticket.id, match);
+    }
+  }
+  return { tickets, nextCursor, matches };
 }
 
 /** How many tickets each built-in view lists for the user, in AGENT_VIEWS order. */
@@ -288,7 +299,7 @@ export async function performTicketActions(
       hasAccess: (userId) => access.get(userId) === true,
       definitions,
     });
-    const updated = await updateTicket(trx, locked.id, plan.changes, { companyId, events: plan.events });
+    const updated = await updateTicket(trx, locked.id, plan.changes, { ticket: locked, events: plan.events });
     await writeEvents(trx, plan.domainEvents);
     // Last, so that a failure of any earlier step leaves the player untouched; a failure here
     // rolls the ticket back.
@@ -332,8 +343,8 @@ export async function mergeTickets(
     if (!lockedTarget) throw notFound("target ticket not found");
     const events = await listPublicEvents(trx, lockedSource.id);
     const plan = planMerge(lockedSource, lockedTarget, events, { type: "user", id: actingUserId }, new Date());
-    const merged = await updateTicket(trx, lockedTarget.id, plan.target.changes, { companyId, events: plan.target.events });
-    const closed = await updateTicket(trx, lockedSource.id, plan.source.changes, { companyId, events: plan.source.events });
+    const merged = await updateTicket(trx, lockedTarget.id, plan.target.changes, { ticket: lockedTarget, events: plan.target.events });
+    const closed = await updateTicket(trx, lockedSource.id, plan.source.changes, { ticket: lockedSource, events: plan.source.events });
     await shareSessionTickets(trx, lockedSource.id, lockedTarget.id);
     await writeEvents(trx, plan.domainEvents);
     return { source: closed, target: merged };
@@ -355,7 +366,7 @@ export async function autoCloseTicket(ctx: TicketsContext, ticketId: string, hou
     const closed = await updateTicket(trx, ticket.id, { ...result.state, lastActivityAt: now });
     const end: RecordedEvent = { id: randomUUID(), type: "END", data: { resolutionType: "auto_closed" }, actor };
     const status: RecordedEvent = { id: randomUUID(), type: "STATUS_CHANGED", data: { from: ticket.status, to: closed.status }, actor };
-    await insertEvents(trx, closed.companyId, closed.id, [status, end]);
+    await insertEvents(trx, closed, [status, end]);
     await writeEvents(trx, [domain.statusChanged(closed, ticket.status, actor), domain.ticketClosed(closed, now, actor)]);
     return true;
   });

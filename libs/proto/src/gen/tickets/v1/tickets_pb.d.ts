@@ -569,8 +569,10 @@ export declare type ListAgentTicketsRequest = Message<"tickets.v1.ListAgentTicke
   channel?: string | undefined;
 
   /**
-   * Text matched against the ticket's messages and notes, the player's name, email and external
-   * id, and the running number.
+   * A search: words (all must match one message, private note or collector text answer, stemmed
+   * with the ticket's language), "quoted phrases", `or`, `-word`; the whole text as a substring
+   * of the player's name, email or external id (3 characters or more); `#42` or `42` the running
+   * number. Japanese, Chinese and Korean are matched by pairs of characters.
    *
    * @generated from field: optional string q = 20;
    */
@@ -614,6 +616,13 @@ export declare type ListAgentTicketsResponse = Message<"tickets.v1.ListAgentTick
    * @generated from field: optional string next_cursor = 2;
    */
   nextCursor?: string | undefined;
+
+  /**
+   * With q: why each ticket of the page matched, at most one per ticket.
+   *
+   * @generated from field: repeated tickets.v1.TicketSearchMatch matches = 3;
+   */
+  matches: TicketSearchMatch[];
 };
 
 /**
@@ -621,6 +630,69 @@ export declare type ListAgentTicketsResponse = Message<"tickets.v1.ListAgentTick
  * Use `create(ListAgentTicketsResponseSchema)` to create a new message.
  */
 export declare const ListAgentTicketsResponseSchema: GenMessage<ListAgentTicketsResponse>;
+
+/**
+ * TicketSearchMatch is where a search matched one ticket, as a snippet whose highlighted parts
+ * are the matched words.
+ *
+ * @generated from message tickets.v1.TicketSearchMatch
+ */
+export declare type TicketSearchMatch = Message<"tickets.v1.TicketSearchMatch"> & {
+  /**
+   * @generated from field: string ticket_id = 1;
+   */
+  ticketId: string;
+
+  /**
+   * message, note, collectorAnswer, playerName, email, playerId or runningId.
+   *
+   * @generated from field: string field = 2;
+   */
+  field: string;
+
+  /**
+   * The event whose text matched (message, note, collectorAnswer).
+   *
+   * @generated from field: optional string event_id = 3;
+   */
+  eventId?: string | undefined;
+
+  /**
+   * The snippet in order; the text of the parts joined is the plain snippet.
+   *
+   * @generated from field: repeated tickets.v1.SnippetPart snippet = 4;
+   */
+  snippet: SnippetPart[];
+};
+
+/**
+ * Describes the message tickets.v1.TicketSearchMatch.
+ * Use `create(TicketSearchMatchSchema)` to create a new message.
+ */
+export declare const TicketSearchMatchSchema: GenMessage<TicketSearchMatch>;
+
+/**
+ * SnippetPart is a piece of a snippet, highlighted when it is matched text.
+ *
+ * @generated from message tickets.v1.SnippetPart
+ */
+export declare type SnippetPart = Message<"tickets.v1.SnippetPart"> & {
+  /**
+   * @generated from field: string text = 1;
+   */
+  text: string;
+
+  /**
+   * @generated from field: bool highlight = 2;
+   */
+  highlight: boolean;
+};
+
+/**
+ * Describes the message tickets.v1.SnippetPart.
+ * Use `create(SnippetPartSchema)` to create a new message.
+ */
+export declare const SnippetPartSchema: GenMessage<SnippetPart>;
 
 /**
  * CountAgentViewsRequest names the user whose views are counted and their games.

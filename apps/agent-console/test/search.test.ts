@@ -1,0 +1,216 @@
+// Search and the keyboard shortcuts' dialog in headless Chromium over the real stack: `/` focuses
+// the inbox's search field, Enter lists the matching tickets of the agent's games with the
+// matched words marked (a German word by its stem, the running number; text that looks like
+// markup stays text), a result opens its ticket; `?` opens the list of shortcuts, which keeps the
+// focus inside until Escape closes it and gives the focus back. axe on every page, a screenshot
+// of every step in .ci/out/agent-console/.
+import { mkdir } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { startStack, type Stack, type TenantResult } from "@support/gateway/test-stack";
+import { freePort } from "@support/testkit";
+import { launchBrowser } from "@support/testkit/browser";
+import { buildBundle, type BuiltBundle } from "@support/testkit/bundle";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const SCREENSHOTS = fileURLToPath(new URL("../../../.ci/out/agent-console/", import.meta.url));
+const PASSWORD = "a quiet harbour at dawn, 2026";
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+describe("search and shortcuts in Chromium", () => {
+  let bundle: BuiltBundle;
+  let stack: Stack;
+  let tenant: TenantResult;
+  let browser: Browser;
+  let base: string;
+  const suffix = randomUUID().slice(0, 8);
+  const ada = `ada-${suffix}@search.example`;
+
+  beforeAll(async () => {
+    bundle = await buildBundle(fileURLToPath(new URL("..", import.meta.url)));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    stack = await startStack({ gateway: { PORT: port, AGENT_CONSOLE_DIR: bundle.dir, SUPPORT_APP_URL: `${base}/app` }, env: { SUPPORT_APP_URL: `${base}/app` } });
+    tenant = await stack.applyTenant({
+      company: { name: "Search Studio" },
+      apiKeys: [{ name: "main" }],
+      games: [
+        { ref: "galaxy", name: "Galaxy", slug: `galaxy-${suffix}`, languages: ["en", "de"], environments: [{ ref: "galaxy-prod", name: "production" }] },
+        { ref: "farm", name: "Farm", slug: `farm-${suffix}`, languages: ["en"], environments: [{ ref: "farm-prod", name: "production" }] },
+      ],
+      users: [{ ref: "ada", name: "Ada Lovelace", email: ada, role: "agent", displayName: "Ada", games: ["galaxy"] }],
+    });
+    await stack.admin(["users", "set-password", "--email", ada], `${PASSWORD}\n`);
+    browser = await launchBrowser();
+    await mkdir(SCREENSHOTS, { recursive: true });
+  }, 900_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+    await bundle?.remove();
+  });
+
+  async function agentPage(email: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "en-US", timezoneId: "UTC" });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(`console: ${message.text()}`);
+    });
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    page.on("response", (response) => {
+      const key = `${response.status()} ${new URL(response.url()).pathname}`;
+      if (response.status() >= 400 && key !== "401 /agent-api/me") problems.push(key);
+    });
+    page.on("request", (request) => {
+      if (!request.url().startsWith("data:") && new URL(request.url()).origin !== base) problems.push(`third-party request: ${request.url()}`);
+    });
+    await page.goto(`${base}/app/sign-in`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await expect.poll(() => page.url()).toBe(`${base}/app/views/mine`);
+    return { context, page, problems };
+  }
+
+  async function screenshot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+  }
+
+  async function expectAccessible(page: Page, what: string): Promise<void> {
+    if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
+    const violations = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
+      return (await axe.run(document, { resultTypes: ["violations"] })).violations;
+    });
+    const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+    expect(bad.map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), `axe on ${what}`).toEqual([]);
+  }
+
+  async function createTicket(game: string, name: string, message: string, language = "en"): Promise<{ id: string; runningId: number }> {
+    const created = await stack.request("/tickets", {
+      method: "POST",
+      key: tenant.apiKeys.main!,
+      json: { gameId: tenant.games[game]!.id, message, language, channels: ["email"], metadata: { player: { id: `p-${randomUUID().slice(0, 6)}`, name, email: "pat@example.com", tier: 2 } } },
+    });
+    expect(created.status, created.text).toBe(200);
+    const { ticketId, runningId } = created.body as { ticketId: string; runningId: number };
+    return { id: ticketId, runningId };
+  }
+
+  /** The snippets of the results, matched words in brackets. */
+  const snippets = (page: Page) =>
+    page.locator(".snippet").evaluateAll((nodes) => nodes.map((node) => [...node.childNodes].map((child) => (child.nodeName === "MARK" ? `[${child.textContent}]` : child.textContent)).join("")));
+
+  it("searches from the inbox with / and Enter, marks the matched words, and opens a result", async () => {
+    const german = await createTicket("galaxy", "Hanna Haus", "Meine Häuser sind nach dem Update verschwunden.", "de");
+    const markup = await createTicket("galaxy", "Max Markup", "The <img src=x onerror=alert(1)> shield of my <b>ship</b> broke.");
+    await createTicket("farm", "Fiona Farm", "Meine Häuser auf dem Hof sind weg.", "de");
+    const { context, page, problems } = await agentPage(ada);
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Mine");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
+
+    await page.keyboard.press("/");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("search-input");
+    await screenshot(page, "50-search-field-focused");
+    await expectAccessible(page, "the inbox with its search field");
+    await page.keyboard.type("Haus");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.url()).toBe(`${base}/app/search?q=Haus`);
+    const results = page.getByRole("list", { name: "Search results" });
+    await results.getByRole("listitem").first().waitFor();
+    // The agent lacks the farm game: its ticket with the same words is not found.
+    expect(await results.getByRole("listitem").count()).toBe(1);
+    expect(await results.textContent()).toContain("Hanna Haus");
+    expect(await snippets(page)).toEqual(["Message: Meine [Häuser] sind nach dem Update verschwunden."]);
+    expect(await page.locator(".snippet mark").count()).toBe(1);
+    await screenshot(page, "51-search-results-german-stem");
+    await expectAccessible(page, "the search results");
+
+    // Text that looks like markup is shown as text.
+    const field = page.getByLabel("Search tickets");
+    await field.fill("shield");
+    await field.press("Enter");
+    await expect.poll(() => page.url()).toBe(`${base}/app/search?q=shield`);
+    await expect.poll(() => snippets(page)).toEqual(["Message: The <img src=x onerror=alert(1)> [shield] of my <b>ship</b> broke."]);
+    expect(await page.locator(".snippet img, .snippet b").count()).toBe(0);
+    await screenshot(page, "52-search-results-markup-as-text");
+
+    // The running number.
+    await field.fill(`#${german.runningId}`);
+    await field.press("Enter");
+    await expect.poll(() => snippets(page)).toEqual([`Ticket number: [#${german.runningId}]`]);
+
+    // Nothing found.
+    await field.fill("zeppelin");
+    await field.press("Enter");
+    await page.getByText("No tickets match this search.").waitFor();
+    await screenshot(page, "53-search-no-results");
+    await expectAccessible(page, "a search without results");
+
+    // A result opens its ticket (the browser's back button returns to the results).
+    await field.fill("shield broke");
+    await field.press("Enter");
+    await results.getByRole("link", { name: /Max Markup/ }).click();
+    await expect.poll(() => page.url()).toBe(`${base}/app/tickets/${markup.id}`);
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toContain("Max Markup");
+    await screenshot(page, "54-search-result-opened");
+    await page.goBack();
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Results for “shield broke”");
+    await results.getByRole("listitem").first().waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("lists the shortcuts with ?, keeps the focus in the dialog, closes with Escape and gives the focus back", async () => {
+    const { context, page, problems } = await agentPage(ada);
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Mine");
+    const firstView = page.getByRole("navigation", { name: "Views" }).getByRole("link").first();
+    await firstView.focus();
+    await page.keyboard.press("?");
+    const dialog = page.getByRole("dialog", { name: "Keyboard shortcuts" });
+    await dialog.waitFor();
+    const rows = await dialog.getByRole("row").evaluateAll((nodes) => nodes.map((node) => node.textContent));
+    expect(rows).toEqual([
+      "KeyAction", "j / kMove down / up in a ticket list", "EnterOpen the selected ticket", "rReply to the ticket (on a ticket)",
+      "nAdd a private note (on a ticket)", "eResolve the ticket (on a ticket)", "/Search tickets", "?Show these shortcuts",
+    ]);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Close");
+    for (let i = 0; i < 4; i += 1) {
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement?.closest("dialog") !== null)).toBe(true);
+    }
+    await page.keyboard.press("Shift+Tab");
+    expect(await page.evaluate(() => document.activeElement?.closest("dialog") !== null)).toBe(true);
+    // Keys of the page below do nothing while it is open.
+    await page.keyboard.press("/");
+    expect(await page.evaluate(() => document.activeElement?.id)).not.toBe("search-input");
+    await screenshot(page, "55-shortcuts-dialog");
+    await expectAccessible(page, "the shortcuts dialog");
+    await page.keyboard.press("Escape");
+    await expect.poll(() => dialog.count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toContain("Mine");
+    // Without a search field on the page, / opens the search page.
+    await page.goto(`${base}/app/account`);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
+    await page.keyboard.press("/");
+    await expect.poll(() => page.url()).toBe(`${base}/app/search`);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("search-input");
+    await screenshot(page, "56-search-page-from-slash");
+    await expectAccessible(page, "the empty search page");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+});

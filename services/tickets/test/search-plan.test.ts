@@ -1,0 +1,152 @@
+// Search must be answered from indexes: on 20,000 tickets of one company (four games; English,
+// German, French and Japanese) with 100,000 messages and notes, beside 5,000 tickets of another
+// company, each kind of search reads no table sequentially and touches a bounded number of
+// buffers. The events are written before the search migration runs, so this also proves that
+// the migration makes existing messages searchable. Set TEST_PRINT_PLANS=1 to print the plans.
+import { CompiledQuery } from "kysely";
+import { createDb, migrateToLatest, sql, type Kysely } from "@support/db";
+import { createTestInfra, type TestInfra } from "@support/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrations, type TicketsDatabase } from "../src/index.ts";
+import { parseAgentListQuery } from "../src/tickets/agent-list.ts";
+import { listAgentTicketsQuery, searchWalkQuery } from "../src/tickets/ticket.repository.ts";
+
+const COMPANY = "c0000000-0000-4000-8000-000000000001";
+const OTHER = "c0000000-0000-4000-8000-000000000002";
+const GAMES = ["a0000000-0000-4000-8000-000000000001", "a0000000-0000-4000-8000-000000000002", "a0000000-0000-4000-8000-000000000003", "a0000000-0000-4000-8000-000000000004"];
+const AGENT_GAMES = GAMES.slice(0, 2);
+const USER = "b0000000-0000-4000-8000-000000000003";
+const SECRET = "plan-secret";
+const ROWS = 20_000;
+const MESSAGES_PER_TICKET = 5;
+const NOW = new Date("2026-03-01T00:00:00.000Z");
+
+/** Words of the English messages, German and French ones, Japanese sentences: message g, word i is picked by (g * 7 + i * 13) % length. */
+const ENGLISH = ["account", "payment", "refund", "ship", "crash", "login", "password", "purchase", "gems", "level", "reward", "event", "guild",
+  "server", "lag", "update", "missing", "item", "armor", "weapon", "quest", "bug", "stuck", "loading", "screen", "error", "charged", "twice",
+  "friend", "chat", "banned", "restore", "progress", "device", "android", "iphone", "coins", "season", "pass", "battle"];
+const GERMAN = ["Konto", "Zahlung", "Erstattung", "Schiff", "Absturz", "Anmeldung", "Passwort", "Kauf", "Edelsteine", "Stufe", "Belohnung",
+  "Häuser", "Gilde", "Server", "Verzögerung", "Aktualisierung", "fehlt", "Gegenstand", "Rüstung", "Waffe", "Quest", "Fehler", "hängt"];
+const FRENCH = ["compte", "paiement", "remboursement", "vaisseau", "plantage", "connexion", "achat", "gemmes", "niveau", "récompense",
+  "guilde", "serveur", "mise", "jour", "objet", "armure", "arme", "quête", "bogue", "bloqué"];
+const JAPANESE = ["アカウントにログインできません", "課金したのにジェムが届きません", "ゲームが起動しません", "データが消えました",
+  "ギルドのイベントに参加できない", "アップデート後にクラッシュします", "パスワードを忘れました", "機種変更のデータ引き継ぎ"];
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Shared Hit Blocks"?: number;
+  "Shared Read Blocks"?: number;
+  Plans?: PlanNode[];
+}
+
+const nodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+const words = (list: string[]) => sql`${list}::text[]`;
+
+describe("search plans", () => {
+  let infra: TestInfra;
+  let db: Kysely<TicketsDatabase>;
+  const figures: string[] = [];
+
+  beforeAll(async () => {
+    infra = await createTestInfra();
+    db = createDb<TicketsDatabase>({ url: infra.databaseUrl, schema: "tickets", maxConnections: 2 });
+    const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < "2026_11_30_00_00_00_add_ticket_search"));
+    await migrateToLatest(db, "tickets", before);
+    for (const [company, count] of [[COMPANY, ROWS], [OTHER, 5_000]] as const) {
+      await sql`
+        insert into tickets (company_id, running_id, game_id, game_environment_id, service_player_id, player_external_id, player_name, email,
+          status, resolution_type, assignee_id, support_source, channels, language, platform, metadata, first_message, first_message_normalized,
+          created_at, last_activity_at, closed_at)
+        select ${company}::uuid, g, (${GAMES}::uuid[])[1 + g % 4], gen_random_uuid(), gen_random_uuid(), 'player-' || g,
+          'Player ' || g, 'p' || g || '@mail' || (g % 50) || '.example',
+          case when g % 2 = 0 then 'closed' else 'assigned' end, case when g % 2 = 0 then 'resolved' end,
+          case when g % 10 < 7 then ('b0000000-0000-4000-8000-' || lpad((g % 25)::text, 12, '0'))::uuid end,
+          'API', '{chat}'::text[], (array['en','en','en','en','en','en','de','de','fr','ja'])[1 + g % 10], 'ios', '{}'::jsonb,
+          'message ' || g, 'message ' || g, t.created, t.created, case when g % 2 = 0 then t.created end
+        from generate_series(1, ${count}::int) g
+        cross join lateral (select ${NOW}::timestamptz - (${count}::int - g) * interval '1 minute' as created) t`.execute(db);
+    }
+    // Five events a ticket: player and agent messages in turn, every fifth a private note; the
+    // text of twelve words of the ticket's language (a Japanese sentence for ja), some rare words.
+    await sql`
+      insert into ticket_events (ticket_id, company_id, type, data, actor, created_at)
+      select t.id, t.company_id, case when n = 5 then 'PRIVATE_NOTE' when n % 2 = 1 then 'PLAYER_MESSAGE' else 'AGENT_MESSAGE' end,
+        jsonb_build_object('message', m.text, 'language', t.language, 'attachments', '[]'::jsonb), '{"type":"system","id":null}'::jsonb,
+        t.created_at + n * interval '1 second'
+      from tickets t cross join generate_series(1, ${MESSAGES_PER_TICKET}::int) n
+      cross join lateral (select case t.language
+          when 'ja' then (${JAPANESE}::text[])[1 + (t.running_id * 7 + n) % ${JAPANESE.length}] || '。' || (${JAPANESE}::text[])[1 + (t.running_id + n * 3) % ${JAPANESE.length}]
+          else (select string_agg(w[1 + ((t.running_id * 7 + n * 31 + i * 13) % array_length(w, 1))::int], ' ')
+                from generate_series(1, 12) i
+                cross join lateral (select case t.language when 'de' then ${words(GERMAN)} when 'fr' then ${words(FRENCH)} else ${words(ENGLISH)} end as w) l)
+            || case when t.running_id % 1000 = 0 and n = 1 then ' zeppelin' else '' end
+        end as text) m`.execute(db);
+    await migrateToLatest(db, "tickets", migrations);
+    await sql`analyze tickets`.execute(db);
+    await sql`analyze ticket_events`.execute(db);
+  }, 300_000);
+
+  afterAll(async () => {
+    if (figures.length > 0) console.log(`search plans (${ROWS} tickets, ${ROWS * MESSAGES_PER_TICKET} events):\n${figures.join("\n")}`);
+    await db?.destroy();
+    await infra?.stop();
+  });
+
+  async function plan(compiled: { sql: string; parameters: readonly unknown[] }, name: string): Promise<{ scans: string[]; buffers: number; ms: number; rows: number }> {
+    const explain = CompiledQuery.raw(`explain (analyze, buffers, format json) ${compiled.sql}`, [...compiled.parameters]);
+    const { rows } = await db.executeQuery<{ "QUERY PLAN": { Plan: PlanNode & { "Actual Rows": number }; "Execution Time": number }[] }>(explain);
+    const root = rows[0]!["QUERY PLAN"][0]!;
+    if (process.env.TEST_PRINT_PLANS) {
+      const text = await db.executeQuery<{ "QUERY PLAN": string }>(CompiledQuery.raw(`explain (analyze, buffers, costs off, timing off) ${compiled.sql}`, [...compiled.parameters]));
+      console.log(`--- ${name} (${root["Execution Time"].toFixed(2)} ms)\n${text.rows.map((r) => r["QUERY PLAN"]).join("\n")}`);
+    }
+    const seqScans = nodes(root.Plan).filter((node) => node["Node Type"] === "Seq Scan").map((node) => node["Relation Name"] ?? "");
+    const buffers = (root.Plan["Shared Hit Blocks"] ?? 0) + (root.Plan["Shared Read Blocks"] ?? 0);
+    return { scans: seqScans, buffers, ms: root["Execution Time"], rows: root.Plan["Actual Rows"] };
+  }
+
+  it("made the events written before the migration searchable", async () => {
+    const { rows } = await sql<{ indexed: number; all: number }>`
+      select count(*) filter (where search_vector is not null)::int as indexed, count(*)::int as "all" from ticket_events`.execute(db);
+    expect(rows[0]).toEqual({ indexed: (ROWS + 5_000) * MESSAGES_PER_TICKET, all: (ROWS + 5_000) * MESSAGES_PER_TICKET });
+  });
+
+  // Bounds about 1.5 times the measured buffers. Words in more than a tenth of the tickets are
+  // answered by the walk through the newest 500 (SEARCH_WALK); rarer ones pay that walk, then
+  // the indexes, in proportion to their matches: see docs/agent-api.md.
+  const cases: [string, string, number][] = [
+    ["a rare word (20 tickets)", "zeppelin", 6_500],
+    ["a common English word", "refund", 1_000],
+    ["two English words", "refunds charged", 4_200],
+    ["a quoted phrase", '"account server"', 1_500],
+    ["a German word by its stem", "Haus", 3_000],
+    ["a Japanese substring", "ログイン", 20_000],
+    ["an email fragment", "p1233@mail", 6_500],
+    ["the running number", "#12345", 100],
+  ];
+
+  it.each(cases)("answers %s from indexes with few buffers", async (name, q, maxBuffers) => {
+    const query = parseAgentListQuery({ limit: 50, q }, { companyId: COMPANY, userId: USER, gameIds: AGENT_GAMES, cursorSecret: SECRET, now: NOW });
+    const search = query.search!;
+    // As listAgentTickets runs it: the walk through the newest tickets first (when there are
+    // words), the indexes when that did not fill the page.
+    let path = "index";
+    let total = { scans: [] as string[], buffers: 0, ms: 0, rows: 0 };
+    if (search.words !== "") {
+      const walk = await plan(searchWalkQuery(db, COMPANY, { ...query, search }).compile(), `${name}, walk`);
+      total = walk;
+      path = "walk";
+    }
+    if (total.rows <= 50) {
+      const index = await plan(listAgentTicketsQuery(db, COMPANY, query).compile(), `${name}, index`);
+      total = { scans: [...total.scans, ...index.scans], buffers: total.buffers + index.buffers, ms: total.ms + index.ms, rows: index.rows };
+      path = path === "walk" ? "walk, then index" : "index";
+    }
+    const { scans, buffers, ms, rows } = total;
+    figures.push(`${name.padEnd(28)} q=${q.padEnd(18)} ${path.padEnd(17)} rows ${String(rows).padStart(3)}  buffers ${String(buffers).padStart(6)}  ${ms.toFixed(2)} ms`);
+    expect(rows, name).toBeGreaterThan(0);
+    expect(scans, name).toEqual([]);
+    expect(buffers, name).toBeLessThan(maxBuffers);
+  });
+});
