@@ -248,10 +248,11 @@ describe("the inbox and the ticket page in Chromium", () => {
     const { context, page, problems } = await agentPage(ada);
     await page.goto(`${base}/app/views/unassigned`);
     await page.getByRole("listitem").filter({ hasText: "Kim Keys" }).waitFor();
-    await page.locator("body").click({ position: { x: 5, y: 400 } });
     // Newest activity first: Lou, then Kim.
     expect((await page.locator(".ticket-row .player").allTextContents()).slice(0, 2)).toEqual(["Lou Keys", "Kim Keys"]);
     const focused = () => page.evaluate(() => [document.activeElement?.id ?? "", document.activeElement?.querySelector(".player")?.textContent ?? ""]);
+    // Start from the first row (as Tab from the views would), then move by keys only.
+    await page.locator("#ticket-row-0").focus();
     await page.keyboard.press("j");
     await expect.poll(focused).toEqual(["ticket-row-1", "Kim Keys"]);
     await page.keyboard.press("k");

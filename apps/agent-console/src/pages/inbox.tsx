@@ -82,23 +82,32 @@ export function Inbox({ view }: { view: string }) {
     }
   }
 
-  // j/k move through the list, Enter opens (when focus is not in a field).
+  // j/k move through the list, Enter opens (when focus is not in a field). One handler for the
+  // page's life, reading the latest list and selection: a handler made for an earlier render
+  // would move from a selection that is no longer the one shown.
+  const latest = useRef({ items, selected });
+  latest.current = { items, selected };
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement;
-      if (target.closest("input, textarea, select") || dialogOpen() || event.isComposing || event.ctrlKey || event.metaKey || event.altKey || !items?.length) return;
+      const { items: rows, selected: current } = latest.current;
+      if (target.closest("input, textarea, select") || dialogOpen() || event.isComposing || event.ctrlKey || event.metaKey || event.altKey || !rows?.length) return;
       if (event.key === "j" || event.key === "k") {
-        const next = Math.max(0, Math.min(items.length - 1, selected + (event.key === "j" ? 1 : -1)));
+        // The focused row, when there is one, is where the user is.
+        const focused = /^ticket-row-(\d+)$/.exec((document.activeElement as HTMLElement | null)?.id ?? "");
+        const from = focused ? Number(focused[1]) : current;
+        const next = Math.max(0, Math.min(rows.length - 1, from + (event.key === "j" ? 1 : -1)));
+        latest.current = { items: rows, selected: next };
         setSelected(next);
         list.current?.scrollToIndex(next, { align: "nearest" });
         document.getElementById(`ticket-row-${next}`)?.focus();
       } else if (event.key === "Enter" && target.tagName !== "A" && target.tagName !== "BUTTON") {
-        navigate(`/tickets/${items[selected]!.ticket.id}`);
+        navigate(`/tickets/${rows[current]!.ticket.id}`);
       }
     };
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
-  }, [items, selected]);
+  }, []);
 
   return (
     <AppLayout wide>
