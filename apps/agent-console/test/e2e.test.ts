@@ -5,11 +5,9 @@
 // a forgotten password, single sign-on through a real OpenID provider (and its refusals),
 // signing out everywhere, the whole sign-in by keyboard alone, and the German catalog. axe-core checks every page; any script error, CSP violation or request to
 // another host fails; a screenshot of every step goes to .ci/out/agent-console/.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { startOpenIdProvider, type TestOpenIdProvider } from "@support/gateway/test-openid-provider";
@@ -20,18 +18,9 @@ import { buildBundle, type BuiltBundle } from "@support/testkit/bundle";
 import { TOTP } from "otpauth";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectAccessible, screenshot, watchPage, type WatchOptions } from "./console-browser.ts";
 
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-const SCREENSHOTS = fileURLToPath(new URL("../../../.ci/out/agent-console/", import.meta.url));
 const PASSWORD = "a quiet harbour at dawn, 2026";
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 
 describe("the support application in Chromium", () => {
   let bundle: BuiltBundle;
@@ -79,7 +68,6 @@ describe("the support application in Chromium", () => {
     await stack.admin(["users", "set-password", "--email", ada], `${PASSWORD}\n`);
     await stack.admin(["users", "set-password", "--email", bea], `${PASSWORD}\n`);
     browser = await launchBrowser();
-    await mkdir(SCREENSHOTS, { recursive: true });
   }, 900_000);
 
   afterAll(async () => {
@@ -91,40 +79,10 @@ describe("the support application in Chromium", () => {
   });
 
   /** A fresh browser context; `expected` lists answers (`401 /agent-api/me`) that are part of the flow. */
-  async function newPage(options: { locale?: string; expected?: string[]; otherOrigins?: string[] } = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  async function newPage(options: WatchOptions & { locale?: string } = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: options.locale ?? "en-US" });
     const page = await context.newPage();
-    const problems: string[] = [];
-    // Signed out, every page asks who is signed in and hears 401: that is how it knows.
-    const expected = new Set(["401 /agent-api/me", ...(options.expected ?? [])]);
-    page.on("console", (message) => {
-      if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(`console: ${message.text()}`);
-    });
-    page.on("response", (response) => {
-      const key = `${response.status()} ${new URL(response.url()).pathname}`;
-      if (response.status() >= 400 && !expected.has(key)) problems.push(`${response.request().method()} ${key}`);
-    });
-    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-    page.on("request", (request) => {
-      const origin = new URL(request.url()).origin;
-      if (!request.url().startsWith("data:") && origin !== base && !(options.otherOrigins ?? []).includes(origin)) problems.push(`third-party request: ${request.url()}`);
-    });
-    return { context, page, problems };
-  }
-
-  async function screenshot(page: Page, name: string): Promise<void> {
-    await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
-  }
-
-  async function expectAccessible(page: Page, what: string): Promise<void> {
-    // Evaluated through the DevTools protocol: the page's CSP (rightly) refuses an injected <script>.
-    if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
-      return (await axe.run(document, { resultTypes: ["violations"] })).violations;
-    });
-    const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-    expect(bad.map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), `axe on ${what}`).toEqual([]);
+    return { context, page, problems: watchPage(page, base, options) };
   }
 
   async function signIn(page: Page, email: string, password = PASSWORD): Promise<void> {

@@ -3,29 +3,17 @@
 // takes it, replies and adds a private note; the player's page shows the reply live and never
 // the note; the agent resolves; the player rates; the agent sees the rating arrive. Screenshots
 // of both sides in .ci/out/agent-console/.
-import { mkdir } from "node:fs/promises";
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { startStack, type Stack, type TenantResult } from "@support/gateway/test-stack";
 import { freePort } from "@support/testkit";
 import { launchBrowser } from "@support/testkit/browser";
 import { buildBundle, type BuiltBundle } from "@support/testkit/bundle";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectAccessible, screenshot } from "./console-browser.ts";
 
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-const SCREENSHOTS = fileURLToPath(new URL("../../../.ci/out/agent-console/", import.meta.url));
 const PASSWORD = "a quiet harbour at dawn, 2026";
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 
 describe("a player and an agent, each in their own browser", () => {
   let consoleBundle: BuiltBundle;
@@ -54,7 +42,6 @@ describe("a player and an agent, each in their own browser", () => {
     });
     await stack.admin(["users", "set-password", "--email", ada], `${PASSWORD}\n`);
     browser = await launchBrowser();
-    await mkdir(SCREENSHOTS, { recursive: true });
   }, 900_000);
 
   afterAll(async () => {
@@ -63,20 +50,6 @@ describe("a player and an agent, each in their own browser", () => {
     await consoleBundle?.remove();
     await pageBundle?.remove();
   });
-
-  async function screenshot(target: Page, name: string): Promise<void> {
-    await target.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
-  }
-
-  async function expectAccessible(target: Page, what: string): Promise<void> {
-    if (!(await target.evaluate(() => "axe" in window))) await target.evaluate(AXE_SOURCE);
-    const violations = await target.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
-      return (await axe.run(document, { resultTypes: ["violations"] })).violations;
-    });
-    const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-    expect(bad.map((violation) => `${violation.id} (${violation.impact}): ${violation.help}`), `axe on ${what}`).toEqual([]);
-  }
 
   it("opens, answers, resolves and rates a ticket, each side seeing the other live", async () => {
     const agentContext = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "en-US" });

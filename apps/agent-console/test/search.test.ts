@@ -4,29 +4,17 @@
 // markup stays text), a result opens its ticket; `?` opens the list of shortcuts, which keeps the
 // focus inside until Escape closes it and gives the focus back. axe on every page, a screenshot
 // of every step in .ci/out/agent-console/.
-import { mkdir } from "node:fs/promises";
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { startStack, type Stack, type TenantResult } from "@support/gateway/test-stack";
 import { freePort } from "@support/testkit";
 import { launchBrowser } from "@support/testkit/browser";
 import { buildBundle, type BuiltBundle } from "@support/testkit/bundle";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectAccessible, screenshot, signedInPage } from "./console-browser.ts";
 
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
-const SCREENSHOTS = fileURLToPath(new URL("../../../.ci/out/agent-console/", import.meta.url));
 const PASSWORD = "a quiet harbour at dawn, 2026";
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 
 describe("search and shortcuts in Chromium", () => {
   let bundle: BuiltBundle;
@@ -53,7 +41,6 @@ describe("search and shortcuts in Chromium", () => {
     });
     await stack.admin(["users", "set-password", "--email", ada], `${PASSWORD}\n`);
     browser = await launchBrowser();
-    await mkdir(SCREENSHOTS, { recursive: true });
   }, 900_000);
 
   afterAll(async () => {
@@ -62,42 +49,7 @@ describe("search and shortcuts in Chromium", () => {
     await bundle?.remove();
   });
 
-  async function agentPage(email: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "en-US", timezoneId: "UTC" });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on("console", (message) => {
-      if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(`console: ${message.text()}`);
-    });
-    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-    page.on("response", (response) => {
-      const key = `${response.status()} ${new URL(response.url()).pathname}`;
-      if (response.status() >= 400 && key !== "401 /agent-api/me") problems.push(key);
-    });
-    page.on("request", (request) => {
-      if (!request.url().startsWith("data:") && new URL(request.url()).origin !== base) problems.push(`third-party request: ${request.url()}`);
-    });
-    await page.goto(`${base}/app/sign-in`);
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
-    await expect.poll(() => page.url()).toBe(`${base}/app/views/mine`);
-    return { context, page, problems };
-  }
-
-  async function screenshot(page: Page, name: string): Promise<void> {
-    await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
-  }
-
-  async function expectAccessible(page: Page, what: string): Promise<void> {
-    if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
-      return (await axe.run(document, { resultTypes: ["violations"] })).violations;
-    });
-    const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-    expect(bad.map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), `axe on ${what}`).toEqual([]);
-  }
+  const agentPage = (email: string) => signedInPage(browser, base, email, PASSWORD);
 
   async function createTicket(game: string, name: string, message: string, language = "en"): Promise<{ id: string; runningId: number }> {
     const created = await stack.request("/tickets", {

@@ -1,0 +1,75 @@
+// What the console's Chromium tests share: a screenshot per step into .ci/out/agent-console/,
+// axe-core with no serious or critical violation, a watch on every page that records script
+// errors, failed answers and requests to other hosts, and a signed-in agent's page.
+import { mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { expect } from "vitest";
+
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+export const SCREENSHOTS = fileURLToPath(new URL("../../../.ci/out/agent-console/", import.meta.url));
+mkdirSync(SCREENSHOTS, { recursive: true });
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+}
+
+/** axe-core in the page: no serious or critical violation. */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  // Evaluated through the DevTools protocol: the page's CSP (rightly) refuses an injected <script>.
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
+    return (await axe.run(document, { resultTypes: ["violations"] })).violations;
+  });
+  const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+  expect(bad.map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), `axe on ${what}`).toEqual([]);
+}
+
+export interface WatchOptions {
+  /** Answers that are part of the flow, as `<status> <path>`; `401 /agent-api/me` always is (how a page learns nobody is signed in). */
+  expected?: string[];
+  /** Origins the page may reach besides the gateway's (an OpenID provider). */
+  otherOrigins?: string[];
+}
+
+/** Records script errors, answers of 400 and more that the flow did not expect, and requests to another host. */
+export function watchPage(page: Page, base: string, options: WatchOptions = {}): string[] {
+  const problems: string[] = [];
+  const expected = new Set(["401 /agent-api/me", ...(options.expected ?? [])]);
+  page.on("console", (message) => {
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(`console: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("response", (response) => {
+    const key = `${response.status()} ${new URL(response.url()).pathname}`;
+    if (response.status() >= 400 && !expected.has(key)) problems.push(`${response.request().method()} ${key}`);
+  });
+  page.on("request", (request) => {
+    const origin = new URL(request.url()).origin;
+    if (!request.url().startsWith("data:") && origin !== base && !(options.otherOrigins ?? []).includes(origin)) problems.push(`third-party request: ${request.url()}`);
+  });
+  return problems;
+}
+
+/** A new browser context (desktop, English, UTC) with an agent signed in on the inbox. */
+export async function signedInPage(browser: Browser, base: string, email: string, password: string, options: WatchOptions = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: "en-US", timezoneId: "UTC" });
+  const page = await context.newPage();
+  const problems = watchPage(page, base, options);
+  await page.goto(`${base}/app/sign-in`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect.poll(() => page.url()).toBe(`${base}/app/views/mine`);
+  return { context, page, problems };
+}
