@@ -126,6 +126,10 @@ export interface Ticket {
 export interface TicketListItem {
   ticket: Ticket;
   assigneeId: string | null;
+  /** The first line of the player's first message. */
+  subject: string;
+  /** A player wrote since the user last looked at the ticket. */
+  unread: boolean;
   /** With a search (`q`): where the ticket matched. */
   match?: SearchMatch;
 }

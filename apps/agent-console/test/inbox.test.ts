@@ -87,6 +87,9 @@ describe("the inbox and the ticket page in Chromium", () => {
     await row.waitFor({ timeout: 10_000 });
     await expect.poll(() => count(page, "Unassigned")).toBe("1");
     expect(await row.textContent()).toContain("New");
+    // Its subject line, and unread: nobody has looked at it yet.
+    expect(await row.locator(".subject").textContent()).toBe("My ship vanished after the jump to Orion.");
+    expect(await row.getByRole("img", { name: "Unread" }).count()).toBe(1);
     await screenshot(page, "21-inbox-ticket-arrived");
     await expectAccessible(page, "the inbox with a ticket");
     // The layout holds from 1024 px up: no row is wider than the list.
@@ -133,8 +136,11 @@ describe("the inbox and the ticket page in Chromium", () => {
     await screenshot(page, "25-resolved");
     await page.getByRole("link", { name: "Back to the inbox" }).click();
     await page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: /^Closed in the last 7 days/ }).click();
-    await page.getByRole("listitem").filter({ hasText: "Pat Player" }).waitFor();
+    const closedRow = page.getByRole("listitem").filter({ hasText: "Pat Player" });
+    await closedRow.waitFor();
     await expect.poll(() => count(page, "Unassigned")).toBe("0");
+    // Ada opened it: no longer unread for her.
+    expect(await closedRow.getByRole("img", { name: "Unread" }).count()).toBe(0);
     expect([...first.problems, ...second.problems]).toEqual([]);
     await first.context.close();
     await second.context.close();

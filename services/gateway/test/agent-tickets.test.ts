@@ -594,3 +594,18 @@ describe("GET /agent-api/tickets and GET /agent-api/views", () => {
     expect(assignee.body).toMatchObject({ details: { issues: [{ path: "/query/assignee" }] } });
   });
 });
+
+describe("subjects and the unread marker", () => {
+  it("lists each ticket with its subject, unread until the user marks it read (204), scoped like every ticket route", async () => {
+    const ticketId = await createTicket("galaxy", { id: `unread-${suffix}`, email: "unread@example.com" }, "The forge will not open\nsince the update");
+    const listed = async () =>
+      ((await stack.request(`/agent-api/tickets?ticketId=${ticketId}`, { headers: { cookie: agents.ada.cookie } })).body as { tickets: { subject: string; unread: boolean }[] }).tickets[0]!;
+    expect(await listed()).toMatchObject({ subject: "The forge will not open", unread: true });
+    const read = (agent: Agent, csrf = agent.csrfToken) =>
+      stack.request(`/agent-api/tickets/${ticketId}/read`, { method: "POST", headers: { cookie: agent.cookie, origin: origin(), "x-csrf-token": csrf } });
+    expect((await read(agents.ada, "wrong")).status).toBe(403);
+    expect((await read(agents.bea)).status).toBe(404);
+    expect((await read(agents.ada)).status).toBe(204);
+    expect((await listed()).unread).toBe(false);
+  });
+});

@@ -4,6 +4,7 @@ import type { TicketBreadcrumbTables } from "./breadcrumbs/breadcrumb.table.ts";
 import type { ErasedPlayerTables } from "./erasure/erased-player.table.ts";
 import type { SessionTicketTables } from "./player-side/session-ticket.table.ts";
 import type { TicketEventTables } from "./ticket-events/event.table.ts";
+import type { TicketReadTables } from "./reads/ticket-read.table.ts";
 import type { TicketTables } from "./tickets/ticket.table.ts";
 
-export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketBreadcrumbTables & ErasedPlayerTables & SessionTicketTables;
+export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketReadTables & TicketBreadcrumbTables & ErasedPlayerTables & SessionTicketTables;

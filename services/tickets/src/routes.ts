@@ -13,7 +13,7 @@ import type { MergedFrom, TicketEvent } from "./ticket-events/event.ts";
 import { listTicketEvents } from "./ticket-events/event.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
 import {
-  countAgentViews, createTicket, getTicket, listAgentTickets, listTickets, mergeTickets, performTicketActions,
+  countAgentViews, createTicket, getTicket, listAgentTickets, listTickets, markTicketRead, mergeTickets, performTicketActions,
 } from "./tickets/ticket.service.ts";
 import { ticketUrl, type Ticket } from "./tickets/ticket.ts";
 
@@ -170,7 +170,7 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
     },
 
     listAgentTickets: async (req) => {
-      const { tickets, nextCursor, matches } = await listAgentTickets(ctx, company(req.companyId), {
+      const { tickets, nextCursor, matches, summaries } = await listAgentTickets(ctx, company(req.companyId), {
         userId: req.userId,
         gameIds: req.gameIds,
         raw: {
@@ -199,7 +199,13 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         tickets: tickets.map(toMessage),
         nextCursor: nextCursor ?? undefined,
         matches: [...matches].map(([ticketId, match]) => ({ ticketId, field: match.field, eventId: match.eventId ?? undefined, snippet: match.snippet })),
+        summaries: [...summaries].map(([ticketId, summary]) => ({ ticketId, subject: summary.subject, unread: summary.unread })),
       };
+    },
+
+    markTicketRead: async (req) => {
+      await markTicketRead(ctx, company(req.companyId), { ticketId: req.ticketId, userId: req.userId });
+      return {};
     },
 
     countAgentViews: async (req) => ({

@@ -1,5 +1,6 @@
-// A ticket as one row of a list (the inbox's views and search results): status, number, player,
-// language and tier, tags, assignee, age and who else is on it.
+// A ticket as one row of a list (the inbox's views and search results): status, number (with
+// a dot when a player wrote since the user last looked), player, language and tier, tags,
+// assignee, age, who else is on it, and the subject line under it.
 import type { TicketListItem } from "../api.ts";
 import { colleagues } from "../directory.ts";
 import { formatAge } from "../format.ts";
@@ -16,7 +17,9 @@ export function TicketRowContent({ item, userId }: { item: TicketListItem; userI
   return (
     <>
       <span class={`status status-${item.ticket.status}`}>{statusName(item.ticket.status)}</span>
-      <span class="number">#{item.ticket.runningId}</span>
+      <span class="number">
+        {item.unread && <span class="unread-dot" role="img" aria-label={t("inbox.unread")} />}#{item.ticket.runningId}
+      </span>
       <span class="player">{item.ticket.playerName ?? item.ticket.email ?? item.ticket.playerId ?? t("ticket.unknownPlayer")}</span>
       <span class="meta">
         {item.ticket.language.toUpperCase()} · {t("ticket.tier", { tier: item.ticket.metadata.playerTier ?? 1 })}
@@ -24,7 +27,8 @@ export function TicketRowContent({ item, userId }: { item: TicketListItem; userI
       </span>
       <span class="assignee">{assignee}</span>
       <span class="age">{formatAge(item.ticket.lastActivityAt ?? item.ticket.createdAt)}</span>
-      {onTicket.length > 0 && <span class="presence-dot" title={onTicket.map((agent) => agent.displayName).join(", ")} aria-label={t("presence.onTicket", { names: onTicket.map((agent) => agent.displayName).join(", ") })} />}
+      {onTicket.length > 0 ? <span class="presence-dot" title={onTicket.map((agent) => agent.displayName).join(", ")} aria-label={t("presence.onTicket", { names: onTicket.map((agent) => agent.displayName).join(", ") })} /> : <span />}
+      {item.subject !== "" && <span class="subject">{item.subject}</span>}
     </>
   );
 }

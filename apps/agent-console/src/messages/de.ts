@@ -104,6 +104,7 @@ export const de: Catalog = {
   "inbox.count": "{count} Tickets",
   "inbox.listLabel": "Tickets: {view}",
   "inbox.empty": "Hier gibt es keine Tickets.",
+  "inbox.unread": "Ungelesen",
   "inbox.nobody": "Nicht zugewiesen",
   "inbox.me": "Du",
   "inbox.someoneElse": "Anderer Agent",

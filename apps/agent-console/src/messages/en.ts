@@ -102,6 +102,7 @@ export const en = {
   "inbox.count": "{count} tickets",
   "inbox.listLabel": "Tickets: {view}",
   "inbox.empty": "No tickets here.",
+  "inbox.unread": "Unread",
   "inbox.nobody": "Unassigned",
   "inbox.me": "You",
   "inbox.someoneElse": "Another agent",

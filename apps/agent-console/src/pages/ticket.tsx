@@ -48,6 +48,11 @@ function describeActions(actions: CannedActions): string {
   return parts.join(", ");
 }
 
+/** The user looked at the ticket: lists stop showing it as unread. */
+function markRead(ticketId: string): void {
+  void call("POST", `/tickets/${ticketId}/read`).catch(() => undefined);
+}
+
 function announce(ticketId: string, state: "viewing" | "typing" | "left"): void {
   void call("POST", `/tickets/${ticketId}/presence`, { state }).catch(() => undefined);
 }
@@ -81,6 +86,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
     setView(undefined);
     setChosen(undefined);
     void load();
+    markRead(ticketId);
     call<{ responses: TicketCannedResponse[] }>("GET", `/tickets/${ticketId}/canned-responses`).then(
       ({ body }) => setCanned(body.responses),
       () => setCanned([]),
@@ -96,6 +102,8 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
   useEffect(() => {
     // A merge changes the target's conversation too: its change names the target.
     if ((change && (change.ticketId === ticketId || change.targetTicketId === ticketId)) || reload > 0) void load();
+    // A player message that arrives while the ticket is open is read at once.
+    if (change && change.ticketId === ticketId && change.messageType === "PLAYER_MESSAGE") markRead(ticketId);
   }, [change, reload]);
 
   // r: reply, n: private note, e: resolve (when focus is not in a field).

@@ -1385,6 +1385,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/tickets/{ticketId}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark the ticket read for the signed-in user
+         * @description Records that the signed-in user looked at the ticket now: lists show it as unread again
+         *     only when a player writes after this. The console says it when a ticket opens and when a
+         *     player message arrives while it is open. Same scope as every ticket route (**404**
+         *     outside); CSRF like every write. Answers **204**.
+         */
+        post: operations["markAgentTicketRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/me": {
         parameters: {
             query?: never;
@@ -1837,6 +1860,10 @@ export interface components {
              * @description The user the ticket is assigned to; null when nobody.
              */
             assigneeId: string | null;
+            /** @description The first line of the player's first message, spaces collapsed, at most 140 characters (cut at a word, with an ellipsis); empty when the ticket has none. */
+            subject: string;
+            /** @description A player wrote after the signed-in user last looked at the ticket (`POST /agent-api/tickets/{ticketId}/read`), or the user never did. */
+            unread: boolean;
             match?: components["schemas"]["AgentSearchMatch"];
         };
         /**
@@ -5675,6 +5702,38 @@ export interface operations {
             };
             401: components["responses"]["AgentUnauthenticated"];
             403: components["responses"]["AgentEnrolFirst"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    markAgentTicketRead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Marked. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -3,7 +3,7 @@
 // shows them: this file only adds what agents see beside them (the assignee, who wrote each
 // event, the player's record).
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import type { AgentViewCount, ListTicketBreadcrumbsResponse, PendingDeletion, Player, Ticket, TicketEvent, TicketSearchMatch } from "@support/proto";
+import type { AgentTicketSummary, AgentViewCount, ListTicketBreadcrumbsResponse, PendingDeletion, Player, Ticket, TicketEvent, TicketSearchMatch } from "@support/proto";
 import type { Schemas } from "../openapi/types.ts";
 import { toBreadcrumbsDto, toEventDto, toTicketDto } from "./tickets.ts";
 
@@ -34,8 +34,13 @@ export function toPlayerRecordDto(player: Player): Schemas["AgentPlayerRecord"] 
   };
 }
 
-export function toTicketListItemDto(ticket: Ticket, match?: TicketSearchMatch): Schemas["AgentTicketListItem"] {
-  const item: Schemas["AgentTicketListItem"] = { ticket: toTicketDto(ticket), assigneeId: ticket.assigneeId ?? null };
+export function toTicketListItemDto(ticket: Ticket, summary: AgentTicketSummary | undefined, match?: TicketSearchMatch): Schemas["AgentTicketListItem"] {
+  const item: Schemas["AgentTicketListItem"] = {
+    ticket: toTicketDto(ticket),
+    assigneeId: ticket.assigneeId ?? null,
+    subject: summary?.subject ?? "",
+    unread: summary?.unread ?? false,
+  };
   if (match !== undefined) item.match = toSearchMatchDto(match);
   return item;
 }

@@ -109,7 +109,11 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
         view: query.view,
       });
       const matches = new Map(page.matches.map((match) => [match.ticketId, match]));
-      respond(ctx, 200, { tickets: page.tickets.map((ticket) => toTicketListItemDto(ticket, matches.get(ticket.id))), pagination: { cursor: page.nextCursor ?? null } });
+      const summaries = new Map(page.summaries.map((summary) => [summary.ticketId, summary]));
+      respond(ctx, 200, {
+        tickets: page.tickets.map((ticket) => toTicketListItemDto(ticket, summaries.get(ticket.id), matches.get(ticket.id))),
+        pagination: { cursor: page.nextCursor ?? null },
+      });
     },
     { before: guards.read },
   );
@@ -219,6 +223,17 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
       const ticket = await ticketInScope(session, ctx.state.validated.params.ticketId);
       if (ticket.servicePlayerId === undefined) throw notFound("no deletion is scheduled for this player");
       await players.cancelPlayerDeletion({ companyId: session.companyId, playerId: ticket.servicePlayerId, actingUserId: session.user.id });
+      respond(ctx, 204, "");
+    },
+    { before: guards.write },
+  );
+
+  api.operation<"markAgentTicketRead", AgentSessionState>(
+    "markAgentTicketRead",
+    async (ctx) => {
+      const session = ctx.state.agentSession;
+      const ticket = await ticketInScope(session, ctx.state.validated.params.ticketId);
+      await tickets.markTicketRead({ companyId: session.companyId, ticketId: ticket.id, userId: session.user.id });
       respond(ctx, 204, "");
     },
     { before: guards.write },

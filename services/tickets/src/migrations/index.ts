@@ -8,6 +8,7 @@ import * as createErasedPlayers from "./2026_11_25_00_00_00_create_erased_player
 import * as createSessionTickets from "./2026_11_28_00_00_00_create_session_tickets.ts";
 import * as addAgentTicketLists from "./2026_11_29_00_00_00_add_agent_ticket_lists.ts";
 import * as addTicketSearch from "./2026_11_30_00_00_00_add_ticket_search.ts";
+import * as ticketReads from "./2026_11_30_00_01_00_ticket_reads.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_00_00_create_outbox": createOutboxMigration,
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_28_00_00_00_create_session_tickets": createSessionTickets,
   "2026_11_29_00_00_00_add_agent_ticket_lists": addAgentTicketLists,
   "2026_11_30_00_00_00_add_ticket_search": addTicketSearch,
+  "2026_11_30_00_01_00_ticket_reads": ticketReads,
 };

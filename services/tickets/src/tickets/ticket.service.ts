@@ -27,6 +27,8 @@ import {
 import { ticketMatch, type TicketMatch } from "./search.ts";
 import { checkActions, referencedUsers, type TicketAction, type TicketActionInput } from "./ticket-actions.ts";
 import { isDueForAutoClose, transition } from "./ticket-state.ts";
+import { firstPlayerMessages, readTimes, upsertRead } from "../reads/ticket-read.repository.ts";
+import { isUnread, subjectOf } from "../reads/ticket-read.ts";
 import { ticketUrl, type Actor, type FieldValues, type Ticket } from "./ticket.ts";
 
 /**
@@ -202,10 +204,10 @@ export async function listAgentTickets(
   ctx: TicketsContext,
   companyId: string,
   input: { userId: string; gameIds: readonly string[]; raw: RawAgentListQuery; now?: Date },
-): Promise<{ tickets: Ticket[]; nextCursor: string | null; matches: Map<string, TicketMatch> }> {
+): Promise<{ tickets: Ticket[]; nextCursor: string | null; matches: Map<string, TicketMatch>; summaries: Map<string, { subject: string; unread: boolean }> }> {
   const userId = checkedUserId(input.userId);
   const query = parseAgentListQuery(input.raw, { companyId, userId, gameIds: input.gameIds, cursorSecret: ctx.cursorSecret, now: input.now ?? new Date() });
-  if (query.gameIds.length === 0) return { tickets: [], nextCursor: null, matches: new Map() };
+  if (query.gameIds.length === 0) return { tickets: [], nextCursor: null, matches: new Map(), summaries: new Map() };
   const rows = await listAgentTicketRows(ctx.db, companyId, query);
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
@@ -222,7 +224,20 @@ export async function listAgentTickets(
       if (match !== null) matches.set(ticket.id, match);
     }
   }
-  return { tickets, nextCursor, matches };
+  const ids = tickets.map((ticket) => ticket.id);
+  const [firsts, reads] = await Promise.all([firstPlayerMessages(ctx.db, ids), readTimes(ctx.db, userId, ids)]);
+  const summaries = new Map(
+    tickets.map((ticket) => [ticket.id, { subject: subjectOf(firsts.get(ticket.id) ?? ""), unread: isUnread(ticket.lastPlayerMessageAt, reads.get(ticket.id)) }]),
+  );
+  return { tickets, nextCursor, matches, summaries };
+}
+
+/** Records that the user looked at the ticket now; not found for another company's ticket. */
+export async function markTicketRead(ctx: Pick<TicketsContext, "db">, companyId: string, input: { ticketId: string; userId: string; now?: Date }): Promise<void> {
+  const userId = checkedUserId(input.userId);
+  const ticket = isUuid(companyId) && isUuid(input.ticketId) ? await findTicket(ctx.db, companyId.toLowerCase(), input.ticketId.toLowerCase()) : undefined;
+  if (!ticket) throw notFound("ticket not found");
+  await upsertRead(ctx.db, { companyId: ticket.companyId, userId, ticketId: ticket.id, at: input.now ?? new Date() });
 }
 
 /** How many tickets each built-in view lists for the user, in AGENT_VIEWS order. */

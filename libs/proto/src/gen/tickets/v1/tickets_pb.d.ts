@@ -623,6 +623,13 @@ export declare type ListAgentTicketsResponse = Message<"tickets.v1.ListAgentTick
    * @generated from field: repeated tickets.v1.TicketSearchMatch matches = 3;
    */
   matches: TicketSearchMatch[];
+
+  /**
+   * For each ticket of the page: its subject and whether it is unread for the user.
+   *
+   * @generated from field: repeated tickets.v1.AgentTicketSummary summaries = 4;
+   */
+  summaries: AgentTicketSummary[];
 };
 
 /**
@@ -630,6 +637,76 @@ export declare type ListAgentTicketsResponse = Message<"tickets.v1.ListAgentTick
  * Use `create(ListAgentTicketsResponseSchema)` to create a new message.
  */
 export declare const ListAgentTicketsResponseSchema: GenMessage<ListAgentTicketsResponse>;
+
+/**
+ * AgentTicketSummary is what an agent's list shows of a ticket beyond its fields.
+ *
+ * @generated from message tickets.v1.AgentTicketSummary
+ */
+export declare type AgentTicketSummary = Message<"tickets.v1.AgentTicketSummary"> & {
+  /**
+   * @generated from field: string ticket_id = 1;
+   */
+  ticketId: string;
+
+  /**
+   * The first line of the player's first message, at most 140 characters; empty without one.
+   *
+   * @generated from field: string subject = 2;
+   */
+  subject: string;
+
+  /**
+   * A player wrote after the user last looked at the ticket (or the user never did).
+   *
+   * @generated from field: bool unread = 3;
+   */
+  unread: boolean;
+};
+
+/**
+ * Describes the message tickets.v1.AgentTicketSummary.
+ * Use `create(AgentTicketSummarySchema)` to create a new message.
+ */
+export declare const AgentTicketSummarySchema: GenMessage<AgentTicketSummary>;
+
+/**
+ * @generated from message tickets.v1.MarkTicketReadRequest
+ */
+export declare type MarkTicketReadRequest = Message<"tickets.v1.MarkTicketReadRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string ticket_id = 2;
+   */
+  ticketId: string;
+
+  /**
+   * @generated from field: string user_id = 3;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message tickets.v1.MarkTicketReadRequest.
+ * Use `create(MarkTicketReadRequestSchema)` to create a new message.
+ */
+export declare const MarkTicketReadRequestSchema: GenMessage<MarkTicketReadRequest>;
+
+/**
+ * @generated from message tickets.v1.MarkTicketReadResponse
+ */
+export declare type MarkTicketReadResponse = Message<"tickets.v1.MarkTicketReadResponse"> & {
+};
+
+/**
+ * Describes the message tickets.v1.MarkTicketReadResponse.
+ * Use `create(MarkTicketReadResponseSchema)` to create a new message.
+ */
+export declare const MarkTicketReadResponseSchema: GenMessage<MarkTicketReadResponse>;
 
 /**
  * TicketSearchMatch is where a search matched one ticket, as a snippet whose highlighted parts
@@ -1970,6 +2047,17 @@ export declare const TicketsService: GenService<{
     methodKind: "unary";
     input: typeof CountAgentViewsRequestSchema;
     output: typeof CountAgentViewsResponseSchema;
+  },
+  /**
+   * MarkTicketRead records that a user of the company looked at the ticket now (the support
+   * application's unread marker); NOT_FOUND for a ticket of another company.
+   *
+   * @generated from rpc tickets.v1.TicketsService.MarkTicketRead
+   */
+  markTicketRead: {
+    methodKind: "unary";
+    input: typeof MarkTicketReadRequestSchema;
+    output: typeof MarkTicketReadResponseSchema;
   },
   /**
    * MergeTickets merges a source ticket into a target ticket of the same player and game, in one
