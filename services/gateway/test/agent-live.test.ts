@@ -5,17 +5,14 @@
 // needs CSRF and a ticket in scope; signing out everywhere ends the stream.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
+import { signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
+import { startStack, type Stack, type TenantResult } from "./stack.ts";
 
 const PASSWORD = "a quiet harbour at dawn, 2026";
 const suffix = randomUUID().slice(0, 8);
 const emails = { ada: `ada-${suffix}@studio.example`, bob: `bob-${suffix}@studio.example`, fay: `fay-${suffix}@studio.example`, olga: `olga-${suffix}@elsewhere.example` };
 
-interface Agent {
-  cookie: string;
-  csrfToken: string;
-  userId: string;
-}
+type Agent = SignedInAgent;
 
 interface Frame {
   id?: string;
@@ -37,16 +34,7 @@ let tenant: TenantResult;
 const agents = {} as Record<keyof typeof emails, Agent>;
 const streams: OpenStream[] = [];
 
-const cookieOf = (response: StackResponse) => /^(support_session=[^;]+)/.exec(response.headers.get("set-cookie") ?? "")?.[1];
-
-async function signIn(url: string, email: string): Promise<Agent> {
-  const request = url === stack.url ? stack.request : replica.request;
-  const response = await request("/agent-api/sign-in", { method: "POST", headers: { origin: new URL(url).origin }, json: { email, password: PASSWORD } });
-  expect(response.status, response.text).toBe(204);
-  const cookie = cookieOf(response)!;
-  const me = (await request("/agent-api/me", { headers: { cookie } })).body as { csrfToken: string; user: { id: string } };
-  return { cookie, csrfToken: me.csrfToken, userId: me.user.id };
-}
+const signIn = (url: string, email: string) => signInAgent(url === stack.url ? stack : replica, email, PASSWORD);
 
 async function openStream(url: string, agent: Agent, lastEventId?: string): Promise<OpenStream> {
   const controller = new AbortController();

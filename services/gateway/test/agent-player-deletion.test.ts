@@ -4,17 +4,14 @@
 import { randomUUID } from "node:crypto";
 import { connectBus, type NatsConnection } from "@support/bus";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
+import { signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
+import { startStack, type Stack, type TenantResult } from "./stack.ts";
 
 const PASSWORD = "a quiet harbour at dawn, 2026";
 const suffix = randomUUID().slice(0, 8);
 const emails = { ada: `ada-${suffix}@studio.example`, fay: `fay-${suffix}@studio.example` };
 
-interface Agent {
-  cookie: string;
-  csrfToken: string;
-  userId: string;
-}
+type Agent = SignedInAgent;
 
 let stack: Stack;
 let tenant: TenantResult;
@@ -22,15 +19,7 @@ let observer: NatsConnection;
 const events: { type: string; version: number; data: Record<string, unknown> }[] = [];
 const agents = {} as Record<keyof typeof emails, Agent>;
 const origin = () => new URL(stack.url).origin;
-const cookieOf = (response: StackResponse) => /^(support_session=[^;]+)/.exec(response.headers.get("set-cookie") ?? "")?.[1];
-
-async function signIn(email: string): Promise<Agent> {
-  const response = await stack.request("/agent-api/sign-in", { method: "POST", headers: { origin: origin() }, json: { email, password: PASSWORD } });
-  expect(response.status, response.text).toBe(204);
-  const cookie = cookieOf(response)!;
-  const me = (await stack.request("/agent-api/me", { headers: { cookie } })).body as { csrfToken: string; user: { id: string } };
-  return { cookie, csrfToken: me.csrfToken, userId: me.user.id };
-}
+const signIn = (email: string) => signInAgent(stack, email, PASSWORD);
 
 const cancel = (agent: Agent, ticketId: string, csrf = agent.csrfToken) =>
   stack.request(`/agent-api/tickets/${ticketId}/player/scheduled-deletion`, { method: "DELETE", headers: { cookie: agent.cookie, origin: origin(), "x-csrf-token": csrf } });

@@ -7,7 +7,8 @@ import http from "node:http";
 import { randomBytes, randomUUID } from "node:crypto";
 import { freePort } from "@support/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, startStack, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
+import { signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
+import { eventually, startStack, type Stack, type TenantResult } from "./stack.ts";
 
 const PASSWORD = "a quiet harbour at dawn, 2026";
 const suffix = randomUUID().slice(0, 8);
@@ -18,11 +19,7 @@ const emails = {
   olga: `olga-${suffix}@elsewhere.example`, // admin of another company
 };
 
-interface Agent {
-  cookie: string;
-  csrfToken: string;
-  userId: string;
-}
+type Agent = SignedInAgent;
 
 interface TicketView {
   ticket: Record<string, unknown> & { id: string; status: string };
@@ -58,15 +55,7 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 const agents: Record<keyof typeof emails, Agent> = {} as never;
 
 const origin = () => new URL(stack.url).origin;
-const cookieOf = (response: StackResponse) => /^(support_session=[^;]+)/.exec(response.headers.get("set-cookie") ?? "")?.[1];
-
-async function signIn(email: string): Promise<Agent> {
-  const response = await stack.request("/agent-api/sign-in", { method: "POST", headers: { origin: origin() }, json: { email, password: PASSWORD } });
-  expect(response.status, response.text).toBe(204);
-  const cookie = cookieOf(response)!;
-  const me = (await stack.request("/agent-api/me", { headers: { cookie } })).body as { csrfToken: string; user: { id: string } };
-  return { cookie, csrfToken: me.csrfToken, userId: me.user.id };
-}
+const signIn = (email: string) => signInAgent(stack, email, PASSWORD);
 
 const view = (agent: Agent, ticketId: string) => stack.request(`/agent-api/tickets/${ticketId}`, { headers: { cookie: agent.cookie } });
 const act = (agent: Agent, ticketId: string, actions: unknown[], headers: Record<string, string> = {}) =>
