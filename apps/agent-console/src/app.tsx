@@ -5,6 +5,7 @@
 import { useEffect } from "preact/hooks";
 import { Loading } from "./components/layout.tsx";
 import { loadDirectory } from "./directory.ts";
+import { loadSavedViews } from "./saved-views.ts";
 import { connectLive, disconnectLive } from "./live.ts";
 import { Account } from "./pages/account.tsx";
 import { Inbox } from "./pages/inbox.tsx";
@@ -43,6 +44,7 @@ export function App() {
     if (live) {
       connectLive();
       void loadDirectory().catch(() => undefined);
+      void loadSavedViews().catch(() => undefined);
     } else disconnectLive();
   }, [live]);
 

@@ -126,6 +126,30 @@ describe("search and shortcuts in Chromium", () => {
     await context.close();
   }, 120_000);
 
+  it("saves a search as a view, lists it in the inbox's sidebar, opens and deletes it", async () => {
+    await createTicket("galaxy", "Sam Saved", "The anvil of my forge cracked in two.");
+    const { context, page, problems } = await agentPage(ada);
+    await page.goto(`${base}/app/search?q=anvil`);
+    await page.getByRole("listitem").filter({ hasText: "Sam Saved" }).waitFor();
+    await page.getByLabel("Save this search as a view named").fill("Anvils");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Saved as “Anvils”", { exact: false }).waitFor();
+    await screenshot(page, "57-search-saved");
+    await page.getByRole("link", { name: "Back to the inbox" }).click();
+    const saved = page.getByRole("navigation", { name: "Views" }).getByRole("link", { name: "Anvils" });
+    await saved.waitFor();
+    await screenshot(page, "58-saved-view-in-sidebar");
+    await expectAccessible(page, "the inbox with a saved view");
+    await saved.click();
+    await expect.poll(() => page.url()).toBe(`${base}/app/search?q=anvil`);
+    await page.getByRole("listitem").filter({ hasText: "Sam Saved" }).waitFor();
+    await page.goBack();
+    await page.getByRole("button", { name: "Delete the view Anvils" }).click();
+    await expect.poll(() => page.getByRole("link", { name: "Anvils" }).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   it("lists the shortcuts with ?, keeps the focus in the dialog, closes with Escape and gives the focus back", async () => {
     const { context, page, problems } = await agentPage(ada);
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Mine");

@@ -41,6 +41,7 @@ import { registerAgentTicketRoutes } from "./routes/agent-tickets.ts";
 import { registerAgentLiveRoutes } from "./routes/agent-live.ts";
 import { registerAgentCannedResponseRoutes } from "./routes/agent-canned-responses.ts";
 import { registerAgentDirectoryRoutes } from "./routes/agent-directory.ts";
+import { registerAgentSavedViewRoutes } from "./routes/agent-saved-views.ts";
 import { AgentLiveFeed } from "./agent-api/live-feed.ts";
 import { PresenceBoard } from "./agent-api/presence.ts";
 import { registerAnnouncementRoutes } from "./routes/announcements.ts";
@@ -199,6 +200,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
   });
   registerAgentDirectoryRoutes(api, { agentAccess: clients.agentAccess, content: clients.content, guards: agentGuards });
+  registerAgentSavedViewRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   // The agents' live side needs NATS: the tickets stream and presence between replicas.
   const live = deps.nc !== undefined && deps.agentLive !== false;
   const liveFeed = live && deps.nc

@@ -598,3 +598,23 @@ describe("subjects and the unread marker", () => {
     expect((await listed()).unread).toBe(false);
   });
 });
+
+describe("saved views", () => {
+  it("saves a user's named search, lists it to that user only, refuses a taken name, and deletes it for that user only", async () => {
+    const write = (agent: Agent, method: string, path: string, json?: unknown) =>
+      stack.request(path, { method, headers: { cookie: agent.cookie, origin: origin(), "x-csrf-token": agent.csrfToken }, ...(json !== undefined ? { json } : {}) });
+    const saved = await write(agents.ada, "POST", "/agent-api/saved-views", { name: "Forge trouble", q: "forge", view: "open" });
+    expect(saved.status, saved.text).toBe(201);
+    expect(saved.body).toMatchObject({ name: "Forge trouble", q: "forge", view: "open" });
+    const { id } = saved.body as { id: string };
+    expect((await stack.request("/agent-api/saved-views", { headers: { cookie: agents.ada.cookie } })).body).toMatchObject({ views: [{ id, name: "Forge trouble" }] });
+    expect((await stack.request("/agent-api/saved-views", { headers: { cookie: agents.bea.cookie } })).body).toEqual({ views: [] });
+    expect((await write(agents.ada, "POST", "/agent-api/saved-views", { name: "forge TROUBLE", q: "anvil" })).status).toBe(409);
+    const nothing = await write(agents.ada, "POST", "/agent-api/saved-views", { name: "Everything" });
+    expect(nothing.status).toBe(400);
+    expect(nothing.body).toMatchObject({ details: { issues: [{ path: "/q" }] } });
+    expect((await write(agents.bea, "DELETE", `/agent-api/saved-views/${id}`)).status).toBe(404);
+    expect((await write(agents.ada, "DELETE", `/agent-api/saved-views/${id}`)).status).toBe(204);
+    expect((await stack.request("/agent-api/saved-views", { headers: { cookie: agents.ada.cookie } })).body).toEqual({ views: [] });
+  });
+});

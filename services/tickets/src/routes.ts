@@ -15,6 +15,8 @@ import type { TicketActionInput } from "./tickets/ticket-actions.ts";
 import {
   countAgentViews, createTicket, getTicket, listAgentTickets, listTickets, markTicketRead, mergeTickets, performTicketActions,
 } from "./tickets/ticket.service.ts";
+import type { SavedView } from "./saved-views/saved-view.ts";
+import { deleteView, listViews, saveView } from "./saved-views/saved-view.service.ts";
 import { ticketUrl, type Ticket } from "./tickets/ticket.ts";
 
 /** Every request names the caller's company; the gateway always sends a uuid, so anything else is a caller's bug. */
@@ -128,6 +130,10 @@ function actionInput(action: TicketActionMessage): TicketActionInput {
   }
 }
 
+function savedViewMessage(view: SavedView) {
+  return { id: view.id, name: view.name, q: view.q, view: view.view ?? "", createdAt: timestampFromDate(view.createdAt) };
+}
+
 export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void {
   const toMessage = (ticket: Ticket) => ticketMessage(ticket, ctx.supportAppUrl);
 
@@ -201,6 +207,15 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         matches: [...matches].map(([ticketId, match]) => ({ ticketId, field: match.field, eventId: match.eventId ?? undefined, snippet: match.snippet })),
         summaries: [...summaries].map(([ticketId, summary]) => ({ ticketId, subject: summary.subject, unread: summary.unread })),
       };
+    },
+
+    listSavedViews: async (req) => ({ views: (await listViews(ctx.db, req.companyId, req.userId)).map(savedViewMessage) }),
+
+    createSavedView: async (req) => ({ view: savedViewMessage(await saveView(ctx.db, req.companyId, req.userId, { name: req.name, q: req.q, view: req.view })) }),
+
+    deleteSavedView: async (req) => {
+      await deleteView(ctx.db, req.companyId, req.userId, req.id);
+      return {};
     },
 
     markTicketRead: async (req) => {

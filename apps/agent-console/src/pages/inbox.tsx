@@ -12,6 +12,7 @@ import { t } from "../i18n.ts";
 import type { MessageKey } from "../messages/en.ts";
 import { lastChange, reloads } from "../live.ts";
 import { navigate } from "../router.ts";
+import { deleteSavedView, savedViewPath, savedViews } from "../saved-views.ts";
 import { me } from "../session.ts";
 
 const VIEWS = ["mine", "unassigned", "open", "waiting", "on_hold", "closed_7d"] as const;
@@ -125,6 +126,23 @@ export function Inbox({ view }: { view: string }) {
               </li>
             ))}
           </ul>
+          {savedViews.value.length > 0 && (
+            <>
+              <h2 class="views-heading" id="saved-views-title">{t("saved.title")}</h2>
+              <ul aria-labelledby="saved-views-title">
+                {savedViews.value.map((saved) => (
+                  <li key={saved.id} class="saved-view">
+                    <Link to={savedViewPath(saved)} className="view-link">
+                      <span>{saved.name}</span>
+                    </Link>
+                    <button type="button" class="remove-tag" aria-label={t("saved.delete", { name: saved.name })} onClick={() => void deleteSavedView(saved.id).catch(() => setError(true))}>
+                      ×
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
         </nav>
         <section class="list-pane" aria-labelledby="list-title">
           <SearchForm />

@@ -9,6 +9,7 @@ import { TicketRowContent } from "../components/ticket-row.tsx";
 import { t } from "../i18n.ts";
 import type { MessageKey } from "../messages/en.ts";
 import { navigate, queryParameter } from "../router.ts";
+import { saveView } from "../saved-views.ts";
 import { me } from "../session.ts";
 
 const PAGE = 50;
@@ -24,6 +25,10 @@ function Snippet({ match }: { match: SearchMatch }) {
 
 export function SearchPage() {
   const q = (queryParameter("q") ?? "").trim();
+  const view = queryParameter("view");
+  const [saveName, setSaveName] = useState("");
+  const [saveMessage, setSaveMessage] = useState<{ kind: "success" | "error"; text: string }>();
+  const viewQuery = view ? `&view=${encodeURIComponent(view)}` : "";
   const [items, setItems] = useState<TicketListItem[]>();
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<string>();
@@ -34,7 +39,7 @@ export function SearchPage() {
     setError(undefined);
     if (q === "") return;
     let current = true;
-    call<TicketPage>("GET", `/tickets?q=${encodeURIComponent(q)}&limit=${PAGE}`).then(
+    call<TicketPage>("GET", `/tickets?q=${encodeURIComponent(q)}${viewQuery}&limit=${PAGE}`).then(
       ({ body }) => {
         if (!current) return;
         setItems(body.tickets);
@@ -45,12 +50,24 @@ export function SearchPage() {
     return () => {
       current = false;
     };
-  }, [q]);
+  }, [q, view]);
+
+  async function save(event: Event) {
+    event.preventDefault();
+    setSaveMessage(undefined);
+    try {
+      await saveView(saveName.trim(), q, view);
+      setSaveMessage({ kind: "success", text: t("saved.done", { name: saveName.trim() }) });
+      setSaveName("");
+    } catch (failure) {
+      setSaveMessage({ kind: "error", text: failure instanceof ApiError && failure.status === 409 ? t("saved.taken") : t("app.error") });
+    }
+  }
 
   async function loadMore() {
     if (cursor === null) return;
     try {
-      const { body } = await call<TicketPage>("GET", `/tickets?q=${encodeURIComponent(q)}&limit=${PAGE}&cursor=${encodeURIComponent(cursor)}`);
+      const { body } = await call<TicketPage>("GET", `/tickets?q=${encodeURIComponent(q)}${viewQuery}&limit=${PAGE}&cursor=${encodeURIComponent(cursor)}`);
       setItems((before) => [...(before ?? []), ...body.tickets]);
       setCursor(body.pagination.cursor);
     } catch {
@@ -64,6 +81,17 @@ export function SearchPage() {
         <p class="back"><Link to="/views/mine">{t("ticket.back")}</Link></p>
         <PageTitle id="search-title">{q === "" ? t("search.title") : t("search.resultsFor", { q })}</PageTitle>
         <SearchForm initial={q} autoFocus={q === ""} />
+        {view && <p class="hint">{t("saved.narrowed", { view: t(`view.${view}` as MessageKey) })}</p>}
+        {q !== "" && (
+          <form class="save-view" onSubmit={save}>
+            <label for="save-view-name">{t("saved.name")}</label>
+            <input id="save-view-name" type="text" value={saveName} maxLength={60} onInput={(event) => setSaveName((event.currentTarget as HTMLInputElement).value)} />
+            <button type="submit" class="button small" disabled={saveName.trim() === ""}>
+              {t("saved.save")}
+            </button>
+            {saveMessage && <p role={saveMessage.kind === "error" ? "alert" : "status"} class={saveMessage.kind === "error" ? "field-error" : "hint"}>{saveMessage.text}</p>}
+          </form>
+        )}
         {error && <p role="alert" class="alert error">{error}</p>}
         {q === "" ? null : items === undefined ? (
           !error && <p role="status">{t("app.loading")}</p>

@@ -1408,6 +1408,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/saved-views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your saved views
+         * @description The signed-in user's own saved views, by name: each a search (`q`, as `GET
+         *     /agent-api/tickets` takes it) and, optionally, a built-in `view`. Nobody else sees them.
+         *     The console lists them beside the built-in views and opens them as searches.
+         */
+        get: operations["listAgentSavedViews"];
+        put?: never;
+        /**
+         * Save a view
+         * @description Saves a view for the signed-in user: a `name` (1 to 60 characters, unique among the user's
+         *     views without regard to case: **409** otherwise), words to search (`q`, at most 200
+         *     characters) and/or a built-in `view`; one of the two at least (**400** at `/q`
+         *     otherwise). A user keeps at most 30 views (**400** `failed_precondition`
+         *     `TOO_MANY_SAVED_VIEWS`).
+         */
+        post: operations["createAgentSavedView"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/saved-views/{savedViewId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete one of your saved views
+         * @description Deletes the view (**204**); another user's or an unknown id is **404**.
+         */
+        delete: operations["deleteAgentSavedView"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/me": {
         parameters: {
             query?: never;
@@ -1660,6 +1710,20 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AgentSavedView: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The words searched; empty: none. */
+            q: string;
+            /**
+             * @description A built-in view the search is narrowed to; null: none.
+             * @enum {string|null}
+             */
+            view: "mine" | "unassigned" | "open" | "waiting" | "on_hold" | "closed_7d" | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
         /** @description What a canned response does besides the reply, in this order. */
         AgentCannedActions: {
             /** @description Tags added to the ticket. */
@@ -5723,6 +5787,109 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Marked. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentSavedViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The views. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        views: components["schemas"]["AgentSavedView"][];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createAgentSavedView: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    q?: string;
+                    /** @enum {string} */
+                    view?: "mine" | "unassigned" | "open" | "waiting" | "on_hold" | "closed_7d";
+                };
+            };
+        };
+        responses: {
+            /** @description Saved. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSavedView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    deleteAgentSavedView: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                savedViewId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
             204: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];

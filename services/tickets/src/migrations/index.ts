@@ -9,6 +9,7 @@ import * as createSessionTickets from "./2026_11_28_00_00_00_create_session_tick
 import * as addAgentTicketLists from "./2026_11_29_00_00_00_add_agent_ticket_lists.ts";
 import * as addTicketSearch from "./2026_11_30_00_00_00_add_ticket_search.ts";
 import * as ticketReads from "./2026_11_30_00_01_00_ticket_reads.ts";
+import * as savedViews from "./2026_11_30_00_02_00_saved_views.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_00_00_create_outbox": createOutboxMigration,
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_29_00_00_00_add_agent_ticket_lists": addAgentTicketLists,
   "2026_11_30_00_00_00_add_ticket_search": addTicketSearch,
   "2026_11_30_00_01_00_ticket_reads": ticketReads,
+  "2026_11_30_00_02_00_saved_views": savedViews,
 };

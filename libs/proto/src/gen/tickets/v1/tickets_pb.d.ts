@@ -1942,6 +1942,173 @@ export declare type ErasePlayerTicketsResponse = Message<"tickets.v1.ErasePlayer
 export declare const ErasePlayerTicketsResponseSchema: GenMessage<ErasePlayerTicketsResponse>;
 
 /**
+ * @generated from message tickets.v1.SavedView
+ */
+export declare type SavedView = Message<"tickets.v1.SavedView"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The words searched (the agent list's q); empty: none.
+   *
+   * @generated from field: string q = 3;
+   */
+  q: string;
+
+  /**
+   * A built-in view (mine, unassigned, open, waiting, on_hold, closed_7d); empty: none.
+   *
+   * @generated from field: string view = 4;
+   */
+  view: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 5;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.SavedView.
+ * Use `create(SavedViewSchema)` to create a new message.
+ */
+export declare const SavedViewSchema: GenMessage<SavedView>;
+
+/**
+ * @generated from message tickets.v1.ListSavedViewsRequest
+ */
+export declare type ListSavedViewsRequest = Message<"tickets.v1.ListSavedViewsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message tickets.v1.ListSavedViewsRequest.
+ * Use `create(ListSavedViewsRequestSchema)` to create a new message.
+ */
+export declare const ListSavedViewsRequestSchema: GenMessage<ListSavedViewsRequest>;
+
+/**
+ * @generated from message tickets.v1.ListSavedViewsResponse
+ */
+export declare type ListSavedViewsResponse = Message<"tickets.v1.ListSavedViewsResponse"> & {
+  /**
+   * @generated from field: repeated tickets.v1.SavedView views = 1;
+   */
+  views: SavedView[];
+};
+
+/**
+ * Describes the message tickets.v1.ListSavedViewsResponse.
+ * Use `create(ListSavedViewsResponseSchema)` to create a new message.
+ */
+export declare const ListSavedViewsResponseSchema: GenMessage<ListSavedViewsResponse>;
+
+/**
+ * @generated from message tickets.v1.CreateSavedViewRequest
+ */
+export declare type CreateSavedViewRequest = Message<"tickets.v1.CreateSavedViewRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string q = 4;
+   */
+  q: string;
+
+  /**
+   * @generated from field: string view = 5;
+   */
+  view: string;
+};
+
+/**
+ * Describes the message tickets.v1.CreateSavedViewRequest.
+ * Use `create(CreateSavedViewRequestSchema)` to create a new message.
+ */
+export declare const CreateSavedViewRequestSchema: GenMessage<CreateSavedViewRequest>;
+
+/**
+ * @generated from message tickets.v1.CreateSavedViewResponse
+ */
+export declare type CreateSavedViewResponse = Message<"tickets.v1.CreateSavedViewResponse"> & {
+  /**
+   * @generated from field: tickets.v1.SavedView view = 1;
+   */
+  view?: SavedView | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.CreateSavedViewResponse.
+ * Use `create(CreateSavedViewResponseSchema)` to create a new message.
+ */
+export declare const CreateSavedViewResponseSchema: GenMessage<CreateSavedViewResponse>;
+
+/**
+ * @generated from message tickets.v1.DeleteSavedViewRequest
+ */
+export declare type DeleteSavedViewRequest = Message<"tickets.v1.DeleteSavedViewRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: string id = 3;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message tickets.v1.DeleteSavedViewRequest.
+ * Use `create(DeleteSavedViewRequestSchema)` to create a new message.
+ */
+export declare const DeleteSavedViewRequestSchema: GenMessage<DeleteSavedViewRequest>;
+
+/**
+ * @generated from message tickets.v1.DeleteSavedViewResponse
+ */
+export declare type DeleteSavedViewResponse = Message<"tickets.v1.DeleteSavedViewResponse"> & {
+};
+
+/**
+ * Describes the message tickets.v1.DeleteSavedViewResponse.
+ * Use `create(DeleteSavedViewResponseSchema)` to create a new message.
+ */
+export declare const DeleteSavedViewResponseSchema: GenMessage<DeleteSavedViewResponse>;
+
+/**
  * TicketsService owns tickets: their state, their events and their SDK breadcrumbs. Every
  * request carries the caller's company_id; a ticket of another company is NOT_FOUND, exactly
  * like one that does not exist.
@@ -2058,6 +2225,34 @@ export declare const TicketsService: GenService<{
     methodKind: "unary";
     input: typeof MarkTicketReadRequestSchema;
     output: typeof MarkTicketReadResponseSchema;
+  },
+  /**
+   * Saved views: a user's own named lists (a search and, optionally, a built-in view), by name.
+   * A name taken among the user's views is ALREADY_EXISTS (conflict); past 30 views
+   * FAILED_PRECONDITION; another user's or an unknown id is NOT_FOUND.
+   *
+   * @generated from rpc tickets.v1.TicketsService.ListSavedViews
+   */
+  listSavedViews: {
+    methodKind: "unary";
+    input: typeof ListSavedViewsRequestSchema;
+    output: typeof ListSavedViewsResponseSchema;
+  },
+  /**
+   * @generated from rpc tickets.v1.TicketsService.CreateSavedView
+   */
+  createSavedView: {
+    methodKind: "unary";
+    input: typeof CreateSavedViewRequestSchema;
+    output: typeof CreateSavedViewResponseSchema;
+  },
+  /**
+   * @generated from rpc tickets.v1.TicketsService.DeleteSavedView
+   */
+  deleteSavedView: {
+    methodKind: "unary";
+    input: typeof DeleteSavedViewRequestSchema;
+    output: typeof DeleteSavedViewResponseSchema;
   },
   /**
    * MergeTickets merges a source ticket into a target ticket of the same player and game, in one
