@@ -223,6 +223,7 @@ describe("the inbox and the ticket page in Chromium", () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("composer-text");
     await page.keyboard.type("Answered by keyboard.");
     await page.keyboard.press("Tab");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe("Send the reply");
     await page.keyboard.press("Enter");
     await page.getByRole("list", { name: "Conversation" }).getByText("Answered by keyboard.").waitFor();
     // e resolves, once the focus has left the composer.

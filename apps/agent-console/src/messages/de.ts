@@ -15,6 +15,7 @@ export const de: Catalog = {
   "signIn.email": "E-Mail",
   "signIn.password": "Passwort",
   "signIn.submit": "Anmelden",
+  "signIn.missing": "Gib deine E-Mail-Adresse und dein Passwort ein.",
   "signIn.busy": "Anmeldung läuft…",
   "signIn.forgot": "Passwort vergessen?",
   "signIn.wrong": "E-Mail oder Passwort ist falsch.",

@@ -13,6 +13,7 @@ export const en = {
   "signIn.email": "Email",
   "signIn.password": "Password",
   "signIn.submit": "Sign in",
+  "signIn.missing": "Enter your email and password.",
   "signIn.busy": "Signing in…",
   "signIn.forgot": "Forgot your password?",
   "signIn.wrong": "The email or password is wrong.",

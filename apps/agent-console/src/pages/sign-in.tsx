@@ -78,6 +78,10 @@ export function SignIn() {
 
   async function submitPassword(event: Event) {
     event.preventDefault();
+    if (email.trim() === "" || password === "") {
+      setError(t("signIn.missing"));
+      return;
+    }
     setBusy(true);
     setError(undefined);
     try {
@@ -143,7 +147,8 @@ export function SignIn() {
       <form onSubmit={submitPassword} noValidate>
         <Field id="email" label={t("signIn.email")} type="email" value={email} onInput={setEmail} autoComplete="username" inputMode="email" autoFocus />
         <Field id="password" label={t("signIn.password")} type="password" value={password} onInput={setPassword} autoComplete="current-password" />
-        <button type="submit" class="button primary" disabled={busy || email.trim() === "" || password === ""}>
+        {/* Never disabled for empty fields: Enter in a field must always submit (a disabled default button blocks it). */}
+        <button type="submit" class="button primary" disabled={busy}>
           {busy ? t("signIn.busy") : t("signIn.submit")}
         </button>
       </form>

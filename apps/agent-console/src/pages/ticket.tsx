@@ -315,7 +315,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
               )}
               <label for="composer-text">{mode === "reply" ? t("composer.replyLabel") : t("composer.noteLabel")}</label>
               <textarea id="composer-text" ref={composer} rows={4} value={text} onInput={(event) => onType((event.currentTarget as HTMLTextAreaElement).value)} />
-              <button type="submit" class="button primary" disabled={busy || text.trim() === ""}>
+              <button type="submit" class="button primary" disabled={busy}>
                 {mode === "reply" ? t("composer.send") : t("composer.addNote")}
               </button>
             </form>
