@@ -152,7 +152,7 @@ export function MergeButton({ ticket, candidates, disabled }: { ticket: Ticket; 
             </fieldset>
             {error && <Alert>{error}</Alert>}
             <div class="dialog-buttons">
-              <button type="submit" class="button primary" disabled={busy || (choice === TYPED && typed.trim() === "")}>
+              <button type="submit" class="button primary" disabled={busy}>
                 {t("merge.confirm")}
               </button>
               <button type="button" class="button" onClick={hide}>

@@ -40,7 +40,7 @@ export function ForgotPassword() {
           {error && <Alert>{error}</Alert>}
           <form onSubmit={submit} noValidate>
             <Field id="email" label={t("signIn.email")} type="email" value={email} onInput={setEmail} autoComplete="username" inputMode="email" autoFocus />
-            <button type="submit" class="button primary" disabled={busy || email.trim() === ""}>
+            <button type="submit" class="button primary" disabled={busy}>
               {t("forgot.submit")}
             </button>
           </form>

@@ -81,7 +81,7 @@ export function Security({ user }: { user: Me }) {
           </p>
           <form onSubmit={confirm} noValidate>
             <Field id="code" label={t("security.code")} value={code} onInput={setCode} autoComplete="one-time-code" inputMode="numeric" error={codeError} autoFocus />
-            <button type="submit" class="button primary" disabled={busy || code.trim() === ""}>
+            <button type="submit" class="button primary" disabled={busy}>
               {t("security.confirm")}
             </button>
           </form>

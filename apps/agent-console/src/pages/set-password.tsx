@@ -96,7 +96,7 @@ export function SetPassword({ purpose }: { purpose: LinkInfo["purpose"] }) {
         <input type="email" name="username" autoComplete="username" value={link.email} hidden readOnly />
         <Field id="new-password" label={t("password.new")} type="password" value={password} onInput={setPassword} autoComplete="new-password" hint={t("password.rule")} error={errors.password} autoFocus />
         <Field id="repeat-password" label={t("password.repeat")} type="password" value={repeat} onInput={setRepeat} autoComplete="new-password" error={errors.repeat} />
-        <button type="submit" class="button primary" disabled={busy || password === "" || repeat === ""}>
+        <button type="submit" class="button primary" disabled={busy}>
           {t("password.save")}
         </button>
       </form>
