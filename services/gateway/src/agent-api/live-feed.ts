@@ -8,6 +8,7 @@ import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages } fro
 import { ensureStream, readEnvelope, streamNameFor, type NatsConnection } from "@support/bus";
 import { readEvent } from "@support/events";
 import type { Logger } from "@support/logging";
+import { KeyedListeners } from "../keyed-listeners.ts";
 
 /** One change of a ticket, as an agent's stream sends it. */
 export interface TicketChange {
@@ -83,7 +84,7 @@ export class AgentLiveFeed {
   private readonly capacity: number;
   /** The most recent changes, by ascending sequence. */
   private readonly recent: TicketChange[] = [];
-  private readonly listeners = new Map<string, Set<ChangeListener>>();
+  private readonly listeners = new KeyedListeners<TicketChange>();
   /** The last sequence of the stream this replica has read (every subject, not only tickets'). */
   private readThrough = 0;
   private messages: ConsumerMessages | undefined;
@@ -143,7 +144,7 @@ export class AgentLiveFeed {
   private add(change: TicketChange): void {
     this.recent.push(change);
     if (this.recent.length > this.capacity) this.recent.splice(0, this.recent.length - this.capacity);
-    for (const listener of this.listeners.get(change.companyId) ?? []) listener(change);
+    this.listeners.emit(change.companyId, change);
   }
 
   async stop(): Promise<void> {
@@ -154,13 +155,7 @@ export class AgentLiveFeed {
 
   /** Calls `listener` with every new change of the company until the returned function is called. */
   listen(companyId: string, listener: ChangeListener): () => void {
-    let set = this.listeners.get(companyId);
-    if (!set) this.listeners.set(companyId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.listeners.get(companyId) === set) this.listeners.delete(companyId);
-    };
+    return this.listeners.add(companyId, listener);
   }
 
   /**

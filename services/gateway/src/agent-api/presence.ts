@@ -6,6 +6,7 @@
 // saying it (viewing for 30 s, typing for 8 s after the last word); "left" ends it at once.
 import type { NatsConnection } from "@support/bus";
 import type { Logger } from "@support/logging";
+import { KeyedListeners } from "../keyed-listeners.ts";
 
 export type PresenceState = "viewing" | "typing" | "left";
 
@@ -69,7 +70,7 @@ export class PresenceBoard {
   private readonly subject: string;
   private readonly clock: () => number;
   private readonly tickets = new Map<string, TicketBoard>();
-  private readonly listeners = new Map<string, Set<PresenceListener>>();
+  private readonly listeners = new KeyedListeners<TicketPresence>();
   private subscription: ReturnType<NatsConnection["subscribe"]> | undefined;
   private sweeper: NodeJS.Timeout | undefined;
 
@@ -110,13 +111,7 @@ export class PresenceBoard {
 
   /** Calls `listener` with a ticket's presence whenever it changes, for the company's tickets. */
   listen(companyId: string, listener: PresenceListener): () => void {
-    let set = this.listeners.get(companyId);
-    if (!set) this.listeners.set(companyId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.listeners.get(companyId) === set) this.listeners.delete(companyId);
-    };
+    return this.listeners.add(companyId, listener);
   }
 
   /** The company's tickets that someone is on now. */
@@ -171,7 +166,7 @@ export class PresenceBoard {
   private changed(ticketId: string, board: TicketBoard, now: number): void {
     const presence = this.presenceOf(ticketId, board, now);
     if (board.entries.size === 0) this.tickets.delete(ticketId);
-    for (const listener of this.listeners.get(board.companyId) ?? []) listener(presence);
+    this.listeners.emit(board.companyId, presence);
   }
 
   private presenceOf(ticketId: string, board: TicketBoard, now: number): TicketPresence {

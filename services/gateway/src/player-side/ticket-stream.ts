@@ -8,6 +8,7 @@ import { PassThrough } from "node:stream";
 import { isAppError } from "@support/errors";
 import type { Logger } from "@support/logging";
 import { outsideCallScope } from "@support/rpc";
+import { KeyedListeners } from "../keyed-listeners.ts";
 import type { Schemas } from "../openapi/types.ts";
 
 export type StreamEvent = Schemas["TicketEvent"] & { id: string };
@@ -30,29 +31,23 @@ export interface StreamSnapshot {
  * has open, and closing them all at shutdown.
  */
 export class TicketStreamHub {
-  private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly listeners = new KeyedListeners<void>();
   private readonly perSession = new Map<string, number>();
   private readonly streams = new Set<{ close(): void }>();
 
   /** Calls `listener` on every nudge for the ticket until the returned function is called. */
   listen(ticketId: string, listener: () => void): () => void {
-    let set = this.listeners.get(ticketId);
-    if (!set) this.listeners.set(ticketId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.listeners.get(ticketId) === set) this.listeners.delete(ticketId);
-    };
+    return this.listeners.add(ticketId, listener);
   }
 
   /** Something happened to the ticket: its streams re-read it. */
   nudge(ticketId: string): void {
-    for (const listener of this.listeners.get(ticketId) ?? []) listener();
+    this.listeners.emit(ticketId, undefined);
   }
 
   /** Events may have been missed (NATS reconnected): every stream re-reads. */
   nudgeAll(): void {
-    for (const set of this.listeners.values()) for (const listener of set) listener();
+    this.listeners.emitAll(undefined);
   }
 
   /** Takes one of the session's `limit` stream slots; false when all are taken. */

@@ -15,6 +15,7 @@ import { HttpProblem } from "../middleware/errors.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import type { AgentApiGuards } from "./agent-api.ts";
 import { respond, type ApiRoutes } from "./api.ts";
+import { answerEventStream } from "./event-stream.ts";
 
 export interface AgentLiveSettings {
   /** A comment line this often keeps proxies from closing an idle stream; the session is checked then too. */
@@ -90,14 +91,7 @@ export function registerAgentLiveRoutes(api: ApiRoutes, deps: AgentLiveRoutesDep
         logger: deps.logger,
       });
       streams.add(stream);
-      ctx.req.socket.setTimeout(0);
-      ctx.req.socket.setNoDelay(true);
-      ctx.res.on("close", () => stream.close());
-      ctx.set("Content-Type", "text/event-stream; charset=utf-8");
-      ctx.set("Cache-Control", "no-store");
-      ctx.set("X-Accel-Buffering", "no");
-      ctx.status = 200;
-      (ctx as unknown as { body: unknown }).body = stream.body;
+      answerEventStream(ctx, stream);
     },
     { before: deps.guards.read },
   );

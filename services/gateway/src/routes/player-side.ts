@@ -32,6 +32,7 @@ import { getOperation } from "../openapi/operations.ts";
 import type { OperationId, Schemas } from "../openapi/types.ts";
 import type { OperationHandler } from "../types.ts";
 import { respond, type ApiRoutes } from "./api.ts";
+import { answerEventStream } from "./event-stream.ts";
 import { playersRateLimitStore } from "./sessions.ts";
 
 /** What a live session code stands for. */
@@ -412,16 +413,7 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
       onClose: () => streams.release(sessionKey),
       logger: deps.logger,
     });
-    ctx.req.socket.setTimeout(0);
-    ctx.req.socket.setNoDelay(true);
-    // The response's close, not the request's: a request emits it once its (empty) body is read.
-    ctx.res.on("close", () => stream.close());
-    ctx.set("Content-Type", "text/event-stream; charset=utf-8");
-    ctx.set("Cache-Control", "no-store");
-    // Proxies that buffer (nginx) must pass each event on at once.
-    ctx.set("X-Accel-Buffering", "no");
-    ctx.status = 200;
-    (ctx as unknown as { body: unknown }).body = stream.body;
+    answerEventStream(ctx, stream);
   });
 
   mount("getPlayerAttachment", async (ctx) => {
