@@ -5,7 +5,8 @@ import { timestampDate, timestampFromDate, ValueSchema } from "@bufbuild/protobu
 import type { ConnectRouter } from "@connectrpc/connect";
 import { isUuid, validationError } from "@support/errors";
 import { idempotent } from "@support/idempotency";
-import { TicketsService, type TicketAction as TicketActionMessage, type TicketEventSchema, type TicketSchema } from "@support/proto";
+import { TicketsService, type ListAgentTicketsRequest, type ListTicketsRequest, type TicketAction as TicketActionMessage, type TicketEventSchema, type TicketSchema } from "@support/proto";
+import type { RawListQuery } from "./tickets/list-query.ts";
 import { addTicketBreadcrumbs, listTicketBreadcrumbs } from "./breadcrumbs/breadcrumb.service.ts";
 import type { TicketsContext } from "./context.ts";
 import { erasePlayerTickets } from "./erasure/erasure.service.ts";
@@ -134,6 +135,24 @@ function savedViewMessage(view: SavedView) {
   return { id: view.id, name: view.name, q: view.q, view: view.view ?? "", createdAt: timestampFromDate(view.createdAt) };
 }
 
+/** The public list's filters, named by the RPC's fields (ListTickets, and ListAgentTickets which adds its own). */
+function publicListQuery(req: ListTicketsRequest | ListAgentTicketsRequest): RawListQuery {
+  return {
+    playerId: req.playerId,
+    email: req.email,
+    gameId: req.gameId,
+    ticketId: req.ticketId,
+    tags: req.tags,
+    fields: req.fields,
+    status: req.status,
+    createdAfter: req.createdAfter,
+    createdBefore: req.createdBefore,
+    order: req.order,
+    cursor: req.cursor,
+    limit: req.limit,
+  };
+}
+
 export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void {
   const toMessage = (ticket: Ticket) => ticketMessage(ticket, ctx.supportAppUrl);
 
@@ -158,20 +177,7 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
     }),
 
     listTickets: async (req) => {
-      const { tickets, nextCursor } = await listTickets(ctx, company(req.companyId), {
-        playerId: req.playerId,
-        email: req.email,
-        gameId: req.gameId,
-        ticketId: req.ticketId,
-        tags: req.tags,
-        fields: req.fields,
-        status: req.status,
-        createdAfter: req.createdAfter,
-        createdBefore: req.createdBefore,
-        order: req.order,
-        cursor: req.cursor,
-        limit: req.limit,
-      });
+      const { tickets, nextCursor } = await listTickets(ctx, company(req.companyId), publicListQuery(req));
       return { tickets: tickets.map(toMessage), nextCursor: nextCursor ?? undefined };
     },
 
@@ -180,18 +186,7 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         userId: req.userId,
         gameIds: req.gameIds,
         raw: {
-          playerId: req.playerId,
-          email: req.email,
-          gameId: req.gameId,
-          ticketId: req.ticketId,
-          tags: req.tags,
-          fields: req.fields,
-          status: req.status,
-          createdAfter: req.createdAfter,
-          createdBefore: req.createdBefore,
-          order: req.order,
-          cursor: req.cursor,
-          limit: req.limit,
+          ...publicListQuery(req),
           assignee: req.assignee,
           language: req.language,
           tier: req.tier,

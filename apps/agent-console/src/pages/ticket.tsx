@@ -425,7 +425,9 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
           </section>
           <section aria-labelledby="tags-title">
             <h2 id="tags-title">{t("ticket.tags")}</h2>
-            {ticket.tags.length === 0 && <p class="muted">{t("ticket.noTags")}</p>}
+            {ticket.tags.length === 0 ? (
+              <p class="muted">{t("ticket.noTags")}</p>
+            ) : (
             <ul class="tags">
               {ticket.tags.map((tag) => (
                 <li key={tag}>
@@ -438,6 +440,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
                 </li>
               ))}
             </ul>
+            )}
             {!closed && tagsFor(ticket.gameId).some((tag) => !ticket.tags.includes(tag.name)) && (
               <div class="add-tag">
                 <label for="add-tag">{t("ticket.addTag")}</label>
