@@ -12,6 +12,16 @@ export const listenPort = makeValidator<number>((input) => {
   return value;
 });
 
+/** A retry schedule: comma-separated non-negative seconds, one per retry. Throws when malformed. */
+export function parseRetrySchedule(text: string): number[] {
+  const parts = text.split(",").map((part) => part.trim());
+  const values = parts.map(Number);
+  if (parts.length === 0 || parts.some((part) => part === "") || values.some((v) => !Number.isFinite(v) || v < 0)) {
+    throw new Error("must be comma-separated non-negative numbers of seconds");
+  }
+  return values;
+}
+
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);

@@ -1,6 +1,7 @@
-// Outgoing mail (players' email codes, agents' invitation and password-reset links), sent
-// through the SMTP server of SMTP_URL with nodemailer. Without SMTP_URL no mail can be sent,
-// and what needs one answers that the email channel is not configured.
+// Outgoing mail, one path for every service (players' email codes, agents' invitation and
+// password-reset links, the email channel's replies and surveys): nodemailer over the SMTP
+// server of SMTP_URL, DKIM-signed when a key is configured. Without SMTP_URL no mail can be
+// sent, and what needs one answers that the email channel is not configured.
 import { failedPrecondition } from "@support/errors";
 import type { Logger } from "@support/logging";
 import nodemailer from "nodemailer";
@@ -9,13 +10,53 @@ export interface OutgoingMail {
   to: string;
   subject: string;
   text: string;
+  /** The HTML alternative of `text`; the mail is plain text alone without it. */
+  html?: string;
+  /** The sender's display name, in front of the configured address (`<name> <address>`). */
+  fromName?: string;
+  replyTo?: string;
+  /** The Message-ID to send, without angle brackets; nodemailer makes one when absent. */
+  messageId?: string;
+  /** Message-IDs (without angle brackets) this mail answers: In-Reply-To is the last. */
+  references?: string[];
+  /** Further headers (Auto-Submitted, List-Unsubscribe, ...). */
+  headers?: Record<string, string>;
+}
+
+export interface SentMail {
+  /** The Message-ID the mail went with, without angle brackets. */
+  messageId: string;
+  /** The relay's answer, e.g. "250 2.0.0 Ok: queued as 12345". */
+  response: string;
+}
+
+/** A mail the relay did not take. `permanent`: it refused it for good (a 5xx answer), retrying cannot help. */
+export class MailNotSent extends Error {
+  readonly permanent: boolean;
+  /** The relay's answer or the connection's failure, as an operator would read it; never a credential. */
+  readonly reason: string;
+  constructor(reason: string, permanent: boolean) {
+    super(`mail not sent: ${reason}`);
+    this.name = "MailNotSent";
+    this.reason = reason;
+    this.permanent = permanent;
+  }
+}
+
+export interface DkimSettings {
+  /** The signing domain (d=), normally the sender address's domain. */
+  domainName: string;
+  /** The selector (s=): the key is published at `<selector>._domainkey.<domain>`. */
+  keySelector: string;
+  /** The private key, PEM. */
+  privateKey: string;
 }
 
 export interface Mailer {
   /** Whether mail can be sent at all (SMTP_URL is set). */
   readonly configured: boolean;
-  /** Sends one mail; throws when the SMTP server refuses it or cannot be reached. */
-  send(mail: OutgoingMail): Promise<void>;
+  /** Sends one mail; throws MailNotSent when the SMTP server refuses it or cannot be reached. */
+  send(mail: OutgoingMail): Promise<SentMail>;
   close(): void;
 }
 
@@ -24,7 +65,21 @@ export function emailNotConfigured() {
   return failedPrecondition("Email is not configured for this support service", { type: "EMAIL_NOT_CONFIGURED" });
 }
 
-export function createMailer(options: { smtpUrl: string; from: string; logger: Logger; timeoutMs?: number }): Mailer {
+const bracketed = (id: string) => `<${id}>`;
+const unbracketed = (id: string) => id.replace(/^<|>$/g, "");
+
+/** How a failed sendMail reads: nodemailer's errors carry the relay's code and answer. */
+export function mailNotSentOf(error: unknown): MailNotSent {
+  const failure = error as { responseCode?: number; response?: string; code?: string; message?: string };
+  const code = failure.responseCode;
+  // A 5xx to the envelope or the message is final; one to AUTH is our configuration, which an
+  // operator fixes, so the mail waits for it like for an unreachable relay.
+  const permanent = code !== undefined && code >= 500 && code < 600 && failure.code !== "EAUTH";
+  const reason = failure.response ?? `${failure.code ?? "error"}: ${failure.message ?? String(error)}`;
+  return new MailNotSent(reason.slice(0, 500), permanent);
+}
+
+export function createMailer(options: { smtpUrl: string; from: string; logger: Logger; timeoutMs?: number; dkim?: DkimSettings }): Mailer {
   if (options.smtpUrl.trim() === "") {
     return {
       configured: false,
@@ -44,13 +99,33 @@ export function createMailer(options: { smtpUrl: string; from: string; logger: L
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
+    ...(options.dkim ? { dkim: options.dkim } : {}),
   });
+  // MAIL_FROM is `Name <address>` or a bare address; a mail may put its own name in front.
+  const fromAddress = /<([^<>]+)>\s*$/.exec(options.from)?.[1] ?? options.from.trim();
   return {
     configured: true,
     async send(mail) {
-      const info = await transport.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text });
-      // Never the address or the text: they are personal data and a credential.
+      const references = mail.references?.map(bracketed);
+      let info: { messageId: string; response: string };
+      try {
+        info = await transport.sendMail({
+          from: mail.fromName ? { name: mail.fromName, address: fromAddress } : options.from,
+          to: mail.to,
+          subject: mail.subject,
+          text: mail.text,
+          ...(mail.html === undefined ? {} : { html: mail.html }),
+          ...(mail.replyTo === undefined ? {} : { replyTo: mail.replyTo }),
+          ...(mail.messageId === undefined ? {} : { messageId: bracketed(mail.messageId) }),
+          ...(references && references.length > 0 ? { references, inReplyTo: references.at(-1) } : {}),
+          ...(mail.headers === undefined ? {} : { headers: mail.headers }),
+        });
+      } catch (error) {
+        throw mailNotSentOf(error);
+      }
+      // Never the address or the text: they are personal data and may carry a credential.
       options.logger.info({ messageId: info.messageId }, "mail sent");
+      return { messageId: unbracketed(info.messageId), response: info.response };
     },
     close() {
       transport.close();

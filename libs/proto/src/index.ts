@@ -11,3 +11,4 @@ export * from "./gen/content/v1/agents_pb.js";
 export * from "./gen/content/v1/canned_pb.js";
 export * from "./gen/players/v1/admin_pb.js";
 export * from "./gen/webhooks/v1/webhooks_pb.js";
+export * from "./gen/email/v1/email_pb.js";

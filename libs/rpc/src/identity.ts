@@ -16,8 +16,8 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 /** The request header carrying the caller's token (the admin RPCs keep `authorization` for the admin token). */
 export const SERVICE_IDENTITY_HEADER = "service-identity";
 
-/** Every process that may hold an identity: the five services, the gateway and the admin tool. */
-export const IDENTITY_NAMES = ["gateway", "content", "tickets", "media", "players", "webhooks", "admin"] as const;
+/** Every process that may hold an identity: the six services, the gateway and the admin tool. */
+export const IDENTITY_NAMES = ["gateway", "content", "tickets", "media", "players", "webhooks", "email", "admin"] as const;
 export type IdentityName = (typeof IDENTITY_NAMES)[number];
 
 /**
@@ -28,17 +28,18 @@ export type IdentityName = (typeof IDENTITY_NAMES)[number];
  * calls, the token that an operator runs it.
  */
 export const ALLOWED_CALLERS: Readonly<Record<string, readonly IdentityName[]>> = {
-  "content.v1.ContentService": ["gateway", "tickets", "media", "players", "webhooks"],
+  "content.v1.ContentService": ["gateway", "tickets", "media", "players", "webhooks", "email"],
   "content.v1.ContentAdminService": ["admin"],
   "content.v1.AgentAccessService": ["gateway"],
   "content.v1.CannedResponseService": ["gateway"],
-  "tickets.v1.TicketsService": ["gateway", "players"],
+  "tickets.v1.TicketsService": ["gateway", "players", "email"],
   "tickets.v1.PlayerSideService": ["gateway"],
   "media.v1.MediaService": ["gateway", "tickets", "players"],
   "players.v1.PlayersService": ["gateway", "tickets"],
   "players.v1.PlayersAdminService": ["admin"],
   "webhooks.v1.WebhooksService": ["gateway"],
   "webhooks.v1.WebhooksAdminService": ["admin"],
+  "email.v1.EmailService": ["gateway"],
 };
 
 /** Always open: the kubelet's and the gateway's health checks carry no identity. */

@@ -6,7 +6,7 @@
 // process without keys trusts its own calls.
 import { generateKeyPairSync } from "node:crypto";
 
-export const IDENTITY_PROCESSES = ["gateway", "content", "tickets", "media", "players", "webhooks", "admin"] as const;
+export const IDENTITY_PROCESSES = ["gateway", "content", "tickets", "media", "players", "webhooks", "email", "admin"] as const;
 export type IdentityProcess = (typeof IDENTITY_PROCESSES)[number];
 
 export interface TestServiceIdentities {

@@ -23,6 +23,11 @@ export interface SmtpReceiver {
   port: number;
   /** Every mail received so far, oldest first. */
   mails: ReceivedMail[];
+  /**
+   * Recipients the receiver refuses, with the SMTP code it answers (550: for good, 450: try
+   * again later), as a relay that knows the mailbox is gone or full would.
+   */
+  refusedRecipients: Map<string, 450 | 550>;
   /** The first mail (received already or arriving within timeoutMs) to this address. */
   waitForMail(to: string, options?: { timeoutMs?: number; after?: number }): Promise<ReceivedMail>;
   stop(): Promise<void>;
@@ -31,11 +36,18 @@ export interface SmtpReceiver {
 export async function startSmtpReceiver(options: { port?: number; host?: string; onMail?: (mail: ReceivedMail) => void } = {}): Promise<SmtpReceiver> {
   const mails: ReceivedMail[] = [];
   const waiters = new Set<() => void>();
+  const refusedRecipients = new Map<string, 450 | 550>();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["AUTH", "STARTTLS"],
     logger: false,
     size: 10 * 1024 * 1024,
+    onRcptTo(address, _session, callback) {
+      const code = refusedRecipients.get(address.address.toLowerCase());
+      if (code === undefined) return callback();
+      const error = Object.assign(new Error(code === 550 ? "5.1.1 Mailbox unavailable" : "4.2.2 Mailbox full, try again later"), { responseCode: code });
+      callback(error);
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -70,6 +82,7 @@ export async function startSmtpReceiver(options: { port?: number; host?: string;
     url: `smtp://127.0.0.1:${port}`,
     port,
     mails,
+    refusedRecipients,
     async waitForMail(to, waitOptions = {}) {
       const after = waitOptions.after ?? 0;
       const deadline = Date.now() + (waitOptions.timeoutMs ?? 5000);

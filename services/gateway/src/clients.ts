@@ -3,7 +3,7 @@
 // retry budget, so that a dead service costs its routes no timeout per request. Plus
 // grpc.health.v1 of each for /healthz/dependencies.
 import type { Client } from "@connectrpc/connect";
-import { AgentAccessService, CannedResponseService, ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
+import { AgentAccessService, CannedResponseService, ContentService, EmailService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
 import type { Registry } from "@support/metrics";
 import {
   balancingOf, createResilientTransport, createServiceClient, createServiceTransport, loadServiceCaller, type AddressState, type BreakerState,
@@ -12,7 +12,7 @@ import {
 import type { GatewayConfig } from "./config.ts";
 import { idempotencyInterceptor } from "./middleware/idempotency.ts";
 
-export const SERVICE_NAMES = ["content", "tickets", "media", "players", "webhooks"] as const;
+export const SERVICE_NAMES = ["content", "tickets", "media", "players", "webhooks", "email"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 export type ContentClient = Client<typeof ContentService>;
@@ -25,6 +25,7 @@ export type MediaClient = Client<typeof MediaService>;
 export type PlayersClient = Client<typeof PlayersService>;
 export type PlayerSideClient = Client<typeof PlayerSideService>;
 export type WebhooksClient = Client<typeof WebhooksService>;
+export type EmailClient = Client<typeof EmailService>;
 export type HealthClient = Client<typeof health.Health>;
 
 /** What the gateway knows of one service's connections, for /healthz/dependencies. */
@@ -46,6 +47,8 @@ export interface GatewayClients {
   playerSide: PlayerSideClient;
   /** Webhook subscriptions and their delivery log. */
   webhooks: WebhooksClient;
+  /** The email channel: the delivery status of the mails sent to players. */
+  email: EmailClient;
   /** grpc.health.v1 of every service (past the breaker: it reports, it does not serve a route). */
   health: Record<ServiceName, HealthClient>;
   /** Addresses and breaker of every service; tests built without them report none. */
@@ -61,6 +64,7 @@ type ClientConfig = Pick<
   | "MEDIA_URL"
   | "PLAYERS_URL"
   | "WEBHOOKS_URL"
+  | "EMAIL_URL"
   | "RPC_TIMEOUT_MS"
   | "RPC_RESOLVE_INTERVAL_MS"
   | "RPC_HOSTS_FILE"
@@ -82,6 +86,7 @@ export function createClients(config: ClientConfig, registry?: Registry): Gatewa
     media: config.MEDIA_URL,
     players: config.PLAYERS_URL,
     webhooks: config.WEBHOOKS_URL,
+    email: config.EMAIL_URL,
   };
   const transports = Object.fromEntries(
     SERVICE_NAMES.map((name) => {
@@ -104,6 +109,7 @@ export function createClients(config: ClientConfig, registry?: Registry): Gatewa
     players: createServiceClient(PlayersService, transports.players.guarded, options),
     playerSide: createServiceClient(PlayerSideService, transports.tickets.guarded, options),
     webhooks: createServiceClient(WebhooksService, transports.webhooks.guarded, options),
+    email: createServiceClient(EmailService, transports.email.guarded, options),
     health: Object.fromEntries(SERVICE_NAMES.map((name) => [name, healthClient(name)])) as Record<ServiceName, HealthClient>,
     backends: Object.fromEntries(
       SERVICE_NAMES.map((name) => [name, { addresses: () => transports[name].balanced.addresses(), breakerState: () => transports[name].guarded.breakerState() }]),

@@ -17,6 +17,7 @@ export const configSpecs = {
   MEDIA_URL: str({ default: "http://127.0.0.1:50053", desc: "Media service" }),
   PLAYERS_URL: str({ default: "http://127.0.0.1:50054", desc: "Players service" }),
   WEBHOOKS_URL: str({ default: "http://127.0.0.1:50055", desc: "Webhooks service (subscriptions and delivery log)" }),
+  EMAIL_URL: str({ default: "http://127.0.0.1:50056", desc: "Email service (the delivery status of mails to players)" }),
   NATS_URL,
   NATS_PREFIX,
   LOG_LEVEL,
@@ -147,7 +148,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
   if (!(config.API_RATE_LIMIT_OFFLINE_SHARE > 0 && config.API_RATE_LIMIT_OFFLINE_SHARE <= 1)) {
     throw new ConfigError("Invalid configuration: API_RATE_LIMIT_OFFLINE_SHARE must be greater than 0 and at most 1");
   }
-  for (const name of ["CONTENT_URL", "TICKETS_URL", "MEDIA_URL", "PLAYERS_URL", "WEBHOOKS_URL"] as const) {
+  for (const name of ["CONTENT_URL", "TICKETS_URL", "MEDIA_URL", "PLAYERS_URL", "WEBHOOKS_URL", "EMAIL_URL"] as const) {
     const parts = config[name].split(",").map((part) => part.trim());
     if (!parts.every((part) => URL.canParse(part) && new URL(part).protocol === "http:")) {
       throw new ConfigError(`Invalid configuration: ${name} must be an http URL or a comma-separated list of them`);

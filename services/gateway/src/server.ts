@@ -189,6 +189,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     tickets: clients.tickets,
     players: clients.players,
     media: clients.media,
+    email: clients.email,
     guards: agentGuards,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
   });

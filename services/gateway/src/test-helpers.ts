@@ -8,7 +8,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import type { NatsConnection } from "@support/bus";
 import { createLogger, type Logger } from "@support/logging";
-import { AgentAccessService, CannedResponseService, ContentService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
+import { AgentAccessService, CannedResponseService, ContentService, EmailService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
 import { AppError } from "@support/errors";
 import { appErrorToConnect, domainTransport } from "@support/rpc";
 import type { AgentAccessClient, GatewayClients, PlayersClient, ServiceName, WebhooksClient } from "./clients.ts";
@@ -333,7 +333,7 @@ export class FakeAgentAccess {
   }
 }
 
-/** grpc.health.v1 of the five services; `down` lists the ones that answer NOT_SERVING or fail. */
+/** grpc.health.v1 of the six services; `down` lists the ones that answer NOT_SERVING or fail. */
 export function fakeHealth(down: Set<ServiceName>, calls?: { count: number }): GatewayClients["health"] {
   const make = (name: ServiceName) =>
     createClient(
@@ -348,7 +348,7 @@ export function fakeHealth(down: Set<ServiceName>, calls?: { count: number }): G
         }),
       ),
     );
-  return { content: make("content"), tickets: make("tickets"), media: make("media"), players: make("players"), webhooks: make("webhooks") };
+  return { content: make("content"), tickets: make("tickets"), media: make("media"), players: make("players"), webhooks: make("webhooks"), email: make("email") };
 }
 
 /** A logger whose JSON lines are kept in `lines`. */
@@ -401,6 +401,7 @@ export async function startTestGateway(
       players: options.players ?? createClient(PlayersService, createRouterTransport(() => undefined)),
       playerSide: createClient(PlayerSideService, createRouterTransport(() => undefined)),
       webhooks: options.webhooks ?? createClient(WebhooksService, createRouterTransport(() => undefined)),
+      email: createClient(EmailService, createRouterTransport(() => undefined)),
       health: fakeHealth(down),
     },
     nc: options.nc,

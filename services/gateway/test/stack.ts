@@ -15,6 +15,7 @@ import type { ServiceHost } from "@support/runtime";
 import { createTestInfra, createTestServiceIdentities, freePort, startSmtpReceiver, withDatabase, type SmtpReceiver, type TestInfra, type TestServiceIdentities } from "@support/testkit";
 import { createServer as createTicketsServer, loadTicketsConfig, migrations as ticketsMigrations } from "@support/tickets";
 import { createServer as createWebhooksServer, loadWebhooksConfig, migrations as webhooksMigrations } from "@support/webhooks";
+import { createServer as createEmailServer, loadEmailConfig, migrations as emailMigrations } from "@support/email";
 import { expect } from "vitest";
 import { createClients, createServer, loadGatewayConfig, type Gateway, type GatewayConfig, type ServiceName } from "../src/index.ts";
 import { operations } from "../src/openapi/operations.ts";
@@ -110,6 +111,7 @@ const services: ServiceModule[] = [
   serviceModule("media", mediaMigrations, loadMediaConfig, createMediaServer as never),
   serviceModule("tickets", ticketsMigrations, loadTicketsConfig, createTicketsServer as never),
   serviceModule("webhooks", webhooksMigrations, loadWebhooksConfig, createWebhooksServer as never),
+  serviceModule("email", emailMigrations, loadEmailConfig, createEmailServer as never),
 ];
 
 /** The operation of the document serving `method path`, if any. */
@@ -210,6 +212,7 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
         MEDIA_URL: `http://127.0.0.1:${ports.media}`,
         PLAYERS_URL: `http://127.0.0.1:${ports.players}`,
         WEBHOOKS_URL: `http://127.0.0.1:${ports.webhooks}`,
+        EMAIL_URL: `http://127.0.0.1:${ports.email}`,
         // A service restarted by a test is called again soon after, not after the default 5 s.
         RPC_BREAKER_OPEN_MS: "300",
       }),
@@ -238,6 +241,7 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
         media: urls.MEDIA_URL!,
         players: urls.PLAYERS_URL!,
         webhooks: urls.WEBHOOKS_URL!,
+        email: urls.EMAIL_URL!,
       },
       metricsUrls: () =>
         Object.fromEntries(Object.entries(metricsPorts).map(([name, metricsPort]) => [name, `http://127.0.0.1:${metricsPort}/metrics`])) as Record<

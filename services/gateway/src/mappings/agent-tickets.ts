@@ -1,9 +1,9 @@
 // The support application's ticket view between tickets.v1 / players.v1 and the document's
 // JSON. The ticket and its events are mapped by mappings/tickets.ts, exactly as the public API
 // shows them: this file only adds what agents see beside them (the assignee, who wrote each
-// event, the player's record).
+// event, the player's record, the delivery of the mails that carried agents' messages).
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import type { AgentTicketSummary, AgentViewCount, ListTicketBreadcrumbsResponse, PendingDeletion, Player, Ticket, TicketEvent, TicketSearchMatch } from "@support/proto";
+import { MailStatus, type AgentTicketSummary, type AgentViewCount, type ListTicketBreadcrumbsResponse, type Mail, type PendingDeletion, type Player, type Ticket, type TicketEvent, type TicketSearchMatch } from "@support/proto";
 import type { Schemas } from "../openapi/types.ts";
 import { toBreadcrumbsDto, toEventDto, toTicketDto } from "./tickets.ts";
 
@@ -15,11 +15,36 @@ export function toEventAuthorDto(event: TicketEvent): Schemas["AgentEventAuthor"
   return AUTHOR_TYPES.has(type) ? { type: type as Schemas["AgentEventAuthor"]["type"], id: event.actor?.id ?? null } : { type: "system", id: null };
 }
 
-/** The conversation: every event the document knows, with its author, in creation order. */
-export function toConversationDto(events: TicketEvent[]): Schemas["AgentConversationEntry"][] {
+const MAIL_STATUSES: Record<MailStatus, Schemas["AgentEmailDelivery"]["status"] | undefined> = {
+  [MailStatus.UNSPECIFIED]: undefined,
+  [MailStatus.QUEUED]: "queued",
+  [MailStatus.SENT]: "sent",
+  [MailStatus.DEFERRED]: "deferred",
+  [MailStatus.BOUNCED]: "bounced",
+  [MailStatus.FAILED]: "failed",
+};
+
+export function toEmailDeliveryDto(mail: Mail): Schemas["AgentEmailDelivery"] | undefined {
+  const status = MAIL_STATUSES[mail.status];
+  if (status === undefined) return undefined;
+  return {
+    status,
+    attempts: mail.attempts,
+    sentAt: mail.sentAt ? timestampDate(mail.sentAt).toISOString() : null,
+    nextAttemptAt: mail.nextAttemptAt ? timestampDate(mail.nextAttemptAt).toISOString() : null,
+    lastError: mail.lastError ?? null,
+  };
+}
+
+/** The conversation: every event the document knows, with its author, in creation order; `mails` (the ticket's, from the email service) add each agent message's delivery. */
+export function toConversationDto(events: TicketEvent[], mails: Mail[] = []): Schemas["AgentConversationEntry"][] {
+  const byEvent = new Map(mails.flatMap((mail) => (mail.eventId === undefined ? [] : [[mail.eventId, mail] as const])));
   return events.flatMap((event) => {
     const dto = toEventDto(event);
-    return dto === undefined ? [] : [{ event: dto, author: toEventAuthorDto(event) }];
+    if (dto === undefined) return [];
+    const mail = byEvent.get(event.id);
+    const emailDelivery = mail && toEmailDeliveryDto(mail);
+    return [{ event: dto, author: toEventAuthorDto(event), ...(emailDelivery ? { emailDelivery } : {}) }];
   });
 }
 
@@ -76,6 +101,8 @@ export interface TicketViewParts {
   /** The player's pending scheduled deletion, if any. */
   deletion: PendingDeletion | undefined;
   otherTickets: Ticket[];
+  /** The ticket's mails to the player; empty when none or when the email service did not answer. */
+  mails: Mail[];
 }
 
 export function toTicketViewDto(parts: TicketViewParts): Schemas["AgentTicketView"] {
@@ -83,7 +110,7 @@ export function toTicketViewDto(parts: TicketViewParts): Schemas["AgentTicketVie
   return {
     ticket: toTicketDto(parts.ticket),
     assigneeId: parts.ticket.assigneeId ?? null,
-    conversation: toConversationDto(parts.events),
+    conversation: toConversationDto(parts.events, parts.mails),
     player: {
       scheduledDeletion: parts.deletion
         ? {

@@ -9,7 +9,7 @@ import type { Player, Ticket } from "@support/proto";
 import { connectToAppError } from "@support/rpc";
 import type { Middleware } from "koa";
 import { seesGame, type AgentSessionState, type AgentSessionView } from "../agent-api/sessions.ts";
-import type { MediaClient, PlayersClient, TicketsClient } from "../clients.ts";
+import type { EmailClient, MediaClient, PlayersClient, TicketsClient } from "../clients.ts";
 import { conversationAttachmentIds, toTicketListItemDto, toTicketViewDto, toViewCountDto } from "../mappings/agent-tickets.ts";
 import { toActionMessage, toTicketDto } from "../mappings/tickets.ts";
 import { idempotencyKey } from "../middleware/idempotency.ts";
@@ -22,6 +22,7 @@ export interface AgentTicketRoutesDeps {
   tickets: TicketsClient;
   players: PlayersClient;
   media: MediaClient;
+  email: EmailClient;
   guards: AgentApiGuards;
   bodyLimitBytes: number;
 }
@@ -50,7 +51,7 @@ const refuseUserIdInActions: Middleware = (ctx, next) => {
 };
 
 export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoutesDeps): void {
-  const { tickets, players, media, guards } = deps;
+  const { tickets, players, media, email, guards } = deps;
 
   /** The ticket if the session's user may see it; the 404 otherwise. */
   const ticketInScope = async (session: AgentSessionView, ticketId: string): Promise<Ticket> => {
@@ -134,14 +135,16 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
       const session = ctx.state.agentSession;
       const { companyId } = session;
       const ticket = await ticketInScope(session, ctx.state.validated.params.ticketId);
-      const [{ events }, breadcrumbs, player, otherTickets, deletion] = await Promise.all([
+      const [{ events }, breadcrumbs, player, otherTickets, deletion, mails] = await Promise.all([
         tickets.listTicketEvents({ companyId, ticketId: ticket.id }),
         tickets.listTicketBreadcrumbs({ companyId, ticketId: ticket.id }),
         playerOf(companyId, ticket),
         otherTicketsOf(companyId, ticket),
         ticket.servicePlayerId === undefined ? undefined : players.getPlayerDeletion({ companyId, playerId: ticket.servicePlayerId }).then((answer) => answer.deletion),
+        // The ticket opens while the email service is away: its mails' delivery is then not shown.
+        ticket.channels.includes("email") ? email.listTicketMails({ companyId, ticketId: ticket.id }).then((answer) => answer.mails, () => []) : [],
       ]);
-      respond(ctx, 200, toTicketViewDto({ ticket, events, breadcrumbs, player, deletion, otherTickets }));
+      respond(ctx, 200, toTicketViewDto({ ticket, events, breadcrumbs, player, deletion, otherTickets, mails }));
     },
     { before: guards.read },
   );

@@ -25,15 +25,8 @@ export interface Delivery {
 /** The first bytes of a receiver's answer kept in the log. */
 export const MAX_RESPONSE_BODY_BYTES = 2048;
 
-/** "5,300,1800" → [5, 300, 1800] seconds; throws on anything else. */
-export function parseRetrySchedule(text: string): number[] {
-  const parts = text.split(",").map((part) => part.trim());
-  const values = parts.map(Number);
-  if (parts.length === 0 || parts.some((part) => part === "") || values.some((v) => !Number.isFinite(v) || v < 0)) {
-    throw new Error("must be comma-separated non-negative numbers of seconds");
-  }
-  return values;
-}
+// The schedule's format is shared by every retrying sender (libs/config).
+export { parseRetrySchedule } from "@support/config";
 
 /** What an attempt came to. */
 export interface AttemptResult {

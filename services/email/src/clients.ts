@@ -1,0 +1,76 @@
+// Connect clients of the services the email channel reads: tickets (a ticket and its
+// conversation) and content (the game's name). Mapped here onto the use cases' interfaces.
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { Client } from "@connectrpc/connect";
+import type { Registry } from "@support/metrics";
+import { ContentService, TicketsService } from "@support/proto";
+import { balancingOf, connectToAppError, createServiceClient, loadServiceCaller, type ServiceIdentitySettings } from "@support/rpc";
+import type { EmailConfig } from "./config.ts";
+import type { ConversationMessage, GameNames, TicketReader } from "./context.ts";
+
+type ClientConfig = Pick<EmailConfig, "TICKETS_URL" | "CONTENT_URL" | "RPC_TIMEOUT_MS" | "RPC_RESOLVE_INTERVAL_MS" | "RPC_HOSTS_FILE"> & ServiceIdentitySettings;
+
+export type TicketsClient = Client<typeof TicketsService>;
+export type ContentClient = Client<typeof ContentService>;
+
+export function createTicketsClient(config: ClientConfig, registry?: Registry): TicketsClient {
+  return createServiceClient(TicketsService, config.TICKETS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry, identity: loadServiceCaller("email", config) });
+}
+
+export function createContentClient(config: ClientConfig, registry?: Registry): ContentClient {
+  return createServiceClient(ContentService, config.CONTENT_URL, { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry, identity: loadServiceCaller("email", config) });
+}
+
+const isNotFound = (error: unknown) => connectToAppError(error).code === "not_found";
+
+export function createTicketReader(tickets: TicketsClient): TicketReader {
+  return {
+    async ticket(companyId, ticketId) {
+      try {
+        const { ticket } = await tickets.getTicket({ companyId, ticketId });
+        if (ticket === undefined) return undefined;
+        return { id: ticket.id, runningId: Number(ticket.runningId), gameId: ticket.gameId, channels: ticket.channels, email: ticket.email, language: ticket.language };
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw connectToAppError(error);
+      }
+    },
+    async conversation(companyId, ticketId) {
+      const { events } = await tickets.listTicketEvents({ companyId, ticketId });
+      const messages: ConversationMessage[] = [];
+      for (const event of events) {
+        const { payload } = event;
+        // Player and agent messages only: a private note never reaches the player.
+        if (payload.case !== "playerMessage" && payload.case !== "agentMessage") continue;
+        messages.push({
+          id: event.id,
+          fromPlayer: payload.case === "playerMessage",
+          message: payload.value.message,
+          createdAt: event.createdAt ? timestampDate(event.createdAt) : new Date(0),
+        });
+      }
+      return messages;
+    },
+  };
+}
+
+/** Games' names, remembered per process (a name seldom changes; the next start reads it again). */
+export function createGameNames(content: ContentClient): GameNames {
+  const names = new Map<string, string>();
+  return {
+    async nameOf(companyId, gameId) {
+      const key = `${companyId}/${gameId}`;
+      const known = names.get(key);
+      if (known !== undefined) return known;
+      try {
+        const { game } = await content.getGame({ companyId, gameId });
+        const name = game?.name ?? "";
+        if (names.size >= 10_000) names.clear();
+        names.set(key, name);
+        return name;
+      } catch (error) {
+        throw connectToAppError(error);
+      }
+    },
+  };
+}

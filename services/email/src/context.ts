@@ -1,0 +1,55 @@
+// What the email service's use cases work with: its database, the tickets and games it reads
+// through other services, its settings. server.ts builds it; routes, consumers and jobs take it.
+import type { Kysely } from "@support/db";
+import type { Logger } from "@support/logging";
+import type { EmailDatabase } from "./database.ts";
+
+/** A ticket as the email channel reads it. */
+export interface TicketForMail {
+  id: string;
+  runningId: number;
+  gameId: string;
+  channels: string[];
+  email: string | undefined;
+  language: string;
+}
+
+/** A message of the conversation the player may read (never a private note). */
+export interface ConversationMessage {
+  id: string;
+  fromPlayer: boolean;
+  message: string;
+  createdAt: Date;
+}
+
+/** The tickets the mails are about: the tickets service in production. */
+export interface TicketReader {
+  /** The ticket; undefined when it is gone (erased) or not the company's. */
+  ticket(companyId: string, ticketId: string): Promise<TicketForMail | undefined>;
+  /** Player and agent messages, oldest first. */
+  conversation(companyId: string, ticketId: string): Promise<ConversationMessage[]>;
+}
+
+/** Games' names: content in production. */
+export interface GameNames {
+  nameOf(companyId: string, gameId: string): Promise<string>;
+}
+
+export interface EmailSettings {
+  /** The address of MAIL_FROM (Message-IDs are in its domain). */
+  fromAddress: string;
+  /** EMAIL_REPLY_ADDRESS; empty: players answer MAIL_FROM. */
+  replyAddress: string;
+  quotedMessages: number;
+  queueMax: number;
+}
+
+export interface EmailContext {
+  db: Kysely<EmailDatabase>;
+  tickets: TicketReader;
+  games: GameNames;
+  settings: EmailSettings;
+  logger: Logger;
+  /** Tells the sender new mails are due. */
+  wake(): void;
+}

@@ -1,0 +1,151 @@
+// The sender. Every replica runs one: it claims due mails (queued, or deferred and due again),
+// sends them through the relay with at most EMAIL_CONCURRENCY in flight, and records each
+// outcome (sent, deferred to the next slot of EMAIL_RETRY_SCHEDULE, bounced, failed). All
+// state is in the database: a replica that dies mid-attempt leaves a claim that expires, and
+// another replica sends that mail again (at least once; the same Message-ID lets the player's
+// mail system drop the copy). New mails wake it at once; otherwise it looks every
+// EMAIL_POLL_INTERVAL_MS (retries that became due, other replicas' mails).
+import type { Kysely } from "@support/db";
+import { backoffDelay, createFailureEpisode, type Logger } from "@support/logging";
+import { MailNotSent, type Mailer } from "@support/mail";
+import type { Startable } from "@support/runtime";
+import type { EmailDatabase } from "../database.ts";
+import type { MailMetrics } from "../mails/mail.metrics.ts";
+import { claimDue, recordAttempt, releaseClaim } from "../mails/mail.repository.ts";
+import { afterAttempt, type AttemptOutcome, type Mail } from "../mails/mail.ts";
+
+export interface MailDeliverySettings {
+  db: Kysely<EmailDatabase>;
+  mailer: Mailer;
+  logger: Logger;
+  metrics?: MailMetrics;
+  concurrency: number;
+  pollIntervalMs: number;
+  /** Seconds before each retry; its length is the number of retries. */
+  retrySchedule: number[];
+  /** How long one attempt may take (the mailer's timeouts), for the claim's lease. */
+  attemptTimeoutMs: number;
+}
+
+export interface MailDeliveryJob extends Startable {
+  /** Look for due mails now (new ones were queued). */
+  wake(): void;
+  /** Sends every mail due now and waits for the outcomes (tests, operators). */
+  runOnce(): Promise<void>;
+}
+
+export function createMailDeliveryJob(settings: MailDeliverySettings): MailDeliveryJob {
+  const { db, logger } = settings;
+  const inFlight = new Set<Promise<void>>();
+  const episode = createFailureEpisode(logger, "mail sender");
+  // The attempt's timeouts (connection, greeting, socket) plus as much again for the recording.
+  const leaseMs = 2 * settings.attemptTimeoutMs + 5_000;
+  let stopped = true;
+  let timer: NodeJS.Timeout | undefined;
+  let pumping: Promise<void> | undefined;
+  let again = false;
+
+  async function attempt(mail: Mail, lockedUntil: Date): Promise<void> {
+    if (stopped) {
+      await releaseClaim(db, mail.id, lockedUntil);
+      return;
+    }
+    const started = Date.now();
+    let outcome: AttemptOutcome;
+    try {
+      const sent = await settings.mailer.send({
+        to: mail.toAddress,
+        fromName: mail.fromName,
+        subject: mail.subject,
+        text: mail.textBody,
+        html: mail.htmlBody,
+        messageId: mail.messageId,
+        references: mail.references,
+        headers: mail.headers,
+        ...(mail.replyTo === null ? {} : { replyTo: mail.replyTo }),
+      });
+      outcome = { sent: true, messageId: sent.messageId };
+    } catch (error) {
+      // Without SMTP_URL the mailer refuses every mail: it waits, deferred, for a relay.
+      outcome = error instanceof MailNotSent ? { sent: false, permanent: error.permanent, reason: error.reason } : { sent: false, permanent: false, reason: (error as Error).message };
+    }
+    const now = new Date();
+    const next = afterAttempt(mail, outcome, settings.retrySchedule, now);
+    const recorded = await recordAttempt(db, mail.id, lockedUntil, { ...next, lastAttemptAt: now });
+    settings.metrics?.attempted(mail.kind, next.status, (now.getTime() - started) / 1000);
+    if (recorded && !outcome.sent) logger.warn({ mailId: mail.id, ticketId: mail.ticketId, status: next.status, attempts: next.attempts, reason: outcome.reason }, "mail not sent");
+  }
+
+  async function pump(): Promise<void> {
+    do {
+      again = false;
+      const free = settings.concurrency - inFlight.size;
+      if (free <= 0 || stopped) return;
+      const now = new Date();
+      const lockedUntil = new Date(now.getTime() + leaseMs);
+      const claimed = await claimDue(db, free, now, lockedUntil);
+      episode.succeeded();
+      for (const mail of claimed) {
+        const task: Promise<void> = attempt(mail, lockedUntil)
+          .catch((error: unknown) => logger.error({ err: error, mailId: mail.id }, "mail attempt not recorded; sent again when its claim expires"))
+          .finally(() => {
+            inFlight.delete(task);
+            wake();
+          });
+        inFlight.add(task);
+      }
+      if (claimed.length === free) again = true;
+    } while (again && !stopped);
+  }
+
+  function wake(): void {
+    if (stopped) return;
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = pump()
+      .catch((error: unknown) => episode.failed(error))
+      .finally(() => {
+        pumping = undefined;
+        if (again) wake();
+      });
+  }
+
+  function schedule(): void {
+    if (stopped) return;
+    const delay = episode.failures > 0 ? Math.min(10_000, backoffDelay(episode.failures)) : settings.pollIntervalMs;
+    timer = setTimeout(() => {
+      wake();
+      schedule();
+    }, delay);
+    timer.unref();
+  }
+
+  return {
+    wake,
+    async runOnce() {
+      const wasStopped = stopped;
+      stopped = false;
+      try {
+        await pump();
+        await Promise.all(inFlight);
+      } finally {
+        stopped = wasStopped;
+      }
+    },
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      wake();
+      schedule();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await pumping;
+      // Attempts under way finish (an SMTP transaction is short and cannot be taken back).
+      await Promise.all(inFlight);
+    },
+  };
+}

@@ -1,0 +1,90 @@
+// The email channel's use cases: a mail for an agent's reply on an email ticket, the list of a
+// ticket's mails for the support application, the erasure of a ticket's mail.
+import { randomUUID } from "node:crypto";
+import type { EmailContext } from "../context.ts";
+import { renderReplyMail, subjectOf } from "./mail-message.ts";
+import { countWaiting, deleteTicketMail, ensureThread, insertMail, listTicketMails, mailExistsFor, threadMessageIds } from "./mail.repository.ts";
+import { newMessageId, newReplyToken, replyAddressOf, sendsMail, type Mail } from "./mail.ts";
+
+/** An agent's message added to a ticket (tickets.ticket.message_added of type AGENT_MESSAGE). */
+export interface AgentReply {
+  /** The domain event's id: one mail per event, however often it is delivered. */
+  sourceEventId: string;
+  companyId: string;
+  ticketId: string;
+  /** The ticket event (the AGENT_MESSAGE). */
+  eventId: string;
+  message: string;
+  occurredAt: Date;
+}
+
+/** What became of a reply: a mail queued, none needed (not an email ticket, or queued before), or the queue is full and the reply must wait. */
+export type ReplyMailOutcome = "queued" | "none" | "queue_full";
+
+/**
+ * Queues the mail of an agent's reply when the ticket is an email ticket with the player's
+ * address; nothing otherwise. While the queue holds EMAIL_QUEUE_MAX mails, nothing is queued
+ * and the caller holds the reply back.
+ */
+export async function mailAgentReply(ctx: EmailContext, reply: AgentReply): Promise<ReplyMailOutcome> {
+  if (await mailExistsFor(ctx.db, reply.sourceEventId)) return "none";
+  const ticket = await ctx.tickets.ticket(reply.companyId, reply.ticketId);
+  if (ticket === undefined || !sendsMail(ticket)) return "none";
+  if ((await countWaiting(ctx.db)) >= ctx.settings.queueMax) return "queue_full";
+
+  const [conversation, gameName] = await Promise.all([
+    ctx.tickets.conversation(reply.companyId, reply.ticketId),
+    ctx.games.nameOf(reply.companyId, ticket.gameId),
+  ]);
+  const first = conversation.find((message) => message.fromPlayer);
+  const earlier = conversation
+    .filter((message) => message.id !== reply.eventId && message.createdAt.getTime() <= reply.occurredAt.getTime())
+    .slice(-ctx.settings.quotedMessages)
+    .reverse();
+  const rendered = renderReplyMail({
+    language: ticket.language,
+    gameName,
+    runningId: ticket.runningId,
+    subjectLine: subjectOf(first?.message ?? ""),
+    message: reply.message,
+    earlier: earlier.map((message) => ({ fromPlayer: message.fromPlayer, at: message.createdAt, message: message.message })),
+  });
+
+  const id = randomUUID();
+  const inserted = await ctx.db.transaction().execute(async (trx) => {
+    const token = await ensureThread(trx, reply.companyId, reply.ticketId, newReplyToken());
+    const references = await threadMessageIds(trx, reply.companyId, reply.ticketId);
+    return insertMail(trx, {
+      id,
+      companyId: reply.companyId,
+      ticketId: reply.ticketId,
+      eventId: reply.eventId,
+      sourceEventId: reply.sourceEventId,
+      kind: "agent_reply",
+      toAddress: ticket.email,
+      fromName: rendered.fromName,
+      replyTo: replyAddressOf(ctx.settings.replyAddress, token),
+      subject: rendered.subject,
+      textBody: rendered.text,
+      htmlBody: rendered.html,
+      messageId: newMessageId(ctx.settings.fromAddress),
+      references,
+      // Written by a person, so not Auto-Submitted (RFC 3834); this asks auto-responders not to answer it.
+      headers: { "X-Auto-Response-Suppress": "All" },
+      now: new Date(),
+    });
+  });
+  if (!inserted) return "none";
+  ctx.wake();
+  return "queued";
+}
+
+export async function listMails(ctx: Pick<EmailContext, "db">, companyId: string, ticketId: string): Promise<Mail[]> {
+  return listTicketMails(ctx.db, companyId, ticketId);
+}
+
+/** Erases a ticket's mails with their texts and addresses (the ticket was deleted with its player's data). */
+export async function eraseTicketMail(ctx: Pick<EmailContext, "db" | "logger">, companyId: string, ticketId: string): Promise<void> {
+  const deleted = await deleteTicketMail(ctx.db, companyId, ticketId);
+  if (deleted > 0) ctx.logger.info({ companyId, ticketId, mails: deleted }, "ticket's mails erased");
+}

@@ -1,0 +1,30 @@
+// Process entry: tracing, configuration, connections, server, signals.
+import { connectBus } from "@support/bus";
+import { createDb } from "@support/db";
+import { createLogger } from "@support/logging";
+import { runUntilSignal } from "@support/runtime";
+import { startTracing } from "@support/tracing";
+import { loadEmailConfig } from "./config.ts";
+import type { EmailDatabase } from "./database.ts";
+import { createServer } from "./server.ts";
+
+// First, before any connection: the SDK is registered (when OTEL_* asks for it) before the
+// clients and pools it traces exist.
+const tracing = await startTracing({ serviceName: "email" });
+const config = loadEmailConfig();
+const logger = createLogger({ service: "email", level: config.LOG_LEVEL });
+if (tracing.enabled) logger.info({ endpoint: tracing.endpoint }, "exporting traces over OTLP");
+
+await runUntilSignal(async () => {
+  const db = createDb<EmailDatabase>({ url: config.DATABASE_URL, schema: "email", maxConnections: config.DB_POOL_MAX, preparedStatementsMax: config.DB_PREPARED_STATEMENTS_MAX });
+  const nc = await connectBus(config.NATS_URL, "email", logger);
+  const server = createServer({ config, logger, db, nc });
+  await server.start();
+  return {
+    // The spans of the shutdown itself are exported too.
+    async stop() {
+      await server.stop();
+      await tracing.shutdown();
+    },
+  };
+}, logger, config.SHUTDOWN_TIMEOUT_MS);

@@ -1,0 +1,11 @@
+// Every migration of the email schema, in order. Migrations never import application code; the
+// outbox table comes with the library that owns it.
+import type { Migration } from "@support/db";
+import { addOutboxTraceparentMigration, createOutboxMigration } from "@support/bus";
+import * as createMails from "./2026_12_01_01_00_00_create_mails.ts";
+
+export const migrations: Record<string, Migration> = {
+  "2026_12_01_00_00_00_create_outbox": createOutboxMigration,
+  "2026_12_01_00_01_00_add_outbox_traceparent": addOutboxTraceparentMigration,
+  "2026_12_01_01_00_00_create_mails": createMails,
+};

@@ -1,0 +1,89 @@
+// Builds the email service from its dependencies; no globals, so tests start it in-process.
+import type { NatsConnection } from "@support/bus";
+import type { Kysely } from "@support/db";
+import type { Logger } from "@support/logging";
+import { createMailer, type Mailer } from "@support/mail";
+import { createMetricsRegistry } from "@support/metrics";
+import { createServiceHost, type ServiceHost } from "@support/runtime";
+import { parseRetrySchedule } from "@support/config";
+import { createContentClient, createGameNames, createTicketReader, createTicketsClient } from "./clients.ts";
+import { dkimOf, type EmailConfig } from "./config.ts";
+import type { EmailContext, GameNames, TicketReader } from "./context.ts";
+import type { EmailDatabase } from "./database.ts";
+import { createTicketsEventsConsumer } from "./events/tickets-events.consumer.ts";
+import { createMailDeliveryJob, type MailDeliveryJob } from "./jobs/mail-delivery.job.ts";
+import { registerMailMetrics } from "./mails/mail.metrics.ts";
+import { registerRoutes } from "./routes.ts";
+
+export interface EmailDeps {
+  config: EmailConfig;
+  logger: Logger;
+  db: Kysely<EmailDatabase>;
+  nc: NatsConnection;
+  /** By default the tickets service at TICKETS_URL. */
+  tickets?: TicketReader;
+  /** By default content.GetGame at CONTENT_URL. */
+  games?: GameNames;
+  /** By default SMTP_URL's relay. */
+  mailer?: Mailer;
+}
+
+export interface EmailServer extends ServiceHost {
+  /** The sender (tests run it once). */
+  delivery: MailDeliveryJob;
+}
+
+/** The longest an SMTP step may take (connection, greeting, each command). */
+const SMTP_TIMEOUT_MS = 10_000;
+
+export function createServer(deps: EmailDeps): EmailServer {
+  const { config, logger } = deps;
+  const mailer = deps.mailer ?? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger, timeoutMs: SMTP_TIMEOUT_MS, dkim: dkimOf(config) });
+  if (!mailer.configured) logger.warn("SMTP_URL is not set: mails to players wait, deferred, until a relay is configured");
+  const registry = createMetricsRegistry();
+  const delivery = createMailDeliveryJob({
+    db: deps.db,
+    mailer,
+    logger,
+    metrics: registerMailMetrics(registry, deps.db, logger),
+    concurrency: config.EMAIL_CONCURRENCY,
+    pollIntervalMs: config.EMAIL_POLL_INTERVAL_MS,
+    retrySchedule: parseRetrySchedule(config.EMAIL_RETRY_SCHEDULE),
+    attemptTimeoutMs: SMTP_TIMEOUT_MS,
+  });
+  const ctx: EmailContext = {
+    db: deps.db,
+    tickets: deps.tickets ?? createTicketReader(createTicketsClient(config, registry)),
+    games: deps.games ?? createGameNames(createContentClient(config, registry)),
+    settings: {
+      fromAddress: /<([^<>]+)>\s*$/.exec(config.MAIL_FROM)?.[1] ?? config.MAIL_FROM.trim(),
+      replyAddress: config.EMAIL_REPLY_ADDRESS,
+      quotedMessages: config.EMAIL_QUOTED_MESSAGES,
+      queueMax: config.EMAIL_QUEUE_MAX,
+    },
+    logger,
+    wake: () => delivery.wake(),
+  };
+  const consumer = createTicketsEventsConsumer(ctx, {
+    nc: deps.nc,
+    natsPrefix: config.NATS_PREFIX,
+    streamReplicas: config.NATS_STREAM_REPLICAS,
+    maxDeliveries: config.EVENT_MAX_DELIVERIES,
+    logger,
+    registry,
+  });
+  const host = createServiceHost({
+    name: "email",
+    rpcServiceName: "email.v1.EmailService",
+    db: deps.db,
+    config,
+    nc: deps.nc,
+    logger,
+    registry,
+    routes: (router) => registerRoutes(router, ctx),
+    // Stopped in reverse: the consumer first, then the sender (mails the consumer queued while
+    // stopping are sent at the next start), then the relay connections.
+    workers: [{ start() {}, stop: async () => mailer.close() }, delivery, consumer],
+  });
+  return Object.assign(host, { delivery });
+}
