@@ -85,6 +85,8 @@ const SERVICES: Service[] = [
   { name: "players", port: 50054, metricsPort: 9468, urlVar: "PLAYERS_URL", admin: true },
   // Local receivers are plain http on this machine: allowed here only, never in production.
   { name: "webhooks", port: 50055, metricsPort: 9469, urlVar: "WEBHOOKS_URL", admin: true, env: { WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } },
+  // Agents' replies on email tickets go to the stack's mailbox (or SMTP_URL).
+  { name: "email", port: 50056, metricsPort: 9470, urlVar: "EMAIL_URL" },
   // The support application is served by this gateway: agents sign in from its own origin.
   { name: "gateway", port: GATEWAY_PORT, metricsPort: 9464, env: { SUPPORT_APP_URL: supportAppUrl() } },
 ];
@@ -92,7 +94,7 @@ const SERVICES: Service[] = [
 // ---- output -------------------------------------------------------------------------------
 
 const COLOR = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
-const COLORS: Record<string, number> = { up: 1, gateway: 36, content: 32, tickets: 33, media: 35, players: 34, webhooks: 31 };
+const COLORS: Record<string, number> = { up: 1, gateway: 36, content: 32, tickets: 33, media: 35, players: 34, webhooks: 31, email: 95 };
 const WIDTH = Math.max(...SERVICES.map((s) => s.name.length), "admin".length) + 2;
 
 function paint(code: number, text: string): string {
@@ -369,15 +371,30 @@ function adminToken(): string {
   return token;
 }
 
-/** Where players sends mail: SMTP_URL when set, else a receiver of the stack's own (never relays). */
+/** Mails printed one by one per second at most; more than that (the demo data's replies) are counted. */
+const MAILS_PRINTED_PER_SECOND = 3;
+
+/**
+ * Where the services send mail (players' email codes, agents' invitations, the replies and
+ * surveys of email tickets): SMTP_URL when set, else a receiver of the stack's own (never relays).
+ */
 async function startMailbox(): Promise<{ smtpUrl: string; local: boolean }> {
   if (process.env.SMTP_URL) return { smtpUrl: process.env.SMTP_URL, local: false };
   mkdirSync(MAIL_DIR, { recursive: true });
+  let pending: string[] = [];
+  let flushing: NodeJS.Timeout | undefined;
+  const flush = () => {
+    flushing = undefined;
+    if (pending.length <= MAILS_PRINTED_PER_SECOND) for (const line of pending) log(line);
+    else log(`${pending.length} mails (the last: ${pending.at(-1)})`);
+    pending = [];
+  };
   const receiver = await startSmtpReceiver({
     onMail(mail) {
       const file = join(MAIL_DIR, `${mail.receivedAt.toISOString().replace(/[:.]/g, "-")}-${mail.to.join("_").replace(/[^\w@.-]/g, "_")}.eml`);
       writeFileSync(file, mail.raw);
-      log(`mail to ${mail.to.join(", ")}: ${mail.subject}   (${relative(ROOT, file)})`);
+      pending.push(`mail to ${mail.to.join(", ")}: ${mail.subject}   (${relative(ROOT, file)})`);
+      flushing ??= setTimeout(flush, 1000).unref();
     },
   });
   log(`mail: a local SMTP receiver at ${receiver.url}, mails kept in .data/mail/`);
@@ -398,7 +415,7 @@ function startServices(infra: Infra, token: string, smtpUrl: string): Service[] 
       ...(s.admin ? { ADMIN_TOKEN: token } : {}),
       SERVICE_IDENTITY_KEY_FILE: keyFile(IDENTITY_DIR, s.name as IdentityName),
       SERVICE_IDENTITY_TRUST_FILE: join(IDENTITY_DIR, TRUST_FILE),
-      ...(s.name === "players" || s.name === "content" ? { SMTP_URL: smtpUrl } : {}),
+      ...(s.name === "players" || s.name === "content" || s.name === "email" ? { SMTP_URL: smtpUrl } : {}),
       ...s.env,
     };
     superviseService(s, main, env);
@@ -558,7 +575,7 @@ function printReady(record: TenantRecord | undefined, mailbox: { smtpUrl: string
   lines.push(`  Metrics   ${SERVICES.map((s) => `${s.name} http://127.0.0.1:${s.metricsPort}/metrics`).join(", ")}`);
   const link = webSupportLink(record, base);
   if (link) lines.push(`  Support   ${link}`, "            (the web support page as the demo player: each opening starts a new session)");
-  if (mailbox.local) lines.push("  Mail      .data/mail/   (the email codes players receive; each is also printed above)");
+  if (mailbox.local) lines.push("  Mail      .data/mail/   (what players receive: email codes, agents' replies to email tickets; docs/email.md)");
   lines.push("  Admin     pnpm admin help   (token in .data/admin-token, read by the tool)", "  Stop      Ctrl-C", "");
   process.stdout.write(`${lines.join("\n")}\n`);
 }

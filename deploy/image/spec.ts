@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
-export type ServiceName = "gateway" | "content" | "tickets" | "media" | "players" | "webhooks";
+export type ServiceName = "gateway" | "content" | "tickets" | "media" | "players" | "webhooks" | "email";
 
 export interface ServiceImage {
   name: ServiceName;
@@ -49,6 +49,7 @@ export const SERVICES: readonly ServiceImage[] = [
   { name: "media", pkg: "@support/media", port: 50053, migrates: true, healthcheck: "http-healthz" },
   { name: "players", pkg: "@support/players", port: 50054, migrates: true, healthcheck: "http-healthz" },
   { name: "webhooks", pkg: "@support/webhooks", port: 50055, migrates: true, healthcheck: "http-healthz" },
+  { name: "email", pkg: "@support/email", port: 50056, migrates: true, healthcheck: "http-healthz" },
 ];
 
 export function serviceImage(name: string): ServiceImage {

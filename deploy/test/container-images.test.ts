@@ -80,7 +80,7 @@ function serviceEnv(name: ServiceName): Record<string, string> {
   };
   switch (name) {
     case "gateway":
-      return { ...common, CONTENT_URL: url("content"), TICKETS_URL: url("tickets"), MEDIA_URL: url("media"), PLAYERS_URL: url("players"), WEBHOOKS_URL: url("webhooks") };
+      return { ...common, CONTENT_URL: url("content"), TICKETS_URL: url("tickets"), MEDIA_URL: url("media"), PLAYERS_URL: url("players"), WEBHOOKS_URL: url("webhooks"), EMAIL_URL: url("email") };
     case "content":
       // The image runs with NODE_ENV=production, where the TOTP encryption key is required.
       return { ...common, DATABASE_URL: roles.get(name)!.appUrl, ADMIN_TOKEN, TOTP_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString("base64") };
@@ -111,6 +111,9 @@ function serviceEnv(name: ServiceName): Record<string, string> {
     case "webhooks":
       // The image runs with NODE_ENV=production, where the secrets key is required.
       return { ...common, DATABASE_URL: roles.get(name)!.appUrl, ADMIN_TOKEN, CONTENT_URL: url("content"), WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") };
+    case "email":
+      // The image runs with NODE_ENV=production, where a relay is required; nothing is sent here.
+      return { ...common, DATABASE_URL: roles.get(name)!.appUrl, TICKETS_URL: url("tickets"), CONTENT_URL: url("content"), SMTP_URL: "smtp://127.0.0.1:2525" };
   }
 }
 
@@ -293,8 +296,8 @@ describe("the services as containers", () => {
     ));
   }, 180_000);
 
-  it("the five services start and answer /healthz and /readyz; the gateway's /healthz is 200 once they serve", async () => {
-    await timed("the five services ready", async () => {
+  it("the six services start and answer /healthz and /readyz; the gateway's /healthz is 200 once they serve", async () => {
+    await timed("the six services ready", async () => {
       await assignPorts();
       await Promise.all(INTERNAL.map((image) => startService(image.name)));
       await Promise.all(INTERNAL.map((image) => waitForHttp200(image.name, "/healthz")));

@@ -28,15 +28,16 @@ const INTERNAL = SERVICES.filter((image) => image.name !== "gateway");
  * and holds its service identity key; every service also the trust of its callers' keys.
  */
 const REQUIRED_ENV: Record<string, string[]> = {
-  gateway: ["HOST", "METRICS_HOST", "SERVICE_IDENTITY_KEY", "PORT", "NATS_URL", "CONTENT_URL", "TICKETS_URL", "MEDIA_URL", "PLAYERS_URL", "WEBHOOKS_URL", "WEB_SUPPORT_URL", "TRUST_PROXY"],
+  gateway: ["HOST", "METRICS_HOST", "SERVICE_IDENTITY_KEY", "PORT", "NATS_URL", "CONTENT_URL", "TICKETS_URL", "MEDIA_URL", "PLAYERS_URL", "WEBHOOKS_URL", "EMAIL_URL", "WEB_SUPPORT_URL", "TRUST_PROXY"],
   content: ["HOST", "METRICS_HOST", "SERVICE_IDENTITY_KEY", "SERVICE_IDENTITY_TRUST", "PORT", "NATS_URL", "DATABASE_URL", "TOTP_ENCRYPTION_KEY"],
   tickets: ["HOST", "METRICS_HOST", "SERVICE_IDENTITY_KEY", "SERVICE_IDENTITY_TRUST", "PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "PLAYERS_URL", "MEDIA_URL", "CURSOR_SECRET", "SUPPORT_APP_URL"],
   media: ["HOST", "METRICS_HOST", "SERVICE_IDENTITY_KEY", "SERVICE_IDENTITY_TRUST", "PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "S3_REGION", "S3_BUCKET", "S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY", "S3_FORCE_PATH_STYLE"],
   players: ["HOST", "METRICS_HOST", "SERVICE_IDENTITY_KEY", "SERVICE_IDENTITY_TRUST", "PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "TICKETS_URL", "MEDIA_URL"],
   webhooks: ["HOST", "METRICS_HOST", "SERVICE_IDENTITY_KEY", "SERVICE_IDENTITY_TRUST", "PORT", "NATS_URL", "DATABASE_URL", "CONTENT_URL", "WEBHOOK_SECRETS_KEY"],
+  email: ["HOST", "METRICS_HOST", "SERVICE_IDENTITY_KEY", "SERVICE_IDENTITY_TRUST", "PORT", "NATS_URL", "DATABASE_URL", "TICKETS_URL", "CONTENT_URL", "SMTP_URL", "MAIL_FROM"],
 };
-/** Names of variables that hold credentials (PUBLIC_RATE_LIMIT_PER_TOKEN is a count, not a token). */
-const SENSITIVE = /SECRET|PASSWORD|PRIVATE_KEY|IDENTITY_KEY|ACCESS_KEY|CREDENTIAL|API_KEY$|AUTH_TOKEN|DATABASE_URL/;
+/** Names of variables that hold credentials (PUBLIC_RATE_LIMIT_PER_TOKEN is a count, not a token; SMTP_URL carries the relay's). */
+const SENSITIVE = /SECRET|PASSWORD|PRIVATE_KEY|IDENTITY_KEY|ACCESS_KEY|CREDENTIAL|API_KEY$|AUTH_TOKEN|DATABASE_URL|SMTP_URL/;
 
 const rendered = new Map<Overlay, K8sObject[]>();
 const configKeys = new Map<string, string[]>();
@@ -267,7 +268,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("overlay %s", (overlayName) 
     }
     // Callers reach the other services by their Service names and ports.
     for (const [key, value] of env) {
-      const target = /^(CONTENT|TICKETS|MEDIA|PLAYERS|WEBHOOKS)_URL$/.exec(key)?.[1]?.toLowerCase();
+      const target = /^(CONTENT|TICKETS|MEDIA|PLAYERS|WEBHOOKS|EMAIL)_URL$/.exec(key)?.[1]?.toLowerCase();
       if (target) expect(value.value).toBe(`http://${target}:${SERVICES.find((s) => s.name === target)!.port}`);
     }
   });

@@ -17,7 +17,7 @@ import { seriesUse } from "./support/promql.ts";
 
 const root = repoRoot();
 const COMPONENT = join(root, "deploy", "k8s", "components", "monitoring");
-const SERVICES = ["gateway", "content", "tickets", "media", "players", "webhooks"];
+const SERVICES = ["gateway", "content", "tickets", "media", "players", "webhooks", "email"];
 
 interface Contract {
   series: { name: string; type: "histogram" | "gauge" | "counter"; labels: string[] }[];

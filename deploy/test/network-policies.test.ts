@@ -1,7 +1,7 @@
 // The rendered network policies of each overlay, evaluated: exactly the platform's flows are
 // open (ingress controller -> gateway -> services, tickets -> content/players/media, media -> content,
 // players -> content/tickets/media, webhooks -> content and public internet :443, content -> public
-// internet :443 (OpenID providers), the admin
+// internet :443 (OpenID providers), email -> tickets/content, players/content/email -> the SMTP relay :587/:465, the admin
 // tool -> content/players/webhooks, DNS, NATS, S3 for media, Prometheus -> every pod's metrics
 // port) and everything else is closed.
 import { beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +14,7 @@ const root = repoRoot();
 const NAMESPACE: Record<Overlay, string> = { dev: "support-dev", production: "support" };
 const S3_PORT: Record<Overlay, number> = { dev: 9000, production: 443 };
 const PORT = Object.fromEntries(SERVICES.map((image) => [image.name, image.port])) as Record<ServiceName, number>;
-const INTERNAL: ServiceName[] = ["content", "tickets", "media", "players", "webhooks"];
+const INTERNAL: ServiceName[] = ["content", "tickets", "media", "players", "webhooks", "email"];
 const ALL: ServiceName[] = ["gateway", ...INTERNAL];
 const METRICS_PORT = 9464;
 
@@ -69,6 +69,12 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     expect(allowed(pod("webhooks"), pod("content"), PORT.content)).toBe(true);
     expect(allowed(pod("webhooks"), INTERNET, 443)).toBe(true);
     expect(allowed(pod("content"), INTERNET, 443), "content -> an OpenID provider").toBe(true);
+    expect(allowed(pod("email"), pod("tickets"), PORT.tickets)).toBe(true);
+    expect(allowed(pod("email"), pod("content"), PORT.content)).toBe(true);
+    const relay: Endpoint = { ip: "10.30.0.7" };
+    for (const service of ["email", "content", "players"] as const) {
+      for (const port of [587, 465]) expect(allowed(pod(service), relay, port), `${service} -> the SMTP relay :${port}`).toBe(true);
+    }
     for (const service of INTERNAL) expect(allowed(pod(service), POSTGRES, 5432), `${service} -> Postgres`).toBe(true);
     for (const service of ALL) {
       expect(allowed(pod(service), NATS, 4222), `${service} -> NATS`).toBe(true);
@@ -123,6 +129,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     // Services call only what they use.
     const calls = new Set([
       "tickets>content", "tickets>players", "tickets>media", "media>content", "players>content", "players>tickets", "players>media", "webhooks>content",
+      "email>tickets", "email>content",
     ]);
     for (const from of INTERNAL) {
       for (const to of INTERNAL) {
@@ -137,6 +144,8 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
       expect(allowed(pod("webhooks"), { ip }, 443), `webhooks -> ${ip}:443`).toBe(false);
       expect(allowed(pod("content"), { ip }, 443), `content -> ${ip}:443`).toBe(false);
     }
+    // Only what sends mail speaks SMTP.
+    for (const service of ALL.filter((name) => !["email", "content", "players"].includes(name))) expect(allowed(pod(service), { ip: "10.30.0.7" }, 587), `${service} -> SMTP`).toBe(false);
     // The gateway holds no database credentials and needs no Postgres; only media talks to S3.
     expect(allowed(pod("gateway"), POSTGRES, 5432)).toBe(false);
     // (webhooks and content reach every public address on 443, which includes a public S3 endpoint: they hold no S3 credentials.)

@@ -70,6 +70,8 @@ function serviceEnv(name: ServiceName): Record<string, string> {
     // NODE_ENV=production requires the secrets key.
     ...(name === "webhooks" ? { WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") } : {}),
     ...(name === "content" ? { TOTP_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString("base64") } : {}),
+    // NODE_ENV=production requires a relay; nothing is sent in this test.
+    ...(name === "email" ? { SMTP_URL: "smtp://127.0.0.1:2525" } : {}),
   };
 }
 
@@ -114,7 +116,7 @@ describe("the image's contents", () => {
     const packages = workspacePackagesIn(image.appDir);
     expect(packages).toEqual(expectedPackages(image.image.pkg));
     expect(packages).not.toContain("libs/testkit");
-    // The gateway's tests start the five services (devDependencies): its image holds none of them.
+    // The gateway's tests start the six services (devDependencies): its image holds none of them.
     if (name === "gateway") expect(packages.filter((path) => path.startsWith("services/"))).toEqual(["services/gateway"]);
     const installed = readdirSync(join(image.appDir, "node_modules", ".pnpm"));
     for (const devOnly of DEV_ONLY_PACKAGES) {
@@ -167,7 +169,7 @@ describe("internal services from their images", () => {
 });
 
 describe("the gateway from its image", () => {
-  it("answers /healthz/dependencies 200 once the five services from their images are SERVING, and serves its OpenAPI document and docs", async () => {
+  it("answers /healthz/dependencies 200 once the six services from their images are SERVING, and serves its OpenAPI document and docs", async () => {
     for (const image of INTERNAL) expect(running.get(image.name), `${image.name} is running`).toBeDefined();
     const image = built.get("gateway")!;
     const url = (name: ServiceName) => `http://127.0.0.1:${running.get(name)!.port}`;
@@ -182,6 +184,7 @@ describe("the gateway from its image", () => {
         MEDIA_URL: url("media"),
         PLAYERS_URL: url("players"),
         WEBHOOKS_URL: url("webhooks"),
+        EMAIL_URL: url("email"),
       },
       port,
     );

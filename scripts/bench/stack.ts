@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { createTestServiceIdentities, deleteStreamsWithPrefix, freePort, resolveS3 } from "@support/testkit";
+import { createTestServiceIdentities, deleteStreamsWithPrefix, freePort, resolveS3, startSmtpReceiver } from "@support/testkit";
 
 export const root = path.resolve(import.meta.dirname, "../..");
 
@@ -224,9 +224,13 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
   // Media needs an S3 endpoint: S3_ENDPOINT if set, else an s3rver in this process (temp dir).
   const s3 = await resolveS3();
   cleanups.push(() => s3.stop());
-  const services = ["content", "tickets", "media", "players", "webhooks"] as const;
-  const ports = { content: await freePort(), tickets: await freePort(), media: await freePort(), players: await freePort(), webhooks: await freePort(), gateway: await freePort() };
-  const metricsPorts = { content: await freePort(), tickets: await freePort(), media: await freePort(), players: await freePort(), webhooks: await freePort(), gateway: await freePort() };
+  // The email service sends agents' replies on email tickets to an SMTP receiver in this process
+  // (a relay that accepts everything at once: the bench measures the platform, not a mail server).
+  const smtp = await startSmtpReceiver({ keep: false });
+  cleanups.push(() => smtp.stop());
+  const services = ["content", "tickets", "media", "players", "webhooks", "email"] as const;
+  const ports = { content: await freePort(), tickets: await freePort(), media: await freePort(), players: await freePort(), webhooks: await freePort(), email: await freePort(), gateway: await freePort() };
+  const metricsPorts = { content: await freePort(), tickets: await freePort(), media: await freePort(), players: await freePort(), webhooks: await freePort(), email: await freePort(), gateway: await freePort() };
   const logDir = options.logDir ?? path.join(runDirectory(), "logs");
   mkdirSync(logDir, { recursive: true });
   const common = {
@@ -239,6 +243,8 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
     MEDIA_URL: `http://127.0.0.1:${ports.media}`,
     PLAYERS_URL: `http://127.0.0.1:${ports.players}`,
     WEBHOOKS_URL: `http://127.0.0.1:${ports.webhooks}`,
+    EMAIL_URL: `http://127.0.0.1:${ports.email}`,
+    SMTP_URL: smtp.url,
     S3_ENDPOINT: s3.endpoint,
     S3_REGION: s3.region,
     S3_BUCKET: s3.bucket,

@@ -26,7 +26,7 @@ export const configSpecs = {
   EMAIL_DKIM_DOMAIN: str({ default: "", desc: "DKIM signing domain (d=); with a selector and a key, every mail is signed" }),
   EMAIL_DKIM_SELECTOR: str({ default: "", desc: "DKIM selector (s=): the public key is published at <selector>._domainkey.<domain>" }),
   EMAIL_DKIM_PRIVATE_KEY: str({ default: "", desc: "DKIM private key (PEM)" }),
-  EMAIL_DKIM_PRIVATE_KEY_FILE: str({ default: "", desc: "The file holding the DKIM private key (a mounted Secret), read at start" }),
+  EMAIL_DKIM_KEY_FILE: str({ default: "", desc: "The file holding the DKIM private key (a mounted Secret), read at start" }),
   EMAIL_RETRY_SCHEDULE: str({
     default: DEFAULT_RETRY_SCHEDULE,
     desc: "Seconds between a deferred attempt and the next one, comma-separated; after the last, the mail is failed",
@@ -65,9 +65,9 @@ function checkRanges(config: EmailConfig): string[] {
   if (config.EMAIL_REPLY_ADDRESS !== "" && !/^[^@\s+]+@[^@\s]+$/.test(config.EMAIL_REPLY_ADDRESS)) {
     problems.push("EMAIL_REPLY_ADDRESS: must be a plain address without '+' (local@domain)");
   }
-  const dkim = [config.EMAIL_DKIM_DOMAIN, config.EMAIL_DKIM_SELECTOR, config.EMAIL_DKIM_PRIVATE_KEY || config.EMAIL_DKIM_PRIVATE_KEY_FILE];
+  const dkim = [config.EMAIL_DKIM_DOMAIN, config.EMAIL_DKIM_SELECTOR, config.EMAIL_DKIM_PRIVATE_KEY || config.EMAIL_DKIM_KEY_FILE];
   if (dkim.some((value) => value !== "") && dkim.some((value) => value === "")) {
-    problems.push("EMAIL_DKIM_DOMAIN, EMAIL_DKIM_SELECTOR and EMAIL_DKIM_PRIVATE_KEY(_FILE): set all three or none");
+    problems.push("EMAIL_DKIM_DOMAIN, EMAIL_DKIM_SELECTOR and EMAIL_DKIM_PRIVATE_KEY (or EMAIL_DKIM_KEY_FILE): set all three or none");
   }
   if (config.NODE_ENV === "production" && config.SMTP_URL === "") problems.push("SMTP_URL: required when NODE_ENV=production");
   return problems;
@@ -76,7 +76,7 @@ function checkRanges(config: EmailConfig): string[] {
 /** The DKIM settings, the key read from its file when given as one; undefined when DKIM is off. */
 export function dkimOf(config: EmailConfig): { domainName: string; keySelector: string; privateKey: string } | undefined {
   if (config.EMAIL_DKIM_DOMAIN === "") return undefined;
-  const privateKey = config.EMAIL_DKIM_PRIVATE_KEY !== "" ? config.EMAIL_DKIM_PRIVATE_KEY : readFileSync(config.EMAIL_DKIM_PRIVATE_KEY_FILE, "utf8");
+  const privateKey = config.EMAIL_DKIM_PRIVATE_KEY !== "" ? config.EMAIL_DKIM_PRIVATE_KEY : readFileSync(config.EMAIL_DKIM_KEY_FILE, "utf8");
   return { domainName: config.EMAIL_DKIM_DOMAIN, keySelector: config.EMAIL_DKIM_SELECTOR, privateKey };
 }
 

@@ -27,7 +27,7 @@ import {
 
 export const root = path.resolve(import.meta.dirname, "../../..");
 
-export const SERVICES = ["content", "tickets", "media", "players", "webhooks"] as const;
+export const SERVICES = ["content", "tickets", "media", "players", "webhooks", "email"] as const;
 export type Service = (typeof SERVICES)[number];
 export type ProcessName = Service | "gateway";
 
@@ -159,6 +159,7 @@ export class FaultStack {
       MEDIA_URL: url("media"),
       PLAYERS_URL: url("players"),
       WEBHOOKS_URL: url("webhooks"),
+      EMAIL_URL: url("email"),
       // Webhook signing secrets are encrypted with this key; receivers of a scenario are local.
       WEBHOOK_SECRETS_KEY: randomBytes(32).toString("base64"),
       WEBHOOK_ALLOW_HTTP: "true",
@@ -204,6 +205,7 @@ export class FaultStack {
         media: await freePort(),
         players: await freePort(),
         webhooks: await freePort(),
+        email: await freePort(),
         gateway: await freePort(),
       };
       progress("private Postgres, NATS and S3 up");
