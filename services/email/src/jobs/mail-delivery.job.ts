@@ -45,8 +45,9 @@ export function createMailDeliveryJob(settings: MailDeliverySettings): MailDeliv
   let pumping: Promise<void> | undefined;
   let again = false;
 
-  async function attempt(mail: Mail, lockedUntil: Date): Promise<void> {
-    if (stopped) {
+  /** One attempt at a claimed mail; `cancelled`: the job stopped meanwhile, so the claim is given back untried. */
+  async function attempt(mail: Mail, lockedUntil: Date, cancelled: () => boolean): Promise<void> {
+    if (cancelled()) {
       await releaseClaim(db, mail.id, lockedUntil);
       return;
     }
@@ -86,7 +87,7 @@ export function createMailDeliveryJob(settings: MailDeliverySettings): MailDeliv
       const claimed = await claimDue(db, free, now, lockedUntil);
       episode.succeeded();
       for (const mail of claimed) {
-        const task: Promise<void> = attempt(mail, lockedUntil)
+        const task: Promise<void> = attempt(mail, lockedUntil, () => stopped)
           .catch((error: unknown) => logger.error({ err: error, mailId: mail.id }, "mail attempt not recorded; sent again when its claim expires"))
           .finally(() => {
             inFlight.delete(task);
@@ -125,13 +126,14 @@ export function createMailDeliveryJob(settings: MailDeliverySettings): MailDeliv
   return {
     wake,
     async runOnce() {
-      const wasStopped = stopped;
-      stopped = false;
-      try {
-        await pump();
-        await Promise.all(inFlight);
-      } finally {
-        stopped = wasStopped;
+      // One pass over what is due now, apart from the running loop: a mail deferred during the
+      // pass is due later than `now`, so it waits for the next pass.
+      const now = new Date();
+      for (;;) {
+        const lockedUntil = new Date(Date.now() + leaseMs);
+        const claimed = await claimDue(db, settings.concurrency, now, lockedUntil);
+        if (claimed.length === 0) return;
+        await Promise.all(claimed.map((mail) => attempt(mail, lockedUntil, () => false)));
       }
     },
     start() {
