@@ -35,8 +35,9 @@ export class MailNotSent extends Error {
   readonly permanent: boolean;
   /** The relay's answer or the connection's failure, as an operator would read it; never a credential. */
   readonly reason: string;
-  constructor(reason: string, permanent: boolean) {
-    super(`mail not sent: ${reason}`);
+  /** `cause`: the transport's own error, for the logs (it may name the relay's address). */
+  constructor(reason: string, permanent: boolean, cause?: unknown) {
+    super(`mail not sent: ${reason}`, { cause });
     this.name = "MailNotSent";
     this.reason = reason;
     this.permanent = permanent;
@@ -68,6 +69,15 @@ export function emailNotConfigured() {
 const bracketed = (id: string) => `<${id}>`;
 const unbracketed = (id: string) => id.replace(/^<|>$/g, "");
 
+const FAILURES: Record<string, string> = {
+  ECONNECTION: "the relay could not be reached",
+  ESOCKET: "the connection to the relay failed",
+  ETIMEDOUT: "the relay did not answer in time",
+  EAUTH: "the relay refused the credentials",
+  ETLS: "the TLS handshake with the relay failed",
+  EENVELOPE: "the relay refused the sender or the recipient",
+};
+
 /** How a failed sendMail reads: nodemailer's errors carry the relay's code and answer. */
 export function mailNotSentOf(error: unknown): MailNotSent {
   const failure = error as { responseCode?: number; response?: string; code?: string; message?: string };
@@ -75,8 +85,10 @@ export function mailNotSentOf(error: unknown): MailNotSent {
   // A 5xx to the envelope or the message is final; one to AUTH is our configuration, which an
   // operator fixes, so the mail waits for it like for an unreachable relay.
   const permanent = code !== undefined && code >= 500 && code < 600 && failure.code !== "EAUTH";
-  const reason = failure.response ?? `${failure.code ?? "error"}: ${failure.message ?? String(error)}`;
-  return new MailNotSent(reason.slice(0, 500), permanent);
+  // The relay's own answer says what went wrong; otherwise the failure's kind alone, never its
+  // message, which names the relay's address (the reason is shown to agents).
+  const reason = failure.response ?? `${failure.code ?? "ERROR"}: ${FAILURES[failure.code ?? ""] ?? "the mail could not be handed to the relay"}`;
+  return new MailNotSent(reason.slice(0, 500), permanent, error);
 }
 
 export function createMailer(options: { smtpUrl: string; from: string; logger: Logger; timeoutMs?: number; dkim?: DkimSettings }): Mailer {

@@ -53,6 +53,7 @@ export function createMailDeliveryJob(settings: MailDeliverySettings): MailDeliv
     }
     const started = Date.now();
     let outcome: AttemptOutcome;
+    let failure: unknown;
     try {
       const sent = await settings.mailer.send({
         to: mail.toAddress,
@@ -67,6 +68,7 @@ export function createMailDeliveryJob(settings: MailDeliverySettings): MailDeliv
       });
       outcome = { sent: true, messageId: sent.messageId };
     } catch (error) {
+      failure = error instanceof MailNotSent ? error.cause : error;
       // Without SMTP_URL the mailer refuses every mail: it waits, deferred, for a relay.
       outcome = error instanceof MailNotSent ? { sent: false, permanent: error.permanent, reason: error.reason } : { sent: false, permanent: false, reason: (error as Error).message };
     }
@@ -74,7 +76,7 @@ export function createMailDeliveryJob(settings: MailDeliverySettings): MailDeliv
     const next = afterAttempt(mail, outcome, settings.retrySchedule, now);
     const recorded = await recordAttempt(db, mail.id, lockedUntil, { ...next, lastAttemptAt: now });
     settings.metrics?.attempted(mail.kind, next.status, (now.getTime() - started) / 1000);
-    if (recorded && !outcome.sent) logger.warn({ mailId: mail.id, ticketId: mail.ticketId, status: next.status, attempts: next.attempts, reason: outcome.reason }, "mail not sent");
+    if (recorded && !outcome.sent) logger.warn({ err: failure, mailId: mail.id, ticketId: mail.ticketId, status: next.status, attempts: next.attempts, reason: outcome.reason }, "mail not sent");
   }
 
   async function pump(): Promise<void> {
