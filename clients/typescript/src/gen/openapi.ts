@@ -1982,6 +1982,25 @@ export interface components {
         AgentConversationEntry: {
             event: components["schemas"]["KnownTicketEvent"];
             author: components["schemas"]["AgentEventAuthor"];
+            emailDelivery?: components["schemas"]["AgentEmailDelivery"];
+        };
+        /**
+         * @description The mail that carries an agent message to the player of an email ticket, and where its
+         *     delivery stands: `queued` (not tried yet), `sent` (the SMTP relay took it), `deferred`
+         *     (an attempt failed for a reason that may pass; retried at `nextAttemptAt`), `bounced`
+         *     (refused for good) or `failed` (every retry failed). Absent on other events, on tickets
+         *     without the email channel, and while the email service cannot be reached.
+         */
+        AgentEmailDelivery: {
+            /** @enum {string} */
+            status: "queued" | "sent" | "deferred" | "bounced" | "failed";
+            attempts: number;
+            /** Format: date-time */
+            sentAt: string | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** @description The relay's answer to the last failed attempt (e.g. `550 5.1.1 mailbox unavailable`). */
+            lastError: string | null;
         };
         /**
          * @description Who caused an event: a `user` of the company (an agent or admin, by id), an `api_key`
