@@ -29,7 +29,8 @@ export interface SmtpReceiver {
    */
   refusedRecipients: Map<string, 450 | 550>;
   /** The first mail (received already or arriving within timeoutMs) to this address. */
-  waitForMail(to: string, options?: { timeoutMs?: number; after?: number }): Promise<ReceivedMail>;
+  /** `where`: only a mail it accepts (e.g. one subject among the mails the address receives). */
+  waitForMail(to: string, options?: { timeoutMs?: number; after?: number; where?: (mail: ReceivedMail) => boolean }): Promise<ReceivedMail>;
   stop(): Promise<void>;
 }
 
@@ -83,7 +84,8 @@ export async function startSmtpReceiver(options: { port?: number; host?: string;
   await once(server.server, "listening");
   const port = (server.server.address() as AddressInfo).port;
 
-  const find = (to: string, after: number) => mails.find((mail, index) => index >= after && mail.to.includes(to.toLowerCase()));
+  const find = (to: string, after: number, where: (mail: ReceivedMail) => boolean) =>
+    mails.find((mail, index) => index >= after && mail.to.includes(to.toLowerCase()) && where(mail));
   return {
     url: `smtp://127.0.0.1:${port}`,
     port,
@@ -93,7 +95,7 @@ export async function startSmtpReceiver(options: { port?: number; host?: string;
       const after = waitOptions.after ?? 0;
       const deadline = Date.now() + (waitOptions.timeoutMs ?? 5000);
       for (;;) {
-        const found = find(to, after);
+        const found = find(to, after, waitOptions.where ?? (() => true));
         if (found) return found;
         const left = deadline - Date.now();
         if (left <= 0) throw new Error(`no mail to ${to} within ${waitOptions.timeoutMs ?? 5000} ms`);

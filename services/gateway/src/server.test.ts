@@ -232,7 +232,7 @@ describe("GET /healthz, /readyz and /healthz/dependencies", () => {
     const response = await t.request("/healthz/dependencies");
     expect(response.status).toBe(200);
     const up = { status: "ok", breaker: "unknown", addresses: { known: 0, ejected: 0 } };
-    expect(response.body).toEqual({ status: "ok", services: { content: up, tickets: up, media: up, players: up, webhooks: up } });
+    expect(response.body).toEqual({ status: "ok", services: { content: up, tickets: up, media: up, players: up, webhooks: up, email: up } });
   });
 
   it("stays ready when a service is down, and reports it on /healthz/dependencies without addresses", async () => {

@@ -129,6 +129,10 @@ describe("the email channel: agents' replies reach the player's inbox", () => {
     expect(Date.parse(delivery.sentAt!)).toBeGreaterThan(0);
     const note = (await conversationOf(ticket.id)).find((entry) => entry.event.type === "PRIVATE_NOTE");
     expect(note?.emailDelivery).toBeUndefined();
+    // The attempt is counted on the email service's metrics; nothing waits any more.
+    const metrics = await (await fetch(stack.metricsUrls().email)).text();
+    expect(Number(/^support_email_attempts_total\{kind="agent_reply",status="sent"\} (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(/^support_email_mails_waiting 0$/m.test(metrics)).toBe(true);
   });
 
   it("threads a second reply under the first (In-Reply-To, References) and sends nothing for a note alone", async () => {

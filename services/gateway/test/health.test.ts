@@ -27,7 +27,7 @@ describe("health through the real stack", () => {
     const response = await stack.request("/healthz/dependencies");
     expect(response.status).toBe(200);
     const up = { status: "ok", breaker: "closed", addresses: { known: 1, ejected: 0 } };
-    expect(response.body).toEqual({ status: "ok", services: { content: up, tickets: up, media: up, players: up, webhooks: up } });
+    expect(response.body).toEqual({ status: "ok", services: { content: up, tickets: up, media: up, players: up, webhooks: up, email: up } });
   });
 
   it("with media stopped: stays ready, keeps other routes 200, answers media's routes 503 within 100 ms once the breaker is open", async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startStack, type Stack } from "./stack.ts";
 import { tenantA } from "./tenants.ts";
 
-const PROCESSES = ["gateway", "content", "tickets", "media", "players", "webhooks"] as const;
+const PROCESSES = ["gateway", "content", "tickets", "media", "players", "webhooks", "email"] as const;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 
 async function scrape(url: string): Promise<{ text: string; metrics: ParsedMetrics; contentType: string | null }> {
