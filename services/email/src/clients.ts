@@ -51,6 +51,13 @@ export function createTicketReader(tickets: TicketsClient): TicketReader {
       }
       return messages;
     },
+    async addReply(companyId, ticketId, message) {
+      try {
+        return await tickets.addEmailReply({ companyId, ticketId, message });
+      } catch (error) {
+        throw connectToAppError(error);
+      }
+    },
   };
 }
 

@@ -38,6 +38,12 @@ export const configSpecs = {
     desc: "Mails waiting to be sent (queued or deferred) past which new ones wait in the tickets stream instead of the database",
   }),
   EMAIL_QUOTED_MESSAGES: num({ default: 3, desc: "Earlier messages of the conversation quoted under a reply" }),
+  EMAIL_SMTP_HOST: str({ default: "127.0.0.1", desc: "Address the SMTP listener of players' answers binds to (0.0.0.0 in a cluster)" }),
+  EMAIL_SMTP_PORT: num({ default: 2525, desc: "Port of the SMTP listener that takes players' answers (the MX or the relay forwards to it); it runs only with EMAIL_REPLY_ADDRESS; 0: any free port" }),
+  EMAIL_INBOUND_MAX_BYTES: num({ default: 26_214_400, desc: "Largest mail the listener takes (25 MiB); larger ones are refused during the transfer" }),
+  EMAIL_INBOUND_PER_SENDER_PER_HOUR: num({ default: 20, desc: "Mails taken from one address per hour; past it they are dropped (mail loops)" }),
+  EMAIL_INBOUND_PER_TICKET_PER_HOUR: num({ default: 30, desc: "Mails taken for one ticket per hour; past it they are dropped" }),
+  EMAIL_INBOUND_RETENTION_DAYS: num({ default: 30, desc: "Held and dropped mails are forgotten after this many days (accepted ones stay with their ticket)" }),
   EVENT_MAX_DELIVERIES: num({
     default: DEFAULT_MAX_DELIVERIES,
     desc: "Deliveries of a tickets event whose handling keeps failing before it goes to the dead-letter store; 0: retried for ever",
@@ -52,9 +58,10 @@ export type EmailConfig = ReturnType<typeof loadRaw>;
 
 function checkRanges(config: EmailConfig): string[] {
   const problems: string[] = [];
-  for (const name of ["EMAIL_CONCURRENCY", "EMAIL_POLL_INTERVAL_MS", "EMAIL_QUEUE_MAX"] as const) {
+  for (const name of ["EMAIL_CONCURRENCY", "EMAIL_POLL_INTERVAL_MS", "EMAIL_QUEUE_MAX", "EMAIL_INBOUND_MAX_BYTES", "EMAIL_INBOUND_PER_SENDER_PER_HOUR", "EMAIL_INBOUND_PER_TICKET_PER_HOUR", "EMAIL_INBOUND_RETENTION_DAYS"] as const) {
     if (!Number.isInteger(config[name]) || config[name] < 1) problems.push(`${name}: must be a positive integer`);
   }
+  if (!Number.isInteger(config.EMAIL_SMTP_PORT) || config.EMAIL_SMTP_PORT < 0 || config.EMAIL_SMTP_PORT > 65535) problems.push("EMAIL_SMTP_PORT: must be a port (0: any free one)");
   if (!Number.isInteger(config.EMAIL_QUOTED_MESSAGES) || config.EMAIL_QUOTED_MESSAGES < 0) problems.push("EMAIL_QUOTED_MESSAGES: must be 0 or a positive integer");
   if (!Number.isInteger(config.EVENT_MAX_DELIVERIES) || config.EVENT_MAX_DELIVERIES < 0) problems.push("EVENT_MAX_DELIVERIES: must be 0 or a positive integer");
   try {

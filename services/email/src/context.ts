@@ -28,6 +28,12 @@ export interface TicketReader {
   ticket(companyId: string, ticketId: string): Promise<TicketForMail | undefined>;
   /** Player and agent messages, oldest first. */
   conversation(companyId: string, ticketId: string): Promise<ConversationMessage[]>;
+  /**
+   * Adds the player's answer by mail (tickets.AddEmailReply): to the ticket, to where its
+   * follow-ups lead, or to a new follow-up of a closed ticket. Throws the domain error of a
+   * blocked player (failed_precondition PLAYER_BLOCKED) or an unknown ticket (not_found).
+   */
+  addReply(companyId: string, ticketId: string, message: string): Promise<{ ticketId: string; eventId: string; followUp: boolean }>;
 }
 
 /** Games' names: content in production. */
@@ -42,6 +48,9 @@ export interface EmailSettings {
   replyAddress: string;
   quotedMessages: number;
   queueMax: number;
+  /** Mails taken from one address, and for one ticket, per hour; past them mail is dropped (loops). */
+  inboundPerSenderPerHour: number;
+  inboundPerTicketPerHour: number;
 }
 
 export interface EmailContext {

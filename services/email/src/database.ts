@@ -1,5 +1,6 @@
 // Tables of the email schema, as kysely sees them.
 import type { OutboxTable } from "@support/bus";
+import type { InboundMailTables } from "./inbound/inbound-mail.table.ts";
 import type { MailTables } from "./mails/mail.table.ts";
 
-export type EmailDatabase = OutboxTable & MailTables;
+export type EmailDatabase = OutboxTable & MailTables & InboundMailTables;

@@ -13,7 +13,10 @@ import type { EmailDatabase } from "./database.ts";
 import { createTicketsEventsConsumer } from "./events/tickets-events.consumer.ts";
 import { createMailDeliveryJob, type MailDeliveryJob } from "./jobs/mail-delivery.job.ts";
 import { registerMailMetrics } from "./mails/mail.metrics.ts";
+import { receiveMail } from "./inbound/inbound-mail.service.ts";
+import { createInboundRetentionJob } from "./jobs/inbound-retention.job.ts";
 import { registerRoutes } from "./routes.ts";
+import { createSmtpListener } from "./smtp-listener.ts";
 
 export interface EmailDeps {
   config: EmailConfig;
@@ -31,6 +34,8 @@ export interface EmailDeps {
 export interface EmailServer extends ServiceHost {
   /** The sender (tests run it once). */
   delivery: MailDeliveryJob;
+  /** The port of the SMTP listener of players' answers; undefined when it does not run (no EMAIL_REPLY_ADDRESS). */
+  smtpPort(): number | undefined;
 }
 
 /** The longest an SMTP step may take (connection, greeting, each command). */
@@ -41,11 +46,12 @@ export function createServer(deps: EmailDeps): EmailServer {
   const mailer = deps.mailer ?? createMailer({ smtpUrl: config.SMTP_URL, from: config.MAIL_FROM, logger, timeoutMs: SMTP_TIMEOUT_MS, dkim: dkimOf(config) });
   if (!mailer.configured) logger.warn("SMTP_URL is not set: mails to players wait, deferred, until a relay is configured");
   const registry = createMetricsRegistry();
+  const metrics = registerMailMetrics(registry, deps.db, logger);
   const delivery = createMailDeliveryJob({
     db: deps.db,
     mailer,
     logger,
-    metrics: registerMailMetrics(registry, deps.db, logger),
+    metrics,
     concurrency: config.EMAIL_CONCURRENCY,
     pollIntervalMs: config.EMAIL_POLL_INTERVAL_MS,
     retrySchedule: parseRetrySchedule(config.EMAIL_RETRY_SCHEDULE),
@@ -60,6 +66,8 @@ export function createServer(deps: EmailDeps): EmailServer {
       replyAddress: config.EMAIL_REPLY_ADDRESS,
       quotedMessages: config.EMAIL_QUOTED_MESSAGES,
       queueMax: config.EMAIL_QUEUE_MAX,
+      inboundPerSenderPerHour: config.EMAIL_INBOUND_PER_SENDER_PER_HOUR,
+      inboundPerTicketPerHour: config.EMAIL_INBOUND_PER_TICKET_PER_HOUR,
     },
     logger,
     wake: () => delivery.wake(),
@@ -72,6 +80,22 @@ export function createServer(deps: EmailDeps): EmailServer {
     logger,
     registry,
   });
+  // Players' answers come by SMTP to the reply address: without one there is nothing to take.
+  const smtp = config.EMAIL_REPLY_ADDRESS === ""
+    ? undefined
+    : createSmtpListener({
+        host: config.EMAIL_SMTP_HOST,
+        port: config.EMAIL_SMTP_PORT,
+        maxBytes: config.EMAIL_INBOUND_MAX_BYTES,
+        own: { replyAddress: config.EMAIL_REPLY_ADDRESS, fromAddress: ctx.settings.fromAddress },
+        logger,
+        async receive(mail) {
+          const outcome = await receiveMail(ctx, mail);
+          metrics.received(outcome.status, outcome.status === "accepted" ? null : outcome.reason);
+          return outcome;
+        },
+      });
+  const retention = createInboundRetentionJob(deps.db, { retentionDays: config.EMAIL_INBOUND_RETENTION_DAYS, logger });
   const host = createServiceHost({
     name: "email",
     rpcServiceName: "email.v1.EmailService",
@@ -83,7 +107,8 @@ export function createServer(deps: EmailDeps): EmailServer {
     routes: (router) => registerRoutes(router, ctx),
     // Stopped in reverse: the consumer first, then the sender (mails the consumer queued while
     // stopping are sent at the next start), then the relay connections.
-    workers: [{ start() {}, stop: async () => mailer.close() }, delivery, consumer],
+    // The SMTP listener stops first: no mail is taken while the rest stops.
+    workers: [{ start() {}, stop: async () => mailer.close() }, delivery, consumer, retention, ...(smtp ? [smtp] : [])],
   });
-  return Object.assign(host, { delivery });
+  return Object.assign(host, { delivery, smtpPort: () => smtp?.port() });
 }

@@ -31,9 +31,12 @@ function context(queueMax = 100): EmailContext {
     tickets: {
       ticket: async (_companyId, ticketId) => tickets.get(ticketId),
       conversation: async (): Promise<ConversationMessage[]> => [{ id: randomUUID(), fromPlayer: true, message: "My ship is gone", createdAt: new Date(Date.now() - 60_000) }],
+      addReply: async () => {
+        throw new Error("no answers in these tests");
+      },
     },
     games: { nameOf: async () => "Galaxy Raiders" },
-    settings: { fromAddress: "support@studio.example", replyAddress: "support@studio.example", quotedMessages: 3, queueMax },
+    settings: { fromAddress: "support@studio.example", replyAddress: "support@studio.example", quotedMessages: 3, queueMax, inboundPerSenderPerHour: 20, inboundPerTicketPerHour: 30 },
     wake: () => {},
   };
 }

@@ -1,9 +1,16 @@
-// The email channel over the real stack and a real SMTP receiver: an agent's reply on an email
-// ticket reaches the player as one mail in the ticket's language, DKIM-signed, threaded, with
-// the conversation quoted and never a private note; a second reply answers the first; a relay
-// that refuses the address for good or for now shows as bounced or deferred in the ticket view;
-// the player's erasure takes the ticket's mails with it.
+// The email channel over the real stack, a real SMTP receiver (the players' inboxes) and real
+// mail sent to the email service's SMTP listener (the players' answers): an agent's reply on an
+// email ticket reaches the player as one mail in the ticket's language, DKIM-signed, threaded,
+// with the conversation quoted and never a private note; a second reply answers the first; a
+// relay that refuses the address for good or for now shows as bounced or deferred in the ticket
+// view. The player's answer, quote and signature removed, joins the ticket; an auto-reply and a
+// bounce add nothing (the bounce marks the returned mail); a forged answer is held; a flood is cut
+// at the hourly limit; an answer to a closed ticket opens its follow-up; the player's erasure
+// takes the ticket's mails with it.
 import { generateKeyPairSync, randomUUID } from "node:crypto";
+import { freePort } from "@support/testkit";
+import nodemailer from "nodemailer";
+import { createDb, sql } from "@support/db";
 import { EmailService } from "@support/proto";
 import { createServiceClient } from "@support/rpc";
 import { dkimVerify } from "mailauth";
@@ -62,7 +69,23 @@ async function deliveryOf(ticketId: string, text: string, statuses: string[]): P
 
 const header = (raw: string, name: string) => new RegExp(`^${name}: *(.*(?:\\r?\\n[ \\t].*)*)`, "im").exec(raw)?.[1]?.replace(/\r?\n[ \t]+/g, " ").trim();
 
+let inboundPort: number;
+/** Sends a mail to the email service's SMTP listener, as the player's mail server would. */
+async function mailIn(mail: { from: string; to: string; subject: string; text: string; inReplyTo?: string; messageId?: string; headers?: Record<string, string>; envelopeFrom?: string; raw?: string }): Promise<void> {
+  const transport = nodemailer.createTransport({ host: "127.0.0.1", port: inboundPort, secure: false, ignoreTLS: true });
+  try {
+    await transport.sendMail(
+      mail.raw !== undefined
+        ? { envelope: { from: mail.envelopeFrom ?? "", to: mail.to }, raw: mail.raw }
+        : { from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, headers: mail.headers, ...(mail.messageId ? { messageId: mail.messageId } : {}), ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo, references: [mail.inReplyTo] } : {}), ...(mail.envelopeFrom !== undefined ? { envelope: { from: mail.envelopeFrom, to: mail.to } } : {}) },
+    );
+  } finally {
+    transport.close();
+  }
+}
+
 beforeAll(async () => {
+  inboundPort = await freePort();
   stack = await startStack({
     env: {
       MAIL_FROM: `Player support <support@${DOMAIN}>`,
@@ -73,6 +96,9 @@ beforeAll(async () => {
       EMAIL_POLL_INTERVAL_MS: "100",
       // The first retry soon, so that a deferred mail shows its next attempt within the test.
       EMAIL_RETRY_SCHEDULE: "60,300",
+      EMAIL_SMTP_PORT: String(inboundPort),
+      // Low, so that a flood reaches it within the test.
+      EMAIL_INBOUND_PER_SENDER_PER_HOUR: "4",
     },
   });
   tenant = await stack.applyTenant({
@@ -89,6 +115,8 @@ afterAll(() => stack?.stop());
 describe("the email channel: agents' replies reach the player's inbox", () => {
   let ticket: { id: string; runningId: number };
   let firstMessageId: string;
+  let replyAddress: string;
+  let secondMessageId: string;
 
   it("sends an agent's reply as one DKIM-signed mail in the ticket's language, with the conversation quoted and never the note", async () => {
     const address = player("pat");
@@ -109,7 +137,8 @@ describe("the email channel: agents' replies reach the player's inbox", () => {
     expect(mail.html).toContain("wir haben dein Schiff gefunden");
     expect(mail.raw).not.toContain("refund if it happens again");
     // Plus-addressed per ticket with an unguessable token; a person wrote it, so not Auto-Submitted.
-    expect(header(mail.raw, "Reply-To")).toMatch(new RegExp(`^support\\+[0-9a-f]{32}@${DOMAIN.replaceAll(".", "\\.")}$`));
+    replyAddress = header(mail.raw, "Reply-To")!;
+    expect(replyAddress).toMatch(new RegExp(`^support\\+[0-9a-f]{32}@${DOMAIN.replaceAll(".", "\\.")}$`));
     expect(header(mail.raw, "Auto-Submitted")).toBeUndefined();
     expect(header(mail.raw, "X-Auto-Response-Suppress")).toBe("All");
     firstMessageId = header(mail.raw, "Message-ID")!;
@@ -146,6 +175,7 @@ describe("the email channel: agents' replies reach the player's inbox", () => {
     expect(mail.raw).not.toContain("only a note");
     expect(header(mail.raw, "In-Reply-To")).toBe(firstMessageId);
     expect(header(mail.raw, "References")).toBe(firstMessageId);
+    secondMessageId = header(mail.raw, "Message-ID")!;
     // The earlier reply is quoted, newest first, above the player's first message.
     expect(mail.text.indexOf("> Hallo Pat")).toBeLessThan(mail.text.indexOf("> Mein Schiff ist weg"));
     await deliveryOf(ticket.id, second, ["sent"]);
@@ -183,18 +213,129 @@ describe("the email channel: agents' replies reach the player's inbox", () => {
     expect(stack.smtp.mails.some((mail) => mail.to.includes(gone) || mail.to.includes(full))).toBe(false);
   });
 
+  const playerMessages = async (ticketId: string) =>
+    (await conversationOf(ticketId)).filter((entry) => entry.event.type === "PLAYER_MESSAGE").map((entry) => entry.event.message!);
+
+  /** A ticket with one agent reply mailed: its reply address and the mail's Message-ID. */
+  async function mailedTicket(name: string): Promise<{ id: string; address: string; replyAddress: string; messageId: string }> {
+    const address = player(name);
+    const created = await createTicket(address, `Question of ${name}`, "en");
+    const before = stack.smtp.mails.length;
+    expect((await act(created.id, [{ type: "sendMessage", message: `Answer for ${name}` }])).status).toBe(200);
+    const mail = await stack.smtp.waitForMail(address, { timeoutMs: 15_000, after: before });
+    return { id: created.id, address, replyAddress: header(mail.raw, "Reply-To")!, messageId: header(mail.raw, "Message-ID")! };
+  }
+
+  it("takes the player's answer by mail into the ticket, without the quoted conversation or the signature, and threads the next reply under it", async () => {
+    const address = player("pat");
+    const text = "Danke, jetzt ist es wieder da!\n\nIch spiele auf Android.\n\n-- \nPat\nVon meinem Telefon gesendet\n\nAm 27.11.2026 um 10:00 schrieb Galaxy Raiders Support <support@mail.studio.example>:\n> Noch eine Frage: Auf welcher Plattform spielst du?\n> > Mein Schiff ist weg\n";
+    await mailIn({ from: `Pat <${address}>`, to: replyAddress, subject: "Re: Mein Schiff ist weg", text, inReplyTo: secondMessageId, messageId: `<answer-${suffix}@players.example>` });
+    expect(await playerMessages(ticket.id)).toEqual(["Mein Schiff ist weg\n\nIch habe es gestern im Shop gekauft.", "Danke, jetzt ist es wieder da!\n\nIch spiele auf Android."]);
+    // The same mail delivered again (the sending server did not see our answer) is taken once.
+    await mailIn({ from: `Pat <${address}>`, to: replyAddress, subject: "Re: Mein Schiff ist weg", text, inReplyTo: secondMessageId, messageId: `<answer-${suffix}@players.example>` });
+    expect(await playerMessages(ticket.id)).toHaveLength(2);
+
+    const before = stack.smtp.mails.length;
+    expect((await act(ticket.id, [{ type: "sendMessage", message: "Schön! Viel Spaß." }])).status).toBe(200);
+    const next = await stack.smtp.waitForMail(address, { timeoutMs: 15_000, after: before });
+    expect(header(next.raw, "In-Reply-To")).toBe(`<answer-${suffix}@players.example>`);
+    expect(header(next.raw, "References")).toBe(`${firstMessageId} ${secondMessageId} <answer-${suffix}@players.example>`);
+    expect(next.text).toContain("> Danke, jetzt ist es wieder da!");
+  });
+
+  it("adds nothing for an auto-reply, holds a forged answer, and marks a returned mail bounced from its delivery status notification", async () => {
+    const address = player("pat");
+    await mailIn({ from: address, to: replyAddress, subject: "Abwesenheitsnotiz", text: "Ich bin bis Montag nicht da.", headers: { "Auto-Submitted": "auto-replied" } });
+    // Someone who learnt the reply address, writing as somebody else.
+    await mailIn({ from: "mallory@evil.example", to: replyAddress, subject: "Re: Mein Schiff ist weg", text: "Please send the account password to me.", inReplyTo: secondMessageId });
+    const messages = await playerMessages(ticket.id);
+    expect(messages).toHaveLength(2);
+    expect(messages.join(" ")).not.toMatch(/Abwesenheitsnotiz|nicht da|password/);
+
+    const report = [
+      "From: Mail Delivery System <MAILER-DAEMON@players.example>",
+      `To: support@${DOMAIN}`,
+      "Subject: Undelivered Mail Returned to Sender",
+      `Message-ID: <dsn-${suffix}@players.example>`,
+      "MIME-Version: 1.0",
+      'Content-Type: multipart/report; report-type=delivery-status; boundary="B"',
+      "",
+      "--B",
+      "Content-Type: text/plain",
+      "",
+      "Your message could not be delivered.",
+      "",
+      "--B",
+      "Content-Type: message/delivery-status",
+      "",
+      "Reporting-MTA: dns; players.example",
+      "",
+      `Final-Recipient: rfc822; ${address}`,
+      "Action: failed",
+      "Status: 5.2.2",
+      "Diagnostic-Code: smtp; 552 5.2.2 Mailbox full",
+      "",
+      "--B",
+      "Content-Type: text/rfc822-headers",
+      "",
+      `Message-ID: ${secondMessageId}`,
+      `From: Galaxy Raiders Support <support@${DOMAIN}>`,
+      "",
+      "--B--",
+      "",
+    ].join("\r\n");
+    await mailIn({ from: "", to: `support@${DOMAIN}`, subject: "", text: "", envelopeFrom: "mailer-daemon@players.example", raw: report });
+    const second = (await conversationOf(ticket.id)).find((entry) => entry.event.message === "Noch eine Frage: Auf welcher Plattform spielst du?");
+    expect(second?.emailDelivery).toMatchObject({ status: "bounced", lastError: "552 5.2.2 Mailbox full" });
+    expect(await playerMessages(ticket.id)).toHaveLength(2);
+  });
+
+  it("refuses mail for addresses that are not the platform's (never a relay)", async () => {
+    await expect(mailIn({ from: player("pat"), to: "someone@elsewhere.example", subject: "relay?", text: "relay me" })).rejects.toThrow(/550/);
+  });
+
+  it("stops a flood of mail from one address at the hourly limit", async () => {
+    const flooded = await mailedTicket("flood");
+    for (let i = 1; i <= 6; i++) await mailIn({ from: flooded.address, to: flooded.replyAddress, subject: "Re: answer", text: `Mail number ${i}`, inReplyTo: flooded.messageId });
+    expect(await playerMessages(flooded.id)).toEqual(["Question of flood", "Mail number 1", "Mail number 2", "Mail number 3", "Mail number 4"]);
+  });
+
+  it("opens a follow-up for an answer to a closed ticket, and puts a second answer there too", async () => {
+    const closed = await mailedTicket("closed");
+    expect((await act(closed.id, [{ type: "resolveTicket" }])).status).toBe(200);
+    await mailIn({ from: closed.address, to: closed.replyAddress, subject: "Re: answer", text: "It broke again today.", inReplyTo: closed.messageId });
+    const listed = async (ticketId: string) =>
+      ((await stack.request(`/tickets?ticketId=${ticketId}`, { key: tenant.apiKeys.main! })).body as { tickets: Record<string, unknown>[] }).tickets[0]!;
+    const old = await listed(closed.id);
+    expect(old).toMatchObject({ status: "closed", resolutionType: "resolved", followUpTicketId: expect.any(String) });
+    const followUpId = old.followUpTicketId as string;
+    expect(await listed(followUpId)).toMatchObject({ status: "new", supportSource: "EMAIL", channels: ["email"], email: closed.address, reopenedFromTicketId: closed.id, language: "en" });
+    expect(await playerMessages(followUpId)).toEqual(["It broke again today."]);
+    await mailIn({ from: closed.address, to: closed.replyAddress, subject: "Re: answer", text: "And once more.", inReplyTo: closed.messageId });
+    expect(await playerMessages(followUpId)).toEqual(["It broke again today.", "And once more."]);
+    expect(await playerMessages(closed.id)).toEqual(["Question of closed"]);
+  });
+
   it("erases a ticket's mails with its player's data", async () => {
     const email = createServiceClient(EmailService, stack.serviceUrls.email);
     const before = await email.listTicketMails({ companyId: tenant.companyId, ticketId: ticket.id });
-    expect(before.mails.length).toBe(2);
+    expect(before.mails.length).toBe(3);
+    // What came in for the ticket is kept in the email schema too: the answer and the held one (automatic mail is dropped before any ticket is looked up).
+    const db = createDb({ url: stack.infra.databaseUrl, schema: "email", maxConnections: 1 });
+    const received = () => sql<{ status: string; reason: string | null }>`select status, reason from inbound_mails where ticket_id = ${ticket.id} order by received_at`.execute(db);
     const listed = await stack.request(`/tickets?ticketId=${ticket.id}`, { key: tenant.apiKeys.main! });
     const servicePlayerId = (listed.body as { tickets: { servicePlayerId: string }[] }).tickets[0]!.servicePlayerId;
-    const deleted = await stack.request("/player", { method: "DELETE", key: tenant.apiKeys.main!, json: { servicePlayerId } });
-    expect(deleted.status, deleted.text).toBe(200);
     const deadline = Date.now() + 15_000;
-    while ((await email.listTicketMails({ companyId: tenant.companyId, ticketId: ticket.id })).mails.length > 0) {
-      if (Date.now() > deadline) throw new Error("the ticket's mails were not erased");
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    try {
+      expect((await received()).rows.map((row) => [row.status, row.reason])).toEqual([["accepted", null], ["held", "not_the_player"]]);
+      const deleted = await stack.request("/player", { method: "DELETE", key: tenant.apiKeys.main!, json: { servicePlayerId } });
+      expect(deleted.status, deleted.text).toBe(200);
+      while ((await email.listTicketMails({ companyId: tenant.companyId, ticketId: ticket.id })).mails.length > 0 || (await received()).rows.length > 0) {
+        if (Date.now() > deadline) throw new Error("the ticket's mails were not erased");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await db.destroy();
     }
   });
 });

@@ -12,6 +12,7 @@ import type { TicketsContext } from "./context.ts";
 import { erasePlayerTickets } from "./erasure/erasure.service.ts";
 import type { MergedFrom, TicketEvent } from "./ticket-events/event.ts";
 import { listTicketEvents } from "./ticket-events/event.service.ts";
+import { addEmailReply } from "./tickets/email-reply.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
 import {
   countAgentViews, createTicket, getTicket, listAgentTickets, listTickets, markTicketRead, mergeTickets, performTicketActions,
@@ -243,6 +244,11 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         actingUserId: req.actingUserId,
       });
       return { source: toMessage(source), target: toMessage(target) };
+    },
+
+    addEmailReply: async (req) => {
+      const { ticketId, eventId, followUp } = await addEmailReply(ctx, { companyId: company(req.companyId), ticketId: req.ticketId, message: req.message });
+      return { ticketId, eventId, followUp };
     },
 
     listTicketEvents: async (req) => ({ events: (await listTicketEvents(ctx, company(req.companyId), req.ticketId)).map(eventMessage) }),

@@ -1,5 +1,6 @@
-// support_email_attempts_total{kind, status}, support_email_attempt_duration_seconds and, read
-// at each scrape, support_email_mails_waiting (queued or deferred: the backlog an alert watches).
+// support_email_attempts_total{kind, status}, support_email_attempt_duration_seconds, read at each
+// scrape support_email_mails_waiting (queued or deferred: the backlog an alert watches), and
+// support_email_inbound_total{status, reason} (players' answers: accepted, held, dropped and why).
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
 import { addScrapeSource, DURATION_BUCKETS, sharedForScrape, type Registry } from "@support/metrics";
@@ -10,6 +11,7 @@ import type { MailKind, MailStatus } from "./mail.ts";
 
 export interface MailMetrics {
   attempted(kind: MailKind, status: MailStatus, seconds: number): void;
+  received(status: string, reason: string | null): void;
 }
 
 export function registerMailMetrics(registry: Registry, db: Kysely<EmailDatabase>, logger: Logger): MailMetrics {
@@ -25,6 +27,12 @@ export function registerMailMetrics(registry: Registry, db: Kysely<EmailDatabase
     buckets: DURATION_BUCKETS,
     registers: [registry],
   });
+  const inbound = new Counter({
+    name: "support_email_inbound_total",
+    help: "Mails received for players' tickets, by status (accepted, held, dropped) and reason (none when accepted)",
+    labelNames: ["status", "reason"],
+    registers: [registry],
+  });
   const read = sharedForScrape(() => countWaiting(db));
   addScrapeSource(registry, { name: "support_email_mails_waiting", help: "Mails queued or deferred, waiting for an attempt" }, async () => [{ value: await read() }], {
     onError: (error: unknown) => logger.warn({ err: error }, "waiting mails not counted for metrics"),
@@ -33,6 +41,9 @@ export function registerMailMetrics(registry: Registry, db: Kysely<EmailDatabase
     attempted(kind, status, seconds) {
       attempts.inc({ kind, status });
       duration.observe(seconds);
+    },
+    received(status, reason) {
+      inbound.inc({ status, reason: reason ?? "none" });
     },
   };
 }

@@ -47,16 +47,19 @@ export async function mailExistsFor(db: Db, sourceEventId: string): Promise<bool
   return row !== undefined;
 }
 
-/** Message-IDs of the ticket's mails, oldest first: the References of the next one. */
+/**
+ * Message-IDs of the ticket's conversation by mail, oldest first: our mails and the player's
+ * answers we accepted. The References of the next mail; its In-Reply-To is the last.
+ */
 export async function threadMessageIds(db: Db, companyId: string, ticketId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom("mails")
-    .select("message_id")
-    .where("company_id", "=", companyId)
-    .where("ticket_id", "=", ticketId)
-    .orderBy("created_at")
-    .orderBy("id")
-    .execute();
+  const { rows } = await sql<{ message_id: string }>`
+    select message_id from (
+      select message_id, created_at as at from mails where company_id = ${companyId} and ticket_id = ${ticketId}
+      union all
+      select message_id, received_at as at from inbound_mails
+      where company_id = ${companyId} and ticket_id = ${ticketId} and status = 'accepted' and message_id is not null
+    ) thread
+    order by at, message_id`.execute(db);
   return rows.map((row) => row.message_id);
 }
 
@@ -182,9 +185,10 @@ export async function releaseClaim(db: Db, mailId: string, lockedUntil: Date): P
   await db.updateTable("mails").set({ locked_until: null }).where("id", "=", mailId).where("locked_until", "=", lockedUntil).execute();
 }
 
-/** Erases a ticket's mails and thread (its player's data was erased). */
+/** Erases a ticket's mails, the answers received for it and its thread (its player's data was erased). */
 export async function deleteTicketMail(db: Db, companyId: string, ticketId: string): Promise<number> {
   const deleted = await db.deleteFrom("mails").where("company_id", "=", companyId).where("ticket_id", "=", ticketId).executeTakeFirst();
+  await db.deleteFrom("inbound_mails").where("company_id", "=", companyId).where("ticket_id", "=", ticketId).execute();
   await db.deleteFrom("ticket_threads").where("company_id", "=", companyId).where("ticket_id", "=", ticketId).execute();
   return Number(deleted.numDeletedRows);
 }

@@ -12,7 +12,7 @@ import { insertEvents } from "../ticket-events/event.repository.ts";
 import * as domain from "../tickets/domain-events.ts";
 import { MAX_ATTACHMENTS, messageIssues } from "../tickets/new-ticket.ts";
 import { findTicket, updateTicket } from "../tickets/ticket.repository.ts";
-import { claimAttachments } from "../tickets/ticket.service.ts";
+import { appendPlayerMessage, claimAttachments } from "../tickets/ticket.service.ts";
 import { transition } from "../tickets/ticket-state.ts";
 import type { Actor, Ticket } from "../tickets/ticket.ts";
 import { checkCollectorResult, type CollectorFieldInput } from "./collector-result.ts";
@@ -51,27 +51,7 @@ export async function addPlayerMessage(
     companyId: current.companyId, gameId: current.gameId, ticketId: current.id, servicePlayerId: current.servicePlayerId ?? "", sessionId: input.owner.sessionId ?? undefined, attachmentIds: input.attachments,
   });
 
-  return ctx.db.transaction().execute(async (trx) => {
-    const locked = await findTicket(trx, current.companyId, current.id, true);
-    if (!locked) throw notFound("ticket not found");
-    const now = new Date();
-    const result = transition(locked, { type: "playerMessage" }, now);
-    if (!result.ok || locked.status === "closed") throw new AppError("conflict", "The ticket is closed");
-    const actor: Actor = { type: "player", id: locked.servicePlayerId };
-    let updated = await updateTicket(trx, locked.id, { status: result.state.status, waitingSince: result.state.waitingSince, lastActivityAt: now });
-    await setLastPlayerMessageAt(trx, locked.id, now);
-    updated = { ...updated, lastPlayerMessageAt: now, lastActivityAt: now };
-    const message: RecordedEvent = { id: randomUUID(), type: "PLAYER_MESSAGE", data: { message: input.message, language: locked.language, attachments }, actor };
-    const recorded: RecordedEvent[] = [message];
-    const outbox = [domain.messageAdded(updated, message)];
-    if (updated.status !== locked.status) {
-      recorded.unshift({ id: randomUUID(), type: "STATUS_CHANGED", data: { from: locked.status, to: updated.status }, actor });
-      outbox.unshift(domain.statusChanged(updated, locked.status, actor));
-    }
-    await insertEvents(trx, locked, recorded);
-    await writeEvents(trx, outbox);
-    return { ticket: updated, eventId: message.id };
-  });
+  return appendPlayerMessage(ctx, current, input.message, attachments);
 }
 
 /** CSAT: only for a ticket closed as resolved, once; sets the score and appends a CSAT event. */

@@ -1,5 +1,5 @@
-// A new ticket: the one shape in which both ways of opening one (the company's POST /tickets and
-// the player's web support page) reach the use case, and the one check that makes a request into
+// A new ticket: the one shape in which every way of opening one (the company's POST /tickets, the
+// player's web support page, the player's mail to a closed email ticket) reaches the use case, and the one check that makes a request into
 // it. What depends on content (the game, tag and field definitions), players (blocked) or media
 // (the attachments exist, belong to the game and are uploaded) is checked when it is opened.
 import { isEmail, isUuid, validationError, type ValidationIssue } from "@support/errors";
@@ -8,8 +8,8 @@ import {
   isOneOf, LANGUAGES, PLATFORMS, PLAYER_TIERS, type Channel, type FieldValues, type Language, type Platform, type SupportSource,
 } from "./ticket.ts";
 
-/** Who opens a new ticket: the company through the REST API, or the player on the web support page. */
-export type NewTicketSource = Extract<SupportSource, "API" | "WEB">;
+/** Who opens a new ticket: the company through the REST API, the player on the web support page, or the player's mail. */
+export type NewTicketSource = Extract<SupportSource, "API" | "WEB" | "EMAIL">;
 
 /** A new ticket, checked and with its defaults applied: what the use case opens and the repository inserts. */
 export interface NewTicket {
@@ -36,6 +36,8 @@ export interface NewTicket {
   tags: string[];
   fields: FieldValues;
   skipDuplicateCheck: boolean;
+  /** The closed ticket this one follows up (the player answered it by mail); it gets this one as its followUpTicketId. */
+  reopenedFromTicketId: string | null;
 }
 
 /**
@@ -44,8 +46,9 @@ export interface NewTicket {
  */
 export interface UncheckedNewTicket extends Omit<
   NewTicket,
-  "environmentId" | "sessionId" | "player" | "language" | "channels" | "platform" | "fields" | "skipDuplicateCheck"
+  "environmentId" | "sessionId" | "player" | "language" | "channels" | "platform" | "fields" | "skipDuplicateCheck" | "reopenedFromTicketId"
 > {
+  reopenedFromTicketId?: string | undefined;
   environmentId?: string | undefined;
   sessionId?: string | undefined;
   player: { [K in keyof NewTicket["player"]]?: NonNullable<NewTicket["player"][K]> | undefined };
@@ -67,6 +70,8 @@ const SOURCES = {
   API: { channels: ["email"], platform: "not_specified", skipDuplicateCheck: false, strict: true, session: false },
   /** The web support page: a chat on the web, the player's own conversation (no duplicate check). */
   WEB: { channels: ["chat"], platform: "web", skipDuplicateCheck: true, strict: false, session: true },
+  /** The player's mail answering a closed email ticket: its follow-up, with the closed ticket's player (no duplicate check). */
+  EMAIL: { channels: ["email"], platform: "not_specified", skipDuplicateCheck: true, strict: false, session: false },
 } as const satisfies Record<NewTicketSource, {
   /** The channels a ticket may have, and a request naming none gets. */
   channels: readonly Channel[];
@@ -132,6 +137,7 @@ export function checkNewTicket(request: UncheckedNewTicket): NewTicket {
     issues.push({ path: "/player", message: "the session has no player id or email" });
   }
   if (source.session && !isUuid(request.sessionId ?? "")) issues.push({ path: "/sessionId", message: "must be a uuid" });
+  if (request.reopenedFromTicketId !== undefined && !isUuid(request.reopenedFromTicketId)) issues.push({ path: "/reopenedFromTicketId", message: "must be a uuid" });
   if (issues.length > 0) throw validationError(issues);
 
   return {
@@ -156,6 +162,7 @@ export function checkNewTicket(request: UncheckedNewTicket): NewTicket {
     // Past the checks every value has a field value's shape, or (from the support page) is dropped.
     fields: Object.fromEntries(Object.entries(request.fields).filter(([, value]) => isFieldValueShape(value))) as FieldValues,
     skipDuplicateCheck: request.skipDuplicateCheck ?? source.skipDuplicateCheck,
+    reopenedFromTicketId: request.reopenedFromTicketId?.toLowerCase() ?? null,
   };
 }
 

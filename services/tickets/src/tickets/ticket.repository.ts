@@ -97,7 +97,7 @@ export async function insertTicket(
     insert into tickets (
       id, company_id, running_id, created_at, last_activity_at, game_id, game_environment_id, service_player_id,
       player_external_id, player_name, email, status, support_source, channels, language, platform, metadata, tags,
-      fields, first_message, first_message_normalized, last_player_message_at
+      fields, first_message, first_message_normalized, last_player_message_at, reopened_from_ticket_id
     )
     values (
       ${opened.id}, ${ticket.companyId}, (select last_running_id from counter), (select last_created_at from counter),
@@ -105,12 +105,23 @@ export async function insertTicket(
       ${ticket.player.externalId}, ${ticket.player.name}, ${ticket.player.email}, ${opened.status}, ${ticket.supportSource},
       ${ticket.channels}::text[], ${ticket.language}, ${ticket.platform}, ${JSON.stringify(opened.metadata)}::jsonb,
       ${ticket.tags}::text[], ${JSON.stringify(ticket.fields)}::jsonb, ${ticket.message}, ${opened.firstMessageNormalized},
-      (select last_created_at from counter)
+      (select last_created_at from counter), ${ticket.reopenedFromTicketId}
     )
     returning ${TICKET_COLUMNS_SQL}
     )${events.length > 0 ? sql`, events as (${eventsInsert({ id: opened.id, companyId: ticket.companyId, language: ticket.language }, events)})` : sql``}
     select ${TICKET_COLUMNS_SQL} from inserted`.execute(trx);
   return toTicket(rows[0]!);
+}
+
+/** Records `followUpId` as the follow-up of a ticket that has none yet. */
+export async function setFollowUpTicket(trx: Db, companyId: string, ticketId: string, followUpId: string): Promise<void> {
+  await trx
+    .updateTable("tickets")
+    .set({ follow_up_ticket_id: followUpId })
+    .where("company_id", "=", companyId)
+    .where("id", "=", ticketId)
+    .where("follow_up_ticket_id", "is", null)
+    .execute();
 }
 
 /**

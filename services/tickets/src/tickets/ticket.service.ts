@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
 import { AppError, failedPrecondition, isUuid, notFound, validationError } from "@support/errors";
-import { recordSessionTicket, shareSessionTickets } from "../player-side/player-side.repository.ts";
+import { recordSessionTicket, setLastPlayerMessageAt, shareSessionTickets } from "../player-side/player-side.repository.ts";
 import type { AttachmentClaim, TicketsContext } from "../context.ts";
 import type { RecordedEvent } from "../ticket-events/event.ts";
 import { insertEvents, listPublicEvents } from "../ticket-events/event.repository.ts";
@@ -22,7 +22,7 @@ import { checkNewTicket, recordHoldsContact, type UncheckedNewTicket } from "./n
 import {
   countAgentViews as countAgentViewRows, dueWaitingTicketIds, findCreationObstacles, findTicket, insertTicket, listAgentTickets as listAgentTicketRows, searchEventHits,
   listTickets as listTicketRows,
-  lockPlayerForCreation, lockTicketPair, lockWaitingTicket, updateTicket,
+  lockPlayerForCreation, lockTicketPair, lockWaitingTicket, setFollowUpTicket, updateTicket,
 } from "./ticket.repository.ts";
 import { ticketMatch, type TicketMatch } from "./search.ts";
 import { checkActions, referencedUsers, type TicketAction, type TicketActionInput } from "./ticket-actions.ts";
@@ -40,7 +40,7 @@ function playerBeingErased(): AppError {
   return new AppError("unavailable", "The player's data is being deleted; try again shortly");
 }
 
-function playerBlocked(): AppError {
+export function playerBlocked(): AppError {
   return failedPrecondition("The player is blocked from contacting support", { type: "PLAYER_BLOCKED" });
 }
 
@@ -72,7 +72,7 @@ export async function claimAttachments(ctx: TicketsContext, claim: AttachmentCla
  * the request's name, email and tier) and inserts the ticket, its PLAYER_MESSAGE and their domain
  * events. A refused request changes no player.
  */
-export async function createTicket(ctx: TicketsContext, request: UncheckedNewTicket): Promise<{ ticketId: string; runningId: number }> {
+export async function createTicket(ctx: TicketsContext, request: UncheckedNewTicket): Promise<{ ticketId: string; runningId: number; messageEventId: string }> {
   const ticket = checkNewTicket(request);
   const { companyId } = ticket;
 
@@ -169,8 +169,43 @@ export async function createTicket(ctx: TicketsContext, request: UncheckedNewTic
       firstMessageNormalized: normalizedMessage,
     }, [message]);
     if (ticket.sessionId !== null) await recordSessionTicket(trx, ticket.sessionId, inserted.id);
+    // The closed ticket points at its follow-up (the first one, if answered twice meanwhile).
+    if (ticket.reopenedFromTicketId !== null) await setFollowUpTicket(trx, companyId, ticket.reopenedFromTicketId, inserted.id);
     await writeEvents(trx, [domain.ticketCreated(inserted, ticketUrl(ctx.supportAppUrl, inserted.id)), domain.messageAdded(inserted, message)]);
-    return { ticketId: inserted.id, runningId: inserted.runningId };
+    return { ticketId: inserted.id, runningId: inserted.runningId, messageEventId: message.id };
+  });
+}
+
+/**
+ * Appends the player's message to an open ticket (from the page or by mail), attachments already
+ * claimed: a waiting ticket goes back to work; a ticket closed meanwhile refuses it (409).
+ */
+export async function appendPlayerMessage(
+  ctx: Pick<TicketsContext, "db">,
+  current: Pick<Ticket, "companyId" | "id">,
+  text: string,
+  attachments: { id: string }[],
+): Promise<{ ticket: Ticket; eventId: string }> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const locked = await findTicket(trx, current.companyId, current.id, true);
+    if (!locked) throw notFound("ticket not found");
+    const now = new Date();
+    const result = transition(locked, { type: "playerMessage" }, now);
+    if (!result.ok || locked.status === "closed") throw new AppError("conflict", "The ticket is closed");
+    const actor: Actor = { type: "player", id: locked.servicePlayerId };
+    let updated = await updateTicket(trx, locked.id, { status: result.state.status, waitingSince: result.state.waitingSince, lastActivityAt: now });
+    await setLastPlayerMessageAt(trx, locked.id, now);
+    updated = { ...updated, lastPlayerMessageAt: now, lastActivityAt: now };
+    const message: RecordedEvent = { id: randomUUID(), type: "PLAYER_MESSAGE", data: { message: text, language: locked.language, attachments }, actor };
+    const recorded: RecordedEvent[] = [message];
+    const outbox = [domain.messageAdded(updated, message)];
+    if (updated.status !== locked.status) {
+      recorded.unshift({ id: randomUUID(), type: "STATUS_CHANGED", data: { from: locked.status, to: updated.status }, actor });
+      outbox.unshift(domain.statusChanged(updated, locked.status, actor));
+    }
+    await insertEvents(trx, locked, recorded);
+    await writeEvents(trx, outbox);
+    return { ticket: updated, eventId: message.id };
   });
 }
 

@@ -12,6 +12,66 @@ import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
 export declare const file_tickets_v1_tickets: GenFile;
 
 /**
+ * AddEmailReplyRequest is the text of a player's mail, quotes and signature removed.
+ *
+ * @generated from message tickets.v1.AddEmailReplyRequest
+ */
+export declare type AddEmailReplyRequest = Message<"tickets.v1.AddEmailReplyRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * The ticket the mail answered.
+   *
+   * @generated from field: string ticket_id = 2;
+   */
+  ticketId: string;
+
+  /**
+   * @generated from field: string message = 3;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message tickets.v1.AddEmailReplyRequest.
+ * Use `create(AddEmailReplyRequestSchema)` to create a new message.
+ */
+export declare const AddEmailReplyRequestSchema: GenMessage<AddEmailReplyRequest>;
+
+/**
+ * AddEmailReplyResponse names the ticket the message went to and its PLAYER_MESSAGE.
+ *
+ * @generated from message tickets.v1.AddEmailReplyResponse
+ */
+export declare type AddEmailReplyResponse = Message<"tickets.v1.AddEmailReplyResponse"> & {
+  /**
+   * @generated from field: string ticket_id = 1;
+   */
+  ticketId: string;
+
+  /**
+   * @generated from field: string event_id = 2;
+   */
+  eventId: string;
+
+  /**
+   * Whether the message opened a follow-up of a closed ticket.
+   *
+   * @generated from field: bool follow_up = 3;
+   */
+  followUp: boolean;
+};
+
+/**
+ * Describes the message tickets.v1.AddEmailReplyResponse.
+ * Use `create(AddEmailReplyResponseSchema)` to create a new message.
+ */
+export declare const AddEmailReplyResponseSchema: GenMessage<AddEmailReplyResponse>;
+
+/**
  * Ticket is a ticket with every field of the public ticket. Absent optional fields are null in
  * the public JSON.
  *
@@ -2281,6 +2341,21 @@ export declare const TicketsService: GenService<{
     methodKind: "unary";
     input: typeof ErasePlayerTicketsRequestSchema;
     output: typeof ErasePlayerTicketsResponseSchema;
+  },
+  /**
+   * AddEmailReply adds the player's answer by mail (the email service threaded it and checked its
+   * sender) as a PLAYER_MESSAGE. On an open ticket a waiting ticket goes back to work. A closed
+   * ticket with a follow-up (its merge target, or an earlier answer's follow-up) passes it on; a
+   * closed ticket without one gets a follow-up ticket (support source EMAIL, reopened_from the
+   * closed one, which gets it as follow_up_ticket_id). A blocked player: FAILED_PRECONDITION
+   * PLAYER_BLOCKED; a blank message: INVALID_ARGUMENT; an unknown ticket: NOT_FOUND.
+   *
+   * @generated from rpc tickets.v1.TicketsService.AddEmailReply
+   */
+  addEmailReply: {
+    methodKind: "unary";
+    input: typeof AddEmailReplyRequestSchema;
+    output: typeof AddEmailReplyResponseSchema;
   },
 }>;
 

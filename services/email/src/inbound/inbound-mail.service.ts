@@ -1,0 +1,60 @@
+// What becomes of a mail a player sent to the support addresses. In order: automatic mail is
+// dropped (an auto-reply never answered, a bounce marks the mail it returns); a mail delivered
+// twice is taken once; the ticket is found by the reply token of the address, else by the
+// Message-IDs it answers; a sender who is not the ticket's player is held for an agent, never
+// posted (the token alone admits nothing); past the hourly limits per sender and per ticket mail
+// is dropped (a loop between two auto-responders stops there); then the player's own text, quotes
+// and signature removed, becomes a message of the ticket (or of its follow-up). Every mail is
+// recorded with its outcome, and counted.
+import { isAppError } from "@support/errors";
+import type { EmailContext } from "../context.ts";
+import {
+  automaticKind, bouncedMessageIds, bounceReason, fromThePlayer, replyText, replyTokenIn, type DropReason, type InboundMail, type InboundOutcome,
+} from "./inbound-mail.ts";
+import { countReceived, inboundSeen, markReturned, recordInbound, threadOfMessageIds, threadOfToken, type InboundRecord } from "./inbound-mail.repository.ts";
+
+const HOUR_MS = 3_600_000;
+
+export async function receiveMail(ctx: EmailContext, mail: InboundMail, now = new Date()): Promise<InboundOutcome> {
+  const base = { messageId: mail.messageId, fromAddress: mail.from ?? mail.envelopeFrom.toLowerCase(), subject: mail.subject, receivedAt: now };
+  const record = async (outcome: InboundOutcome, fields: Partial<InboundRecord> = {}): Promise<InboundOutcome> => {
+    const reason = outcome.status === "accepted" ? null : outcome.reason;
+    await recordInbound(ctx.db, { companyId: null, ticketId: null, textBody: null, eventId: null, ...base, status: outcome.status, reason, ...fields });
+    ctx.logger.info({ messageId: mail.messageId, status: outcome.status, reason, ticketId: fields.ticketId ?? null }, "mail received");
+    return outcome;
+  };
+  const drop = (reason: DropReason, fields: Partial<InboundRecord> = {}) => record({ status: "dropped", reason }, fields);
+
+  const automatic = automaticKind(mail);
+  if (automatic === "bounce") {
+    const returned = await markReturned(ctx.db, bouncedMessageIds(mail.raw), bounceReason(mail.raw));
+    if (returned > 0) ctx.logger.info({ returned }, "mails to players returned by their mail system");
+    return drop("bounce");
+  }
+  if (automatic === "auto_reply") return drop("auto_reply");
+  if (mail.messageId !== null && (await inboundSeen(ctx.db, mail.messageId))) return { status: "dropped", reason: "duplicate" };
+
+  const token = replyTokenIn(mail.recipients, ctx.settings.replyAddress);
+  const thread = (token && (await threadOfToken(ctx.db, token))) || (await threadOfMessageIds(ctx.db, mail.inReplyTo));
+  if (!thread) return drop("unknown_ticket");
+  const ticket = await ctx.tickets.ticket(thread.companyId, thread.ticketId);
+  if (!ticket) return drop("unknown_ticket", thread);
+
+  if (!fromThePlayer(mail, ticket.email)) {
+    return record({ status: "held", reason: "not_the_player", ticketId: thread.ticketId }, { ...thread, textBody: mail.text.slice(0, 100_000) });
+  }
+  const since = new Date(now.getTime() - HOUR_MS);
+  if ((await countReceived(ctx.db, { fromAddress: base.fromAddress }, since)) >= ctx.settings.inboundPerSenderPerHour) return drop("rate_limited", thread);
+  if ((await countReceived(ctx.db, { ticketId: thread.ticketId }, since)) >= ctx.settings.inboundPerTicketPerHour) return drop("rate_limited", thread);
+
+  const text = replyText(mail.text);
+  if (text === "") return drop("empty", thread);
+  try {
+    const added = await ctx.tickets.addReply(thread.companyId, thread.ticketId, text);
+    return await record({ status: "accepted", ...added }, { companyId: thread.companyId, ticketId: added.ticketId, eventId: added.eventId });
+  } catch (error) {
+    if (isAppError(error) && error.details?.type === "PLAYER_BLOCKED") return drop("blocked", thread);
+    if (isAppError(error) && error.code === "not_found") return drop("unknown_ticket", thread);
+    throw error;
+  }
+}
