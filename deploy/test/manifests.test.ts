@@ -133,11 +133,13 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("overlay %s", (overlayName) 
     // Internal services are headless: their name resolves to every ready pod, which the clients
     // balance over. The gateway's stays a virtual IP behind the Ingress.
     expect(service.spec.clusterIP).toBe(name === "gateway" ? undefined : "None");
+    const env = envOf(objects(), app);
     for (const port of service.spec.ports) {
       const target = app.ports?.find((p) => p.name === port.targetPort || p.containerPort === port.targetPort);
-      expect(target?.containerPort, `Service ${name} port ${port.name}`).toBe(image.port);
+      // The service's own port; email also takes players' answers by SMTP on its listener's port.
+      const expected = port.name === "smtp" && name === "email" ? Number(env.get("EMAIL_SMTP_PORT")?.value) : image.port;
+      expect(target?.containerPort, `Service ${name} port ${port.name}`).toBe(expected);
     }
-    const env = envOf(objects(), app);
     expect(env.get("PORT")?.value).toBe(String(image.port));
 
     const pdb = find<K8sObject & { spec: { selector: { matchLabels: Record<string, string> }; maxUnavailable?: number; minAvailable?: number } }>(

@@ -70,6 +70,8 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     expect(allowed(pod("webhooks"), INTERNET, 443)).toBe(true);
     expect(allowed(pod("content"), INTERNET, 443), "content -> an OpenID provider").toBe(true);
     expect(allowed(pod("email"), pod("tickets"), PORT.tickets)).toBe(true);
+    // Players' answers, from the MX or relay in front (outside the cluster).
+    expect(allowed({ ip: "198.51.100.25" }, pod("email"), 2525), "MX -> email:2525").toBe(true);
     expect(allowed(pod("email"), pod("content"), PORT.content)).toBe(true);
     const relay: Endpoint = { ip: "10.30.0.7" };
     for (const service of ["email", "content", "players"] as const) {
@@ -144,6 +146,9 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
       expect(allowed(pod("webhooks"), { ip }, 443), `webhooks -> ${ip}:443`).toBe(false);
       expect(allowed(pod("content"), { ip }, 443), `content -> ${ip}:443`).toBe(false);
     }
+    // The SMTP listener is email's only port open to the outside.
+    expect(allowed({ ip: "198.51.100.25" }, pod("email"), PORT.email), "outside -> email's own port").toBe(false);
+    for (const service of ALL.filter((name) => name !== "email")) expect(allowed({ ip: "198.51.100.25" }, pod(service), 2525), `outside -> ${service}:2525`).toBe(false);
     // Only what sends mail speaks SMTP.
     for (const service of ALL.filter((name) => !["email", "content", "players"].includes(name))) expect(allowed(pod(service), { ip: "10.30.0.7" }, 587), `${service} -> SMTP`).toBe(false);
     // The gateway holds no database credentials and needs no Postgres; only media talks to S3.
