@@ -1683,6 +1683,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/tickets/{ticketId}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an attachment upload for a reply or note on the ticket
+         * @description Like `POST /attachments`, for the ticket's company and game: answers the pre-signed
+         *     upload instruction (same limits: the accepted types, 1 byte to 200 MB, a file name of at
+         *     most 255 characters). PUT the bytes to `uploadUrl` with `uploadHeaders`, then pass
+         *     `attachmentId` in `attachments` of a `sendMessage` or `addPrivateNote` action of this
+         *     ticket. The upload is the company's, like one of `POST /attachments`: a player's session
+         *     cannot use it. A ticket outside the user's games is a **404**. Needs the support
+         *     application's `Origin` and `X-CSRF-Token` (**403** otherwise). Takes an
+         *     `Idempotency-Key` like the actions (the same key with another user's request is a
+         *     **422**).
+         */
+        post: operations["createAgentTicketAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/tickets/{ticketId}/attachments/{attachmentId}": {
         parameters: {
             query?: never;
@@ -1976,7 +2004,19 @@ export interface components {
             assigneeId: string | null;
             /** @description Every event of the ticket in creation order, private notes included. */
             conversation: components["schemas"]["AgentConversationEntry"][];
+            /**
+             * @description What the conversation's files are (name, type, size), one entry per attachment id of
+             *     its events, to show them by name and images inline. An id of the conversation
+             *     missing here is no longer stored (erased with its player, or never uploaded).
+             */
+            attachments: components["schemas"]["AgentAttachmentInfo"][];
             player: components["schemas"]["AgentPlayerPanel"];
+        };
+        AgentAttachmentInfo: {
+            id: string;
+            fileName: string;
+            fileType: components["schemas"]["AttachmentFileType"];
+            fileSize: number;
         };
         /** @description One event of the conversation (as `GET /tickets/{ticketId}/events` shows it) and who caused it. */
         AgentConversationEntry: {
@@ -2483,6 +2523,13 @@ export interface components {
             message: string;
             /** @description Attributed as the sender. */
             userId?: components["schemas"]["ActingUserId"];
+            /**
+             * @description Files for the player: ids of the company's uploads (`POST /attachments`, or the
+             *     support application's `POST /agent-api/tickets/{ticketId}/attachments`) of the
+             *     ticket's game, complete and not used by another ticket. The player sees them with
+             *     the message.
+             */
+            attachments?: components["schemas"]["ActionAttachments"];
         };
         /** addPrivateNote */
         AddPrivateNoteAction: {
@@ -2493,7 +2540,16 @@ export interface components {
             type: "addPrivateNote";
             message: string;
             userId?: components["schemas"]["ActingUserId"];
+            /** @description Files kept with the note, like a message's; never shown to the player. */
+            attachments?: components["schemas"]["ActionAttachments"];
         };
+        /**
+         * @description Attachment ids, claimed for the ticket like those of a new ticket: one that is unknown,
+         *     another game's, a player's upload, used by another ticket or not completely uploaded is
+         *     a **400** at `/actions/<i>/attachments/<j>`, and nothing is applied.
+         * @default []
+         */
+        ActionAttachments: string[];
         /** resolveTicket */
         ResolveTicketAction: {
             /**
@@ -2871,6 +2927,18 @@ export interface components {
              * @description The client's clock when sending; gives the ticket's clock offset.
              */
             clientSentAt?: string;
+        };
+        /**
+         * @example {
+         *       "fileName": "refund-steps.png",
+         *       "fileType": "image/png",
+         *       "fileSize": 48213
+         *     }
+         */
+        AgentCreateAttachmentRequest: {
+            fileName: components["schemas"]["AttachmentFileName"];
+            fileType: components["schemas"]["AttachmentFileType"];
+            fileSize: components["schemas"]["AttachmentFileSize"];
         };
         /**
          * @example {
@@ -6299,6 +6367,50 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createAgentTicketAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /** @description A key of the client's choosing for this request (see "Idempotent requests"): the same key with the same request within 24 hours answers with the first answer without doing the work again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentCreateAttachmentRequest"];
+            };
+        };
+        responses: {
+            /** @description How to upload the file. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentUploadInstruction"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
