@@ -2,7 +2,7 @@
 // (content, tickets, media with its S3, players): the agent API's upload for a ticket (scope,
 // limits, CSRF, Idempotency-Key), attachments on an agent's reply and note (claimed through media
 // like a player's message; a bad id refuses the whole request), what the player's page shows of
-// them, and the public route's sendMessage with attachments.
+// them, the public route's sendMessage with attachments, and GET /agent-api/fields with setFields.
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
@@ -285,5 +285,37 @@ describe("attachments on an agent's reply and note", () => {
     const events = (await stack.request(`/tickets/${ticketId}/events`, { key: tenant.apiKeys.main! })).body as { events: Entry["event"][] };
     expect(events.events.find((event) => event.type === "AGENT_MESSAGE")!.attachments).toEqual([{ id: instruction.attachmentId }]);
     expect((await asPlayer(sessionCode, `/player-api/tickets/${ticketId}/attachments/${instruction.attachmentId}`)).status).toBe(307);
+  });
+});
+
+describe("GET /agent-api/fields and setFields", () => {
+  it("lists the company-wide fields and those of the user's games, with a dropdown's options", async () => {
+    const keys = async (agent: SignedInAgent) => {
+      const response = await stack.request("/agent-api/fields", { headers: { cookie: agent.cookie } });
+      expect(response.status, response.text).toBe(200);
+      return (response.body as { fields: { key: string }[] }).fields;
+    };
+    const ada = await keys(agents.ada);
+    expect(ada.map((field) => field.key).sort()).toEqual(["level", "platform_note", "ship"]);
+    expect(ada.find((field) => field.key === "ship")).toEqual({
+      gameId: tenant.games.galaxy!.id, name: "Ship", description: null, type: "dropdown", key: "ship", isAiField: false, options: ["fighter", "explorer"],
+    });
+    expect(ada.find((field) => field.key === "level")).toMatchObject({ gameId: null, type: "number", options: [] });
+    expect((await keys(agents.bea)).map((field) => field.key).sort()).toEqual(["crop", "level", "platform_note"]);
+    expect((await keys(agents.olga)).map((field) => field.key)).toEqual(["moat"]);
+    expect((await stack.request("/agent-api/fields", { key: tenant.apiKeys.main! })).status).toBe(401);
+  });
+
+  it("sets a dropdown and a number through the agent API, refusing another game's field and a wrong type", async () => {
+    const { ticketId } = await playerTicket();
+    const set = await act(agents.ada, ticketId, [{ type: "setFields", fields: { ship: "explorer", level: 12 } }]);
+    expect(set.status, set.text).toBe(200);
+    const after = await view(agents.ada, ticketId);
+    expect(after.ticket.fields).toEqual({ ship: "explorer", level: 12 });
+    const crop = await act(agents.ada, ticketId, [{ type: "setFields", fields: { crop: "corn" } }]);
+    expect(crop.status).toBe(400);
+    expect(issuePaths(crop)).toEqual(["/actions/0/fields/crop"]);
+    const wrong = await act(agents.ada, ticketId, [{ type: "setFields", fields: { ship: "tank" } }]);
+    expect(issuePaths(wrong)).toEqual(["/actions/0/fields/ship"]);
   });
 });

@@ -1,6 +1,6 @@
 // One ticket: the conversation (private notes set apart, images inline), the composer (reply to
-// the player or private note, with files), the actions on it, the player panel, and who else is
-// on it. The page says
+// the player or private note, with files), the actions on it, its fields, the player panel, and
+// who else is on it. The page says
 // "viewing" while it is open and "typing" while its user writes, so the other agents see it;
 // it reads the ticket again when the live stream says the ticket changed.
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -10,6 +10,7 @@ import { ConversationFiles } from "../components/conversation-files.tsx";
 import { Alert } from "../components/form.tsx";
 import { AppLayout, Link, PageTitle } from "../components/layout.tsx";
 import { MergeButton } from "../components/merge-dialog.tsx";
+import { TicketFields } from "../components/ticket-fields.tsx";
 import { formatDateTime } from "../format.ts";
 import { t } from "../i18n.ts";
 import { lastChange, presence, reloads } from "../live.ts";
@@ -423,6 +424,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
             </div>
           </section>
           )}
+          <TicketFields ticket={ticket} busy={busy} closed={closed} onSave={(fields) => void act([{ type: "setFields", fields }])} />
           <section aria-labelledby="player-title">
             <h2 id="player-title">{t("player.title")}</h2>
             {view.player.scheduledDeletion && (

@@ -1385,6 +1385,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The custom fields of the user's games
+         * @description The company-wide field definitions and those of the user's games, with the options of
+         *     each dropdown: what `setFields` accepts on a ticket of the field's game (a company-wide
+         *     field on any ticket), and how to edit each value (`text` a string, `number` a number,
+         *     `date` `YYYY-MM-DD`, `boolean` true or false, `dropdown` one of `options`).
+         */
+        get: operations["listAgentFields"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/tickets/{ticketId}/read": {
         parameters: {
             query?: never;
@@ -2694,6 +2717,23 @@ export interface components {
             /** @description Key of the field in ticket `fields`. */
             key: string;
             isAiField: boolean;
+        };
+        /** @description A field definition as `GET /fields` lists it, with a dropdown's options. */
+        AgentFieldDefinition: {
+            /**
+             * Format: uuid
+             * @description null for a company-wide field.
+             */
+            gameId: string | null;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            type: "text" | "number" | "date" | "boolean" | "dropdown";
+            /** @description Key of the field in ticket `fields`. */
+            key: string;
+            isAiField: boolean;
+            /** @description The values a dropdown takes; empty for the other types. */
+            options: string[];
         };
         PlayerDeletionRequest: {
             /**
@@ -5829,6 +5869,35 @@ export interface operations {
                             isSkill: boolean;
                             isAiTag: boolean;
                         }[];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The field definitions. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fields: components["schemas"]["AgentFieldDefinition"][];
                     };
                 };
             };
