@@ -265,6 +265,22 @@ describe("attachments on an agent's reply and note", () => {
     expect((await act(agents.ada, ticketId, [{ type: "sendMessage", message: "Now with the file", attachments: [good.id] }])).status).toBe(200);
   });
 
+  it("claims a note's files on a closed ticket too, where notes are allowed, and still refuses a bad id there", async () => {
+    const { ticketId } = await playerTicket();
+    const file = await agentUpload(agents.ada, ticketId, "after-close.png");
+    expect((await act(agents.ada, ticketId, [{ type: "resolveTicket" }])).status).toBe(200);
+    const bad = await act(agents.ada, ticketId, [{ type: "addPrivateNote", message: "Follow-up", attachments: ["AAAAAAAAAAAAAAAAAAAAAAAA"] }]);
+    expect(issuePaths(bad)).toEqual(["/actions/0/attachments/0"]);
+    const note = await act(agents.ada, ticketId, [{ type: "addPrivateNote", message: "Follow-up", attachments: [file.id] }]);
+    expect(note.status, note.text).toBe(200);
+    const closed = await view(agents.ada, ticketId);
+    expect(closed.conversation.at(-1)!.event).toMatchObject({ type: "PRIVATE_NOTE", attachments: [{ id: file.id }] });
+    expect(closed.attachments.map((attachment) => attachment.id)).toEqual([file.id]);
+    // A reply is refused there (409), its file claimed for this ticket only.
+    const reply = await act(agents.ada, ticketId, [{ type: "sendMessage", message: "Late", attachments: [file.id] }]);
+    expect(reply.status).toBe(409);
+  });
+
   it("takes attachments on the public route's sendMessage too, the company's uploads only", async () => {
     const { ticketId, sessionCode } = await playerTicket();
     const bytes = randomBytes(800);

@@ -2570,7 +2570,6 @@ export interface components {
          * @description Attachment ids, claimed for the ticket like those of a new ticket: one that is unknown,
          *     another game's, a player's upload, used by another ticket or not completely uploaded is
          *     a **400** at `/actions/<i>/attachments/<j>`, and nothing is applied.
-         * @default []
          */
         ActionAttachments: string[];
         /** resolveTicket */

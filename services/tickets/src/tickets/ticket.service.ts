@@ -322,9 +322,10 @@ export async function performTicketActions(
   const ticketId = input.ticketId.toLowerCase();
   const current = userIds.length > 0 || namesDefinitions || attaches ? await getTicket(ctx, companyId, ticketId) : undefined;
   const gameId = current?.gameId;
-  // Claimed before the transaction, as a player's message does; a closed ticket claims nothing
-  // (the transaction answers its 409).
-  if (attaches && current !== undefined && current.status !== "closed") await claimActionAttachments(ctx, current, actions);
+  // Claimed before the transaction, as a player's message does (a note may go on a closed
+  // ticket too). When the transaction then refuses the request, they stay claimed for this
+  // ticket, and a retry on it may claim them again.
+  if (attaches && current !== undefined) await claimActionAttachments(ctx, current, actions);
   const access = new Map(
     await Promise.all(userIds.map(async (userId) => [userId, await ctx.reference.hasGameAccess(companyId, userId, gameId!)] as const)),
   );
