@@ -111,7 +111,8 @@ export interface paths {
          *     company; any other game is a 404). Send the file's bytes with `uploadMethod` to
          *     `uploadUrl`, with every header of `uploadHeaders` exactly as returned
          *     (`Content-Type` and `Content-Disposition`), within `uploadExpiresInSeconds`; then
-         *     pass `attachmentId` in `attachments` of `POST /tickets`. The bytes go straight to
+         *     pass `attachmentId` in `attachments` of `POST /tickets`, or of a `sendMessage` or
+         *     `addPrivateNote` action. The bytes go straight to
          *     the storage, never through this API.
          *
          *     The signature binds the declared `fileType`, the `Content-Disposition` (which keeps
@@ -169,7 +170,9 @@ export interface paths {
          *     `setOnHold`, `sendMessage`, `resolveTicket` and `rejectTicket` on a closed ticket
          *     are a 409. `userId` and `assigneeId` must be users of the company with access to
          *     the ticket's game; without `userId` the action is attributed to the API key. Tags
-         *     and field keys must be defined for the ticket's game (or company-wide).
+         *     and field keys must be defined for the ticket's game (or company-wide). A
+         *     `sendMessage` or `addPrivateNote` may carry `attachments` of `POST /attachments`,
+         *     claimed for the ticket like those of `POST /tickets`.
          */
         post: operations["performTicketActions"];
         delete?: never;
@@ -1636,7 +1639,7 @@ export interface paths {
          *     CSAT, END; each with who wrote it) and the player panel (the player's record, the SDK
          *     breadcrumbs, the player's other tickets). Attachments are ids, each downloadable through
          *     `GET /agent-api/tickets/{ticketId}/attachments/{attachmentId}` (a redirect to a
-         *     short-lived link). A ticket of a game the user has no access to, of another company, or
+         *     short-lived link); `attachments` says the name, type and size of each. A ticket of a game the user has no access to, of another company, or
          *     that does not exist is a **404**, the same answer for all three.
          */
         get: operations["getAgentTicket"];
