@@ -124,9 +124,13 @@ export function TicketFields({ ticket, busy, closed, onSave }: { ticket: Ticket;
           const changed: Record<string, unknown> = {};
           const bad: string[] = [];
           for (const field of definitions) {
-            const value = valueOf(field, drafts[field.key] ?? "");
+            const draft = drafts[field.key] ?? "";
+            // Only what the agent changed: a stored date-time shown as its date, or a dropdown's
+            // several values, is not sent back unless edited.
+            if (draft === draftOf(field, ticket.fields[field.key])) continue;
+            const value = valueOf(field, draft);
             if (value === null) bad.push(field.key);
-            else if (value !== undefined && JSON.stringify(value) !== JSON.stringify(ticket.fields[field.key])) changed[field.key] = value;
+            else if (value !== undefined) changed[field.key] = value;
           }
           setInvalid(bad);
           if (bad.length > 0) return;
