@@ -173,10 +173,29 @@ export interface ConversationItem {
   author: { type: "user" | "api_key" | "player" | "system"; id: string | null } | null;
 }
 
+/** What media knows of one of the conversation's files. */
+export interface AttachmentInfo {
+  id: string;
+  fileName: string;
+  fileType: string;
+  fileSize: number;
+}
+
+/** POST /agent-api/tickets/{id}/attachments: where and how to PUT the file. */
+export interface UploadInstruction {
+  attachmentId: string;
+  uploadUrl: string;
+  uploadMethod: string;
+  uploadHeaders: Record<string, string>;
+  uploadExpiresInSeconds: number;
+}
+
 export interface TicketView {
   ticket: Ticket;
   assigneeId: string | null;
   conversation: ConversationItem[];
+  /** Name, type and size of the conversation's files; an id missing here is no longer stored. */
+  attachments: AttachmentInfo[];
   player: {
     scheduledDeletion: { scheduledAt: string; dueAt: string; requestedBy: "api_key" | "operator" } | null;
     record: { servicePlayerId: string; playerId: string | null; name: string | null; email: string | null; tier: number | null; blocked: boolean } | null;

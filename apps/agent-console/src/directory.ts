@@ -1,5 +1,6 @@
-// The company's people and the tags of the user's games, read once per session: the names the
-// console shows for assignees, who a ticket can be assigned to, and the tags it can get.
+// The company's people and the tags and fields of the user's games, read once per session: the
+// names the console shows for assignees, who a ticket can be assigned to, the tags it can get and
+// the custom fields it can have.
 import { signal } from "@preact/signals";
 import { call } from "./api.ts";
 
@@ -20,13 +21,30 @@ export interface TagDefinition {
   isAiTag: boolean;
 }
 
+export interface FieldDefinition {
+  key: string;
+  name: string;
+  description: string | null;
+  type: "text" | "number" | "date" | "boolean" | "dropdown";
+  gameId: string | null;
+  isAiField: boolean;
+  /** A dropdown's values; empty for the other types. */
+  options: string[];
+}
+
 export const colleagues = signal<ReadonlyMap<string, Colleague>>(new Map());
 export const tagDefinitions = signal<readonly TagDefinition[]>([]);
+export const fieldDefinitions = signal<readonly FieldDefinition[]>([]);
 
 export async function loadDirectory(): Promise<void> {
-  const [users, tags] = await Promise.all([call<{ users: Colleague[] }>("GET", "/users"), call<{ tags: TagDefinition[] }>("GET", "/tags")]);
+  const [users, tags, fields] = await Promise.all([
+    call<{ users: Colleague[] }>("GET", "/users"),
+    call<{ tags: TagDefinition[] }>("GET", "/tags"),
+    call<{ fields: FieldDefinition[] }>("GET", "/fields"),
+  ]);
   colleagues.value = new Map(users.body.users.map((user) => [user.id, user]));
   tagDefinitions.value = tags.body.tags;
+  fieldDefinitions.value = fields.body.fields;
 }
 
 /** Who can take a ticket of this game: its agents and the admins. */
@@ -37,4 +55,9 @@ export function assignable(gameId: string): Colleague[] {
 /** The tags a ticket of this game can get: the company-wide ones and the game's. */
 export function tagsFor(gameId: string): TagDefinition[] {
   return tagDefinitions.value.filter((tag) => tag.gameId === null || tag.gameId === gameId);
+}
+
+/** The fields a ticket of this game can have: the company-wide ones and the game's, by name. */
+export function fieldsFor(gameId: string): FieldDefinition[] {
+  return fieldDefinitions.value.filter((field) => field.gameId === null || field.gameId === gameId).sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -222,6 +222,9 @@ describe("the inbox and the ticket page in Chromium", () => {
     await page.keyboard.press("r");
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("composer-text");
     await page.keyboard.type("Answered by keyboard.");
+    // Tab reaches the composer's file button, then its send button.
+    await page.keyboard.press("Tab");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe("Attach files");
     await page.keyboard.press("Tab");
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe("Send the reply");
     await page.keyboard.press("Enter");

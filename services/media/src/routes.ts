@@ -6,7 +6,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { idempotent } from "@support/idempotency";
 import { MediaService, type MediaAttachmentSchema } from "@support/proto";
 import type { Attachment } from "./attachments/attachment.ts";
-import { claimAttachments, createUpload, deletePlayerAttachments, getDownload, type MediaContext } from "./attachments/attachment.service.ts";
+import { claimAttachments, createUpload, deletePlayerAttachments, describeAttachments, getDownload, type MediaContext } from "./attachments/attachment.service.ts";
 
 function attachmentMessage(attachment: Attachment): MessageInitShape<typeof MediaAttachmentSchema> {
   return {
@@ -45,6 +45,8 @@ export function registerRoutes(router: ConnectRouter, ctx: MediaContext): void {
     },
 
     claimAttachments: async (req) => ({ attachments: (await claimAttachments(ctx, req)).map(attachmentMessage) }),
+
+    describeAttachments: async (req) => ({ attachments: (await describeAttachments(ctx, req.companyId, req.attachmentIds)).map(attachmentMessage) }),
 
     deletePlayerAttachments: async (req) => ({ deletedCount: await deletePlayerAttachments(ctx, req) }),
   });

@@ -316,6 +316,27 @@ describe("ClaimAttachments", () => {
   });
 });
 
+describe("DescribeAttachments", () => {
+  it("answers the company's attachments among the ids in their order, leaving out unknown, malformed and other companies' ids", async () => {
+    const tenant = ctx.newTenant();
+    const other = ctx.newTenant();
+    const image = await uploaded({ ...tenant, fileName: "crash screen.png" });
+    const log = await uploaded({ ...tenant, fileName: "game.log", fileType: "text/plain" });
+    const pending = (await requestUpload({ ...tenant, fileName: "later.png" }, randomBytes(10))).attachmentId;
+    const foreign = await uploaded(other);
+    const { attachments } = await ctx.client.describeAttachments({
+      companyId: tenant.companyId,
+      attachmentIds: [log, foreign, "AAAAAAAAAAAAAAAAAAAAAAAA", "not an id", image, pending, log],
+    });
+    expect(attachments.map((a) => [a.id, a.fileName, a.fileType, a.fileSize])).toEqual([
+      [log, "game.log", "text/plain", 2048n],
+      [image, "crash screen.png", "image/png", 2048n],
+      [pending, "later.png", "image/png", 10n],
+    ]);
+    expect((await ctx.client.describeAttachments({ companyId: other.companyId, attachmentIds: [image] })).attachments).toEqual([]);
+  });
+});
+
 describe("the unused-upload sweep", () => {
   it("deletes uploads never claimed within the TTL (objects and rows), once each even with concurrent sweepers, and keeps claimed ones", async () => {
     const tenant = ctx.newTenant();

@@ -120,7 +120,7 @@ function actionInput(action: TicketActionMessage): TicketActionInput {
       return { type, player: { name: value.name, tier: value.tier } };
     case "sendMessage":
     case "addPrivateNote":
-      return { type, message: value.message, userId: value.userId };
+      return { type, message: value.message, userId: value.userId, attachments: value.attachments };
     case "assignTicket":
       return { type, assigneeId: value.assigneeId, userId: value.userId };
     case "resolveTicket":

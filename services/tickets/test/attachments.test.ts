@@ -1,7 +1,7 @@
-// Attachments of POST /tickets against the real media service and its S3 (an s3rver
-// that checks signatures): an upload made through the pre-signed URL can be used in a ticket;
-// an unknown id, another game's or company's, or an upload that never completed is a 400
-// naming its index, and no ticket is created.
+// Attachments of POST /tickets and of agents' messages and notes against the real media service
+// and its S3 (an s3rver that checks signatures): an upload made through the pre-signed URL can be
+// used in a ticket; an unknown id, another game's or company's, or an upload that never completed
+// is a 400 naming its place in the request, and nothing is written.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, failureOf, startTickets, tenantFile, type TenantResult, type TicketsTestContext } from "./context.ts";
@@ -86,6 +86,49 @@ describe("attachments of new tickets", () => {
 
     const single = await failureOf(ctx.tickets.createTicket(createRequest(tenant, { attachments: [incomplete] })));
     expect(single.details?.issues).toEqual([{ path: "/attachments/0", message: expect.stringMatching(/not complete/) }]);
+  });
+
+  it("claims the files of an agent's message and note for the ticket, names a bad one by its action, and writes nothing then", async () => {
+    const { ticketId } = await ctx.tickets.createTicket(createRequest(tenant));
+    const forReply = await uploaded(tenant, "galaxy", randomBytes(64));
+    const forNote = await uploaded(tenant, "galaxy", randomBytes(64));
+    const otherGame = await uploaded(tenant, "farm", randomBytes(64));
+    const eventCount = async () => (await ctx.tickets.listTicketEvents({ companyId: tenant.companyId, ticketId })).events.length;
+    const before = await eventCount();
+
+    const refused = await failureOf(ctx.tickets.performTicketActions({
+      companyId: tenant.companyId,
+      ticketId,
+      actions: [
+        { action: { case: "sendMessage", value: { message: "Here", attachments: [forReply] } } },
+        { action: { case: "addPrivateNote", value: { message: "Internal", attachments: [forNote, otherGame] } } },
+      ],
+    }));
+    expect(refused.details?.issues?.map((issue) => issue.path)).toEqual(["/actions/1/attachments/1"]);
+    expect(await eventCount()).toBe(before);
+
+    await ctx.tickets.performTicketActions({
+      companyId: tenant.companyId,
+      ticketId,
+      actions: [
+        { action: { case: "sendMessage", value: { message: "Here", attachments: [forReply] } } },
+        { action: { case: "addPrivateNote", value: { message: "Internal", attachments: [forNote] } } },
+      ],
+    });
+    const { events } = await ctx.tickets.listTicketEvents({ companyId: tenant.companyId, ticketId });
+    expect(events.slice(-2).map((event) => [event.payload.case, (event.payload.value as { attachments: { id: string }[] }).attachments.map((a) => a.id)])).toEqual([
+      ["agentMessage", [forReply]],
+      ["privateNote", [forNote]],
+    ]);
+    await eventually(() => ctx.published.filter((e) => e.type === "tickets.ticket.message_added" && (e.data as { ticketId: string }).ticketId === ticketId).length === 3);
+    const added = ctx.published.filter((e) => e.type === "tickets.ticket.message_added" && (e.data as { ticketId: string }).ticketId === ticketId);
+    expect(added.slice(1).map((e) => (e.data as { attachments: { id: string }[] }).attachments)).toEqual([[{ id: forReply }], [{ id: forNote }]]);
+    // Claimed for this ticket: another one cannot use them.
+    const { ticketId: another } = await ctx.tickets.createTicket(createRequest(tenant));
+    const taken = await failureOf(ctx.tickets.performTicketActions({
+      companyId: tenant.companyId, ticketId: another, actions: [{ action: { case: "sendMessage", value: { message: "Mine", attachments: [forReply] } } }],
+    }));
+    expect(taken.details?.issues?.map((issue) => issue.path)).toEqual(["/actions/0/attachments/0"]);
   });
 
   it("checks its own rules first: a bad request never reaches media", async () => {

@@ -1,12 +1,16 @@
-// One ticket: the conversation (private notes set apart), the composer (reply to the player or
-// private note), the actions on it, the player panel, and who else is on it. The page says
+// One ticket: the conversation (private notes set apart, images inline), the composer (reply to
+// the player or private note, with files), the actions on it, its fields, the player panel, and
+// who else is on it. The page says
 // "viewing" while it is open and "typing" while its user writes, so the other agents see it;
 // it reads the ticket again when the live stream says the ticket changed.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, call, type CannedActions, type ConversationItem, type TicketCannedResponse, type TicketView } from "../api.ts";
+import { ComposerFilesField, useComposerFiles } from "../components/composer-files.tsx";
+import { ConversationFiles } from "../components/conversation-files.tsx";
 import { Alert } from "../components/form.tsx";
 import { AppLayout, Link, PageTitle } from "../components/layout.tsx";
 import { MergeButton } from "../components/merge-dialog.tsx";
+import { TicketFields } from "../components/ticket-fields.tsx";
 import { formatDateTime } from "../format.ts";
 import { t } from "../i18n.ts";
 import { lastChange, presence, reloads } from "../live.ts";
@@ -66,6 +70,12 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
   const [canned, setCanned] = useState<TicketCannedResponse[]>([]);
   const [chosen, setChosen] = useState<TicketCannedResponse>();
   const [confirmCancel, setConfirmCancel] = useState(false);
+  const [composerProblem, setComposerProblem] = useState<string>();
+  const [dragging, setDragging] = useState(false);
+  const files = useComposerFiles(ticketId);
+  // What the composer said about its files is stale once they change.
+  const fileStates = files.files.map((file) => file.state).join();
+  useEffect(() => setComposerProblem(undefined), [fileStates]);
   const lastTyping = useRef(0);
   const composer = useRef<HTMLTextAreaElement>(null);
   const userId = me.value?.user.id;
@@ -146,7 +156,8 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
       after?.();
       await load();
     } catch (caught) {
-      setError(caught instanceof ApiError && caught.status === 409 ? t("ticket.closedAlready") : t("app.error"));
+      const refusedFile = caught instanceof ApiError && caught.paths.some((path) => /^\/actions\/\d+\/attachments/.test(path));
+      setError(caught instanceof ApiError && caught.status === 409 ? t("ticket.closedAlready") : refusedFile ? t("files.refused") : t("app.error"));
     } finally {
       setBusy(false);
     }
@@ -186,6 +197,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
   const player = view.player.record;
   const mergedInto = ticket.resolutionType === "merged" && ticket.followUpTicketId !== null ? ticket.followUpTicketId : undefined;
   const mergedIntoNumber = view.player.otherTickets.find((other) => other.id === mergedInto)?.runningId;
+  const known = new Map(view.attachments.map((attachment) => [attachment.id, attachment]));
 
   return (
     <AppLayout wide>
@@ -242,36 +254,60 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
                     {item.event.fields.map((field) => (
                       <>
                         <dt>{field.label}</dt>
-                        <dd>{field.attachments ? t("event.files", { count: field.attachments.length }) : String(field.value ?? "")}</dd>
+                        <dd>
+                          {field.attachments ? (
+                            field.attachments.length > 0 ? <ConversationFiles ticketId={ticketId} attachments={field.attachments} known={known} /> : t("event.files", { count: 0 })
+                          ) : (
+                            String(field.value ?? "")
+                          )}
+                        </dd>
                       </>
                     ))}
                   </dl>
                 )}
                 {item.event.attachments && item.event.attachments.length > 0 && (
-                  <ul class="attachments">
-                    {item.event.attachments.map((attachment, index) => (
-                      <li key={attachment.id}>
-                        <a href={`/agent-api/tickets/${ticketId}/attachments/${encodeURIComponent(attachment.id)}`} target="_blank" rel="noopener">
-                          {t("event.attachment", { number: index + 1 })}
-                        </a>
-                      </li>
-                    ))}
-                  </ul>
+                  <ConversationFiles ticketId={ticketId} attachments={item.event.attachments} known={known} />
                 )}
               </li>
             ))}
           </ol>
           {!closed && (
             <form
-              class={`composer composer-${mode}`}
+              class={`composer composer-${mode}${dragging ? " dragging" : ""}`}
+              onDragOver={(event) => {
+                if (!event.dataTransfer?.types.includes("Files")) return;
+                event.preventDefault();
+                setDragging(true);
+              }}
+              onDragLeave={() => setDragging(false)}
+              onDrop={(event) => {
+                if (!event.dataTransfer?.files.length) return;
+                event.preventDefault();
+                setDragging(false);
+                files.add(event.dataTransfer.files);
+              }}
               onSubmit={(event) => {
                 event.preventDefault();
-                if (text.trim() === "") return;
-                const message = { type: mode === "reply" ? "sendMessage" : "addPrivateNote", message: text.trim() };
+                setComposerProblem(undefined);
+                if (text.trim() === "") {
+                  setComposerProblem(t("composer.empty"));
+                  return;
+                }
+                const ready = files.ready();
+                if ("waiting" in ready) {
+                  setComposerProblem(ready.waiting === "uploading" ? t("files.stillUploading") : t("files.removeFailed"));
+                  return;
+                }
+                const message = {
+                  type: mode === "reply" ? "sendMessage" : "addPrivateNote",
+                  message: text.trim(),
+                  ...(ready.ids.length > 0 ? { attachments: ready.ids } : {}),
+                };
                 const extra = mode === "reply" && chosen ? cannedActions(chosen.actions) : [];
                 void act([message, ...extra], () => {
                   setText("");
                   setChosen(undefined);
+                  files.clear();
                 });
               }}
             >
@@ -314,7 +350,21 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
                 </div>
               )}
               <label for="composer-text">{mode === "reply" ? t("composer.replyLabel") : t("composer.noteLabel")}</label>
-              <textarea id="composer-text" ref={composer} rows={4} value={text} onInput={(event) => onType((event.currentTarget as HTMLTextAreaElement).value)} />
+              <textarea
+                id="composer-text"
+                ref={composer}
+                rows={4}
+                value={text}
+                aria-invalid={composerProblem === t("composer.empty") ? "true" : undefined}
+                aria-describedby={composerProblem ? "composer-problem" : undefined}
+                onInput={(event) => onType((event.currentTarget as HTMLTextAreaElement).value)}
+              />
+              <ComposerFilesField picker={files} disabled={busy} />
+              {composerProblem && (
+                <p class="field-error" id="composer-problem" role="alert">
+                  {composerProblem}
+                </p>
+              )}
               <button type="submit" class="button primary" disabled={busy}>
                 {mode === "reply" ? t("composer.send") : t("composer.addNote")}
               </button>
@@ -374,6 +424,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
             </div>
           </section>
           )}
+          <TicketFields ticket={ticket} busy={busy} closed={closed} onSave={(fields) => void act([{ type: "setFields", fields }])} />
           <section aria-labelledby="player-title">
             <h2 id="player-title">{t("player.title")}</h2>
             {view.player.scheduledDeletion && (

@@ -111,7 +111,8 @@ export interface paths {
          *     company; any other game is a 404). Send the file's bytes with `uploadMethod` to
          *     `uploadUrl`, with every header of `uploadHeaders` exactly as returned
          *     (`Content-Type` and `Content-Disposition`), within `uploadExpiresInSeconds`; then
-         *     pass `attachmentId` in `attachments` of `POST /tickets`. The bytes go straight to
+         *     pass `attachmentId` in `attachments` of `POST /tickets`, or of a `sendMessage` or
+         *     `addPrivateNote` action. The bytes go straight to
          *     the storage, never through this API.
          *
          *     The signature binds the declared `fileType`, the `Content-Disposition` (which keeps
@@ -169,7 +170,9 @@ export interface paths {
          *     `setOnHold`, `sendMessage`, `resolveTicket` and `rejectTicket` on a closed ticket
          *     are a 409. `userId` and `assigneeId` must be users of the company with access to
          *     the ticket's game; without `userId` the action is attributed to the API key. Tags
-         *     and field keys must be defined for the ticket's game (or company-wide).
+         *     and field keys must be defined for the ticket's game (or company-wide). A
+         *     `sendMessage` or `addPrivateNote` may carry `attachments` of `POST /attachments`,
+         *     claimed for the ticket like those of `POST /tickets`.
          */
         post: operations["performTicketActions"];
         delete?: never;
@@ -1385,6 +1388,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The custom fields of the user's games
+         * @description The company-wide field definitions and those of the user's games, with the options of
+         *     each dropdown: what `setFields` accepts on a ticket of the field's game (a company-wide
+         *     field on any ticket), and how to edit each value (`text` a string, `number` a number,
+         *     `date` `YYYY-MM-DD`, `boolean` true or false, `dropdown` one of `options`).
+         */
+        get: operations["listAgentFields"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/tickets/{ticketId}/read": {
         parameters: {
             query?: never;
@@ -1613,7 +1639,7 @@ export interface paths {
          *     CSAT, END; each with who wrote it) and the player panel (the player's record, the SDK
          *     breadcrumbs, the player's other tickets). Attachments are ids, each downloadable through
          *     `GET /agent-api/tickets/{ticketId}/attachments/{attachmentId}` (a redirect to a
-         *     short-lived link). A ticket of a game the user has no access to, of another company, or
+         *     short-lived link); `attachments` says the name, type and size of each. A ticket of a game the user has no access to, of another company, or
          *     that does not exist is a **404**, the same answer for all three.
          */
         get: operations["getAgentTicket"];
@@ -1677,6 +1703,34 @@ export interface paths {
          *     otherwise).
          */
         post: operations["mergeAgentTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/tickets/{ticketId}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an attachment upload for a reply or note on the ticket
+         * @description Like `POST /attachments`, for the ticket's company and game: answers the pre-signed
+         *     upload instruction (same limits: the accepted types, 1 byte to 200 MB, a file name of at
+         *     most 255 characters). PUT the bytes to `uploadUrl` with `uploadHeaders`, then pass
+         *     `attachmentId` in `attachments` of a `sendMessage` or `addPrivateNote` action of this
+         *     ticket. The upload is the company's, like one of `POST /attachments`: a player's session
+         *     cannot use it. A ticket outside the user's games is a **404**. Needs the support
+         *     application's `Origin` and `X-CSRF-Token` (**403** otherwise). Takes an
+         *     `Idempotency-Key` like the actions (the same key with another user's request is a
+         *     **422**).
+         */
+        post: operations["createAgentTicketAttachment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1976,7 +2030,19 @@ export interface components {
             assigneeId: string | null;
             /** @description Every event of the ticket in creation order, private notes included. */
             conversation: components["schemas"]["AgentConversationEntry"][];
+            /**
+             * @description What the conversation's files are (name, type, size), one entry per attachment id of
+             *     its events, to show them by name and images inline. An id of the conversation
+             *     missing here is no longer stored (erased with its player, or never uploaded).
+             */
+            attachments: components["schemas"]["AgentAttachmentInfo"][];
             player: components["schemas"]["AgentPlayerPanel"];
+        };
+        AgentAttachmentInfo: {
+            id: string;
+            fileName: string;
+            fileType: components["schemas"]["AttachmentFileType"];
+            fileSize: number;
         };
         /** @description One event of the conversation (as `GET /tickets/{ticketId}/events` shows it) and who caused it. */
         AgentConversationEntry: {
@@ -2502,6 +2568,13 @@ export interface components {
             message: string;
             /** @description Attributed as the sender. */
             userId?: components["schemas"]["ActingUserId"];
+            /**
+             * @description Files for the player: ids of the company's uploads (`POST /attachments`, or the
+             *     support application's `POST /agent-api/tickets/{ticketId}/attachments`) of the
+             *     ticket's game, complete and not used by another ticket. The player sees them with
+             *     the message.
+             */
+            attachments?: components["schemas"]["ActionAttachments"];
         };
         /** addPrivateNote */
         AddPrivateNoteAction: {
@@ -2512,7 +2585,15 @@ export interface components {
             type: "addPrivateNote";
             message: string;
             userId?: components["schemas"]["ActingUserId"];
+            /** @description Files kept with the note, like a message's; never shown to the player. */
+            attachments?: components["schemas"]["ActionAttachments"];
         };
+        /**
+         * @description Attachment ids, claimed for the ticket like those of a new ticket: one that is unknown,
+         *     another game's, a player's upload, used by another ticket or not completely uploaded is
+         *     a **400** at `/actions/<i>/attachments/<j>`, and nothing is applied.
+         */
+        ActionAttachments: string[];
         /** resolveTicket */
         ResolveTicketAction: {
             /**
@@ -2657,6 +2738,23 @@ export interface components {
             /** @description Key of the field in ticket `fields`. */
             key: string;
             isAiField: boolean;
+        };
+        /** @description A field definition as `GET /fields` lists it, with a dropdown's options. */
+        AgentFieldDefinition: {
+            /**
+             * Format: uuid
+             * @description null for a company-wide field.
+             */
+            gameId: string | null;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            type: "text" | "number" | "date" | "boolean" | "dropdown";
+            /** @description Key of the field in ticket `fields`. */
+            key: string;
+            isAiField: boolean;
+            /** @description The values a dropdown takes; empty for the other types. */
+            options: string[];
         };
         PlayerDeletionRequest: {
             /**
@@ -2890,6 +2988,18 @@ export interface components {
              * @description The client's clock when sending; gives the ticket's clock offset.
              */
             clientSentAt?: string;
+        };
+        /**
+         * @example {
+         *       "fileName": "refund-steps.png",
+         *       "fileType": "image/png",
+         *       "fileSize": 48213
+         *     }
+         */
+        AgentCreateAttachmentRequest: {
+            fileName: components["schemas"]["AttachmentFileName"];
+            fileType: components["schemas"]["AttachmentFileType"];
+            fileSize: components["schemas"]["AttachmentFileSize"];
         };
         /**
          * @example {
@@ -5791,6 +5901,35 @@ export interface operations {
             504: components["responses"]["DeadlineExceeded"];
         };
     };
+    listAgentFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The field definitions. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fields: components["schemas"]["AgentFieldDefinition"][];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
     markAgentTicketRead: {
         parameters: {
             query?: never;
@@ -6318,6 +6457,50 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createAgentTicketAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /** @description A key of the client's choosing for this request (see "Idempotent requests"): the same key with the same request within 24 hours answers with the first answer without doing the work again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentCreateAttachmentRequest"];
+            };
+        };
+        responses: {
+            /** @description How to upload the file. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentUploadInstruction"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyKeyInUse"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

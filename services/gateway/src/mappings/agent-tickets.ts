@@ -1,9 +1,14 @@
 // The support application's ticket view between tickets.v1 / players.v1 and the document's
 // JSON. The ticket and its events are mapped by mappings/tickets.ts, exactly as the public API
 // shows them: this file only adds what agents see beside them (the assignee, who wrote each
-// event, the player's record, the delivery of the mails that carried agents' messages).
+// event, the player's record, the names and types of its files, the delivery of the mails that
+// carried agents' messages).
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { MailStatus, type AgentTicketSummary, type AgentViewCount, type ListTicketBreadcrumbsResponse, type Mail, type PendingDeletion, type Player, type Ticket, type TicketEvent, type TicketSearchMatch } from "@support/proto";
+import {
+  MailStatus,
+  type AgentTicketSummary, type AgentViewCount, type ListTicketBreadcrumbsResponse, type Mail, type MediaAttachment, type PendingDeletion, type Player, type Ticket, type TicketEvent,
+  type TicketSearchMatch,
+} from "@support/proto";
 import type { Schemas } from "../openapi/types.ts";
 import { toBreadcrumbsDto, toEventDto, toTicketDto } from "./tickets.ts";
 
@@ -101,6 +106,8 @@ export interface TicketViewParts {
   /** The player's pending scheduled deletion, if any. */
   deletion: PendingDeletion | undefined;
   otherTickets: Ticket[];
+  /** What media knows of the conversation's attachments (names and types). */
+  attachments: MediaAttachment[];
   /** The ticket's mails to the player; empty when none or when the email service did not answer. */
   mails: Mail[];
 }
@@ -111,6 +118,7 @@ export function toTicketViewDto(parts: TicketViewParts): Schemas["AgentTicketVie
     ticket: toTicketDto(parts.ticket),
     assigneeId: parts.ticket.assigneeId ?? null,
     conversation: toConversationDto(parts.events, parts.mails),
+    attachments: parts.attachments.map(toAttachmentInfoDto),
     player: {
       scheduledDeletion: parts.deletion
         ? {
@@ -124,6 +132,16 @@ export function toTicketViewDto(parts: TicketViewParts): Schemas["AgentTicketVie
       clientClockOffsetMs,
       otherTickets: parts.otherTickets.map(toTicketDto),
     },
+  };
+}
+
+/** A conversation's file as the console shows it; media only stores the document's types. */
+function toAttachmentInfoDto(attachment: MediaAttachment): Schemas["AgentAttachmentInfo"] {
+  return {
+    id: attachment.id,
+    fileName: attachment.fileName,
+    fileType: attachment.fileType as Schemas["AgentAttachmentInfo"]["fileType"],
+    fileSize: Number(attachment.fileSize),
   };
 }
 

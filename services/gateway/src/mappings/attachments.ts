@@ -7,7 +7,7 @@ import type { Init } from "./init.ts";
 
 export function toCreateAttachmentUploadRequest(
   companyId: string,
-  body: Schemas["CreateAttachmentRequest"] | Schemas["PlayerCreateAttachmentRequest"],
+  body: Schemas["CreateAttachmentRequest"] | Schemas["PlayerCreateAttachmentRequest"] | Schemas["AgentCreateAttachmentRequest"],
   owner: { gameId: string; playerId: string | undefined; sessionId?: string | undefined },
 ): Init<typeof CreateAttachmentUploadRequestSchema> {
   return {

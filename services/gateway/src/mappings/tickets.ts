@@ -174,7 +174,7 @@ export function toActionMessage(action: Schemas["Action"]): Init<typeof TicketAc
       return { action: { case: "setPlayerInfo", value: { name: action.player.name, tier: action.player.tier } } };
     case "sendMessage":
     case "addPrivateNote":
-      return { action: { case: action.type, value: { message: action.message, userId: action.userId } } };
+      return { action: { case: action.type, value: { message: action.message, userId: action.userId, attachments: action.attachments ?? [] } } };
     case "assignTicket":
       return { action: { case: "assignTicket", value: { assigneeId: action.assigneeId, userId: action.userId } } };
     case "resolveTicket":

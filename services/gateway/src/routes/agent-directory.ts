@@ -1,8 +1,10 @@
-// /agent-api/users and /agent-api/tags: who the company's people are (to show their names and
-// assign tickets to them) and the tags a ticket of the user's games can get. Content owns both.
+// /agent-api/users, /agent-api/tags and /agent-api/fields: who the company's people are (to show
+// their names and assign tickets to them), and the tags and fields a ticket of the user's games
+// can get. Content owns them all.
 import type { AgentSessionState } from "../agent-api/sessions.ts";
 import { seesGame } from "../agent-api/sessions.ts";
 import type { AgentAccessClient, ContentClient } from "../clients.ts";
+import { toFieldDto } from "../mappings/fields.ts";
 import type { AgentApiGuards } from "./agent-api.ts";
 import { respond, type ApiRoutes } from "./api.ts";
 
@@ -33,6 +35,20 @@ export function registerAgentDirectoryRoutes(api: ApiRoutes, deps: AgentDirector
         tags: tags
           .filter((tag) => tag.gameId === undefined || seesGame(session, tag.gameId))
           .map((tag) => ({ name: tag.name, gameId: tag.gameId ?? null, description: tag.description ?? null, isSkill: tag.isSkill, isAiTag: tag.isAiTag })),
+      });
+    },
+    { before: deps.guards.read },
+  );
+
+  api.operation<"listAgentFields", AgentSessionState>(
+    "listAgentFields",
+    async (ctx) => {
+      const session = ctx.state.agentSession;
+      const { fields } = await deps.content.listFields({ companyId: session.companyId });
+      respond(ctx, 200, {
+        fields: fields
+          .filter((field) => field.gameId === undefined || seesGame(session, field.gameId))
+          .map((field) => ({ ...toFieldDto(field), options: [...field.options] })),
       });
     },
     { before: deps.guards.read },

@@ -10,6 +10,7 @@ import { connectToAppError } from "@support/rpc";
 import type { Middleware } from "koa";
 import { seesGame, type AgentSessionState, type AgentSessionView } from "../agent-api/sessions.ts";
 import type { EmailClient, MediaClient, PlayersClient, TicketsClient } from "../clients.ts";
+import { toCreateAttachmentUploadRequest, toUploadInstructionDto } from "../mappings/attachments.ts";
 import { conversationAttachmentIds, toTicketListItemDto, toTicketViewDto, toViewCountDto } from "../mappings/agent-tickets.ts";
 import { toActionMessage, toTicketDto } from "../mappings/tickets.ts";
 import { idempotencyKey } from "../middleware/idempotency.ts";
@@ -144,7 +145,10 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
         // The ticket opens while the email service is away: its mails' delivery is then not shown.
         ticket.channels.includes("email") ? email.listTicketMails({ companyId, ticketId: ticket.id }).then((answer) => answer.mails, () => []) : [],
       ]);
-      respond(ctx, 200, toTicketViewDto({ ticket, events, breadcrumbs, player, deletion, otherTickets, mails }));
+      // The files' names and types come from media, which owns them; the events keep only ids.
+      const ids = [...conversationAttachmentIds(events)];
+      const attachments = ids.length === 0 ? [] : (await media.describeAttachments({ companyId, attachmentIds: ids })).attachments;
+      respond(ctx, 200, toTicketViewDto({ ticket, events, breadcrumbs, player, deletion, otherTickets, attachments, mails }));
     },
     { before: guards.read },
   );
@@ -197,6 +201,24 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
       });
       if (source === undefined || target === undefined) throw new Error("tickets returned no ticket");
       respond(ctx, 200, { source: toTicketDto(source), target: toTicketDto(target) });
+    },
+    { before: [...guards.write, jsonBody(deps.bodyLimitBytes)] },
+  );
+
+  // An upload for a reply or note: the ticket's company and game, the company's like one of
+  // POST /attachments (no session), so that the tickets service claims it as the company's.
+  const uploadIdempotency = idempotencyKey(getOperation("createAgentTicketAttachment"), (state) => (state as AgentSessionState).agentSession.user.id) as Middleware;
+  api.operation<"createAgentTicketAttachment", AgentSessionState>(
+    "createAgentTicketAttachment",
+    async (ctx) => {
+      const session = ctx.state.agentSession;
+      await uploadIdempotency(ctx as never, async () => {
+        const ticket = await ticketInScope(session, ctx.state.validated.params.ticketId);
+        const instruction = await media.createAttachmentUpload(
+          toCreateAttachmentUploadRequest(session.companyId, ctx.state.validated.body, { gameId: ticket.gameId, playerId: undefined }),
+        );
+        respond(ctx, 200, toUploadInstructionDto(instruction));
+      });
     },
     { before: [...guards.write, jsonBody(deps.bodyLimitBytes)] },
   );

@@ -61,6 +61,19 @@ export async function findAttachment(db: Db, companyId: string, id: string): Pro
   return row && toAttachment(row);
 }
 
+/** The company's live attachments among `ids`, unordered (reads that show them). */
+export async function findAttachments(db: Db, companyId: string, ids: string[]): Promise<Attachment[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom("attachments")
+    .selectAll()
+    .where("id", "in", ids)
+    .where("company_id", "=", companyId)
+    .where("deleted_at", "is", null)
+    .execute();
+  return rows.map(toAttachment);
+}
+
 /** The company's live attachments among `ids`, locked until the transaction ends (claims). */
 export async function lockAttachments(db: Db, companyId: string, ids: string[]): Promise<Attachment[]> {
   if (ids.length === 0) return [];

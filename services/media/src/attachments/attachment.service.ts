@@ -12,12 +12,12 @@ import type { Logger } from "@support/logging";
 import type { MediaDatabase } from "../database.ts";
 import type { ObjectStorage } from "../storage/object-storage.ts";
 import {
-  attachmentDeletedData, attachmentEventTypes, attachmentUploadedData, claimIssue, contentDispositionOf, mayClaim, isAttachmentId,
+  MAX_DESCRIBE, attachmentDeletedData, attachmentEventTypes, attachmentUploadedData, claimIssue, contentDispositionOf, mayClaim, isAttachmentId,
   isCompleteUpload, newAttachmentId, objectKeyOf, parseClaimInput, parseErasureInput, parseUploadInput, type Attachment,
   type ClaimInput, type DeletionReason, type ErasureInput, type UploadInput,
 } from "./attachment.ts";
 import {
-  deleteAttachments, findAttachment, insertAttachment, lockAttachments, lockExpiredTombstones, lockPlayerAttachments,
+  deleteAttachments, findAttachment, findAttachments, insertAttachment, lockAttachments, lockExpiredTombstones, lockPlayerAttachments,
   lockUnusedBefore, markTombstones, markUploaded, markUsed,
 } from "./attachment.repository.ts";
 
@@ -108,6 +108,19 @@ export async function getDownload(ctx: MediaContext, companyId: string, attachme
   }
   const expiresInSeconds = ctx.downloadExpiresInSeconds;
   return { url: await ctx.storage.presignDownload(attachment.objectKey, expiresInSeconds), expiresInSeconds };
+}
+
+/**
+ * What a conversation shows of its files (name, type, size), in the order asked; unknown ids,
+ * another company's and erased ones are left out. The storage is not asked: a file shown here
+ * may still be an incomplete upload, which its download answers.
+ */
+export async function describeAttachments(ctx: MediaContext, companyId: string, attachmentIds: string[]): Promise<Attachment[]> {
+  if (attachmentIds.length > MAX_DESCRIBE) throw validationError([{ path: "/attachmentIds", message: `must hold at most ${MAX_DESCRIBE} ids` }]);
+  if (!isUuid(companyId)) return [];
+  const wellFormed = [...new Set(attachmentIds.filter(isAttachmentId))];
+  const found = new Map((await findAttachments(ctx.db, companyId.toLowerCase(), wellFormed)).map((a) => [a.id, a]));
+  return wellFormed.flatMap((id) => found.get(id) ?? []);
 }
 
 /**

@@ -26,6 +26,8 @@ export const MAX_FILE_NAME_LENGTH = 255;
 export const MAX_PLAYER_ID_LENGTH = 255;
 /** Most attachments one claim may name (one ticket message). */
 export const MAX_CLAIM = 100;
+/** Most attachments one description may name (a long conversation's files, one read). */
+export const MAX_DESCRIBE = 1000;
 
 export interface Attachment {
   id: string;

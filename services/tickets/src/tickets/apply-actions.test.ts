@@ -66,7 +66,7 @@ describe("applying actions", () => {
       { type: "assignTicket", assigneeId: ALICE, userId: ALICE },
       { type: "addTags", tagNames: ["vip", "bug"] },
       { type: "setFields", fields: { level: 2 } },
-      { type: "sendMessage", message: "Hallo" },
+      { type: "sendMessage", message: "Hallo", attachments: [] },
       { type: "setStatus", status: "waiting" },
       { type: "setPlayerInfo", player: { name: "Sam" } },
       { type: "setPlayerInfo", player: { tier: 3 } },
@@ -114,7 +114,7 @@ describe("applying actions", () => {
     expect(failure([{ type: "addTags", tagNames: ["bug"] }, { type: "addTags", tagNames: ["bug", "nope"] }])).toMatchObject({
       code: "invalid_argument", paths: ["/actions/1/tagNames/1"],
     });
-    expect(failure([{ type: "addPrivateNote", message: "x" }, { type: "resolveTicket" }, { type: "sendMessage", message: "late" }])).toMatchObject({
+    expect(failure([{ type: "addPrivateNote", message: "x", attachments: [] }, { type: "resolveTicket" }, { type: "sendMessage", message: "late", attachments: [] }])).toMatchObject({
       code: "conflict", message: expect.stringContaining("/actions/2"),
     });
     expect(failure([{ type: "resolveTicket", userId: "22222222-2222-4222-8222-222222222222" }])).toMatchObject({ paths: ["/actions/0/userId"] });
@@ -123,7 +123,7 @@ describe("applying actions", () => {
 
   it("attributes every action of a signed-in user's request to that user, player info included", () => {
     const plan = applyActions(ticket, [
-      { type: "sendMessage", message: "Hallo" },
+      { type: "sendMessage", message: "Hallo", attachments: [] },
       { type: "setPlayerInfo", player: { name: "Sam" } },
       { type: "resolveTicket" },
     ], { ...context, actingUserId: ALICE });
@@ -131,8 +131,18 @@ describe("applying actions", () => {
     expect(plan.events.every((event) => event.actor.type === "user" && event.actor.id === ALICE)).toBe(true);
   });
 
+  it("records the attachments of a reply and a note on their events, each once", () => {
+    const plan = applyActions(ticket, [
+      { type: "sendMessage", message: "See the picture", attachments: ["AAAAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAAAA"] },
+      { type: "addPrivateNote", message: "Log attached", attachments: ["BBBBBBBBBBBBBBBBBBBBBBBB"] },
+    ], context);
+    const byType = new Map(plan.events.map((event) => [event.type, event]));
+    expect(byType.get("AGENT_MESSAGE")?.data).toMatchObject({ attachments: [{ id: "AAAAAAAAAAAAAAAAAAAAAAAA" }] });
+    expect(byType.get("PRIVATE_NOTE")?.data).toMatchObject({ attachments: [{ id: "BBBBBBBBBBBBBBBBBBBBBBBB" }] });
+  });
+
   it("refuses a signed-in user without access to the ticket's game", () => {
-    expect(() => applyActions(ticket, [{ type: "addPrivateNote", message: "x" }], { ...context, actingUserId: "22222222-2222-4222-8222-222222222222" }))
+    expect(() => applyActions(ticket, [{ type: "addPrivateNote", message: "x", attachments: [] }], { ...context, actingUserId: "22222222-2222-4222-8222-222222222222" }))
       .toThrow(expect.objectContaining({ code: "invalid_argument" }));
   });
 

@@ -37,6 +37,11 @@ export interface ActionPlan {
   playerInfo: { name?: string; tier?: number } | undefined;
 }
 
+/** An action's attachment ids as the event keeps them, each once (claimed before, in the service). */
+function attachmentRefs(ids: readonly string[]): { id: string }[] {
+  return [...new Set(ids)].map((id) => ({ id }));
+}
+
 function sameValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
@@ -140,12 +145,12 @@ export function applyActions(original: Ticket, actions: readonly TicketAction[],
         break;
       }
       case "sendMessage": {
-        const recorded = record({ type: "AGENT_MESSAGE", data: { message: action.message, language: ticket.language, attachments: [] } }, actor);
+        const recorded = record({ type: "AGENT_MESSAGE", data: { message: action.message, language: ticket.language, attachments: attachmentRefs(action.attachments) } }, actor);
         domainEvents.push(domain.messageAdded(ticket, recorded));
         break;
       }
       case "addPrivateNote": {
-        const recorded = record({ type: "PRIVATE_NOTE", data: { message: action.message, attachments: [] } }, actor);
+        const recorded = record({ type: "PRIVATE_NOTE", data: { message: action.message, attachments: attachmentRefs(action.attachments) } }, actor);
         domainEvents.push(domain.messageAdded(ticket, recorded));
         break;
       }

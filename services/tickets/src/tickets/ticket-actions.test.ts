@@ -21,10 +21,18 @@ describe("checking actions of a signed-in user's request", () => {
   });
 
   it("takes the same actions without userId", () => {
-    expect(checkActions([{ type: "addPrivateNote", message: "x" }], { actingUserId: ALICE })).toEqual([{ type: "addPrivateNote", message: "x" }]);
+    expect(checkActions([{ type: "addPrivateNote", message: "x" }], { actingUserId: ALICE })).toEqual([{ type: "addPrivateNote", message: "x", attachments: [] }]);
   });
 
   it("still takes a userId when no user is signed in (the API key's requests)", () => {
     expect(checkActions([{ type: "resolveTicket", userId: ALICE }])).toEqual([{ type: "resolveTicket", userId: ALICE }]);
+  });
+});
+
+describe("attachments of messages and notes", () => {
+  it("keeps the ids and bounds them like a player's message", () => {
+    expect(checkActions([{ type: "sendMessage", message: "x", attachments: ["a", "b"] }])).toEqual([{ type: "sendMessage", message: "x", attachments: ["a", "b"] }]);
+    const many = Array.from({ length: 101 }, (_, index) => `id-${index}`);
+    expect(pathsOf(() => checkActions([{ type: "resolveTicket" }, { type: "addPrivateNote", message: "x", attachments: many }]))).toEqual(["/actions/1/attachments"]);
   });
 });

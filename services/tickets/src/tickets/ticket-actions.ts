@@ -14,8 +14,8 @@ export type TicketActionInput =
   | ({ type: "setOnHold"; onHold: boolean } & Attributed)
   | ({ type: "setStatus"; status: string } & Attributed)
   | { type: "setPlayerInfo"; player: { name?: string | undefined; tier?: number | undefined } }
-  | ({ type: "sendMessage"; message: string } & Attributed)
-  | ({ type: "addPrivateNote"; message: string } & Attributed)
+  | ({ type: "sendMessage"; message: string; attachments?: string[] | undefined } & Attributed)
+  | ({ type: "addPrivateNote"; message: string; attachments?: string[] | undefined } & Attributed)
   | ({ type: "resolveTicket" } & Attributed)
   | ({ type: "rejectTicket" } & Attributed)
   | ({ type: "assignTicket"; assigneeId: string } & Attributed)
@@ -30,8 +30,8 @@ export type TicketAction =
   | ({ type: "setOnHold"; onHold: boolean } & Attributed)
   | ({ type: "setStatus"; status: "waiting" | "assigned" } & Attributed)
   | { type: "setPlayerInfo"; player: { name?: string | undefined; tier?: number | undefined } }
-  | ({ type: "sendMessage"; message: string } & Attributed)
-  | ({ type: "addPrivateNote"; message: string } & Attributed)
+  | ({ type: "sendMessage"; message: string; attachments: string[] } & Attributed)
+  | ({ type: "addPrivateNote"; message: string; attachments: string[] } & Attributed)
   | ({ type: "resolveTicket" } & Attributed)
   | ({ type: "rejectTicket" } & Attributed)
   | ({ type: "assignTicket"; assigneeId: string } & Attributed)
@@ -42,6 +42,8 @@ export const STATUS_ACTIONS: ReadonlySet<string> = new Set(["setOnHold", "setSta
 /** Most actions one request may carry: a generous bound that keeps one transaction short. */
 export const MAX_ACTIONS = 100;
 const MAX_MESSAGE_LENGTH = 100_000;
+/** Most attachments one message or note may carry: the bound of a player's message. */
+export const MAX_MESSAGE_ATTACHMENTS = 100;
 
 /** The users an action names (the actor and, for assignTicket, the assignee), with the path of each. */
 export function referencedUsers(action: TicketAction, index: number): { userId: string; path: string }[] {
@@ -112,6 +114,9 @@ export function checkActions(inputs: readonly TicketActionInput[], options: { ac
       case "sendMessage":
       case "addPrivateNote":
         checkMessage(input.message, `${at}/message`, issues);
+        if ((input.attachments?.length ?? 0) > MAX_MESSAGE_ATTACHMENTS) {
+          issues.push({ path: `${at}/attachments`, message: `must have at most ${MAX_MESSAGE_ATTACHMENTS} items` });
+        }
         break;
       case "assignTicket":
         if (!isUuid(input.assigneeId)) issues.push({ path: `${at}/assigneeId`, message: "must be a uuid" });
@@ -135,6 +140,9 @@ function normalize(input: Exclude<TicketActionInput, { type: "unknown" }>): Tick
       return { type: "assignTicket", assigneeId: input.assigneeId.toLowerCase(), ...userId };
     case "setPlayerInfo":
       return input;
+    case "sendMessage":
+    case "addPrivateNote":
+      return { type: input.type, message: input.message, attachments: input.attachments ?? [], ...userId };
     default:
       return { ...input, ...userId } as TicketAction;
   }

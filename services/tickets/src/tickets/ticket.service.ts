@@ -5,7 +5,7 @@
 // ones that write (resolving the player) come after every check that can refuse the request.
 import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
-import { AppError, failedPrecondition, isUuid, notFound, validationError } from "@support/errors";
+import { AppError, failedPrecondition, isAppError, isUuid, notFound, validationError } from "@support/errors";
 import { recordSessionTicket, setLastPlayerMessageAt, shareSessionTickets } from "../player-side/player-side.repository.ts";
 import type { AttachmentClaim, TicketsContext } from "../context.ts";
 import type { RecordedEvent } from "../ticket-events/event.ts";
@@ -62,6 +62,33 @@ export async function claimAttachments(ctx: TicketsContext, claim: AttachmentCla
   if (claim.attachmentIds.length === 0) return [];
   const claimed = await ctx.media.claimAttachments(claim);
   return [...new Set(claimed)].map((id) => ({ id }));
+}
+
+/**
+ * The attachments of an agent's messages and notes, claimed in one call for the ticket: the
+ * company's uploads (the API key's and its users', so no session), of the ticket's game, not used
+ * by another ticket, complete. Media names a bad id by its place in the one list; the refusal
+ * names it in the request (`/actions/<i>/attachments/<j>`). Nothing of the ticket is written yet.
+ */
+async function claimActionAttachments(ctx: TicketsContext, ticket: Ticket, actions: readonly TicketAction[]): Promise<void> {
+  const places: string[] = [];
+  const attachmentIds: string[] = [];
+  actions.forEach((action, index) => {
+    if (action.type !== "sendMessage" && action.type !== "addPrivateNote") return;
+    action.attachments.forEach((id, position) => {
+      places.push(`/actions/${index}/attachments/${position}`);
+      attachmentIds.push(id);
+    });
+  });
+  try {
+    await claimAttachments(ctx, {
+      companyId: ticket.companyId, gameId: ticket.gameId, ticketId: ticket.id, servicePlayerId: ticket.servicePlayerId ?? undefined, attachmentIds,
+    });
+  } catch (error) {
+    const issues = isAppError(error) ? error.details?.issues : undefined;
+    if (!issues) throw error;
+    throw validationError(issues.map((issue) => ({ ...issue, path: issue.path.replace(/^\/attachments\/(\d+)/, (path, at: string) => places[Number(at)] ?? path) })));
+  }
 }
 
 /**
@@ -325,9 +352,15 @@ export async function performTicketActions(
     ]),
   ];
   const namesDefinitions = actions.some((action) => action.type === "addTags" || action.type === "removeTags" || action.type === "setFields");
+  const attaches = actions.some((action) => (action.type === "sendMessage" || action.type === "addPrivateNote") && action.attachments.length > 0);
   if (!isUuid(input.ticketId)) throw notFound("ticket not found");
   const ticketId = input.ticketId.toLowerCase();
-  const gameId = userIds.length > 0 || namesDefinitions ? (await getTicket(ctx, companyId, ticketId)).gameId : undefined;
+  const current = userIds.length > 0 || namesDefinitions || attaches ? await getTicket(ctx, companyId, ticketId) : undefined;
+  const gameId = current?.gameId;
+  // Claimed before the transaction, as a player's message does (a note may go on a closed
+  // ticket too). When the transaction then refuses the request, they stay claimed for this
+  // ticket, and a retry on it may claim them again.
+  if (attaches && current !== undefined) await claimActionAttachments(ctx, current, actions);
   const access = new Map(
     await Promise.all(userIds.map(async (userId) => [userId, await ctx.reference.hasGameAccess(companyId, userId, gameId!)] as const)),
   );

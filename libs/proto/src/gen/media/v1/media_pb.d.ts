@@ -330,6 +330,49 @@ export declare type ClaimAttachmentsResponse = Message<"media.v1.ClaimAttachment
 export declare const ClaimAttachmentsResponseSchema: GenMessage<ClaimAttachmentsResponse>;
 
 /**
+ * DescribeAttachmentsRequest names attachments of the caller's company.
+ *
+ * @generated from message media.v1.DescribeAttachmentsRequest
+ */
+export declare type DescribeAttachmentsRequest = Message<"media.v1.DescribeAttachmentsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * At most 1000 ids.
+   *
+   * @generated from field: repeated string attachment_ids = 2;
+   */
+  attachmentIds: string[];
+};
+
+/**
+ * Describes the message media.v1.DescribeAttachmentsRequest.
+ * Use `create(DescribeAttachmentsRequestSchema)` to create a new message.
+ */
+export declare const DescribeAttachmentsRequestSchema: GenMessage<DescribeAttachmentsRequest>;
+
+/**
+ * DescribeAttachmentsResponse holds the known attachments in request order.
+ *
+ * @generated from message media.v1.DescribeAttachmentsResponse
+ */
+export declare type DescribeAttachmentsResponse = Message<"media.v1.DescribeAttachmentsResponse"> & {
+  /**
+   * @generated from field: repeated media.v1.MediaAttachment attachments = 1;
+   */
+  attachments: MediaAttachment[];
+};
+
+/**
+ * Describes the message media.v1.DescribeAttachmentsResponse.
+ * Use `create(DescribeAttachmentsResponseSchema)` to create a new message.
+ */
+export declare const DescribeAttachmentsResponseSchema: GenMessage<DescribeAttachmentsResponse>;
+
+/**
  * DeletePlayerAttachmentsRequest names a player to erase. Attachments linked to the service
  * player id are deleted, and, when game_id and external_player_id are given, also those
  * uploaded with that playerId for that game (including uploads never claimed).
@@ -433,6 +476,18 @@ export declare const MediaService: GenService<{
     methodKind: "unary";
     input: typeof ClaimAttachmentsRequestSchema;
     output: typeof ClaimAttachmentsResponseSchema;
+  },
+  /**
+   * DescribeAttachments returns the records of the company's live attachments among the ids
+   * (file name, type, size), in request order; an unknown id or another company's is left out.
+   * For showing a conversation's files by name and as images; it never checks the storage.
+   *
+   * @generated from rpc media.v1.MediaService.DescribeAttachments
+   */
+  describeAttachments: {
+    methodKind: "unary";
+    input: typeof DescribeAttachmentsRequestSchema;
+    output: typeof DescribeAttachmentsResponseSchema;
   },
   /**
    * DeletePlayerAttachments erases every attachment of a player, rows and stored objects.

@@ -1098,6 +1098,14 @@ export declare type SendMessageAction = Message<"tickets.v1.SendMessageAction"> 
    * @generated from field: optional string user_id = 2;
    */
   userId?: string | undefined;
+
+  /**
+   * Attachment ids of the company's uploads (POST /attachments or the agent API's upload),
+   * claimed through media for the ticket like a player message's; at most 100.
+   *
+   * @generated from field: repeated string attachments = 3;
+   */
+  attachments: string[];
 };
 
 /**
@@ -1121,6 +1129,13 @@ export declare type AddPrivateNoteAction = Message<"tickets.v1.AddPrivateNoteAct
    * @generated from field: optional string user_id = 2;
    */
   userId?: string | undefined;
+
+  /**
+   * Attachment ids, claimed like SendMessageAction's; never shown to the player.
+   *
+   * @generated from field: repeated string attachments = 3;
+   */
+  attachments: string[];
 };
 
 /**
