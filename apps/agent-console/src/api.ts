@@ -168,9 +168,19 @@ export interface ConversationEvent {
   mergedFrom?: { ticketId: string; runningId: number; eventId: string; createdAt: string };
 }
 
+/** Where the mail carrying an agent's message to the player of an email ticket stands. */
+export interface EmailDelivery {
+  status: "queued" | "sent" | "deferred" | "bounced" | "failed";
+  attempts: number;
+  sentAt: string | null;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+}
+
 export interface ConversationItem {
   event: ConversationEvent;
   author: { type: "user" | "api_key" | "player" | "system"; id: string | null } | null;
+  emailDelivery?: EmailDelivery;
 }
 
 /** What media knows of one of the conversation's files. */

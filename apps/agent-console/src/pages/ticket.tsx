@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, call, type CannedActions, type ConversationItem, type TicketCannedResponse, type TicketView } from "../api.ts";
 import { ComposerFilesField, useComposerFiles } from "../components/composer-files.tsx";
+import { EmailDeliveryLine } from "../components/email-delivery.tsx";
 import { ConversationFiles } from "../components/conversation-files.tsx";
 import { Alert } from "../components/form.tsx";
 import { AppLayout, Link, PageTitle } from "../components/layout.tsx";
@@ -20,6 +21,9 @@ import { statusName } from "./inbox.tsx";
 import { dialogOpen } from "../components/shortcuts-dialog.tsx";
 
 const VIEWING_EVERY_MS = 10_000;
+/** How often, and how many times, an email ticket is read again while an agent message's mail is not sent yet. */
+const MAIL_CHECK_EVERY_MS = 1500;
+const MAIL_CHECKS = 20;
 const TYPING_EVERY_MS = 3_000;
 
 type Mode = "reply" | "note";
@@ -115,6 +119,22 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
     // A player message that arrives while the ticket is open is read at once.
     if (change && change.ticketId === ticketId && change.messageType === "PLAYER_MESSAGE") markRead(ticketId);
   }, [change, reload]);
+
+  // The mail of an agent's message on an email ticket goes out a moment after the message (the
+  // email service sends it, no ticket change follows): while one is not sent yet, the ticket is
+  // read again shortly, a bounded number of times.
+  const mailChecks = useRef(0);
+  useEffect(() => {
+    mailChecks.current = 0;
+  }, [ticketId]);
+  useEffect(() => {
+    if (!view || !view.ticket.channels.includes("email")) return;
+    const pending = view.conversation.some((item) => item.event.type === "AGENT_MESSAGE" && (item.emailDelivery === undefined || item.emailDelivery.status === "queued"));
+    if (!pending || mailChecks.current >= MAIL_CHECKS) return;
+    mailChecks.current++;
+    const timer = setTimeout(() => void load(), MAIL_CHECK_EVERY_MS);
+    return () => clearTimeout(timer);
+  }, [view]);
 
   // r: reply, n: private note, e: resolve (when focus is not in a field).
   const resolveRef = useRef<() => void>(() => undefined);
@@ -268,6 +288,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
                 {item.event.attachments && item.event.attachments.length > 0 && (
                   <ConversationFiles ticketId={ticketId} attachments={item.event.attachments} known={known} />
                 )}
+                {item.emailDelivery && <EmailDeliveryLine delivery={item.emailDelivery} />}
               </li>
             ))}
           </ol>
