@@ -73,6 +73,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     // Players' answers, from the MX or relay in front (outside the cluster).
     expect(allowed({ ip: "198.51.100.25" }, pod("email"), 2525), "MX -> email:2525").toBe(true);
     expect(allowed(pod("email"), pod("content"), PORT.content)).toBe(true);
+    expect(allowed(pod("email"), pod("media"), PORT.media)).toBe(true);
     const relay: Endpoint = { ip: "10.30.0.7" };
     for (const service of ["email", "content", "players"] as const) {
       for (const port of [587, 465]) expect(allowed(pod(service), relay, port), `${service} -> the SMTP relay :${port}`).toBe(true);
@@ -131,7 +132,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     // Services call only what they use.
     const calls = new Set([
       "tickets>content", "tickets>players", "tickets>media", "media>content", "players>content", "players>tickets", "players>media", "webhooks>content",
-      "email>tickets", "email>content",
+      "email>tickets", "email>content", "email>media",
     ]);
     for (const from of INTERNAL) {
       for (const to of INTERNAL) {

@@ -34,7 +34,7 @@ export const ALLOWED_CALLERS: Readonly<Record<string, readonly IdentityName[]>> 
   "content.v1.CannedResponseService": ["gateway"],
   "tickets.v1.TicketsService": ["gateway", "players", "email"],
   "tickets.v1.PlayerSideService": ["gateway"],
-  "media.v1.MediaService": ["gateway", "tickets", "players"],
+  "media.v1.MediaService": ["gateway", "tickets", "players", "email"],
   "players.v1.PlayersService": ["gateway", "tickets"],
   "players.v1.PlayersAdminService": ["admin"],
   "webhooks.v1.WebhooksService": ["gateway"],

@@ -3,15 +3,16 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import type { Registry } from "@support/metrics";
-import { ContentService, TicketsService } from "@support/proto";
+import { ContentService, MediaService, TicketsService } from "@support/proto";
 import { balancingOf, connectToAppError, createServiceClient, loadServiceCaller, type ServiceIdentitySettings } from "@support/rpc";
 import type { EmailConfig } from "./config.ts";
-import type { ConversationMessage, GameNames, TicketReader } from "./context.ts";
+import type { ConversationMessage, FileStore, GameNames, TicketReader } from "./context.ts";
 
-type ClientConfig = Pick<EmailConfig, "TICKETS_URL" | "CONTENT_URL" | "RPC_TIMEOUT_MS" | "RPC_RESOLVE_INTERVAL_MS" | "RPC_HOSTS_FILE"> & ServiceIdentitySettings;
+type ClientConfig = Pick<EmailConfig, "TICKETS_URL" | "CONTENT_URL" | "MEDIA_URL" | "RPC_TIMEOUT_MS" | "RPC_RESOLVE_INTERVAL_MS" | "RPC_HOSTS_FILE"> & ServiceIdentitySettings;
 
 export type TicketsClient = Client<typeof TicketsService>;
 export type ContentClient = Client<typeof ContentService>;
+export type MediaClient = Client<typeof MediaService>;
 
 export function createTicketsClient(config: ClientConfig, registry?: Registry): TicketsClient {
   return createServiceClient(TicketsService, config.TICKETS_URL, { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry, identity: loadServiceCaller("email", config) });
@@ -19,6 +20,25 @@ export function createTicketsClient(config: ClientConfig, registry?: Registry): 
 
 export function createContentClient(config: ClientConfig, registry?: Registry): ContentClient {
   return createServiceClient(ContentService, config.CONTENT_URL, { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry, identity: loadServiceCaller("email", config) });
+}
+
+export function createMediaClient(config: ClientConfig, registry?: Registry): MediaClient {
+  // A mail's files travel in the call: up to EMAIL_INBOUND_MAX_BYTES, so a longer deadline.
+  return createServiceClient(MediaService, config.MEDIA_URL, { timeoutMs: Math.max(config.RPC_TIMEOUT_MS, 30_000), balancing: balancingOf(config), registry, identity: loadServiceCaller("email", config) });
+}
+
+/** A mail's files, stored by media as the company's uploads. */
+export function createFileStore(media: MediaClient): FileStore {
+  return {
+    async store(companyId, gameId, file) {
+      try {
+        const { attachment } = await media.storeAttachment({ companyId, gameId, fileName: file.fileName.slice(0, 255), fileType: file.contentType, content: file.content });
+        return attachment!.id;
+      } catch (error) {
+        throw connectToAppError(error);
+      }
+    },
+  };
 }
 
 const isNotFound = (error: unknown) => connectToAppError(error).code === "not_found";
@@ -51,9 +71,9 @@ export function createTicketReader(tickets: TicketsClient): TicketReader {
       }
       return messages;
     },
-    async addReply(companyId, ticketId, message) {
+    async addReply(companyId, ticketId, message, attachments) {
       try {
-        return await tickets.addEmailReply({ companyId, ticketId, message });
+        return await tickets.addEmailReply({ companyId, ticketId, message, attachments });
       } catch (error) {
         throw connectToAppError(error);
       }

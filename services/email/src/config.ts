@@ -16,6 +16,7 @@ export const configSpecs = {
   NODE_ENV: str({ default: "development", desc: "production: the service refuses to start without SMTP_URL" }),
   TICKETS_URL: str({ default: "http://127.0.0.1:50052", desc: "Where the tickets service answers (a ticket and its conversation)" }),
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers (the game's name)" }),
+  MEDIA_URL: str({ default: "http://127.0.0.1:50053", desc: "Where the media service answers (it keeps the files of players' mails)" }),
   RPC_TIMEOUT_MS: num({ default: 5_000, desc: "Deadline of each call to another service" }),
   SMTP_URL: str({ default: "", desc: "The SMTP relay mails go through (smtp:// with STARTTLS, smtps://, credentials in the URL); empty: nothing is sent" }),
   MAIL_FROM: str({ default: "Player support <support@localhost>", desc: "The sender address; each mail puts the game's support name in front of it" }),

@@ -33,7 +33,13 @@ export interface TicketReader {
    * follow-ups lead, or to a new follow-up of a closed ticket. Throws the domain error of a
    * blocked player (failed_precondition PLAYER_BLOCKED) or an unknown ticket (not_found).
    */
-  addReply(companyId: string, ticketId: string, message: string): Promise<{ ticketId: string; eventId: string; followUp: boolean }>;
+  addReply(companyId: string, ticketId: string, message: string, attachments: string[]): Promise<{ ticketId: string; eventId: string; followUp: boolean }>;
+}
+
+/** Where a mail's files are kept: media in production, as the company's uploads for the game. */
+export interface FileStore {
+  /** The attachment id; throws invalid_argument for a file of a type or size the platform does not take. */
+  store(companyId: string, gameId: string, file: { fileName: string; contentType: string; content: Uint8Array }): Promise<string>;
 }
 
 /** Games' names: content in production. */
@@ -56,6 +62,7 @@ export interface EmailSettings {
 export interface EmailContext {
   db: Kysely<EmailDatabase>;
   tickets: TicketReader;
+  files: FileStore;
   games: GameNames;
   settings: EmailSettings;
   logger: Logger;

@@ -6,9 +6,9 @@ import { createMailer, type Mailer } from "@support/mail";
 import { createMetricsRegistry } from "@support/metrics";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import { parseRetrySchedule } from "@support/config";
-import { createContentClient, createGameNames, createTicketReader, createTicketsClient } from "./clients.ts";
+import { createContentClient, createFileStore, createGameNames, createMediaClient, createTicketReader, createTicketsClient } from "./clients.ts";
 import { dkimOf, type EmailConfig } from "./config.ts";
-import type { EmailContext, GameNames, TicketReader } from "./context.ts";
+import type { EmailContext, FileStore, GameNames, TicketReader } from "./context.ts";
 import type { EmailDatabase } from "./database.ts";
 import { createTicketsEventsConsumer } from "./events/tickets-events.consumer.ts";
 import { createMailDeliveryJob, type MailDeliveryJob } from "./jobs/mail-delivery.job.ts";
@@ -27,6 +27,8 @@ export interface EmailDeps {
   tickets?: TicketReader;
   /** By default content.GetGame at CONTENT_URL. */
   games?: GameNames;
+  /** By default media.StoreAttachment at MEDIA_URL. */
+  files?: FileStore;
   /** By default SMTP_URL's relay. */
   mailer?: Mailer;
 }
@@ -61,6 +63,7 @@ export function createServer(deps: EmailDeps): EmailServer {
     db: deps.db,
     tickets: deps.tickets ?? createTicketReader(createTicketsClient(config, registry)),
     games: deps.games ?? createGameNames(createContentClient(config, registry)),
+    files: deps.files ?? createFileStore(createMediaClient(config, registry)),
     settings: {
       fromAddress: /<([^<>]+)>\s*$/.exec(config.MAIL_FROM)?.[1] ?? config.MAIL_FROM.trim(),
       replyAddress: config.EMAIL_REPLY_ADDRESS,

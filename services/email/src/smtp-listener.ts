@@ -67,6 +67,7 @@ export function createSmtpListener(settings: SmtpListenerSettings): SmtpListener
               headers,
               inReplyTo: [...ids(parsed.inReplyTo), ...ids(parsed.references)],
               raw,
+              attachments: parsed.attachments.map((file) => ({ fileName: file.filename ?? "", contentType: file.contentType, content: file.content })),
             });
             settings.logger.debug({ status: outcome.status }, "inbound mail handled");
             callback();

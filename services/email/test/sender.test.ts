@@ -36,6 +36,11 @@ function context(queueMax = 100): EmailContext {
       },
     },
     games: { nameOf: async () => "Galaxy Raiders" },
+    files: {
+      store: async () => {
+        throw new Error("no files in these tests");
+      },
+    },
     settings: { fromAddress: "support@studio.example", replyAddress: "support@studio.example", quotedMessages: 3, queueMax, inboundPerSenderPerHour: 20, inboundPerTicketPerHour: 30 },
     wake: () => {},
   };

@@ -34,8 +34,11 @@ const origin = () => new URL(stack.url).origin;
 const act = (ticketId: string, actions: unknown[]) =>
   stack.request(`/agent-api/tickets/${ticketId}/actions`, { method: "POST", headers: { cookie: ada.cookie, origin: origin(), "x-csrf-token": ada.csrfToken }, json: { actions } });
 
+/** A 1x1 PNG: what a phone's screenshot is, as far as the platform cares. */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNg+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+
 interface ViewEntry {
-  event: { type: string; id: string; message?: string };
+  event: { type: string; id: string; message?: string; attachments?: { id: string }[] };
   emailDelivery?: { status: string; attempts: number; sentAt: string | null; nextAttemptAt: string | null; lastError: string | null };
 }
 const conversationOf = async (ticketId: string) => {
@@ -71,13 +74,19 @@ const header = (raw: string, name: string) => new RegExp(`^${name}: *(.*(?:\\r?\
 
 let inboundPort: number;
 /** Sends a mail to the email service's SMTP listener, as the player's mail server would. */
-async function mailIn(mail: { from: string; to: string; subject: string; text: string; inReplyTo?: string; messageId?: string; headers?: Record<string, string>; envelopeFrom?: string; raw?: string }): Promise<void> {
+interface MailFile {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
+
+async function mailIn(mail: { from: string; to: string; subject: string; text: string; inReplyTo?: string; messageId?: string; headers?: Record<string, string>; envelopeFrom?: string; raw?: string; attachments?: MailFile[] }): Promise<void> {
   const transport = nodemailer.createTransport({ host: "127.0.0.1", port: inboundPort, secure: false, ignoreTLS: true });
   try {
     await transport.sendMail(
       mail.raw !== undefined
         ? { envelope: { from: mail.envelopeFrom ?? "", to: mail.to }, raw: mail.raw }
-        : { from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, headers: mail.headers, ...(mail.messageId ? { messageId: mail.messageId } : {}), ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo, references: [mail.inReplyTo] } : {}), ...(mail.envelopeFrom !== undefined ? { envelope: { from: mail.envelopeFrom, to: mail.to } } : {}) },
+        : { from: mail.from, to: mail.to, subject: mail.subject, text: mail.text, headers: mail.headers, attachments: mail.attachments ?? [], ...(mail.messageId ? { messageId: mail.messageId } : {}), ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo, references: [mail.inReplyTo] } : {}), ...(mail.envelopeFrom !== undefined ? { envelope: { from: mail.envelopeFrom, to: mail.to } } : {}) },
     );
   } finally {
     transport.close();
@@ -229,8 +238,16 @@ describe("the email channel: agents' replies reach the player's inbox", () => {
   it("takes the player's answer by mail into the ticket, without the quoted conversation or the signature, and threads the next reply under it", async () => {
     const address = player("pat");
     const text = "Danke, jetzt ist es wieder da!\n\nIch spiele auf Android.\n\n-- \nPat\nVon meinem Telefon gesendet\n\nAm 27.11.2026 um 10:00 schrieb Galaxy Raiders Support <support@mail.studio.example>:\n> Noch eine Frage: Auf welcher Plattform spielst du?\n> > Mein Schiff ist weg\n";
-    await mailIn({ from: `Pat <${address}>`, to: replyAddress, subject: "Re: Mein Schiff ist weg", text, inReplyTo: secondMessageId, messageId: `<answer-${suffix}@players.example>` });
+    const screenshot = { filename: "schiff.png", contentType: "image/png", content: PNG };
+    await mailIn({ from: `Pat <${address}>`, to: replyAddress, subject: "Re: Mein Schiff ist weg", text, inReplyTo: secondMessageId, messageId: `<answer-${suffix}@players.example>`, attachments: [screenshot] });
     expect(await playerMessages(ticket.id)).toEqual(["Mein Schiff ist weg\n\nIch habe es gestern im Shop gekauft.", "Danke, jetzt ist es wieder da!\n\nIch spiele auf Android."]);
+    // Its file is the ticket's, named and typed as sent, and downloads like any.
+    const view = (await stack.request(`/agent-api/tickets/${ticket.id}`, { headers: { cookie: ada.cookie } })).body as { conversation: ViewEntry[]; attachments: { id: string; fileName: string; fileType: string; fileSize: number }[] };
+    const answer = view.conversation.filter((entry) => entry.event.type === "PLAYER_MESSAGE")[1]!;
+    expect(answer.event.attachments).toHaveLength(1);
+    expect(view.attachments).toContainEqual({ id: answer.event.attachments![0]!.id, fileName: "schiff.png", fileType: "image/png", fileSize: PNG.length });
+    const download = await stack.request(`/agent-api/tickets/${ticket.id}/attachments/${answer.event.attachments![0]!.id}`, { headers: { cookie: ada.cookie }, redirect: "manual" });
+    expect(download.status).toBe(307);
     // The same mail delivered again (the sending server did not see our answer) is taken once.
     await mailIn({ from: `Pat <${address}>`, to: replyAddress, subject: "Re: Mein Schiff ist weg", text, inReplyTo: secondMessageId, messageId: `<answer-${suffix}@players.example>` });
     expect(await playerMessages(ticket.id)).toHaveLength(2);
@@ -303,16 +320,22 @@ describe("the email channel: agents' replies reach the player's inbox", () => {
   it("opens a follow-up for an answer to a closed ticket, and puts a second answer there too", async () => {
     const closed = await mailedTicket("closed");
     expect((await act(closed.id, [{ type: "resolveTicket" }])).status).toBe(200);
-    await mailIn({ from: closed.address, to: closed.replyAddress, subject: "Re: answer", text: "It broke again today.", inReplyTo: closed.messageId });
+    await mailIn({
+      from: closed.address, to: closed.replyAddress, subject: "Re: answer", text: "It broke again today.", inReplyTo: closed.messageId,
+      attachments: [{ filename: "crash.png", contentType: "image/png", content: PNG }, { filename: "report.docx", contentType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", content: Buffer.from("PK not really a document") }],
+    });
     const listed = async (ticketId: string) =>
       ((await stack.request(`/tickets?ticketId=${ticketId}`, { key: tenant.apiKeys.main! })).body as { tickets: Record<string, unknown>[] }).tickets[0]!;
     const old = await listed(closed.id);
     expect(old).toMatchObject({ status: "closed", resolutionType: "resolved", followUpTicketId: expect.any(String) });
     const followUpId = old.followUpTicketId as string;
     expect(await listed(followUpId)).toMatchObject({ status: "new", supportSource: "EMAIL", channels: ["email"], email: closed.address, reopenedFromTicketId: closed.id, language: "en" });
-    expect(await playerMessages(followUpId)).toEqual(["It broke again today."]);
+    // The image is kept; a type the platform does not take is named under the message.
+    expect(await playerMessages(followUpId)).toEqual(["It broke again today.\n\n[Not kept: report.docx, of a type or size the platform does not accept.]"]);
+    const first = (await conversationOf(followUpId)).find((entry) => entry.event.type === "PLAYER_MESSAGE")!;
+    expect(first.event.attachments).toHaveLength(1);
     await mailIn({ from: closed.address, to: closed.replyAddress, subject: "Re: answer", text: "And once more.", inReplyTo: closed.messageId });
-    expect(await playerMessages(followUpId)).toEqual(["It broke again today.", "And once more."]);
+    expect((await playerMessages(followUpId))[1]).toBe("And once more.");
     expect(await playerMessages(closed.id)).toEqual(["Question of closed"]);
   });
 

@@ -6,7 +6,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { idempotent } from "@support/idempotency";
 import { MediaService, type MediaAttachmentSchema } from "@support/proto";
 import type { Attachment } from "./attachments/attachment.ts";
-import { claimAttachments, createUpload, deletePlayerAttachments, describeAttachments, getDownload, type MediaContext } from "./attachments/attachment.service.ts";
+import { claimAttachments, createUpload, deletePlayerAttachments, describeAttachments, getDownload, storeAttachment, type MediaContext } from "./attachments/attachment.service.ts";
 
 function attachmentMessage(attachment: Attachment): MessageInitShape<typeof MediaAttachmentSchema> {
   return {
@@ -38,6 +38,8 @@ export function registerRoutes(router: ConnectRouter, ctx: MediaContext): void {
         uploadExpiresInSeconds: instruction.uploadExpiresInSeconds,
       };
     }),
+
+    storeAttachment: async (req) => ({ attachment: attachmentMessage(await storeAttachment(ctx, req)) }),
 
     getAttachmentDownload: async (req) => {
       const download = await getDownload(ctx, req.companyId, req.attachmentId);

@@ -247,7 +247,7 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
     },
 
     addEmailReply: async (req) => {
-      const { ticketId, eventId, followUp } = await addEmailReply(ctx, { companyId: company(req.companyId), ticketId: req.ticketId, message: req.message });
+      const { ticketId, eventId, followUp } = await addEmailReply(ctx, { companyId: company(req.companyId), ticketId: req.ticketId, message: req.message, attachments: req.attachments });
       return { ticketId, eventId, followUp };
     },
 

@@ -9,11 +9,14 @@
 import { isAppError } from "@support/errors";
 import type { EmailContext } from "../context.ts";
 import {
-  automaticKind, bouncedMessageIds, bounceReason, fromThePlayer, replyText, replyTokenIn, type DropReason, type InboundMail, type InboundOutcome,
+  automaticKind, bouncedMessageIds, bounceReason, filesNotKeptNote, fromThePlayer, MAX_MAIL_FILES, replyText, replyTokenIn, type DropReason, type InboundMail,
+  type InboundOutcome,
 } from "./inbound-mail.ts";
 import { countReceived, inboundSeen, markReturned, recordInbound, threadOfMessageIds, threadOfToken, type InboundRecord } from "./inbound-mail.repository.ts";
 
 const HOUR_MS = 3_600_000;
+/** The text of an answer that is only files (a message must have text). */
+const FILES_ONLY = "[Files sent by email]";
 
 export async function receiveMail(ctx: EmailContext, mail: InboundMail, now = new Date()): Promise<InboundOutcome> {
   const base = { messageId: mail.messageId, fromAddress: mail.from ?? mail.envelopeFrom.toLowerCase(), subject: mail.subject, receivedAt: now };
@@ -48,10 +51,29 @@ export async function receiveMail(ctx: EmailContext, mail: InboundMail, now = ne
   if ((await countReceived(ctx.db, { ticketId: thread.ticketId }, since)) >= ctx.settings.inboundPerTicketPerHour) return drop("rate_limited", thread);
 
   const text = replyText(mail.text);
-  if (text === "") return drop("empty", thread);
+  if (text === "" && mail.attachments.length === 0) return drop("empty", thread);
+  // The files first, as the company's uploads for the ticket's game; one the platform refuses
+  // (its type or size) is named under the message instead. Unclaimed, they are swept later.
+  const attachmentIds: string[] = [];
+  const filesNotKept: string[] = [];
+  for (const [index, file] of mail.attachments.entries()) {
+    const name = file.fileName || `attachment-${index + 1}`;
+    if (index >= MAX_MAIL_FILES) {
+      filesNotKept.push(name);
+      continue;
+    }
+    try {
+      attachmentIds.push(await ctx.files.store(thread.companyId, ticket.gameId, { ...file, fileName: name }));
+    } catch (error) {
+      if (!(isAppError(error) && error.code === "invalid_argument")) throw error;
+      filesNotKept.push(name);
+    }
+  }
+  const message = `${text}${filesNotKeptNote(filesNotKept)}`.trim();
   try {
-    const added = await ctx.tickets.addReply(thread.companyId, thread.ticketId, text);
-    return await record({ status: "accepted", ...added }, { companyId: thread.companyId, ticketId: added.ticketId, eventId: added.eventId });
+    // A message without text carries its files under a line that says so.
+    const added = await ctx.tickets.addReply(thread.companyId, thread.ticketId, message || FILES_ONLY, attachmentIds);
+    return await record({ status: "accepted", ...added, filesNotKept }, { companyId: thread.companyId, ticketId: added.ticketId, eventId: added.eventId });
   } catch (error) {
     if (isAppError(error) && error.details?.type === "PLAYER_BLOCKED") return drop("blocked", thread);
     if (isAppError(error) && error.code === "not_found") return drop("unknown_ticket", thread);

@@ -21,13 +21,21 @@ export interface InboundMail {
   inReplyTo: string[];
   /** The whole message as received, for reading delivery status notifications. */
   raw: string;
+  /** The mail's files (inline images included), as sent. */
+  attachments: MailFile[];
+}
+
+export interface MailFile {
+  fileName: string;
+  contentType: string;
+  content: Uint8Array;
 }
 
 export type DropReason = "auto_reply" | "bounce" | "duplicate" | "unknown_ticket" | "rate_limited" | "blocked" | "empty";
 export type HoldReason = "not_the_player";
 
 export type InboundOutcome =
-  | { status: "accepted"; ticketId: string; eventId: string; followUp: boolean }
+  | { status: "accepted"; ticketId: string; eventId: string; followUp: boolean; filesNotKept: string[] }
   | { status: "held"; reason: HoldReason; ticketId: string }
   | { status: "dropped"; reason: DropReason };
 
@@ -110,6 +118,14 @@ export function fromThePlayer(mail: Pick<InboundMail, "from">, playerEmail: stri
 }
 
 const parser = new EmailReplyParser();
+
+/** Files of one message, as for any message (the storage's own limits apply to each file). */
+export const MAX_MAIL_FILES = 100;
+
+/** The line added under a message whose files were not all kept (a type or size the platform does not take). */
+export function filesNotKeptNote(names: readonly string[]): string {
+  return names.length === 0 ? "" : `\n\n[Not kept: ${names.join(", ")}, of a type or size the platform does not accept.]`;
+}
 
 /** The player's own answer: the quoted conversation and the signature removed. */
 export function replyText(text: string): string {

@@ -88,6 +88,25 @@ export async function createUpload(ctx: MediaContext, input: UploadInput): Promi
   return { attachment, uploadUrl: signed.url, uploadMethod: "PUT", uploadHeaders: signed.headers, uploadExpiresInSeconds: expiresIn };
 }
 
+/**
+ * A file the platform received itself (an attachment of a player's mail): registered like the
+ * company's upload with the same checks, written by the service, complete at once.
+ */
+export async function storeAttachment(
+  ctx: MediaContext,
+  input: { companyId: string; gameId: string; fileName: string; fileType: string; content: Uint8Array },
+): Promise<Attachment> {
+  const upload = parseUploadInput({ companyId: input.companyId, gameId: input.gameId, fileName: input.fileName, fileType: input.fileType, fileSize: BigInt(input.content.length) });
+  await ctx.games.requireGame(upload.companyId, upload.gameId);
+  const id = newAttachmentId();
+  const key = objectKeyOf(upload.companyId, upload.gameId, id);
+  // The row first, as for an upload: an object written and then not recorded would never be swept.
+  const attachment = await insertAttachment(ctx.db, id, key, upload, new Date());
+  await ctx.storage.put({ key, body: input.content, contentType: upload.fileType, contentDisposition: contentDispositionOf(upload.fileName, upload.fileType) });
+  await recordUploaded(ctx, attachment);
+  return (await findAttachment(ctx.db, upload.companyId, id)) ?? attachment;
+}
+
 /** Records the first sighting of a complete upload, with its event, once. */
 async function recordUploaded(ctx: MediaContext, attachment: Attachment): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {

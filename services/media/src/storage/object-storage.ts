@@ -25,6 +25,8 @@ export interface ObjectStorage {
   presignDownload(key: string, expiresInSeconds: number): Promise<string>;
   /** Size and type of a stored object; undefined when there is none. */
   head(key: string): Promise<{ size: number; contentType: string | undefined } | undefined>;
+  /** Writes an object the service itself received (not through a pre-signed upload). */
+  put(object: { key: string; body: Uint8Array; contentType: string; contentDisposition: string }): Promise<void>;
   /** Deletes an object; deleting a missing one succeeds (S3 semantics). */
   delete(key: string): Promise<void>;
   destroy(): void;
@@ -86,6 +88,11 @@ export function createObjectStorage(config: StorageConfig): ObjectStorage {
         if (isMissing(error)) return undefined;
         throw error;
       }
+    },
+    async put(object) {
+      await client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: object.key, Body: object.body, ContentType: object.contentType, ContentDisposition: object.contentDisposition, ContentLength: object.body.length }),
+      );
     },
     async delete(key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));

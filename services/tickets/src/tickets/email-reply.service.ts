@@ -10,7 +10,7 @@ import { validationError } from "@support/errors";
 import type { TicketsContext } from "../context.ts";
 import { messageIssues } from "./new-ticket.ts";
 import { findTicket } from "./ticket.repository.ts";
-import { appendPlayerMessage, createTicket, getTicket, playerBlocked } from "./ticket.service.ts";
+import { appendPlayerMessage, claimAttachments, createTicket, getTicket, playerBlocked } from "./ticket.service.ts";
 import type { Ticket } from "./ticket.ts";
 
 /** How many follow-ups and merges a reply follows at most (a chain that long is a mistake, not a conversation). */
@@ -35,8 +35,8 @@ async function destinationOf(ctx: TicketsContext, ticket: Ticket): Promise<Ticke
   return current;
 }
 
-export async function addEmailReply(ctx: TicketsContext, input: { companyId: string; ticketId: string; message: string }): Promise<EmailReplyResult> {
-  const issues = messageIssues(input.message, []);
+export async function addEmailReply(ctx: TicketsContext, input: { companyId: string; ticketId: string; message: string; attachments: string[] }): Promise<EmailReplyResult> {
+  const issues = messageIssues(input.message, input.attachments);
   if (issues.length > 0) throw validationError(issues);
   const answered = await destinationOf(ctx, await getTicket(ctx, input.companyId, input.ticketId));
 
@@ -47,7 +47,11 @@ export async function addEmailReply(ctx: TicketsContext, input: { companyId: str
   if (known?.blocked) throw playerBlocked();
 
   if (answered.status !== "closed") {
-    const { ticket, eventId } = await appendPlayerMessage(ctx, answered, input.message, []);
+    // The company's uploads (the email service stored them), claimed for this ticket and player.
+    const attachments = await claimAttachments(ctx, {
+      companyId: answered.companyId, gameId: answered.gameId, ticketId: answered.id, servicePlayerId: answered.servicePlayerId ?? undefined, attachmentIds: input.attachments,
+    });
+    const { ticket, eventId } = await appendPlayerMessage(ctx, answered, input.message, attachments);
     return { ticketId: ticket.id, eventId, followUp: false };
   }
   const created = await createTicket(ctx, {
@@ -57,7 +61,7 @@ export async function addEmailReply(ctx: TicketsContext, input: { companyId: str
     environmentId: answered.gameEnvironmentId,
     player: { externalId: answered.playerId ?? undefined, email: answered.email ?? undefined, name: answered.playerName ?? undefined },
     message: input.message,
-    attachmentIds: [],
+    attachmentIds: input.attachments,
     language: answered.language,
     channels: ["email"],
     platform: answered.platform,

@@ -163,6 +163,66 @@ export declare type CreateAttachmentUploadRequest = Message<"media.v1.CreateAtta
 export declare const CreateAttachmentUploadRequestSchema: GenMessage<CreateAttachmentUploadRequest>;
 
 /**
+ * StoreAttachmentRequest is a file and what it is.
+ *
+ * @generated from message media.v1.StoreAttachmentRequest
+ */
+export declare type StoreAttachmentRequest = Message<"media.v1.StoreAttachmentRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * As in CreateAttachmentUploadRequest.
+   *
+   * @generated from field: string file_name = 3;
+   */
+  fileName: string;
+
+  /**
+   * @generated from field: string file_type = 4;
+   */
+  fileType: string;
+
+  /**
+   * 1..209715200 bytes.
+   *
+   * @generated from field: bytes content = 5;
+   */
+  content: Uint8Array;
+};
+
+/**
+ * Describes the message media.v1.StoreAttachmentRequest.
+ * Use `create(StoreAttachmentRequestSchema)` to create a new message.
+ */
+export declare const StoreAttachmentRequestSchema: GenMessage<StoreAttachmentRequest>;
+
+/**
+ * StoreAttachmentResponse names the stored attachment.
+ *
+ * @generated from message media.v1.StoreAttachmentResponse
+ */
+export declare type StoreAttachmentResponse = Message<"media.v1.StoreAttachmentResponse"> & {
+  /**
+   * @generated from field: media.v1.MediaAttachment attachment = 1;
+   */
+  attachment?: MediaAttachment | undefined;
+};
+
+/**
+ * Describes the message media.v1.StoreAttachmentResponse.
+ * Use `create(StoreAttachmentResponseSchema)` to create a new message.
+ */
+export declare const StoreAttachmentResponseSchema: GenMessage<StoreAttachmentResponse>;
+
+/**
  * CreateAttachmentUploadResponse is the attachment upload instruction: PUT the file to
  * upload_url with upload_headers exactly as given, before it expires.
  *
@@ -449,6 +509,19 @@ export declare const MediaService: GenService<{
     methodKind: "unary";
     input: typeof CreateAttachmentUploadRequestSchema;
     output: typeof CreateAttachmentUploadResponseSchema;
+  },
+  /**
+   * StoreAttachment stores a file the platform received itself (an attachment of a player's mail)
+   * as an upload of the company, complete at once: the same checks as CreateAttachmentUpload (the
+   * size is the content's), then the object is written by the service. It is claimed like the
+   * company's uploads (no session).
+   *
+   * @generated from rpc media.v1.MediaService.StoreAttachment
+   */
+  storeAttachment: {
+    methodKind: "unary";
+    input: typeof StoreAttachmentRequestSchema;
+    output: typeof StoreAttachmentResponseSchema;
   },
   /**
    * GetAttachmentDownload returns a signed GET URL (at most 5 minutes) for a completed upload

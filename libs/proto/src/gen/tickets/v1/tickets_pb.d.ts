@@ -33,6 +33,13 @@ export declare type AddEmailReplyRequest = Message<"tickets.v1.AddEmailReplyRequ
    * @generated from field: string message = 3;
    */
   message: string;
+
+  /**
+   * The mail's attachments, stored by media as the company's uploads for the ticket's game.
+   *
+   * @generated from field: repeated string attachments = 4;
+   */
+  attachments: string[];
 };
 
 /**
