@@ -230,6 +230,38 @@ describe("downloads", () => {
   });
 });
 
+describe("StoreAttachment (a player's mail's files)", () => {
+  it("stores the bytes as a complete upload of the company, published once, claimable without a session, and served back", async () => {
+    const tenant = ctx.newTenant();
+    const bytes = randomBytes(3000);
+    const { attachment } = await ctx.client.storeAttachment({ companyId: tenant.companyId, gameId: tenant.gameId, fileName: "crash.png", fileType: "image/png", content: bytes });
+    expect(attachment).toMatchObject({ companyId: tenant.companyId, gameId: tenant.gameId, fileName: "crash.png", fileType: "image/png", fileSize: 3000n });
+    expect((await rowOf(attachment!.id))?.uploaded_at).toBeInstanceOf(Date);
+    const events = (await ctx.publishedEvents()).filter((e) => e.data.attachmentId === attachment!.id);
+    expect(events.map((e) => e.type)).toEqual(["media.attachment.uploaded"]);
+    const response = await download(tenant.companyId, attachment!.id);
+    expect(Buffer.from(await response.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(response.headers.get("content-type")).toBe("image/png");
+    const claimed = await ctx.client.claimAttachments({ companyId: tenant.companyId, gameId: tenant.gameId, attachmentIds: [attachment!.id], ticketId: randomUUID() });
+    expect(claimed.attachments.map((a) => a.id)).toEqual([attachment!.id]);
+    // A web support session cannot claim what the company stored.
+    const other = await ctx.client.storeAttachment({ companyId: tenant.companyId, gameId: tenant.gameId, fileName: "b.txt", fileType: "text/plain", content: Buffer.from("hi") });
+    expect(await failureOf(ctx.client.claimAttachments({ companyId: tenant.companyId, gameId: tenant.gameId, attachmentIds: [other.attachment!.id], ticketId: randomUUID(), sessionId: randomUUID() }))).toMatchObject({ code: "invalid_argument" });
+  });
+
+  it("refuses a type the platform does not take, an empty file and a game the company does not have, storing nothing", async () => {
+    const tenant = ctx.newTenant();
+    const before = (await sql<{ n: string }>`select count(*) as n from media.attachments where company_id = ${tenant.companyId}`.execute(ctx.db)).rows[0]!.n;
+    const docx = await failureOf(ctx.client.storeAttachment({ companyId: tenant.companyId, gameId: tenant.gameId, fileName: "r.docx", fileType: "application/msword", content: Buffer.from("x") }));
+    expect(docx).toMatchObject({ code: "invalid_argument", issues: [{ path: "/fileType" }] });
+    const empty = await failureOf(ctx.client.storeAttachment({ companyId: tenant.companyId, gameId: tenant.gameId, fileName: "e.txt", fileType: "text/plain", content: new Uint8Array() }));
+    expect(empty).toMatchObject({ code: "invalid_argument", issues: [{ path: "/fileSize" }] });
+    expect(await failureOf(ctx.client.storeAttachment({ companyId: tenant.companyId, gameId: randomUUID(), fileName: "a.png", fileType: "image/png", content: Buffer.from("x") }))).toMatchObject({ code: "not_found" });
+    const after = (await sql<{ n: string }>`select count(*) as n from media.attachments where company_id = ${tenant.companyId}`.execute(ctx.db)).rows[0]!.n;
+    expect(after).toBe(before);
+  });
+});
+
 describe("ClaimAttachments", () => {
   it("marks completed uploads of the game used, links the ticket and service player, and keeps the request order", async () => {
     const tenant = ctx.newTenant();
