@@ -85,8 +85,9 @@ const SERVICES: Service[] = [
   { name: "players", port: 50054, metricsPort: 9468, urlVar: "PLAYERS_URL", admin: true },
   // Local receivers are plain http on this machine: allowed here only, never in production.
   { name: "webhooks", port: 50055, metricsPort: 9469, urlVar: "WEBHOOKS_URL", admin: true, env: { WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE_TARGETS: "true" } },
-  // Agents' replies on email tickets go to the stack's mailbox (or SMTP_URL).
-  { name: "email", port: 50056, metricsPort: 9470, urlVar: "EMAIL_URL" },
+  // Agents' replies on email tickets go to the stack's mailbox (or SMTP_URL); players' answers
+  // come back by SMTP to 127.0.0.1:2525 (curl or any mail client, docs/email.md "Locally").
+  { name: "email", port: 50056, metricsPort: 9470, urlVar: "EMAIL_URL", env: { EMAIL_REPLY_ADDRESS: "support@localhost", EMAIL_SMTP_PORT: "2525" } },
   // The support application is served by this gateway: agents sign in from its own origin.
   { name: "gateway", port: GATEWAY_PORT, metricsPort: 9464, env: { SUPPORT_APP_URL: supportAppUrl() } },
 ];
@@ -576,6 +577,7 @@ function printReady(record: TenantRecord | undefined, mailbox: { smtpUrl: string
   const link = webSupportLink(record, base);
   if (link) lines.push(`  Support   ${link}`, "            (the web support page as the demo player: each opening starts a new session)");
   if (mailbox.local) lines.push("  Mail      .data/mail/   (what players receive: email codes, agents' replies to email tickets; docs/email.md)");
+  lines.push("  Answers   smtp://127.0.0.1:2525   (players' answers by mail: curl --url smtp://127.0.0.1:2525 --mail-from <player> --mail-rcpt <Reply-To> -T <answer.eml>)");
   lines.push("  Admin     pnpm admin help   (token in .data/admin-token, read by the tool)", "  Stop      Ctrl-C", "");
   process.stdout.write(`${lines.join("\n")}\n`);
 }

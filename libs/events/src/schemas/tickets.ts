@@ -103,6 +103,12 @@ export const messageAdded = defineEvent({
     language: Nullable(Type.String(), "null for PRIVATE_NOTE"),
     attachments: Type.Array(AttachmentRef),
     actor: Actor,
+    channel: Type.Optional(
+      OneOf(
+        ["chat", "email"],
+        "How the message travels: `email` for a player's answer by mail and for an agent's message on an email ticket (it is mailed to the player), `chat` otherwise; absent on private notes and in events written before it existed",
+      ),
+    ),
   }),
 });
 

@@ -51,7 +51,7 @@ export async function addPlayerMessage(
     companyId: current.companyId, gameId: current.gameId, ticketId: current.id, servicePlayerId: current.servicePlayerId ?? "", sessionId: input.owner.sessionId ?? undefined, attachmentIds: input.attachments,
   });
 
-  return appendPlayerMessage(ctx, current, input.message, attachments);
+  return appendPlayerMessage(ctx, current, input.message, attachments, "chat");
 }
 
 /** CSAT: only for a ticket closed as resolved, once; sets the score and appends a CSAT event. */

@@ -57,10 +57,16 @@ export function ticketAssigned(ticket: Ticket, previousAssigneeId: string | null
 }
 
 /** A PLAYER_MESSAGE, AGENT_MESSAGE or PRIVATE_NOTE was added. */
-export function messageAdded(ticket: Ticket, recorded: RecordedEvent): NewEvent {
+/**
+ * A message added. `channel`: how it travels; by default the ticket's (an email ticket's messages
+ * are mailed), given where it differs (the page on an email ticket, an answer by mail). None on a
+ * private note.
+ */
+export function messageAdded(ticket: Ticket, recorded: RecordedEvent, channel?: "chat" | "email"): NewEvent {
   if (recorded.type !== "PLAYER_MESSAGE" && recorded.type !== "AGENT_MESSAGE" && recorded.type !== "PRIVATE_NOTE") {
     throw new Error(`not a message event: ${recorded.type}`);
   }
+  const travels = recorded.type === "PRIVATE_NOTE" ? undefined : (channel ?? (ticket.channels.includes("email") ? "email" : "chat"));
   return event(TICKET_EVENT_TYPES.messageAdded, ticket, {
     ...base(ticket),
     eventId: recorded.id,
@@ -69,6 +75,7 @@ export function messageAdded(ticket: Ticket, recorded: RecordedEvent): NewEvent 
     language: "language" in recorded.data ? recorded.data.language : null,
     attachments: recorded.data.attachments,
     actor: recorded.actor,
+    ...(travels === undefined ? {} : { channel: travels }),
   });
 }
 

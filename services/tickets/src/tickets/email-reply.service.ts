@@ -51,7 +51,7 @@ export async function addEmailReply(ctx: TicketsContext, input: { companyId: str
     const attachments = await claimAttachments(ctx, {
       companyId: answered.companyId, gameId: answered.gameId, ticketId: answered.id, servicePlayerId: answered.servicePlayerId ?? undefined, attachmentIds: input.attachments,
     });
-    const { ticket, eventId } = await appendPlayerMessage(ctx, answered, input.message, attachments);
+    const { ticket, eventId } = await appendPlayerMessage(ctx, answered, input.message, attachments, "email");
     return { ticketId: ticket.id, eventId, followUp: false };
   }
   const created = await createTicket(ctx, {

@@ -74,6 +74,7 @@ describe("checkNewTicket", () => {
       tags: ["bug"],
       fields: { level: 12 },
       skipDuplicateCheck: true,
+      reopenedFromTicketId: null,
     });
   });
 
@@ -93,7 +94,23 @@ describe("checkNewTicket", () => {
       tags: [],
       fields: {},
       skipDuplicateCheck: true,
+      reopenedFromTicketId: null,
     });
+  });
+
+  it("makes a player's mail to a closed ticket into its follow-up: an email ticket of no session, with the closed one named and no duplicate check", () => {
+    const closed = "EEEEEEEE-EEEE-4EEE-8EEE-EEEEEEEEEEEE";
+    expect(checkNewTicket({ ...web({ sessionId: undefined, player: { email: "pat@example.com" } }), supportSource: "EMAIL", reopenedFromTicketId: closed })).toMatchObject({
+      supportSource: "EMAIL",
+      sessionId: null,
+      channels: ["email"],
+      platform: "not_specified",
+      skipDuplicateCheck: true,
+      reopenedFromTicketId: closed.toLowerCase(),
+    });
+    expect(issuesOf({ ...web({ sessionId: undefined, player: { email: "pat@example.com" } }), supportSource: "EMAIL", reopenedFromTicketId: "not-a-ticket" })).toEqual([
+      { path: "/reopenedFromTicketId", message: "must be a uuid" },
+    ]);
   });
 
   describe("defaults, applied here once", () => {

@@ -204,14 +204,15 @@ export async function createTicket(ctx: TicketsContext, request: UncheckedNewTic
 }
 
 /**
- * Appends the player's message to an open ticket (from the page or by mail), attachments already
- * claimed: a waiting ticket goes back to work; a ticket closed meanwhile refuses it (409).
+ * Appends the player's message to an open ticket (from the page, `chat`, or by mail, `email`),
+ * attachments already claimed: a waiting ticket goes back to work; a ticket closed meanwhile refuses it (409).
  */
 export async function appendPlayerMessage(
   ctx: Pick<TicketsContext, "db">,
   current: Pick<Ticket, "companyId" | "id">,
   text: string,
   attachments: { id: string }[],
+  channel: "chat" | "email",
 ): Promise<{ ticket: Ticket; eventId: string }> {
   return ctx.db.transaction().execute(async (trx) => {
     const locked = await findTicket(trx, current.companyId, current.id, true);
@@ -225,7 +226,7 @@ export async function appendPlayerMessage(
     updated = { ...updated, lastPlayerMessageAt: now, lastActivityAt: now };
     const message: RecordedEvent = { id: randomUUID(), type: "PLAYER_MESSAGE", data: { message: text, language: locked.language, attachments }, actor };
     const recorded: RecordedEvent[] = [message];
-    const outbox = [domain.messageAdded(updated, message)];
+    const outbox = [domain.messageAdded(updated, message, channel)];
     if (updated.status !== locked.status) {
       recorded.unshift({ id: randomUUID(), type: "STATUS_CHANGED", data: { from: locked.status, to: updated.status }, actor });
       outbox.unshift(domain.statusChanged(updated, locked.status, actor));

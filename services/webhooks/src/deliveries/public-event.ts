@@ -66,7 +66,7 @@ export function publicEventsOf(event: DomainEvent): PublicEvent[] {
       case "tickets.ticket.message_added": {
         const { data } = ticketEvent;
         const note = data.type === "PRIVATE_NOTE";
-        const fields = note ? pick(data, ["eventId", "message", "attachments", "actor"]) : pick(data, ["eventId", "type", "message", "language", "attachments", "actor"]);
+        const fields = note ? pick(data, ["eventId", "message", "attachments", "actor"]) : pick(data, ["eventId", "type", "message", "language", "attachments", "actor", "channel"]);
         return [{ ...base, type: note ? "ticket.private_note_added" : "ticket.message_added", data: { ...ticketRef(data), ...fields } }];
       }
       case "tickets.ticket.closed": {
