@@ -49,7 +49,10 @@ export function createTicketReader(tickets: TicketsClient): TicketReader {
       try {
         const { ticket } = await tickets.getTicket({ companyId, ticketId });
         if (ticket === undefined) return undefined;
-        return { id: ticket.id, runningId: Number(ticket.runningId), gameId: ticket.gameId, channels: ticket.channels, email: ticket.email, language: ticket.language };
+        return {
+          id: ticket.id, runningId: Number(ticket.runningId), gameId: ticket.gameId, channels: ticket.channels, email: ticket.email, language: ticket.language,
+          status: ticket.status, resolutionType: ticket.resolutionType, csatScore: ticket.csatScore,
+        };
       } catch (error) {
         if (isNotFound(error)) return undefined;
         throw connectToAppError(error);
@@ -70,6 +73,13 @@ export function createTicketReader(tickets: TicketsClient): TicketReader {
         });
       }
       return messages;
+    },
+    async rate(companyId, ticketId, score, review) {
+      try {
+        await tickets.rateTicket({ companyId, ticketId, score, review: review ?? undefined });
+      } catch (error) {
+        throw connectToAppError(error);
+      }
     },
     async addReply(companyId, ticketId, message, attachments) {
       try {

@@ -20,6 +20,10 @@ export const configSpecs = {
   RPC_TIMEOUT_MS: num({ default: 5_000, desc: "Deadline of each call to another service" }),
   SMTP_URL: str({ default: "", desc: "The SMTP relay mails go through (smtp:// with STARTTLS, smtps://, credentials in the URL); empty: nothing is sent" }),
   MAIL_FROM: str({ default: "Player support <support@localhost>", desc: "The sender address; each mail puts the game's support name in front of it" }),
+  WEB_SUPPORT_URL: str({
+    default: "http://127.0.0.1:8080/support/",
+    desc: "The public address of the web support page (the gateway's /support/): the satisfaction survey's links open its rating page",
+  }),
   EMAIL_REPLY_ADDRESS: str({
     default: "",
     desc: "The address players answer to, plus-addressed per ticket (support@example.com -> support+<token>@example.com); empty: replies go to MAIL_FROM",
@@ -70,6 +74,7 @@ function checkRanges(config: EmailConfig): string[] {
   } catch (error) {
     problems.push(`EMAIL_RETRY_SCHEDULE: ${(error as Error).message}`);
   }
+  if (!URL.canParse(config.WEB_SUPPORT_URL) || !/^https?:$/.test(new URL(config.WEB_SUPPORT_URL).protocol)) problems.push("WEB_SUPPORT_URL: must be an http(s) URL");
   if (config.EMAIL_REPLY_ADDRESS !== "" && !/^[^@\s+]+@[^@\s]+$/.test(config.EMAIL_REPLY_ADDRESS)) {
     problems.push("EMAIL_REPLY_ADDRESS: must be a plain address without '+' (local@domain)");
   }

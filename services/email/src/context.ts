@@ -12,6 +12,9 @@ export interface TicketForMail {
   channels: string[];
   email: string | undefined;
   language: string;
+  status: string;
+  resolutionType: string | undefined;
+  csatScore: number | undefined;
 }
 
 /** A message of the conversation the player may read (never a private note). */
@@ -34,6 +37,8 @@ export interface TicketReader {
    * blocked player (failed_precondition PLAYER_BLOCKED) or an unknown ticket (not_found).
    */
   addReply(companyId: string, ticketId: string, message: string, attachments: string[]): Promise<{ ticketId: string; eventId: string; followUp: boolean }>;
+  /** Records the player's rating from the survey link (tickets.RateTicket); conflict when the ticket cannot be rated (rated already). */
+  rate(companyId: string, ticketId: string, score: number, review: string | null): Promise<void>;
 }
 
 /** Where a mail's files are kept: media in production, as the company's uploads for the game. */
@@ -54,6 +59,8 @@ export interface EmailSettings {
   replyAddress: string;
   quotedMessages: number;
   queueMax: number;
+  /** The web support page's address (WEB_SUPPORT_URL): the survey's links open its rating page. */
+  webSupportUrl: string;
   /** Mails taken from one address, and for one ticket, per hour; past them mail is dropped (loops). */
   inboundPerSenderPerHour: number;
   inboundPerTicketPerHour: number;

@@ -2,5 +2,6 @@
 import type { OutboxTable } from "@support/bus";
 import type { InboundMailTables } from "./inbound/inbound-mail.table.ts";
 import type { MailTables } from "./mails/mail.table.ts";
+import type { RatingTables } from "./ratings/rating.table.ts";
 
-export type EmailDatabase = OutboxTable & MailTables & InboundMailTables;
+export type EmailDatabase = OutboxTable & MailTables & InboundMailTables & RatingTables;

@@ -5,6 +5,8 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { EmailService, MailKind, MailStatus, type MailSchema } from "@support/proto";
 import type { EmailContext } from "./context.ts";
 import { listMails } from "./mails/mail.service.ts";
+import { RATING_PAGE_CSS } from "./ratings/rating-page.ts";
+import { ratingPage, submitRating } from "./ratings/rating.service.ts";
 import type { Mail } from "./mails/mail.ts";
 
 const KINDS: Record<Mail["kind"], MailKind> = { agent_reply: MailKind.AGENT_REPLY, csat_request: MailKind.CSAT_REQUEST };
@@ -35,5 +37,13 @@ export function mailMessage(mail: Mail): MessageInitShape<typeof MailSchema> {
 export function registerRoutes(router: ConnectRouter, ctx: EmailContext): void {
   router.service(EmailService, {
     listTicketMails: async (req) => ({ mails: (await listMails(ctx, req.companyId, req.ticketId)).map(mailMessage) }),
+    getRatingPage: async (req) => {
+      const page = await ratingPage(ctx, req.token, req.score);
+      return { httpStatus: page.status, html: page.html, stylesheet: RATING_PAGE_CSS };
+    },
+    submitRating: async (req) => {
+      const page = await submitRating(ctx, req.token, req.score, req.review);
+      return { httpStatus: page.status, html: page.html };
+    },
   });
 }

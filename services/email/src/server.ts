@@ -69,6 +69,7 @@ export function createServer(deps: EmailDeps): EmailServer {
       replyAddress: config.EMAIL_REPLY_ADDRESS,
       quotedMessages: config.EMAIL_QUOTED_MESSAGES,
       queueMax: config.EMAIL_QUEUE_MAX,
+      webSupportUrl: config.WEB_SUPPORT_URL,
       inboundPerSenderPerHour: config.EMAIL_INBOUND_PER_SENDER_PER_HOUR,
       inboundPerTicketPerHour: config.EMAIL_INBOUND_PER_TICKET_PER_HOUR,
     },

@@ -34,6 +34,9 @@ function context(queueMax = 100): EmailContext {
       addReply: async () => {
         throw new Error("no answers in these tests");
       },
+      rate: async () => {
+        throw new Error("no ratings in these tests");
+      },
     },
     games: { nameOf: async () => "Galaxy Raiders" },
     files: {
@@ -41,14 +44,17 @@ function context(queueMax = 100): EmailContext {
         throw new Error("no files in these tests");
       },
     },
-    settings: { fromAddress: "support@studio.example", replyAddress: "support@studio.example", quotedMessages: 3, queueMax, inboundPerSenderPerHour: 20, inboundPerTicketPerHour: 30 },
+    settings: {
+      fromAddress: "support@studio.example", replyAddress: "support@studio.example", webSupportUrl: "https://help.studio.example/support/", quotedMessages: 3, queueMax,
+      inboundPerSenderPerHour: 20, inboundPerTicketPerHour: 30,
+    },
     wake: () => {},
   };
 }
 
 function emailTicket(address: string, channels = ["email"]): string {
   const id = randomUUID();
-  tickets.set(id, { id, runningId: tickets.size + 1, gameId: randomUUID(), channels, email: address, language: "en" });
+  tickets.set(id, { id, runningId: tickets.size + 1, gameId: randomUUID(), channels, email: address, language: "en", status: "assigned", resolutionType: undefined, csatScore: undefined });
   return id;
 }
 

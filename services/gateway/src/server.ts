@@ -58,6 +58,7 @@ import { dispatchRoutes } from "./route-dispatch.ts";
 import { rememberStaticMatches } from "./route-matches.ts";
 import { registerWebSupportRoutes, webSupportOptions } from "./routes/web-support.ts";
 import { agentConsoleOptions, registerAgentConsoleRoutes } from "./routes/agent-console.ts";
+import { registerRatingPageRoutes } from "./routes/rating-page.ts";
 import { registerWebhookRoutes } from "./routes/webhooks.ts";
 import type { GatewayMiddleware, GatewayRouter, GatewayState } from "./types.ts";
 
@@ -128,6 +129,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerDocsRoutes(router);
   registerWebSupportRoutes(router, webSupportOptions(config));
   registerAgentConsoleRoutes(router, agentConsoleOptions(config));
+  registerRatingPageRoutes(router, { email: clients.email });
   const apiRateLimiter = createPlayersApiRateLimiter(clients.players, config, logger, registry);
   const api = createApiRoutes({
     router,

@@ -367,6 +367,54 @@ describe("the email channel: agents' replies reach the player's inbox", () => {
     expect(await playerMessages(closed.id)).toEqual(["Question of closed"]);
   });
 
+  it("mails the satisfaction survey when an email ticket is resolved; its link's page takes one rating, which the ticket keeps", async () => {
+    const rated = await mailedTicket("rated");
+    const before = stack.smtp.mails.length;
+    expect((await act(rated.id, [{ type: "resolveTicket" }])).status).toBe(200);
+    const survey = await stack.smtp.waitForMail(rated.address, { timeoutMs: 15_000, after: before });
+    expect(survey.subject).toMatch(/^How did we do\? Question of rated \[#\d+\]$/);
+    expect(header(survey.raw, "Auto-Submitted")).toBe("auto-generated");
+    expect(header(survey.raw, "In-Reply-To")).toBe(rated.messageId);
+    const links = [...survey.text.matchAll(/(http:\/\/\S+\/support\/rate\/([A-Za-z0-9_-]+)\?score=(\d))/g)];
+    expect(links.map((link) => link[3])).toEqual(["1", "2", "3", "4", "5"]);
+    const path = new URL(links[3]![1]!).pathname;
+
+    // Opening the link records nothing (mail scanners open links too): it shows the form with 4 chosen.
+    const page = await fetch(`${stack.url}${path}?score=4`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+    const html = await page.text();
+    expect(html).toContain('<html lang="en">');
+    expect(html).toMatch(/value="4" checked/);
+    expect((await fetch(`${stack.url}/support/rate.css`)).headers.get("content-type")).toContain("text/css");
+    const listed = async () => ((await stack.request(`/tickets?ticketId=${rated.id}`, { key: tenant.apiKeys.main! })).body as { tickets: { csatScore: number | null; csatReview: string | null }[] }).tickets[0]!;
+    expect((await listed()).csatScore).toBeNull();
+
+    const post = (body: string) => fetch(`${stack.url}${path}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body });
+    const noScore = await post("review=hmm");
+    expect(noScore.status).toBe(400);
+    expect(await noScore.text()).toContain("Choose a score from 1 to 5.");
+    const sent = await post("score=4&review=Quick+and+kind");
+    expect(sent.status).toBe(200);
+    expect(await sent.text()).toContain("You rated this conversation 4 of 5.");
+    expect(await listed()).toMatchObject({ csatScore: 4, csatReview: "Quick and kind" });
+    // Once per ticket.
+    expect(await (await post("score=1")).text()).toContain("already rated 4 of 5");
+    expect((await listed()).csatScore).toBe(4);
+    // An unknown link.
+    expect((await fetch(`${stack.url}/support/rate/${"x".repeat(32)}`)).status).toBe(404);
+  });
+
+  it("mails no survey for a rejected ticket", async () => {
+    const rejected = await mailedTicket("rejected");
+    expect((await act(rejected.id, [{ type: "rejectTicket" }])).status).toBe(200);
+    const marker = await mailedTicket("after-rejected");
+    // Mails go out in order of their events: once a later ticket's reply arrived, none came for the rejection.
+    expect(marker.messageId).toBeTruthy();
+    expect(stack.smtp.mails.filter((mail) => mail.to.includes(rejected.address))).toHaveLength(1);
+  });
+
   it("erases a ticket's mails with its player's data", async () => {
     const email = createServiceClient(EmailService, stack.serviceUrls.email);
     const before = await email.listTicketMails({ companyId: tenant.companyId, ticketId: ticket.id });

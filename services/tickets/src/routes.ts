@@ -13,6 +13,7 @@ import { erasePlayerTickets } from "./erasure/erasure.service.ts";
 import type { MergedFrom, TicketEvent } from "./ticket-events/event.ts";
 import { listTicketEvents } from "./ticket-events/event.service.ts";
 import { addEmailReply } from "./tickets/email-reply.service.ts";
+import { rateTicket } from "./player-side/player-side.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
 import {
   countAgentViews, createTicket, getTicket, listAgentTickets, listTickets, markTicketRead, mergeTickets, performTicketActions,
@@ -244,6 +245,11 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         actingUserId: req.actingUserId,
       });
       return { source: toMessage(source), target: toMessage(target) };
+    },
+
+    rateTicket: async (req) => {
+      const companyId = company(req.companyId);
+      return { ticket: toMessage(await rateTicket(ctx, await getTicket(ctx, companyId, req.ticketId), req.score, req.review ?? null)) };
     },
 
     addEmailReply: async (req) => {

@@ -1,5 +1,5 @@
 // The durable JetStream consumer of the tickets stream, shared by every replica: an agent's
-// message on an email ticket queues its mail; a deleted ticket (its player's data erased)
+// message on an email ticket queues its mail, a resolved one its survey; a deleted ticket (its player's data erased)
 // takes its mails with it. One message at a time: the mails of a ticket are queued in the order
 // of its messages, so each one's References name the ones before. Idempotent: a redelivered
 // event queues nothing new. While the mail queue is full, events wait in the stream.
@@ -9,7 +9,7 @@ import { readEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
 import type { EmailContext } from "../context.ts";
-import { eraseTicketMail, mailAgentReply } from "../mails/mail.service.ts";
+import { eraseTicketMail, mailAgentReply, mailCsatRequest } from "../mails/mail.service.ts";
 
 export interface TicketsEventsConsumerSettings {
   nc: NatsConnection;
@@ -69,6 +69,9 @@ export function createTicketsEventsConsumer(ctx: EmailContext, settings: Tickets
               settings.logger.warn({ ticketId: event.data.ticketId }, "mail queue full (EMAIL_QUEUE_MAX): the reply waits in the stream");
               return retryIn(QUEUE_FULL_HOLD_MS);
             }
+          } else if (event.type === "tickets.ticket.closed" && event.data.resolutionType === "resolved") {
+            const outcome = await mailCsatRequest(ctx, { sourceEventId: event.id, companyId: event.companyId, ticketId: event.data.ticketId });
+            if (outcome === "queue_full") return retryIn(QUEUE_FULL_HOLD_MS);
           } else if (event.type === "tickets.ticket.deleted") {
             await eraseTicketMail(ctx, event.companyId, event.data.ticketId);
           }

@@ -81,3 +81,46 @@ export function renderReplyMail(input: ReplyMailInput): RenderedMail {
     html,
   };
 }
+
+export interface CsatMailInput {
+  language: string;
+  gameName: string;
+  runningId: number;
+  subjectLine: string;
+  /** The rating page's address for each score, 1 to 5. */
+  links: readonly [string, string, string, string, string];
+}
+
+/** The satisfaction survey of a resolved ticket: one link per score, each opening the rating page with it chosen. */
+export function renderCsatMail(input: CsatMailInput): RenderedMail {
+  const { language, texts } = textsFor(input.language);
+  const choices = texts.scores.map((label, index) => ({ label, link: input.links[index]! }));
+  const text = [
+    texts.csatIntro(input.gameName),
+    "",
+    texts.csatQuestion,
+    "",
+    ...choices.map((choice) => `${choice.label}: ${choice.link}`),
+    "",
+    texts.csatOnce,
+    "",
+    `— ${texts.signature(input.gameName)}`,
+  ].join("\n");
+  const html =
+    `<!doctype html><html lang="${escapeHtml(language)}"><head><meta charset="utf-8"><title>${escapeHtml(input.gameName)}</title></head>` +
+    `<body style="font-family:system-ui,sans-serif;font-size:15px;line-height:1.5;color:#1a1a1a">` +
+    `<p style="margin:0 0 12px">${escapeHtml(texts.csatIntro(input.gameName))}</p>` +
+    `<p style="margin:0 0 12px">${escapeHtml(texts.csatQuestion)}</p>` +
+    `<ul style="list-style:none;padding:0;margin:0 0 12px">` +
+    choices.map((choice) => `<li style="margin:0 0 6px"><a href="${escapeHtml(choice.link)}" style="color:#1d4ed8">${escapeHtml(choice.label)}</a></li>`).join("") +
+    `</ul>` +
+    `<p style="margin:0 0 12px;color:#555;font-size:13px">${escapeHtml(texts.csatOnce)}</p>` +
+    `<p style="margin:16px 0 4px">— ${escapeHtml(texts.signature(input.gameName))}</p>` +
+    `</body></html>`;
+  return {
+    fromName: texts.fromName(input.gameName),
+    subject: texts.csatSubject(input.subjectLine === "" ? input.gameName : input.subjectLine, input.runningId),
+    text,
+    html,
+  };
+}

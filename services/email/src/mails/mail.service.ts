@@ -1,8 +1,11 @@
-// The email channel's use cases: a mail for an agent's reply on an email ticket, the list of a
-// ticket's mails for the support application, the erasure of a ticket's mail.
+// The email channel's use cases: a mail for an agent's reply on an email ticket, the survey of
+// one resolved, the list of a ticket's mails for the support application, the erasure of a
+// ticket's mail.
 import { randomUUID } from "node:crypto";
 import type { EmailContext } from "../context.ts";
-import { renderReplyMail, subjectOf } from "./mail-message.ts";
+import { insertRatingLink, deleteTicketRatingLinks } from "../ratings/rating.repository.ts";
+import { hashRatingToken, newRatingToken, ratingLink } from "../ratings/rating.ts";
+import { renderCsatMail, renderReplyMail, subjectOf } from "./mail-message.ts";
 import { countWaiting, deleteTicketMail, ensureThread, insertMail, listTicketMails, mailExistsFor, threadMessageIds } from "./mail.repository.ts";
 import { newMessageId, newReplyToken, replyAddressOf, sendsMail, type Mail } from "./mail.ts";
 
@@ -79,6 +82,57 @@ export async function mailAgentReply(ctx: EmailContext, reply: AgentReply): Prom
   return "queued";
 }
 
+/**
+ * Queues the satisfaction survey of an email ticket closed as resolved (a ticket rejected,
+ * auto-closed or merged gets none; nor one already rated): a mail with a link per score to the
+ * rating page, its token kept hashed. Automatic mail, so marked `Auto-Submitted: auto-generated`.
+ */
+export async function mailCsatRequest(ctx: EmailContext, closed: { sourceEventId: string; companyId: string; ticketId: string }): Promise<ReplyMailOutcome> {
+  if (await mailExistsFor(ctx.db, closed.sourceEventId)) return "none";
+  const ticket = await ctx.tickets.ticket(closed.companyId, closed.ticketId);
+  if (ticket === undefined || !sendsMail(ticket) || ticket.resolutionType !== "resolved" || ticket.csatScore !== undefined) return "none";
+  if ((await countWaiting(ctx.db)) >= ctx.settings.queueMax) return "queue_full";
+  const [conversation, gameName] = await Promise.all([ctx.tickets.conversation(closed.companyId, closed.ticketId), ctx.games.nameOf(closed.companyId, ticket.gameId)]);
+  const token = newRatingToken();
+  const links = [1, 2, 3, 4, 5].map((score) => ratingLink(ctx.settings.webSupportUrl, token, score)) as [string, string, string, string, string];
+  const rendered = renderCsatMail({
+    language: ticket.language,
+    gameName,
+    runningId: ticket.runningId,
+    subjectLine: subjectOf(conversation.find((message) => message.fromPlayer)?.message ?? ""),
+    links,
+  });
+  const inserted = await ctx.db.transaction().execute(async (trx) => {
+    const replyToken = await ensureThread(trx, closed.companyId, closed.ticketId, newReplyToken());
+    const references = await threadMessageIds(trx, closed.companyId, closed.ticketId);
+    const queued = await insertMail(trx, {
+      id: randomUUID(),
+      companyId: closed.companyId,
+      ticketId: closed.ticketId,
+      eventId: null,
+      sourceEventId: closed.sourceEventId,
+      kind: "csat_request",
+      toAddress: ticket.email,
+      fromName: rendered.fromName,
+      replyTo: replyAddressOf(ctx.settings.replyAddress, replyToken),
+      subject: rendered.subject,
+      textBody: rendered.text,
+      htmlBody: rendered.html,
+      messageId: newMessageId(ctx.settings.fromAddress),
+      references,
+      headers: { "Auto-Submitted": "auto-generated", "X-Auto-Response-Suppress": "All" },
+      now: new Date(),
+    });
+    if (queued) {
+      await insertRatingLink(trx, hashRatingToken(token), { companyId: closed.companyId, ticketId: closed.ticketId, language: ticket.language, gameName, runningId: ticket.runningId });
+    }
+    return queued;
+  });
+  if (!inserted) return "none";
+  ctx.wake();
+  return "queued";
+}
+
 export async function listMails(ctx: Pick<EmailContext, "db">, companyId: string, ticketId: string): Promise<Mail[]> {
   return listTicketMails(ctx.db, companyId, ticketId);
 }
@@ -86,5 +140,6 @@ export async function listMails(ctx: Pick<EmailContext, "db">, companyId: string
 /** Erases a ticket's mails with their texts and addresses (the ticket was deleted with its player's data). */
 export async function eraseTicketMail(ctx: Pick<EmailContext, "db" | "logger">, companyId: string, ticketId: string): Promise<void> {
   const deleted = await deleteTicketMail(ctx.db, companyId, ticketId);
+  await deleteTicketRatingLinks(ctx.db, companyId, ticketId);
   if (deleted > 0) ctx.logger.info({ companyId, ticketId, mails: deleted }, "ticket's mails erased");
 }

@@ -4,10 +4,12 @@ import type { Migration } from "@support/db";
 import { addOutboxTraceparentMigration, createOutboxMigration } from "@support/bus";
 import * as createMails from "./2026_12_01_01_00_00_create_mails.ts";
 import * as createInboundMails from "./2026_12_01_02_00_00_create_inbound_mails.ts";
+import * as createRatingLinks from "./2026_12_01_03_00_00_create_rating_links.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_12_01_00_00_00_create_outbox": createOutboxMigration,
   "2026_12_01_00_01_00_add_outbox_traceparent": addOutboxTraceparentMigration,
   "2026_12_01_01_00_00_create_mails": createMails,
   "2026_12_01_02_00_00_create_inbound_mails": createInboundMails,
+  "2026_12_01_03_00_00_create_rating_links": createRatingLinks,
 };

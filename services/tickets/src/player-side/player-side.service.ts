@@ -59,18 +59,26 @@ export async function submitCsat(
   ctx: TicketsContext,
   input: { owner: PlayerSideOwner; ticketId: string; score: number; review: string | null },
 ): Promise<Ticket> {
-  const current = await getPlayerTicket(ctx, input.owner, input.ticketId);
-  const review = input.review?.trim() ? input.review.trim() : null;
-  checkCsat(current, input.score, review);
+  return rateTicket(ctx, await getPlayerTicket(ctx, input.owner, input.ticketId), input.score, input.review);
+}
+
+/**
+ * The rating itself, once whoever rates is known to be the ticket's player (the session's own
+ * ticket, or the link of the survey mailed to the player): only a ticket closed as resolved,
+ * once (409 otherwise), with a CSAT event by the player.
+ */
+export async function rateTicket(ctx: TicketsContext, current: Ticket, score: number, givenReview: string | null): Promise<Ticket> {
+  const review = givenReview?.trim() ? givenReview.trim() : null;
+  checkCsat(current, score, review);
   return ctx.db.transaction().execute(async (trx) => {
     const locked = await findTicket(trx, current.companyId, current.id, true);
     if (!locked) throw notFound("ticket not found");
-    checkCsat(locked, input.score, review);
+    checkCsat(locked, score, review);
     const now = new Date();
-    await setCsat(trx, locked.id, input.score, review, now);
-    const updated: Ticket = { ...locked, csatScore: input.score, csatReview: review, lastActivityAt: now };
+    await setCsat(trx, locked.id, score, review, now);
+    const updated: Ticket = { ...locked, csatScore: score, csatReview: review, lastActivityAt: now };
     const actor: Actor = { type: "player", id: locked.servicePlayerId };
-    const csat: RecordedEvent = { id: randomUUID(), type: "CSAT", data: { score: input.score, review }, actor };
+    const csat: RecordedEvent = { id: randomUUID(), type: "CSAT", data: { score, review }, actor };
     await insertEvents(trx, locked, [csat]);
     await writeEvents(trx, [domain.ticketRated(updated, csat)]);
     return updated;

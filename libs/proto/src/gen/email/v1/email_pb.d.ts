@@ -12,6 +12,118 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 export declare const file_email_v1_email: GenFile;
 
 /**
+ * GetRatingPageRequest names the link.
+ *
+ * @generated from message email.v1.GetRatingPageRequest
+ */
+export declare type GetRatingPageRequest = Message<"email.v1.GetRatingPageRequest"> & {
+  /**
+   * The token of the survey's link (the service keeps only its hash).
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * The score of the link followed, 1 to 5.
+   *
+   * @generated from field: optional int32 score = 2;
+   */
+  score?: number | undefined;
+};
+
+/**
+ * Describes the message email.v1.GetRatingPageRequest.
+ * Use `create(GetRatingPageRequestSchema)` to create a new message.
+ */
+export declare const GetRatingPageRequestSchema: GenMessage<GetRatingPageRequest>;
+
+/**
+ * GetRatingPageResponse is the page: 200, or 404 for an unknown or expired link.
+ *
+ * @generated from message email.v1.GetRatingPageResponse
+ */
+export declare type GetRatingPageResponse = Message<"email.v1.GetRatingPageResponse"> & {
+  /**
+   * @generated from field: int32 http_status = 1;
+   */
+  httpStatus: number;
+
+  /**
+   * A whole HTML document in the ticket's language; it needs only the stylesheet /support/rate.css.
+   *
+   * @generated from field: string html = 2;
+   */
+  html: string;
+
+  /**
+   * The stylesheet the page links to.
+   *
+   * @generated from field: string stylesheet = 3;
+   */
+  stylesheet: string;
+};
+
+/**
+ * Describes the message email.v1.GetRatingPageResponse.
+ * Use `create(GetRatingPageResponseSchema)` to create a new message.
+ */
+export declare const GetRatingPageResponseSchema: GenMessage<GetRatingPageResponse>;
+
+/**
+ * SubmitRatingRequest is the form the page sent.
+ *
+ * @generated from message email.v1.SubmitRatingRequest
+ */
+export declare type SubmitRatingRequest = Message<"email.v1.SubmitRatingRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * Absent when none was chosen (the page asks again, 400).
+   *
+   * @generated from field: optional int32 score = 2;
+   */
+  score?: number | undefined;
+
+  /**
+   * @generated from field: string review = 3;
+   */
+  review: string;
+};
+
+/**
+ * Describes the message email.v1.SubmitRatingRequest.
+ * Use `create(SubmitRatingRequestSchema)` to create a new message.
+ */
+export declare const SubmitRatingRequestSchema: GenMessage<SubmitRatingRequest>;
+
+/**
+ * SubmitRatingResponse is the answer page: thanks (200), already rated (200), no score (400), unknown link (404).
+ *
+ * @generated from message email.v1.SubmitRatingResponse
+ */
+export declare type SubmitRatingResponse = Message<"email.v1.SubmitRatingResponse"> & {
+  /**
+   * @generated from field: int32 http_status = 1;
+   */
+  httpStatus: number;
+
+  /**
+   * @generated from field: string html = 2;
+   */
+  html: string;
+};
+
+/**
+ * Describes the message email.v1.SubmitRatingResponse.
+ * Use `create(SubmitRatingResponseSchema)` to create a new message.
+ */
+export declare const SubmitRatingResponseSchema: GenMessage<SubmitRatingResponse>;
+
+/**
  * Mail is one mail to a player, without its text (the conversation holds that).
  *
  * @generated from message email.v1.Mail
@@ -231,6 +343,27 @@ export declare const EmailService: GenService<{
     methodKind: "unary";
     input: typeof ListTicketMailsRequestSchema;
     output: typeof ListTicketMailsResponseSchema;
+  },
+  /**
+   * GetRatingPage renders the page a satisfaction survey's link opens (the gateway serves it at
+   * /support/rate/<token>): the five scores with the link's one chosen; nothing is recorded.
+   *
+   * @generated from rpc email.v1.EmailService.GetRatingPage
+   */
+  getRatingPage: {
+    methodKind: "unary";
+    input: typeof GetRatingPageRequestSchema;
+    output: typeof GetRatingPageResponseSchema;
+  },
+  /**
+   * SubmitRating records the rating sent from that page (once per ticket) and renders the answer.
+   *
+   * @generated from rpc email.v1.EmailService.SubmitRating
+   */
+  submitRating: {
+    methodKind: "unary";
+    input: typeof SubmitRatingRequestSchema;
+    output: typeof SubmitRatingResponseSchema;
   },
 }>;
 

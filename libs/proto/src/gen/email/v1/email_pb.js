@@ -9,28 +9,56 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
  * Describes the file email/v1/email.proto.
  */
 export const file_email_v1_email = /*@__PURE__*/
-  fileDesc("ChRlbWFpbC92MS9lbWFpbC5wcm90bxIIZW1haWwudjEimwMKBE1haWwSCgoCaWQYASABKAkSEQoJdGlja2V0X2lkGAIgASgJEhUKCGV2ZW50X2lkGAMgASgJSACIAQESIAoEa2luZBgEIAEoDjISLmVtYWlsLnYxLk1haWxLaW5kEiQKBnN0YXR1cxgFIAEoDjIULmVtYWlsLnYxLk1haWxTdGF0dXMSEAoIYXR0ZW1wdHMYBiABKAUSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoHc2VudF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAYgBARI4Cg9uZXh0X2F0dGVtcHRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAKIAQESFwoKbGFzdF9lcnJvchgKIAEoCUgDiAEBEhIKCm1lc3NhZ2VfaWQYCyABKAlCCwoJX2V2ZW50X2lkQgoKCF9zZW50X2F0QhIKEF9uZXh0X2F0dGVtcHRfYXRCDQoLX2xhc3RfZXJyb3IiPwoWTGlzdFRpY2tldE1haWxzUmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEhEKCXRpY2tldF9pZBgCIAEoCSI4ChdMaXN0VGlja2V0TWFpbHNSZXNwb25zZRIdCgVtYWlscxgBIAMoCzIOLmVtYWlsLnYxLk1haWwqXAoITWFpbEtpbmQSGQoVTUFJTF9LSU5EX1VOU1BFQ0lGSUVEEAASGQoVTUFJTF9LSU5EX0FHRU5UX1JFUExZEAESGgoWTUFJTF9LSU5EX0NTQVRfUkVRVUVTVBACKqIBCgpNYWlsU3RhdHVzEhsKF01BSUxfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFgoSTUFJTF9TVEFUVVNfUVVFVUVEEAESFAoQTUFJTF9TVEFUVVNfU0VOVBACEhgKFE1BSUxfU1RBVFVTX0RFRkVSUkVEEAMSFwoTTUFJTF9TVEFUVVNfQk9VTkNFRBAEEhYKEk1BSUxfU1RBVFVTX0ZBSUxFRBAFMmYKDEVtYWlsU2VydmljZRJWCg9MaXN0VGlja2V0TWFpbHMSIC5lbWFpbC52MS5MaXN0VGlja2V0TWFpbHNSZXF1ZXN0GiEuZW1haWwudjEuTGlzdFRpY2tldE1haWxzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChRlbWFpbC92MS9lbWFpbC5wcm90bxIIZW1haWwudjEiQwoUR2V0UmF0aW5nUGFnZVJlcXVlc3QSDQoFdG9rZW4YASABKAkSEgoFc2NvcmUYAiABKAVIAIgBAUIICgZfc2NvcmUiTgoVR2V0UmF0aW5nUGFnZVJlc3BvbnNlEhMKC2h0dHBfc3RhdHVzGAEgASgFEgwKBGh0bWwYAiABKAkSEgoKc3R5bGVzaGVldBgDIAEoCSJSChNTdWJtaXRSYXRpbmdSZXF1ZXN0Eg0KBXRva2VuGAEgASgJEhIKBXNjb3JlGAIgASgFSACIAQESDgoGcmV2aWV3GAMgASgJQggKBl9zY29yZSI5ChRTdWJtaXRSYXRpbmdSZXNwb25zZRITCgtodHRwX3N0YXR1cxgBIAEoBRIMCgRodG1sGAIgASgJIpsDCgRNYWlsEgoKAmlkGAEgASgJEhEKCXRpY2tldF9pZBgCIAEoCRIVCghldmVudF9pZBgDIAEoCUgAiAEBEiAKBGtpbmQYBCABKA4yEi5lbWFpbC52MS5NYWlsS2luZBIkCgZzdGF0dXMYBSABKA4yFC5lbWFpbC52MS5NYWlsU3RhdHVzEhAKCGF0dGVtcHRzGAYgASgFEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKB3NlbnRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSAGIAQESOAoPbmV4dF9hdHRlbXB0X2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEgCiAEBEhcKCmxhc3RfZXJyb3IYCiABKAlIA4gBARISCgptZXNzYWdlX2lkGAsgASgJQgsKCV9ldmVudF9pZEIKCghfc2VudF9hdEISChBfbmV4dF9hdHRlbXB0X2F0Qg0KC19sYXN0X2Vycm9yIj8KFkxpc3RUaWNrZXRNYWlsc1JlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIRCgl0aWNrZXRfaWQYAiABKAkiOAoXTGlzdFRpY2tldE1haWxzUmVzcG9uc2USHQoFbWFpbHMYASADKAsyDi5lbWFpbC52MS5NYWlsKlwKCE1haWxLaW5kEhkKFU1BSUxfS0lORF9VTlNQRUNJRklFRBAAEhkKFU1BSUxfS0lORF9BR0VOVF9SRVBMWRABEhoKFk1BSUxfS0lORF9DU0FUX1JFUVVFU1QQAiqiAQoKTWFpbFN0YXR1cxIbChdNQUlMX1NUQVRVU19VTlNQRUNJRklFRBAAEhYKEk1BSUxfU1RBVFVTX1FVRVVFRBABEhQKEE1BSUxfU1RBVFVTX1NFTlQQAhIYChRNQUlMX1NUQVRVU19ERUZFUlJFRBADEhcKE01BSUxfU1RBVFVTX0JPVU5DRUQQBBIWChJNQUlMX1NUQVRVU19GQUlMRUQQBTKHAgoMRW1haWxTZXJ2aWNlElYKD0xpc3RUaWNrZXRNYWlscxIgLmVtYWlsLnYxLkxpc3RUaWNrZXRNYWlsc1JlcXVlc3QaIS5lbWFpbC52MS5MaXN0VGlja2V0TWFpbHNSZXNwb25zZRJQCg1HZXRSYXRpbmdQYWdlEh4uZW1haWwudjEuR2V0UmF0aW5nUGFnZVJlcXVlc3QaHy5lbWFpbC52MS5HZXRSYXRpbmdQYWdlUmVzcG9uc2USTQoMU3VibWl0UmF0aW5nEh0uZW1haWwudjEuU3VibWl0UmF0aW5nUmVxdWVzdBoeLmVtYWlsLnYxLlN1Ym1pdFJhdGluZ1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+
+/**
+ * Describes the message email.v1.GetRatingPageRequest.
+ * Use `create(GetRatingPageRequestSchema)` to create a new message.
+ */
+export const GetRatingPageRequestSchema = /*@__PURE__*/
+  messageDesc(file_email_v1_email, 0);
+
+/**
+ * Describes the message email.v1.GetRatingPageResponse.
+ * Use `create(GetRatingPageResponseSchema)` to create a new message.
+ */
+export const GetRatingPageResponseSchema = /*@__PURE__*/
+  messageDesc(file_email_v1_email, 1);
+
+/**
+ * Describes the message email.v1.SubmitRatingRequest.
+ * Use `create(SubmitRatingRequestSchema)` to create a new message.
+ */
+export const SubmitRatingRequestSchema = /*@__PURE__*/
+  messageDesc(file_email_v1_email, 2);
+
+/**
+ * Describes the message email.v1.SubmitRatingResponse.
+ * Use `create(SubmitRatingResponseSchema)` to create a new message.
+ */
+export const SubmitRatingResponseSchema = /*@__PURE__*/
+  messageDesc(file_email_v1_email, 3);
 
 /**
  * Describes the message email.v1.Mail.
  * Use `create(MailSchema)` to create a new message.
  */
 export const MailSchema = /*@__PURE__*/
-  messageDesc(file_email_v1_email, 0);
+  messageDesc(file_email_v1_email, 4);
 
 /**
  * Describes the message email.v1.ListTicketMailsRequest.
  * Use `create(ListTicketMailsRequestSchema)` to create a new message.
  */
 export const ListTicketMailsRequestSchema = /*@__PURE__*/
-  messageDesc(file_email_v1_email, 1);
+  messageDesc(file_email_v1_email, 5);
 
 /**
  * Describes the message email.v1.ListTicketMailsResponse.
  * Use `create(ListTicketMailsResponseSchema)` to create a new message.
  */
 export const ListTicketMailsResponseSchema = /*@__PURE__*/
-  messageDesc(file_email_v1_email, 2);
+  messageDesc(file_email_v1_email, 6);
 
 /**
  * Describes the enum email.v1.MailKind.

@@ -12,6 +12,59 @@ import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
 export declare const file_tickets_v1_tickets: GenFile;
 
 /**
+ * RateTicketRequest is a rating of a resolved ticket.
+ *
+ * @generated from message tickets.v1.RateTicketRequest
+ */
+export declare type RateTicketRequest = Message<"tickets.v1.RateTicketRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string ticket_id = 2;
+   */
+  ticketId: string;
+
+  /**
+   * 1 to 5.
+   *
+   * @generated from field: int32 score = 3;
+   */
+  score: number;
+
+  /**
+   * @generated from field: optional string review = 4;
+   */
+  review?: string | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.RateTicketRequest.
+ * Use `create(RateTicketRequestSchema)` to create a new message.
+ */
+export declare const RateTicketRequestSchema: GenMessage<RateTicketRequest>;
+
+/**
+ * RateTicketResponse returns the rated ticket.
+ *
+ * @generated from message tickets.v1.RateTicketResponse
+ */
+export declare type RateTicketResponse = Message<"tickets.v1.RateTicketResponse"> & {
+  /**
+   * @generated from field: tickets.v1.Ticket ticket = 1;
+   */
+  ticket?: Ticket | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.RateTicketResponse.
+ * Use `create(RateTicketResponseSchema)` to create a new message.
+ */
+export declare const RateTicketResponseSchema: GenMessage<RateTicketResponse>;
+
+/**
  * AddEmailReplyRequest is the text of a player's mail, quotes and signature removed.
  *
  * @generated from message tickets.v1.AddEmailReplyRequest
@@ -2378,6 +2431,19 @@ export declare const TicketsService: GenService<{
     methodKind: "unary";
     input: typeof AddEmailReplyRequestSchema;
     output: typeof AddEmailReplyResponseSchema;
+  },
+  /**
+   * RateTicket records the player's rating given through the link of the satisfaction survey
+   * mailed to them (the email service checked the link): as on the player side, only a ticket
+   * closed as resolved, once (ABORTED, the conflict of the error model, otherwise); a score
+   * outside 1..5 or a review too long: INVALID_ARGUMENT.
+   *
+   * @generated from rpc tickets.v1.TicketsService.RateTicket
+   */
+  rateTicket: {
+    methodKind: "unary";
+    input: typeof RateTicketRequestSchema;
+    output: typeof RateTicketResponseSchema;
   },
 }>;
 
