@@ -3,7 +3,8 @@
 // (the player's answer): the agent answers an email ticket by keyboard, sees under the reply that
 // it was emailed, the player's inbox has it; the player answers by mail and the answer appears in
 // the open ticket live, without the quoted conversation. A returned mail shows as bounced.
-// Screenshots in .ci/out/agent-console/ (70-73), axe on each step.
+// Resolving sends the survey: the player opens its link in a phone-sized browser and rates by
+// keyboard. Screenshots in .ci/out/agent-console/ (70-75), axe on each step.
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { startStack, type Stack, type TenantResult } from "@support/gateway/test-stack";
@@ -13,7 +14,7 @@ import { buildBundle, type BuiltBundle } from "@support/testkit/bundle";
 import nodemailer from "nodemailer";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectAccessible, screenshot, signedInPage } from "./console-browser.ts";
+import { expectAccessible, screenshot, signedInPage, watchPage } from "./console-browser.ts";
 
 const PASSWORD = "a quiet harbour at dawn, 2026";
 const DOMAIN = "mail.studio.example";
@@ -45,7 +46,7 @@ describe("the email channel in the console", () => {
     base = `http://127.0.0.1:${port}`;
     stack = await startStack({
       gateway: { PORT: port, AGENT_CONSOLE_DIR: consoleBundle.dir, SUPPORT_APP_URL: `${base}/app` },
-      env: { SUPPORT_APP_URL: `${base}/app`, MAIL_FROM: `Player support <support@${DOMAIN}>`, EMAIL_REPLY_ADDRESS: `support@${DOMAIN}`, EMAIL_SMTP_PORT: String(inboundPort), EMAIL_POLL_INTERVAL_MS: "100" },
+      env: { SUPPORT_APP_URL: `${base}/app`, WEB_SUPPORT_URL: `${base}/support/`, MAIL_FROM: `Player support <support@${DOMAIN}>`, EMAIL_REPLY_ADDRESS: `support@${DOMAIN}`, EMAIL_SMTP_PORT: String(inboundPort), EMAIL_POLL_INTERVAL_MS: "100" },
     });
     tenant = await stack.applyTenant({
       company: { name: "Mail Console Studio", primaryLanguage: "en" },
@@ -124,5 +125,47 @@ describe("the email channel in the console", () => {
     await expectAccessible(page, "the ticket with a bounced reply");
     expect(problems).toEqual([]);
     await context.close();
+  });
+
+  it("lets the player rate a resolved ticket from the survey mail's link, by keyboard", async () => {
+    const address = `sam-${suffix}@players.example`;
+    const created = await stack.request("/tickets", {
+      method: "POST",
+      key: tenant.apiKeys.main!,
+      json: { gameId: tenant.games.quest!.id, message: "I cannot find the shipyard.", language: "de", channels: ["email"], metadata: { player: { id: `sam-${suffix}`, name: "Sam", email: address } } },
+    });
+    const ticketId = (created.body as { ticketId: string }).ticketId;
+    const { context, page } = await signedInPage(browser, base, ada, PASSWORD);
+    await page.goto(`${base}/app/tickets/${ticketId}`);
+    await page.getByLabel("Your reply (the player sees it)").fill("Die Werft ist jetzt im Hafen von Nova.");
+    await page.getByRole("button", { name: "Send the reply" }).click();
+    await expect.poll(() => page.getByText(/Emailed to the player/).count(), { timeout: 20_000 }).toBe(1);
+    await page.getByRole("button", { name: "Resolve" }).click();
+    await context.close();
+
+    const survey = await stack.smtp.waitForMail(address, { timeoutMs: 15_000, where: (mail) => mail.subject.startsWith("Wie war unser Support?") });
+    const link = /(http:\/\/\S+\/support\/rate\/\S+\?score=5)/.exec(survey.text)![1]!;
+    const player = await browser.newContext({ viewport: { width: 360, height: 740 }, locale: "de-DE" });
+    const phone = await player.newPage();
+    const problems = watchPage(phone, base);
+    await phone.goto(link);
+    await expect.poll(() => phone.getByRole("radio", { name: "5 – Sehr gut" }).isChecked()).toBe(true);
+    await screenshot(phone, "74-rating-page");
+    await expectAccessible(phone, "the rating page");
+    // Keyboard: the chosen score has the focus after one Tab; an arrow picks 4; Tab to the comment, then the button.
+    await phone.keyboard.press("Tab");
+    await phone.keyboard.press("ArrowUp");
+    await expect.poll(() => phone.getByRole("radio", { name: "4 – Gut" }).isChecked()).toBe(true);
+    await phone.keyboard.press("Tab");
+    await phone.keyboard.type("Schnell und freundlich.");
+    await phone.keyboard.press("Tab");
+    await phone.keyboard.press("Enter");
+    await expect.poll(() => phone.getByText("Danke! Du hast dieses Gespräch mit 4 von 5 bewertet.").count()).toBe(1);
+    await screenshot(phone, "75-rating-sent");
+    await expectAccessible(phone, "the rating page's thanks");
+    expect(problems).toEqual([]);
+    await player.close();
+    const listed = await stack.request(`/tickets?ticketId=${ticketId}`, { key: tenant.apiKeys.main! });
+    expect((listed.body as { tickets: { csatScore: number; csatReview: string }[] }).tickets[0]).toMatchObject({ csatScore: 4, csatReview: "Schnell und freundlich." });
   });
 });

@@ -27,6 +27,7 @@ textarea { width: 100%; box-sizing: border-box; min-height: 6rem; font: inherit;
 button { margin-top: 1rem; font: inherit; font-weight: 600; color: #fff; background: #1d4ed8; border: 0; border-radius: 0.4rem; padding: 0.6rem 1.1rem; cursor: pointer; }
 :focus-visible { outline: 3px solid #b45309; outline-offset: 2px; }
 .problem { color: #b42318; font-weight: 600; }
+@media (max-width: 36rem) { main { margin: 1rem; } }
 `.trim();
 
 export function renderRatingPage(link: { language: string; gameName: string; runningId: number } | undefined, state: RatingPageState): string {
