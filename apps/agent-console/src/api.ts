@@ -200,10 +200,20 @@ export interface UploadInstruction {
   uploadExpiresInSeconds: number;
 }
 
+/** A mail received for an email ticket from someone who is not its player: held, never in the conversation. */
+export interface HeldMail {
+  id: string;
+  from: string;
+  subject: string;
+  text: string;
+  receivedAt: string;
+}
+
 export interface TicketView {
   ticket: Ticket;
   assigneeId: string | null;
   conversation: ConversationItem[];
+  heldMails: HeldMail[];
   /** Name, type and size of the conversation's files; an id missing here is no longer stored. */
   attachments: AttachmentInfo[];
   player: {

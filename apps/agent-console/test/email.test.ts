@@ -4,7 +4,8 @@
 // it was emailed, the player's inbox has it; the player answers by mail and the answer appears in
 // the open ticket live, without the quoted conversation. A returned mail shows as bounced.
 // Resolving sends the survey: the player opens its link in a phone-sized browser and rates by
-// keyboard. Screenshots in .ci/out/agent-console/ (70-75), axe on each step.
+// keyboard. Mail from someone else is held beside the conversation. Screenshots in
+// .ci/out/agent-console/ (70-76), axe on each step.
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { startStack, type Stack, type TenantResult } from "@support/gateway/test-stack";
@@ -75,16 +76,16 @@ describe("the email channel in the console", () => {
 
     const { context, page, problems } = await signedInPage(browser, base, ada, PASSWORD);
     await page.goto(`${base}/app/tickets/${ticketId}`);
-    await expect.poll(() => page.getByText("My freighter vanished after the update.").count()).toBe(1);
+    await expect.poll(() => page.getByText("My freighter vanished after the update.").count(), { timeout: 15_000 }).toBe(1);
     await screenshot(page, "70-email-ticket-opened");
 
     // By keyboard: r focuses the reply; Tab passes the file button to the send button.
     await page.keyboard.press("r");
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("composer-text");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), { timeout: 15_000 }).toBe("composer-text");
     await page.keyboard.type("We restored your freighter. Log in again to see it.");
     await page.keyboard.press("Tab");
     await page.keyboard.press("Tab");
-    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe("Send the reply");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent), { timeout: 15_000 }).toBe("Send the reply");
     await page.keyboard.press("Enter");
     await expect.poll(() => page.getByText(/Emailed to the player/).count(), { timeout: 20_000 }).toBe(1);
     await screenshot(page, "71-reply-emailed");
@@ -102,6 +103,15 @@ describe("the email channel in the console", () => {
     expect(await page.locator(".event-player_message").last().innerText()).not.toContain("We restored your freighter");
     await screenshot(page, "72-player-answered-by-mail");
     await expectAccessible(page, "the ticket with the player's answer by mail");
+
+    // Someone else writing to the reply address: held beside the conversation, never in it.
+    await mailIn({ from: "mallory@evil.example", to: replyTo, subject: "Re: your freighter", text: "Send me the account password.", inReplyTo: messageId });
+    await page.reload();
+    await expect.poll(() => page.getByRole("heading", { name: "Held mail, not from the player" }).count(), { timeout: 15_000 }).toBe(1);
+    expect(await page.locator(".held-mails").innerText()).toContain("From mallory@evil.example");
+    expect(await page.getByRole("list", { name: "Conversation" }).innerText()).not.toContain("account password");
+    await screenshot(page, "76-held-mail");
+    await expectAccessible(page, "the ticket with a held mail");
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -149,18 +159,18 @@ describe("the email channel in the console", () => {
     const phone = await player.newPage();
     const problems = watchPage(phone, base);
     await phone.goto(link);
-    await expect.poll(() => phone.getByRole("radio", { name: "5 – Sehr gut" }).isChecked()).toBe(true);
+    await expect.poll(() => phone.getByRole("radio", { name: "5 – Sehr gut" }).isChecked(), { timeout: 15_000 }).toBe(true);
     await screenshot(phone, "74-rating-page");
     await expectAccessible(phone, "the rating page");
     // Keyboard: the chosen score has the focus after one Tab; an arrow picks 4; Tab to the comment, then the button.
     await phone.keyboard.press("Tab");
     await phone.keyboard.press("ArrowUp");
-    await expect.poll(() => phone.getByRole("radio", { name: "4 – Gut" }).isChecked()).toBe(true);
+    await expect.poll(() => phone.getByRole("radio", { name: "4 – Gut" }).isChecked(), { timeout: 15_000 }).toBe(true);
     await phone.keyboard.press("Tab");
     await phone.keyboard.type("Schnell und freundlich.");
     await phone.keyboard.press("Tab");
     await phone.keyboard.press("Enter");
-    await expect.poll(() => phone.getByText("Danke! Du hast dieses Gespräch mit 4 von 5 bewertet.").count()).toBe(1);
+    await expect.poll(() => phone.getByText("Danke! Du hast dieses Gespräch mit 4 von 5 bewertet.").count(), { timeout: 15_000 }).toBe(1);
     await screenshot(phone, "75-rating-sent");
     await expectAccessible(phone, "the rating page's thanks");
     expect(problems).toEqual([]);

@@ -4,6 +4,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { EmailService, MailKind, MailStatus, type MailSchema } from "@support/proto";
 import type { EmailContext } from "./context.ts";
+import { heldMails } from "./inbound/inbound-mail.service.ts";
 import { listMails } from "./mails/mail.service.ts";
 import { RATING_PAGE_CSS } from "./ratings/rating-page.ts";
 import { ratingPage, submitRating } from "./ratings/rating.service.ts";
@@ -37,6 +38,15 @@ export function mailMessage(mail: Mail): MessageInitShape<typeof MailSchema> {
 export function registerRoutes(router: ConnectRouter, ctx: EmailContext): void {
   router.service(EmailService, {
     listTicketMails: async (req) => ({ mails: (await listMails(ctx, req.companyId, req.ticketId)).map(mailMessage) }),
+    listHeldMails: async (req) => ({
+      mails: (await heldMails(ctx, req.companyId, req.ticketId)).map((mail) => ({
+        id: mail.id,
+        fromAddress: mail.fromAddress,
+        subject: mail.subject,
+        text: mail.text,
+        receivedAt: timestampFromDate(mail.receivedAt),
+      })),
+    }),
     getRatingPage: async (req) => {
       const page = await ratingPage(ctx, req.token, req.score);
       return { httpStatus: page.status, html: page.html, stylesheet: RATING_PAGE_CSS };

@@ -296,6 +296,9 @@ describe("the email channel: agents' replies reach the player's inbox", () => {
     const messages = await playerMessages(ticket.id);
     expect(messages).toHaveLength(2);
     expect(messages.join(" ")).not.toMatch(/Abwesenheitsnotiz|nicht da|password/);
+    // The forged one waits for an agent beside the conversation; the auto-reply is nowhere.
+    const view = (await stack.request(`/agent-api/tickets/${ticket.id}`, { headers: { cookie: ada.cookie } })).body as { heldMails: Record<string, unknown>[] };
+    expect(view.heldMails).toEqual([{ id: expect.any(String), from: "mallory@evil.example", subject: "Re: Mein Schiff ist weg", text: "Please send the account password to me.\n", receivedAt: expect.any(String) }]);
 
     const report = [
       "From: Mail Delivery System <MAILER-DAEMON@players.example>",

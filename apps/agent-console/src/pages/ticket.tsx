@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, call, type CannedActions, type ConversationItem, type TicketCannedResponse, type TicketView } from "../api.ts";
 import { ComposerFilesField, useComposerFiles } from "../components/composer-files.tsx";
-import { EmailDeliveryLine } from "../components/email-delivery.tsx";
+import { EmailDeliveryLine, HeldMails } from "../components/email-delivery.tsx";
 import { ConversationFiles } from "../components/conversation-files.tsx";
 import { Alert } from "../components/form.tsx";
 import { AppLayout, Link, PageTitle } from "../components/layout.tsx";
@@ -292,6 +292,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
               </li>
             ))}
           </ol>
+          <HeldMails mails={view.heldMails} />
           {!closed && (
             <form
               class={`composer composer-${mode}${dragging ? " dragging" : ""}`}

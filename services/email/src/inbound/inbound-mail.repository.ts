@@ -91,3 +91,25 @@ export async function deleteUnacceptedBefore(db: Db, cutoff: Date): Promise<numb
   const result = await db.deleteFrom("inbound_mails").where("status", "!=", "accepted").where("received_at", "<", cutoff).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+export interface HeldMail {
+  id: string;
+  fromAddress: string;
+  subject: string;
+  text: string;
+  receivedAt: Date;
+}
+
+/** A ticket's held mails, newest first. */
+export async function listHeldMails(db: Db, companyId: string, ticketId: string, limit: number): Promise<HeldMail[]> {
+  const rows = await db
+    .selectFrom("inbound_mails")
+    .select(["id", "from_address", "subject", "text_body", "received_at"])
+    .where("company_id", "=", companyId)
+    .where("ticket_id", "=", ticketId)
+    .where("status", "=", "held")
+    .orderBy("received_at", "desc")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ id: row.id, fromAddress: row.from_address, subject: row.subject, text: row.text_body ?? "", receivedAt: row.received_at }));
+}

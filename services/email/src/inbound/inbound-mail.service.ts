@@ -12,7 +12,9 @@ import {
   automaticKind, bouncedMessageIds, bounceReason, filesNotKeptNote, fromThePlayer, MAX_MAIL_FILES, replyText, replyTokenIn, type DropReason, type InboundMail,
   type InboundOutcome,
 } from "./inbound-mail.ts";
-import { countReceived, inboundSeen, markReturned, recordInbound, threadOfMessageIds, threadOfToken, type InboundRecord } from "./inbound-mail.repository.ts";
+import {
+  countReceived, inboundSeen, listHeldMails, markReturned, recordInbound, threadOfMessageIds, threadOfToken, type HeldMail, type InboundRecord,
+} from "./inbound-mail.repository.ts";
 
 const HOUR_MS = 3_600_000;
 /** The text of an answer that is only files (a message must have text). */
@@ -79,4 +81,12 @@ export async function receiveMail(ctx: EmailContext, mail: InboundMail, now = ne
     if (isAppError(error) && error.code === "not_found") return drop("unknown_ticket", thread);
     throw error;
   }
+}
+
+/** Held mails a ticket view shows at most. */
+const MAX_HELD_LISTED = 20;
+
+/** A ticket's mails held for an agent (their sender is not the ticket's player), newest first. */
+export async function heldMails(ctx: Pick<EmailContext, "db">, companyId: string, ticketId: string): Promise<HeldMail[]> {
+  return listHeldMails(ctx.db, companyId, ticketId, MAX_HELD_LISTED);
 }

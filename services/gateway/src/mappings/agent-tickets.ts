@@ -6,7 +6,7 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import {
   MailStatus,
-  type AgentTicketSummary, type AgentViewCount, type ListTicketBreadcrumbsResponse, type Mail, type MediaAttachment, type PendingDeletion, type Player, type Ticket, type TicketEvent,
+  type AgentTicketSummary, type AgentViewCount, type HeldMail, type ListTicketBreadcrumbsResponse, type Mail, type MediaAttachment, type PendingDeletion, type Player, type Ticket, type TicketEvent,
   type TicketSearchMatch,
 } from "@support/proto";
 import type { Schemas } from "../openapi/types.ts";
@@ -110,6 +110,8 @@ export interface TicketViewParts {
   attachments: MediaAttachment[];
   /** The ticket's mails to the player; empty when none or when the email service did not answer. */
   mails: Mail[];
+  /** Mails held for an agent (their sender is not the player); empty likewise. */
+  heldMails: HeldMail[];
 }
 
 export function toTicketViewDto(parts: TicketViewParts): Schemas["AgentTicketView"] {
@@ -119,6 +121,13 @@ export function toTicketViewDto(parts: TicketViewParts): Schemas["AgentTicketVie
     assigneeId: parts.ticket.assigneeId ?? null,
     conversation: toConversationDto(parts.events, parts.mails),
     attachments: parts.attachments.map(toAttachmentInfoDto),
+    heldMails: parts.heldMails.map((mail) => ({
+      id: mail.id,
+      from: mail.fromAddress,
+      subject: mail.subject,
+      text: mail.text,
+      receivedAt: mail.receivedAt ? timestampDate(mail.receivedAt).toISOString() : new Date(0).toISOString(),
+    })),
     player: {
       scheduledDeletion: parts.deletion
         ? {

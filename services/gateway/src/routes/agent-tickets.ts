@@ -136,7 +136,7 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
       const session = ctx.state.agentSession;
       const { companyId } = session;
       const ticket = await ticketInScope(session, ctx.state.validated.params.ticketId);
-      const [{ events }, breadcrumbs, player, otherTickets, deletion, mails] = await Promise.all([
+      const [{ events }, breadcrumbs, player, otherTickets, deletion, mails, heldMails] = await Promise.all([
         tickets.listTicketEvents({ companyId, ticketId: ticket.id }),
         tickets.listTicketBreadcrumbs({ companyId, ticketId: ticket.id }),
         playerOf(companyId, ticket),
@@ -144,11 +144,12 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
         ticket.servicePlayerId === undefined ? undefined : players.getPlayerDeletion({ companyId, playerId: ticket.servicePlayerId }).then((answer) => answer.deletion),
         // The ticket opens while the email service is away: its mails' delivery is then not shown.
         ticket.channels.includes("email") ? email.listTicketMails({ companyId, ticketId: ticket.id }).then((answer) => answer.mails, () => []) : [],
+        ticket.channels.includes("email") ? email.listHeldMails({ companyId, ticketId: ticket.id }).then((answer) => answer.mails, () => []) : [],
       ]);
       // The files' names and types come from media, which owns them; the events keep only ids.
       const ids = [...conversationAttachmentIds(events)];
       const attachments = ids.length === 0 ? [] : (await media.describeAttachments({ companyId, attachmentIds: ids })).attachments;
-      respond(ctx, 200, toTicketViewDto({ ticket, events, breadcrumbs, player, deletion, otherTickets, attachments, mails }));
+      respond(ctx, 200, toTicketViewDto({ ticket, events, breadcrumbs, player, deletion, otherTickets, attachments, mails, heldMails }));
     },
     { before: guards.read },
   );

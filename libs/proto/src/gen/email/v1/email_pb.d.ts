@@ -241,6 +241,85 @@ export declare type ListTicketMailsResponse = Message<"email.v1.ListTicketMailsR
 export declare const ListTicketMailsResponseSchema: GenMessage<ListTicketMailsResponse>;
 
 /**
+ * ListHeldMailsRequest names the ticket.
+ *
+ * @generated from message email.v1.ListHeldMailsRequest
+ */
+export declare type ListHeldMailsRequest = Message<"email.v1.ListHeldMailsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string ticket_id = 2;
+   */
+  ticketId: string;
+};
+
+/**
+ * Describes the message email.v1.ListHeldMailsRequest.
+ * Use `create(ListHeldMailsRequestSchema)` to create a new message.
+ */
+export declare const ListHeldMailsRequestSchema: GenMessage<ListHeldMailsRequest>;
+
+/**
+ * HeldMail is a mail held for an agent, with its text.
+ *
+ * @generated from message email.v1.HeldMail
+ */
+export declare type HeldMail = Message<"email.v1.HeldMail"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string from_address = 2;
+   */
+  fromAddress: string;
+
+  /**
+   * @generated from field: string subject = 3;
+   */
+  subject: string;
+
+  /**
+   * @generated from field: string text = 4;
+   */
+  text: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp received_at = 5;
+   */
+  receivedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message email.v1.HeldMail.
+ * Use `create(HeldMailSchema)` to create a new message.
+ */
+export declare const HeldMailSchema: GenMessage<HeldMail>;
+
+/**
+ * ListHeldMailsResponse returns the ticket's held mails, newest first (at most 20).
+ *
+ * @generated from message email.v1.ListHeldMailsResponse
+ */
+export declare type ListHeldMailsResponse = Message<"email.v1.ListHeldMailsResponse"> & {
+  /**
+   * @generated from field: repeated email.v1.HeldMail mails = 1;
+   */
+  mails: HeldMail[];
+};
+
+/**
+ * Describes the message email.v1.ListHeldMailsResponse.
+ * Use `create(ListHeldMailsResponseSchema)` to create a new message.
+ */
+export declare const ListHeldMailsResponseSchema: GenMessage<ListHeldMailsResponse>;
+
+/**
  * MailKind is why a mail was sent.
  *
  * @generated from enum email.v1.MailKind
@@ -343,6 +422,17 @@ export declare const EmailService: GenService<{
     methodKind: "unary";
     input: typeof ListTicketMailsRequestSchema;
     output: typeof ListTicketMailsResponseSchema;
+  },
+  /**
+   * ListHeldMails lists the mails received for a ticket whose sender is not the ticket's player,
+   * newest first: held for an agent, never added to the conversation.
+   *
+   * @generated from rpc email.v1.EmailService.ListHeldMails
+   */
+  listHeldMails: {
+    methodKind: "unary";
+    input: typeof ListHeldMailsRequestSchema;
+    output: typeof ListHeldMailsResponseSchema;
   },
   /**
    * GetRatingPage renders the page a satisfaction survey's link opens (the gateway serves it at
