@@ -7,3 +7,4 @@ export { createHttpServer, type HttpServer, type HttpServerOptions } from "./htt
 export { runUntilSignal, type Stoppable } from "./main.ts";
 export { runMigrateCommand, type MigrateCommandSettings } from "./migrate.ts";
 export { createPeriodicJob, type PeriodicJobSettings } from "./periodic-job.ts";
+export { createClaimLoop, type ClaimLoop, type ClaimLoopSettings } from "./claim-loop.ts";

@@ -2036,6 +2036,13 @@ export interface components {
              *     missing here is no longer stored (erased with its player, or never uploaded).
              */
             attachments: components["schemas"]["AgentAttachmentInfo"][];
+            /**
+             * @description Mails received for this email ticket whose sender is not the ticket's player (someone
+             *     who learnt its reply address): held for the agent, never added to the conversation,
+             *     newest first, at most 20. Empty on other tickets and while the email service cannot be
+             *     reached.
+             */
+            heldMails: components["schemas"]["AgentHeldMail"][];
             player: components["schemas"]["AgentPlayerPanel"];
         };
         AgentAttachmentInfo: {
@@ -2049,6 +2056,18 @@ export interface components {
             event: components["schemas"]["KnownTicketEvent"];
             author: components["schemas"]["AgentEventAuthor"];
             emailDelivery?: components["schemas"]["AgentEmailDelivery"];
+        };
+        /** @description A mail held for an agent. */
+        AgentHeldMail: {
+            /** Format: uuid */
+            id: string;
+            /** @description The sender's address as the mail gave it. */
+            from: string;
+            subject: string;
+            /** @description The mail's text, as received (shown as text, never as HTML). */
+            text: string;
+            /** Format: date-time */
+            receivedAt: string;
         };
         /**
          * @description The mail that carries an agent message to the player of an email ticket, and where its

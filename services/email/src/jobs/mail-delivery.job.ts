@@ -6,9 +6,9 @@
 // mail system drop the copy). New mails wake it at once; otherwise it looks every
 // EMAIL_POLL_INTERVAL_MS (retries that became due, other replicas' mails).
 import type { Kysely } from "@support/db";
-import { backoffDelay, createFailureEpisode, type Logger } from "@support/logging";
+import type { Logger } from "@support/logging";
 import { MailNotSent, type Mailer } from "@support/mail";
-import type { Startable } from "@support/runtime";
+import { createClaimLoop, type ClaimLoop, type Startable } from "@support/runtime";
 import type { EmailDatabase } from "../database.ts";
 import type { MailMetrics } from "../mails/mail.metrics.ts";
 import { claimDue, recordAttempt, releaseClaim } from "../mails/mail.repository.ts";
@@ -36,14 +36,8 @@ export interface MailDeliveryJob extends Startable {
 
 export function createMailDeliveryJob(settings: MailDeliverySettings): MailDeliveryJob {
   const { db, logger } = settings;
-  const inFlight = new Set<Promise<void>>();
-  const episode = createFailureEpisode(logger, "mail sender");
   // The attempt's timeouts (connection, greeting, socket) plus as much again for the recording.
   const leaseMs = 2 * settings.attemptTimeoutMs + 5_000;
-  let stopped = true;
-  let timer: NodeJS.Timeout | undefined;
-  let pumping: Promise<void> | undefined;
-  let again = false;
 
   /** One attempt at a claimed mail; `cancelled`: the job stopped meanwhile, so the claim is given back untried. */
   async function attempt(mail: Mail, lockedUntil: Date, cancelled: () => boolean): Promise<void> {
@@ -79,54 +73,25 @@ export function createMailDeliveryJob(settings: MailDeliverySettings): MailDeliv
     if (recorded && !outcome.sent) logger.warn({ err: failure, mailId: mail.id, ticketId: mail.ticketId, status: next.status, attempts: next.attempts, reason: outcome.reason }, "mail not sent");
   }
 
-  async function pump(): Promise<void> {
-    do {
-      again = false;
-      const free = settings.concurrency - inFlight.size;
-      if (free <= 0 || stopped) return;
+  const loop: ClaimLoop = createClaimLoop<{ mail: Mail; lockedUntil: Date }>({
+    name: "mail sender",
+    logger,
+    concurrency: settings.concurrency,
+    pollIntervalMs: settings.pollIntervalMs,
+    async claim(free) {
       const now = new Date();
       const lockedUntil = new Date(now.getTime() + leaseMs);
-      const claimed = await claimDue(db, free, now, lockedUntil);
-      episode.succeeded();
-      for (const mail of claimed) {
-        const task: Promise<void> = attempt(mail, lockedUntil, () => stopped)
-          .catch((error: unknown) => logger.error({ err: error, mailId: mail.id }, "mail attempt not recorded; sent again when its claim expires"))
-          .finally(() => {
-            inFlight.delete(task);
-            wake();
-          });
-        inFlight.add(task);
-      }
-      if (claimed.length === free) again = true;
-    } while (again && !stopped);
-  }
-
-  function wake(): void {
-    if (stopped) return;
-    if (pumping) {
-      again = true;
-      return;
-    }
-    pumping = pump()
-      .catch((error: unknown) => episode.failed(error))
-      .finally(() => {
-        pumping = undefined;
-        if (again) wake();
-      });
-  }
-
-  function schedule(): void {
-    if (stopped) return;
-    const delay = episode.failures > 0 ? Math.min(10_000, backoffDelay(episode.failures)) : settings.pollIntervalMs;
-    timer = setTimeout(() => {
-      wake();
-      schedule();
-    }, delay);
-    timer.unref();
-  }
+      return (await claimDue(db, free, now, lockedUntil)).map((mail) => ({ mail, lockedUntil }));
+    },
+    run: ({ mail, lockedUntil }): Promise<void> => attempt(mail, lockedUntil, () => loop.isStopped()),
+    runFailed: (error, { mail }) => logger.error({ err: error, mailId: mail.id }, "mail attempt not recorded; sent again when its claim expires"),
+    // Attempts under way finish (an SMTP transaction is short and cannot be taken back).
+  });
 
   return {
-    wake,
+    wake: loop.wake,
+    start: loop.start,
+    stop: loop.stop,
     async runOnce() {
       // One pass over what is due now, apart from the running loop: a mail deferred during the
       // pass is due later than `now`, so it waits for the next pass.
@@ -137,19 +102,6 @@ export function createMailDeliveryJob(settings: MailDeliverySettings): MailDeliv
         if (claimed.length === 0) return;
         await Promise.all(claimed.map((mail) => attempt(mail, lockedUntil, () => false)));
       }
-    },
-    start() {
-      if (!stopped) return;
-      stopped = false;
-      wake();
-      schedule();
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await pumping;
-      // Attempts under way finish (an SMTP transaction is short and cannot be taken back).
-      await Promise.all(inFlight);
     },
   };
 }

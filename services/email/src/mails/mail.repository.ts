@@ -63,24 +63,11 @@ export async function threadMessageIds(db: Db, companyId: string, ticketId: stri
   return rows.map((row) => row.message_id);
 }
 
-export interface NewMail {
-  id: string;
-  companyId: string;
-  ticketId: string;
-  eventId: string | null;
+/** A mail as queued: what the mail is, the domain event it was made for, and when. */
+export type NewMail = Omit<Mail, "status" | "attempts" | "nextAttemptAt" | "lastAttemptAt" | "lastError" | "sentAt" | "createdAt"> & {
   sourceEventId: string;
-  kind: MailKind;
-  toAddress: string;
-  fromName: string;
-  replyTo: string | null;
-  subject: string;
-  textBody: string;
-  htmlBody: string;
-  messageId: string;
-  references: string[];
-  headers: Record<string, string>;
   now: Date;
-}
+};
 
 /** Queues a mail, due now; nothing when one exists for its domain event. Whether it was inserted. */
 export async function insertMail(db: Db, mail: NewMail): Promise<boolean> {

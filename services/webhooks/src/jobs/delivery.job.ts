@@ -5,8 +5,8 @@
 // sends that delivery again (at least once). New deliveries wake it at once; otherwise it
 // looks every WEBHOOK_POLL_INTERVAL_MS (retries that became due, other replicas' inserts).
 import type { Kysely } from "@support/db";
-import { backoffDelay, createFailureEpisode, type Logger } from "@support/logging";
-import type { Startable } from "@support/runtime";
+import type { Logger } from "@support/logging";
+import { createClaimLoop, type Startable } from "@support/runtime";
 import type { WebhooksDatabase } from "../database.ts";
 import type { DeliveryMetrics } from "../deliveries/delivery.metrics.ts";
 import { claimDue, recordAttempt, releaseClaim } from "../deliveries/delivery.repository.ts";
@@ -47,14 +47,7 @@ const leaseMs = (timeoutMs: number) => timeoutMs + Math.max(5_000, timeoutMs);
 
 export function createDeliveryEngine(settings: DeliveryEngineSettings): DeliveryEngine {
   const { db, logger } = settings;
-  const inFlight = new Set<Promise<void>>();
-  const episode = createFailureEpisode(logger, "delivery engine");
-  let stopped = true;
-  let timer: NodeJS.Timeout | undefined;
-  let pumping: Promise<void> | undefined;
-  let again = false;
-  // Aborted at stop: attempts under way are cut and their claims released, so that the next
-  // start (or another replica) sends them again at once, under the same webhook-id.
+  // Aborted at stop (the loop's beforeDrain).
   let cancel = new AbortController();
 
   async function attempt(delivery: Delivery, lockedUntil: Date): Promise<void> {
@@ -117,69 +110,26 @@ export function createDeliveryEngine(settings: DeliveryEngineSettings): Delivery
     }
   }
 
-  async function pump(): Promise<void> {
-    do {
-      again = false;
-      const free = settings.concurrency - inFlight.size;
-      if (free <= 0 || stopped) return;
+  const loop = createClaimLoop<{ delivery: Delivery; lockedUntil: Date }>({
+    name: "delivery engine",
+    logger,
+    concurrency: settings.concurrency,
+    pollIntervalMs: settings.pollIntervalMs,
+    async claim(free) {
       const now = new Date();
       const lockedUntil = new Date(now.getTime() + leaseMs(settings.timeoutMs));
       const claimed = await claimDue(db, free, settings.perWebhookConcurrency, now, lockedUntil);
-      episode.succeeded();
-      for (const delivery of claimed) {
-        const task: Promise<void> = attempt(delivery, lockedUntil)
-          .catch((error: unknown) => logger.error({ err: error, deliveryId: delivery.id }, "delivery attempt not recorded; retried when its claim expires"))
-          .finally(() => {
-            inFlight.delete(task);
-            // A slot is free, and the next delivery of the same chain may be due now.
-            wake();
-          });
-        inFlight.add(task);
-      }
-      // A full batch: there may be more waiting.
-      if (claimed.length === free) again = true;
-    } while (again && !stopped);
-  }
-
-  function wake(): void {
-    if (stopped) return;
-    if (pumping) {
-      again = true;
-      return;
-    }
-    pumping = pump()
-      .catch((error: unknown) => episode.failed(error))
-      .finally(() => {
-        pumping = undefined;
-        if (again) wake();
-      });
-  }
-
-  function schedule(): void {
-    if (stopped) return;
-    const delay = episode.failures > 0 ? Math.min(10_000, backoffDelay(episode.failures)) : settings.pollIntervalMs;
-    timer = setTimeout(() => {
-      wake();
-      schedule();
-    }, delay);
-    timer.unref();
-  }
-
-  return {
-    wake,
-    start() {
-      if (!stopped) return;
-      stopped = false;
+      return claimed.map((delivery) => ({ delivery, lockedUntil }));
+    },
+    run: ({ delivery, lockedUntil }) => attempt(delivery, lockedUntil),
+    runFailed: (error, { delivery }) => logger.error({ err: error, deliveryId: delivery.id }, "delivery attempt not recorded; retried when its claim expires"),
+    onStart: () => {
       cancel = new AbortController();
-      wake();
-      schedule();
     },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await pumping;
-      cancel.abort();
-      await Promise.all(inFlight);
-    },
-  };
+    // Attempts under way are cut and their claims released, so that the next start (or another
+    // replica) sends them again at once, under the same webhook-id.
+    beforeDrain: () => cancel.abort(),
+  });
+
+  return { wake: loop.wake, start: loop.start, stop: loop.stop };
 }
