@@ -34,7 +34,6 @@ async function start(server: RpcServer): Promise<string> {
 describe("faults at the edge", () => {
   const seen: { backTimeoutMs?: number | undefined; backAborted?: boolean } = {};
   let backUrl = "";
-  let deadPort = 0;
 
   // "back" is the dependency; "front" calls it like tickets calls content.
   const back = createRpcServer({
@@ -53,7 +52,9 @@ describe("faults at the edge", () => {
           }
           if (request.companyId === "conflict") throw conflict("company name taken");
           if (request.companyId === "db-down") {
-            // What a driver throws when its server is gone: the socket error itself.
+            // What a driver throws when its server is gone: the socket error itself. The port is
+            // closed right before (one closed long before could be taken by another test's server).
+            const deadPort = await closedPort();
             await new Promise((_resolve, reject) => net.connect(deadPort, "127.0.0.1").once("error", reject));
           }
           return { company: { id: request.companyId, name: "Acme", primaryLanguage: "en" } };
@@ -64,7 +65,6 @@ describe("faults at the edge", () => {
   let frontUrl = "";
 
   beforeAll(async () => {
-    deadPort = await closedPort();
     backUrl = await start(back);
     const backClient = createServiceClient(ContentService, backUrl, { timeoutMs: 10_000 });
     front = createRpcServer({
