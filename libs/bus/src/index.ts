@@ -3,7 +3,7 @@ export {
   type ContractRead, type EventEnvelope, type NewEvent, type ReadEnvelope, type UnreadableReason,
 } from "./envelope.ts";
 export { addOutboxTraceparentMigration, createOutboxMigration } from "./migrations.ts";
-export { connectBus, ensureStream, isBusConnected, type NatsConnection, type StreamOutcome, type StreamSettings } from "./nats.ts";
+export { connectBus, ensureStream, isBusConnected, streamOfService, type NatsConnection, type StreamOutcome, type StreamSettings } from "./nats.ts";
 export {
   addOutboxTraceparent, createOutboxRelay, createOutboxTable, dropOutboxTraceparent, registerOutboxMetrics, writeEvents, type OutboxRelay, type OutboxRelaySettings, type OutboxTable,
 } from "./outbox.ts";

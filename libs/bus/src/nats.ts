@@ -3,6 +3,7 @@
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { jetstreamManager, RetentionPolicy, StorageType, type StreamConfig } from "@nats-io/jetstream";
 import type { Logger } from "@support/logging";
+import { streamNameFor } from "./envelope.ts";
 
 export type { NatsConnection };
 
@@ -118,4 +119,21 @@ function isNotFound(error: unknown): boolean {
 /** True when JetStream answers (readiness). */
 export function isBusConnected(nc: NatsConnection): boolean {
   return !nc.isClosed() && !nc.isDraining();
+}
+
+/**
+ * The stream of another service, for a consumer of its events: created as that service creates
+ * it when the consumer's service starts first (its owner's own start leaves it as it is), so that
+ * the durable consumer can be added. Its name.
+ */
+export async function streamOfService(nc: NatsConnection, settings: { natsPrefix: string; service: string; replicas: number }): Promise<string> {
+  const name = streamNameFor(settings.natsPrefix, settings.service);
+  const jsm = await jetstreamManager(nc);
+  try {
+    await jsm.streams.info(name);
+  } catch (error) {
+    if (!String((error as Error).message ?? error).includes("not found")) throw error;
+    await ensureStream(nc, { name, subjects: [`${settings.natsPrefix}${settings.service}.>`], replicas: settings.replicas });
+  }
+  return name;
 }

@@ -74,6 +74,14 @@ export function createTicketReader(tickets: TicketsClient): TicketReader {
       }
       return messages;
     },
+    async openTicket(input) {
+      try {
+        const created = await tickets.createEmailTicket({ ...input, name: input.name ?? undefined });
+        return { ticketId: created.ticketId, eventId: created.eventId };
+      } catch (error) {
+        throw connectToAppError(error);
+      }
+    },
     async rate(companyId, ticketId, score, review) {
       try {
         await tickets.rateTicket({ companyId, ticketId, score, review: review ?? undefined });

@@ -37,6 +37,11 @@ export interface TicketReader {
    * blocked player (failed_precondition PLAYER_BLOCKED) or an unknown ticket (not_found).
    */
   addReply(companyId: string, ticketId: string, message: string, attachments: string[]): Promise<{ ticketId: string; eventId: string; followUp: boolean }>;
+  /**
+   * Opens an email ticket from a player's mail to a game's support address (tickets.CreateEmailTicket);
+   * throws failed_precondition PLAYER_BLOCKED, or DUPLICATE_OPEN_TICKET_DETECTED with the similar open ticket's id.
+   */
+  openTicket(input: { companyId: string; gameId: string; email: string; name: string | null; message: string; language: string; attachments: string[] }): Promise<{ ticketId: string; eventId: string }>;
   /** Records the player's rating from the survey link (tickets.RateTicket); conflict when the ticket cannot be rated (rated already). */
   rate(companyId: string, ticketId: string, score: number, review: string | null): Promise<void>;
 }

@@ -10,6 +10,7 @@ import { createContentClient, createFileStore, createGameNames, createMediaClien
 import { dkimOf, type EmailConfig } from "./config.ts";
 import type { EmailContext, FileStore, GameNames, TicketReader } from "./context.ts";
 import type { EmailDatabase } from "./database.ts";
+import { createContentEventsConsumer } from "./events/content-events.consumer.ts";
 import { createTicketsEventsConsumer } from "./events/tickets-events.consumer.ts";
 import { createMailDeliveryJob, type MailDeliveryJob } from "./jobs/mail-delivery.job.ts";
 import { registerMailMetrics } from "./mails/mail.metrics.ts";
@@ -84,6 +85,14 @@ export function createServer(deps: EmailDeps): EmailServer {
     logger,
     registry,
   });
+  const contentConsumer = createContentEventsConsumer(ctx, {
+    nc: deps.nc,
+    natsPrefix: config.NATS_PREFIX,
+    streamReplicas: config.NATS_STREAM_REPLICAS,
+    maxDeliveries: config.EVENT_MAX_DELIVERIES,
+    logger,
+    registry,
+  });
   // Players' answers come by SMTP to the reply address: without one there is nothing to take.
   const smtp = config.EMAIL_REPLY_ADDRESS === ""
     ? undefined
@@ -112,7 +121,7 @@ export function createServer(deps: EmailDeps): EmailServer {
     // Stopped in reverse: the consumer first, then the sender (mails the consumer queued while
     // stopping are sent at the next start), then the relay connections.
     // The SMTP listener stops first: no mail is taken while the rest stops.
-    workers: [{ start() {}, stop: async () => mailer.close() }, delivery, consumer, retention, ...(smtp ? [smtp] : [])],
+    workers: [{ start() {}, stop: async () => mailer.close() }, delivery, contentConsumer, consumer, retention, ...(smtp ? [smtp] : [])],
   });
   return Object.assign(host, { delivery, smtpPort: () => smtp?.port() });
 }

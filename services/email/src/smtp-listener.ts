@@ -29,10 +29,10 @@ const smtpError = (code: number, message: string) => Object.assign(new Error(mes
 const ids = (value: string | string[] | undefined) =>
   (Array.isArray(value) ? value : value ? value.split(/\s+/) : []).map((id) => id.trim().replace(/^<|>$/g, "")).filter((id) => id !== "");
 
-function firstAddress(from: AddressObject | AddressObject[] | undefined): string | null {
+function firstSender(from: AddressObject | AddressObject[] | undefined): { address: string | null; name: string | null } {
   const list = Array.isArray(from) ? from : from ? [from] : [];
-  const address = list.flatMap((item) => item.value).find((entry) => entry.address)?.address;
-  return address ? address.toLowerCase() : null;
+  const entry = list.flatMap((item) => item.value).find((value) => value.address);
+  return { address: entry?.address ? entry.address.toLowerCase() : null, name: entry?.name?.trim() || null };
 }
 
 export function createSmtpListener(settings: SmtpListenerSettings): SmtpListener {
@@ -60,7 +60,8 @@ export function createSmtpListener(settings: SmtpListenerSettings): SmtpListener
             const outcome = await settings.receive({
               messageId: parsed.messageId ? parsed.messageId.replace(/^<|>$/g, "") : null,
               envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
-              from: firstAddress(parsed.from),
+              from: firstSender(parsed.from).address,
+              fromName: firstSender(parsed.from).name,
               recipients: session.envelope.rcptTo.map((rcpt) => rcpt.address.toLowerCase()),
               subject: parsed.subject ?? "",
               text: parsed.text ?? "",

@@ -37,6 +37,9 @@ function context(queueMax = 100): EmailContext {
       rate: async () => {
         throw new Error("no ratings in these tests");
       },
+      openTicket: async () => {
+        throw new Error("no new tickets in these tests");
+      },
     },
     games: { nameOf: async () => "Galaxy Raiders" },
     files: {

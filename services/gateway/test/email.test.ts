@@ -162,6 +162,13 @@ describe("the email channel: agents' replies reach the player's inbox", () => {
     expect(mail.text).toContain("Dein Galaxy Raiders-Supportteam");
     expect(mail.html).toContain("wir haben dein Schiff gefunden");
     expect(mail.raw).not.toContain("refund if it happens again");
+    // The game takes unverified players: the mail links to the web support page, where the
+    // player proves the address with a code before seeing the conversation.
+    const link = /Du kannst dieses Gespräch auch auf unserer Support-Seite fortsetzen: (\S+)/.exec(mail.text)?.[1];
+    expect(link).toMatch(/\/support\/sessions\/redirect\?token=[0-9a-f-]{36}&player\.email=/);
+    const session = await fetch(`${stack.url}${new URL(link!).pathname}${new URL(link!).search}`, { redirect: "manual" });
+    expect(session.status).toBe(307);
+    expect(session.headers.get("location")).toContain("sid=");
     // Plus-addressed per ticket with an unguessable token; a person wrote it, so not Auto-Submitted.
     replyAddress = header(mail.raw, "Reply-To")!;
     expect(replyAddress).toMatch(new RegExp(`^support\\+[0-9a-f]{32}@${DOMAIN.replaceAll(".", "\\.")}$`));
@@ -368,6 +375,26 @@ describe("the email channel: agents' replies reach the player's inbox", () => {
     await mailIn({ from: closed.address, to: closed.replyAddress, subject: "Re: answer", text: "And once more.", inReplyTo: closed.messageId });
     expect((await playerMessages(followUpId))[1]).toBe("And once more.");
     expect(await playerMessages(closed.id)).toEqual(["Question of closed"]);
+  });
+
+  it("opens a ticket for a new mail to the game's support address, and adds a similar one to it", async () => {
+    const address = player("newcomer");
+    const support = `support+g-${tenant.games.galaxy!.id.replaceAll("-", "")}@${DOMAIN}`;
+    await mailIn({ from: `Nova Newcomer <${address}>`, to: support, subject: "Cannot log in", text: "Since the update my login fails with error 42.", attachments: [{ filename: "error.png", contentType: "image/png", content: PNG }] });
+    const listed = (await stack.request(`/tickets?email=${encodeURIComponent(address)}`, { key: tenant.apiKeys.main! })).body as { tickets: Record<string, unknown>[] };
+    expect(listed.tickets).toHaveLength(1);
+    const created = listed.tickets[0]!;
+    expect(created).toMatchObject({ status: "new", supportSource: "EMAIL", channels: ["email"], email: address, playerName: "Nova Newcomer", language: "en", gameId: tenant.games.galaxy!.id });
+    const first = (await conversationOf(created.id as string)).find((entry) => entry.event.type === "PLAYER_MESSAGE")!;
+    expect(first.event.message).toBe("Cannot log in\n\nSince the update my login fails with error 42.");
+    expect(first.event.attachments).toHaveLength(1);
+    // The same again (the player did not see an answer yet): it joins the open ticket.
+    await mailIn({ from: address, to: support, subject: "Cannot log in", text: "Since the update my login fails with error 42." });
+    expect(((await stack.request(`/tickets?email=${encodeURIComponent(address)}`, { key: tenant.apiKeys.main! })).body as { tickets: unknown[] }).tickets).toHaveLength(1);
+    expect(await playerMessages(created.id as string)).toHaveLength(2);
+    // A game the platform does not know takes nothing.
+    await mailIn({ from: address, to: `support+g-${"0".repeat(32)}@${DOMAIN}`, subject: "Hello", text: "Anyone?" });
+    expect(((await stack.request(`/tickets?email=${encodeURIComponent(address)}`, { key: tenant.apiKeys.main! })).body as { tickets: unknown[] }).tickets).toHaveLength(1);
   });
 
   it("mails the satisfaction survey when an email ticket is resolved; its link's page takes one rating, which the ticket keeps", async () => {

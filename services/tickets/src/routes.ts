@@ -12,7 +12,7 @@ import type { TicketsContext } from "./context.ts";
 import { erasePlayerTickets } from "./erasure/erasure.service.ts";
 import type { MergedFrom, TicketEvent } from "./ticket-events/event.ts";
 import { listTicketEvents } from "./ticket-events/event.service.ts";
-import { addEmailReply } from "./tickets/email-reply.service.ts";
+import { addEmailReply, openEmailTicket } from "./tickets/email-reply.service.ts";
 import { rateTicket } from "./player-side/player-side.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
 import {
@@ -250,6 +250,13 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
     rateTicket: async (req) => {
       const companyId = company(req.companyId);
       return { ticket: toMessage(await rateTicket(ctx, await getTicket(ctx, companyId, req.ticketId), req.score, req.review ?? null)) };
+    },
+
+    createEmailTicket: async (req) => {
+      const created = await openEmailTicket(ctx, {
+        companyId: company(req.companyId), gameId: req.gameId, email: req.email, name: req.name ?? null, message: req.message, language: req.language, attachments: req.attachments,
+      });
+      return { ticketId: created.ticketId, runningId: BigInt(created.runningId), eventId: created.eventId };
     },
 
     addEmailReply: async (req) => {

@@ -3,8 +3,7 @@
 // takes its mails with it. One message at a time: the mails of a ticket are queued in the order
 // of its messages, so each one's References name the ones before. Idempotent: a redelivered
 // event queues nothing new. While the mail queue is full, events wait in the stream.
-import { jetstreamManager } from "@nats-io/jetstream";
-import { ack, createConsumer, ensureStream, retryIn, streamNameFor, type Consumer, type NatsConnection } from "@support/bus";
+import { ack, createConsumer, retryIn, streamOfService, type Consumer, type NatsConnection } from "@support/bus";
 import { readEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
@@ -24,19 +23,6 @@ export interface TicketsEventsConsumerSettings {
 /** How long an agent's reply waits in the stream while the mail queue is full. */
 const QUEUE_FULL_HOLD_MS = 30_000;
 
-/** The tickets stream, created as the tickets service creates it when this service starts first. */
-async function ticketsStream(settings: TicketsEventsConsumerSettings): Promise<string> {
-  const name = streamNameFor(settings.natsPrefix, "tickets");
-  const jsm = await jetstreamManager(settings.nc);
-  try {
-    await jsm.streams.info(name);
-  } catch (error) {
-    if (!String((error as Error).message ?? error).includes("not found")) throw error;
-    await ensureStream(settings.nc, { name, subjects: [`${settings.natsPrefix}tickets.>`], replicas: settings.streamReplicas });
-  }
-  return name;
-}
-
 export function createTicketsEventsConsumer(ctx: EmailContext, settings: TicketsEventsConsumerSettings): Consumer {
   let consumer: Consumer | undefined;
   return {
@@ -44,7 +30,7 @@ export function createTicketsEventsConsumer(ctx: EmailContext, settings: Tickets
       consumer = createConsumer({
         nc: settings.nc,
         natsPrefix: settings.natsPrefix,
-        stream: await ticketsStream(settings),
+        stream: await streamOfService(settings.nc, { natsPrefix: settings.natsPrefix, service: "tickets", replicas: settings.streamReplicas }),
         durable: "email-tickets",
         filterSubject: `${settings.natsPrefix}tickets.ticket.>`,
         logger: settings.logger,

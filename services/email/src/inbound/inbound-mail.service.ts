@@ -1,16 +1,18 @@
 // What becomes of a mail a player sent to the support addresses. In order: automatic mail is
 // dropped (an auto-reply never answered, a bounce marks the mail it returns); a mail delivered
 // twice is taken once; the ticket is found by the reply token of the address, else by the
-// Message-IDs it answers; a sender who is not the ticket's player is held for an agent, never
+// Message-IDs it answers (a mail that answers none opens a ticket when it went to a game's
+// support address); a sender who is not the ticket's player is held for an agent, never
 // posted (the token alone admits nothing); past the hourly limits per sender and per ticket mail
 // is dropped (a loop between two auto-responders stops there); then the player's own text, quotes
 // and signature removed, becomes a message of the ticket (or of its follow-up). Every mail is
 // recorded with its outcome, and counted.
 import { isAppError } from "@support/errors";
 import type { EmailContext } from "../context.ts";
+import { gameIdOfAddressTag, knownGame } from "../games/game.service.ts";
 import {
-  automaticKind, bouncedMessageIds, bounceReason, filesNotKeptNote, fromThePlayer, MAX_MAIL_FILES, replyText, replyTokenIn, type DropReason, type InboundMail,
-  type InboundOutcome,
+  addressTagsIn, automaticKind, bouncedMessageIds, bounceReason, filesNotKeptNote, firstMessageOf, fromThePlayer, MAX_MAIL_FILES, replyText, replyTokenIn,
+  type DropReason, type InboundMail, type InboundOutcome,
 } from "./inbound-mail.ts";
 import {
   countReceived, inboundSeen, listHeldMails, markReturned, recordInbound, threadOfMessageIds, threadOfToken, type HeldMail, type InboundRecord,
@@ -41,7 +43,7 @@ export async function receiveMail(ctx: EmailContext, mail: InboundMail, now = ne
 
   const token = replyTokenIn(mail.recipients, ctx.settings.replyAddress);
   const thread = (token && (await threadOfToken(ctx.db, token))) || (await threadOfMessageIds(ctx.db, mail.inReplyTo));
-  if (!thread) return drop("unknown_ticket");
+  if (!thread) return newTicketFromMail(ctx, mail, now, record, drop);
   const ticket = await ctx.tickets.ticket(thread.companyId, thread.ticketId);
   if (!ticket) return drop("unknown_ticket", thread);
 
@@ -54,23 +56,7 @@ export async function receiveMail(ctx: EmailContext, mail: InboundMail, now = ne
 
   const text = replyText(mail.text);
   if (text === "" && mail.attachments.length === 0) return drop("empty", thread);
-  // The files first, as the company's uploads for the ticket's game; one the platform refuses
-  // (its type or size) is named under the message instead. Unclaimed, they are swept later.
-  const attachmentIds: string[] = [];
-  const filesNotKept: string[] = [];
-  for (const [index, file] of mail.attachments.entries()) {
-    const name = file.fileName || `attachment-${index + 1}`;
-    if (index >= MAX_MAIL_FILES) {
-      filesNotKept.push(name);
-      continue;
-    }
-    try {
-      attachmentIds.push(await ctx.files.store(thread.companyId, ticket.gameId, { ...file, fileName: name }));
-    } catch (error) {
-      if (!(isAppError(error) && error.code === "invalid_argument")) throw error;
-      filesNotKept.push(name);
-    }
-  }
+  const { attachmentIds, filesNotKept } = await storeFiles(ctx, thread.companyId, ticket.gameId, mail);
   const message = `${text}${filesNotKeptNote(filesNotKept)}`.trim();
   try {
     // A message without text carries its files under a line that says so.
@@ -89,4 +75,63 @@ const MAX_HELD_LISTED = 20;
 /** A ticket's mails held for an agent (their sender is not the ticket's player), newest first. */
 export async function heldMails(ctx: Pick<EmailContext, "db">, companyId: string, ticketId: string): Promise<HeldMail[]> {
   return listHeldMails(ctx.db, companyId, ticketId, MAX_HELD_LISTED);
+}
+
+/**
+ * The files first, as the company's uploads for the game; one the platform refuses (its type or
+ * size) is named under the message instead. Unclaimed, they are swept later.
+ */
+async function storeFiles(ctx: EmailContext, companyId: string, gameId: string, mail: InboundMail): Promise<{ attachmentIds: string[]; filesNotKept: string[] }> {
+  const attachmentIds: string[] = [];
+  const filesNotKept: string[] = [];
+  for (const [index, file] of mail.attachments.entries()) {
+    const name = file.fileName || `attachment-${index + 1}`;
+    if (index >= MAX_MAIL_FILES) {
+      filesNotKept.push(name);
+      continue;
+    }
+    try {
+      attachmentIds.push(await ctx.files.store(companyId, gameId, { ...file, fileName: name }));
+    } catch (error) {
+      if (!(isAppError(error) && error.code === "invalid_argument")) throw error;
+      filesNotKept.push(name);
+    }
+  }
+  return { attachmentIds, filesNotKept };
+}
+
+/**
+ * A mail that answers no ticket: to a game's support address (`support+g-<game id>@…`) it opens
+ * a ticket of that game for its sender, or, when the sender has a similar open ticket there, is
+ * added to it; to any other of our addresses it answers no ticket and is dropped.
+ */
+async function newTicketFromMail(
+  ctx: EmailContext,
+  mail: InboundMail,
+  now: Date,
+  record: (outcome: InboundOutcome, fields?: Partial<InboundRecord>) => Promise<InboundOutcome>,
+  drop: (reason: DropReason, fields?: Partial<InboundRecord>) => Promise<InboundOutcome>,
+): Promise<InboundOutcome> {
+  const gameId = addressTagsIn(mail.recipients, ctx.settings.replyAddress).map(gameIdOfAddressTag).find((id) => id !== undefined);
+  const game = gameId === undefined ? undefined : await knownGame(ctx, gameId);
+  if (!game || mail.from === null) return drop("unknown_ticket");
+  if ((await countReceived(ctx.db, { fromAddress: mail.from }, new Date(now.getTime() - HOUR_MS))) >= ctx.settings.inboundPerSenderPerHour) return drop("rate_limited");
+  const text = firstMessageOf(mail.subject, replyText(mail.text));
+  if (text === "" && mail.attachments.length === 0) return drop("empty");
+  const { attachmentIds, filesNotKept } = await storeFiles(ctx, game.companyId, game.gameId, mail);
+  const message = `${text}${filesNotKeptNote(filesNotKept)}`.trim() || FILES_ONLY;
+  const where = { companyId: game.companyId };
+  try {
+    const opened = await ctx.tickets.openTicket({
+      companyId: game.companyId, gameId: game.gameId, email: mail.from, name: mail.fromName, message, language: game.languages[0] ?? "en", attachments: attachmentIds,
+    });
+    return await record({ status: "accepted", ticketId: opened.ticketId, eventId: opened.eventId, followUp: false, filesNotKept }, { ...where, ticketId: opened.ticketId, eventId: opened.eventId });
+  } catch (error) {
+    if (isAppError(error) && error.details?.type === "PLAYER_BLOCKED") return drop("blocked", where);
+    const similar = isAppError(error) && error.details?.type === "DUPLICATE_OPEN_TICKET_DETECTED" ? error.details.payload?.duplicateConversationId : undefined;
+    if (typeof similar !== "string") throw error;
+    // The player wrote again about what an open ticket is about: the mail joins it.
+    const added = await ctx.tickets.addReply(game.companyId, similar, message, attachmentIds);
+    return record({ status: "accepted", ...added, filesNotKept }, { ...where, ticketId: added.ticketId, eventId: added.eventId });
+  }
 }

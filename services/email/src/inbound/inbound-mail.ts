@@ -11,6 +11,8 @@ export interface InboundMail {
   envelopeFrom: string;
   /** The From header's address, lower-case; null when unreadable. */
   from: string | null;
+  /** The From header's display name, when it has one. */
+  fromName: string | null;
   /** RCPT TO addresses, lower-case. */
   recipients: string[];
   subject: string;
@@ -32,6 +34,12 @@ export interface MailFile {
 }
 
 export type DropReason = "auto_reply" | "bounce" | "duplicate" | "unknown_ticket" | "rate_limited" | "blocked" | "empty";
+
+/** The subject and text of a new mail as a ticket's first message: the subject is its first line (the ticket's subject line). */
+export function firstMessageOf(subject: string, text: string): string {
+  const title = subject.replace(/\s+/g, " ").trim();
+  return [title, text.trim()].filter((part) => part !== "").join("\n\n");
+}
 export type HoldReason = "not_the_player";
 
 export type InboundOutcome =
@@ -62,6 +70,16 @@ export function acceptsRecipient(address: string, own: OwnAddresses): boolean {
     if (given.local === mine.local || given.local.startsWith(`${mine.local}+`)) return true;
   }
   return false;
+}
+
+/** The plus parts of the recipients that are the reply address plus-addressed (`support+<tag>@…`). */
+export function addressTagsIn(recipients: readonly string[], replyAddress: string): string[] {
+  const mine = parts(lower(replyAddress));
+  if (!mine) return [];
+  return recipients.flatMap((recipient) => {
+    const given = parts(lower(recipient));
+    return given?.domain === mine.domain && given.local.startsWith(`${mine.local}+`) ? [given.local.slice(mine.local.length + 1)] : [];
+  });
 }
 
 /** The ticket token of a plus-addressed recipient (`support+<token>@…`). */

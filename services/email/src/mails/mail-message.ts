@@ -18,6 +18,8 @@ export interface ReplyMailInput {
   message: string;
   /** Earlier messages, newest first. */
   earlier: QuotedMessage[];
+  /** The link that continues the conversation on the web support page, where the player's identity allows it. */
+  continueUrl?: string | undefined;
 }
 
 export interface RenderedMail {
@@ -51,6 +53,7 @@ export function renderReplyMail(input: ReplyMailInput): RenderedMail {
   const wrote = (quoted: QuotedMessage) => (quoted.fromPlayer ? texts.youWrote(at(quoted.at)) : texts.supportWrote(at(quoted.at)));
 
   const textParts = [input.message.trim(), "", `— ${texts.signature(input.gameName)}`, "", texts.replyHint(input.runningId)];
+  if (input.continueUrl) textParts.push(`${texts.continueOnWeb} ${input.continueUrl}`);
   if (input.earlier.length > 0) {
     textParts.push("", `${texts.earlier}:`);
     for (const quoted of input.earlier) {
@@ -71,6 +74,9 @@ export function renderReplyMail(input: ReplyMailInput): RenderedMail {
     `<div>${paragraphs(input.message.trim())}</div>` +
     `<p style="margin:16px 0 4px">— ${escapeHtml(texts.signature(input.gameName))}</p>` +
     `<p style="margin:0;color:#555;font-size:13px">${escapeHtml(texts.replyHint(input.runningId))}</p>` +
+    (input.continueUrl
+      ? `<p style="margin:4px 0 0;color:#555;font-size:13px">${escapeHtml(texts.continueOnWeb)} <a href="${escapeHtml(input.continueUrl)}" style="color:#1d4ed8">${escapeHtml(input.continueUrl.split("?")[0]!)}</a></p>`
+      : "") +
     (input.earlier.length > 0 ? `<hr style="border:0;border-top:1px solid #ddd;margin:20px 0"><p style="margin:0;color:#555">${escapeHtml(texts.earlier)}</p>${quotedHtml}` : "") +
     `</body></html>`;
 

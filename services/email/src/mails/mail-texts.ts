@@ -10,6 +10,8 @@ export interface MailTexts {
   signature: (game: string) => string;
   /** How to answer. */
   replyHint: (number: number) => string;
+  /** The link to continue on the web support page. */
+  continueOnWeb: string;
   /** Above the quoted conversation. */
   earlier: string;
   /** Who wrote a quoted message, and when. */
@@ -34,6 +36,7 @@ export interface MailTexts {
 }
 
 const en: MailTexts = {
+  continueOnWeb: "You can also continue this conversation on our support page:",
   fromName: (game) => `${game} Support`,
   replySubject: (subject, number) => `Re: ${subject} [#${number}]`,
   signature: (game) => `The ${game} support team`,
@@ -57,6 +60,7 @@ const en: MailTexts = {
 };
 
 const de: MailTexts = {
+  continueOnWeb: "Du kannst dieses Gespräch auch auf unserer Support-Seite fortsetzen:",
   fromName: (game) => `${game} Support`,
   replySubject: (subject, number) => `AW: ${subject} [#${number}]`,
   signature: (game) => `Dein ${game}-Supportteam`,
@@ -80,6 +84,7 @@ const de: MailTexts = {
 };
 
 const fr: MailTexts = {
+  continueOnWeb: "Vous pouvez aussi poursuivre cet échange sur notre page d'assistance :",
   fromName: (game) => `Support ${game}`,
   replySubject: (subject, number) => `RE: ${subject} [#${number}]`,
   signature: (game) => `L'équipe support de ${game}`,
@@ -103,6 +108,7 @@ const fr: MailTexts = {
 };
 
 const es: MailTexts = {
+  continueOnWeb: "También puedes continuar esta conversación en nuestra página de soporte:",
   fromName: (game) => `Soporte de ${game}`,
   replySubject: (subject, number) => `RE: ${subject} [#${number}]`,
   signature: (game) => `El equipo de soporte de ${game}`,
@@ -126,6 +132,7 @@ const es: MailTexts = {
 };
 
 const pt: MailTexts = {
+  continueOnWeb: "Você também pode continuar esta conversa na nossa página de suporte:",
   fromName: (game) => `Suporte ${game}`,
   replySubject: (subject, number) => `RE: ${subject} [#${number}]`,
   signature: (game) => `Equipe de suporte de ${game}`,
@@ -149,6 +156,7 @@ const pt: MailTexts = {
 };
 
 const ja: MailTexts = {
+  continueOnWeb: "サポートページでもこのお問い合わせを続けられます:",
   fromName: (game) => `${game} サポート`,
   replySubject: (subject, number) => `Re: ${subject} [#${number}]`,
   signature: (game) => `${game} サポートチーム`,

@@ -3,6 +3,7 @@
 // ticket's mail.
 import { randomUUID } from "node:crypto";
 import type { EmailContext } from "../context.ts";
+import { continueLink, knownGame } from "../games/game.service.ts";
 import { insertRatingLink, deleteTicketRatingLinks } from "../ratings/rating.repository.ts";
 import { hashRatingToken, newRatingToken, ratingLink } from "../ratings/rating.ts";
 import { renderCsatMail, renderReplyMail, subjectOf } from "./mail-message.ts";
@@ -35,9 +36,10 @@ export async function mailAgentReply(ctx: EmailContext, reply: AgentReply): Prom
   if (ticket === undefined || !sendsMail(ticket)) return "none";
   if ((await countWaiting(ctx.db)) >= ctx.settings.queueMax) return "queue_full";
 
-  const [conversation, gameName] = await Promise.all([
+  const [conversation, gameName, game] = await Promise.all([
     ctx.tickets.conversation(reply.companyId, reply.ticketId),
     ctx.games.nameOf(reply.companyId, ticket.gameId),
+    knownGame(ctx, ticket.gameId),
   ]);
   const first = conversation.find((message) => message.fromPlayer);
   const earlier = conversation
@@ -51,6 +53,7 @@ export async function mailAgentReply(ctx: EmailContext, reply: AgentReply): Prom
     subjectLine: subjectOf(first?.message ?? ""),
     message: reply.message,
     earlier: earlier.map((message) => ({ fromPlayer: message.fromPlayer, at: message.createdAt, message: message.message })),
+    continueUrl: continueLink(ctx.settings.webSupportUrl, game, { email: ticket.email, language: ticket.language }),
   });
 
   const id = randomUUID();

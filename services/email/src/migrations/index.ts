@@ -5,6 +5,7 @@ import { addOutboxTraceparentMigration, createOutboxMigration } from "@support/b
 import * as createMails from "./2026_12_01_01_00_00_create_mails.ts";
 import * as createInboundMails from "./2026_12_01_02_00_00_create_inbound_mails.ts";
 import * as createRatingLinks from "./2026_12_01_03_00_00_create_rating_links.ts";
+import * as createGames from "./2026_12_01_04_00_00_create_games.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_12_01_00_00_00_create_outbox": createOutboxMigration,
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   "2026_12_01_01_00_00_create_mails": createMails,
   "2026_12_01_02_00_00_create_inbound_mails": createInboundMails,
   "2026_12_01_03_00_00_create_rating_links": createRatingLinks,
+  "2026_12_01_04_00_00_create_games": createGames,
 };

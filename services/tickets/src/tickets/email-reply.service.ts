@@ -71,3 +71,27 @@ export async function addEmailReply(ctx: TicketsContext, input: { companyId: str
   });
   return { ticketId: created.ticketId, eventId: created.messageEventId, followUp: true };
 }
+
+/**
+ * A ticket from a player's mail to a game's support address: an email ticket of the player the
+ * address names, checked like one from POST /tickets (a blocked player, a similar open ticket).
+ */
+export async function openEmailTicket(
+  ctx: TicketsContext,
+  input: { companyId: string; gameId: string; email: string; name: string | null; message: string; language: string; attachments: string[] },
+): Promise<{ ticketId: string; runningId: number; eventId: string }> {
+  const created = await createTicket(ctx, {
+    supportSource: "EMAIL",
+    companyId: input.companyId,
+    gameId: input.gameId,
+    player: { email: input.email, name: input.name ?? undefined },
+    message: input.message,
+    attachmentIds: input.attachments,
+    language: input.language,
+    channels: ["email"],
+    tags: [],
+    fields: {},
+    skipDuplicateCheck: false,
+  });
+  return { ticketId: created.ticketId, runningId: created.runningId, eventId: created.messageEventId };
+}

@@ -7,8 +7,7 @@
 // than about 20 minutes), goes to the dead-letter store (libs/bus) and the next one is handled:
 // one bad event must not stop every company's deliveries. A replayed event comes after the
 // events that followed it.
-import { jetstreamManager } from "@nats-io/jetstream";
-import { ack, createConsumer, ensureStream, streamNameFor, type Consumer, type NatsConnection } from "@support/bus";
+import { ack, createConsumer, streamOfService, type Consumer, type NatsConnection } from "@support/bus";
 import { readEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
@@ -25,22 +24,6 @@ export interface DomainEventsConsumerSettings {
   registry?: Registry;
 }
 
-/**
- * The stream of another service, created as that service creates it when this one starts
- * first (its own start leaves it as it is), so that the durable consumer can be added.
- */
-async function streamOf(settings: DomainEventsConsumerSettings, service: string): Promise<string> {
-  const name = streamNameFor(settings.natsPrefix, service);
-  const jsm = await jetstreamManager(settings.nc);
-  try {
-    await jsm.streams.info(name);
-  } catch (error) {
-    if (!String((error as Error).message ?? error).includes("not found")) throw error;
-    await ensureStream(settings.nc, { name, subjects: [`${settings.natsPrefix}${service}.>`], replicas: settings.streamReplicas });
-  }
-  return name;
-}
-
 export function createDomainEventsConsumer(ctx: Pick<WebhooksContext, "db" | "wake">, settings: DomainEventsConsumerSettings): Consumer {
   const consumers: Consumer[] = [];
   const sources = [
@@ -52,7 +35,7 @@ export function createDomainEventsConsumer(ctx: Pick<WebhooksContext, "db" | "wa
   return {
     async start() {
       for (const source of sources) {
-        const stream = await streamOf(settings, source.service);
+        const stream = await streamOfService(settings.nc, { natsPrefix: settings.natsPrefix, service: source.service, replicas: settings.streamReplicas });
         const consumer = createConsumer({
           nc: settings.nc,
           natsPrefix: settings.natsPrefix,

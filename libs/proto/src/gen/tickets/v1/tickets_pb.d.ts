@@ -12,6 +12,86 @@ import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
 export declare const file_tickets_v1_tickets: GenFile;
 
 /**
+ * CreateEmailTicketRequest is a new mail's sender, text and files.
+ *
+ * @generated from message tickets.v1.CreateEmailTicketRequest
+ */
+export declare type CreateEmailTicketRequest = Message<"tickets.v1.CreateEmailTicketRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string email = 3;
+   */
+  email: string;
+
+  /**
+   * @generated from field: optional string name = 4;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: string message = 5;
+   */
+  message: string;
+
+  /**
+   * A language code of the API: the email service gives the game's first language.
+   *
+   * @generated from field: string language = 6;
+   */
+  language: string;
+
+  /**
+   * Stored by media as the company's uploads for the game.
+   *
+   * @generated from field: repeated string attachments = 7;
+   */
+  attachments: string[];
+};
+
+/**
+ * Describes the message tickets.v1.CreateEmailTicketRequest.
+ * Use `create(CreateEmailTicketRequestSchema)` to create a new message.
+ */
+export declare const CreateEmailTicketRequestSchema: GenMessage<CreateEmailTicketRequest>;
+
+/**
+ * CreateEmailTicketResponse names the new ticket and its first message.
+ *
+ * @generated from message tickets.v1.CreateEmailTicketResponse
+ */
+export declare type CreateEmailTicketResponse = Message<"tickets.v1.CreateEmailTicketResponse"> & {
+  /**
+   * @generated from field: string ticket_id = 1;
+   */
+  ticketId: string;
+
+  /**
+   * @generated from field: int64 running_id = 2;
+   */
+  runningId: bigint;
+
+  /**
+   * @generated from field: string event_id = 3;
+   */
+  eventId: string;
+};
+
+/**
+ * Describes the message tickets.v1.CreateEmailTicketResponse.
+ * Use `create(CreateEmailTicketResponseSchema)` to create a new message.
+ */
+export declare const CreateEmailTicketResponseSchema: GenMessage<CreateEmailTicketResponse>;
+
+/**
  * RateTicketRequest is a rating of a resolved ticket.
  *
  * @generated from message tickets.v1.RateTicketRequest
@@ -2444,6 +2524,19 @@ export declare const TicketsService: GenService<{
     methodKind: "unary";
     input: typeof RateTicketRequestSchema;
     output: typeof RateTicketResponseSchema;
+  },
+  /**
+   * CreateEmailTicket opens a ticket from a player's mail to a game's support address (support
+   * source EMAIL, the email channel, the player by address): like POST /tickets, a blocked player
+   * is FAILED_PRECONDITION PLAYER_BLOCKED and a similar open ticket of the player
+   * FAILED_PRECONDITION DUPLICATE_OPEN_TICKET_DETECTED (its id in the payload).
+   *
+   * @generated from rpc tickets.v1.TicketsService.CreateEmailTicket
+   */
+  createEmailTicket: {
+    methodKind: "unary";
+    input: typeof CreateEmailTicketRequestSchema;
+    output: typeof CreateEmailTicketResponseSchema;
   },
 }>;
 
