@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestInfra, createTestServiceIdentities, freePort, randomId, type IdentityProcess, type TestInfra } from "@support/testkit";
+import { createTestInfra, createTestServiceIdentities, freePort, IDENTITY_PROCESSES, randomId, type IdentityProcess, type TestInfra } from "@support/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SERVICES, type ServiceName } from "../image/spec.ts";
 import { baseline, type Baseline } from "../scripts/releases.ts";
@@ -33,6 +33,8 @@ let base: Baseline;
 let infra: TestInfra | undefined;
 let work: string | undefined;
 const previous = new Map<ServiceName, BuiltImage>();
+/** The processes of the previous release: its trust may name only those (it refuses others at start). */
+const previousProcesses: string[] = [];
 const createdRoles: string[] = [];
 const rolePrefix = `t${randomId(6)}_`;
 
@@ -46,6 +48,9 @@ beforeAll(async () => {
   const source = join(work, "source");
   mkdirSync(source);
   execFileSync("sh", ["-c", `git archive --format=tar "$0" | tar -x -C "$1"`, base.sha, source], { cwd: root });
+  for (const name of IDENTITY_PROCESSES) {
+    if (name === "admin" || name === "gateway" || existsSync(join(source, "services", name))) previousProcesses.push(name);
+  }
   for (const image of INTERNAL) {
     if (!existsSync(join(source, "services", image.name, "src", "migrate.ts"))) continue; // new service: nothing to be compatible with
     previous.set(
@@ -116,7 +121,7 @@ describe("migrations against the previous release", () => {
         TOTP_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString("base64"),
         AUTO_CLOSE_INTERVAL_MS: "0",
         // A release that checks service identities refuses to start in production without them.
-        ...createTestServiceIdentities().env(service as IdentityProcess),
+        ...createTestServiceIdentities().env(service as IdentityProcess, previousProcesses),
         ...db.env,
       };
 

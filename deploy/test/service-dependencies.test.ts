@@ -20,8 +20,8 @@ const services = readdirSync(servicesDir, { withFileTypes: true })
 const serviceNames = new Set(services.map((pkg) => pkg.name));
 
 describe("service packages", () => {
-  it("finds the six services", () => {
-    expect([...serviceNames].sort()).toEqual(["@support/content", "@support/gateway", "@support/media", "@support/players", "@support/tickets", "@support/webhooks"]);
+  it("finds the seven services", () => {
+    expect([...serviceNames].sort()).toEqual(["@support/content", "@support/email", "@support/gateway", "@support/media", "@support/players", "@support/tickets", "@support/webhooks"]);
   });
 
   it.each(services.map((pkg) => [pkg.name, pkg]))("%s depends at run time on no other service", (_name, pkg) => {

@@ -121,7 +121,9 @@ export function parseTrust(json: string): Trust {
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error('SERVICE_IDENTITY_TRUST: must be an object {"<service>": ["<public key>", ...]}');
   const trust = new Map<string, KeyObject[]>();
   for (const [name, keys] of Object.entries(value)) {
-    if (!(IDENTITY_NAMES as readonly string[]).includes(name)) throw new Error(`SERVICE_IDENTITY_TRUST: unknown service ${JSON.stringify(name)}`);
+    // A process this release does not know (one a later release adds) is skipped: the trust
+    // ConfigMap can name it before every service runs the release that calls it.
+    if (!(IDENTITY_NAMES as readonly string[]).includes(name)) continue;
     if (!Array.isArray(keys) || keys.some((key) => typeof key !== "string")) throw new Error(`SERVICE_IDENTITY_TRUST: ${name} must list public keys (strings)`);
     trust.set(name, (keys as string[]).map((key, index) => parsePublicKey(key, `${name}[${index}]`)));
   }

@@ -12,8 +12,11 @@ export type IdentityProcess = (typeof IDENTITY_PROCESSES)[number];
 export interface TestServiceIdentities {
   /** The trust every service gets (SERVICE_IDENTITY_TRUST). */
   trust: string;
-  /** The environment of one process: its own key and the trust. */
-  env(name: IdentityProcess): { SERVICE_IDENTITY_KEY: string; SERVICE_IDENTITY_TRUST: string };
+  /**
+   * The environment of one process: its own key and the trust; `trusted` keeps only those
+   * processes in the trust (an earlier release refuses a trust naming a process it does not know).
+   */
+  env(name: IdentityProcess, trusted?: readonly string[]): { SERVICE_IDENTITY_KEY: string; SERVICE_IDENTITY_TRUST: string };
 }
 
 export function createTestServiceIdentities(): TestServiceIdentities {
@@ -25,5 +28,9 @@ export function createTestServiceIdentities(): TestServiceIdentities {
     trust[name] = [publicKey.export({ format: "jwk" }).x!];
   }
   const trustJson = JSON.stringify(trust);
-  return { trust: trustJson, env: (name) => ({ SERVICE_IDENTITY_KEY: keys.get(name)!, SERVICE_IDENTITY_TRUST: trustJson }) };
+  const trustOf = (trusted: readonly string[]) => JSON.stringify(Object.fromEntries(Object.entries(trust).filter(([name]) => trusted.includes(name))));
+  return {
+    trust: trustJson,
+    env: (name, trusted) => ({ SERVICE_IDENTITY_KEY: keys.get(name)!, SERVICE_IDENTITY_TRUST: trusted === undefined ? trustJson : trustOf(trusted) }),
+  };
 }
