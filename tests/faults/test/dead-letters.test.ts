@@ -47,7 +47,7 @@ describe("bad messages on every consumed subject", () => {
 
     // The processes whose /metrics the test reads get a known metrics port each.
     stack = await FaultStack.start({}, { env: { PLAYER_DELETION_DELAY_SECONDS: "1" }, start: ["content", "media"] });
-    for (const name of ["tickets", "players", "webhooks", "gateway"] as const) {
+    for (const name of ["tickets", "players", "webhooks", "email", "gateway"] as const) {
       metricsPorts[name] = await freePort();
       stack.startProcess(name, { METRICS_PORT: String(metricsPorts[name]) });
     }
@@ -103,7 +103,8 @@ describe("bad messages on every consumed subject", () => {
       await js.publish(`${prefix}${type}`, `not json at all: ${type}`);
       await js.publish(`${prefix}${type}`, futureEnvelope(type));
     }
-    // Into content's stream, which only plain subscriptions read (the gateway's and tickets').
+    // Into content's stream, which plain subscriptions read (the gateway's and tickets') and the
+    // email service's durable consumer (its games).
     // A type of the contract at a version nobody reads (a type nobody defines is acknowledged, not kept).
     await js.publish(`${prefix}content.game.created`, "not json at all: content");
     await js.publish(`${prefix}content.game.created`, futureEnvelope("content.game.created"));
@@ -154,7 +155,15 @@ describe("bad messages on every consumed subject", () => {
       [`${prefix}players.session.ended`, "unparseable"],
       [`${prefix}players.session.ended`, "unknown_version"],
     ]);
-    expect(deadLetters).toHaveLength(8);
+    expect(kept("email-tickets")).toEqual([
+      [`${prefix}tickets.ticket.created`, "unparseable"],
+      [`${prefix}tickets.ticket.created`, "unknown_version"],
+    ]);
+    expect(kept("email-content")).toEqual([
+      [`${prefix}content.game.created`, "unparseable"],
+      [`${prefix}content.game.created`, "unknown_version"],
+    ]);
+    expect(deadLetters).toHaveLength(12);
 
     // Each process counted what it set aside, the plain subscriptions included.
     const expected: Record<string, string[]> = {
@@ -162,6 +171,7 @@ describe("bad messages on every consumed subject", () => {
       players: ["players-deletion"],
       gateway: ["gateway-content-changed", "gateway-ticket-events", "gateway-session-changed"],
       tickets: ["tickets-content-changed"],
+      email: ["email-tickets", "email-content"],
     };
     for (const [process, consumers] of Object.entries(expected)) {
       await waitUntil(`${process}'s counts`, async () => {

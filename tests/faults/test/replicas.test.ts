@@ -118,7 +118,7 @@ describe("replicas: balancing, and work done once", () => {
           AUTO_CLOSE_INTERVAL_MS: "300",
           PLAYER_DELETION_DELAY_SECONDS: "2",
         },
-        start: ["content", "media", "webhooks"],
+        start: ["content", "media", "webhooks", "email"],
       },
     );
     playersPorts.forEach((port, i) => stack.startProcess("players", { PORT: String(port) }, `players-${i + 1}`));
