@@ -42,6 +42,29 @@ describe("tenant file", () => {
     );
   });
 
+  it("takes the company's mail sender: a name of 1-100 characters without line breaks and a plain address", () => {
+    expect(issuesOf({ company: { name: "Star", email: { senderName: "Star Studio Support", senderAddress: "help@studio.example" } } })).toEqual([]);
+    expect(issuesOf({ company: { name: "Star", email: { senderAddress: "help@mail.studio.example" } } })).toEqual([]);
+    expect(issuesOf({ company: { name: "Star", email: {} } })).toEqual([]);
+    expect(issuesOf({ company: { name: "Star", email: { senderName: "Star\r\nBcc: victim@example.com", senderAddress: "Star <help@studio.example>" } } })).toEqual([
+      { path: "company/email/senderName", message: "must be 1-100 characters without line breaks, not blank" },
+      { path: "company/email/senderAddress", message: "must be a plain email address (name@example.com)" },
+    ]);
+    for (const bad of ["help", "help@studio", "help@@studio.example", "he lp@studio.example", "help@studio.example\n", "help@-studio.example"]) {
+      expect(issuesOf({ company: { name: "Star", email: { senderAddress: bad } } }), bad).toEqual([
+        { path: "company/email/senderAddress", message: "must be a plain email address (name@example.com)" },
+      ]);
+    }
+    expect(issuesOf({ company: { name: "Star", email: { senderName: "" } } })).toContainEqual({ path: "company/email/senderName", message: "must NOT have fewer than 1 characters" });
+    expect(issuesOf({ company: { name: "Star", email: { senderName: "   " } } })).toEqual([
+      { path: "company/email/senderName", message: "must be 1-100 characters without line breaks, not blank" },
+    ]);
+    expect(issuesOf({ company: { name: "Star", email: { senderName: "x".repeat(101) } } })).toEqual([
+      { path: "company/email/senderName", message: "must NOT have more than 100 characters" },
+    ]);
+    expect(issuesOf({ company: { name: "Star", email: { replyTo: "a@b.example" } } })).toEqual([{ path: "company/email/replyTo", message: "is not allowed here" }]);
+  });
+
   it("names the path of each bad value", () => {
     const file = minimal();
     file.games[0]!.languages = ["en", "klingon"];

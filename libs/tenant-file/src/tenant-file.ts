@@ -18,6 +18,8 @@ export interface TenantFile {
     requireTwoFactor?: boolean;
     /** Single sign-on with the company's OpenID provider; the secret itself stays in the content service's Secret content-sso. */
     singleSignOn?: { issuer: string; clientId: string; clientSecretKey: string; allowJustInTimeUsers?: boolean; emailDomains?: string[] };
+    /** The From of the mails to the players of its email tickets (default: "<game> Support" <MAIL_FROM's address>). */
+    email?: { senderName?: string; senderAddress?: string };
   };
   /** rateLimitPerMinute: requests per minute of the key (default: the company's limit). */
   apiKeys?: { name: string; rateLimitPerMinute?: number }[];
@@ -95,6 +97,8 @@ const patternMessages: Record<string, string> = {
   name: "must not contain a comma",
   playerId: "must not be blank",
   url: "must be an http(s) URL",
+  senderName: "must be 1-100 characters without line breaks, not blank",
+  senderAddress: "must be a plain email address (name@example.com)",
 };
 
 // ajv's oneOf message ("must match exactly one schema in oneOf") does not say which; keyed by
