@@ -34,6 +34,8 @@ function companyMessage(company: Company): MessageInitShape<typeof CompanySchema
     primaryLanguage: company.primaryLanguage,
     allowImmediateDeletion: company.allowImmediateDeletion,
     autoCloseWaitingAfterHours: company.autoCloseWaitingAfterHours,
+    emailSenderName: company.emailSender.name ?? undefined,
+    emailSenderAddress: company.emailSender.address ?? undefined,
   };
 }
 

@@ -10,6 +10,7 @@ describe("company rules", () => {
       autoCloseWaitingAfterHours: 168,
       apiRateLimitPerMinute: null,
       requireTwoFactor: false,
+      emailSender: { name: null, address: null },
     });
   });
 
@@ -27,5 +28,19 @@ describe("company rules", () => {
   it("needs a language code as primary language", () => {
     expect(parseNewCompany({ name: "S", primaryLanguage: "zh-Hans" }).primaryLanguage).toBe("zh-Hans");
     expect(() => parseNewCompany({ name: "S", primaryLanguage: "english" })).toThrow();
+  });
+});
+
+describe("a company's mail sender", () => {
+  it("is absent by default and takes a one-line name and a plain address", () => {
+    expect(parseNewCompany({ name: "S" }).emailSender).toEqual({ name: null, address: null });
+    expect(parseNewCompany({ name: "S", email: { senderName: "Star Studio Support", senderAddress: "help@studio.example" } }).emailSender).toEqual({
+      name: "Star Studio Support",
+      address: "help@studio.example",
+    });
+    for (const senderName of ["", "  ", "a\r\nBcc: x@example.com", "x".repeat(101)]) expect(() => parseNewCompany({ name: "S", email: { senderName } }), senderName).toThrow();
+    for (const senderAddress of ["help", "help@studio", "Star <help@studio.example>", "help@studio.example\n", "a b@studio.example"]) {
+      expect(() => parseNewCompany({ name: "S", email: { senderAddress } }), senderAddress).toThrow();
+    }
   });
 });

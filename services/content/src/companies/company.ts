@@ -14,8 +14,21 @@ export interface Company {
   apiRateLimitPerMinute: number | null;
   /** Every user must sign in with two-factor; one without it gets a session limited to enrolment. */
   requireTwoFactor: boolean;
+  /** The From of the mails to the players of its email tickets; null parts: the email service's defaults. */
+  emailSender: EmailSender;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** Null: "<game> Support" in the ticket's language, and the address of the email service's MAIL_FROM. */
+export interface EmailSender {
+  name: string | null;
+  address: string | null;
+}
+
+export interface EmailSenderInput {
+  senderName?: string | undefined;
+  senderAddress?: string | undefined;
 }
 
 export interface NewCompanyInput {
@@ -25,9 +38,37 @@ export interface NewCompanyInput {
   autoCloseWaitingAfterHours?: number | undefined;
   apiRateLimitPerMinute?: number | undefined;
   requireTwoFactor?: boolean | undefined;
+  email?: EmailSenderInput | undefined;
 }
 
-export type NewCompany = Pick<Company, "name" | "primaryLanguage" | "allowImmediateDeletion" | "autoCloseWaitingAfterHours" | "apiRateLimitPerMinute" | "requireTwoFactor">;
+export type NewCompany = Pick<Company, "name" | "primaryLanguage" | "allowImmediateDeletion" | "autoCloseWaitingAfterHours" | "apiRateLimitPerMinute" | "requireTwoFactor" | "emailSender">;
+
+const MAX_SENDER_NAME_LENGTH = 100;
+// A plain address, no display name or comment: it goes into a From header as it is.
+const plainAddress = /^[^\s@"<>(),;:\\[\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
+
+/** Checks a company's mail sender (paths under `/email`); absent parts are null. The name goes
+ * into a mail header, so a line break in it is refused rather than removed. */
+export function parseEmailSender(input: EmailSenderInput | undefined, issues: ValidationIssue[]): EmailSender {
+  const sender: EmailSender = { name: null, address: null };
+  if (input === undefined || input === null) return sender;
+  if (typeof input !== "object") {
+    issues.push({ path: "/email", message: "must be an object" });
+    return sender;
+  }
+  const { senderName, senderAddress } = input;
+  if (senderName !== undefined) {
+    if (typeof senderName !== "string" || senderName.trim() === "" || senderName.length > MAX_SENDER_NAME_LENGTH || /[\r\n]/.test(senderName)) {
+      issues.push({ path: "/email/senderName", message: `must be 1-${MAX_SENDER_NAME_LENGTH} characters without line breaks, not blank` });
+    } else sender.name = senderName;
+  }
+  if (senderAddress !== undefined) {
+    if (typeof senderAddress !== "string" || senderAddress.length > 254 || !plainAddress.test(senderAddress)) {
+      issues.push({ path: "/email/senderAddress", message: "must be a plain email address (name@example.com)" });
+    } else sender.address = senderAddress;
+  }
+  return sender;
+}
 
 /** Highest API rate limit per minute a company or key may be given (a sanity bound, 1,000 per second for a minute ten times over). */
 export const MAX_API_RATE_LIMIT_PER_MINUTE = 10_000_000;
@@ -59,8 +100,9 @@ export function parseNewCompany(input: NewCompanyInput): NewCompany {
   const allowImmediateDeletion = optionalBoolean(input.allowImmediateDeletion, "/allowImmediateDeletion", issues);
   const apiRateLimitPerMinute = optionalRateLimit(input.apiRateLimitPerMinute, "/apiRateLimitPerMinute", issues);
   const requireTwoFactor = optionalBoolean(input.requireTwoFactor, "/requireTwoFactor", issues);
+  const emailSender = parseEmailSender(input.email, issues);
   throwIfInvalid(issues);
-  return { name, primaryLanguage: primaryLanguage as LanguageCode, allowImmediateDeletion, autoCloseWaitingAfterHours: hours, apiRateLimitPerMinute, requireTwoFactor };
+  return { name, primaryLanguage: primaryLanguage as LanguageCode, allowImmediateDeletion, autoCloseWaitingAfterHours: hours, apiRateLimitPerMinute, requireTwoFactor, emailSender };
 }
 
 /** The data of content.company.* events. */

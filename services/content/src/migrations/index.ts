@@ -13,6 +13,7 @@ import * as twoFactor from "./2026_11_28_00_02_00_two_factor.ts";
 import * as singleSignOn from "./2026_11_29_00_00_00_single_sign_on.ts";
 import * as userSkills from "./2026_11_29_00_01_00_user_skills.ts";
 import * as cannedResponses from "./2026_11_29_00_02_00_canned_responses.ts";
+import * as companyEmailSender from "./2026_11_30_00_00_00_company_email_sender.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_01_00_create_content": createContent,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_29_00_00_00_single_sign_on": singleSignOn,
   "2026_11_29_00_01_00_user_skills": userSkills,
   "2026_11_29_00_02_00_canned_responses": cannedResponses,
+  "2026_11_30_00_00_00_company_email_sender": companyEmailSender,
 };

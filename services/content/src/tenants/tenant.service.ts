@@ -2,7 +2,8 @@
 // the file, through the same use cases the service runs (so every change writes its outbox
 // event), in one transaction: a file that fails anywhere changes nothing. The file's digest is
 // recorded with the ids it created; the same digest again creates nothing and returns them
-// (without the API key secrets, which exist only at creation). The file's blockedPlayers
+// (without the API key secrets, which exist only at creation), and sets the company's mail
+// sender, which the digest leaves out so that it can be edited. The file's blockedPlayers
 // belong to the players service: they are checked here (their game refs) but not applied.
 import type { Kysely } from "kysely";
 import { isAppError, validationError, type ValidationIssue } from "@support/errors";
@@ -12,7 +13,7 @@ import { putEnvironmentAnnouncement } from "../announcements/announcement.servic
 import { createApiKey } from "../api-keys/api-key.service.ts";
 import { createCollector } from "../collectors/collector.service.ts";
 import { configureSingleSignOn } from "../agents/single-sign-on.service.ts";
-import { createCompany } from "../companies/company.service.ts";
+import { createCompany, setCompanyEmailSender } from "../companies/company.service.ts";
 import { createField } from "../fields/field.service.ts";
 import { createEnvironment, createGame, createResource } from "../games/game.service.ts";
 import { createTag } from "../tags/tag.service.ts";
@@ -64,7 +65,12 @@ export async function applyTenant(db: Kysely<ContentDatabase>, digest: string, i
     return await db.transaction().execute(async (trx) => {
       await lockDigest(trx, digest);
       const recorded = await findTenantApplication(trx, digest);
-      if (recorded) return { ...recorded, alreadyApplied: true };
+      if (recorded) {
+        // The admin tool leaves company.email out of the digest: an edited sender is applied to
+        // the company the file created (and the same one again writes nothing).
+        await at("company", () => setCompanyEmailSender(trx, recorded.companyId, file.company.email));
+        return { ...recorded, alreadyApplied: true };
+      }
       const applied = await createTenant(trx, file);
       await insertTenantApplication(trx, digest, recordOf(applied));
       return applied;

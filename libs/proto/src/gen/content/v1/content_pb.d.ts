@@ -43,6 +43,21 @@ export declare type Company = Message<"content.v1.Company"> & {
    * @generated from field: double auto_close_waiting_after_hours = 5;
    */
   autoCloseWaitingAfterHours: number;
+
+  /**
+   * The From display name of the mails to the players of its email tickets; absent: "<game>
+   * Support" in the ticket's language.
+   *
+   * @generated from field: optional string email_sender_name = 6;
+   */
+  emailSenderName?: string | undefined;
+
+  /**
+   * The From address of those mails; absent: the address of the email service's MAIL_FROM.
+   *
+   * @generated from field: optional string email_sender_address = 7;
+   */
+  emailSenderAddress?: string | undefined;
 };
 
 /**
