@@ -9,7 +9,8 @@
 // player changes nothing. So a failure after content committed is finished by running the
 // same command again. The digest leaves `webhooks` out: their list is declarative per company
 // (created, updated or deleted by URL on every run), so a file whose webhooks changed applies
-// them to the company it created before.
+// them to the company it created before. It leaves `company.email` out for the same reason:
+// content sets the sender on the company the digest names.
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { AppError} from "@support/errors";
@@ -100,9 +101,12 @@ export async function applyTenantFile(
   // applying it again finds the company the file created and updates its subscriptions,
   // instead of creating another company.
   const { webhooks: _webhooks, ...contentPart } = file;
+  // company.email (the sender of the company's mails) is sent but left out of the digest too, so
+  // that an edited sender is set on the company the file created rather than making another.
+  const { email: _email, ...digestedCompany } = contentPart.company;
   let applied;
   try {
-    applied = await clients.content.applyTenant({ digest: tenantDigest(contentPart), tenant: contentPart as unknown as JsonObject });
+    applied = await clients.content.applyTenant({ digest: tenantDigest({ ...contentPart, company: digestedCompany }), tenant: contentPart as unknown as JsonObject });
   } catch (error) {
     throw connectToAppError(error);
   }

@@ -368,6 +368,25 @@ describe("pnpm admin apply", () => {
     expect(JSON.parse(again.stdout).webhooks).toBeUndefined();
   });
 
+  it("sets the company's mail sender, and an edit of it on the company the file created", async () => {
+    const file = { company: { name: "Sender Studio", email: { senderName: "Sender Support", senderAddress: "help@sender.example" } } };
+    const first = await runCli(["apply", tenantFile(file)]);
+    expect(first.code, first.stderr).toBe(0);
+    const { companyId } = JSON.parse(first.stdout);
+    expect((await ctx.content.getCompany({ companyId })).company).toMatchObject({ emailSenderName: "Sender Support", emailSenderAddress: "help@sender.example" });
+
+    const edited = await runCli(["apply", tenantFile({ company: { ...file.company, email: { senderName: "Sender Help" } } })]);
+    expect(edited.code, edited.stderr).toBe(0);
+    expect(JSON.parse(edited.stdout)).toMatchObject({ companyId, alreadyApplied: true });
+    const { company } = await ctx.content.getCompany({ companyId });
+    expect([company?.emailSenderName, company?.emailSenderAddress]).toEqual(["Sender Help", undefined]);
+
+    const bad = await runCli(["apply", tenantFile({ company: { ...file.company, email: { senderAddress: "Sender <help@sender.example>" } } })]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("company/email/senderAddress: must be a plain email address");
+    expect((await ctx.content.getCompany({ companyId })).company?.emailSenderName).toBe("Sender Help");
+  });
+
   it("answers 2 for a file that is missing or not JSON", async () => {
     expect((await runCli(["apply", join(workDir, "missing.json")])).code).toBe(2);
     const notJson = join(workDir, "not.json");
