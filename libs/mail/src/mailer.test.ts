@@ -50,6 +50,25 @@ describe("the mailer", () => {
     }
   });
 
+  it("sends from a mail's own address, keeping the configured one as the envelope sender (where bounces return)", async () => {
+    const receiver = await startSmtpReceiver();
+    const mailer = createMailer({ smtpUrl: receiver.url, from: "Support <support@studio.example>", logger });
+    try {
+      await mailer.send({ to: "pat@players.example", subject: "Re: ship", text: "Found it.", fromName: "Star Studio Support", fromAddress: "help@star.example" });
+      const named = await receiver.waitForMail("pat@players.example");
+      expect(named.raw).toMatch(/^From: Star Studio Support <help@star\.example>\r?$/m);
+      expect(named.from).toBe("support@studio.example");
+
+      await mailer.send({ to: "kim@players.example", subject: "Re: ship", text: "Found it.", fromAddress: "help@star.example" });
+      const bare = await receiver.waitForMail("kim@players.example");
+      expect(bare.raw).toMatch(/^From: help@star\.example\r?$/m);
+      expect(bare.from).toBe("support@studio.example");
+    } finally {
+      mailer.close();
+      await receiver.stop();
+    }
+  });
+
   it("reports a refusal for good (5xx) as permanent and one for now (4xx) or an unreachable relay as not", async () => {
     const receiver = await startSmtpReceiver();
     receiver.refusedRecipients.set("gone@players.example", 550);

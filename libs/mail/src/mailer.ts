@@ -12,8 +12,11 @@ export interface OutgoingMail {
   text: string;
   /** The HTML alternative of `text`; the mail is plain text alone without it. */
   html?: string;
-  /** The sender's display name, in front of the configured address (`<name> <address>`). */
+  /** The sender's display name, in front of the sender address (`<name> <address>`). */
   fromName?: string;
+  /** The From address (a company's own); default the configured address. Bounces still come back
+   * to the configured address: it stays the envelope sender. */
+  fromAddress?: string;
   replyTo?: string;
   /** The Message-ID to send, without angle brackets; nodemailer makes one when absent. */
   messageId?: string;
@@ -121,8 +124,12 @@ export function createMailer(options: { smtpUrl: string; from: string; logger: L
       const references = mail.references?.map(bracketed);
       let info: { messageId: string; response: string };
       try {
+        const address = mail.fromAddress ?? fromAddress;
         info = await transport.sendMail({
-          from: mail.fromName ? { name: mail.fromName, address: fromAddress } : options.from,
+          from: mail.fromName ? { name: mail.fromName, address } : mail.fromAddress ? address : options.from,
+          // The return path is the configured address whatever the From says: delivery reports
+          // must reach the platform, which marks the mail they return.
+          ...(mail.fromAddress === undefined ? {} : { envelope: { from: fromAddress, to: mail.to } }),
           to: mail.to,
           subject: mail.subject,
           text: mail.text,
