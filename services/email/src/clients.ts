@@ -1,12 +1,12 @@
 // Connect clients of the services the email channel reads: tickets (a ticket and its
-// conversation) and content (the game's name). Mapped here onto the use cases' interfaces.
+// conversation) and content (the game's name, the company's sender). Mapped here onto the use cases' interfaces.
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Client } from "@connectrpc/connect";
 import type { Registry } from "@support/metrics";
 import { ContentService, MediaService, TicketsService } from "@support/proto";
 import { balancingOf, connectToAppError, createServiceClient, loadServiceCaller, type ServiceIdentitySettings } from "@support/rpc";
 import type { EmailConfig } from "./config.ts";
-import type { ConversationMessage, FileStore, GameNames, TicketReader } from "./context.ts";
+import type { CompanySender, CompanySenders, ConversationMessage, FileStore, GameNames, TicketReader } from "./context.ts";
 
 type ClientConfig = Pick<EmailConfig, "TICKETS_URL" | "CONTENT_URL" | "MEDIA_URL" | "RPC_TIMEOUT_MS" | "RPC_RESOLVE_INTERVAL_MS" | "RPC_HOSTS_FILE"> & ServiceIdentitySettings;
 
@@ -113,6 +113,31 @@ export function createGameNames(content: ContentClient): GameNames {
         if (names.size >= 10_000) names.clear();
         names.set(key, name);
         return name;
+      } catch (error) {
+        throw connectToAppError(error);
+      }
+    },
+  };
+}
+
+/**
+ * Companies' senders (content.GetCompany), remembered per process for `ttlMs` (60 s): a mail
+ * needs no call of its own, and an edited sender is used within a minute.
+ */
+export function createCompanySenders(content: ContentClient, options: { ttlMs?: number; now?: () => number } = {}): CompanySenders {
+  const ttlMs = options.ttlMs ?? 60_000;
+  const now = options.now ?? Date.now;
+  const senders = new Map<string, { sender: CompanySender; expiresAt: number }>();
+  return {
+    async senderOf(companyId) {
+      const known = senders.get(companyId);
+      if (known !== undefined && known.expiresAt > now()) return known.sender;
+      try {
+        const { company } = await content.getCompany({ companyId });
+        const sender = { name: company?.emailSenderName ?? null, address: company?.emailSenderAddress ?? null };
+        if (senders.size >= 10_000) senders.clear();
+        senders.set(companyId, { sender, expiresAt: now() + ttlMs });
+        return sender;
       } catch (error) {
         throw connectToAppError(error);
       }

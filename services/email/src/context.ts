@@ -52,6 +52,17 @@ export interface FileStore {
   store(companyId: string, gameId: string, file: { fileName: string; contentType: string; content: Uint8Array }): Promise<string>;
 }
 
+/** A company's own sender of its mails to players; null parts: the defaults ("<game> Support", MAIL_FROM's address). */
+export interface CompanySender {
+  name: string | null;
+  address: string | null;
+}
+
+/** Companies' senders: content in production. */
+export interface CompanySenders {
+  senderOf(companyId: string): Promise<CompanySender>;
+}
+
 /** Games' names: content in production. */
 export interface GameNames {
   nameOf(companyId: string, gameId: string): Promise<string>;
@@ -76,6 +87,7 @@ export interface EmailContext {
   tickets: TicketReader;
   files: FileStore;
   games: GameNames;
+  senders: CompanySenders;
   settings: EmailSettings;
   logger: Logger;
   /** Tells the sender new mails are due. */

@@ -6,9 +6,9 @@ import { createMailer, type Mailer } from "@support/mail";
 import { createMetricsRegistry } from "@support/metrics";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import { parseRetrySchedule } from "@support/config";
-import { createContentClient, createFileStore, createGameNames, createMediaClient, createTicketReader, createTicketsClient } from "./clients.ts";
+import { createCompanySenders, createContentClient, createFileStore, createGameNames, createMediaClient, createTicketReader, createTicketsClient } from "./clients.ts";
 import { dkimOf, type EmailConfig } from "./config.ts";
-import type { EmailContext, FileStore, GameNames, TicketReader } from "./context.ts";
+import type { CompanySenders, EmailContext, FileStore, GameNames, TicketReader } from "./context.ts";
 import type { EmailDatabase } from "./database.ts";
 import { createContentEventsConsumer } from "./events/content-events.consumer.ts";
 import { createTicketsEventsConsumer } from "./events/tickets-events.consumer.ts";
@@ -28,6 +28,8 @@ export interface EmailDeps {
   tickets?: TicketReader;
   /** By default content.GetGame at CONTENT_URL. */
   games?: GameNames;
+  /** By default content.GetCompany at CONTENT_URL. */
+  senders?: CompanySenders;
   /** By default media.StoreAttachment at MEDIA_URL. */
   files?: FileStore;
   /** By default SMTP_URL's relay. */
@@ -60,10 +62,13 @@ export function createServer(deps: EmailDeps): EmailServer {
     retrySchedule: parseRetrySchedule(config.EMAIL_RETRY_SCHEDULE),
     attemptTimeoutMs: SMTP_TIMEOUT_MS,
   });
+  let contentClient: ReturnType<typeof createContentClient> | undefined;
+  const content = () => (contentClient ??= createContentClient(config, registry));
   const ctx: EmailContext = {
     db: deps.db,
     tickets: deps.tickets ?? createTicketReader(createTicketsClient(config, registry)),
-    games: deps.games ?? createGameNames(createContentClient(config, registry)),
+    games: deps.games ?? createGameNames(content()),
+    senders: deps.senders ?? createCompanySenders(content()),
     files: deps.files ?? createFileStore(createMediaClient(config, registry)),
     settings: {
       fromAddress: /<([^<>]+)>\s*$/.exec(config.MAIL_FROM)?.[1] ?? config.MAIL_FROM.trim(),

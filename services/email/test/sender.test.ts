@@ -9,7 +9,7 @@ import { createLogger } from "@support/logging";
 import { createMailer, type Mailer } from "@support/mail";
 import { createTestInfra, startSmtpReceiver, type SmtpReceiver, type TestInfra } from "@support/testkit";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ConversationMessage, EmailContext, TicketForMail } from "../src/context.ts";
+import type { CompanySender, ConversationMessage, EmailContext, TicketForMail } from "../src/context.ts";
 import type { EmailDatabase } from "../src/database.ts";
 import { createMailDeliveryJob } from "../src/jobs/mail-delivery.job.ts";
 import { listMails, mailAgentReply } from "../src/mails/mail.service.ts";
@@ -23,6 +23,8 @@ let db: Kysely<EmailDatabase>;
 let smtp: SmtpReceiver;
 let mailer: Mailer;
 const tickets = new Map<string, TicketForMail>();
+/** Companies' own senders, as content would give them; absent: the defaults. */
+const senders = new Map<string, CompanySender>();
 
 function context(queueMax = 100): EmailContext {
   return {
@@ -42,6 +44,7 @@ function context(queueMax = 100): EmailContext {
       },
     },
     games: { nameOf: async () => "Galaxy Raiders" },
+    senders: { senderOf: async (companyId) => senders.get(companyId) ?? { name: null, address: null } },
     files: {
       store: async () => {
         throw new Error("no files in these tests");
@@ -125,6 +128,38 @@ describe("the sender", () => {
     expect(mail).toMatchObject({ status: "sent", attempts: 2, lastError: null });
     const received = await smtp.waitForMail(address);
     expect(received.subject).toBe(`Re: My ship is gone [#${tickets.get(ticketId)!.runningId}]`);
+  });
+
+  it("sends from the company's own sender, as it was when the mail was queued, and from MAIL_FROM without one", async () => {
+    const ctx = context();
+    const address = `star-${randomUUID().slice(0, 6)}@players.example`;
+    const ticketId = emailTicket(address);
+    senders.set(COMPANY, { name: "Star Studio Support", address: "help@star.example" });
+    smtp.refusedRecipients.set(address, 450);
+    try {
+      await mailAgentReply(ctx, reply(ticketId));
+      const job = createMailDeliveryJob({ db, mailer, logger, concurrency: 1, pollIntervalMs: 50, retrySchedule: [0, 0], attemptTimeoutMs: 5_000 });
+      await job.runOnce();
+      expect((await listMails(ctx, COMPANY, ticketId))[0]).toMatchObject({ status: "deferred", fromName: "Star Studio Support", fromAddress: "help@star.example" });
+      // Edited meanwhile: the retry still sends what was queued.
+      senders.set(COMPANY, { name: "Other Name", address: "other@star.example" });
+      smtp.refusedRecipients.delete(address);
+      await job.runOnce();
+      const received = await smtp.waitForMail(address);
+      expect(received.raw).toMatch(/^From: Star Studio Support <help@star\.example>\r?$/m);
+      // Bounces still come back to MAIL_FROM's address; the Message-ID stays in its domain.
+      expect(received.from).toBe("support@studio.example");
+      expect(received.raw).toMatch(/^Message-ID: <[0-9a-f-]+@studio\.example>\r?$/m);
+    } finally {
+      senders.delete(COMPANY);
+    }
+
+    const plainAddress = `plain-${randomUUID().slice(0, 6)}@players.example`;
+    const plain = emailTicket(plainAddress);
+    await mailAgentReply(ctx, reply(plain));
+    expect((await listMails(ctx, COMPANY, plain))[0]).toMatchObject({ fromName: "Galaxy Raiders Support", fromAddress: null });
+    await createMailDeliveryJob({ db, mailer, logger, concurrency: 1, pollIntervalMs: 50, retrySchedule: [60], attemptTimeoutMs: 5_000 }).runOnce();
+    expect((await smtp.waitForMail(plainAddress)).raw).toMatch(/^From: Galaxy Raiders Support <support@studio\.example>\r?$/m);
   });
 
   it("keeps mails deferred, with the reason, while no relay is configured", async () => {

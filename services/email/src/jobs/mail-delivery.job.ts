@@ -52,6 +52,7 @@ export function createMailDeliveryJob(settings: MailDeliverySettings): MailDeliv
       const sent = await settings.mailer.send({
         to: mail.toAddress,
         fromName: mail.fromName,
+        ...(mail.fromAddress === null ? {} : { fromAddress: mail.fromAddress }),
         subject: mail.subject,
         text: mail.textBody,
         html: mail.htmlBody,

@@ -36,10 +36,11 @@ export async function mailAgentReply(ctx: EmailContext, reply: AgentReply): Prom
   if (ticket === undefined || !sendsMail(ticket)) return "none";
   if ((await countWaiting(ctx.db)) >= ctx.settings.queueMax) return "queue_full";
 
-  const [conversation, gameName, game] = await Promise.all([
+  const [conversation, gameName, game, sender] = await Promise.all([
     ctx.tickets.conversation(reply.companyId, reply.ticketId),
     ctx.games.nameOf(reply.companyId, ticket.gameId),
     knownGame(ctx, ticket.gameId),
+    ctx.senders.senderOf(reply.companyId),
   ]);
   const first = conversation.find((message) => message.fromPlayer);
   const earlier = conversation
@@ -68,7 +69,9 @@ export async function mailAgentReply(ctx: EmailContext, reply: AgentReply): Prom
       sourceEventId: reply.sourceEventId,
       kind: "agent_reply",
       toAddress: ticket.email,
-      fromName: rendered.fromName,
+      // The company's sender, chosen now and kept on the row: a retry sends what was queued.
+      fromName: sender.name ?? rendered.fromName,
+      fromAddress: sender.address,
       replyTo: replyAddressOf(ctx.settings.replyAddress, token),
       subject: rendered.subject,
       textBody: rendered.text,
@@ -95,7 +98,11 @@ export async function mailCsatRequest(ctx: EmailContext, closed: { sourceEventId
   const ticket = await ctx.tickets.ticket(closed.companyId, closed.ticketId);
   if (ticket === undefined || !sendsMail(ticket) || ticket.resolutionType !== "resolved" || ticket.csatScore !== undefined) return "none";
   if ((await countWaiting(ctx.db)) >= ctx.settings.queueMax) return "queue_full";
-  const [conversation, gameName] = await Promise.all([ctx.tickets.conversation(closed.companyId, closed.ticketId), ctx.games.nameOf(closed.companyId, ticket.gameId)]);
+  const [conversation, gameName, sender] = await Promise.all([
+    ctx.tickets.conversation(closed.companyId, closed.ticketId),
+    ctx.games.nameOf(closed.companyId, ticket.gameId),
+    ctx.senders.senderOf(closed.companyId),
+  ]);
   const token = newRatingToken();
   const links = [1, 2, 3, 4, 5].map((score) => ratingLink(ctx.settings.webSupportUrl, token, score)) as [string, string, string, string, string];
   const rendered = renderCsatMail({
@@ -116,7 +123,8 @@ export async function mailCsatRequest(ctx: EmailContext, closed: { sourceEventId
       sourceEventId: closed.sourceEventId,
       kind: "csat_request",
       toAddress: ticket.email,
-      fromName: rendered.fromName,
+      fromName: sender.name ?? rendered.fromName,
+      fromAddress: sender.address,
       replyTo: replyAddressOf(ctx.settings.replyAddress, replyToken),
       subject: rendered.subject,
       textBody: rendered.text,

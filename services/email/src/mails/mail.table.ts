@@ -19,6 +19,8 @@ export interface MailTable {
   kind: string;
   to_address: string;
   from_name: string;
+  /** The company's own sender address; null: the address of MAIL_FROM. */
+  from_address: Generated<string | null>;
   reply_to: string | null;
   subject: string;
   text_body: string;

@@ -15,6 +15,8 @@ export interface Mail {
   kind: MailKind;
   toAddress: string;
   fromName: string;
+  /** The company's own sender address (its tenant file's company.email); null: MAIL_FROM's. */
+  fromAddress: string | null;
   replyTo: string | null;
   subject: string;
   textBody: string;
