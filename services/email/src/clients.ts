@@ -121,8 +121,9 @@ export function createGameNames(content: ContentClient): GameNames {
 }
 
 /**
- * Companies' senders (content.GetCompany), remembered per process for `ttlMs` (60 s): a mail
- * needs no call of its own, and an edited sender is used within a minute.
+ * Companies' senders (content.GetCompany), remembered per process for `ttlMs`
+ * (EMAIL_SENDER_CACHE_MS, 60 s): a mail needs no call of its own, and an edited sender is used
+ * within a minute.
  */
 export function createCompanySenders(content: ContentClient, options: { ttlMs?: number; now?: () => number } = {}): CompanySenders {
   const ttlMs = options.ttlMs ?? 60_000;

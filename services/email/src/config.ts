@@ -15,7 +15,7 @@ export const configSpecs = {
   PORT: portSpec(50056),
   NODE_ENV: str({ default: "development", desc: "production: the service refuses to start without SMTP_URL" }),
   TICKETS_URL: str({ default: "http://127.0.0.1:50052", desc: "Where the tickets service answers (a ticket and its conversation)" }),
-  CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers (the game's name)" }),
+  CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers (the game's name, the company's sender)" }),
   MEDIA_URL: str({ default: "http://127.0.0.1:50053", desc: "Where the media service answers (it keeps the files of players' mails)" }),
   RPC_TIMEOUT_MS: num({ default: 5_000, desc: "Deadline of each call to another service" }),
   SMTP_URL: str({ default: "", desc: "The SMTP relay mails go through (smtp:// with STARTTLS, smtps://, credentials in the URL); empty: nothing is sent" }),
@@ -43,6 +43,7 @@ export const configSpecs = {
     desc: "Mails waiting to be sent (queued or deferred) past which new ones wait in the tickets stream instead of the database",
   }),
   EMAIL_QUOTED_MESSAGES: num({ default: 3, desc: "Earlier messages of the conversation quoted under a reply" }),
+  EMAIL_SENDER_CACHE_MS: num({ default: 60_000, desc: "How long a company's own sender (content.GetCompany) is remembered: an edit shows on mails queued after it" }),
   EMAIL_SMTP_HOST: str({ default: "127.0.0.1", desc: "Address the SMTP listener of players' answers binds to (0.0.0.0 in a cluster)" }),
   EMAIL_SMTP_PORT: num({ default: 2525, desc: "Port of the SMTP listener that takes players' answers (the MX or the relay forwards to it); it runs only with EMAIL_REPLY_ADDRESS; 0: any free port" }),
   EMAIL_INBOUND_MAX_BYTES: num({ default: 26_214_400, desc: "Largest mail the listener takes (25 MiB); larger ones are refused during the transfer" }),
@@ -63,7 +64,7 @@ export type EmailConfig = ReturnType<typeof loadRaw>;
 
 function checkRanges(config: EmailConfig): string[] {
   const problems: string[] = [];
-  for (const name of ["EMAIL_CONCURRENCY", "EMAIL_POLL_INTERVAL_MS", "EMAIL_QUEUE_MAX", "EMAIL_INBOUND_MAX_BYTES", "EMAIL_INBOUND_PER_SENDER_PER_HOUR", "EMAIL_INBOUND_PER_TICKET_PER_HOUR", "EMAIL_INBOUND_RETENTION_DAYS"] as const) {
+  for (const name of ["EMAIL_CONCURRENCY", "EMAIL_POLL_INTERVAL_MS", "EMAIL_QUEUE_MAX", "EMAIL_INBOUND_MAX_BYTES", "EMAIL_INBOUND_PER_SENDER_PER_HOUR", "EMAIL_INBOUND_PER_TICKET_PER_HOUR", "EMAIL_INBOUND_RETENTION_DAYS", "EMAIL_SENDER_CACHE_MS"] as const) {
     if (!Number.isInteger(config[name]) || config[name] < 1) problems.push(`${name}: must be a positive integer`);
   }
   if (!Number.isInteger(config.EMAIL_SMTP_PORT) || config.EMAIL_SMTP_PORT < 0 || config.EMAIL_SMTP_PORT > 65535) problems.push("EMAIL_SMTP_PORT: must be a port (0: any free one)");

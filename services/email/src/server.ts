@@ -68,7 +68,7 @@ export function createServer(deps: EmailDeps): EmailServer {
     db: deps.db,
     tickets: deps.tickets ?? createTicketReader(createTicketsClient(config, registry)),
     games: deps.games ?? createGameNames(content()),
-    senders: deps.senders ?? createCompanySenders(content()),
+    senders: deps.senders ?? createCompanySenders(content(), { ttlMs: config.EMAIL_SENDER_CACHE_MS }),
     files: deps.files ?? createFileStore(createMediaClient(config, registry)),
     settings: {
       fromAddress: /<([^<>]+)>\s*$/.exec(config.MAIL_FROM)?.[1] ?? config.MAIL_FROM.trim(),
