@@ -74,6 +74,19 @@ describe("tenant isolation", () => {
     expect(await check(a.company.id, user.id, a.game.id)).toBe(false);
   });
 
+  it("gives an admin access to every live game of the company, as their games list says, and no other", async () => {
+    const [a, b] = await twoTenants();
+    const { game: second } = await seedGame(ctx.db, a.company.id);
+    const admin = await createUser(ctx.db, a.company.id, { name: "Ada", email: "ada-admin@example.com", role: "admin", gameIds: [] });
+    const check = (companyId: string, gameId: string) => ctx.client.checkUserAccess({ companyId, userId: admin.id, gameId }).then((r) => r.hasAccess);
+    expect(await check(a.company.id, a.game.id)).toBe(true);
+    expect(await check(a.company.id, second.id)).toBe(true);
+    expect(await check(a.company.id, b.game.id)).toBe(false);
+    expect(await check(b.company.id, b.game.id)).toBe(false);
+    await deleteGame(ctx.db, second.id);
+    expect(await check(a.company.id, second.id)).toBe(false);
+  });
+
   it("does not let a user get access to another company's game", async () => {
     const [a, b] = await twoTenants();
     await expect(createUser(ctx.db, a.company.id, { name: "Mallory", email: "m@example.com", gameIds: [b.game.id] })).rejects.toMatchObject({

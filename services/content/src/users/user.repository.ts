@@ -66,17 +66,23 @@ export async function findUsersByEmail(db: Db, email: string): Promise<User[]> {
   return Promise.all(rows.map(async (row) => userOf(row, await gameIdsOf(db, row))));
 }
 
-/** True when the company's user has access to the company's live game. */
+/**
+ * True when the company's user has access to the company's live game: an admin to every one
+ * (as their games list says), an agent to those of user_game_access.
+ */
 export async function hasLiveGameAccess(db: Db, companyId: string, userId: string, gameId: string): Promise<boolean> {
   const row = await db
-    .selectFrom("user_game_access as a")
-    .innerJoin("games as g", "g.id", "a.game_id")
-    .select("a.user_id")
-    .where("a.company_id", "=", companyId)
-    .where("a.user_id", "=", userId)
-    .where("a.game_id", "=", gameId)
-    .where("g.company_id", "=", companyId)
-    .where("g.deleted_at", "is", null)
+    .selectFrom("users as u")
+    .innerJoin("games as g", (join) => join.on("g.company_id", "=", companyId).on("g.id", "=", gameId).on("g.deleted_at", "is", null))
+    .select("u.id")
+    .where("u.company_id", "=", companyId)
+    .where("u.id", "=", userId)
+    .where((eb) =>
+      eb.or([
+        eb("u.role", "=", "admin"),
+        eb.exists(eb.selectFrom("user_game_access as a").select("a.user_id").whereRef("a.user_id", "=", "u.id").where("a.game_id", "=", gameId)),
+      ]),
+    )
     .executeTakeFirst();
   return row !== undefined;
 }
