@@ -442,20 +442,35 @@ function agentListParts(db: Db, companyId: string, query: AgentListQuery) {
   const sortKey = sortKeySql(query.sort);
   const direction = sql.raw(descending ? "desc" : "asc");
   // One game is written as an equality: then an index led by (company_id, game_id) also gives the order.
-  let select = withListFilters(db.selectFrom("tickets").where("company_id", "=", companyId), query)
-    .where(query.gameIds.length === 1 ? sql<boolean>`game_id = ${query.gameIds[0]}::uuid` : sql<boolean>`game_id = any(${query.gameIds}::uuid[])`);
-  if (query.view !== undefined) select = select.where(viewSql(query.view));
-  if (query.assignee !== undefined) select = select.where(assigneeSql(query.assignee));
-  if (query.language !== undefined) select = select.where("language", "=", query.language);
-  if (query.tier !== undefined) select = select.where(sql<boolean>`metadata @> ${JSON.stringify({ playerTier: query.tier })}::jsonb`);
-  if (query.channel !== undefined) select = select.where(sql<boolean>`channels @> array[${query.channel}]::text[]`);
-  if (query.cursor !== undefined) {
-    const { createdAt, runningId } = query.cursor;
-    select = select.where(sql<boolean>`(${sortKey}, running_id) ${sql.raw(descending ? "<" : ">")} (${createdAt}::timestamptz, ${runningId}::bigint)`);
-  }
+  const filtered = (gameIds: readonly string[]) => {
+    let select = withListFilters(db.selectFrom("tickets").where("company_id", "=", companyId), query)
+      .where(gameIds.length === 1 ? sql<boolean>`game_id = ${gameIds[0]}::uuid` : sql<boolean>`game_id = any(${[...gameIds]}::uuid[])`);
+    if (query.view !== undefined) select = select.where(viewSql(query.view));
+    if (query.assignee !== undefined) select = select.where(assigneeSql(query.assignee));
+    if (query.language !== undefined) select = select.where("language", "=", query.language);
+    if (query.tier !== undefined) select = select.where(sql<boolean>`metadata @> ${JSON.stringify({ playerTier: query.tier })}::jsonb`);
+    if (query.channel !== undefined) select = select.where(sql<boolean>`channels @> array[${query.channel}]::text[]`);
+    if (query.cursor !== undefined) {
+      const { createdAt, runningId } = query.cursor;
+      select = select.where(sql<boolean>`(${sortKey}, running_id) ${sql.raw(descending ? "<" : ">")} (${createdAt}::timestamptz, ${runningId}::bigint)`);
+    }
+    return select;
+  };
+  const select = filtered(query.gameIds);
   const ordered = <DB, TB extends keyof DB, O>(builder: SelectQueryBuilder<DB, TB, O>, limit = query.limit + 1) =>
     builder.orderBy(sql`${sortKey} ${direction}`).orderBy(sql`running_id ${direction}`).limit(limit);
-  return { select, ordered };
+  /**
+   * The first `limit` tickets (every column) in the list's order. Sorted by last activity across
+   * several games: each game's own first `limit`, read in order from the activity index (led by
+   * the game), then merged. An `= any(games)` gives that index no order: Postgres would read and
+   * sort every matching ticket of the games (every open ticket for "All open").
+   */
+  const firstTickets = (limit = query.limit + 1) => {
+    if (query.sort !== "lastActivityAt" || query.gameIds.length < 2) return ordered(select.selectAll(), limit);
+    const perGame = query.gameIds.map((gameId) => sql`(${ordered(filtered([gameId]).selectAll(), limit)})`);
+    return ordered(db.selectFrom(sql<Selectable<TicketTable>>`(${sql.join(perGame, sql` union all `)})`.as("tickets")).selectAll(), limit);
+  };
+  return { select, ordered, firstTickets };
 }
 
 /**
@@ -465,8 +480,8 @@ function agentListParts(db: Db, companyId: string, query: AgentListQuery) {
  * checked ticket by ticket); a rare word starts from the event index.
  */
 export function listAgentTicketsQuery(db: Db, companyId: string, query: AgentListQuery) {
-  const { select, ordered } = agentListParts(db, companyId, query);
-  if (query.search === undefined) return ordered(select.selectAll());
+  const { select, ordered, firstTickets } = agentListParts(db, companyId, query);
+  if (query.search === undefined) return firstTickets();
   const conditions = searchConditions(companyId, query.search);
   if (conditions.length === 0) return ordered(select.selectAll().where(sql<boolean>`false`));
   const firstPages = conditions.map((condition) => sql`(${ordered(select.select("id").where(condition))})`);
@@ -486,9 +501,9 @@ export const SEARCH_WALK = 500;
  * CJK pairs); words found in few cost at most SEARCH_WALK probes more.
  */
 export function searchWalkQuery(db: Db, companyId: string, query: AgentListQuery & { search: TicketSearch }) {
-  const { select, ordered } = agentListParts(db, companyId, query);
+  const { ordered, firstTickets } = agentListParts(db, companyId, query);
   const conditions = searchConditions(companyId, query.search, "probe");
-  const candidates = ordered(select.selectAll(), SEARCH_WALK).as("tickets");
+  const candidates = firstTickets(SEARCH_WALK).as("tickets");
   return ordered(db.selectFrom(candidates).selectAll().where(conditions.length === 0 ? sql<boolean>`false` : sql<boolean>`(${sql.join(conditions, sql` or `)})`));
 }
 
