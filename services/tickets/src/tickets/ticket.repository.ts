@@ -542,13 +542,26 @@ export async function listAgentTickets(db: Db, companyId: string, query: AgentLi
   return rows.map((row) => ({ ticket: toTicket(row), sortedAt: query.sort === "lastActivityAt" ? (row.last_activity_at ?? row.created_at) : row.created_at }));
 }
 
-/** The count-query of countAgentViews, unexecuted (tests EXPLAIN it): one scan for every view. */
+/**
+ * The count-query of countAgentViews, unexecuted (tests EXPLAIN it): the views of open tickets
+ * counted in one pass over the open-ticket index, every other view (closed in the last 7 days)
+ * by a pass of its own. Each reads only columns of its partial index, so Postgres counts from
+ * the index alone (an index-only scan, with the visibility map vacuum keeps): one statement
+ * over the union of every view read tens of thousands of table rows at a million tickets.
+ */
 export function countAgentViewsQuery(db: Db, companyId: string, gameIds: readonly string[], views: readonly { name: string; conditions: ViewConditions }[]) {
-  const counts = views.map(({ name, conditions }) => sql`count(*) filter (where ${viewSql(conditions)})::int as ${sql.id(name)}`);
-  const anyView = sql.join(views.map(({ conditions }) => viewSql(conditions)), sql` or `);
-  return sql<Record<string, number>>`
-    select ${sql.join(counts)} from tickets
-    where company_id = ${companyId}::uuid and game_id = any(${[...gameIds]}::uuid[]) and (${anyView})`;
+  const scope = sql`company_id = ${companyId}::uuid and game_id = any(${[...gameIds]}::uuid[])`;
+  const ofOpen = views.filter(({ conditions }) => conditions.statuses.every((status) => OPEN_STATUSES.includes(status)));
+  const others = views.filter((view) => !ofOpen.includes(view));
+  const counts = [
+    ...ofOpen.map(({ name }) => sql`open.${sql.id(name)}`),
+    ...others.map(({ name, conditions }) => sql`(select count(*)::int from tickets where ${scope} and ${viewSql(conditions)}) as ${sql.id(name)}`),
+  ];
+  const open = ofOpen.length === 0
+    ? sql`(select) as open`
+    : sql`(select ${sql.join(ofOpen.map(({ name, conditions }) => sql`count(*) filter (where ${viewSql(conditions)})::int as ${sql.id(name)}`))}
+        from tickets where ${scope} and status <> 'closed') as open`;
+  return sql<Record<string, number>>`select ${sql.join(counts)} from ${open}`;
 }
 
 export async function countAgentViews(
