@@ -366,11 +366,15 @@ function searchConditions(companyId: string, search: TicketSearch, way: "index" 
   if (search.words !== "") {
     const words = websearchText(search.words);
     // "probe": the ticket's own events, one ticket at a time (`offset 0` keeps Postgres from
-    // turning this into one read of every matching event of the company).
+    // turning this into one read of every matching event of the company). The words read in
+    // every configuration are one constant (the planner folds the immutable function): most
+    // events fail that match and are never matched with their own configuration, whose query
+    // would be parsed again for each event.
     conditions.push(way === "probe"
       ? sql<boolean>`exists (
         select 1 from ticket_events e
-        where e.ticket_id = tickets.id and e.search_vector is not null and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text)
+        where e.ticket_id = tickets.id and e.search_vector is not null
+          and e.search_vector @@ ticket_search_tsquery(${words}::text) and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text)
         offset 0)`
       : sql<boolean>`exists (
         select 1 from ticket_events e
