@@ -16,7 +16,7 @@ import { createDb } from "../../libs/db/src/index.ts";
 import type { TicketsDatabase } from "../../services/tickets/src/index.ts";
 import { AGENT_VIEWS, parseAgentListQuery, viewConditions, type RawAgentListQuery } from "../../services/tickets/src/tickets/agent-list.ts";
 import { normalizeMessage } from "../../services/tickets/src/tickets/duplicate.ts";
-import { countAgentViewsQuery, listAgentTicketsQuery, searchWalkQuery } from "../../services/tickets/src/tickets/ticket.repository.ts";
+import { countAgentViewsQuery, listAgentTicketsQuery, searchWalkQuery, secondWalkLength } from "../../services/tickets/src/tickets/ticket.repository.ts";
 import { subjectOf } from "../../services/tickets/src/reads/ticket-read.ts";
 import type { Row, SuiteResult } from "./measure.ts";
 import { openLoop, type OpenLoopResult } from "./open-loop.ts";
@@ -223,33 +223,42 @@ async function checkAlike(stack: Stack, client: pg.Client, apiKey: string, gameI
   return result;
 }
 
-/** EXPLAIN (ANALYZE, BUFFERS) of the SQL the tickets service runs for an agent list (the walk first, for a search with words). */
-async function explainList(client: pg.Client, companyId: string, user: SignedIn, raw: RawAgentListQuery): Promise<{ sql: string; plan: string }[]> {
+/**
+ * EXPLAIN (ANALYZE, BUFFERS) of the SQL the tickets service runs for an agent list, step by step
+ * as listAgentTickets runs them: for a search with words the walk, the longer walk when the
+ * first found part of a page, the indexes when the walks did not fill it.
+ */
+async function explainList(client: pg.Client, companyId: string, user: SignedIn, raw: RawAgentListQuery): Promise<{ step: string; sql: string; plan: string }[]> {
   const db = createDb<TicketsDatabase>({ url: "postgres://unused/unused", schema: "tickets", maxConnections: 1 });
+  const steps: { step: string; sql: string; plan: string }[] = [];
+  const explain = async (step: string, statement: { sql: string; parameters: readonly unknown[] }) => {
+    const { rows } = await client.query<{ "QUERY PLAN": string }>(`explain (analyze, buffers) ${statement.sql}`, [...statement.parameters]);
+    steps.push({ step, sql: statement.sql, plan: rows.map((row) => row["QUERY PLAN"]).join("\n") });
+    return (await client.query(statement.sql, [...statement.parameters])).rowCount ?? 0;
+  };
   try {
     const query = parseAgentListQuery(raw, { companyId, userId: user.userId, gameIds: user.gameIds, cursorSecret: CURSOR_SECRET, now: new Date() });
-    const compiled = [
-      ...(query.search !== undefined && query.search.words !== "" ? [searchWalkQuery(db, companyId, { ...query, search: query.search }).compile()] : []),
-      listAgentTicketsQuery(db, companyId, query).compile(),
-    ];
-    const plans = [];
-    for (const statement of compiled) {
-      const { rows } = await client.query<{ "QUERY PLAN": string }>(`explain (analyze, buffers) ${statement.sql}`, [...statement.parameters]);
-      plans.push({ sql: statement.sql, plan: rows.map((row) => row["QUERY PLAN"]).join("\n") });
+    const { search } = query;
+    if (search !== undefined && search.words !== "") {
+      const found = await explain("the walk", searchWalkQuery(db, companyId, { ...query, search }).compile());
+      if (found > query.limit) return steps;
+      const length = secondWalkLength(found, query.limit);
+      if (length !== undefined && (await explain(`the walk of ${length}`, searchWalkQuery(db, companyId, { ...query, search }, length).compile())) > query.limit) return steps;
     }
-    return plans;
+    await explain(search === undefined ? "the page" : "the indexes", listAgentTicketsQuery(db, companyId, query).compile());
+    return steps;
   } finally {
     await db.destroy();
   }
 }
 
-async function explainCounts(client: pg.Client, companyId: string, user: SignedIn): Promise<{ sql: string; plan: string }> {
+async function explainCounts(client: pg.Client, companyId: string, user: SignedIn): Promise<{ step: string; sql: string; plan: string }> {
   const db = createDb<TicketsDatabase>({ url: "postgres://unused/unused", schema: "tickets", maxConnections: 1 });
   try {
     const now = new Date();
     const compiled = countAgentViewsQuery(db, companyId, user.gameIds, AGENT_VIEWS.map((view) => ({ name: view, conditions: viewConditions(view, user.userId, now) }))).compile(db);
     const { rows } = await client.query<{ "QUERY PLAN": string }>(`explain (analyze, buffers) ${compiled.sql}`, [...compiled.parameters]);
-    return { sql: compiled.sql, plan: rows.map((row) => row["QUERY PLAN"]).join("\n") };
+    return { step: "the counts", sql: compiled.sql, plan: rows.map((row) => row["QUERY PLAN"]).join("\n") };
   } finally {
     await db.destroy();
   }
@@ -344,6 +353,7 @@ export async function workspaceSuite(): Promise<SuiteResult> {
 
     const origin = new URL(stack.gateway).origin;
     const results: CaseResult[] = [];
+    const alone: { user: string; case: string; q: string; ms: number }[] = [];
     for (const c of cases) {
       const who = c.user === "admin" ? admin : agent;
       // Every path answers 200 before it is measured (a 4xx would be fast and meaningless). A case
@@ -369,13 +379,30 @@ export async function workspaceSuite(): Promise<SuiteResult> {
       });
       progress(`${c.user}: ${c.name}: p50 ${open.p50} p95 ${open.p95} p99 ${open.p99} ms, ${open.answered} answers, errors ${open.errors + open.non2xx}`);
       results.push({ ...c, openLoop: open });
+      // Which of a few searches costs what: each alone, the median of three in a row.
+      if (c.kind === "search" && c.paths.length <= 8) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        for (const p of c.paths) {
+          const times: number[] = [];
+          for (let n = 0; n < 3; n++) {
+            const at = performance.now();
+            await getJson(stack, p, who.cookie);
+            times.push(performance.now() - at);
+          }
+          alone.push({ user: c.user, case: c.name, q: decodeURIComponent(/q=([^&]*)/.exec(p)![1]!), ms: Math.round(times.sort((a, b) => a - b)[1]! * 10) / 10 });
+        }
+      }
     }
 
     progress("explaining the searches, the counts and the pages sorted by last activity");
-    const plans: { name: string; user: string; steps: { sql: string; plan: string }[] }[] = [];
+    const plans: { name: string; user: string; steps: { step: string; sql: string; plan: string }[] }[] = [];
     for (const [user, who] of [["admin", admin], ["agent", agent]] as const) {
-      for (const [name, q] of [["frequent", words.frequent[0]!], ["mid-frequency", words.mid[0]!], ["rare", words.rare[0]!], ["Japanese", words.japanese[0]!], ["German", words.german[0]!]]) {
-        plans.push({ name: `q=${q} (${name})`, user, steps: await explainList(client, tenant.companyId, who, { q, limit: PAGE }) });
+      // Every word the admin searched (the first two rare ones), the agent's first of each kind.
+      const searched: [string, string[]][] = [["frequent", words.frequent], ["mid-frequency", words.mid], ["rare", words.rare.slice(0, 2)], ["Japanese", words.japanese], ["German", words.german]];
+      for (const [name, list] of searched) {
+        for (const q of user === "admin" ? list : list.slice(0, 1)) {
+          plans.push({ name: `q=${q} (${name})`, user, steps: await explainList(client, tenant.companyId, who, { q, limit: PAGE }) });
+        }
       }
       for (const view of ["open", "unassigned", "mine"]) {
         plans.push({ name: `view=${view} sort=lastActivityAt`, user, steps: await explainList(client, tenant.companyId, who, { view, sort: "lastActivityAt", limit: PAGE }) });
@@ -410,7 +437,15 @@ export async function workspaceSuite(): Promise<SuiteResult> {
       "|---|---|---|---|",
       ...targets.map((t) => `| ${t.target} | ${t.value} | ${t.required} | ${t.met ? "yes" : "**no**"}${t.note ? ` (${t.note})` : ""} |`),
       "",
-      ...plans.flatMap((p) => p.steps.map((s, i) => `--- EXPLAIN (ANALYZE, BUFFERS), ${p.user}: ${p.name}${p.steps.length > 1 ? (i === 0 ? ", the walk" : ", the indexes") : ""}\n${s.plan}\n`)),
+      "| user | search | q | alone, median of 3 (ms) |",
+      "|---|---|---|---|",
+      ...alone.map((a) => `| ${a.user} | ${a.case} | ${a.q} | ${a.ms} |`),
+      "",
+      "| user | query | steps: execution time (ms) |",
+      "|---|---|---|",
+      ...plans.map((p) => `| ${p.user} | ${p.name} | ${p.steps.map((s) => `${s.step}: ${/Execution Time: ([\d.]+) ms/.exec(s.plan)?.[1] ?? "?"}`).join(", ")} |`),
+      "",
+      ...plans.flatMap((p) => p.steps.map((s) => `--- EXPLAIN (ANALYZE, BUFFERS), ${p.user}: ${p.name}, ${s.step}\n${s.plan}\n`)),
     ].join("\n");
     progress(`workspace suite done in ${Math.round((Date.now() - began) / 1000)} s`);
     return {
@@ -421,6 +456,7 @@ export async function workspaceSuite(): Promise<SuiteResult> {
         seeding: { seconds: seedSeconds, stages, sizes, distribution: mix },
         alike,
         words,
+        alone,
         rate: RATE,
         seconds: SECONDS,
         targets,
