@@ -376,10 +376,14 @@ function searchConditions(companyId: string, search: TicketSearch, way: "index" 
         where e.ticket_id = tickets.id and e.search_vector is not null
           and e.search_vector @@ ticket_search_tsquery(${words}::text) and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text)
         offset 0)`
-      : sql<boolean>`exists (
-        select 1 from ticket_events e
-        where e.ticket_id = tickets.id and e.company_id = ${companyId}::uuid and e.search_vector is not null
-          and e.search_vector @@ ticket_search_tsquery(${words}::text) and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text))`);
+      // "index": every matching event of the company from the event index, once (an InitPlan),
+      // then those tickets by their key. Only searches the walks could not answer come here, so
+      // the matches are few; as a semi-join, Postgres misjudged a word read in 19 configurations
+      // (or a CJK phrase) and walked the company's tickets instead (5 s at a million).
+      : sql<boolean>`tickets.id = any(array(
+        select e.ticket_id from ticket_events e
+        where e.company_id = ${companyId}::uuid and e.search_vector is not null
+          and e.search_vector @@ ticket_search_tsquery(${words}::text) and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text)))`);
   }
   const others: RawBuilder<unknown>[] = [];
   if (search.substring !== undefined) {
@@ -528,6 +532,13 @@ export function searchWalkQuery(db: Db, companyId: string, query: AgentListQuery
   return ordered(db.selectFrom(candidates).selectAll().where(conditions.length === 0 ? sql<boolean>`false` : sql<boolean>`(${sql.join(conditions, sql` or `)})`));
 }
 
+/** How many tickets the list (its filters, after the cursor, without the search) holds, counted up to `most`. */
+async function listedUpTo(db: Db, companyId: string, query: AgentListQuery, most: number): Promise<number> {
+  const { firstTickets } = agentListParts(db, companyId, query);
+  const row = await db.selectFrom(firstTickets(most).as("listed")).select(sql<number>`count(*)::int`.as("count")).executeTakeFirstOrThrow();
+  return row.count;
+}
+
 /** One page of an agent list (limit + 1 rows), with each row's sort time for the next cursor. */
 export async function listAgentTickets(db: Db, companyId: string, query: AgentListQuery): Promise<{ ticket: Ticket; sortedAt: Date }[]> {
   const { search } = query;
@@ -536,13 +547,23 @@ export async function listAgentTickets(db: Db, companyId: string, query: AgentLi
   if (search !== undefined && search.words !== "" && query.limit < SEARCH_WALK) {
     const walked = await searchWalkQuery(db, companyId, { ...query, search }).execute();
     if (walked.length > query.limit) rows = walked;
+    // A list of fewer tickets than the walk was walked whole: its matches are the answer.
+    else if ((await listedUpTo(db, companyId, query, SEARCH_WALK)) < SEARCH_WALK) rows = walked;
     const length = rows === undefined ? secondWalkLength(walked.length, query.limit) : undefined;
     if (length !== undefined) {
       const further = await searchWalkQuery(db, companyId, { ...query, search }, length).execute();
       if (further.length > query.limit) rows = further;
     }
   }
-  rows ??= await listAgentTicketsQuery(db, companyId, query).execute();
+  // A search's index step reads few matches: the start of parallel workers, which Postgres
+  // plans for the event index (it overestimates a word read in every configuration), cost more
+  // than the reads (tens of milliseconds on a busy machine).
+  rows ??= search === undefined
+    ? await listAgentTicketsQuery(db, companyId, query).execute()
+    : await db.transaction().execute(async (trx) => {
+      await sql`set local max_parallel_workers_per_gather = 0`.execute(trx);
+      return listAgentTicketsQuery(trx, companyId, query).execute();
+    });
   return rows.map((row) => ({ ticket: toTicket(row), sortedAt: query.sort === "lastActivityAt" ? (row.last_activity_at ?? row.created_at) : row.created_at }));
 }
 
