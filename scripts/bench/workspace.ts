@@ -231,10 +231,16 @@ async function checkAlike(stack: Stack, client: pg.Client, apiKey: string, gameI
 async function explainList(client: pg.Client, companyId: string, user: SignedIn, raw: RawAgentListQuery): Promise<{ step: string; sql: string; plan: string }[]> {
   const db = createDb<TicketsDatabase>({ url: "postgres://unused/unused", schema: "tickets", maxConnections: 1 });
   const steps: { step: string; sql: string; plan: string }[] = [];
-  const explain = async (step: string, statement: { sql: string; parameters: readonly unknown[] }) => {
-    const { rows } = await client.query<{ "QUERY PLAN": string }>(`explain (analyze, buffers) ${statement.sql}`, [...statement.parameters]);
-    steps.push({ step, sql: statement.sql, plan: rows.map((row) => row["QUERY PLAN"]).join("\n") });
-    return (await client.query(statement.sql, [...statement.parameters])).rowCount ?? 0;
+  const explain = async (step: string, statement: { sql: string; parameters: readonly unknown[] }, serial = false) => {
+    // The service runs a search's index step without parallel workers.
+    if (serial) await client.query("begin; set local max_parallel_workers_per_gather = 0");
+    try {
+      const { rows } = await client.query<{ "QUERY PLAN": string }>(`explain (analyze, buffers) ${statement.sql}`, [...statement.parameters]);
+      steps.push({ step, sql: statement.sql, plan: rows.map((row) => row["QUERY PLAN"]).join("\n") });
+      return (await client.query(statement.sql, [...statement.parameters])).rowCount ?? 0;
+    } finally {
+      if (serial) await client.query("commit");
+    }
   };
   try {
     const query = parseAgentListQuery(raw, { companyId, userId: user.userId, gameIds: user.gameIds, cursorSecret: CURSOR_SECRET, now: new Date() });
@@ -245,7 +251,7 @@ async function explainList(client: pg.Client, companyId: string, user: SignedIn,
       const length = secondWalkLength(found, query.limit);
       if (length !== undefined && (await explain(`the walk of ${length}`, searchWalkQuery(db, companyId, { ...query, search }, length).compile())) > query.limit) return steps;
     }
-    await explain(search === undefined ? "the page" : "the indexes", listAgentTicketsQuery(db, companyId, query).compile());
+    await explain(search === undefined ? "the page" : "the indexes", listAgentTicketsQuery(db, companyId, query).compile(), search !== undefined);
     return steps;
   } finally {
     await db.destroy();
@@ -386,7 +392,8 @@ export async function workspaceSuite(): Promise<SuiteResult> {
           const times: number[] = [];
           for (let n = 0; n < 3; n++) {
             const at = performance.now();
-            await getJson(stack, p, who.cookie);
+            // A failure (the gateway's deadline) counts as the time it took.
+            await getJson(stack, p, who.cookie).catch(() => undefined);
             times.push(performance.now() - at);
           }
           alone.push({ user: c.user, case: c.name, q: decodeURIComponent(/q=([^&]*)/.exec(p)![1]!), ms: Math.round(times.sort((a, b) => a - b)[1]! * 10) / 10 });
