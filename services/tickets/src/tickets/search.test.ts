@@ -59,8 +59,8 @@ describe("secondWalkLength", () => {
 
   it("leaves rare words (nothing found, or a walk too long) and full pages alone", () => {
     expect(secondWalkLength(0, 50)).toBeUndefined();
-    expect(secondWalkLength(7, 50)).toBeUndefined();
+    expect(secondWalkLength(6, 50)).toBeUndefined();
     expect(secondWalkLength(51, 50)).toBeUndefined();
-    expect(secondWalkLength(8, 50)).toBeLessThanOrEqual(SEARCH_WALK_LONGEST);
+    expect(secondWalkLength(7, 50)).toBeLessThanOrEqual(SEARCH_WALK_LONGEST);
   });
 });
