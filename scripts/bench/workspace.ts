@@ -57,7 +57,6 @@ interface Case {
 }
 
 interface CaseResult extends Case {
-  paths: string[];
   openLoop: OpenLoopResult;
 }
 
