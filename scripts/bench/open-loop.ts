@@ -39,6 +39,7 @@ export interface OpenLoopResult {
   /** Latency in ms from due time to the end of the answer. */
   p50: number;
   p90: number;
+  p95: number;
   p99: number;
   max: number;
   /** Transport failures and answers never received in time. */
@@ -145,6 +146,7 @@ export async function openLoop(options: OpenLoopOptions): Promise<OpenLoopResult
     answered,
     p50: round(percentile(sorted, 50)),
     p90: round(percentile(sorted, 90)),
+    p95: round(percentile(sorted, 95)),
     p99: round(percentile(sorted, 99)),
     max: round(sorted.length ? sorted[sorted.length - 1]! : NaN),
     errors: failed + missing,

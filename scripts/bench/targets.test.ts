@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { OpenLoopResult } from "./open-loop.ts";
 import { evaluateTargets, type CaseResult, type Kind } from "./targets.ts";
 
-const open = (p99: number, errors = 0): OpenLoopResult => ({ rate: 1, achievedRate: 1, sent: 1, answered: 1, p50: 1, p90: 1, p99, max: p99, errors, non2xx: 0, sendLagP99: 0, clientLimited: false });
+const open = (p99: number, errors = 0): OpenLoopResult => ({ rate: 1, achievedRate: 1, sent: 1, answered: 1, p50: 1, p90: 1, p95: p99, p99, max: p99, errors, non2xx: 0, sendLagP99: 0, clientLimited: false });
 const result = (name: string, kind: Kind, rps: number, p99 = 10, errors = 0): CaseResult => ({
   name,
   kind,

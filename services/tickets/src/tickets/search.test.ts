@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseTicketSearch, partsFromMarked, searchTerms, snippetAround, ticketMatch } from "./search.ts";
-import { websearchText } from "./ticket.repository.ts";
+import { SEARCH_WALK_LONGEST, secondWalkLength, websearchText } from "./ticket.repository.ts";
 
 const text = (parts: { text: string; highlight: boolean }[]) => parts.map((part) => (part.highlight ? `[${part.text}]` : part.text)).join("");
 
@@ -47,5 +47,20 @@ describe("websearchText", () => {
     expect(websearchText("ログイン lost")).toBe(' "ログ グイ イン"  lost');
     expect(websearchText('"ログイン できない"')).toBe('" ログ グイ イン   でき きな ない "');
     expect(websearchText("猫")).toBe(' "猫" ');
+  });
+});
+
+describe("secondWalkLength", () => {
+  it("walks as far as the first walk's density fills the page, with half as much again", () => {
+    // 10 of 500 (2%): 51 matches need ~2,550 tickets, 3,825 with the spare.
+    expect(secondWalkLength(10, 50)).toBe(3825);
+    expect(secondWalkLength(50, 50)).toBe(765);
+  });
+
+  it("leaves rare words (nothing found, or a walk too long) and full pages alone", () => {
+    expect(secondWalkLength(0, 50)).toBeUndefined();
+    expect(secondWalkLength(6, 50)).toBeUndefined();
+    expect(secondWalkLength(51, 50)).toBeUndefined();
+    expect(secondWalkLength(7, 50)).toBeLessThanOrEqual(SEARCH_WALK_LONGEST);
   });
 });

@@ -377,16 +377,24 @@ function searchConditions(companyId: string, search: TicketSearch, way: "index" 
   if (search.words !== "") {
     const words = websearchText(search.words);
     // "probe": the ticket's own events, one ticket at a time (`offset 0` keeps Postgres from
-    // turning this into one read of every matching event of the company).
+    // turning this into one read of every matching event of the company). The words read in
+    // every configuration are one constant (the planner folds the immutable function): most
+    // events fail that match and are never matched with their own configuration, whose query
+    // would be parsed again for each event.
     conditions.push(way === "probe"
       ? sql<boolean>`exists (
         select 1 from ticket_events e
-        where e.ticket_id = tickets.id and e.search_vector is not null and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text)
+        where e.ticket_id = tickets.id and e.search_vector is not null
+          and e.search_vector @@ ticket_search_tsquery(${words}::text) and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text)
         offset 0)`
-      : sql<boolean>`exists (
-        select 1 from ticket_events e
-        where e.ticket_id = tickets.id and e.company_id = ${companyId}::uuid and e.search_vector is not null
-          and e.search_vector @@ ticket_search_tsquery(${words}::text) and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text))`);
+      // "index": every matching event of the company from the event index, once (an InitPlan),
+      // then those tickets by their key. Only searches the walks could not answer come here, so
+      // the matches are few; as a semi-join, Postgres misjudged a word read in 19 configurations
+      // (or a CJK phrase) and walked the company's tickets instead (5 s at a million).
+      : sql<boolean>`tickets.id = any(array(
+        select e.ticket_id from ticket_events e
+        where e.company_id = ${companyId}::uuid and e.search_vector is not null
+          and e.search_vector @@ ticket_search_tsquery(${words}::text) and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text)))`);
   }
   const others: RawBuilder<unknown>[] = [];
   if (search.substring !== undefined) {
@@ -453,20 +461,35 @@ function agentListParts(db: Db, companyId: string, query: AgentListQuery) {
   const sortKey = sortKeySql(query.sort);
   const direction = sql.raw(descending ? "desc" : "asc");
   // One game is written as an equality: then an index led by (company_id, game_id) also gives the order.
-  let select = withListFilters(db.selectFrom("tickets").where("company_id", "=", companyId), query)
-    .where(query.gameIds.length === 1 ? sql<boolean>`game_id = ${query.gameIds[0]}::uuid` : sql<boolean>`game_id = any(${query.gameIds}::uuid[])`);
-  if (query.view !== undefined) select = select.where(viewSql(query.view));
-  if (query.assignee !== undefined) select = select.where(assigneeSql(query.assignee));
-  if (query.language !== undefined) select = select.where("language", "=", query.language);
-  if (query.tier !== undefined) select = select.where(sql<boolean>`metadata @> ${JSON.stringify({ playerTier: query.tier })}::jsonb`);
-  if (query.channel !== undefined) select = select.where(sql<boolean>`channels @> array[${query.channel}]::text[]`);
-  if (query.cursor !== undefined) {
-    const { createdAt, runningId } = query.cursor;
-    select = select.where(sql<boolean>`(${sortKey}, running_id) ${sql.raw(descending ? "<" : ">")} (${createdAt}::timestamptz, ${runningId}::bigint)`);
-  }
+  const filtered = (gameIds: readonly string[]) => {
+    let select = withListFilters(db.selectFrom("tickets").where("company_id", "=", companyId), query)
+      .where(gameIds.length === 1 ? sql<boolean>`game_id = ${gameIds[0]}::uuid` : sql<boolean>`game_id = any(${[...gameIds]}::uuid[])`);
+    if (query.view !== undefined) select = select.where(viewSql(query.view));
+    if (query.assignee !== undefined) select = select.where(assigneeSql(query.assignee));
+    if (query.language !== undefined) select = select.where("language", "=", query.language);
+    if (query.tier !== undefined) select = select.where(sql<boolean>`metadata @> ${JSON.stringify({ playerTier: query.tier })}::jsonb`);
+    if (query.channel !== undefined) select = select.where(sql<boolean>`channels @> array[${query.channel}]::text[]`);
+    if (query.cursor !== undefined) {
+      const { createdAt, runningId } = query.cursor;
+      select = select.where(sql<boolean>`(${sortKey}, running_id) ${sql.raw(descending ? "<" : ">")} (${createdAt}::timestamptz, ${runningId}::bigint)`);
+    }
+    return select;
+  };
+  const select = filtered(query.gameIds);
   const ordered = <DB, TB extends keyof DB, O>(builder: SelectQueryBuilder<DB, TB, O>, limit = query.limit + 1) =>
     builder.orderBy(sql`${sortKey} ${direction}`).orderBy(sql`running_id ${direction}`).limit(limit);
-  return { select, ordered };
+  /**
+   * The first `limit` tickets (every column) in the list's order. Sorted by last activity across
+   * several games: each game's own first `limit`, read in order from the activity index (led by
+   * the game), then merged. An `= any(games)` gives that index no order: Postgres would read and
+   * sort every matching ticket of the games (every open ticket for "All open").
+   */
+  const firstTickets = (limit = query.limit + 1) => {
+    if (query.sort !== "lastActivityAt" || query.gameIds.length < 2) return ordered(select.selectAll(), limit);
+    const perGame = query.gameIds.map((gameId) => sql`(${ordered(filtered([gameId]).selectAll(), limit)})`);
+    return ordered(db.selectFrom(sql<Selectable<TicketTable>>`(${sql.join(perGame, sql` union all `)})`.as("tickets")).selectAll(), limit);
+  };
+  return { select, ordered, firstTickets };
 }
 
 /**
@@ -476,8 +499,8 @@ function agentListParts(db: Db, companyId: string, query: AgentListQuery) {
  * checked ticket by ticket); a rare word starts from the event index.
  */
 export function listAgentTicketsQuery(db: Db, companyId: string, query: AgentListQuery) {
-  const { select, ordered } = agentListParts(db, companyId, query);
-  if (query.search === undefined) return ordered(select.selectAll());
+  const { select, ordered, firstTickets } = agentListParts(db, companyId, query);
+  if (query.search === undefined) return firstTickets();
   const conditions = searchConditions(companyId, query.search);
   if (conditions.length === 0) return ordered(select.selectAll().where(sql<boolean>`false`));
   const firstPages = conditions.map((condition) => sql`(${ordered(select.select("id").where(condition))})`);
@@ -487,20 +510,44 @@ export function listAgentTicketsQuery(db: Db, companyId: string, query: AgentLis
 /** How many of the newest tickets a search checks one by one before it asks the indexes. */
 export const SEARCH_WALK = 500;
 
+/** The longest second walk (6-20 µs a ticket on a busy two-core machine: 35-120 ms; the indexes read 0.5-1 s of matches for a word that needs it at a million tickets). */
+export const SEARCH_WALK_LONGEST = 6_000;
+
 /**
- * A search's first try, unexecuted (tests EXPLAIN it): the SEARCH_WALK newest tickets of the list
- * (after the cursor), newest first, each checked against its own events until a page is full.
- * When they hold a whole page, that page is the answer (every ticket before the last of it was
+ * How far a second walk goes when the first found `found` (fewer than a page of `limit`) in its
+ * SEARCH_WALK tickets: far enough to fill the page at the density the first walk saw, with half
+ * as much again to spare; none when it found nothing or would walk more than SEARCH_WALK_LONGEST
+ * (the matches are then rare enough for the indexes to read them all quickly).
+ */
+export function secondWalkLength(found: number, limit: number): number | undefined {
+  if (found <= 0 || found > limit) return undefined;
+  const length = Math.ceil(((limit + 1) * SEARCH_WALK * 1.5) / found);
+  return length <= SEARCH_WALK_LONGEST ? length : undefined;
+}
+
+/**
+ * A search's walk, unexecuted (tests EXPLAIN it): the `length` newest tickets of the list (after
+ * the cursor), newest first, each checked against its own events until a page is full. When
+ * they hold a whole page, that page is the answer (every ticket before the last of it was
  * checked); otherwise listAgentTicketsQuery finds the matches from the indexes. So words found
  * in many tickets cost a few hundred probes instead of reading every match from the event
  * index, whatever the planner estimates of them (it underestimates several words, phrases and
- * CJK pairs); words found in few cost at most SEARCH_WALK probes more.
+ * CJK pairs); words found in few cost at most SEARCH_WALK probes more. Words of the middle (in
+ * 1-10% of the tickets) walk a second time, further (secondWalkLength): at a million tickets
+ * the indexes would read tens of thousands of matches for them.
  */
-export function searchWalkQuery(db: Db, companyId: string, query: AgentListQuery & { search: TicketSearch }) {
-  const { select, ordered } = agentListParts(db, companyId, query);
+export function searchWalkQuery(db: Db, companyId: string, query: AgentListQuery & { search: TicketSearch }, length = SEARCH_WALK) {
+  const { ordered, firstTickets } = agentListParts(db, companyId, query);
   const conditions = searchConditions(companyId, query.search, "probe");
-  const candidates = ordered(select.selectAll(), SEARCH_WALK).as("tickets");
+  const candidates = firstTickets(length).as("tickets");
   return ordered(db.selectFrom(candidates).selectAll().where(conditions.length === 0 ? sql<boolean>`false` : sql<boolean>`(${sql.join(conditions, sql` or `)})`));
+}
+
+/** How many tickets the list (its filters, after the cursor, without the search) holds, counted up to `most`. */
+async function listedUpTo(db: Db, companyId: string, query: AgentListQuery, most: number): Promise<number> {
+  const { firstTickets } = agentListParts(db, companyId, query);
+  const row = await db.selectFrom(firstTickets(most).as("listed")).select(sql<number>`count(*)::int`.as("count")).executeTakeFirstOrThrow();
+  return row.count;
 }
 
 /** One page of an agent list (limit + 1 rows), with each row's sort time for the next cursor. */
@@ -511,18 +558,46 @@ export async function listAgentTickets(db: Db, companyId: string, query: AgentLi
   if (search !== undefined && search.words !== "" && query.limit < SEARCH_WALK) {
     const walked = await searchWalkQuery(db, companyId, { ...query, search }).execute();
     if (walked.length > query.limit) rows = walked;
+    // A list of fewer tickets than the walk was walked whole: its matches are the answer.
+    else if ((await listedUpTo(db, companyId, query, SEARCH_WALK)) < SEARCH_WALK) rows = walked;
+    const length = rows === undefined ? secondWalkLength(walked.length, query.limit) : undefined;
+    if (length !== undefined) {
+      const further = await searchWalkQuery(db, companyId, { ...query, search }, length).execute();
+      if (further.length > query.limit) rows = further;
+    }
   }
-  rows ??= await listAgentTicketsQuery(db, companyId, query).execute();
+  // A search's index step reads few matches: the start of parallel workers, which Postgres
+  // plans for the event index (it overestimates a word read in every configuration), cost more
+  // than the reads (tens of milliseconds on a busy machine).
+  rows ??= search === undefined
+    ? await listAgentTicketsQuery(db, companyId, query).execute()
+    : await db.transaction().execute(async (trx) => {
+      await sql`set local max_parallel_workers_per_gather = 0`.execute(trx);
+      return listAgentTicketsQuery(trx, companyId, query).execute();
+    });
   return rows.map((row) => ({ ticket: toTicket(row), sortedAt: query.sort === "lastActivityAt" ? (row.last_activity_at ?? row.created_at) : row.created_at }));
 }
 
-/** The count-query of countAgentViews, unexecuted (tests EXPLAIN it): one scan for every view. */
+/**
+ * The count-query of countAgentViews, unexecuted (tests EXPLAIN it): the views of open tickets
+ * counted in one pass over the open-ticket index, every other view (closed in the last 7 days)
+ * by a pass of its own. Each reads only columns of its partial index, so Postgres counts from
+ * the index alone (an index-only scan, with the visibility map vacuum keeps): one statement
+ * over the union of every view read tens of thousands of table rows at a million tickets.
+ */
 export function countAgentViewsQuery(db: Db, companyId: string, gameIds: readonly string[], views: readonly { name: string; conditions: ViewConditions }[]) {
-  const counts = views.map(({ name, conditions }) => sql`count(*) filter (where ${viewSql(conditions)})::int as ${sql.id(name)}`);
-  const anyView = sql.join(views.map(({ conditions }) => viewSql(conditions)), sql` or `);
-  return sql<Record<string, number>>`
-    select ${sql.join(counts)} from tickets
-    where company_id = ${companyId}::uuid and game_id = any(${[...gameIds]}::uuid[]) and (${anyView})`;
+  const scope = sql`company_id = ${companyId}::uuid and game_id = any(${[...gameIds]}::uuid[])`;
+  const ofOpen = views.filter(({ conditions }) => conditions.statuses.every((status) => OPEN_STATUSES.includes(status)));
+  const others = views.filter((view) => !ofOpen.includes(view));
+  const counts = [
+    ...ofOpen.map(({ name }) => sql`open.${sql.id(name)}`),
+    ...others.map(({ name, conditions }) => sql`(select count(*)::int from tickets where ${scope} and ${viewSql(conditions)}) as ${sql.id(name)}`),
+  ];
+  const open = ofOpen.length === 0
+    ? sql`(select) as open`
+    : sql`(select ${sql.join(ofOpen.map(({ name, conditions }) => sql`count(*) filter (where ${viewSql(conditions)})::int as ${sql.id(name)}`))}
+        from tickets where ${scope} and status <> 'closed') as open`;
+  return sql<Record<string, number>>`select ${sql.join(counts)} from ${open}`;
 }
 
 export async function countAgentViews(
