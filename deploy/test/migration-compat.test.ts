@@ -119,6 +119,8 @@ describe("migrations against the previous release", () => {
         WEBHOOK_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64"),
         // Content serves in production only with the key of its users' two-factor secrets.
         TOTP_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString("base64"),
+        // The email service serves in production only with a relay (nothing is sent here).
+        SMTP_URL: "smtp://127.0.0.1:2525",
         AUTO_CLOSE_INTERVAL_MS: "0",
         // A release that checks service identities refuses to start in production without them.
         ...createTestServiceIdentities().env(service as IdentityProcess, previousProcesses),
