@@ -81,6 +81,11 @@ const FAILURES: Record<string, string> = {
   EENVELOPE: "the relay refused the sender or the recipient",
 };
 
+/** The address of a sender as MAIL_FROM gives it: `Name <address>` or a bare address. */
+export function addressOf(from: string): string {
+  return /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
+}
+
 /** How a failed sendMail reads: nodemailer's errors carry the relay's code and answer. */
 export function mailNotSentOf(error: unknown): MailNotSent {
   const failure = error as { responseCode?: number; response?: string; code?: string; message?: string };
@@ -116,8 +121,8 @@ export function createMailer(options: { smtpUrl: string; from: string; logger: L
     socketTimeout: timeoutMs,
     ...(options.dkim ? { dkim: options.dkim } : {}),
   });
-  // MAIL_FROM is `Name <address>` or a bare address; a mail may put its own name in front.
-  const fromAddress = /<([^<>]+)>\s*$/.exec(options.from)?.[1] ?? options.from.trim();
+  // A mail may put its own name, and address, in place of MAIL_FROM's.
+  const fromAddress = addressOf(options.from);
   return {
     configured: true,
     async send(mail) {

@@ -2,7 +2,7 @@
 import type { NatsConnection } from "@support/bus";
 import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
-import { createMailer, type Mailer } from "@support/mail";
+import { addressOf, createMailer, type Mailer } from "@support/mail";
 import { createMetricsRegistry } from "@support/metrics";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import { parseRetrySchedule } from "@support/config";
@@ -71,7 +71,7 @@ export function createServer(deps: EmailDeps): EmailServer {
     senders: deps.senders ?? createCompanySenders(content(), { ttlMs: config.EMAIL_SENDER_CACHE_MS }),
     files: deps.files ?? createFileStore(createMediaClient(config, registry)),
     settings: {
-      fromAddress: /<([^<>]+)>\s*$/.exec(config.MAIL_FROM)?.[1] ?? config.MAIL_FROM.trim(),
+      fromAddress: addressOf(config.MAIL_FROM),
       replyAddress: config.EMAIL_REPLY_ADDRESS,
       quotedMessages: config.EMAIL_QUOTED_MESSAGES,
       queueMax: config.EMAIL_QUEUE_MAX,

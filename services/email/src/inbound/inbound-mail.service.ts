@@ -22,7 +22,8 @@ const HOUR_MS = 3_600_000;
 /** The text of an answer that is only files (a message must have text). */
 const FILES_ONLY = "[Files sent by email]";
 
-export async function receiveMail(ctx: EmailContext, mail: InboundMail, now = new Date()): Promise<InboundOutcome> {
+/** The record of one received mail: its outcome written, logged and returned. */
+function recorderOf(ctx: EmailContext, mail: InboundMail, now: Date) {
   const base = { messageId: mail.messageId, fromAddress: mail.from ?? mail.envelopeFrom.toLowerCase(), subject: mail.subject, receivedAt: now };
   const record = async (outcome: InboundOutcome, fields: Partial<InboundRecord> = {}): Promise<InboundOutcome> => {
     const reason = outcome.status === "accepted" ? null : outcome.reason;
@@ -31,6 +32,19 @@ export async function receiveMail(ctx: EmailContext, mail: InboundMail, now = ne
     return outcome;
   };
   const drop = (reason: DropReason, fields: Partial<InboundRecord> = {}) => record({ status: "dropped", reason }, fields);
+  return { fromAddress: base.fromAddress, record, drop };
+}
+
+type Recorder = ReturnType<typeof recorderOf>;
+
+/** Whether an address sent its hourly share of mail already (dropped ones count: a loop keeps counting). */
+async function senderOverLimit(ctx: EmailContext, fromAddress: string, now: Date): Promise<boolean> {
+  return (await countReceived(ctx.db, { fromAddress }, new Date(now.getTime() - HOUR_MS))) >= ctx.settings.inboundPerSenderPerHour;
+}
+
+export async function receiveMail(ctx: EmailContext, mail: InboundMail, now = new Date()): Promise<InboundOutcome> {
+  const recorder = recorderOf(ctx, mail, now);
+  const { record, drop } = recorder;
 
   const automatic = automaticKind(mail);
   if (automatic === "bounce") {
@@ -43,24 +57,21 @@ export async function receiveMail(ctx: EmailContext, mail: InboundMail, now = ne
 
   const token = replyTokenIn(mail.recipients, ctx.settings.replyAddress);
   const thread = (token && (await threadOfToken(ctx.db, token))) || (await threadOfMessageIds(ctx.db, mail.inReplyTo));
-  if (!thread) return newTicketFromMail(ctx, mail, now, record, drop);
+  if (!thread) return newTicketFromMail(ctx, mail, now, recorder);
   const ticket = await ctx.tickets.ticket(thread.companyId, thread.ticketId);
   if (!ticket) return drop("unknown_ticket", thread);
 
   if (!fromThePlayer(mail, ticket.email)) {
     return record({ status: "held", reason: "not_the_player", ticketId: thread.ticketId }, { ...thread, textBody: mail.text.slice(0, 100_000) });
   }
-  const since = new Date(now.getTime() - HOUR_MS);
-  if ((await countReceived(ctx.db, { fromAddress: base.fromAddress }, since)) >= ctx.settings.inboundPerSenderPerHour) return drop("rate_limited", thread);
-  if ((await countReceived(ctx.db, { ticketId: thread.ticketId }, since)) >= ctx.settings.inboundPerTicketPerHour) return drop("rate_limited", thread);
+  if (await senderOverLimit(ctx, recorder.fromAddress, now)) return drop("rate_limited", thread);
+  if ((await countReceived(ctx.db, { ticketId: thread.ticketId }, new Date(now.getTime() - HOUR_MS))) >= ctx.settings.inboundPerTicketPerHour) return drop("rate_limited", thread);
 
   const text = replyText(mail.text);
   if (text === "" && mail.attachments.length === 0) return drop("empty", thread);
-  const { attachmentIds, filesNotKept } = await storeFiles(ctx, thread.companyId, ticket.gameId, mail);
-  const message = `${text}${filesNotKeptNote(filesNotKept)}`.trim();
+  const { message, attachmentIds, filesNotKept } = await messageWithFiles(ctx, thread.companyId, ticket.gameId, mail, text);
   try {
-    // A message without text carries its files under a line that says so.
-    const added = await ctx.tickets.addReply(thread.companyId, thread.ticketId, message || FILES_ONLY, attachmentIds);
+    const added = await ctx.tickets.addReply(thread.companyId, thread.ticketId, message, attachmentIds);
     return await record({ status: "accepted", ...added, filesNotKept }, { companyId: thread.companyId, ticketId: added.ticketId, eventId: added.eventId });
   } catch (error) {
     if (isAppError(error) && error.details?.type === "PLAYER_BLOCKED") return drop("blocked", thread);
@@ -78,10 +89,17 @@ export async function heldMails(ctx: Pick<EmailContext, "db">, companyId: string
 }
 
 /**
- * The files first, as the company's uploads for the game; one the platform refuses (its type or
- * size) is named under the message instead. Unclaimed, they are swept later.
+ * The message a mail becomes, with its files: they are stored first, as the company's uploads for
+ * the game; one the platform refuses (its type or size) is named under the text instead. A
+ * message without text carries its files under a line that says so. Unclaimed, files are swept later.
  */
-async function storeFiles(ctx: EmailContext, companyId: string, gameId: string, mail: InboundMail): Promise<{ attachmentIds: string[]; filesNotKept: string[] }> {
+async function messageWithFiles(
+  ctx: EmailContext,
+  companyId: string,
+  gameId: string,
+  mail: InboundMail,
+  text: string,
+): Promise<{ message: string; attachmentIds: string[]; filesNotKept: string[] }> {
   const attachmentIds: string[] = [];
   const filesNotKept: string[] = [];
   for (const [index, file] of mail.attachments.entries()) {
@@ -97,7 +115,7 @@ async function storeFiles(ctx: EmailContext, companyId: string, gameId: string, 
       filesNotKept.push(name);
     }
   }
-  return { attachmentIds, filesNotKept };
+  return { message: `${text}${filesNotKeptNote(filesNotKept)}`.trim() || FILES_ONLY, attachmentIds, filesNotKept };
 }
 
 /**
@@ -105,21 +123,14 @@ async function storeFiles(ctx: EmailContext, companyId: string, gameId: string, 
  * a ticket of that game for its sender, or, when the sender has a similar open ticket there, is
  * added to it; to any other of our addresses it answers no ticket and is dropped.
  */
-async function newTicketFromMail(
-  ctx: EmailContext,
-  mail: InboundMail,
-  now: Date,
-  record: (outcome: InboundOutcome, fields?: Partial<InboundRecord>) => Promise<InboundOutcome>,
-  drop: (reason: DropReason, fields?: Partial<InboundRecord>) => Promise<InboundOutcome>,
-): Promise<InboundOutcome> {
+async function newTicketFromMail(ctx: EmailContext, mail: InboundMail, now: Date, { record, drop }: Recorder): Promise<InboundOutcome> {
   const gameId = addressTagsIn(mail.recipients, ctx.settings.replyAddress).map(gameIdOfAddressTag).find((id) => id !== undefined);
   const game = gameId === undefined ? undefined : await knownGame(ctx, gameId);
   if (!game || mail.from === null) return drop("unknown_ticket");
-  if ((await countReceived(ctx.db, { fromAddress: mail.from }, new Date(now.getTime() - HOUR_MS))) >= ctx.settings.inboundPerSenderPerHour) return drop("rate_limited");
+  if (await senderOverLimit(ctx, mail.from, now)) return drop("rate_limited");
   const text = firstMessageOf(mail.subject, replyText(mail.text));
   if (text === "" && mail.attachments.length === 0) return drop("empty");
-  const { attachmentIds, filesNotKept } = await storeFiles(ctx, game.companyId, game.gameId, mail);
-  const message = `${text}${filesNotKeptNote(filesNotKept)}`.trim() || FILES_ONLY;
+  const { message, attachmentIds, filesNotKept } = await messageWithFiles(ctx, game.companyId, game.gameId, mail, text);
   const where = { companyId: game.companyId };
   try {
     const opened = await ctx.tickets.openTicket({
