@@ -32,10 +32,8 @@ function answerPage(ctx: Context, status: number, html: string): void {
   ctx.body = html;
 }
 
-const scoreOf = (value: unknown): number | undefined => {
-  const score = typeof value === "string" && /^[1-5]$/.test(value) ? Number(value) : undefined;
-  return score;
-};
+/** A score of the form or the link: "1" to "5", anything else none. */
+const scoreOf = (value: unknown): number | undefined => (typeof value === "string" && /^[1-5]$/.test(value) ? Number(value) : undefined);
 
 export function registerRatingPageRoutes(router: GatewayRouter, deps: { email: EmailClient }): void {
   let stylesheet: string | undefined;
