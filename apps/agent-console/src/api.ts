@@ -239,3 +239,35 @@ export interface TicketCannedResponse {
   text: string;
   actions: CannedActions;
 }
+
+/** Who made a change in the audit log, or created an API key. */
+export interface AuditActor {
+  type: "user" | "operator" | "anonymous";
+  id: string | null;
+  name: string | null;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  keyPrefix: string;
+  createdAt: string;
+  createdBy: AuditActor;
+  lastUsedAt: string | null;
+  rateLimitPerMinute: number | null;
+  effectiveRateLimitPerMinute: number;
+  revokedAt: string | null;
+}
+
+export interface AuditEntry {
+  id: string;
+  action: string;
+  userId: string | null;
+  actor: AuditActor;
+  clientAddress: string | null;
+  target: { type: string; id: string } | null;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  detail: Record<string, unknown>;
+  createdAt: string;
+}

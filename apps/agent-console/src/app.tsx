@@ -4,12 +4,15 @@
 // enrolment (the company requires it) reaches only the security page.
 import { useEffect } from "preact/hooks";
 import { Loading } from "./components/layout.tsx";
+import { AdminsOnly } from "./components/settings-layout.tsx";
 import { loadDirectory } from "./directory.ts";
 import { loadSavedViews } from "./saved-views.ts";
 import { connectLive, disconnectLive } from "./live.ts";
 import { Account } from "./pages/account.tsx";
 import { Inbox } from "./pages/inbox.tsx";
 import { SearchPage } from "./pages/search.tsx";
+import { ApiKeysPage } from "./pages/settings/api-keys.tsx";
+import { AuditLogPage } from "./pages/settings/audit-log.tsx";
 import { TicketPage } from "./pages/ticket.tsx";
 import { ForgotPassword } from "./pages/forgot-password.tsx";
 import { NotFound } from "./pages/not-found.tsx";
@@ -36,6 +39,7 @@ export function App() {
     if (user === null) navigate(`/sign-in?next=${encodeURIComponent(path + location.search)}`, { replace: true });
     else if (user.session.scope === "two_factor_enrolment" && path !== "/security") navigate("/security", { replace: true });
     else if (path === "/") navigate("/views/mine", { replace: true });
+    else if (path === "/settings") navigate("/settings/api-keys", { replace: true });
   }, [isPublic, user, path]);
 
   // The live stream runs while a full session is signed in.
@@ -60,6 +64,12 @@ export function App() {
   if (ticket) return <TicketPage ticketId={ticket[1]!.toLowerCase()} />;
   if (path === "/search") return <SearchPage />;
   if (path === "/security") return <Security user={user} />;
+  if (path === "/settings" || path.startsWith("/settings/")) {
+    if (user.user.role !== "admin") return <AdminsOnly />;
+    if (path === "/settings/api-keys") return <ApiKeysPage />;
+    if (path === "/settings/audit-log") return <AuditLogPage />;
+    if (path === "/settings") return <Loading />;
+  }
   if (path === "/") return <Loading />;
   return <NotFound />;
 }

@@ -9,6 +9,7 @@ export * from "./gen/tickets/v1/player_side_pb.js";
 export * from "./gen/content/v1/admin_pb.js";
 export * from "./gen/content/v1/agents_pb.js";
 export * from "./gen/content/v1/canned_pb.js";
+export * from "./gen/content/v1/settings_pb.js";
 export * from "./gen/players/v1/admin_pb.js";
 export * from "./gen/webhooks/v1/webhooks_pb.js";
 export * from "./gen/email/v1/email_pb.js";

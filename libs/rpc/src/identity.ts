@@ -32,6 +32,7 @@ export const ALLOWED_CALLERS: Readonly<Record<string, readonly IdentityName[]>> 
   "content.v1.ContentAdminService": ["admin"],
   "content.v1.AgentAccessService": ["gateway"],
   "content.v1.CannedResponseService": ["gateway"],
+  "content.v1.CompanySettingsService": ["gateway"],
   "tickets.v1.TicketsService": ["gateway", "players", "email"],
   "tickets.v1.PlayerSideService": ["gateway"],
   "media.v1.MediaService": ["gateway", "tickets", "players", "email"],

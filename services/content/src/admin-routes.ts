@@ -8,6 +8,7 @@ import { setUserPassword } from "./agents/agent-access.service.ts";
 import { createPasswordResetLink, deactivateUser, inviteUser, type UserLinksContext } from "./agents/user-links.service.ts";
 import { resetUserTwoFactor } from "./agents/two-factor.service.ts";
 import { createApiKey, revokeApiKey } from "./api-keys/api-key.service.ts";
+import { OPERATOR } from "./audit/audit-log.ts";
 import { deleteGame, locateGame } from "./games/game.service.ts";
 import type { ContentDeps } from "./context.ts";
 import { applyTenant } from "./tenants/tenant.service.ts";
@@ -21,11 +22,11 @@ export function registerAdminRoutes(router: ConnectRouter, deps: ContentDeps & P
       applyTenant: async (req) => applyTenant(db, req.digest, req.tenant),
 
       createApiKey: async (req) => {
-        const { apiKey, secret } = await createApiKey(db, req.companyId, { name: req.name });
+        const { apiKey, secret } = await createApiKey(db, req.companyId, { name: req.name }, { actor: OPERATOR });
         return { apiKeyId: apiKey.id, name: apiKey.name, secret };
       },
 
-      revokeApiKey: async (req) => ({ apiKeyId: (await revokeApiKey(db, req.apiKeyId)).id }),
+      revokeApiKey: async (req) => ({ apiKeyId: (await revokeApiKey(db, req.apiKeyId, { actor: OPERATOR })).id }),
 
       deleteGame: async (req) => ({ gameId: (await deleteGame(db, req.gameId)).id }),
 

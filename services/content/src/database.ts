@@ -2,6 +2,7 @@
 import type { OutboxTable } from "@support/bus";
 import type { AgentAccessTables } from "./agents/agent-access.table.ts";
 import type { AnnouncementTables } from "./announcements/announcement.table.ts";
+import type { AuditLogTables } from "./audit/audit-log.table.ts";
 import type { ApiKeyTables } from "./api-keys/api-key.table.ts";
 import type { CollectorTables } from "./collectors/collector.table.ts";
 import type { CompanyTables } from "./companies/company.table.ts";
@@ -26,5 +27,6 @@ export type ContentDatabase = OutboxTable &
   TenantApplicationTables &
   CollectorTables &
   AgentAccessTables &
+  AuditLogTables &
   TwoFactorTables &
   SingleSignOnTables;

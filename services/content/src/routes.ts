@@ -1,7 +1,7 @@
 // content.v1 RPCs mapped onto the use cases. Handlers only translate messages: rules live in
 // the domain folders, SQL in the repositories.
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { idempotent } from "@support/idempotency";
 import { ContentService } from "@support/proto";
@@ -15,7 +15,7 @@ import {
   deleteAnnouncement, deleteEnvironmentAnnouncement, listAnnouncements, putAnnouncement, putEnvironmentAnnouncement,
   resolveAnnouncement,
 } from "./announcements/announcement.service.ts";
-import { authenticateApiKey } from "./api-keys/api-key.service.ts";
+import { authenticateApiKey, recordApiKeyUse } from "./api-keys/api-key.service.ts";
 import type { Company } from "./companies/company.ts";
 import { getCompany } from "./companies/company.service.ts";
 import type { FieldDefinition } from "./fields/field.ts";
@@ -115,6 +115,11 @@ export function registerRoutes(router: ConnectRouter, deps: ContentDeps): void {
         keyRateLimitPerMinute: found.keyRateLimitPerMinute ?? undefined,
         companyRateLimitPerMinute: found.companyRateLimitPerMinute ?? undefined,
       };
+    },
+
+    recordApiKeyUse: async (req) => {
+      await recordApiKeyUse(db, req.uses.filter((use) => use.lastUsedAt !== undefined).map((use) => ({ apiKeyId: use.apiKeyId, lastUsedAt: timestampDate(use.lastUsedAt!) })));
+      return {};
     },
 
     listCollectors: async (req) => ({ collectors: (await listCollectors(db, req.companyId, req.gameId)).map(collectorMessage) }),

@@ -7,6 +7,7 @@ import { registerAgentAccessRoutes } from "./agents/agent-access.routes.ts";
 import { registerCannedResponseRoutes } from "./canned-responses/canned-response.routes.ts";
 import type { ContentDeps } from "./context.ts";
 import { registerRoutes } from "./routes.ts";
+import { registerSettingsRoutes } from "./settings/settings.routes.ts";
 
 export function createServer(given: ContentDeps): ServiceHost {
   const mailer = given.mailer ?? createMailer({ smtpUrl: given.config.SMTP_URL, from: given.config.MAIL_FROM, logger: given.logger });
@@ -27,6 +28,7 @@ export function createServer(given: ContentDeps): ServiceHost {
       registerRoutes(router, deps);
       registerAgentAccessRoutes(router, deps);
       registerCannedResponseRoutes(router, deps);
+      registerSettingsRoutes(router, deps);
       registerAdminRoutes(router, deps);
     },
     workers: [createIdempotencyPurgeJobFromConfig(deps.db, deps.config, deps.logger), { start: async () => {}, stop: async () => mailer.close() }],

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { CannedResponseService } from "@support/proto";
 import { createServiceClient } from "@support/rpc";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listAudit } from "../src/agents/audit-log.ts";
+import { listAudit } from "../src/audit/audit-log.ts";
 import { applyTenant } from "../src/tenants/tenant.service.ts";
 import { failureOf, startContent, type ContentTestContext } from "./context.ts";
 

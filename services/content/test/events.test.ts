@@ -1,5 +1,6 @@
 // Every change publishes its outbox event on NATS exactly once, as the event contract
 // (libs/events) defines it.
+import { OPERATOR } from "../src/audit/audit-log.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ack, connectBus, createConsumer, streamNameFor, type Consumer, type EventEnvelope, type NatsConnection } from "@support/bus";
 import { EVENT_DEFINITIONS, publishedEventProblems } from "@support/events";
@@ -50,6 +51,7 @@ describe("outbox events", () => {
       "content.announcement.updated",
       "content.api_key.created",
       "content.api_key.revoked",
+      "content.audit.recorded",
       "content.collector.created",
       "content.company.created",
       "content.environment.created",
@@ -67,8 +69,8 @@ describe("outbox events", () => {
     const company = await seedCompany(ctx.db);
     const other = await seedCompany(ctx.db);
     const { apiKey, secret } = await seedApiKey(ctx.db, company.id);
-    await revokeApiKey(ctx.db, apiKey.id);
-    await revokeApiKey(ctx.db, apiKey.id); // no change, no event
+    await revokeApiKey(ctx.db, apiKey.id, { actor: OPERATOR });
+    await revokeApiKey(ctx.db, apiKey.id, { actor: OPERATOR }); // no change, no event
     const { game, environment } = await seedGame(ctx.db, company.id);
     await createResource(ctx.db, company.id, game.id, { key: "faq", title: "FAQ" });
     await createCollector(ctx.db, company.id, game.id, { ref: "contact", title: "Contact", contactForm: true, fields: [{ key: "topic", label: "Topic", type: "DROPDOWN", options: ["a"] }] });
@@ -88,6 +90,8 @@ describe("outbox events", () => {
       "content.company.created": 2,
       "content.api_key.created": 1,
       "content.api_key.revoked": 1,
+      // The key's creation and its revocation, in the company's audit log.
+      "content.audit.recorded": 2,
       "content.game.created": 1,
       "content.environment.created": 1,
       "content.resource.created": 1,
@@ -118,6 +122,12 @@ describe("outbox events", () => {
     expect(userCreated.data).toMatchObject({ name: "Alice", gameIds: [game.id], skills: ["bug"] });
     const revoked = received.find((e) => e.type === "content.api_key.revoked")!;
     expect(revoked.data).toMatchObject({ apiKeyId: apiKey.id, keyHash: apiKey.keyHash });
+    const audited = received.filter((e) => e.type === "content.audit.recorded").map((e) => e.data);
+    expect(audited).toMatchObject([
+      { action: "api_key.created", actor: { type: "operator", id: null }, target: { type: "api_key", id: apiKey.id }, before: null, after: { name: apiKey.name, revokedAt: null } },
+      { action: "api_key.revoked", actor: { type: "operator", id: null }, target: { type: "api_key", id: apiKey.id }, before: { revokedAt: null }, after: { revokedAt: expect.any(String) } },
+    ]);
+    expect(JSON.stringify(audited)).not.toContain(apiKey.keyHash);
     const cleared = received.filter((e) => e.type === "content.announcement.cleared").map((e) => e.data);
     expect(cleared).toEqual([
       { scope: "game", gameId: game.id, environmentId: null },

@@ -1,4 +1,5 @@
 // Seeding through the service's use cases, as operators do with the admin command.
+import { OPERATOR } from "../src/audit/audit-log.ts";
 import type { Kysely } from "@support/db";
 import type { ContentDatabase } from "../src/index.ts";
 import { createApiKey } from "../src/api-keys/api-key.service.ts";
@@ -14,7 +15,7 @@ export async function seedCompany(db: Kysely<ContentDatabase>, input: Partial<Ne
 }
 
 export async function seedApiKey(db: Kysely<ContentDatabase>, companyId: string, name = "main") {
-  return createApiKey(db, companyId, { name });
+  return createApiKey(db, companyId, { name }, { actor: OPERATOR });
 }
 
 /** A game with the given environments (default one, "production") and resources. */

@@ -1,4 +1,5 @@
 // Tenant isolation, reference data and API keys through the running service.
+import { OPERATOR } from "../src/audit/audit-log.ts";
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
@@ -221,18 +222,18 @@ describe("API keys", () => {
     expect(stored.key_hash).toBe(sha256(secret));
     expect(JSON.stringify(stored)).not.toContain(secret);
 
-    await revokeApiKey(ctx.db, apiKey.id);
+    await revokeApiKey(ctx.db, apiKey.id, { actor: OPERATOR });
     expect((await failureOf(ctx.client.authenticateApiKey({ keyHash: sha256(secret) }))).code).toBe("not_found");
     // Revoking again changes nothing.
-    expect((await revokeApiKey(ctx.db, apiKey.id)).revokedAt).toEqual(
+    expect((await revokeApiKey(ctx.db, apiKey.id, { actor: OPERATOR })).revokedAt).toEqual(
       (await ctx.db.selectFrom("api_keys").select("revoked_at").where("id", "=", apiKey.id).executeTakeFirstOrThrow()).revoked_at,
     );
   });
 
   it("answers a key's own rate limit and its company's with the authentication, unset when not configured", async () => {
     const limited = await seedCompany(ctx.db, { apiRateLimitPerMinute: 600 });
-    const own = await createApiKey(ctx.db, limited.id, { name: "own", rateLimitPerMinute: 60 });
-    const shared = await createApiKey(ctx.db, limited.id, { name: "shared" });
+    const own = await createApiKey(ctx.db, limited.id, { name: "own", rateLimitPerMinute: 60 }, { actor: OPERATOR });
+    const shared = await createApiKey(ctx.db, limited.id, { name: "shared" }, { actor: OPERATOR });
     expect(await ctx.client.authenticateApiKey({ keyHash: sha256(own.secret) })).toMatchObject({ keyRateLimitPerMinute: 60, companyRateLimitPerMinute: 600 });
     const plain = await ctx.client.authenticateApiKey({ keyHash: sha256(shared.secret) });
     expect(plain.companyRateLimitPerMinute).toBe(600);
@@ -240,7 +241,7 @@ describe("API keys", () => {
     const unlimited = await seedApiKey(ctx.db, (await seedCompany(ctx.db)).id);
     const defaults = await ctx.client.authenticateApiKey({ keyHash: sha256(unlimited.secret) });
     expect([defaults.keyRateLimitPerMinute, defaults.companyRateLimitPerMinute]).toEqual([undefined, undefined]);
-    await expect(createApiKey(ctx.db, limited.id, { name: "bad", rateLimitPerMinute: 0 })).rejects.toMatchObject({ code: "invalid_argument" });
+    await expect(createApiKey(ctx.db, limited.id, { name: "bad", rateLimitPerMinute: 0 }, { actor: OPERATOR })).rejects.toMatchObject({ code: "invalid_argument" });
     await expect(seedCompany(ctx.db, { apiRateLimitPerMinute: 2.5 })).rejects.toMatchObject({ code: "invalid_argument" });
   });
 
@@ -254,7 +255,7 @@ describe("API keys", () => {
     const company = await seedCompany(ctx.db);
     const first = await seedApiKey(ctx.db, company.id, "first");
     const second = await seedApiKey(ctx.db, company.id, "second");
-    await revokeApiKey(ctx.db, first.apiKey.id);
+    await revokeApiKey(ctx.db, first.apiKey.id, { actor: OPERATOR });
     expect((await ctx.client.authenticateApiKey({ keyHash: sha256(second.secret) })).apiKeyId).toBe(second.apiKey.id);
   });
 });

@@ -9,6 +9,7 @@ import type { Middleware } from "koa";
 import { hasSessionCookie } from "./agent-api/cookie.ts";
 import { CoalescingCache } from "./cache.ts";
 import type { ContentClient } from "./clients.ts";
+import type { ApiKeyUseRecorder } from "./api-key-use.ts";
 import type { ApiKeyFailureLimiter } from "./middleware/api-key-failures.ts";
 
 /** Who a live key is: its company, and the key itself for attributing actions to it. */
@@ -63,6 +64,8 @@ export interface AuthDeps {
   keys: ApiKeyCache;
   /** Counts failed authentications per client address and refuses an address over its limit; none: never throttled. */
   failures?: ApiKeyFailureLimiter | undefined;
+  /** Notes each key's use (its last use in the settings); none: not noted. */
+  uses?: Pick<ApiKeyUseRecorder, "used"> | undefined;
 }
 
 /** Koa middleware: sets `ctx.state.companyId`, `ctx.state.apiKeyId` and `ctx.state.apiKey` or throws the 403
@@ -96,6 +99,7 @@ export function createAuthMiddleware(deps: AuthDeps): Middleware {
       throw unauthenticated();
     }
     failures?.succeeded(keyHash);
+    deps.uses?.used(identity.apiKeyId);
     ctx.state.companyId = identity.companyId;
     ctx.state.apiKeyId = identity.apiKeyId;
     ctx.state.apiKey = identity;

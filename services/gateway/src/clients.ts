@@ -3,7 +3,7 @@
 // retry budget, so that a dead service costs its routes no timeout per request. Plus
 // grpc.health.v1 of each for /healthz/dependencies.
 import type { Client } from "@connectrpc/connect";
-import { AgentAccessService, CannedResponseService, ContentService, EmailService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
+import { AgentAccessService, CannedResponseService, CompanySettingsService, ContentService, EmailService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
 import type { Registry } from "@support/metrics";
 import {
   balancingOf, createResilientTransport, createServiceClient, createServiceTransport, loadServiceCaller, type AddressState, type BreakerState,
@@ -20,6 +20,8 @@ export type ContentClient = Client<typeof ContentService>;
 export type AgentAccessClient = Client<typeof AgentAccessService>;
 /** content's CannedResponseService: the support application's canned responses. */
 export type CannedResponsesClient = Client<typeof CannedResponseService>;
+/** content's CompanySettingsService: what a company's admins change in the settings. */
+export type CompanySettingsClient = Client<typeof CompanySettingsService>;
 export type TicketsClient = Client<typeof TicketsService>;
 export type MediaClient = Client<typeof MediaService>;
 export type PlayersClient = Client<typeof PlayersService>;
@@ -39,6 +41,7 @@ export interface GatewayClients {
   /** The support application's sign-in and sessions, served by content (same transport as `content`). */
   agentAccess: AgentAccessClient;
   cannedResponses: CannedResponsesClient;
+  companySettings: CompanySettingsClient;
   tickets: TicketsClient;
   media: MediaClient;
   /** Web support sessions and the shared counters of the public endpoints' rate limits. */
@@ -104,6 +107,7 @@ export function createClients(config: ClientConfig, registry?: Registry): Gatewa
     content: createServiceClient(ContentService, transports.content.guarded, options),
     agentAccess: createServiceClient(AgentAccessService, transports.content.guarded, options),
     cannedResponses: createServiceClient(CannedResponseService, transports.content.guarded, options),
+    companySettings: createServiceClient(CompanySettingsService, transports.content.guarded, options),
     tickets: createServiceClient(TicketsService, transports.tickets.guarded, options),
     media: createServiceClient(MediaService, transports.media.guarded, options),
     players: createServiceClient(PlayersService, transports.players.guarded, options),

@@ -24,6 +24,7 @@ export const configSpecs = {
   API_KEY_CACHE_TTL_MS: num({ default: 30_000, desc: "How long a valid API key is trusted without asking content (revocation events evict sooner)" }),
   API_KEY_NEGATIVE_CACHE_TTL_MS: num({ default: 5_000, desc: "How long an unknown or revoked key is remembered, so garbage keys cost no RPC each" }),
   REFERENCE_CACHE_TTL_MS: num({ default: 60_000, desc: "Lifetime of cached games/tags/fields/announcements per company (content events evict sooner)" }),
+  API_KEY_USE_REPORT_MS: num({ default: 60_000, desc: "How often the gateway reports to content when each API key was last used (the settings' key list)" }),
   API_KEY_CACHE_MAX: num({ default: 50_000, desc: "Most API keys (known or unknown) kept in the cache; the least recently used go first" }),
   REFERENCE_CACHE_MAX_COMPANIES: num({ default: 10_000, desc: "Most companies whose games/tags/fields/announcements are kept in the cache (per kind)" }),
   REFERENCE_CACHE_MAX_BYTES: num({ default: 16_777_216, desc: "Most bytes of cached games/tags/fields/announcements response bodies (all companies, a quarter per kind); the least recently used go first" }),
@@ -175,7 +176,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
   }
   for (const name of [
     "API_KEY_CACHE_MAX", "REFERENCE_CACHE_MAX_COMPANIES", "REFERENCE_CACHE_MAX_BYTES", "SESSION_CACHE_MAX", "SESSION_CACHE_MAX_BYTES", "AGENT_SESSION_CACHE_TTL_MS", "RATE_LIMIT_REFUSED_CACHE_MAX", "PLAYER_STREAMS_PER_SESSION", "PLAYER_STREAM_HEARTBEAT_MS", "PLAYER_STREAM_RESYNC_MS",
-    "AGENT_STREAM_HEARTBEAT_MS", "AGENT_STREAMS_PER_USER", "AGENT_LIVE_FEED_CAPACITY",
+    "AGENT_STREAM_HEARTBEAT_MS", "AGENT_STREAMS_PER_USER", "AGENT_LIVE_FEED_CAPACITY", "API_KEY_USE_REPORT_MS",
   ] as const) {
     if (!Number.isInteger(config[name]) || config[name] < 1) throw new ConfigError(`Invalid configuration: ${name} must be a positive integer`);
   }

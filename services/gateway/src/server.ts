@@ -15,6 +15,7 @@ import { createMetricsRegistry, type Registry } from "@support/metrics";
 import { createHost, createHttpServer, type Startable } from "@support/runtime";
 import Koa from "koa";
 import { createAgentSessionCache, type AgentSessionCache } from "./agent-api/sessions.ts";
+import { createApiKeyUseRecorder } from "./api-key-use.ts";
 import { createApiKeyCache, createAuthMiddleware, type ApiKeyCache } from "./auth.ts";
 import { createReferenceCaches, type ReferenceCaches } from "./cache.ts";
 import type { GatewayClients } from "./clients.ts";
@@ -39,7 +40,9 @@ import { registerDocsRoutes } from "./openapi/docs.ts";
 import { registerAgentApiRoutes } from "./routes/agent-api.ts";
 import { registerAgentTicketRoutes } from "./routes/agent-tickets.ts";
 import { registerAgentLiveRoutes } from "./routes/agent-live.ts";
+import { registerAgentAuditLogRoutes } from "./routes/agent-audit-log.ts";
 import { registerAgentCannedResponseRoutes } from "./routes/agent-canned-responses.ts";
+import { registerAgentSettingsRoutes } from "./routes/agent-settings.ts";
 import { registerAgentDirectoryRoutes } from "./routes/agent-directory.ts";
 import { registerAgentSavedViewRoutes } from "./routes/agent-saved-views.ts";
 import { AgentLiveFeed } from "./agent-api/live-feed.ts";
@@ -131,11 +134,13 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerAgentConsoleRoutes(router, agentConsoleOptions(config));
   registerRatingPageRoutes(router, { email: clients.email });
   const apiRateLimiter = createPlayersApiRateLimiter(clients.players, config, logger, registry);
+  const apiKeyUses = createApiKeyUseRecorder({ content: clients.content, logger, intervalMs: config.API_KEY_USE_REPORT_MS });
   const api = createApiRoutes({
     router,
     authenticate: createAuthMiddleware({
       content: clients.content,
       keys: caches.keys,
+      uses: apiKeyUses,
       failures: apiKeyFailureLimiterFromConfig(playersRateLimitStore(clients.players), config, logger, registry),
     }),
     rateLimit: apiRateLimiter.middleware(),
@@ -203,6 +208,13 @@ export function createServer(deps: GatewayDeps): Gateway {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
   });
   registerAgentDirectoryRoutes(api, { agentAccess: clients.agentAccess, content: clients.content, guards: agentGuards });
+  registerAgentAuditLogRoutes(api, { agentAccess: clients.agentAccess, guards: agentGuards });
+  registerAgentSettingsRoutes(api, {
+    companySettings: clients.companySettings,
+    guards: agentGuards,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    defaultRateLimitPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
+  });
   registerAgentSavedViewRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   // The agents' live side needs NATS: the tickets stream and presence between replicas.
   const live = deps.nc !== undefined && deps.agentLive !== false;
@@ -283,8 +295,9 @@ export function createServer(deps: GatewayDeps): Gateway {
   const workers: Startable[] = [
     ...[contentChanges, ticketChanges, sessionChanges, agentSessionChanges, liveFeed, presenceBoard].filter((consumer) => consumer !== undefined),
     // Stopped first of the workers, after the drain: what was counted since the last sync
-    // still counts for the other replicas.
+    // still counts for the other replicas, and the keys' last uses reach content.
     apiRateLimiter,
+    apiKeyUses,
   ];
   const host = createHost({
     config,

@@ -8,7 +8,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import type { NatsConnection } from "@support/bus";
 import { createLogger, type Logger } from "@support/logging";
-import { AgentAccessService, CannedResponseService, ContentService, EmailService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
+import { AgentAccessService, CannedResponseService, CompanySettingsService, ContentService, EmailService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
 import { AppError } from "@support/errors";
 import { appErrorToConnect, domainTransport } from "@support/rpc";
 import type { AgentAccessClient, GatewayClients, PlayersClient, ServiceName, WebhooksClient } from "./clients.ts";
@@ -396,6 +396,8 @@ export async function startTestGateway(
       agentAccess: agentAccess.client(),
       // Canned responses are exercised against the real content service (test/agent-canned-responses.test.ts).
       cannedResponses: createClient(CannedResponseService, createRouterTransport(() => undefined)),
+      // The settings are exercised against the real content service (test/agent-settings.test.ts).
+      companySettings: createClient(CompanySettingsService, createRouterTransport(() => undefined)),
       tickets: createClient(TicketsService, createRouterTransport(() => undefined)),
       media: createClient(MediaService, createRouterTransport(() => undefined)),
       players: options.players ?? createClient(PlayersService, createRouterTransport(() => undefined)),

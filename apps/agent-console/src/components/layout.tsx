@@ -72,6 +72,11 @@ export function AppLayout({ children, wide = false }: { children: ComponentChild
         <span class="brand">{t("app.name")}</span>
         <nav aria-label={t("nav.label")}>
           {!limited && <Link to="/views/mine" current={currentPath.value.startsWith("/views/") || currentPath.value.startsWith("/tickets/") || currentPath.value === "/search"}>{t("nav.inbox")}</Link>}
+          {!limited && user?.user.role === "admin" && (
+            <Link to="/settings/api-keys" current={currentPath.value.startsWith("/settings")}>
+              {t("nav.settings")}
+            </Link>
+          )}
           {!limited && <Link to="/account">{t("nav.account")}</Link>}
           <Link to="/security">{t("nav.security")}</Link>
         </nav>

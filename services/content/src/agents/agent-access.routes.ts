@@ -1,7 +1,7 @@
 // content.v1.AgentAccessService (the gateway's /agent-api door) mapped onto the sign-in use
 // cases. Handlers only translate messages.
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { AgentAccessService, type AgentSessionSchema } from "@support/proto";
 import type { ContentDeps } from "../context.ts";
@@ -56,7 +56,11 @@ export function registerAgentAccessRoutes(router: ConnectRouter, deps: ContentDe
       return { purpose, email: user.email, name: user.name, expiresAt: timestampFromDate(expiresAt) };
     },
     listAuditLog: async (req) => {
-      const { entries, nextBefore } = await readAuditLog(ctx, req.sessionToken, { limit: req.limit, before: req.before });
+      const filter = {
+        action: req.action, actorId: req.actorId, targetType: req.targetType,
+        since: req.since ? timestampDate(req.since) : undefined, until: req.until ? timestampDate(req.until) : undefined,
+      };
+      const { entries, nextBefore } = await readAuditLog(ctx, req.sessionToken, { limit: req.limit, before: req.before, filter });
       return {
         entries: entries.map((entry) => ({
           id: entry.id,
@@ -64,6 +68,11 @@ export function registerAgentAccessRoutes(router: ConnectRouter, deps: ContentDe
           userId: entry.userId ?? undefined,
           actorType: entry.actor.type,
           actorId: entry.actor.id ?? undefined,
+          actorName: entry.actor.name ?? undefined,
+          targetType: entry.target?.type,
+          targetId: entry.target?.id,
+          before: (entry.before ?? undefined) as JsonObject | undefined,
+          after: (entry.after ?? undefined) as JsonObject | undefined,
           clientAddress: entry.clientAddress ?? undefined,
           detail: entry.detail as JsonObject,
           createdAt: timestampFromDate(entry.createdAt),

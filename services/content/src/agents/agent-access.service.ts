@@ -9,12 +9,13 @@ import type { ContentConfig } from "../config.ts";
 import type { ContentDatabase } from "../database.ts";
 import { findUser, findUsersByEmail } from "../users/user.repository.ts";
 import type { User } from "../users/user.ts";
+import { isUuid } from "../common/validation.ts";
 import {
   clearFailureCount, endSessions, findFailureCounts, findPasswordHash, findSessionByTokenHash, insertSession, saveFailureCount, touchSession,
   upsertPasswordHash,
 } from "./agent-access.repository.ts";
 import { isLive, newToken, openingClocks, tokenHash, touchedIdleExpiry, type AgentSessionRecord, type SessionEndReason, type SessionLimits } from "./agent-session.ts";
-import { listAudit, writeAudit, type AuditAction } from "./audit-log.ts";
+import { listAudit, writeAudit, type AuditAction, type AuditFilter } from "../audit/audit-log.ts";
 import { decoyPasswordHash, hashPassword, passwordIssues, verifyPassword } from "./password.ts";
 import { accountKey, addressKey, afterFailure, lockedForSeconds, type FailureCount, type ThrottleRule } from "./sign-in-throttle.ts";
 import { findTwoFactorStatus } from "./two-factor.repository.ts";
@@ -259,15 +260,19 @@ export const MAX_AUDIT_PAGE = 200;
  * A page of the audit log of the token's company, newest first: for an admin only. `before`
  * is the id of the previous page's last entry.
  */
-export async function readAuditLog(ctx: AgentAccessContext, token: string, page: { limit: number; before: string }, now = new Date()) {
+export async function readAuditLog(ctx: AgentAccessContext, token: string, page: { limit: number; before: string; filter?: AuditFilter }, now = new Date()) {
   const { user, session } = await getAgentSession(ctx, token, now);
   if (session.scope !== "full") throw permissionDenied("Turn two-factor on first: this session may only enrol");
   if (user.role !== "admin") throw permissionDenied("Only the company's admins read the audit log");
   const issues = [];
   if (!Number.isInteger(page.limit) || page.limit < 0 || page.limit > MAX_AUDIT_PAGE) issues.push({ path: "/query/limit", message: `must be an integer from 1 to ${MAX_AUDIT_PAGE}` });
   if (page.before !== "" && !/^[1-9][0-9]{0,18}$/.test(page.before)) issues.push({ path: "/query/before", message: "is not an entry id of this log" });
+  const filter = page.filter ?? {};
+  if (filter.action !== undefined && !/^[a-z_]+(\.[a-z_]*)?$/.test(filter.action)) issues.push({ path: "/query/action", message: "must be an action (api_key.created) or a family of them (api_key.)" });
+  if (filter.actorId !== undefined && !isUuid(filter.actorId)) issues.push({ path: "/query/actorId", message: "must be a user id" });
+  if (filter.since && filter.until && filter.since >= filter.until) issues.push({ path: "/query/until", message: "must be after since" });
   if (issues.length > 0) throw validationError(issues);
   const limit = page.limit || 50;
-  const entries = await listAudit(ctx.db, user.companyId, { limit: limit + 1, before: page.before || undefined });
+  const entries = await listAudit(ctx.db, user.companyId, { limit: limit + 1, before: page.before || undefined, filter });
   return { entries: entries.slice(0, limit), nextBefore: entries.length > limit ? entries[limit - 1]!.id : undefined };
 }

@@ -1,4 +1,4 @@
-import type { Generated, JSONColumnType } from "kysely";
+import type { Generated } from "kysely";
 
 export interface UserCredentialTable {
   user_id: string;
@@ -34,17 +34,6 @@ export interface SignInFailureTable {
   locked_until: Date | null;
 }
 
-export interface AuditLogTable {
-  id: Generated<string>;
-  company_id: string | null;
-  user_id: string | null;
-  action: string;
-  actor: JSONColumnType<{ type: string; id: string | null }>;
-  detail: JSONColumnType<Record<string, unknown>>;
-  client_address: string | null;
-  created_at: Generated<Date>;
-}
-
 export interface UserLinkTable {
   id: Generated<string>;
   purpose: "invitation" | "password_reset";
@@ -62,5 +51,4 @@ export interface AgentAccessTables {
   user_credentials: UserCredentialTable;
   agent_sessions: AgentSessionTable;
   sign_in_failures: SignInFailureTable;
-  audit_log: AuditLogTable;
 }

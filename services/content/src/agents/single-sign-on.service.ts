@@ -15,7 +15,7 @@ import { createUser } from "../users/user.service.ts";
 import type { User } from "../users/user.ts";
 import { openSession, type AgentAccessContext, type LiveAgentSession } from "./agent-access.service.ts";
 import { newToken, tokenHash } from "./agent-session.ts";
-import { writeAudit } from "./audit-log.ts";
+import { writeAudit } from "../audit/audit-log.ts";
 import type { ClientSecrets } from "./client-secrets.ts";
 import { newCodeVerifier, newNonce, newState, type OpenIdProviders, type ProviderClaims } from "./openid-provider.ts";
 import { claimAttempt, deleteOldAttempts, findSingleSignOn, findSingleSignOnByDomain, insertAttempt, insertSingleSignOn } from "./single-sign-on.repository.ts";

@@ -5,7 +5,7 @@ import type { Kysely } from "kysely";
 import type { ContentDatabase } from "../database.ts";
 import type { User } from "../users/user.ts";
 import { tokenHash } from "./agent-session.ts";
-import { writeAudit } from "./audit-log.ts";
+import { writeAudit } from "../audit/audit-log.ts";
 import { deleteOldChallenges, insertChallenge } from "./two-factor.repository.ts";
 import { newChallengeToken, TWO_FACTOR_CHALLENGE_SECONDS } from "./two-factor.ts";
 

@@ -10,7 +10,7 @@ import { findUser, findUsersByEmail } from "../users/user.repository.ts";
 import type { User } from "../users/user.ts";
 import { endAndAnnounce, getAgentSession, openSession, recordSignInFailure, signInLockedFor, locked, type AgentAccessContext, type LiveAgentSession } from "./agent-access.service.ts";
 import { tokenHash } from "./agent-session.ts";
-import { writeAudit } from "./audit-log.ts";
+import { writeAudit } from "../audit/audit-log.ts";
 import type { TotpSecretBox } from "./two-factor-secret-box.ts";
 import {
   claimTotpStep, countUnusedRecoveryCodes, deleteTwoFactor, findChallenge, findTwoFactor, markTwoFactorEnabled,

@@ -19,7 +19,7 @@ import {
 } from "./agent-access.repository.ts";
 import { endAndAnnounce } from "./agent-access.service.ts";
 import { newToken, tokenHash } from "./agent-session.ts";
-import { writeAudit } from "./audit-log.ts";
+import { writeAudit } from "../audit/audit-log.ts";
 import { hashPassword, passwordIssues } from "./password.ts";
 import { isUsable, linkMail, linkUrl, LINK_LIFETIME_MS, type LinkPurpose } from "./user-link.ts";
 

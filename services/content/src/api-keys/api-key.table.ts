@@ -1,4 +1,4 @@
-import type { Generated } from "kysely";
+import type { Generated, JSONColumnType } from "kysely";
 
 export interface ApiKeyTable {
   id: Generated<string>;
@@ -11,6 +11,10 @@ export interface ApiKeyTable {
   revoked_at: Date | null;
   /** Null: the company's limit. */
   rate_limit_per_minute: Generated<number | null>;
+  /** Who created it ({type: "user", id} or {type: "operator", id: null}). */
+  created_by: JSONColumnType<{ type: string; id: string | null } | null, string | null, string | null>;
+  /** The last request it authenticated, to the minute (the gateways report use once a minute). */
+  last_used_at: Date | null;
 }
 
 export interface ApiKeyTables {

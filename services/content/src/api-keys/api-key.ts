@@ -16,6 +16,21 @@ export interface ApiKey {
   revokedAt: Date | null;
   /** Requests per minute of this key; null: the company's limit. */
   rateLimitPerMinute: number | null;
+  /** Who created it; null only for keys whose creator was never recorded. */
+  createdBy: { type: string; id: string | null } | null;
+  /** The last request it authenticated, to the minute; null: never used. */
+  lastUsedAt: Date | null;
+}
+
+/** A key as the settings list it: with its creator's name (null for an operator or a removed user). */
+export interface ListedApiKey extends ApiKey {
+  createdByName: string | null;
+}
+
+/** One gateway's report: the key's last request it authenticated. */
+export interface ApiKeyUse {
+  apiKeyId: string;
+  lastUsedAt: Date;
 }
 
 export const API_KEY_PREFIX = "psk_";
@@ -49,8 +64,7 @@ export function parseNewApiKey(input: { name: unknown; rateLimitPerMinute?: unkn
   return { name, rateLimitPerMinute };
 }
 
-/** The data of content.api_key.* events: ids and the hash (gateways evict cached keys by it), never the secret. */
-/** The key as its events carry it (never its secret). */
+/** The key as its events carry it: ids and the hash (gateways evict cached keys by it), never the secret. */
 function eventFields(key: ApiKey) {
   return { apiKeyId: key.id, name: key.name, keyPrefix: key.keyPrefix, keyHash: key.keyHash, createdAt: key.createdAt.toISOString() };
 }
@@ -62,4 +76,9 @@ export function apiKeyCreatedData(key: ApiKey): EventData<"content.api_key.creat
 export function apiKeyRevokedData(key: ApiKey): EventData<"content.api_key.revoked"> {
   if (!key.revokedAt) throw new Error("the API key is not revoked");
   return { ...eventFields(key), revokedAt: key.revokedAt.toISOString() };
+}
+
+/** The key's settings as the audit log keeps them before and after a change (never the secret or its hash). */
+export function auditedApiKey(key: ApiKey): Record<string, unknown> {
+  return { name: key.name, keyPrefix: key.keyPrefix, rateLimitPerMinute: key.rateLimitPerMinute, revokedAt: key.revokedAt?.toISOString() ?? null };
 }

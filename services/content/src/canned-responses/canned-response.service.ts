@@ -1,15 +1,15 @@
 // Canned response use cases: admins write them (recorded in the audit log), the support
 // application lists them for a ticket with the placeholders filled in the ticket's language.
 import type { Kysely } from "kysely";
-import { notFound, permissionDenied } from "@support/errors";
-import { writeAudit } from "../agents/audit-log.ts";
+import { notFound } from "@support/errors";
+import { writeAudit } from "../audit/audit-log.ts";
 import { uniqueOrConflict } from "../common/db-errors.ts";
 import { inTransaction } from "../common/transaction.ts";
 import { isUuid } from "../common/validation.ts";
 import { findCompany } from "../companies/company.repository.ts";
 import type { ContentDatabase } from "../database.ts";
 import { requireLiveGame } from "../games/game.service.ts";
-import { findUser } from "../users/user.repository.ts";
+import { requireCompanyAdmin } from "../users/user.service.ts";
 import { fillPlaceholders, parseCannedResponse, pickLanguage, type CannedResponse, type CannedResponseInput, type Placeholder } from "./canned-response.ts";
 import { insertCannedResponse, listCannedResponses, retireCannedResponse, updateCannedResponse } from "./canned-response.repository.ts";
 
@@ -17,9 +17,7 @@ type Db = Kysely<ContentDatabase>;
 
 /** Who writes: an admin of the company (a user id), or an operator's tenant file (null). */
 async function requireAdmin(db: Db, companyId: string, userId: string | null): Promise<void> {
-  if (userId === null) return;
-  const user = isUuid(userId) ? await findUser(db, userId) : undefined;
-  if (!user || user.companyId !== companyId || !user.active || user.role !== "admin") throw permissionDenied("only an admin of the company writes canned responses");
+  if (userId !== null) await requireCompanyAdmin(db, companyId, userId, "writes canned responses");
 }
 
 async function requireScope(db: Db, companyId: string, gameId: string | null): Promise<void> {

@@ -11,6 +11,7 @@ import { parseTenantFile, TenantFileError, type LocalizedText, type TenantFile }
 import type { ContentDatabase } from "../database.ts";
 import { putEnvironmentAnnouncement } from "../announcements/announcement.service.ts";
 import { createApiKey } from "../api-keys/api-key.service.ts";
+import { OPERATOR, writeAudit } from "../audit/audit-log.ts";
 import { createCollector } from "../collectors/collector.service.ts";
 import { configureSingleSignOn } from "../agents/single-sign-on.service.ts";
 import { createCompany, setCompanyEmailSender } from "../companies/company.service.ts";
@@ -89,7 +90,7 @@ async function createTenant(trx: Kysely<ContentDatabase>, file: TenantFile): Pro
   const result: AppliedTenant = { companyId, apiKeys: [], games: [], users: [], alreadyApplied: false };
 
   for (const [i, key] of (file.apiKeys ?? []).entries()) {
-    const created = await at(`apiKeys/${i}`, () => createApiKey(trx, companyId, key));
+    const created = await at(`apiKeys/${i}`, () => createApiKey(trx, companyId, key, { actor: OPERATOR, audit: false }));
     result.apiKeys.push({ name: key.name, apiKeyId: created.apiKey.id, secret: created.secret });
   }
 
@@ -141,5 +142,17 @@ async function createTenant(trx: Kysely<ContentDatabase>, file: TenantFile): Pro
     await at(`fields/${f}`, () => createField(trx, companyId, { ...field, gameId: gameIdOf(field.game) }));
   }
 
+  // One entry for the whole file: what it created, by name (the ids are in the tool's answer).
+  await writeAudit(trx, {
+    action: "tenant.applied", companyId, userId: null, actor: OPERATOR, target: { type: "company", id: companyId }, before: null,
+    after: {
+      company: company.name,
+      apiKeys: (file.apiKeys ?? []).map((key) => key.name),
+      games: (file.games ?? []).map((game) => game.name),
+      users: (file.users ?? []).map((user) => user.email),
+      tags: (file.tags ?? []).map((tag) => tag.name),
+      fields: (file.fields ?? []).map((field) => field.name),
+    },
+  });
   return result;
 }

@@ -2,7 +2,7 @@
 import type { Kysely } from "kysely";
 import { writeEvents } from "@support/bus";
 import { newEvent } from "@support/events";
-import { notFound } from "@support/errors";
+import { notFound, permissionDenied } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
 import { findCompany } from "../companies/company.repository.ts";
 import { requireLiveGame } from "../games/game.service.ts";
@@ -11,7 +11,7 @@ import { inTransaction } from "../common/transaction.ts";
 import { isUuid, throwIfInvalid } from "../common/validation.ts";
 import { listLiveTags } from "../tags/tag.repository.ts";
 import { parseNewUser, skillIssues, userEventData, type NewUserInput, type User } from "./user.ts";
-import { hasLiveGameAccess, insertUser } from "./user.repository.ts";
+import { findUser, hasLiveGameAccess, insertUser } from "./user.repository.ts";
 
 type Db = Kysely<ContentDatabase>;
 
@@ -32,4 +32,14 @@ export async function createUser(db: Db, companyId: string, input: NewUserInput)
 export async function checkUserAccess(db: Db, companyId: string, userId: string, gameId: string): Promise<boolean> {
   if (!isUuid(companyId) || !isUuid(userId) || !isUuid(gameId)) return false;
   return hasLiveGameAccess(db, companyId, userId, gameId);
+}
+
+/**
+ * The user, when an active admin of the company; PERMISSION_DENIED otherwise (an agent, another
+ * company's user, an inactive or unknown user alike). Settings changes check it before reading.
+ */
+export async function requireCompanyAdmin(db: Db, companyId: string, userId: string, what: string): Promise<User> {
+  const user = isUuid(companyId) && isUuid(userId) ? await findUser(db, userId) : undefined;
+  if (!user || user.companyId !== companyId || !user.active || user.role !== "admin") throw permissionDenied(`Only an admin of the company ${what}`);
+  return user;
 }

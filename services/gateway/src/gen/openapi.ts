@@ -1148,15 +1148,95 @@ export interface paths {
         /**
          * The company's audit log (admins)
          * @description The audit log of the signed-in admin's company, newest first: every sign-in, failure,
-         *     lockout, sign-out, password and two-factor change, invitation and deactivation, with
-         *     who, when and from where, never a password, token or code. A page holds `limit` entries
+         *     lockout, sign-out, password and two-factor change, invitation and deactivation, and every
+         *     change of the company's setup made in the settings, by an operator's `pnpm admin` or by
+         *     a tenant file, with who, when, from where, and the object before and after; never a
+         *     password, token, code or key secret. Filters combine. A page holds `limit` entries
          *     (default 50, at most 200); `nextBefore` is the `before` of the next (older) page. An
-         *     agent gets **403**, as does a session limited to two-factor enrolment.
+         *     agent gets **403**, as does a session limited to two-factor enrolment. Each entry is
+         *     also published as the event `content.audit.recorded`.
          */
         get: operations["listAgentAuditLog"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/audit-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the audit log (admins)
+         * @description Every entry of the company's audit log that the filters select (as `GET
+         *     /agent-api/audit-log` takes them), newest first, as a file to download: `format=csv`
+         *     (one row per entry; `actor`, `target`, `before`, `after` and `detail` as JSON in their
+         *     cells) or `format=json` (an array of the entries of `GET /agent-api/audit-log`). At most
+         *     100,000 entries: narrow the time range for more (the answer's `X-Audit-Truncated: true`
+         *     says it stopped there).
+         */
+        get: operations["exportAgentAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's API keys (admins)
+         * @description Every API key of the company, live ones first, then newest first: its name, the first
+         *     characters of the key (never the secret, which exists only in the answer that created
+         *     it), who created it (an admin, or an operator for keys of a tenant file or `pnpm
+         *     admin`), when it was last used (to the minute; the gateways report once a minute), its
+         *     own rate limit and the limit it is held to, and when it was revoked.
+         */
+        get: operations["listAgentApiKeys"];
+        put?: never;
+        /**
+         * Create an API key (admins)
+         * @description A new API key for the company's backends (`Authorization: Bearer <secret>` on the
+         *     public API), usable at once. The answer carries the `secret`: the only time it is shown.
+         *     `rateLimitPerMinute` holds this key to its own limit; without it, the company's limit.
+         */
+        post: operations["createAgentApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/api-keys/{apiKeyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key (admins)
+         * @description The key stops working at once on every gateway replica (a request with it answers
+         *     **403** right after this answer). Revoking a revoked key answers it unchanged. A key of
+         *     another company, or none, is **404**.
+         */
+        delete: operations["revokeAgentApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1841,6 +1921,38 @@ export interface components {
             /** @description The user's password. */
             password: string;
         };
+        AgentApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The first characters of the key (psk_...), to recognise it; not secret. */
+            keyPrefix: string;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: components["schemas"]["AgentAuditActor"];
+            /**
+             * Format: date-time
+             * @description The minute of the last request it authenticated; null: never used.
+             */
+            lastUsedAt: string | null;
+            /** @description Its own limit (requests per minute); null: the company's. */
+            rateLimitPerMinute: number | null;
+            /** @description The limit it is held to: its own, else the company's, else the service's default. */
+            effectiveRateLimitPerMinute: number;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        AgentAuditActor: {
+            /**
+             * @description `user`: a user of the company; `operator`: the platform's admin tool or a tenant file.
+             * @enum {string}
+             */
+            type: "user" | "operator" | "anonymous";
+            /** @description The user's id for `user`. */
+            id: string | null;
+            /** @description The user's name, while the user exists. */
+            name: string | null;
+        };
         AgentAuditLogPage: {
             entries: components["schemas"]["AgentAuditEntry"][];
             /** @description The `before` of the next (older) page; null on the last page. */
@@ -1848,16 +1960,26 @@ export interface components {
         };
         AgentAuditEntry: {
             id: string;
-            /** @description What happened, e.g. `sign_in.failed`, `session.signed_out`, `user.invited` (docs/agents.md lists them). */
+            /** @description What happened, e.g. `sign_in.failed`, `api_key.created`, `user.invited` (docs/dashboard.md lists them). */
             action: string;
             /** @description The user the entry is about, when known. */
             userId: string | null;
-            actor: {
-                /** @enum {string} */
-                type: "user" | "operator" | "anonymous";
-                id: string | null;
-            };
+            actor: components["schemas"]["AgentAuditActor"];
             clientAddress: string | null;
+            /** @description The object changed, when there is one. */
+            target: {
+                /** @description `api_key`, `user`, `company`, `canned_response`, ... */
+                type: string;
+                id: string;
+            } | null;
+            /** @description The object's settings before the change (never a secret); null for a creation. */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The object's settings after the change (never a secret); null for a removal. */
+            after: {
+                [key: string]: unknown;
+            } | null;
             /** @description A few facts of the act (a session id, the sign-in method, what was locked). */
             detail: {
                 [key: string]: unknown;
@@ -5538,6 +5660,16 @@ export interface operations {
                 limit?: number;
                 /** @description The `nextBefore` of the previous page. */
                 before?: string;
+                /** @description An action (`api_key.created`) or a family of them ending in a dot (`api_key.`). */
+                action?: string;
+                /** @description Only what this user did. */
+                actorId?: string;
+                /** @description Only changes of objects of this type (`api_key`, `user`, `company`, ...). */
+                targetType?: string;
+                /** @description Entries at or after this time. */
+                since?: string;
+                /** @description Entries before this time. */
+                until?: string;
             };
             header?: never;
             path?: never;
@@ -5558,6 +5690,157 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AgentUnauthenticated"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    exportAgentAuditLog: {
+        parameters: {
+            query: {
+                format: "csv" | "json";
+                /** @description An action (`api_key.created`) or a family of them ending in a dot (`api_key.`). */
+                action?: string;
+                /** @description Only what this user did. */
+                actorId?: string;
+                /** @description Only changes of objects of this type (`api_key`, `user`, `company`, ...). */
+                targetType?: string;
+                /** @description Entries at or after this time. */
+                since?: string;
+                /** @description Entries before this time. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries, as an attachment. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    /** @description `attachment; filename="audit-log-<date>.<format>"` */
+                    "content-disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/json": components["schemas"]["AgentAuditEntry"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        apiKeys: components["schemas"]["AgentApiKey"][];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createAgentApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the key is for (e.g. "Game backend, production"). */
+                    name: string;
+                    /** @description Requests per minute for this key; null or left out: the company's limit. */
+                    rateLimitPerMinute?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        apiKey: components["schemas"]["AgentApiKey"];
+                        /** @description The key itself (psk_...): store it now, it is never shown again. */
+                        secret: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    revokeAgentApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                apiKeyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -20,6 +20,8 @@ export interface OperationResponse {
   schemaPointer: string | undefined;
   /** Names (lower case) of the headers the response must carry. */
   requiredHeaders: string[];
+  /** The media types other than JSON it may also be answered in (`text/csv`); their bodies have no JSON schema. */
+  otherMediaTypes: string[];
 }
 
 export interface Operation {
@@ -116,7 +118,8 @@ export function indexOperations(doc: OpenApiDocument): Map<string, Operation> {
         const requiredHeaders = Object.entries(headers)
           .filter(([, header]) => deref(header, "").value.required === true)
           .map(([name]) => name.toLowerCase());
-        responses.set(status, { schemaPointer: jsonSchemaPointer(value.content, pointer), requiredHeaders });
+        const otherMediaTypes = Object.keys((value.content ?? {}) as Record<string, unknown>).filter((type) => type !== "application/json");
+        responses.set(status, { schemaPointer: jsonSchemaPointer(value.content, pointer), requiredHeaders, otherMediaTypes });
       }
 
       // `security: []` on an operation switches off the document-wide bearer requirement.

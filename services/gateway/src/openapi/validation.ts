@@ -251,7 +251,12 @@ export function validateResponse(
       if (!has(name)) issues.push({ path: `/header/${name}`, message: "is required" });
     }
   }
-  if (response.schemaPointer !== undefined) {
+  const contentType = headers === undefined ? undefined : headers instanceof Headers ? headers.get("content-type") : (Object.entries(headers).find(([key]) => key.toLowerCase() === "content-type")?.[1] as string | undefined);
+  const mediaType = contentType?.split(";")[0]!.trim().toLowerCase();
+  if (mediaType !== undefined && response.otherMediaTypes.includes(mediaType)) {
+    // A declared non-JSON answer (a CSV file): a string body, no schema to hold it to.
+    if (typeof body !== "string" && body !== undefined) issues.push({ path: "", message: `a ${mediaType} answer must be text` });
+  } else if (response.schemaPointer !== undefined) {
     let validate = compiledResponses.get(response.schemaPointer);
     if (validate === undefined) {
       validate = responseAjv.compile(documentRef(response.schemaPointer));

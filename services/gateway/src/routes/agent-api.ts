@@ -95,6 +95,8 @@ export interface AgentApiGuards {
   read: Middleware[];
   /** A state-changing request: no Authorization header, the application's Origin, a live full session, its CSRF token. */
   write: Middleware[];
+  /** The address the request came from (TRUST_PROXY applied), for the audit log. */
+  clientAddress: (ctx: Context) => string;
 }
 
 export function registerAgentApiRoutes(api: ApiRoutes, deps: AgentApiRoutesDeps): AgentApiGuards {
@@ -344,27 +346,6 @@ export function registerAgentApiRoutes(api: ApiRoutes, deps: AgentApiRoutesDeps)
     { before: linkGuards },
   );
 
-  api.operation<"listAgentAuditLog", AgentSessionState>(
-    "listAgentAuditLog",
-    async (ctx) => {
-      const { limit, before } = ctx.state.validated.query;
-      const page = await call(() => agentAccess.listAuditLog({ sessionToken: ctx.state.agentSessionToken, limit: limit ?? 50, before: before ?? "" }));
-      respond(ctx, 200, {
-        entries: page.entries.map((entry) => ({
-          id: entry.id,
-          action: entry.action,
-          userId: entry.userId ?? null,
-          actor: { type: entry.actorType as "user" | "operator" | "anonymous", id: entry.actorId ?? null },
-          clientAddress: entry.clientAddress ?? null,
-          detail: entry.detail ?? {},
-          createdAt: isoTimestamp(entry.createdAt, "content", "audit entry createdAt"),
-        })),
-        nextBefore: page.nextBefore ?? null,
-      });
-    },
-    { before: [noAuthorization, session, requireFullSession] },
-  );
-
   api.operation<"getAgentMe", AgentSessionState>(
     "getAgentMe",
     (ctx) => {
@@ -373,5 +354,5 @@ export function registerAgentApiRoutes(api: ApiRoutes, deps: AgentApiRoutesDeps)
     { before: [noAuthorization, session] },
   );
 
-  return { read: [noAuthorization, session, requireFullSession], write: [noAuthorization, sameOrigin, session, csrfToken, requireFullSession] };
+  return { read: [noAuthorization, session, requireFullSession], write: [noAuthorization, sameOrigin, session, csrfToken, requireFullSession], clientAddress: addressOf };
 }

@@ -33,6 +33,39 @@ export declare type ListAuditLogRequest = Message<"content.v1.ListAuditLogReques
    * @generated from field: string before = 3;
    */
   before: string;
+
+  /**
+   * An action ("api_key.created") or a family of them ending in a dot ("api_key.").
+   *
+   * @generated from field: optional string action = 4;
+   */
+  action?: string | undefined;
+
+  /**
+   * Entries by this acting user.
+   *
+   * @generated from field: optional string actor_id = 5;
+   */
+  actorId?: string | undefined;
+
+  /**
+   * Entries about objects of this type ("api_key", "user", ...).
+   *
+   * @generated from field: optional string target_type = 6;
+   */
+  targetType?: string | undefined;
+
+  /**
+   * Entries at or after `since` and before `until`.
+   *
+   * @generated from field: optional google.protobuf.Timestamp since = 7;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp until = 8;
+   */
+  until?: Timestamp | undefined;
 };
 
 /**
@@ -92,6 +125,37 @@ export declare type AuditEntry = Message<"content.v1.AuditEntry"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 8;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * The object changed ("api_key", "user", ...) and its id, when there is one.
+   *
+   * @generated from field: optional string target_type = 9;
+   */
+  targetType?: string | undefined;
+
+  /**
+   * @generated from field: optional string target_id = 10;
+   */
+  targetId?: string | undefined;
+
+  /**
+   * Its settings before and after the change (never a secret); absent where there is no side.
+   *
+   * @generated from field: optional google.protobuf.Struct before = 11;
+   */
+  before?: JsonObject | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Struct after = 12;
+   */
+  after?: JsonObject | undefined;
+
+  /**
+   * The acting user's name, when the actor is a user who still exists.
+   *
+   * @generated from field: optional string actor_name = 13;
+   */
+  actorName?: string | undefined;
 };
 
 /**

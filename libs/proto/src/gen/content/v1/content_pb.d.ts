@@ -479,6 +479,55 @@ export declare type AuthenticateApiKeyResponse = Message<"content.v1.Authenticat
 export declare const AuthenticateApiKeyResponseSchema: GenMessage<AuthenticateApiKeyResponse>;
 
 /**
+ * @generated from message content.v1.ApiKeyUse
+ */
+export declare type ApiKeyUse = Message<"content.v1.ApiKeyUse"> & {
+  /**
+   * @generated from field: string api_key_id = 1;
+   */
+  apiKeyId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp last_used_at = 2;
+   */
+  lastUsedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message content.v1.ApiKeyUse.
+ * Use `create(ApiKeyUseSchema)` to create a new message.
+ */
+export declare const ApiKeyUseSchema: GenMessage<ApiKeyUse>;
+
+/**
+ * @generated from message content.v1.RecordApiKeyUseRequest
+ */
+export declare type RecordApiKeyUseRequest = Message<"content.v1.RecordApiKeyUseRequest"> & {
+  /**
+   * @generated from field: repeated content.v1.ApiKeyUse uses = 1;
+   */
+  uses: ApiKeyUse[];
+};
+
+/**
+ * Describes the message content.v1.RecordApiKeyUseRequest.
+ * Use `create(RecordApiKeyUseRequestSchema)` to create a new message.
+ */
+export declare const RecordApiKeyUseRequestSchema: GenMessage<RecordApiKeyUseRequest>;
+
+/**
+ * @generated from message content.v1.RecordApiKeyUseResponse
+ */
+export declare type RecordApiKeyUseResponse = Message<"content.v1.RecordApiKeyUseResponse"> & {
+};
+
+/**
+ * Describes the message content.v1.RecordApiKeyUseResponse.
+ * Use `create(RecordApiKeyUseResponseSchema)` to create a new message.
+ */
+export declare const RecordApiKeyUseResponseSchema: GenMessage<RecordApiKeyUseResponse>;
+
+/**
  * GetCompanyRequest names a company.
  *
  * @generated from message content.v1.GetCompanyRequest
@@ -1131,6 +1180,17 @@ export declare const ContentService: GenService<{
     methodKind: "unary";
     input: typeof AuthenticateApiKeyRequestSchema;
     output: typeof AuthenticateApiKeyResponseSchema;
+  },
+  /**
+   * RecordApiKeyUse moves each named key's last use forward (never back); a gateway reports the
+   * keys it authenticated once a minute. Unknown ids are ignored; at most 10,000 keys a call.
+   *
+   * @generated from rpc content.v1.ContentService.RecordApiKeyUse
+   */
+  recordApiKeyUse: {
+    methodKind: "unary";
+    input: typeof RecordApiKeyUseRequestSchema;
+    output: typeof RecordApiKeyUseResponseSchema;
   },
   /**
    * GetCompany returns a company's settings.

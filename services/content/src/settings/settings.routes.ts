@@ -1,0 +1,63 @@
+// content.v1.CompanySettingsService: what a company's admins change in the support
+// application's settings, mapped onto the use cases of the folders that own each object. Every
+// call first checks that the acting user is an active admin of the company.
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { CompanySettingsService, type CompanyApiKeySchema, type SettingsChange } from "@support/proto";
+import { validationError } from "@support/errors";
+import { userActor } from "../audit/audit-log.ts";
+import { createApiKey, listApiKeys, revokeApiKey, type ChangeOrigin } from "../api-keys/api-key.service.ts";
+import type { ListedApiKey } from "../api-keys/api-key.ts";
+import { findCompany } from "../companies/company.repository.ts";
+import type { ContentDeps } from "../context.ts";
+import { requireCompanyAdmin } from "../users/user.service.ts";
+
+type Db = ContentDeps["db"];
+
+function apiKeyMessage(key: ListedApiKey): MessageInitShape<typeof CompanyApiKeySchema> {
+  const createdBy = key.createdBy ?? { type: "operator", id: null };
+  return {
+    id: key.id,
+    name: key.name,
+    keyPrefix: key.keyPrefix,
+    createdAt: timestampFromDate(key.createdAt),
+    revokedAt: key.revokedAt ? timestampFromDate(key.revokedAt) : undefined,
+    rateLimitPerMinute: key.rateLimitPerMinute ?? undefined,
+    createdBy: { type: createdBy.type, id: createdBy.id ?? undefined, name: key.createdByName ?? undefined },
+    lastUsedAt: key.lastUsedAt ? timestampFromDate(key.lastUsedAt) : undefined,
+  };
+}
+
+/** The admin making the change, checked, as the audit log names them. */
+async function adminChange(db: Db, change: SettingsChange | undefined, what: string): Promise<ChangeOrigin & { companyId: string; userId: string; userName: string }> {
+  if (!change || change.actingUserId === "") throw validationError([{ path: "/change/actingUserId", message: "is required" }]);
+  const admin = await requireCompanyAdmin(db, change.companyId, change.actingUserId, what);
+  return { companyId: change.companyId, userId: admin.id, userName: admin.name, actor: userActor(admin.id), clientAddress: change.clientAddress || null };
+}
+
+/** The company's limit for keys without their own; undefined: the gateway's default. */
+async function companyRateLimit(db: Db, companyId: string): Promise<number | undefined> {
+  return (await findCompany(db, companyId))?.apiRateLimitPerMinute ?? undefined;
+}
+
+export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<ContentDeps, "db">): void {
+  const { db } = deps;
+  router.service(CompanySettingsService, {
+    listCompanyApiKeys: async (req) => {
+      const { companyId } = await adminChange(db, req.change, "sees its API keys");
+      return { apiKeys: (await listApiKeys(db, companyId)).map(apiKeyMessage), companyRateLimitPerMinute: await companyRateLimit(db, companyId) };
+    },
+    createCompanyApiKey: async (req) => {
+      const origin = await adminChange(db, req.change, "creates API keys");
+      const { apiKey, secret } = await createApiKey(db, origin.companyId, { name: req.name, rateLimitPerMinute: req.rateLimitPerMinute }, origin);
+      return { apiKey: apiKeyMessage({ ...apiKey, createdByName: origin.userName }), secret, companyRateLimitPerMinute: await companyRateLimit(db, origin.companyId) };
+    },
+    revokeCompanyApiKey: async (req) => {
+      const origin = await adminChange(db, req.change, "revokes API keys");
+      const revoked = await revokeApiKey(db, req.apiKeyId, origin);
+      const listed = (await listApiKeys(db, origin.companyId)).find((key) => key.id === revoked.id);
+      return { apiKey: apiKeyMessage(listed ?? { ...revoked, createdByName: null }), companyRateLimitPerMinute: await companyRateLimit(db, origin.companyId) };
+    },
+  });
+}

@@ -1,0 +1,82 @@
+// /agent-api/settings/...: the company's own setup, changed by its admins. Content owns every
+// object (its CompanySettingsService checks that the user is an admin and writes the audit
+// log); this answers an agent's request with a 403 before calling anything, and maps HTTP onto
+// the RPCs with the acting admin and the request's address.
+import type { Context } from "koa";
+import type { CompanyApiKey } from "@support/proto";
+import type { AgentSessionState } from "../agent-api/sessions.ts";
+import type { CompanySettingsClient } from "../clients.ts";
+import { isoTimestamp, isoTimestampOrNull } from "../mappings/timestamps.ts";
+import { HttpProblem } from "../middleware/errors.ts";
+import { jsonBody } from "../middleware/json-body.ts";
+import type { Schemas } from "../openapi/types.ts";
+import type { AgentApiGuards } from "./agent-api.ts";
+import { respond, type ApiRoutes } from "./api.ts";
+
+export interface AgentSettingsRoutesDeps {
+  companySettings: CompanySettingsClient;
+  guards: AgentApiGuards;
+  bodyLimitBytes: number;
+  /** The service's limit for keys of companies without one (API_RATE_LIMIT_PER_MINUTE). */
+  defaultRateLimitPerMinute: number;
+}
+
+/** Only the company's admins reach the settings: an agent learns so before anything is read. */
+export function requireAdmin(ctx: Context, next: () => Promise<unknown>) {
+  const session = (ctx.state as AgentSessionState).agentSession;
+  if (session.user.role !== "admin") throw new HttpProblem(403, "permission_denied", "Only an admin of the company changes its settings");
+  return next();
+}
+
+export function auditActorDto(actor: { type: string; id?: string | undefined; name?: string | undefined } | undefined): Schemas["AgentAuditActor"] {
+  return { type: (actor?.type ?? "operator") as Schemas["AgentAuditActor"]["type"], id: actor?.id ?? null, name: actor?.name ?? null };
+}
+
+export function registerAgentSettingsRoutes(api: ApiRoutes, deps: AgentSettingsRoutesDeps): void {
+  const { companySettings, guards } = deps;
+  const read = [...guards.read, requireAdmin];
+  const write = [...guards.write, requireAdmin];
+  const changeOf = (ctx: Context) => {
+    const session = (ctx.state as AgentSessionState).agentSession;
+    return { companyId: session.companyId, actingUserId: session.user.id, clientAddress: guards.clientAddress(ctx) };
+  };
+  const apiKeyDto = (key: CompanyApiKey, companyLimit: number | undefined): Schemas["AgentApiKey"] => ({
+    id: key.id,
+    name: key.name,
+    keyPrefix: key.keyPrefix,
+    createdAt: isoTimestamp(key.createdAt, "content", "API key createdAt"),
+    createdBy: auditActorDto(key.createdBy),
+    lastUsedAt: isoTimestampOrNull(key.lastUsedAt),
+    rateLimitPerMinute: key.rateLimitPerMinute ?? null,
+    effectiveRateLimitPerMinute: key.rateLimitPerMinute ?? companyLimit ?? deps.defaultRateLimitPerMinute,
+    revokedAt: isoTimestampOrNull(key.revokedAt),
+  });
+
+  api.operation<"listAgentApiKeys", AgentSessionState>(
+    "listAgentApiKeys",
+    async (ctx) => {
+      const { apiKeys, companyRateLimitPerMinute } = await companySettings.listCompanyApiKeys({ change: changeOf(ctx) });
+      respond(ctx, 200, { apiKeys: apiKeys.map((key) => apiKeyDto(key, companyRateLimitPerMinute)) });
+    },
+    { before: read },
+  );
+
+  api.operation<"createAgentApiKey", AgentSessionState>(
+    "createAgentApiKey",
+    async (ctx) => {
+      const { name, rateLimitPerMinute } = ctx.state.validated.body;
+      const created = await companySettings.createCompanyApiKey({ change: changeOf(ctx), name, rateLimitPerMinute: rateLimitPerMinute ?? undefined });
+      respond(ctx, 201, { apiKey: apiKeyDto(created.apiKey!, created.companyRateLimitPerMinute), secret: created.secret });
+    },
+    { before: [...write, jsonBody(deps.bodyLimitBytes)] },
+  );
+
+  api.operation<"revokeAgentApiKey", AgentSessionState>(
+    "revokeAgentApiKey",
+    async (ctx) => {
+      const { apiKey, companyRateLimitPerMinute } = await companySettings.revokeCompanyApiKey({ change: changeOf(ctx), apiKeyId: ctx.state.validated.params.apiKeyId });
+      respond(ctx, 200, apiKeyDto(apiKey!, companyRateLimitPerMinute));
+    },
+    { before: write },
+  );
+}
