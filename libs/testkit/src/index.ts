@@ -52,6 +52,8 @@ export { containerEngineAnswers } from "./containers.ts";
 export { freePort, isRoot, lookupUser, portIsFree, randomId, tcpAnswers, waitFor } from "./net.ts";
 export { testInfraGlobalSetup } from "./vitest.ts";
 export { startSmtpReceiver } from "./smtp.ts";
+export { startWebhookReceiver } from "./webhook-receiver.ts";
+export type { ReceivedRequest, WebhookReceiver } from "./webhook-receiver.ts";
 export type { ReceivedMail, SmtpReceiver } from "./smtp.ts";
 export { IDENTITY_PROCESSES, createTestServiceIdentities } from "./identity.ts";
 export type { IdentityProcess, TestServiceIdentities } from "./identity.ts";

@@ -5,6 +5,7 @@
 // a sign-in — filters it, exports it as CSV and JSON, and publishes each entry as an event.
 import { randomUUID } from "node:crypto";
 import { connectBus, type NatsConnection } from "@support/bus";
+import { startWebhookReceiver } from "@support/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
 import { startStack, type Stack, type TenantResult } from "./stack.ts";
@@ -218,5 +219,32 @@ describe("the audit log", () => {
     const ids = new Set(published.filter((event) => event.type === "content.audit.recorded" && event.companyId === tenant.companyId).map((event) => event.data.auditEntryId));
     for (const entry of entries) expect(ids.has(entry.id), entry.action).toBe(true);
     expect(published.some((event) => event.companyId === other.companyId && event.data.action === "api_key.created")).toBe(false);
+  });
+
+  it("reaches a studio's webhook subscribed to audit.recorded, whatever the subscription's games", async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const subscribed = await stack.request("/webhooks", {
+        method: "POST",
+        key: tenant.apiKeys["from the file"]!,
+        json: { url: receiver.url, eventTypes: ["audit.recorded"], gameIds: [tenant.games.galaxy!.id] },
+      });
+      expect(subscribed.status, subscribed.text).toBe(200);
+      const created = await write(users.ada, "POST", "/agent-api/settings/api-keys", { name: "Forwarded" });
+      const { apiKey, secret } = created.body as { apiKey: ApiKeyDto; secret: string };
+      await expect.poll(() => receiver.bodies().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
+      const [entry] = (await auditLog(users.ada, "?action=api_key.created&limit=1"));
+      expect(receiver.bodies()).toContainEqual({
+        type: "audit.recorded",
+        timestamp: expect.any(String),
+        data: {
+          id: entry!.id, action: "api_key.created", userId: null, actor: { type: "user", id: users.ada.userId }, target: { type: "api_key", id: apiKey.id },
+          before: null, after: expect.objectContaining({ name: "Forwarded", revokedAt: null }), detail: {}, clientAddress: entry!.clientAddress, createdAt: expect.any(String),
+        },
+      });
+      expect(JSON.stringify(receiver.bodies())).not.toContain(secret);
+    } finally {
+      await receiver.stop();
+    }
   });
 });

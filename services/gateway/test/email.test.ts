@@ -8,8 +8,7 @@
 // at the hourly limit; an answer to a closed ticket opens its follow-up; the player's erasure
 // takes the ticket's mails with it.
 import { generateKeyPairSync, randomUUID } from "node:crypto";
-import http from "node:http";
-import { freePort } from "@support/testkit";
+import { freePort, startWebhookReceiver } from "@support/testkit";
 import nodemailer from "nodemailer";
 import { createDb, sql } from "@support/db";
 import { EmailService } from "@support/proto";
@@ -37,22 +36,6 @@ const act = (ticketId: string, actions: unknown[]) =>
 
 /** A 1x1 PNG: what a phone's screenshot is, as far as the platform cares. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNg+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
-
-/** A studio's webhook endpoint on this machine: keeps every delivery's body. */
-async function startReceiver(): Promise<{ url: string; bodies: unknown[]; stop(): Promise<void> }> {
-  const bodies: unknown[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      bodies.push(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-      res.writeHead(204).end();
-    });
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${port}/hooks`, bodies, stop: () => new Promise((resolve) => server.close(() => resolve())) };
-}
 
 interface ViewEntry {
   event: { type: string; id: string; message?: string; attachments?: { id: string }[] };
@@ -261,7 +244,7 @@ describe("the email channel: agents' replies reach the player's inbox", () => {
 
   it("takes the player's answer by mail into the ticket, without the quoted conversation or the signature, and threads the next reply under it", async () => {
     // The studio's webhook sees the answer like any message, with its channel.
-    const receiver = await startReceiver();
+    const receiver = await startWebhookReceiver();
     const subscribed = await stack.request("/webhooks", { method: "POST", key: tenant.apiKeys.main!, json: { url: receiver.url, eventTypes: ["ticket.message_added"] } });
     expect(subscribed.status, subscribed.text).toBe(200);
     const address = player("pat");
@@ -276,8 +259,8 @@ describe("the email channel: agents' replies reach the player's inbox", () => {
     expect(view.attachments).toContainEqual({ id: answer.event.attachments![0]!.id, fileName: "schiff.png", fileType: "image/png", fileSize: PNG.length });
     const download = await stack.request(`/agent-api/tickets/${ticket.id}/attachments/${answer.event.attachments![0]!.id}`, { headers: { cookie: ada.cookie }, redirect: "manual" });
     expect(download.status).toBe(307);
-    await expect.poll(() => receiver.bodies.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
-    expect(receiver.bodies[0]).toMatchObject({
+    await expect.poll(() => receiver.bodies().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
+    expect(receiver.bodies()[0]).toMatchObject({
       type: "ticket.message_added",
       data: { ticketId: ticket.id, eventId: answer.event.id, type: "PLAYER_MESSAGE", message: "Danke, jetzt ist es wieder da!\n\nIch spiele auf Android.", channel: "email", attachments: [{ id: answer.event.attachments![0]!.id }], actor: { type: "player" } },
     });

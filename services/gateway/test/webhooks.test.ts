@@ -3,38 +3,12 @@
 // `ticket.created` of a ticket made with POST /tickets, signed the Standard Webhooks way (checked
 // with the typed client's verifier), and the delivery log shows it succeeded. Every answer is
 // also checked against the OpenAPI document.
-import http from "node:http";
 // The typed client from its source: not a package dependency (its own tests depend on the gateway).
 import { verifyWebhook, WebhookVerificationError } from "../../../clients/typescript/src/index.ts";
-import { freePort } from "@support/testkit";
+import { startWebhookReceiver, type WebhookReceiver } from "@support/testkit";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startStack, type Stack, type TenantResult } from "./stack.ts";
-
-interface Received {
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** An HTTP receiver on a free port that answers 204 and keeps every request. */
-async function startReceiver(): Promise<{ url: string; received: Received[]; stop(): Promise<void> }> {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString("utf8") });
-      res.writeHead(204).end();
-    });
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${port}/hooks`,
-    received,
-    stop: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 const tenant = (name: string, webhooks?: Record<string, unknown>[]) => ({
   company: { name, primaryLanguage: "en" },
@@ -66,12 +40,12 @@ interface DeliveryDto {
 
 describe("webhooks through the real stack", () => {
   let stack: Stack;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: WebhookReceiver;
   let a: TenantResult & { webhooks?: { url: string; id: string; action: string; secret?: string }[] };
   let b: TenantResult;
 
   beforeAll(async () => {
-    receiver = await startReceiver();
+    receiver = await startWebhookReceiver();
     stack = await startStack();
     a = await stack.applyTenant(tenant("Alpha"));
     b = await stack.applyTenant(tenant("Beta"));

@@ -3222,7 +3222,7 @@ export interface components {
          *     be added: receivers must ignore types they do not know.
          * @enum {string}
          */
-        WebhookEventType: "ticket.created" | "ticket.message_added" | "ticket.private_note_added" | "ticket.status_changed" | "ticket.resolved" | "ticket.closed" | "ticket.assigned" | "ticket.rated" | "ticket.tags_changed" | "ticket.fields_changed" | "ticket.collector_result_added" | "ticket.deleted" | "player.deleted" | "webhook.test" | "webhook.disabled";
+        WebhookEventType: "ticket.created" | "ticket.message_added" | "ticket.private_note_added" | "ticket.status_changed" | "ticket.resolved" | "ticket.closed" | "ticket.assigned" | "ticket.rated" | "ticket.tags_changed" | "ticket.fields_changed" | "ticket.collector_result_added" | "ticket.deleted" | "player.deleted" | "audit.recorded" | "webhook.test" | "webhook.disabled";
         /**
          * Format: uri
          * @description Where the events are POSTed: an `https` URL without credentials that resolves to

@@ -50,6 +50,17 @@ describe("public events", () => {
     expect(deleted!.data).not.toHaveProperty("requestedBy");
   });
 
+  it("passes on an audit log entry as audit.recorded, about the company as a whole", () => {
+    const entry = {
+      auditEntryId: "42", action: "api_key.revoked", userId: null, actor: { type: "user", id: randomUUID() }, target: { type: "api_key", id: randomUUID() },
+      before: { name: "k", revokedAt: null }, after: { name: "k", revokedAt: "2026-11-28T12:00:00.000Z" }, detail: {}, clientAddress: "203.0.113.7", createdAt: "2026-11-28T12:00:00.000Z",
+    };
+    const [recorded, ...others] = publicEventsOf(envelope("content.audit.recorded", entry));
+    expect(others).toEqual([]);
+    const { auditEntryId, ...rest } = entry;
+    expect(recorded).toEqual({ type: "audit.recorded", gameId: null, orderingKey: "audit", ticketId: null, playerId: null, data: { id: auditEntryId, ...rest } });
+  });
+
   it("ignores events studios do not see", () => {
     expect(publicEventsOf(envelope("players.player.created", { playerId, gameId: ref.gameId, externalId: null, name: "Pat", email: null, tier: null, blocked: false }))).toEqual([]);
     expect(publicEventsOf(envelope("players.deletion.started", { playerId, gameId: ref.gameId, erasureId: randomUUID(), trigger: "immediate" }))).toEqual([]);

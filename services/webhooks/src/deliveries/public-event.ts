@@ -1,4 +1,4 @@
-// Domain events of the tickets and players services turned into public events: the type a
+// Domain events of the tickets, players and content services turned into public events: the type a
 // studio subscribes to and the `data` it receives, in the public API's camelCase vocabulary.
 // Only what the domain event carries is passed on; private notes travel only as their own
 // type (ticket.private_note_added), which a subscription must ask for. Pure; typed by the event
@@ -98,6 +98,24 @@ export function publicEventsOf(event: DomainEvent): PublicEvent[] {
         playerId: data.playerId,
         // Ids, times and counts only: who asked (an API key id) stays internal.
         data: { servicePlayerId: data.playerId, ...pick(data, ["gameId", "erasureId", "trigger", "requestedAt", "completedAt", "counts"]) },
+      },
+    ];
+  }
+  if (event.type === "content.audit.recorded") {
+    const { data } = event;
+    // The company's audit log as its admins read it (`GET /agent-api/audit-log`), one entry each,
+    // in the order they were written.
+    return [
+      {
+        type: "audit.recorded",
+        gameId: null,
+        orderingKey: "audit",
+        ticketId: null,
+        playerId: null,
+        data: {
+          id: data.auditEntryId, action: data.action, userId: data.userId, actor: data.actor, target: data.target,
+          before: data.before, after: data.after, detail: data.detail, clientAddress: data.clientAddress, createdAt: data.createdAt,
+        },
       },
     ];
   }

@@ -1,4 +1,5 @@
-// Durable JetStream consumers of the tickets and players streams, shared by every replica.
+// Durable JetStream consumers of the tickets, players and content streams (of content, the
+// audit log's entries only), shared by every replica.
 // Each message is handled strictly one after the other (one in flight, max_ack_pending 1):
 // the deliveries of one ticket are ordered by insertion, so the events must be inserted in
 // the order they were published. The handler is idempotent (a redelivered event inserts
@@ -31,6 +32,7 @@ export function createDomainEventsConsumer(ctx: Pick<WebhooksContext, "db" | "wa
     // players.deletion.started (erasure begins) and players.player.deleted (done) matter; the
     // rest is acknowledged without effect.
     { service: "players", durable: "webhooks-players", filter: "players.>" },
+    { service: "content", durable: "webhooks-content-audit", filter: "content.audit.>" },
   ];
   return {
     async start() {

@@ -17,6 +17,7 @@ export const publicEventTypes = [
   "ticket.collector_result_added",
   "ticket.deleted",
   "player.deleted",
+  "audit.recorded",
   "webhook.test",
   "webhook.disabled",
 ] as const;
@@ -67,7 +68,8 @@ export function activePreviousExpiry(webhook: Pick<Webhook, "previousSecretExpir
 /** Whether an event of `type` for `gameId` goes to this subscription. */
 export function wants(webhook: Pick<Webhook, "enabled" | "eventTypes" | "gameIds">, type: string, gameId: string | null): boolean {
   if (!webhook.enabled || !webhook.eventTypes.includes(type)) return false;
-  return webhook.gameIds.length === 0 || (gameId !== null && webhook.gameIds.includes(gameId));
+  // An event of the company as a whole (an audit log entry, gameId null) names no game to filter by.
+  return webhook.gameIds.length === 0 || gameId === null || webhook.gameIds.includes(gameId);
 }
 
 const unique = (values: string[]) => [...new Set(values)];
