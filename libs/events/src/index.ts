@@ -4,3 +4,4 @@ export { breakingChanges, plainSchema } from "./compatibility.ts";
 export { newEvent, publishedEventProblems, readAgainst, readEvent, type EnvelopeLike, type NewDomainEvent, type ReadEvent, type UnreadableEvent } from "./events.ts";
 export { definitionOf, EVENT_DEFINITIONS, isEventType, type DomainEvent, type EventData, type EventType } from "./registry.ts";
 export { PublicTicket } from "./schemas/tickets.ts";
+export { contentEventsKeepingReference } from "./schemas/content.ts";

@@ -235,6 +235,12 @@ export const auditRecorded = defineEvent({
   }),
 });
 
+/**
+ * Content events that change no reference data (company settings, games, environments, tags,
+ * fields, announcements, collectors): caches of reference data keep their entries on them.
+ */
+export const contentEventsKeepingReference: ReadonlySet<string> = new Set(["content.agent_sessions.ended", "content.audit.recorded"]);
+
 export const contentEvents = [
   companyCreated, apiKeyCreated, apiKeyRevoked, gameCreated, gameDeleted, environmentCreated, resourceCreated,
   collectorCreated, userCreated, tagCreated, fieldCreated, announcementUpdated, announcementCleared, userDeactivated, agentSessionsEnded,

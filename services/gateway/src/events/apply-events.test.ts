@@ -37,6 +37,14 @@ describe("content events", () => {
     expect(r.calls).toEqual([`evictCompany ${companyId}`, `evictKey ${keyHash}`, `evictCompany ${companyId}`]);
   });
 
+  it("keep everything for ended agent sessions and audit log entries, which change no reference data", () => {
+    const r = recorder();
+    const entry = { auditEntryId: "7", action: "sign_in.succeeded", userId: null, actor: { type: "anonymous", id: null }, target: null, before: null, after: null, detail: {}, clientAddress: null, createdAt: at };
+    applyContentEvent(read(envelope("content.audit.recorded", entry)), { reference: r.reference, keys: r.keys } as never);
+    applyContentEvent(read(envelope(AGENT_SESSIONS_ENDED, { userId: randomUUID(), sessionIds: [randomUUID()], reason: "signed_out" })), { reference: r.reference, keys: r.keys } as never);
+    expect(r.calls).toEqual([]);
+  });
+
   it("still evict the company and every key for an event this release cannot read, and nothing for a message that is no envelope", () => {
     const r = recorder();
     applyContentEvent(read(envelope("content.api_key.revoked", revoked, 2)), { reference: r.reference, keys: r.keys } as never);

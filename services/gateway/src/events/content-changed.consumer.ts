@@ -4,12 +4,11 @@
 // this release cannot read is counted (support_events_dead_lettered_total, consumer
 // gateway-content-changed) and logged, not kept: a core message has no stream to replay it from.
 import { createCoreSubscription, type CoreRead, type NatsConnection } from "@support/bus";
-import { readEvent, type DomainEvent } from "@support/events";
+import { contentEventsKeepingReference, readEvent, type DomainEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
 import type { Startable } from "@support/runtime";
 import type { ApiKeyCache } from "../auth.ts";
-import { AGENT_SESSIONS_ENDED } from "./agent-sessions-ended.consumer.ts";
 import type { ReferenceCaches } from "../cache.ts";
 
 export interface EventTargets {
@@ -25,9 +24,11 @@ export interface EventTargets {
  * changes nothing.
  */
 export function applyContentEvent(read: CoreRead<DomainEvent>, targets: EventTargets): void {
-  // Ended sessions of the support application change no reference data and no key: their own
-  // consumer (agent-sessions-ended.consumer.ts) handles them, here they would evict for nothing.
-  if (("event" in read ? read.event.type : read.envelope?.type) === AGENT_SESSIONS_ENDED) return;
+  // Ended sessions of the support application (their own consumer handles them,
+  // agent-sessions-ended.consumer.ts) and audit log entries change no reference data and no
+  // key: here they would evict for nothing.
+  const type = "event" in read ? read.event.type : read.envelope?.type;
+  if (type !== undefined && contentEventsKeepingReference.has(type)) return;
   if (!("event" in read)) {
     // A message that is no envelope names nothing: it is counted and logged only.
     if (!read.envelope) return;
