@@ -70,6 +70,8 @@ export async function signedInPage(browser: Browser, base: string, email: string
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect.poll(() => page.url()).toBe(`${base}/app/views/mine`);
+  // The password hash (argon2) takes a good part of a second of CPU: on a busy machine, longer
+  // than expect.poll's default second.
+  await page.waitForURL(`${base}/app/views/mine`, { timeout: 15_000 });
   return { context, page, problems };
 }

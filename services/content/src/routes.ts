@@ -72,8 +72,9 @@ function collectorMessage(collector: Collector): MessageInitShape<typeof Collect
   };
 }
 
-function tagMessage(tag: Tag): MessageInitShape<typeof TagSchema> {
+export function tagMessage(tag: Tag): MessageInitShape<typeof TagSchema> {
   return {
+    id: tag.id,
     gameId: tag.gameId ?? undefined,
     name: tag.name,
     description: tag.description ?? undefined,
@@ -84,8 +85,9 @@ function tagMessage(tag: Tag): MessageInitShape<typeof TagSchema> {
   };
 }
 
-function fieldMessage(field: FieldDefinition): MessageInitShape<typeof FieldDefinitionSchema> {
+export function fieldMessage(field: FieldDefinition): MessageInitShape<typeof FieldDefinitionSchema> {
   return {
+    id: field.id,
     gameId: field.gameId ?? undefined,
     name: field.name,
     description: field.description ?? undefined,

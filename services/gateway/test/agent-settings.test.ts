@@ -60,7 +60,7 @@ beforeAll(async () => {
   tenant = await stack.applyTenant({
     company: { name: "Settings Studio", apiRateLimitPerMinute: 600 },
     apiKeys: [{ name: "from the file" }],
-    games: [{ ref: "galaxy", name: "Galaxy", slug: `galaxy-${suffix}`, languages: ["en"] }],
+    games: [{ ref: "galaxy", name: "Galaxy", slug: `galaxy-${suffix}`, languages: ["en"], environments: [{ ref: "galaxy-prod", name: "production" }] }],
     users: [
       { ref: "ada", name: "Ada Admin", email: emails.ada, role: "admin" },
       { ref: "abe", name: "Abe Agent", email: emails.abe, role: "agent", games: ["galaxy"] },
@@ -246,5 +246,108 @@ describe("the audit log", () => {
     } finally {
       await receiver.stop();
     }
+  });
+});
+
+describe("tags and custom fields in the settings", () => {
+  const act = (user: SignedInAgent, ticketId: string, actions: unknown[]) => write(user, "POST", `/agent-api/tickets/${ticketId}/actions`, { actions });
+  const newTicket = async () => {
+    const created = await stack.request("/tickets", {
+      method: "POST",
+      key: tenant.apiKeys["from the file"]!,
+      json: { gameId: tenant.games.galaxy!.id, message: "The shield breaks", language: "en", channels: ["email"], metadata: { player: { id: `p-${randomUUID().slice(0, 6)}`, email: "pat@example.com" } } },
+    });
+    expect(created.status, created.text).toBe(200);
+    return (created.body as { ticketId: string }).ticketId;
+  };
+  const ticketOf = async (ticketId: string) => ((await read(users.ada, `/agent-api/tickets/${ticketId}`)).body as { ticket: { tags: string[]; fields: Record<string, unknown> } }).ticket;
+
+  it("creates, changes and retires a tag: tickets keep it, no new ticket gets it, its name is free again", async () => {
+    const created = await write(users.ada, "POST", "/agent-api/settings/tags", { name: "shield", gameId: tenant.games.galaxy!.id, description: "Shield bugs", isSkill: true });
+    expect(created.status, created.text).toBe(201);
+    const tag = created.body as { id: string; name: string; isSkill: boolean };
+    expect(tag).toMatchObject({ name: "shield", isSkill: true, isAiTag: false, description: "Shield bugs", gameId: tenant.games.galaxy!.id });
+    expect((await write(users.ada, "POST", "/agent-api/settings/tags", { name: "shield", gameId: tenant.games.galaxy!.id })).status).toBe(409);
+    expect((await write(users.ada, "POST", "/agent-api/settings/tags", { name: "a,b" })).status).toBe(400);
+
+    const changed = await stack.request(`/agent-api/settings/tags/${tag.id}`, {
+      method: "PUT", headers: { cookie: users.ada.cookie, origin: origin(), "x-csrf-token": users.ada.csrfToken }, json: { description: "Shield and armour bugs", isSkill: false },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body).toMatchObject({ name: "shield", description: "Shield and armour bugs", isSkill: false });
+
+    const ticketId = await newTicket();
+    expect((await act(users.ada, ticketId, [{ type: "addTags", tagNames: ["shield"] }])).status).toBe(200);
+    const retired = await write(users.ada, "DELETE", `/agent-api/settings/tags/${tag.id}`);
+    expect(retired.status, retired.text).toBe(200);
+    expect((await write(users.ada, "DELETE", `/agent-api/settings/tags/${tag.id}`)).status).toBe(404);
+    const listed = ((await read(users.ada, "/agent-api/settings/tags")).body as { tags: { name: string }[] }).tags;
+    expect(listed.map((t) => t.name)).not.toContain("shield");
+    // The ticket keeps it; another ticket cannot get it (the tickets service's cache was evicted by the event).
+    expect((await ticketOf(ticketId)).tags).toEqual(["shield"]);
+    const other = await newTicket();
+    await expect.poll(async () => (await act(users.ada, other, [{ type: "addTags", tagNames: ["shield"] }])).status, { timeout: 5000 }).toBe(400);
+    // The name is free again.
+    expect((await write(users.ada, "POST", "/agent-api/settings/tags", { name: "shield", gameId: tenant.games.galaxy!.id })).status).toBe(201);
+
+    const entries = await auditLog(users.ada, "?action=tag.");
+    expect(entries.filter((entry) => entry.target?.id === tag.id).map((entry) => [entry.action, entry.actor.id])).toEqual([
+      ["tag.retired", users.ada.userId], ["tag.updated", users.ada.userId], ["tag.created", users.ada.userId],
+    ]);
+    const update = entries.find((entry) => entry.action === "tag.updated")!;
+    expect(update.before).toMatchObject({ description: "Shield bugs", isSkill: true });
+    expect(update.after).toMatchObject({ description: "Shield and armour bugs", isSkill: false });
+  });
+
+  it("creates, changes and retires a dropdown field: values tickets hold stay, no ticket gets a new one", async () => {
+    const created = await write(users.ada, "POST", "/agent-api/settings/fields", { key: "platform", name: "Platform", type: "dropdown", options: ["PC", "Switch"] });
+    expect(created.status, created.text).toBe(201);
+    const field = created.body as { id: string };
+    for (const [body, path] of [
+      [{ key: "bad key", name: "X", type: "text" }, "\"/key\""],
+      [{ key: "empty", name: "X", type: "dropdown", options: [] }, "/options"],
+      [{ key: "opts", name: "X", type: "text", options: ["a"] }, "/options"],
+    ] as const) {
+      const refused = await write(users.ada, "POST", "/agent-api/settings/fields", body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(JSON.stringify(refused.body), JSON.stringify(refused.body)).toContain(path);
+    }
+    const changed = await stack.request(`/agent-api/settings/fields/${field.id}`, {
+      method: "PUT", headers: { cookie: users.ada.cookie, origin: origin(), "x-csrf-token": users.ada.csrfToken }, json: { name: "Device", options: ["PC", "Switch", "Mobile"] },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body).toMatchObject({ key: "platform", name: "Device", type: "dropdown", options: ["PC", "Switch", "Mobile"] });
+
+    const ticketId = await newTicket();
+    await expect.poll(async () => (await act(users.ada, ticketId, [{ type: "setFields", fields: { platform: "Mobile" } }])).status, { timeout: 5000 }).toBe(200);
+    expect((await write(users.ada, "DELETE", `/agent-api/settings/fields/${field.id}`)).status).toBe(200);
+    expect((await ticketOf(ticketId)).fields).toMatchObject({ platform: "Mobile" });
+    await expect.poll(async () => (await act(users.ada, ticketId, [{ type: "setFields", fields: { platform: "PC" } }])).status, { timeout: 5000 }).toBe(400);
+    expect(((await read(users.ada, "/agent-api/settings/fields")).body as { fields: { key: string }[] }).fields.map((f) => f.key)).not.toContain("platform");
+    const entries = await auditLog(users.ada, "?action=field.");
+    expect(entries.filter((entry) => entry.target?.id === field.id).map((entry) => entry.action)).toEqual(["field.retired", "field.updated", "field.created"]);
+  });
+
+  it("lists each user's games by name (GET /agent-api/games)", async () => {
+    const games = (user: SignedInAgent) => read(user, "/agent-api/games").then((r) => (r.body as { games: { id: string; name: string; languages: string[] }[] }).games);
+    expect(await games(users.abe)).toEqual([{ id: tenant.games.galaxy!.id, name: "Galaxy", slug: `galaxy-${suffix}`, languages: ["en"] }]);
+    expect((await games(users.ada)).map((game) => game.name)).toEqual(["Galaxy"]);
+    expect(await games(users.oto)).toEqual([]);
+  });
+
+  it("answers an agent 403 and another company's admin 404", async () => {
+    const { tags } = (await read(users.ada, "/agent-api/settings/tags")).body as { tags: { id: string }[] };
+    const tagId = tags[0]!.id;
+    for (const refused of [
+      await read(users.abe, "/agent-api/settings/tags"),
+      await read(users.abe, "/agent-api/settings/fields"),
+      await write(users.abe, "POST", "/agent-api/settings/tags", { name: "agent's" }),
+      await write(users.abe, "DELETE", `/agent-api/settings/tags/${tagId}`),
+      await write(users.abe, "POST", "/agent-api/settings/fields", { key: "k", name: "K", type: "text" }),
+    ]) {
+      expect(refused.status, refused.text).toBe(403);
+    }
+    expect((await write(users.oto, "DELETE", `/agent-api/settings/tags/${tagId}`)).status).toBe(404);
+    expect((await write(users.oto, "POST", "/agent-api/settings/tags", { name: "x", gameId: tenant.games.galaxy!.id })).status).toBe(404);
   });
 });

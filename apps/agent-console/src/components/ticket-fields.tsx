@@ -1,6 +1,7 @@
 // The ticket's custom fields, edited with the company's definitions: one input per field of the
 // ticket's game (or company-wide) by its type, saved together as one setFields action of the
 // fields that changed. setFields cannot clear a value, so an emptied field is left as it was.
+// Values of fields an admin retired stay readable, by key, under "Retired fields".
 import { useEffect, useState } from "preact/hooks";
 import type { Ticket } from "../api.ts";
 import { fieldsFor, type FieldDefinition } from "../directory.ts";
@@ -52,7 +53,25 @@ export function TicketFields({ ticket, busy, closed, onSave }: { ticket: Ticket;
     setInvalid([]);
   }, [stored, definitions.length]);
 
-  if (definitions.length === 0) return null;
+  const live = new Set(definitions.map((field) => field.key));
+  const retired = Object.entries(ticket.fields).filter(([key, value]) => !live.has(key) && value !== null && value !== undefined && value !== "");
+  const retiredList = retired.length > 0 && (
+    <>
+      <h3 class="retired-title">{t("fields.retired")}</h3>
+      <dl class="facts compact">
+        {retired.map(([key, value]) => (
+          <>
+            <dt>
+              <code>{key}</code>
+            </dt>
+            <dd>{Array.isArray(value) ? value.join(", ") : String(value)}</dd>
+          </>
+        ))}
+      </dl>
+    </>
+  );
+
+  if (definitions.length === 0 && !retiredList) return null;
 
   if (closed) {
     return (
@@ -66,6 +85,7 @@ export function TicketFields({ ticket, busy, closed, onSave }: { ticket: Ticket;
             </>
           ))}
         </dl>
+        {retiredList}
       </section>
     );
   }
@@ -157,10 +177,13 @@ export function TicketFields({ ticket, busy, closed, onSave }: { ticket: Ticket;
             {t("fields.nothingChanged")}
           </p>
         )}
-        <button type="submit" class="button small" disabled={busy}>
-          {t("fields.save")}
-        </button>
+        {definitions.length > 0 && (
+          <button type="submit" class="button small" disabled={busy}>
+            {t("fields.save")}
+          </button>
+        )}
       </form>
+      {retiredList}
     </section>
   );
 }

@@ -131,38 +131,70 @@ export const userCreated = defineEvent({
   }),
 });
 
+const tagDefinition = Type.Object({
+  id: Uuid(),
+  gameId: Nullable(Uuid(), "null: a company-wide tag"),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  isAiTag: Type.Boolean(),
+  isSkill: Type.Boolean(),
+  createdAt: DateTime(),
+  updatedAt: DateTime(),
+});
+
 export const tagCreated = defineEvent({
   type: "content.tag.created",
   description: "A tag definition was created.",
   version: 1,
-  schema: Type.Object({
-    id: Uuid(),
-    gameId: Nullable(Uuid(), "null: a company-wide tag"),
-    name: Type.String(),
-    description: Nullable(Type.String()),
-    isAiTag: Type.Boolean(),
-    isSkill: Type.Boolean(),
-    createdAt: DateTime(),
-    updatedAt: DateTime(),
-  }),
+  schema: tagDefinition,
+});
+
+export const tagUpdated = defineEvent({
+  type: "content.tag.updated",
+  description: "A tag definition's description, isAiTag or isSkill changed (its name and game never change).",
+  version: 1,
+  schema: tagDefinition,
+});
+
+export const tagRetired = defineEvent({
+  type: "content.tag.retired",
+  description: "A tag was retired: no ticket can get it any more; tickets that have it keep it.",
+  version: 1,
+  schema: Type.Object({ id: Uuid(), gameId: Nullable(Uuid(), "null: a company-wide tag"), name: Type.String(), retiredAt: DateTime() }),
+});
+
+const fieldDefinition = Type.Object({
+  id: Uuid(),
+  gameId: Nullable(Uuid(), "null: a company-wide field"),
+  key: Type.String(),
+  name: Type.String(),
+  type: OneOf(["text", "number", "date", "boolean", "dropdown"]),
+  description: Nullable(Type.String()),
+  isAiField: Type.Boolean(),
+  options: Type.Array(Type.String(), { description: "Dropdown options; empty for other types" }),
+  createdAt: DateTime(),
+  updatedAt: DateTime(),
 });
 
 export const fieldCreated = defineEvent({
   type: "content.field.created",
   description: "A custom field definition was created.",
   version: 1,
-  schema: Type.Object({
-    id: Uuid(),
-    gameId: Nullable(Uuid(), "null: a company-wide field"),
-    key: Type.String(),
-    name: Type.String(),
-    type: OneOf(["text", "number", "date", "boolean", "dropdown"]),
-    description: Nullable(Type.String()),
-    isAiField: Type.Boolean(),
-    options: Type.Array(Type.String(), { description: "Dropdown options; empty for other types" }),
-    createdAt: DateTime(),
-    updatedAt: DateTime(),
-  }),
+  schema: fieldDefinition,
+});
+
+export const fieldUpdated = defineEvent({
+  type: "content.field.updated",
+  description: "A custom field definition's name, description, isAiField or dropdown options changed (its key, type and game never change).",
+  version: 1,
+  schema: fieldDefinition,
+});
+
+export const fieldRetired = defineEvent({
+  type: "content.field.retired",
+  description: "A custom field was retired: no ticket can get a value for it any more; values tickets have stay.",
+  version: 1,
+  schema: Type.Object({ id: Uuid(), gameId: Nullable(Uuid(), "null: a company-wide field"), key: Type.String(), retiredAt: DateTime() }),
 });
 
 const announcementScope = {
@@ -244,5 +276,5 @@ export const contentEventsKeepingReference: ReadonlySet<string> = new Set(["cont
 export const contentEvents = [
   companyCreated, apiKeyCreated, apiKeyRevoked, gameCreated, gameDeleted, environmentCreated, resourceCreated,
   collectorCreated, userCreated, tagCreated, fieldCreated, announcementUpdated, announcementCleared, userDeactivated, agentSessionsEnded,
-  auditRecorded,
+  auditRecorded, tagUpdated, tagRetired, fieldUpdated, fieldRetired,
 ] as const;

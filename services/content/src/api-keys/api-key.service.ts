@@ -5,7 +5,7 @@ import type { Kysely } from "kysely";
 import { writeEvents } from "@support/bus";
 import { newEvent } from "@support/events";
 import { notFound, validationError } from "@support/errors";
-import { writeAudit, type AuditActor } from "../audit/audit-log.ts";
+import { writeAudit, type ChangeOrigin } from "../audit/audit-log.ts";
 import type { ContentDatabase } from "../database.ts";
 import { findCompany } from "../companies/company.repository.ts";
 import { inTransaction } from "../common/transaction.ts";
@@ -22,14 +22,6 @@ export interface CreatedApiKey {
   apiKey: ApiKey;
   /** The only time the secret exists outside the caller's hands. */
   secret: string;
-}
-
-/** Who makes a change, and from where (the gateway's client address for a signed-in admin). */
-export interface ChangeOrigin {
-  actor: AuditActor;
-  clientAddress?: string | null | undefined;
-  /** False when the caller records the change itself (a tenant file writes one entry for the whole file). */
-  audit?: boolean;
 }
 
 export async function createApiKey(db: Db, companyId: string, input: { name: unknown; rateLimitPerMinute?: unknown }, origin: ChangeOrigin): Promise<CreatedApiKey> {

@@ -39,6 +39,13 @@ export type AuditAction =
   // API keys (api-keys/): created and revoked in the settings, by `pnpm admin` or a tenant file.
   | "api_key.created"
   | "api_key.revoked"
+  // Tags and custom fields (tags/, fields/): created, changed and retired in the settings.
+  | "tag.created"
+  | "tag.updated"
+  | "tag.retired"
+  | "field.created"
+  | "field.updated"
+  | "field.retired"
   // A tenant file applied by an operator (tenants/): what it created.
   | "tenant.applied";
 
@@ -52,6 +59,14 @@ export const OPERATOR: AuditActor = { type: "operator", id: null };
 
 export function userActor(userId: string): AuditActor {
   return { type: "user", id: userId };
+}
+
+/** Who makes a change, and from where (the gateway's client address for a signed-in admin). */
+export interface ChangeOrigin {
+  actor: AuditActor;
+  clientAddress?: string | null | undefined;
+  /** False when the caller records the change itself (a tenant file writes one entry for the whole file). */
+  audit?: boolean;
 }
 
 export interface AuditEntry {

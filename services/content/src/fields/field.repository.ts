@@ -1,7 +1,7 @@
 // Queries on field definitions.
 import type { Kysely, Selectable } from "kysely";
 import type { ContentDatabase } from "../database.ts";
-import type { FieldDefinition, FieldType, NewField } from "./field.ts";
+import type { FieldChange, FieldDefinition, FieldType, NewField } from "./field.ts";
 import type { FieldDefinitionTable } from "./field.table.ts";
 
 type Db = Kysely<ContentDatabase>;
@@ -19,6 +19,7 @@ function toField(row: Selectable<FieldDefinitionTable>): FieldDefinition {
     options: row.options,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    retiredAt: row.retired_at,
   };
 }
 
@@ -47,9 +48,32 @@ export async function listLiveFields(db: Db, companyId: string): Promise<FieldDe
     .leftJoin("games as g", "g.id", "f.game_id")
     .selectAll("f")
     .where("f.company_id", "=", companyId)
+    .where("f.retired_at", "is", null)
     .where((eb) => eb.or([eb("f.game_id", "is", null), eb("g.deleted_at", "is", null)]))
     .orderBy("f.game_id", (ob) => ob.asc().nullsFirst())
     .orderBy("f.key")
     .execute();
   return rows.map(toField);
+}
+
+/** A live field of the company, its row locked for a change. */
+export async function findLiveFieldForUpdate(db: Db, companyId: string, fieldId: string): Promise<FieldDefinition | undefined> {
+  const row = await db.selectFrom("field_definitions").selectAll().where("company_id", "=", companyId).where("id", "=", fieldId).where("retired_at", "is", null).forUpdate().executeTakeFirst();
+  return row && toField(row);
+}
+
+export async function updateField(db: Db, fieldId: string, change: FieldChange): Promise<FieldDefinition> {
+  const row = await db
+    .updateTable("field_definitions")
+    .set({ name: change.name, description: change.description, is_ai_field: change.isAiField, options: change.options, updated_at: new Date() })
+    .where("id", "=", fieldId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toField(row);
+}
+
+export async function markFieldRetired(db: Db, fieldId: string): Promise<FieldDefinition> {
+  const now = new Date();
+  const row = await db.updateTable("field_definitions").set({ retired_at: now, updated_at: now }).where("id", "=", fieldId).returningAll().executeTakeFirstOrThrow();
+  return toField(row);
 }

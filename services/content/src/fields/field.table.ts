@@ -14,6 +14,8 @@ export interface FieldDefinitionTable {
   options: string[];
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  /** When it was retired; null: live. */
+  retired_at: Generated<Date | null>;
 }
 
 export interface FieldTables {

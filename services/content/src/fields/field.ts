@@ -19,6 +19,8 @@ export interface FieldDefinition {
   options: string[];
   createdAt: Date;
   updatedAt: Date;
+  /** Null: live. A retired field is neither listed nor set on tickets; values tickets have stay. */
+  retiredAt: Date | null;
 }
 
 export interface NewFieldInput {
@@ -85,6 +87,35 @@ export function parseNewField(input: NewFieldInput): NewField {
   const isAiField = optionalBoolean(input.isAiField, "/isAiField", issues);
   throwIfInvalid(issues);
   return { gameId: input.gameId, key: input.key, name, type, description, isAiField, options };
+}
+
+/** What an admin may change of a field: its key, type and game name the values tickets hold, so they stay. */
+export interface FieldChangeInput {
+  name: string;
+  description?: string | null | undefined;
+  isAiField?: boolean | undefined;
+  /** A dropdown's options (at least one); other types have none. Removing one leaves the values tickets hold. */
+  options?: readonly string[] | undefined;
+}
+
+export type FieldChange = Pick<FieldDefinition, "name" | "description" | "isAiField" | "options">;
+
+export function parseFieldChange(type: FieldType, input: FieldChangeInput): FieldChange {
+  const issues: ValidationIssue[] = [];
+  const name = requiredText(input.name, "/name", issues);
+  const options = checkFieldOptions(type, input.options, "/options", issues);
+  const description = optionalText(input.description, "/description", issues);
+  const isAiField = optionalBoolean(input.isAiField, "/isAiField", issues);
+  throwIfInvalid(issues);
+  return { name, description, isAiField, options };
+}
+
+/** The field's settings as the audit log keeps them before and after a change. */
+export function auditedField(field: FieldDefinition): Record<string, unknown> {
+  return {
+    key: field.key, name: field.name, type: field.type, gameId: field.gameId, description: field.description, isAiField: field.isAiField, options: field.options,
+    retiredAt: field.retiredAt?.toISOString() ?? null,
+  };
 }
 
 export function fieldEventData(field: FieldDefinition) {

@@ -6,12 +6,15 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { CompanySettingsService, type CompanyApiKeySchema, type SettingsChange } from "@support/proto";
 import { validationError } from "@support/errors";
-import { userActor } from "../audit/audit-log.ts";
-import { createApiKey, listApiKeys, revokeApiKey, type ChangeOrigin } from "../api-keys/api-key.service.ts";
+import { userActor, type ChangeOrigin } from "../audit/audit-log.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "../api-keys/api-key.service.ts";
 import type { ListedApiKey } from "../api-keys/api-key.ts";
 import { findCompany } from "../companies/company.repository.ts";
 import type { ContentDeps } from "../context.ts";
 import { requireCompanyAdmin } from "../users/user.service.ts";
+import { changeTag, createTag, listTags, retireTag } from "../tags/tag.service.ts";
+import { changeField, createField, listFields, retireField } from "../fields/field.service.ts";
+import { fieldMessage, tagMessage } from "../routes.ts";
 
 type Db = ContentDeps["db"];
 
@@ -58,6 +61,37 @@ export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<Content
       const revoked = await revokeApiKey(db, req.apiKeyId, origin);
       const listed = (await listApiKeys(db, origin.companyId)).find((key) => key.id === revoked.id);
       return { apiKey: apiKeyMessage(listed ?? { ...revoked, createdByName: null }), companyRateLimitPerMinute: await companyRateLimit(db, origin.companyId) };
+    },
+    listCompanyTagsAndFields: async (req) => {
+      const { companyId } = await adminChange(db, req.change, "sees its tags and fields");
+      return { tags: (await listTags(db, companyId)).map(tagMessage), fields: (await listFields(db, companyId)).map(fieldMessage) };
+    },
+    createCompanyTag: async (req) => {
+      const origin = await adminChange(db, req.change, "creates tags");
+      const input = { gameId: req.gameId ?? null, name: req.name, description: req.description ?? null, isAiTag: req.isAiTag, isSkill: req.isSkill };
+      return { tag: tagMessage(await createTag(db, origin.companyId, input, origin)) };
+    },
+    updateCompanyTag: async (req) => {
+      const origin = await adminChange(db, req.change, "changes tags");
+      return { tag: tagMessage(await changeTag(db, origin.companyId, req.tagId, { description: req.description ?? null, isAiTag: req.isAiTag, isSkill: req.isSkill }, origin)) };
+    },
+    retireCompanyTag: async (req) => {
+      const origin = await adminChange(db, req.change, "retires tags");
+      return { tag: tagMessage(await retireTag(db, origin.companyId, req.tagId, origin)) };
+    },
+    createCompanyField: async (req) => {
+      const origin = await adminChange(db, req.change, "creates fields");
+      const input = { gameId: req.gameId ?? null, key: req.key, name: req.name, type: req.type, description: req.description ?? null, isAiField: req.isAiField, options: req.options };
+      return { field: fieldMessage(await createField(db, origin.companyId, input, origin)) };
+    },
+    updateCompanyField: async (req) => {
+      const origin = await adminChange(db, req.change, "changes fields");
+      const input = { name: req.name, description: req.description ?? null, isAiField: req.isAiField, options: req.options };
+      return { field: fieldMessage(await changeField(db, origin.companyId, req.fieldId, input, origin)) };
+    },
+    retireCompanyField: async (req) => {
+      const origin = await adminChange(db, req.change, "retires fields");
+      return { field: fieldMessage(await retireField(db, origin.companyId, req.fieldId, origin)) };
     },
   });
 }

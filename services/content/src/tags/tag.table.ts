@@ -11,6 +11,8 @@ export interface TagTable {
   is_skill: boolean;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  /** When it was retired; null: live. */
+  retired_at: Generated<Date | null>;
 }
 
 export interface TagTables {

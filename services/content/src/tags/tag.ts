@@ -11,6 +11,8 @@ export interface Tag {
   isSkill: boolean;
   createdAt: Date;
   updatedAt: Date;
+  /** Null: live. A retired tag is neither listed nor given to tickets; tickets that have it keep it. */
+  retiredAt: Date | null;
 }
 
 export interface NewTagInput {
@@ -38,6 +40,29 @@ export function parseNewTag(input: NewTagInput): NewTag {
   const isSkill = optionalBoolean(input.isSkill, "/isSkill", issues);
   throwIfInvalid(issues);
   return { gameId: input.gameId, name, description, isAiTag, isSkill };
+}
+
+/** What an admin may change of a tag: its name and game name it on tickets, so they stay. */
+export interface TagChangeInput {
+  description?: string | null | undefined;
+  isAiTag?: boolean | undefined;
+  isSkill?: boolean | undefined;
+}
+
+export type TagChange = Pick<Tag, "description" | "isAiTag" | "isSkill">;
+
+export function parseTagChange(input: TagChangeInput): TagChange {
+  const issues: ValidationIssue[] = [];
+  const description = optionalText(input.description, "/description", issues);
+  const isAiTag = optionalBoolean(input.isAiTag, "/isAiTag", issues);
+  const isSkill = optionalBoolean(input.isSkill, "/isSkill", issues);
+  throwIfInvalid(issues);
+  return { description, isAiTag, isSkill };
+}
+
+/** The tag's settings as the audit log keeps them before and after a change. */
+export function auditedTag(tag: Tag): Record<string, unknown> {
+  return { name: tag.name, gameId: tag.gameId, description: tag.description, isAiTag: tag.isAiTag, isSkill: tag.isSkill, retiredAt: tag.retiredAt?.toISOString() ?? null };
 }
 
 export function tagEventData(tag: Tag) {

@@ -1242,6 +1242,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/settings/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's tags (admins)
+         * @description The company's live tags, company-wide ones first, then by game and name, with their ids.
+         *     Retired tags are not listed; the tickets that have one keep it.
+         */
+        get: operations["listAgentSettingsTags"];
+        put?: never;
+        /**
+         * Create a tag (admins)
+         * @description A tag, company-wide (`gameId` null or left out) or for one game: a `name` (no comma) unique
+         *     among the live tags of its scope (**409** otherwise), an optional description, `isSkill` (a
+         *     skill agents can have) and `isAiTag`. Recorded in the audit log.
+         */
+        post: operations["createAgentSettingsTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/tags/{tagId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a tag (admins)
+         * @description Changes the tag's description, `isSkill` and `isAiTag`. Its name and game never change:
+         *     tickets carry the name (retire the tag and create another to rename). Another company's tag,
+         *     or a retired one, is **404**.
+         */
+        put: operations["updateAgentSettingsTag"];
+        post?: never;
+        /**
+         * Retire a tag (admins)
+         * @description The tag is no longer listed or given to tickets; tickets that have it keep it, and its name is
+         *     free again in its scope. Answers the retired tag. Another company's tag, or a retired one, is
+         *     **404**.
+         */
+        delete: operations["retireAgentSettingsTag"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's custom fields (admins)
+         * @description The company's live custom fields, company-wide ones first, then by game and key, with their
+         *     ids. Retired fields are not listed; the values tickets hold stay.
+         */
+        get: operations["listAgentSettingsFields"];
+        put?: never;
+        /**
+         * Create a custom field (admins)
+         * @description A custom field, company-wide (`gameId` null or left out) or for one game: a `key` (letters,
+         *     digits, `_`, `-`) unique among the live fields of its scope (**409** otherwise), a `name`, a
+         *     `type` (`text`, `number`, `date`, `boolean`, `dropdown`), the dropdown's `options` (at least
+         *     one; other types have none), an optional description and `isAiField`. Recorded in the audit
+         *     log.
+         */
+        post: operations["createAgentSettingsField"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/fields/{fieldId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a custom field (admins)
+         * @description Changes the field's name, description, `isAiField` and a dropdown's `options`. Its key, type
+         *     and game never change: tickets hold values by key. Removing an option leaves the values
+         *     tickets hold. Another company's field, or a retired one, is **404**.
+         */
+        put: operations["updateAgentSettingsField"];
+        post?: never;
+        /**
+         * Retire a custom field (admins)
+         * @description The field is no longer listed or set on tickets; the values tickets hold stay, and its key is
+         *     free again in its scope. Answers the retired field. Another company's field, or a retired
+         *     one, is **404**.
+         */
+        delete: operations["retireAgentSettingsField"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/stream": {
         parameters: {
             query?: never;
@@ -1460,6 +1572,27 @@ export interface paths {
          *     the tag's game (a company-wide tag on any ticket).
          */
         get: operations["listAgentTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The user's games
+         * @description The live games of the company the user has access to (an admin: every game), by name:
+         *     their names and languages, to show and choose a game by name.
+         */
+        get: operations["listAgentGames"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1920,6 +2053,67 @@ export interface components {
             email: string;
             /** @description The user's password. */
             password: string;
+        };
+        AgentSettingsTag: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description null: company-wide.
+             */
+            gameId: string | null;
+            name: string;
+            description: string | null;
+            isAiTag: boolean;
+            /** @description A skill agents can have. */
+            isSkill: boolean;
+        };
+        AgentSettingsTagInput: {
+            /** Format: uuid */
+            gameId?: string | null;
+            name: string;
+            description?: string | null;
+            isAiTag?: boolean;
+            isSkill?: boolean;
+        };
+        AgentSettingsTagChange: {
+            description?: string | null;
+            isAiTag?: boolean;
+            isSkill?: boolean;
+        };
+        AgentSettingsField: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description null: company-wide.
+             */
+            gameId: string | null;
+            key: string;
+            name: string;
+            /** @enum {string} */
+            type: "text" | "number" | "date" | "boolean" | "dropdown";
+            description: string | null;
+            isAiField: boolean;
+            /** @description A dropdown's options; empty for the other types. */
+            options: string[];
+        };
+        AgentSettingsFieldInput: {
+            /** Format: uuid */
+            gameId?: string | null;
+            key: string;
+            name: string;
+            /** @enum {string} */
+            type: "text" | "number" | "date" | "boolean" | "dropdown";
+            description?: string | null;
+            isAiField?: boolean;
+            options?: string[];
+        };
+        AgentSettingsFieldChange: {
+            name: string;
+            description?: string | null;
+            isAiField?: boolean;
+            options?: string[];
         };
         AgentApiKey: {
             /** Format: uuid */
@@ -5847,6 +6041,286 @@ export interface operations {
             504: components["responses"]["DeadlineExceeded"];
         };
     };
+    listAgentSettingsTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tags: components["schemas"]["AgentSettingsTag"][];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createAgentSettingsTag: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSettingsTagInput"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsTag"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    updateAgentSettingsTag: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                tagId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSettingsTagChange"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsTag"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    retireAgentSettingsTag: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                tagId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsTag"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentSettingsFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fields: components["schemas"]["AgentSettingsField"][];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createAgentSettingsField: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSettingsFieldInput"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsField"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    updateAgentSettingsField: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                fieldId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSettingsFieldChange"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsField"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    retireAgentSettingsField: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                fieldId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsField"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
     streamAgentChanges: {
         parameters: {
             query?: {
@@ -6191,6 +6665,41 @@ export interface operations {
                             description: string | null;
                             isSkill: boolean;
                             isAiTag: boolean;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentGames: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The games. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        games: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            languages: string[];
                         }[];
                     };
                 };

@@ -97,18 +97,28 @@ const AGENT_OPERATIONS = [
   ["delete", "/agent-api/saved-views/{savedViewId}", "deleteAgentSavedView"],
   ["post", "/agent-api/tickets/{ticketId}/attachments", "createAgentTicketAttachment"],
   ["get", "/agent-api/fields", "listAgentFields"],
+  ["get", "/agent-api/games", "listAgentGames"],
   ["get", "/agent-api/audit-log/export", "exportAgentAuditLog"],
   ["get", "/agent-api/settings/api-keys", "listAgentApiKeys"],
   ["post", "/agent-api/settings/api-keys", "createAgentApiKey"],
   ["delete", "/agent-api/settings/api-keys/{apiKeyId}", "revokeAgentApiKey"],
+  ["get", "/agent-api/settings/tags", "listAgentSettingsTags"],
+  ["post", "/agent-api/settings/tags", "createAgentSettingsTag"],
+  ["put", "/agent-api/settings/tags/{tagId}", "updateAgentSettingsTag"],
+  ["delete", "/agent-api/settings/tags/{tagId}", "retireAgentSettingsTag"],
+  ["get", "/agent-api/settings/fields", "listAgentSettingsFields"],
+  ["post", "/agent-api/settings/fields", "createAgentSettingsField"],
+  ["put", "/agent-api/settings/fields/{fieldId}", "updateAgentSettingsField"],
+  ["delete", "/agent-api/settings/fields/{fieldId}", "retireAgentSettingsField"],
 ] as const;
 // Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
-const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "exportAgentAuditLog", "listAgentApiKeys"]);
+const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
   "signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment", "listAgentAuditLog",
   "listAgentTickets", "listAgentViews", "getAgentTicket", "performAgentTicketActions", "mergeAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "announceAgentPresence",
   "listAgentCannedResponses", "createAgentCannedResponse", "updateAgentCannedResponse", "retireAgentCannedResponse", "listAgentTicketCannedResponses", "cancelAgentPlayerDeletion", "listAgentUsers", "listAgentTags", "markAgentTicketRead", "listAgentSavedViews", "createAgentSavedView", "deleteAgentSavedView",
-  "createAgentTicketAttachment", "listAgentFields", "exportAgentAuditLog", "listAgentApiKeys", "createAgentApiKey", "revokeAgentApiKey",
+  "createAgentTicketAttachment", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "createAgentApiKey", "revokeAgentApiKey",
+  "listAgentSettingsTags", "createAgentSettingsTag", "updateAgentSettingsTag", "retireAgentSettingsTag", "listAgentSettingsFields", "createAgentSettingsField", "updateAgentSettingsField", "retireAgentSettingsField",
 ]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
@@ -140,7 +150,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 39 of the agent API, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 48 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });

@@ -1,6 +1,6 @@
-// /agent-api/users, /agent-api/tags and /agent-api/fields: who the company's people are (to show
-// their names and assign tickets to them), and the tags and fields a ticket of the user's games
-// can get. Content owns them all.
+// /agent-api/users, /agent-api/games, /agent-api/tags and /agent-api/fields: who the company's
+// people are (to show their names and assign tickets to them), the user's games by name, and the
+// tags and fields a ticket of the user's games can get. Content owns them all.
 import type { AgentSessionState } from "../agent-api/sessions.ts";
 import { seesGame } from "../agent-api/sessions.ts";
 import type { AgentAccessClient, ContentClient } from "../clients.ts";
@@ -35,6 +35,21 @@ export function registerAgentDirectoryRoutes(api: ApiRoutes, deps: AgentDirector
         tags: tags
           .filter((tag) => tag.gameId === undefined || seesGame(session, tag.gameId))
           .map((tag) => ({ name: tag.name, gameId: tag.gameId ?? null, description: tag.description ?? null, isSkill: tag.isSkill, isAiTag: tag.isAiTag })),
+      });
+    },
+    { before: deps.guards.read },
+  );
+
+  api.operation<"listAgentGames", AgentSessionState>(
+    "listAgentGames",
+    async (ctx) => {
+      const session = ctx.state.agentSession;
+      const { games } = await deps.content.listGames({ companyId: session.companyId });
+      respond(ctx, 200, {
+        games: games
+          .filter((game) => seesGame(session, game.id))
+          .map((game) => ({ id: game.id, name: game.name, slug: game.slug, languages: [...game.languages] }))
+          .sort((a, b) => a.name.localeCompare(b.name)),
       });
     },
     { before: deps.guards.read },

@@ -3,7 +3,7 @@
 // log); this answers an agent's request with a 403 before calling anything, and maps HTTP onto
 // the RPCs with the acting admin and the request's address.
 import type { Context } from "koa";
-import type { CompanyApiKey } from "@support/proto";
+import type { CompanyApiKey, FieldDefinition, Tag } from "@support/proto";
 import type { AgentSessionState } from "../agent-api/sessions.ts";
 import type { CompanySettingsClient } from "../clients.ts";
 import { isoTimestamp, isoTimestampOrNull } from "../mappings/timestamps.ts";
@@ -30,6 +30,17 @@ export function requireAdmin(ctx: Context, next: () => Promise<unknown>) {
 
 export function auditActorDto(actor: { type: string; id?: string | undefined; name?: string | undefined } | undefined): Schemas["AgentAuditActor"] {
   return { type: (actor?.type ?? "operator") as Schemas["AgentAuditActor"]["type"], id: actor?.id ?? null, name: actor?.name ?? null };
+}
+
+function tagDto(tag: Tag): Schemas["AgentSettingsTag"] {
+  return { id: tag.id, gameId: tag.gameId ?? null, name: tag.name, description: tag.description ?? null, isAiTag: tag.isAiTag, isSkill: tag.isSkill };
+}
+
+function fieldDto(field: FieldDefinition): Schemas["AgentSettingsField"] {
+  return {
+    id: field.id, gameId: field.gameId ?? null, key: field.key, name: field.name, type: field.type as Schemas["AgentSettingsField"]["type"],
+    description: field.description ?? null, isAiField: field.isAiField, options: [...field.options],
+  };
 }
 
 export function registerAgentSettingsRoutes(api: ApiRoutes, deps: AgentSettingsRoutesDeps): void {
@@ -76,6 +87,93 @@ export function registerAgentSettingsRoutes(api: ApiRoutes, deps: AgentSettingsR
     async (ctx) => {
       const { apiKey, companyRateLimitPerMinute } = await companySettings.revokeCompanyApiKey({ change: changeOf(ctx), apiKeyId: ctx.state.validated.params.apiKeyId });
       respond(ctx, 200, apiKeyDto(apiKey!, companyRateLimitPerMinute));
+    },
+    { before: write },
+  );
+
+  // ---- tags and custom fields
+  api.operation<"listAgentSettingsTags", AgentSessionState>(
+    "listAgentSettingsTags",
+    async (ctx) => {
+      const { tags } = await companySettings.listCompanyTagsAndFields({ change: changeOf(ctx) });
+      respond(ctx, 200, { tags: tags.map(tagDto) });
+    },
+    { before: read },
+  );
+
+  api.operation<"createAgentSettingsTag", AgentSessionState>(
+    "createAgentSettingsTag",
+    async (ctx) => {
+      const body = ctx.state.validated.body;
+      const { tag } = await companySettings.createCompanyTag({
+        change: changeOf(ctx), gameId: body.gameId ?? undefined, name: body.name, description: body.description ?? undefined, isAiTag: body.isAiTag ?? false, isSkill: body.isSkill ?? false,
+      });
+      respond(ctx, 201, tagDto(tag!));
+    },
+    { before: [...write, jsonBody(deps.bodyLimitBytes)] },
+  );
+
+  api.operation<"updateAgentSettingsTag", AgentSessionState>(
+    "updateAgentSettingsTag",
+    async (ctx) => {
+      const body = ctx.state.validated.body;
+      const { tag } = await companySettings.updateCompanyTag({
+        change: changeOf(ctx), tagId: ctx.state.validated.params.tagId, description: body.description ?? undefined, isAiTag: body.isAiTag ?? false, isSkill: body.isSkill ?? false,
+      });
+      respond(ctx, 200, tagDto(tag!));
+    },
+    { before: [...write, jsonBody(deps.bodyLimitBytes)] },
+  );
+
+  api.operation<"retireAgentSettingsTag", AgentSessionState>(
+    "retireAgentSettingsTag",
+    async (ctx) => {
+      const { tag } = await companySettings.retireCompanyTag({ change: changeOf(ctx), tagId: ctx.state.validated.params.tagId });
+      respond(ctx, 200, tagDto(tag!));
+    },
+    { before: write },
+  );
+
+  api.operation<"listAgentSettingsFields", AgentSessionState>(
+    "listAgentSettingsFields",
+    async (ctx) => {
+      const { fields } = await companySettings.listCompanyTagsAndFields({ change: changeOf(ctx) });
+      respond(ctx, 200, { fields: fields.map(fieldDto) });
+    },
+    { before: read },
+  );
+
+  api.operation<"createAgentSettingsField", AgentSessionState>(
+    "createAgentSettingsField",
+    async (ctx) => {
+      const body = ctx.state.validated.body;
+      const { field } = await companySettings.createCompanyField({
+        change: changeOf(ctx), gameId: body.gameId ?? undefined, key: body.key, name: body.name, type: body.type, description: body.description ?? undefined,
+        isAiField: body.isAiField ?? false, options: body.options ?? [],
+      });
+      respond(ctx, 201, fieldDto(field!));
+    },
+    { before: [...write, jsonBody(deps.bodyLimitBytes)] },
+  );
+
+  api.operation<"updateAgentSettingsField", AgentSessionState>(
+    "updateAgentSettingsField",
+    async (ctx) => {
+      const body = ctx.state.validated.body;
+      const { field } = await companySettings.updateCompanyField({
+        change: changeOf(ctx), fieldId: ctx.state.validated.params.fieldId, name: body.name, description: body.description ?? undefined, isAiField: body.isAiField ?? false,
+        options: body.options ?? [],
+      });
+      respond(ctx, 200, fieldDto(field!));
+    },
+    { before: [...write, jsonBody(deps.bodyLimitBytes)] },
+  );
+
+  api.operation<"retireAgentSettingsField", AgentSessionState>(
+    "retireAgentSettingsField",
+    async (ctx) => {
+      const { field } = await companySettings.retireCompanyField({ change: changeOf(ctx), fieldId: ctx.state.validated.params.fieldId });
+      respond(ctx, 200, fieldDto(field!));
     },
     { before: write },
   );

@@ -330,6 +330,11 @@ export declare type Tag = Message<"content.v1.Tag"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 7;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string id = 8;
+   */
+  id: string;
 };
 
 /**
@@ -381,6 +386,11 @@ export declare type FieldDefinition = Message<"content.v1.FieldDefinition"> & {
    * @generated from field: repeated string options = 7;
    */
   options: string[];
+
+  /**
+   * @generated from field: string id = 8;
+   */
+  id: string;
 };
 
 /**

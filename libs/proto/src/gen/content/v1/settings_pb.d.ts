@@ -5,6 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { FieldDefinition, Tag } from "./content_pb.js";
 
 /**
  * Describes the file content/v1/settings.proto.
@@ -269,6 +270,350 @@ export declare type RevokeCompanyApiKeyResponse = Message<"content.v1.RevokeComp
 export declare const RevokeCompanyApiKeyResponseSchema: GenMessage<RevokeCompanyApiKeyResponse>;
 
 /**
+ * @generated from message content.v1.ListCompanyTagsAndFieldsRequest
+ */
+export declare type ListCompanyTagsAndFieldsRequest = Message<"content.v1.ListCompanyTagsAndFieldsRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+};
+
+/**
+ * Describes the message content.v1.ListCompanyTagsAndFieldsRequest.
+ * Use `create(ListCompanyTagsAndFieldsRequestSchema)` to create a new message.
+ */
+export declare const ListCompanyTagsAndFieldsRequestSchema: GenMessage<ListCompanyTagsAndFieldsRequest>;
+
+/**
+ * @generated from message content.v1.ListCompanyTagsAndFieldsResponse
+ */
+export declare type ListCompanyTagsAndFieldsResponse = Message<"content.v1.ListCompanyTagsAndFieldsResponse"> & {
+  /**
+   * @generated from field: repeated content.v1.Tag tags = 1;
+   */
+  tags: Tag[];
+
+  /**
+   * @generated from field: repeated content.v1.FieldDefinition fields = 2;
+   */
+  fields: FieldDefinition[];
+};
+
+/**
+ * Describes the message content.v1.ListCompanyTagsAndFieldsResponse.
+ * Use `create(ListCompanyTagsAndFieldsResponseSchema)` to create a new message.
+ */
+export declare const ListCompanyTagsAndFieldsResponseSchema: GenMessage<ListCompanyTagsAndFieldsResponse>;
+
+/**
+ * @generated from message content.v1.CreateCompanyTagRequest
+ */
+export declare type CreateCompanyTagRequest = Message<"content.v1.CreateCompanyTagRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: optional string game_id = 2;
+   */
+  gameId?: string | undefined;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: bool is_ai_tag = 5;
+   */
+  isAiTag: boolean;
+
+  /**
+   * @generated from field: bool is_skill = 6;
+   */
+  isSkill: boolean;
+};
+
+/**
+ * Describes the message content.v1.CreateCompanyTagRequest.
+ * Use `create(CreateCompanyTagRequestSchema)` to create a new message.
+ */
+export declare const CreateCompanyTagRequestSchema: GenMessage<CreateCompanyTagRequest>;
+
+/**
+ * @generated from message content.v1.UpdateCompanyTagRequest
+ */
+export declare type UpdateCompanyTagRequest = Message<"content.v1.UpdateCompanyTagRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string tag_id = 2;
+   */
+  tagId: string;
+
+  /**
+   * @generated from field: optional string description = 3;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: bool is_ai_tag = 4;
+   */
+  isAiTag: boolean;
+
+  /**
+   * @generated from field: bool is_skill = 5;
+   */
+  isSkill: boolean;
+};
+
+/**
+ * Describes the message content.v1.UpdateCompanyTagRequest.
+ * Use `create(UpdateCompanyTagRequestSchema)` to create a new message.
+ */
+export declare const UpdateCompanyTagRequestSchema: GenMessage<UpdateCompanyTagRequest>;
+
+/**
+ * @generated from message content.v1.RetireCompanyTagRequest
+ */
+export declare type RetireCompanyTagRequest = Message<"content.v1.RetireCompanyTagRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string tag_id = 2;
+   */
+  tagId: string;
+};
+
+/**
+ * Describes the message content.v1.RetireCompanyTagRequest.
+ * Use `create(RetireCompanyTagRequestSchema)` to create a new message.
+ */
+export declare const RetireCompanyTagRequestSchema: GenMessage<RetireCompanyTagRequest>;
+
+/**
+ * @generated from message content.v1.CreateCompanyTagResponse
+ */
+export declare type CreateCompanyTagResponse = Message<"content.v1.CreateCompanyTagResponse"> & {
+  /**
+   * @generated from field: content.v1.Tag tag = 1;
+   */
+  tag?: Tag | undefined;
+};
+
+/**
+ * Describes the message content.v1.CreateCompanyTagResponse.
+ * Use `create(CreateCompanyTagResponseSchema)` to create a new message.
+ */
+export declare const CreateCompanyTagResponseSchema: GenMessage<CreateCompanyTagResponse>;
+
+/**
+ * @generated from message content.v1.UpdateCompanyTagResponse
+ */
+export declare type UpdateCompanyTagResponse = Message<"content.v1.UpdateCompanyTagResponse"> & {
+  /**
+   * @generated from field: content.v1.Tag tag = 1;
+   */
+  tag?: Tag | undefined;
+};
+
+/**
+ * Describes the message content.v1.UpdateCompanyTagResponse.
+ * Use `create(UpdateCompanyTagResponseSchema)` to create a new message.
+ */
+export declare const UpdateCompanyTagResponseSchema: GenMessage<UpdateCompanyTagResponse>;
+
+/**
+ * @generated from message content.v1.RetireCompanyTagResponse
+ */
+export declare type RetireCompanyTagResponse = Message<"content.v1.RetireCompanyTagResponse"> & {
+  /**
+   * @generated from field: content.v1.Tag tag = 1;
+   */
+  tag?: Tag | undefined;
+};
+
+/**
+ * Describes the message content.v1.RetireCompanyTagResponse.
+ * Use `create(RetireCompanyTagResponseSchema)` to create a new message.
+ */
+export declare const RetireCompanyTagResponseSchema: GenMessage<RetireCompanyTagResponse>;
+
+/**
+ * @generated from message content.v1.CreateCompanyFieldRequest
+ */
+export declare type CreateCompanyFieldRequest = Message<"content.v1.CreateCompanyFieldRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: optional string game_id = 2;
+   */
+  gameId?: string | undefined;
+
+  /**
+   * @generated from field: string key = 3;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string name = 4;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string type = 5;
+   */
+  type: string;
+
+  /**
+   * @generated from field: optional string description = 6;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: bool is_ai_field = 7;
+   */
+  isAiField: boolean;
+
+  /**
+   * @generated from field: repeated string options = 8;
+   */
+  options: string[];
+};
+
+/**
+ * Describes the message content.v1.CreateCompanyFieldRequest.
+ * Use `create(CreateCompanyFieldRequestSchema)` to create a new message.
+ */
+export declare const CreateCompanyFieldRequestSchema: GenMessage<CreateCompanyFieldRequest>;
+
+/**
+ * @generated from message content.v1.UpdateCompanyFieldRequest
+ */
+export declare type UpdateCompanyFieldRequest = Message<"content.v1.UpdateCompanyFieldRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string field_id = 2;
+   */
+  fieldId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: bool is_ai_field = 5;
+   */
+  isAiField: boolean;
+
+  /**
+   * @generated from field: repeated string options = 6;
+   */
+  options: string[];
+};
+
+/**
+ * Describes the message content.v1.UpdateCompanyFieldRequest.
+ * Use `create(UpdateCompanyFieldRequestSchema)` to create a new message.
+ */
+export declare const UpdateCompanyFieldRequestSchema: GenMessage<UpdateCompanyFieldRequest>;
+
+/**
+ * @generated from message content.v1.RetireCompanyFieldRequest
+ */
+export declare type RetireCompanyFieldRequest = Message<"content.v1.RetireCompanyFieldRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string field_id = 2;
+   */
+  fieldId: string;
+};
+
+/**
+ * Describes the message content.v1.RetireCompanyFieldRequest.
+ * Use `create(RetireCompanyFieldRequestSchema)` to create a new message.
+ */
+export declare const RetireCompanyFieldRequestSchema: GenMessage<RetireCompanyFieldRequest>;
+
+/**
+ * @generated from message content.v1.CreateCompanyFieldResponse
+ */
+export declare type CreateCompanyFieldResponse = Message<"content.v1.CreateCompanyFieldResponse"> & {
+  /**
+   * @generated from field: content.v1.FieldDefinition field = 1;
+   */
+  field?: FieldDefinition | undefined;
+};
+
+/**
+ * Describes the message content.v1.CreateCompanyFieldResponse.
+ * Use `create(CreateCompanyFieldResponseSchema)` to create a new message.
+ */
+export declare const CreateCompanyFieldResponseSchema: GenMessage<CreateCompanyFieldResponse>;
+
+/**
+ * @generated from message content.v1.UpdateCompanyFieldResponse
+ */
+export declare type UpdateCompanyFieldResponse = Message<"content.v1.UpdateCompanyFieldResponse"> & {
+  /**
+   * @generated from field: content.v1.FieldDefinition field = 1;
+   */
+  field?: FieldDefinition | undefined;
+};
+
+/**
+ * Describes the message content.v1.UpdateCompanyFieldResponse.
+ * Use `create(UpdateCompanyFieldResponseSchema)` to create a new message.
+ */
+export declare const UpdateCompanyFieldResponseSchema: GenMessage<UpdateCompanyFieldResponse>;
+
+/**
+ * @generated from message content.v1.RetireCompanyFieldResponse
+ */
+export declare type RetireCompanyFieldResponse = Message<"content.v1.RetireCompanyFieldResponse"> & {
+  /**
+   * @generated from field: content.v1.FieldDefinition field = 1;
+   */
+  field?: FieldDefinition | undefined;
+};
+
+/**
+ * Describes the message content.v1.RetireCompanyFieldResponse.
+ * Use `create(RetireCompanyFieldResponseSchema)` to create a new message.
+ */
+export declare const RetireCompanyFieldResponseSchema: GenMessage<RetireCompanyFieldResponse>;
+
+/**
  * CompanySettingsService is what a company's admins change in the support application's
  * settings (the gateway's /agent-api/settings/...). Every call names the company and the acting
  * user, who must be an active admin of that company (PERMISSION_DENIED otherwise, before
@@ -310,6 +655,84 @@ export declare const CompanySettingsService: GenService<{
     methodKind: "unary";
     input: typeof RevokeCompanyApiKeyRequestSchema;
     output: typeof RevokeCompanyApiKeyResponseSchema;
+  },
+  /**
+   * ListCompanyTagsAndFields returns the company's live tags and custom fields (company-wide
+   * first, then by game), with their ids.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.ListCompanyTagsAndFields
+   */
+  listCompanyTagsAndFields: {
+    methodKind: "unary";
+    input: typeof ListCompanyTagsAndFieldsRequestSchema;
+    output: typeof ListCompanyTagsAndFieldsResponseSchema;
+  },
+  /**
+   * CreateCompanyTag creates a tag, company-wide (no game_id) or of a live game. ALREADY_EXISTS
+   * for a live tag of that name in that scope; INVALID_ARGUMENT with the paths of bad values.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.CreateCompanyTag
+   */
+  createCompanyTag: {
+    methodKind: "unary";
+    input: typeof CreateCompanyTagRequestSchema;
+    output: typeof CreateCompanyTagResponseSchema;
+  },
+  /**
+   * UpdateCompanyTag changes a live tag's description, is_ai_tag and is_skill (its name and
+   * game never change: tickets carry the name). NOT_FOUND for another company's or a retired tag.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.UpdateCompanyTag
+   */
+  updateCompanyTag: {
+    methodKind: "unary";
+    input: typeof UpdateCompanyTagRequestSchema;
+    output: typeof UpdateCompanyTagResponseSchema;
+  },
+  /**
+   * RetireCompanyTag retires a live tag: no ticket gets it any more, tickets that have it keep
+   * it, its name is free again. NOT_FOUND for another company's or a retired tag.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.RetireCompanyTag
+   */
+  retireCompanyTag: {
+    methodKind: "unary";
+    input: typeof RetireCompanyTagRequestSchema;
+    output: typeof RetireCompanyTagResponseSchema;
+  },
+  /**
+   * CreateCompanyField creates a custom field (types text, number, date, boolean, dropdown;
+   * options for a dropdown only). ALREADY_EXISTS for a live field of that key in that scope.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.CreateCompanyField
+   */
+  createCompanyField: {
+    methodKind: "unary";
+    input: typeof CreateCompanyFieldRequestSchema;
+    output: typeof CreateCompanyFieldResponseSchema;
+  },
+  /**
+   * UpdateCompanyField changes a live field's name, description, is_ai_field and (a
+   * dropdown's) options; its key, type and game never change. Removing an option leaves the
+   * values tickets hold.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.UpdateCompanyField
+   */
+  updateCompanyField: {
+    methodKind: "unary";
+    input: typeof UpdateCompanyFieldRequestSchema;
+    output: typeof UpdateCompanyFieldResponseSchema;
+  },
+  /**
+   * RetireCompanyField retires a live field: no ticket gets a value for it any more, values
+   * tickets hold stay, its key is free again.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.RetireCompanyField
+   */
+  retireCompanyField: {
+    methodKind: "unary";
+    input: typeof RetireCompanyFieldRequestSchema;
+    output: typeof RetireCompanyFieldResponseSchema;
   },
 }>;
 
