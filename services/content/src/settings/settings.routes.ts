@@ -4,14 +4,20 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { CompanySettingsService, type CompanyApiKeySchema, type SettingsChange } from "@support/proto";
+import { CompanySettingsService, type CompanyApiKeySchema, type SettingsChange, type TeamMemberSchema } from "@support/proto";
 import { validationError } from "@support/errors";
+import { deactivateUser, inviteUser, resendInvitation, type UserLinksContext } from "../agents/user-links.service.ts";
+import { findTeamMember, listTeam, type TeamMember } from "../agents/team.service.ts";
+import { resetUserTwoFactor } from "../agents/two-factor.service.ts";
+import { isUuid, throwIfInvalid } from "../common/validation.ts";
+import { listLiveGames } from "../games/game.repository.ts";
+import { listLiveTags } from "../tags/tag.repository.ts";
+import { gameIssues, requireCompanyAdmin, updateUser } from "../users/user.service.ts";
 import { userActor } from "../audit/audit-log.ts";
 import { createApiKey, listApiKeys, revokeApiKey, type ChangeOrigin } from "../api-keys/api-key.service.ts";
 import type { ListedApiKey } from "../api-keys/api-key.ts";
 import { findCompany } from "../companies/company.repository.ts";
 import type { ContentDeps } from "../context.ts";
-import { requireCompanyAdmin } from "../users/user.service.ts";
 
 type Db = ContentDeps["db"];
 
@@ -29,6 +35,25 @@ function apiKeyMessage(key: ListedApiKey): MessageInitShape<typeof CompanyApiKey
   };
 }
 
+function teamMemberMessage(member: TeamMember): MessageInitShape<typeof TeamMemberSchema> {
+  const { user } = member;
+  return {
+    id: user.id,
+    name: user.name,
+    displayName: user.displayName ?? undefined,
+    email: user.email,
+    role: user.role,
+    gameIds: user.gameIds,
+    skills: user.skills,
+    twoFactorEnabled: member.twoFactorEnabled,
+    state: member.state,
+    invitationExpiresAt: member.invitationExpiresAt ? timestampFromDate(member.invitationExpiresAt) : undefined,
+    lastSignedInAt: member.lastSignedInAt ? timestampFromDate(member.lastSignedInAt) : undefined,
+    signedInNow: member.signedInNow,
+    createdAt: timestampFromDate(user.createdAt),
+  };
+}
+
 /** The admin making the change, checked, as the audit log names them. */
 async function adminChange(db: Db, change: SettingsChange | undefined, what: string): Promise<ChangeOrigin & { companyId: string; userId: string; userName: string }> {
   if (!change || change.actingUserId === "") throw validationError([{ path: "/change/actingUserId", message: "is required" }]);
@@ -41,8 +66,14 @@ async function companyRateLimit(db: Db, companyId: string): Promise<number | und
   return (await findCompany(db, companyId))?.apiRateLimitPerMinute ?? undefined;
 }
 
-export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<ContentDeps, "db">): void {
+export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<ContentDeps, "db"> & Pick<UserLinksContext, "config" | "mailer">): void {
   const { db } = deps;
+  const links: UserLinksContext = { db, config: deps.config, mailer: deps.mailer };
+  /** The team member after a change, as the list shows them. */
+  const memberOf = async (companyId: string, userId: string, mailed = false) => {
+    const member = await findTeamMember(db, companyId, userId);
+    return { user: member && teamMemberMessage(member), mailed };
+  };
   router.service(CompanySettingsService, {
     listCompanyApiKeys: async (req) => {
       const { companyId } = await adminChange(db, req.change, "sees its API keys");
@@ -58,6 +89,46 @@ export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<Content
       const revoked = await revokeApiKey(db, req.apiKeyId, origin);
       const listed = (await listApiKeys(db, origin.companyId)).find((key) => key.id === revoked.id);
       return { apiKey: apiKeyMessage(listed ?? { ...revoked, createdByName: null }), companyRateLimitPerMinute: await companyRateLimit(db, origin.companyId) };
+    },
+
+    listTeamMembers: async (req) => {
+      const { companyId } = await adminChange(db, req.change, "sees its team");
+      const [team, games, tags] = await Promise.all([listTeam(db, companyId), listLiveGames(db, companyId), listLiveTags(db, companyId)]);
+      const skillTags = [...new Set(tags.filter((tag) => tag.isSkill).map((tag) => tag.name))].sort();
+      return { users: team.map(teamMemberMessage), games: games.map((game) => ({ id: game.id, name: game.name })), skillTags };
+    },
+
+    inviteTeamMember: async (req) => {
+      const origin = await adminChange(db, req.change, "invites users");
+      const input = { name: req.name, email: req.email, role: req.role || undefined, displayName: req.displayName, gameIds: req.gameIds, skills: req.skills };
+      // Games of another company (or none) are the input's fault here, not a missing object.
+      if (req.gameIds.every(isUuid)) throwIfInvalid(await gameIssues(db, origin.companyId, req.gameIds.map((gameId) => gameId.toLowerCase())));
+      const issued = await inviteUser(links, origin.companyId, input, new Date(), origin);
+      return memberOf(origin.companyId, issued.user.id, issued.mailed);
+    },
+
+    resendTeamInvitation: async (req) => {
+      const origin = await adminChange(db, req.change, "invites users");
+      const issued = await resendInvitation(links, origin.companyId, req.userId, origin);
+      return memberOf(origin.companyId, issued.user.id, issued.mailed);
+    },
+
+    updateTeamMember: async (req) => {
+      const origin = await adminChange(db, req.change, "changes its team");
+      const user = await updateUser(db, origin.companyId, req.userId, { role: req.role, gameIds: req.setGameIds ? req.gameIds : undefined, skills: req.setSkills ? req.skills : undefined }, origin);
+      return memberOf(origin.companyId, user.id);
+    },
+
+    deactivateTeamMember: async (req) => {
+      const origin = await adminChange(db, req.change, "deactivates users");
+      const { user } = await deactivateUser(links, origin.companyId, { userId: req.userId }, new Date(), origin);
+      return memberOf(origin.companyId, user.id);
+    },
+
+    resetTeamMemberTwoFactor: async (req) => {
+      const origin = await adminChange(db, req.change, "resets two-factor");
+      const { user } = await resetUserTwoFactor(links, { companyId: origin.companyId, userId: req.userId }, new Date(), origin);
+      return memberOf(origin.companyId, user.id);
     },
   });
 }
