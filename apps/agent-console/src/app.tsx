@@ -13,6 +13,7 @@ import { Inbox } from "./pages/inbox.tsx";
 import { SearchPage } from "./pages/search.tsx";
 import { ApiKeysPage } from "./pages/settings/api-keys.tsx";
 import { AuditLogPage } from "./pages/settings/audit-log.tsx";
+import { TeamPage } from "./pages/settings/team.tsx";
 import { TicketPage } from "./pages/ticket.tsx";
 import { ForgotPassword } from "./pages/forgot-password.tsx";
 import { NotFound } from "./pages/not-found.tsx";
@@ -68,6 +69,7 @@ export function App() {
     if (user.user.role !== "admin") return <AdminsOnly />;
     if (path === "/settings/api-keys") return <ApiKeysPage />;
     if (path === "/settings/audit-log") return <AuditLogPage />;
+    if (path === "/settings/team") return <TeamPage />;
     if (path === "/settings") return <Loading />;
   }
   if (path === "/") return <Loading />;
