@@ -70,9 +70,9 @@ export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<Content
   const { db } = deps;
   const links: UserLinksContext = { db, config: deps.config, mailer: deps.mailer };
   /** The team member after a change, as the list shows them. */
-  const memberOf = async (companyId: string, userId: string, mailed = false) => {
+  const memberOf = async (companyId: string, userId: string) => {
     const member = await findTeamMember(db, companyId, userId);
-    return { user: member && teamMemberMessage(member), mailed };
+    return { user: member && teamMemberMessage(member) };
   };
   router.service(CompanySettingsService, {
     listCompanyApiKeys: async (req) => {
@@ -104,13 +104,13 @@ export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<Content
       // Games of another company (or none) are the input's fault here, not a missing object.
       if (req.gameIds.every(isUuid)) throwIfInvalid(await gameIssues(db, origin.companyId, req.gameIds.map((gameId) => gameId.toLowerCase())));
       const issued = await inviteUser(links, origin.companyId, input, new Date(), origin);
-      return memberOf(origin.companyId, issued.user.id, issued.mailed);
+      return { ...(await memberOf(origin.companyId, issued.user.id)), mailed: issued.mailed };
     },
 
     resendTeamInvitation: async (req) => {
       const origin = await adminChange(db, req.change, "invites users");
       const issued = await resendInvitation(links, origin.companyId, req.userId, origin);
-      return memberOf(origin.companyId, issued.user.id, issued.mailed);
+      return { ...(await memberOf(origin.companyId, issued.user.id)), mailed: issued.mailed };
     },
 
     updateTeamMember: async (req) => {

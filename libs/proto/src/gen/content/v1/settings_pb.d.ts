@@ -424,9 +424,32 @@ export declare type ListTeamMembersResponse = Message<"content.v1.ListTeamMember
 export declare const ListTeamMembersResponseSchema: GenMessage<ListTeamMembersResponse>;
 
 /**
- * @generated from message content.v1.TeamMemberRequest
+ * @generated from message content.v1.InviteTeamMemberResponse
  */
-export declare type TeamMemberRequest = Message<"content.v1.TeamMemberRequest"> & {
+export declare type InviteTeamMemberResponse = Message<"content.v1.InviteTeamMemberResponse"> & {
+  /**
+   * @generated from field: content.v1.TeamMember user = 1;
+   */
+  user?: TeamMember | undefined;
+
+  /**
+   * The invitation was mailed (SMTP configured).
+   *
+   * @generated from field: bool mailed = 2;
+   */
+  mailed: boolean;
+};
+
+/**
+ * Describes the message content.v1.InviteTeamMemberResponse.
+ * Use `create(InviteTeamMemberResponseSchema)` to create a new message.
+ */
+export declare const InviteTeamMemberResponseSchema: GenMessage<InviteTeamMemberResponse>;
+
+/**
+ * @generated from message content.v1.ResendTeamInvitationRequest
+ */
+export declare type ResendTeamInvitationRequest = Message<"content.v1.ResendTeamInvitationRequest"> & {
   /**
    * @generated from field: content.v1.SettingsChange change = 1;
    */
@@ -439,22 +462,22 @@ export declare type TeamMemberRequest = Message<"content.v1.TeamMemberRequest"> 
 };
 
 /**
- * Describes the message content.v1.TeamMemberRequest.
- * Use `create(TeamMemberRequestSchema)` to create a new message.
+ * Describes the message content.v1.ResendTeamInvitationRequest.
+ * Use `create(ResendTeamInvitationRequestSchema)` to create a new message.
  */
-export declare const TeamMemberRequestSchema: GenMessage<TeamMemberRequest>;
+export declare const ResendTeamInvitationRequestSchema: GenMessage<ResendTeamInvitationRequest>;
 
 /**
- * @generated from message content.v1.TeamMemberResponse
+ * @generated from message content.v1.ResendTeamInvitationResponse
  */
-export declare type TeamMemberResponse = Message<"content.v1.TeamMemberResponse"> & {
+export declare type ResendTeamInvitationResponse = Message<"content.v1.ResendTeamInvitationResponse"> & {
   /**
    * @generated from field: content.v1.TeamMember user = 1;
    */
   user?: TeamMember | undefined;
 
   /**
-   * An invitation or a reset was mailed (SMTP configured).
+   * As in InviteTeamMemberResponse.
    *
    * @generated from field: bool mailed = 2;
    */
@@ -462,10 +485,100 @@ export declare type TeamMemberResponse = Message<"content.v1.TeamMemberResponse"
 };
 
 /**
- * Describes the message content.v1.TeamMemberResponse.
- * Use `create(TeamMemberResponseSchema)` to create a new message.
+ * Describes the message content.v1.ResendTeamInvitationResponse.
+ * Use `create(ResendTeamInvitationResponseSchema)` to create a new message.
  */
-export declare const TeamMemberResponseSchema: GenMessage<TeamMemberResponse>;
+export declare const ResendTeamInvitationResponseSchema: GenMessage<ResendTeamInvitationResponse>;
+
+/**
+ * @generated from message content.v1.UpdateTeamMemberResponse
+ */
+export declare type UpdateTeamMemberResponse = Message<"content.v1.UpdateTeamMemberResponse"> & {
+  /**
+   * @generated from field: content.v1.TeamMember user = 1;
+   */
+  user?: TeamMember | undefined;
+};
+
+/**
+ * Describes the message content.v1.UpdateTeamMemberResponse.
+ * Use `create(UpdateTeamMemberResponseSchema)` to create a new message.
+ */
+export declare const UpdateTeamMemberResponseSchema: GenMessage<UpdateTeamMemberResponse>;
+
+/**
+ * @generated from message content.v1.DeactivateTeamMemberRequest
+ */
+export declare type DeactivateTeamMemberRequest = Message<"content.v1.DeactivateTeamMemberRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message content.v1.DeactivateTeamMemberRequest.
+ * Use `create(DeactivateTeamMemberRequestSchema)` to create a new message.
+ */
+export declare const DeactivateTeamMemberRequestSchema: GenMessage<DeactivateTeamMemberRequest>;
+
+/**
+ * @generated from message content.v1.DeactivateTeamMemberResponse
+ */
+export declare type DeactivateTeamMemberResponse = Message<"content.v1.DeactivateTeamMemberResponse"> & {
+  /**
+   * @generated from field: content.v1.TeamMember user = 1;
+   */
+  user?: TeamMember | undefined;
+};
+
+/**
+ * Describes the message content.v1.DeactivateTeamMemberResponse.
+ * Use `create(DeactivateTeamMemberResponseSchema)` to create a new message.
+ */
+export declare const DeactivateTeamMemberResponseSchema: GenMessage<DeactivateTeamMemberResponse>;
+
+/**
+ * @generated from message content.v1.ResetTeamMemberTwoFactorRequest
+ */
+export declare type ResetTeamMemberTwoFactorRequest = Message<"content.v1.ResetTeamMemberTwoFactorRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message content.v1.ResetTeamMemberTwoFactorRequest.
+ * Use `create(ResetTeamMemberTwoFactorRequestSchema)` to create a new message.
+ */
+export declare const ResetTeamMemberTwoFactorRequestSchema: GenMessage<ResetTeamMemberTwoFactorRequest>;
+
+/**
+ * @generated from message content.v1.ResetTeamMemberTwoFactorResponse
+ */
+export declare type ResetTeamMemberTwoFactorResponse = Message<"content.v1.ResetTeamMemberTwoFactorResponse"> & {
+  /**
+   * @generated from field: content.v1.TeamMember user = 1;
+   */
+  user?: TeamMember | undefined;
+};
+
+/**
+ * Describes the message content.v1.ResetTeamMemberTwoFactorResponse.
+ * Use `create(ResetTeamMemberTwoFactorResponseSchema)` to create a new message.
+ */
+export declare const ResetTeamMemberTwoFactorResponseSchema: GenMessage<ResetTeamMemberTwoFactorResponse>;
 
 /**
  * @generated from message content.v1.InviteTeamMemberRequest
@@ -627,7 +740,7 @@ export declare const CompanySettingsService: GenService<{
   inviteTeamMember: {
     methodKind: "unary";
     input: typeof InviteTeamMemberRequestSchema;
-    output: typeof TeamMemberResponseSchema;
+    output: typeof InviteTeamMemberResponseSchema;
   },
   /**
    * ResendTeamInvitation mails a new invitation link; the previous one stops working.
@@ -637,8 +750,8 @@ export declare const CompanySettingsService: GenService<{
    */
   resendTeamInvitation: {
     methodKind: "unary";
-    input: typeof TeamMemberRequestSchema;
-    output: typeof TeamMemberResponseSchema;
+    input: typeof ResendTeamInvitationRequestSchema;
+    output: typeof ResendTeamInvitationResponseSchema;
   },
   /**
    * UpdateTeamMember changes a user's role, games and skills (each when given).
@@ -650,7 +763,7 @@ export declare const CompanySettingsService: GenService<{
   updateTeamMember: {
     methodKind: "unary";
     input: typeof UpdateTeamMemberRequestSchema;
-    output: typeof TeamMemberResponseSchema;
+    output: typeof UpdateTeamMemberResponseSchema;
   },
   /**
    * DeactivateTeamMember makes the user inactive: their sessions end at once, they cannot sign
@@ -660,8 +773,8 @@ export declare const CompanySettingsService: GenService<{
    */
   deactivateTeamMember: {
     methodKind: "unary";
-    input: typeof TeamMemberRequestSchema;
-    output: typeof TeamMemberResponseSchema;
+    input: typeof DeactivateTeamMemberRequestSchema;
+    output: typeof DeactivateTeamMemberResponseSchema;
   },
   /**
    * ResetTeamMemberTwoFactor turns two-factor off for the user (they enrol again); their
@@ -671,8 +784,8 @@ export declare const CompanySettingsService: GenService<{
    */
   resetTeamMemberTwoFactor: {
     methodKind: "unary";
-    input: typeof TeamMemberRequestSchema;
-    output: typeof TeamMemberResponseSchema;
+    input: typeof ResetTeamMemberTwoFactorRequestSchema;
+    output: typeof ResetTeamMemberTwoFactorResponseSchema;
   },
 }>;
 
