@@ -271,3 +271,26 @@ export interface AuditEntry {
   detail: Record<string, unknown>;
   createdAt: string;
 }
+
+/** A user of the company as the team settings show them. */
+export interface TeamMember {
+  id: string;
+  name: string;
+  displayName: string | null;
+  email: string;
+  role: "admin" | "agent";
+  gameIds: string[];
+  skills: string[];
+  twoFactorEnabled: boolean;
+  state: "invited" | "invitation_expired" | "active" | "deactivated";
+  invitationExpiresAt: string | null;
+  lastSignedInAt: string | null;
+  signedInNow: boolean;
+  createdAt: string;
+}
+
+export interface Team {
+  users: TeamMember[];
+  games: { id: string; name: string }[];
+  skillTags: string[];
+}

@@ -14,6 +14,7 @@ import { SearchPage } from "./pages/search.tsx";
 import { ApiKeysPage } from "./pages/settings/api-keys.tsx";
 import { AuditLogPage } from "./pages/settings/audit-log.tsx";
 import { TagsAndFieldsPage } from "./pages/settings/tags-and-fields.tsx";
+import { TeamPage } from "./pages/settings/team.tsx";
 import { TicketPage } from "./pages/ticket.tsx";
 import { ForgotPassword } from "./pages/forgot-password.tsx";
 import { NotFound } from "./pages/not-found.tsx";
@@ -70,6 +71,7 @@ export function App() {
     if (path === "/settings/api-keys") return <ApiKeysPage />;
     if (path === "/settings/audit-log") return <AuditLogPage />;
     if (path === "/settings/tags-and-fields") return <TagsAndFieldsPage />;
+    if (path === "/settings/team") return <TeamPage />;
     if (path === "/settings") return <Loading />;
   }
   if (path === "/") return <Loading />;

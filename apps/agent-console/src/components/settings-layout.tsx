@@ -10,6 +10,7 @@ import { AppLayout, Link, PageTitle } from "./layout.tsx";
 /** The settings' sections, in the order of the menu. */
 export const SETTINGS_SECTIONS = [
   { path: "/settings/api-keys", label: "settings.apiKeys" },
+  { path: "/settings/team", label: "settings.team" },
   { path: "/settings/tags-and-fields", label: "settings.tagsAndFields" },
   { path: "/settings/audit-log", label: "settings.auditLog" },
 ] as const satisfies readonly { path: string; label: MessageKey }[];

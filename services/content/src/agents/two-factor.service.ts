@@ -3,14 +3,15 @@
 // an operator's reset. A wrong or replayed code counts as a failed sign-in; every step is written
 // to the audit log in the transaction of what it records. The secret is sealed before it is
 // stored and never logged.
-import { failedPrecondition, notFound, unauthenticated, validationError } from "@support/errors";
+import { conflict, failedPrecondition, notFound, unauthenticated, validationError } from "@support/errors";
 import type { Kysely } from "kysely";
 import type { ContentDatabase } from "../database.ts";
 import { findUser, findUsersByEmail } from "../users/user.repository.ts";
+import { isUuid } from "../common/validation.ts";
 import type { User } from "../users/user.ts";
 import { endAndAnnounce, getAgentSession, openSession, recordSignInFailure, signInLockedFor, locked, type AgentAccessContext, type LiveAgentSession } from "./agent-access.service.ts";
 import { tokenHash } from "./agent-session.ts";
-import { writeAudit } from "../audit/audit-log.ts";
+import { OPERATOR_ORIGIN, writeAudit, type AuditOrigin } from "../audit/audit-log.ts";
 import type { TotpSecretBox } from "./two-factor-secret-box.ts";
 import {
   claimTotpStep, countUnusedRecoveryCodes, deleteTwoFactor, findChallenge, findTwoFactor, markTwoFactorEnabled,
@@ -147,22 +148,39 @@ async function findCompanyRequirement(db: Db, companyId: string): Promise<boolea
 }
 
 /**
- * Turns two-factor off for the active user with this email (an operator's act): the secret,
- * recovery codes and challenges are deleted, and the user's sessions end.
+ * Turns two-factor off for the active user with this email (an operator's act), or for the
+ * company's user of this id (an admin's, in the team settings): the secret, recovery codes and
+ * challenges are deleted, and the user's sessions end.
  */
 export async function resetUserTwoFactor(
   ctx: Pick<AgentAccessContext, "db">,
-  email: string,
+  who: string | { companyId: string; userId: string },
   now = new Date(),
+  origin: AuditOrigin = OPERATOR_ORIGIN,
 ): Promise<{ user: User; hadTwoFactor: boolean; sessionsEnded: number }> {
-  const users = (await findUsersByEmail(ctx.db, email.trim())).filter((user) => user.active);
-  if (users.length === 0) throw notFound("no active user has this email");
-  if (users.length > 1) throw failedPrecondition("Users of several companies have this email; name one user by an email of its own", { type: "EMAIL_NOT_UNIQUE" });
-  const user = users[0]!;
+  let user: User;
+  if (typeof who === "string") {
+    const users = (await findUsersByEmail(ctx.db, who.trim())).filter((candidate) => candidate.active);
+    if (users.length === 0) throw notFound("no active user has this email");
+    if (users.length > 1) throw failedPrecondition("Users of several companies have this email; name one user by an email of its own", { type: "EMAIL_NOT_UNIQUE" });
+    user = users[0]!;
+  } else {
+    const found = isUuid(who.companyId) && isUuid(who.userId) ? await findUser(ctx.db, who.userId) : undefined;
+    if (!found || found.companyId !== who.companyId) throw notFound("user not found");
+    if (!found.active) throw conflict("This user is deactivated");
+    user = found;
+  }
   return ctx.db.transaction().execute(async (trx) => {
     const hadTwoFactor = await deleteTwoFactor(trx, user.id);
     const ended = await endAndAnnounce(trx, user, { userId: user.id }, "two_factor_reset", now);
-    await writeAudit(trx, { action: "two_factor.reset", companyId: user.companyId, userId: user.id, actor: { type: "operator", id: null }, detail: { hadTwoFactor, sessionsEnded: ended.length } }, now);
+    await writeAudit(
+      trx,
+      {
+        action: "two_factor.reset", companyId: user.companyId, userId: user.id, actor: origin.actor, clientAddress: origin.clientAddress ?? null,
+        target: { type: "user", id: user.id }, before: { twoFactorEnabled: hadTwoFactor }, after: { twoFactorEnabled: false }, detail: { hadTwoFactor, sessionsEnded: ended.length },
+      },
+      now,
+    );
     return { user, hadTwoFactor, sessionsEnded: ended.length };
   });
 }

@@ -11,15 +11,15 @@ import type { ContentDatabase } from "../database.ts";
 import { findCompany } from "../companies/company.repository.ts";
 import { inTransaction } from "../common/transaction.ts";
 import { isUuid } from "../common/validation.ts";
-import { findUser, findUsersByEmail } from "../users/user.repository.ts";
-import { createUser } from "../users/user.service.ts";
-import type { NewUserInput, User } from "../users/user.ts";
+import { findCompanyUserForUpdate, findUser, findUsersByEmail, lockActiveAdmins } from "../users/user.repository.ts";
+import { checkAdminLeft, createUser } from "../users/user.service.ts";
+import { userAuditView, type NewUserInput, type User } from "../users/user.ts";
 import {
   findPasswordHash, findUserLink, insertUserLink, markLinkUsed, retireLinks, setUserActive, upsertPasswordHash,
 } from "./agent-access.repository.ts";
 import { endAndAnnounce } from "./agent-access.service.ts";
 import { newToken, tokenHash } from "./agent-session.ts";
-import { writeAudit } from "../audit/audit-log.ts";
+import { OPERATOR_ORIGIN, writeAudit, type AuditOrigin } from "../audit/audit-log.ts";
 import { hashPassword, passwordIssues } from "./password.ts";
 import { isUsable, linkMail, linkUrl, LINK_LIFETIME_MS, type LinkPurpose } from "./user-link.ts";
 
@@ -59,19 +59,39 @@ async function mailLink(ctx: UserLinksContext, user: User, purpose: LinkPurpose,
 /**
  * Invites a user of the company: creates them (as the tenant file would) or finds the one with
  * this email who has no password yet, and issues an invitation link (a new one replaces the
- * last). A user who already has a password is a conflict: they sign in, or reset it.
+ * last). A user who already has a password is a conflict: they sign in, or reset it; so is a
+ * deactivated user (their link would open nothing). `origin`: an operator unless an admin
+ * invites in the team settings.
  */
-export async function inviteUser(ctx: UserLinksContext, companyId: string, input: NewUserInput, now = new Date()): Promise<IssuedLink> {
+export async function inviteUser(ctx: UserLinksContext, companyId: string, input: NewUserInput, now = new Date(), origin: AuditOrigin = OPERATOR_ORIGIN): Promise<IssuedLink> {
   if (!isUuid(companyId)) throw notFound("company not found");
   const issued = await inTransaction(ctx.db, async (trx) => {
     const existing = (await findUsersByEmail(trx, input.email.trim())).find((user) => user.companyId === companyId);
     const user = existing ?? (await createUser(trx, companyId, input));
     if (existing && (await findPasswordHash(trx, existing.id)) !== undefined) throw conflict("This user has a password already: they sign in, or reset it");
+    if (existing && !existing.active) throw conflict("This user is deactivated");
     const link = await issueLink(ctx, trx, user, "invitation", now);
-    await writeAudit(trx, { action: "user.invited", companyId, userId: user.id, actor: { type: "operator", id: null }, detail: { role: user.role } }, now);
+    await writeAudit(
+      trx,
+      {
+        action: "user.invited", companyId, userId: user.id, actor: origin.actor, clientAddress: origin.clientAddress ?? null, target: { type: "user", id: user.id },
+        before: existing ? userAuditView(existing) : null, after: userAuditView(user), detail: { role: user.role, resent: existing !== undefined, expiresAt: link.expiresAt.toISOString() },
+      },
+      now,
+    );
     return { user, ...link };
   });
   return { ...issued, mailed: await mailLink(ctx, issued.user, "invitation", issued.url) };
+}
+
+/**
+ * A new invitation for the company's user who has no password yet (the team settings' "resend"):
+ * the previous link stops working. NOT_FOUND for another company's user.
+ */
+export async function resendInvitation(ctx: UserLinksContext, companyId: string, userId: string, origin: AuditOrigin, now = new Date()): Promise<IssuedLink> {
+  const user = isUuid(companyId) && isUuid(userId) ? await findUser(ctx.db, userId) : undefined;
+  if (!user || user.companyId !== companyId) throw notFound("user not found");
+  return inviteUser(ctx, companyId, { name: user.name, email: user.email, gameIds: [] }, now, origin);
 }
 
 /** A password-reset link for the active user with this email (an operator's act). */
@@ -134,16 +154,40 @@ export async function redeemLink(ctx: Pick<UserLinksContext, "db">, token: strin
   });
 }
 
-/** Makes the company's user with this email inactive: no sign-in, every session ended. */
-export async function deactivateUser(ctx: Pick<UserLinksContext, "db">, companyId: string, email: string, now = new Date()): Promise<{ user: User; endedSessions: number }> {
-  const user = isUuid(companyId) ? (await findUsersByEmail(ctx.db, email.trim())).find((candidate) => candidate.companyId === companyId) : undefined;
-  if (!user) throw notFound("no user of this company has this email");
+/**
+ * Makes the company's user (by email, or by id) inactive: no sign-in, every session ended. An
+ * admin in the team settings (origin a user) cannot deactivate themself, nor the company's last
+ * active admin (checkAdminLeft); an operator can.
+ */
+export async function deactivateUser(
+  ctx: Pick<UserLinksContext, "db">,
+  companyId: string,
+  who: string | { userId: string },
+  now = new Date(),
+  origin: AuditOrigin = OPERATOR_ORIGIN,
+): Promise<{ user: User; endedSessions: number }> {
+  const found = !isUuid(companyId)
+    ? undefined
+    : typeof who === "string"
+      ? (await findUsersByEmail(ctx.db, who.trim())).find((candidate) => candidate.companyId === companyId)
+      : isUuid(who.userId) ? await findUser(ctx.db, who.userId) : undefined;
+  if (!found || found.companyId !== companyId) throw notFound(typeof who === "string" ? "no user of this company has this email" : "user not found");
   return ctx.db.transaction().execute(async (trx) => {
+    const admins = origin.actor.type === "user" ? await lockActiveAdmins(trx, companyId) : [];
+    const user = (await findCompanyUserForUpdate(trx, companyId, found.id))!;
+    if (origin.actor.type === "user" && user.active) checkAdminLeft(admins, user, origin, "account");
     const changed = await setUserActive(trx, user.id, false);
     const ended = await endAndAnnounce(trx, user, { userId: user.id }, "deactivated", now);
     if (changed) {
       await writeEvents(trx, [newEvent("content.user.deactivated", user.companyId, { id: user.id })]);
-      await writeAudit(trx, { action: "user.deactivated", companyId: user.companyId, userId: user.id, actor: { type: "operator", id: null }, detail: { endedSessions: ended.length } }, now);
+      await writeAudit(
+        trx,
+        {
+          action: "user.deactivated", companyId: user.companyId, userId: user.id, actor: origin.actor, clientAddress: origin.clientAddress ?? null,
+          target: { type: "user", id: user.id }, before: userAuditView(user), after: userAuditView({ ...user, active: false }), detail: { endedSessions: ended.length },
+        },
+        now,
+      );
     }
     return { user: { ...user, active: false }, endedSessions: ended.length };
   });

@@ -22,6 +22,8 @@ export type AuditAction =
   | "password_reset.requested"
   | "link.redeemed"
   | "user.deactivated"
+  // Team settings (users/): an admin changed a user's role, games or skills.
+  | "user.updated"
   // Two-factor (two-factor.service.ts).
   | "two_factor.enrolment_started"
   | "two_factor.enrolment_failed"
@@ -56,6 +58,14 @@ export interface AuditActor {
 }
 
 export const OPERATOR: AuditActor = { type: "operator", id: null };
+
+/** Who makes a change and from where: an admin in the settings, or an operator. */
+export interface AuditOrigin {
+  actor: AuditActor;
+  clientAddress?: string | null | undefined;
+}
+
+export const OPERATOR_ORIGIN: AuditOrigin = { actor: OPERATOR };
 
 export function userActor(userId: string): AuditActor {
   return { type: "user", id: userId };

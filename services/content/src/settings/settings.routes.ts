@@ -4,14 +4,20 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { CompanySettingsService, type CompanyApiKeySchema, type SettingsChange } from "@support/proto";
+import { CompanySettingsService, type CompanyApiKeySchema, type SettingsChange, type TeamMemberSchema } from "@support/proto";
 import { validationError } from "@support/errors";
+import { deactivateUser, inviteUser, resendInvitation, type UserLinksContext } from "../agents/user-links.service.ts";
+import { findTeamMember, listTeam, type TeamMember } from "../agents/team.service.ts";
+import { resetUserTwoFactor } from "../agents/two-factor.service.ts";
+import { isUuid, throwIfInvalid } from "../common/validation.ts";
+import { listLiveGames } from "../games/game.repository.ts";
+import { listLiveTags } from "../tags/tag.repository.ts";
 import { userActor, type ChangeOrigin } from "../audit/audit-log.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../api-keys/api-key.service.ts";
 import type { ListedApiKey } from "../api-keys/api-key.ts";
 import { findCompany } from "../companies/company.repository.ts";
 import type { ContentDeps } from "../context.ts";
-import { requireCompanyAdmin } from "../users/user.service.ts";
+import { gameIssues, requireCompanyAdmin, updateUser } from "../users/user.service.ts";
 import { changeTag, createTag, listTags, retireTag } from "../tags/tag.service.ts";
 import { changeField, createField, listFields, retireField } from "../fields/field.service.ts";
 import { fieldMessage, tagMessage } from "../routes.ts";
@@ -32,6 +38,25 @@ function apiKeyMessage(key: ListedApiKey): MessageInitShape<typeof CompanyApiKey
   };
 }
 
+function teamMemberMessage(member: TeamMember): MessageInitShape<typeof TeamMemberSchema> {
+  const { user } = member;
+  return {
+    id: user.id,
+    name: user.name,
+    displayName: user.displayName ?? undefined,
+    email: user.email,
+    role: user.role,
+    gameIds: user.gameIds,
+    skills: user.skills,
+    twoFactorEnabled: member.twoFactorEnabled,
+    state: member.state,
+    invitationExpiresAt: member.invitationExpiresAt ? timestampFromDate(member.invitationExpiresAt) : undefined,
+    lastSignedInAt: member.lastSignedInAt ? timestampFromDate(member.lastSignedInAt) : undefined,
+    signedInNow: member.signedInNow,
+    createdAt: timestampFromDate(user.createdAt),
+  };
+}
+
 /** The admin making the change, checked, as the audit log names them. */
 async function adminChange(db: Db, change: SettingsChange | undefined, what: string): Promise<ChangeOrigin & { companyId: string; userId: string; userName: string }> {
   if (!change || change.actingUserId === "") throw validationError([{ path: "/change/actingUserId", message: "is required" }]);
@@ -44,8 +69,14 @@ async function companyRateLimit(db: Db, companyId: string): Promise<number | und
   return (await findCompany(db, companyId))?.apiRateLimitPerMinute ?? undefined;
 }
 
-export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<ContentDeps, "db">): void {
+export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<ContentDeps, "db"> & Pick<UserLinksContext, "config" | "mailer">): void {
   const { db } = deps;
+  const links: UserLinksContext = { db, config: deps.config, mailer: deps.mailer };
+  /** The team member after a change, as the list shows them. */
+  const memberOf = async (companyId: string, userId: string) => {
+    const member = await findTeamMember(db, companyId, userId);
+    return { user: member && teamMemberMessage(member) };
+  };
   router.service(CompanySettingsService, {
     listCompanyApiKeys: async (req) => {
       const { companyId } = await adminChange(db, req.change, "sees its API keys");
@@ -92,6 +123,46 @@ export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<Content
     retireCompanyField: async (req) => {
       const origin = await adminChange(db, req.change, "retires fields");
       return { field: fieldMessage(await retireField(db, origin.companyId, req.fieldId, origin)) };
+    },
+
+    listTeamMembers: async (req) => {
+      const { companyId } = await adminChange(db, req.change, "sees its team");
+      const [team, games, tags] = await Promise.all([listTeam(db, companyId), listLiveGames(db, companyId), listLiveTags(db, companyId)]);
+      const skillTags = [...new Set(tags.filter((tag) => tag.isSkill).map((tag) => tag.name))].sort();
+      return { users: team.map(teamMemberMessage), games: games.map((game) => ({ id: game.id, name: game.name })), skillTags };
+    },
+
+    inviteTeamMember: async (req) => {
+      const origin = await adminChange(db, req.change, "invites users");
+      const input = { name: req.name, email: req.email, role: req.role || undefined, displayName: req.displayName, gameIds: req.gameIds, skills: req.skills };
+      // Games of another company (or none) are the input's fault here, not a missing object.
+      if (req.gameIds.every(isUuid)) throwIfInvalid(await gameIssues(db, origin.companyId, req.gameIds.map((gameId) => gameId.toLowerCase())));
+      const issued = await inviteUser(links, origin.companyId, input, new Date(), origin);
+      return { ...(await memberOf(origin.companyId, issued.user.id)), mailed: issued.mailed };
+    },
+
+    resendTeamInvitation: async (req) => {
+      const origin = await adminChange(db, req.change, "invites users");
+      const issued = await resendInvitation(links, origin.companyId, req.userId, origin);
+      return { ...(await memberOf(origin.companyId, issued.user.id)), mailed: issued.mailed };
+    },
+
+    updateTeamMember: async (req) => {
+      const origin = await adminChange(db, req.change, "changes its team");
+      const user = await updateUser(db, origin.companyId, req.userId, { role: req.role, gameIds: req.setGameIds ? req.gameIds : undefined, skills: req.setSkills ? req.skills : undefined }, origin);
+      return memberOf(origin.companyId, user.id);
+    },
+
+    deactivateTeamMember: async (req) => {
+      const origin = await adminChange(db, req.change, "deactivates users");
+      const { user } = await deactivateUser(links, origin.companyId, { userId: req.userId }, new Date(), origin);
+      return memberOf(origin.companyId, user.id);
+    },
+
+    resetTeamMemberTwoFactor: async (req) => {
+      const origin = await adminChange(db, req.change, "resets two-factor");
+      const { user } = await resetUserTwoFactor(links, { companyId: origin.companyId, userId: req.userId }, new Date(), origin);
+      return memberOf(origin.companyId, user.id);
     },
   });
 }

@@ -92,3 +92,38 @@ export async function listActiveUsers(db: Db, companyId: string): Promise<User[]
   const rows = await db.selectFrom("users").selectAll().where("company_id", "=", companyId).where("active", "=", true).orderBy("name").orderBy("id").execute();
   return Promise.all(rows.map(async (row) => userOf(row, await gameIdsOf(db, row))));
 }
+
+/** Every user of the company, active and deactivated, by name, with their games. */
+export async function listUsers(db: Db, companyId: string): Promise<User[]> {
+  const rows = await db.selectFrom("users").selectAll().where("company_id", "=", companyId).orderBy("name").orderBy("id").execute();
+  return Promise.all(rows.map(async (row) => userOf(row, await gameIdsOf(db, row))));
+}
+
+/** The company's user, locked for update until the transaction ends; undefined for another company's or none. */
+export async function findCompanyUserForUpdate(db: Db, companyId: string, userId: string): Promise<User | undefined> {
+  const row = await db.selectFrom("users").selectAll().where("id", "=", userId).where("company_id", "=", companyId).forUpdate().executeTakeFirst();
+  return row && userOf(row, await gameIdsOf(db, row));
+}
+
+/**
+ * The ids of the company's active admins, their rows locked until the transaction ends: two
+ * admins demoting or deactivating each other at once are decided one after the other.
+ */
+export async function lockActiveAdmins(db: Db, companyId: string): Promise<string[]> {
+  const rows = await db.selectFrom("users").select("id").where("company_id", "=", companyId).where("role", "=", "admin").where("active", "=", true).orderBy("id").forUpdate().execute();
+  return rows.map((row) => row.id);
+}
+
+/** Sets the role and skills given; replaces the game access when gameIds is given. */
+export async function updateUserRow(db: Db, user: Pick<User, "id" | "companyId">, change: Partial<Pick<User, "role" | "gameIds" | "skills">>, now: Date): Promise<void> {
+  await db
+    .updateTable("users")
+    .set({ updated_at: now, ...(change.role ? { role: change.role } : {}), ...(change.skills ? { skills: [...change.skills] } : {}) })
+    .where("id", "=", user.id)
+    .execute();
+  if (change.gameIds === undefined) return;
+  await db.deleteFrom("user_game_access").where("user_id", "=", user.id).execute();
+  if (change.gameIds.length > 0) {
+    await db.insertInto("user_game_access").values(change.gameIds.map((gameId) => ({ company_id: user.companyId, user_id: user.id, game_id: gameId }))).execute();
+  }
+}

@@ -52,29 +52,64 @@ export function parseNewUser(input: NewUserInput): NewUser {
   const role = input.role ?? "agent";
   if (!(USER_ROLES as readonly string[]).includes(role)) issues.push({ path: "/role", message: `must be one of ${USER_ROLES.join(", ")}` });
   const displayName = input.displayName === undefined ? null : requiredText(input.displayName, "/displayName", issues, 100);
+  const gameIds = parseGameIds(input.gameIds, issues);
+  const skills = input.skills === undefined ? [] : parseSkills(input.skills, issues);
+  throwIfInvalid(issues);
+  return { name, email, role: role as UserRole, displayName, gameIds, skills };
+}
+
+function parseGameIds(input: unknown, issues: ValidationIssue[]): string[] {
   const gameIds: string[] = [];
-  if (!Array.isArray(input.gameIds)) issues.push({ path: "/gameIds", message: "must be an array of game ids" });
+  if (!Array.isArray(input)) issues.push({ path: "/gameIds", message: "must be an array of game ids" });
   else {
-    input.gameIds.forEach((gameId, index) => {
-      if (!isUuid(gameId)) issues.push({ path: `/gameIds/${index}`, message: "must be a UUID" });
+    input.forEach((gameId: unknown, index) => {
+      if (typeof gameId !== "string" || !isUuid(gameId)) issues.push({ path: `/gameIds/${index}`, message: "must be a UUID" });
       else if (gameIds.includes(gameId.toLowerCase())) issues.push({ path: `/gameIds/${index}`, message: "is listed twice" });
       else gameIds.push(gameId.toLowerCase());
     });
   }
+  return gameIds;
+}
+
+function parseSkills(input: unknown, issues: ValidationIssue[]): string[] {
   const skills: string[] = [];
-  if (input.skills !== undefined) {
-    if (!Array.isArray(input.skills)) issues.push({ path: "/skills", message: "must be an array of tag names" });
-    else {
-      input.skills.forEach((value, index) => {
-        const skill = checkTagName(value, `/skills/${index}`, issues);
-        if (skill === "") return;
-        if (skills.includes(skill)) issues.push({ path: `/skills/${index}`, message: "is listed twice" });
-        else skills.push(skill);
-      });
-    }
+  if (!Array.isArray(input)) issues.push({ path: "/skills", message: "must be an array of tag names" });
+  else {
+    input.forEach((value, index) => {
+      const skill = checkTagName(value, `/skills/${index}`, issues);
+      if (skill === "") return;
+      if (skills.includes(skill)) issues.push({ path: `/skills/${index}`, message: "is listed twice" });
+      else skills.push(skill);
+    });
   }
+  return skills;
+}
+
+/** What an admin changes of a user in the team settings: each part when given. */
+export interface UserChangeInput {
+  role?: string | undefined;
+  gameIds?: readonly string[] | undefined;
+  skills?: readonly string[] | undefined;
+}
+
+export type UserChange = Partial<Pick<User, "role" | "gameIds" | "skills">>;
+
+export function parseUserChange(input: UserChangeInput): UserChange {
+  const issues: ValidationIssue[] = [];
+  const change: UserChange = {};
+  if (input.role !== undefined) {
+    if (!(USER_ROLES as readonly string[]).includes(input.role)) issues.push({ path: "/role", message: `must be one of ${USER_ROLES.join(", ")}` });
+    else change.role = input.role as UserRole;
+  }
+  if (input.gameIds !== undefined) change.gameIds = parseGameIds(input.gameIds, issues);
+  if (input.skills !== undefined) change.skills = parseSkills(input.skills, issues);
   throwIfInvalid(issues);
-  return { name, email, role: role as UserRole, displayName, gameIds, skills };
+  return change;
+}
+
+/** A user as the audit log records them before and after a change (never a credential). */
+export function userAuditView(user: User): Record<string, unknown> {
+  return { name: user.name, displayName: user.displayName, email: user.email, role: user.role, active: user.active, gameIds: user.gameIds, skills: user.skills };
 }
 
 /**

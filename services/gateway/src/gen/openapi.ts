@@ -1354,6 +1354,125 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/settings/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's team (admins)
+         * @description Every user of the company, active and deactivated, by name: role, games, skills,
+         *     two-factor on or off, state (`invited`: no password yet and an invitation that still
+         *     works; `invitation_expired`: no password yet and no working invitation; `active`;
+         *     `deactivated`), the last sign-in and whether the user has a live session now. With the
+         *     company's live games and skill tags, for the invitation and change forms.
+         */
+        get: operations["listAgentTeamMembers"];
+        put?: never;
+        /**
+         * Invite a user (admins)
+         * @description Creates the user and mails them an invitation link (valid 72 hours, once) to choose a
+         *     password. For a user of this email who has no password yet, a new link replaces the
+         *     previous one (role and games stay as they are: change them with PATCH). A user of this
+         *     email who has a password, or is deactivated, is **409**. An admin has every game.
+         */
+        post: operations["inviteAgentTeamMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a user's role, games or skills (admins)
+         * @description Sets what is given. An admin cannot change their own role (**409**, `details.type`
+         *     `OWN_ROLE`), and the company keeps at least one active admin (**409**, `LAST_ADMIN`).
+         *     The user's open sessions see the change within the gateway's session cache time (10 s).
+         */
+        patch: operations["updateAgentTeamMember"];
+        trace?: never;
+    };
+    "/agent-api/settings/users/{userId}/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a user a new invitation (admins)
+         * @description Mails a new invitation link (72 hours, once); the previous link stops working. A user
+         *     who has a password already, or is deactivated, is **409**.
+         */
+        post: operations["resendAgentTeamInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/users/{userId}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a user (admins)
+         * @description The user's sessions end at once on every gateway replica (their next request is
+         *     **401**) and they cannot sign in. Deactivating a deactivated user answers them
+         *     unchanged. An admin cannot deactivate themself (**409**, `OWN_ACCOUNT`), nor the
+         *     company's last active admin (**409**, `LAST_ADMIN`).
+         */
+        post: operations["deactivateAgentTeamMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/users/{userId}/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Reset a user's two-factor (admins)
+         * @description Turns the user's two-factor off (the secret and recovery codes are deleted; they set it
+         *     up again, at once if the company requires it) and ends their sessions. A deactivated
+         *     user is **409**.
+         */
+        delete: operations["resetAgentTeamMemberTwoFactor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/stream": {
         parameters: {
             query?: never;
@@ -2135,6 +2254,36 @@ export interface components {
             effectiveRateLimitPerMinute: number;
             /** Format: date-time */
             revokedAt: string | null;
+        };
+        AgentTeamMember: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The name players see; null: the name. */
+            displayName: string | null;
+            email: string;
+            /** @enum {string} */
+            role: "admin" | "agent";
+            /** @description The live games the user has access to (an admin: every one). */
+            gameIds: string[];
+            skills: string[];
+            twoFactorEnabled: boolean;
+            /**
+             * @description `invited`: no password yet, an invitation that still works; `invitation_expired`: no password yet and no working invitation (send a new one); `active`; `deactivated`: cannot sign in.
+             * @enum {string}
+             */
+            state: "invited" | "invitation_expired" | "active" | "deactivated";
+            /**
+             * Format: date-time
+             * @description When the latest invitation stops working (states invited and invitation_expired).
+             */
+            invitationExpiresAt: string | null;
+            /** Format: date-time */
+            lastSignedInAt: string | null;
+            /** @description The user has a live session now. */
+            signedInNow: boolean;
+            /** Format: date-time */
+            createdAt: string;
         };
         AgentAuditActor: {
             /**
@@ -3136,7 +3285,20 @@ export interface components {
             code: "invalid_argument" | "failed_precondition" | "not_found" | "unauthenticated" | "permission_denied" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "rate_limited" | "internal" | "unavailable" | "deadline_exceeded" | "method_not_allowed";
             /** @description Human-readable explanation; may change. */
             message: string;
-            details?: components["schemas"]["ValidationErrorDetails"] | components["schemas"]["PlayerBlockedDetails"] | components["schemas"]["DuplicateOpenTicketDetails"] | components["schemas"]["EmailVerificationDetails"] | components["schemas"]["TwoFactorEnrolmentDetails"];
+            details?: components["schemas"]["ValidationErrorDetails"] | components["schemas"]["PlayerBlockedDetails"] | components["schemas"]["DuplicateOpenTicketDetails"] | components["schemas"]["EmailVerificationDetails"] | components["schemas"]["TwoFactorEnrolmentDetails"] | components["schemas"]["TeamRuleDetails"];
+        };
+        /**
+         * Team change refused
+         * @description Why the team settings refuse a change (`/agent-api/settings/users/...`): `LAST_ADMIN`,
+         *     the company would have no active admin left; `OWN_ROLE`, an admin changes their own
+         *     role; `OWN_ACCOUNT`, an admin deactivates themself.
+         */
+        TeamRuleDetails: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "LAST_ADMIN" | "OWN_ROLE" | "OWN_ACCOUNT";
         };
         /** VALIDATION_ERROR */
         ValidationErrorDetails: {
@@ -6315,6 +6477,293 @@ export interface operations {
             401: components["responses"]["AgentUnauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentTeamMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: components["schemas"]["AgentTeamMember"][];
+                        games: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                        }[];
+                        /** @description Names of the company's tags marked as skills. */
+                        skillTags: string[];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    inviteAgentTeamMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    name: string;
+                    /** @enum {string} */
+                    role: "admin" | "agent";
+                    /** @description Games of the company the user answers (an agent); ignored in effect for an admin. */
+                    gameIds: string[];
+                    /** @description The name players see on the user's replies; left out: the name. */
+                    displayName?: string;
+                    /** @description Names of the company's skill tags. */
+                    skills?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Invited. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["AgentTeamMember"];
+                        /** @description The invitation was mailed (false: the service has no SMTP_URL; an operator passes the link on with `pnpm admin users invite`). */
+                        mailed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description The email belongs to a user with a password, or to a deactivated user (`conflict`). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    updateAgentTeamMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role?: "admin" | "agent";
+                    gameIds?: string[];
+                    skills?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The user as the list shows them now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTeamMember"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The change would leave the company without an active admin (`LAST_ADMIN`), or the admin changes their own role (`OWN_ROLE`). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    resendAgentTeamInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sent. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["AgentTeamMember"];
+                        /** @description The invitation was mailed (false: the service has no SMTP_URL; an operator passes the link on with `pnpm admin users invite`). */
+                        mailed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The user has a password already, or is deactivated (`conflict`). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    deactivateAgentTeamMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user as the list shows them now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTeamMember"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The admin deactivates themself (`OWN_ACCOUNT`), or the company's last active admin (`LAST_ADMIN`). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    resetAgentTeamMemberTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user as the list shows them now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTeamMember"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The user is deactivated (`conflict`). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

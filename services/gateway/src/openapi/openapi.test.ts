@@ -110,15 +110,22 @@ const AGENT_OPERATIONS = [
   ["post", "/agent-api/settings/fields", "createAgentSettingsField"],
   ["put", "/agent-api/settings/fields/{fieldId}", "updateAgentSettingsField"],
   ["delete", "/agent-api/settings/fields/{fieldId}", "retireAgentSettingsField"],
+  ["get", "/agent-api/settings/users", "listAgentTeamMembers"],
+  ["post", "/agent-api/settings/users", "inviteAgentTeamMember"],
+  ["patch", "/agent-api/settings/users/{userId}", "updateAgentTeamMember"],
+  ["post", "/agent-api/settings/users/{userId}/invitation", "resendAgentTeamInvitation"],
+  ["post", "/agent-api/settings/users/{userId}/deactivate", "deactivateAgentTeamMember"],
+  ["delete", "/agent-api/settings/users/{userId}/two-factor", "resetAgentTeamMemberTwoFactor"],
 ] as const;
 // Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
-const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields"]);
+const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
   "signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment", "listAgentAuditLog",
   "listAgentTickets", "listAgentViews", "getAgentTicket", "performAgentTicketActions", "mergeAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "announceAgentPresence",
   "listAgentCannedResponses", "createAgentCannedResponse", "updateAgentCannedResponse", "retireAgentCannedResponse", "listAgentTicketCannedResponses", "cancelAgentPlayerDeletion", "listAgentUsers", "listAgentTags", "markAgentTicketRead", "listAgentSavedViews", "createAgentSavedView", "deleteAgentSavedView",
   "createAgentTicketAttachment", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "createAgentApiKey", "revokeAgentApiKey",
   "listAgentSettingsTags", "createAgentSettingsTag", "updateAgentSettingsTag", "retireAgentSettingsTag", "listAgentSettingsFields", "createAgentSettingsField", "updateAgentSettingsField", "retireAgentSettingsField",
+  "listAgentTeamMembers", "inviteAgentTeamMember", "updateAgentTeamMember", "resendAgentTeamInvitation", "deactivateAgentTeamMember", "resetAgentTeamMemberTwoFactor",
 ]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
@@ -150,7 +157,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 48 of the agent API, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 54 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });

@@ -3,7 +3,7 @@
 // log); this answers an agent's request with a 403 before calling anything, and maps HTTP onto
 // the RPCs with the acting admin and the request's address.
 import type { Context } from "koa";
-import type { CompanyApiKey, FieldDefinition, Tag } from "@support/proto";
+import type { CompanyApiKey, FieldDefinition, Tag, TeamMember } from "@support/proto";
 import type { AgentSessionState } from "../agent-api/sessions.ts";
 import type { CompanySettingsClient } from "../clients.ts";
 import { isoTimestamp, isoTimestampOrNull } from "../mappings/timestamps.ts";
@@ -174,6 +174,84 @@ export function registerAgentSettingsRoutes(api: ApiRoutes, deps: AgentSettingsR
     async (ctx) => {
       const { field } = await companySettings.retireCompanyField({ change: changeOf(ctx), fieldId: ctx.state.validated.params.fieldId });
       respond(ctx, 200, fieldDto(field!));
+    },
+    { before: write },
+  );
+
+  const teamMemberDto = (user: TeamMember | undefined): Schemas["AgentTeamMember"] => {
+    if (!user) throw new Error("content returned no team member");
+    return {
+      id: user.id,
+      name: user.name,
+      displayName: user.displayName ?? null,
+      email: user.email,
+      role: user.role as Schemas["AgentTeamMember"]["role"],
+      gameIds: user.gameIds,
+      skills: user.skills,
+      twoFactorEnabled: user.twoFactorEnabled,
+      state: user.state as Schemas["AgentTeamMember"]["state"],
+      invitationExpiresAt: isoTimestampOrNull(user.invitationExpiresAt),
+      lastSignedInAt: isoTimestampOrNull(user.lastSignedInAt),
+      signedInNow: user.signedInNow,
+      createdAt: isoTimestamp(user.createdAt, "content", "team member createdAt"),
+    };
+  };
+
+  api.operation<"listAgentTeamMembers", AgentSessionState>(
+    "listAgentTeamMembers",
+    async (ctx) => {
+      const team = await companySettings.listTeamMembers({ change: changeOf(ctx) });
+      respond(ctx, 200, { users: team.users.map(teamMemberDto), games: team.games.map((game) => ({ id: game.id, name: game.name })), skillTags: team.skillTags });
+    },
+    { before: read },
+  );
+
+  api.operation<"inviteAgentTeamMember", AgentSessionState>(
+    "inviteAgentTeamMember",
+    async (ctx) => {
+      const { email, name, role, gameIds, displayName, skills } = ctx.state.validated.body;
+      const invited = await companySettings.inviteTeamMember({ change: changeOf(ctx), email, name, role, gameIds, displayName, skills: skills ?? [] });
+      respond(ctx, 201, { user: teamMemberDto(invited.user), mailed: invited.mailed });
+    },
+    { before: [...write, jsonBody(deps.bodyLimitBytes)] },
+  );
+
+  api.operation<"updateAgentTeamMember", AgentSessionState>(
+    "updateAgentTeamMember",
+    async (ctx) => {
+      const { role, gameIds, skills } = ctx.state.validated.body;
+      const updated = await companySettings.updateTeamMember({
+        change: changeOf(ctx), userId: ctx.state.validated.params.userId, role,
+        setGameIds: gameIds !== undefined, gameIds: gameIds ?? [], setSkills: skills !== undefined, skills: skills ?? [],
+      });
+      respond(ctx, 200, teamMemberDto(updated.user));
+    },
+    { before: [...write, jsonBody(deps.bodyLimitBytes)] },
+  );
+
+  api.operation<"resendAgentTeamInvitation", AgentSessionState>(
+    "resendAgentTeamInvitation",
+    async (ctx) => {
+      const sent = await companySettings.resendTeamInvitation({ change: changeOf(ctx), userId: ctx.state.validated.params.userId });
+      respond(ctx, 200, { user: teamMemberDto(sent.user), mailed: sent.mailed });
+    },
+    { before: write },
+  );
+
+  api.operation<"deactivateAgentTeamMember", AgentSessionState>(
+    "deactivateAgentTeamMember",
+    async (ctx) => {
+      const { user } = await companySettings.deactivateTeamMember({ change: changeOf(ctx), userId: ctx.state.validated.params.userId });
+      respond(ctx, 200, teamMemberDto(user));
+    },
+    { before: write },
+  );
+
+  api.operation<"resetAgentTeamMemberTwoFactor", AgentSessionState>(
+    "resetAgentTeamMemberTwoFactor",
+    async (ctx) => {
+      const { user } = await companySettings.resetTeamMemberTwoFactor({ change: changeOf(ctx), userId: ctx.state.validated.params.userId });
+      respond(ctx, 200, teamMemberDto(user));
     },
     { before: write },
   );

@@ -1,8 +1,9 @@
 // The company's audit log: who did what, when, from where, and what the object was before and
 // after; filtered by kind of action, person and dates, a page at a time, and downloadable as CSV
 // or JSON with the same filters.
+import { signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
-import { call, type AuditEntry } from "../../api.ts";
+import { call, type AuditEntry, type Team } from "../../api.ts";
 import { Alert } from "../../components/form.tsx";
 import { SettingsLayout } from "../../components/settings-layout.tsx";
 import { colleagues } from "../../directory.ts";
@@ -12,6 +13,17 @@ import { actorName } from "./api-keys.tsx";
 
 const dateTime = new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "medium" });
 const PAGE = 50;
+
+/** Names of the company's users (deactivated ones too) and games by id, from the team settings: a user's games read as names. */
+const teamNames = signal<{ users: ReadonlyMap<string, string>; games: ReadonlyMap<string, string> }>({ users: new Map(), games: new Map() });
+
+function loadTeamNames(): void {
+  call<Team>("GET", "/settings/users").then(
+    ({ body }) => (teamNames.value = { users: new Map(body.users.map((user) => [user.id, user.name])), games: new Map(body.games.map((game) => [game.id, game.name])) }),
+    // Without the names, ids are shown: nothing else is lost.
+    () => undefined,
+  );
+}
 
 /** The kinds of action the filter offers: a family of actions each (the API's `action=<family>.`). */
 const FAMILIES = ["sign_in.", "session.", "password.", "two_factor.", "user.", "api_key.", "tag.", "field.", "canned_response.", "tenant."] as const;
@@ -48,8 +60,9 @@ const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 /** A setting's value in words: a time in the reader's format, a list by commas, others as JSON. */
 function show(value: unknown): string {
   if (value === null || value === undefined) return "—";
+  if (typeof value === "boolean") return value ? t("audit.yes") : t("audit.no");
   if (typeof value === "string") return isoTime.test(value) ? dateTime.format(new Date(value)) : value;
-  if (Array.isArray(value) && value.every((item) => typeof item === "string")) return value.join(", ");
+  if (Array.isArray(value) && value.every((item) => typeof item === "string")) return value.map((item) => teamNames.value.games.get(item) ?? item).join(", ");
   return JSON.stringify(value);
 }
 
@@ -84,8 +97,8 @@ function Subject({ entry }: { entry: AuditEntry }) {
   const name = entry.after?.["name"] ?? entry.before?.["name"];
   if (typeof name === "string") return <span class="subject">{t("audit.named", { name })}</span>;
   if (entry.userId !== null && entry.userId !== entry.actor.id) {
-    const user = colleagues.value.get(entry.userId);
-    return <span class="subject">{t("audit.about", { name: user?.name ?? t("settings.formerUser") })}</span>;
+    const name = colleagues.value.get(entry.userId)?.name ?? teamNames.value.users.get(entry.userId);
+    return <span class="subject">{t("audit.about", { name: name ?? t("settings.formerUser") })}</span>;
   }
   return null;
 }
@@ -96,6 +109,8 @@ export function AuditLogPage() {
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<string>();
   const query = queryOf(filters);
+
+  useEffect(loadTeamNames, []);
 
   useEffect(() => {
     let current = true;

@@ -614,6 +614,412 @@ export declare type RetireCompanyFieldResponse = Message<"content.v1.RetireCompa
 export declare const RetireCompanyFieldResponseSchema: GenMessage<RetireCompanyFieldResponse>;
 
 /**
+ * A user of the company as the team settings show them. Every user call answers NOT_FOUND for a
+ * user of another company, or none.
+ *
+ * @generated from message content.v1.TeamMember
+ */
+export declare type TeamMember = Message<"content.v1.TeamMember"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: optional string display_name = 3;
+   */
+  displayName?: string | undefined;
+
+  /**
+   * @generated from field: string email = 4;
+   */
+  email: string;
+
+  /**
+   * "admin" or "agent".
+   *
+   * @generated from field: string role = 5;
+   */
+  role: string;
+
+  /**
+   * The live games the user has access to (an admin: every one).
+   *
+   * @generated from field: repeated string game_ids = 6;
+   */
+  gameIds: string[];
+
+  /**
+   * @generated from field: repeated string skills = 7;
+   */
+  skills: string[];
+
+  /**
+   * @generated from field: bool two_factor_enabled = 8;
+   */
+  twoFactorEnabled: boolean;
+
+  /**
+   * "invited" (no password yet, a usable invitation), "invitation_expired" (no password yet and
+   * no usable invitation), "active" or "deactivated".
+   *
+   * @generated from field: string state = 9;
+   */
+  state: string;
+
+  /**
+   * When the latest invitation stops working (state invited or invitation_expired).
+   *
+   * @generated from field: optional google.protobuf.Timestamp invitation_expires_at = 10;
+   */
+  invitationExpiresAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp last_signed_in_at = 11;
+   */
+  lastSignedInAt?: Timestamp | undefined;
+
+  /**
+   * The user has a live session now.
+   *
+   * @generated from field: bool signed_in_now = 12;
+   */
+  signedInNow: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 13;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message content.v1.TeamMember.
+ * Use `create(TeamMemberSchema)` to create a new message.
+ */
+export declare const TeamMemberSchema: GenMessage<TeamMember>;
+
+/**
+ * @generated from message content.v1.TeamGame
+ */
+export declare type TeamGame = Message<"content.v1.TeamGame"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message content.v1.TeamGame.
+ * Use `create(TeamGameSchema)` to create a new message.
+ */
+export declare const TeamGameSchema: GenMessage<TeamGame>;
+
+/**
+ * @generated from message content.v1.ListTeamMembersRequest
+ */
+export declare type ListTeamMembersRequest = Message<"content.v1.ListTeamMembersRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+};
+
+/**
+ * Describes the message content.v1.ListTeamMembersRequest.
+ * Use `create(ListTeamMembersRequestSchema)` to create a new message.
+ */
+export declare const ListTeamMembersRequestSchema: GenMessage<ListTeamMembersRequest>;
+
+/**
+ * @generated from message content.v1.ListTeamMembersResponse
+ */
+export declare type ListTeamMembersResponse = Message<"content.v1.ListTeamMembersResponse"> & {
+  /**
+   * @generated from field: repeated content.v1.TeamMember users = 1;
+   */
+  users: TeamMember[];
+
+  /**
+   * @generated from field: repeated content.v1.TeamGame games = 2;
+   */
+  games: TeamGame[];
+
+  /**
+   * Names of the company's skill tags.
+   *
+   * @generated from field: repeated string skill_tags = 3;
+   */
+  skillTags: string[];
+};
+
+/**
+ * Describes the message content.v1.ListTeamMembersResponse.
+ * Use `create(ListTeamMembersResponseSchema)` to create a new message.
+ */
+export declare const ListTeamMembersResponseSchema: GenMessage<ListTeamMembersResponse>;
+
+/**
+ * @generated from message content.v1.InviteTeamMemberResponse
+ */
+export declare type InviteTeamMemberResponse = Message<"content.v1.InviteTeamMemberResponse"> & {
+  /**
+   * @generated from field: content.v1.TeamMember user = 1;
+   */
+  user?: TeamMember | undefined;
+
+  /**
+   * The invitation was mailed (SMTP configured).
+   *
+   * @generated from field: bool mailed = 2;
+   */
+  mailed: boolean;
+};
+
+/**
+ * Describes the message content.v1.InviteTeamMemberResponse.
+ * Use `create(InviteTeamMemberResponseSchema)` to create a new message.
+ */
+export declare const InviteTeamMemberResponseSchema: GenMessage<InviteTeamMemberResponse>;
+
+/**
+ * @generated from message content.v1.ResendTeamInvitationRequest
+ */
+export declare type ResendTeamInvitationRequest = Message<"content.v1.ResendTeamInvitationRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message content.v1.ResendTeamInvitationRequest.
+ * Use `create(ResendTeamInvitationRequestSchema)` to create a new message.
+ */
+export declare const ResendTeamInvitationRequestSchema: GenMessage<ResendTeamInvitationRequest>;
+
+/**
+ * @generated from message content.v1.ResendTeamInvitationResponse
+ */
+export declare type ResendTeamInvitationResponse = Message<"content.v1.ResendTeamInvitationResponse"> & {
+  /**
+   * @generated from field: content.v1.TeamMember user = 1;
+   */
+  user?: TeamMember | undefined;
+
+  /**
+   * As in InviteTeamMemberResponse.
+   *
+   * @generated from field: bool mailed = 2;
+   */
+  mailed: boolean;
+};
+
+/**
+ * Describes the message content.v1.ResendTeamInvitationResponse.
+ * Use `create(ResendTeamInvitationResponseSchema)` to create a new message.
+ */
+export declare const ResendTeamInvitationResponseSchema: GenMessage<ResendTeamInvitationResponse>;
+
+/**
+ * @generated from message content.v1.UpdateTeamMemberResponse
+ */
+export declare type UpdateTeamMemberResponse = Message<"content.v1.UpdateTeamMemberResponse"> & {
+  /**
+   * @generated from field: content.v1.TeamMember user = 1;
+   */
+  user?: TeamMember | undefined;
+};
+
+/**
+ * Describes the message content.v1.UpdateTeamMemberResponse.
+ * Use `create(UpdateTeamMemberResponseSchema)` to create a new message.
+ */
+export declare const UpdateTeamMemberResponseSchema: GenMessage<UpdateTeamMemberResponse>;
+
+/**
+ * @generated from message content.v1.DeactivateTeamMemberRequest
+ */
+export declare type DeactivateTeamMemberRequest = Message<"content.v1.DeactivateTeamMemberRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message content.v1.DeactivateTeamMemberRequest.
+ * Use `create(DeactivateTeamMemberRequestSchema)` to create a new message.
+ */
+export declare const DeactivateTeamMemberRequestSchema: GenMessage<DeactivateTeamMemberRequest>;
+
+/**
+ * @generated from message content.v1.DeactivateTeamMemberResponse
+ */
+export declare type DeactivateTeamMemberResponse = Message<"content.v1.DeactivateTeamMemberResponse"> & {
+  /**
+   * @generated from field: content.v1.TeamMember user = 1;
+   */
+  user?: TeamMember | undefined;
+};
+
+/**
+ * Describes the message content.v1.DeactivateTeamMemberResponse.
+ * Use `create(DeactivateTeamMemberResponseSchema)` to create a new message.
+ */
+export declare const DeactivateTeamMemberResponseSchema: GenMessage<DeactivateTeamMemberResponse>;
+
+/**
+ * @generated from message content.v1.ResetTeamMemberTwoFactorRequest
+ */
+export declare type ResetTeamMemberTwoFactorRequest = Message<"content.v1.ResetTeamMemberTwoFactorRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+};
+
+/**
+ * Describes the message content.v1.ResetTeamMemberTwoFactorRequest.
+ * Use `create(ResetTeamMemberTwoFactorRequestSchema)` to create a new message.
+ */
+export declare const ResetTeamMemberTwoFactorRequestSchema: GenMessage<ResetTeamMemberTwoFactorRequest>;
+
+/**
+ * @generated from message content.v1.ResetTeamMemberTwoFactorResponse
+ */
+export declare type ResetTeamMemberTwoFactorResponse = Message<"content.v1.ResetTeamMemberTwoFactorResponse"> & {
+  /**
+   * @generated from field: content.v1.TeamMember user = 1;
+   */
+  user?: TeamMember | undefined;
+};
+
+/**
+ * Describes the message content.v1.ResetTeamMemberTwoFactorResponse.
+ * Use `create(ResetTeamMemberTwoFactorResponseSchema)` to create a new message.
+ */
+export declare const ResetTeamMemberTwoFactorResponseSchema: GenMessage<ResetTeamMemberTwoFactorResponse>;
+
+/**
+ * @generated from message content.v1.InviteTeamMemberRequest
+ */
+export declare type InviteTeamMemberRequest = Message<"content.v1.InviteTeamMemberRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string role = 4;
+   */
+  role: string;
+
+  /**
+   * @generated from field: repeated string game_ids = 5;
+   */
+  gameIds: string[];
+
+  /**
+   * @generated from field: optional string display_name = 6;
+   */
+  displayName?: string | undefined;
+
+  /**
+   * @generated from field: repeated string skills = 7;
+   */
+  skills: string[];
+};
+
+/**
+ * Describes the message content.v1.InviteTeamMemberRequest.
+ * Use `create(InviteTeamMemberRequestSchema)` to create a new message.
+ */
+export declare const InviteTeamMemberRequestSchema: GenMessage<InviteTeamMemberRequest>;
+
+/**
+ * @generated from message content.v1.UpdateTeamMemberRequest
+ */
+export declare type UpdateTeamMemberRequest = Message<"content.v1.UpdateTeamMemberRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: optional string role = 3;
+   */
+  role?: string | undefined;
+
+  /**
+   * Set: the user's games become these.
+   *
+   * @generated from field: bool set_game_ids = 4;
+   */
+  setGameIds: boolean;
+
+  /**
+   * @generated from field: repeated string game_ids = 5;
+   */
+  gameIds: string[];
+
+  /**
+   * @generated from field: bool set_skills = 6;
+   */
+  setSkills: boolean;
+
+  /**
+   * @generated from field: repeated string skills = 7;
+   */
+  skills: string[];
+};
+
+/**
+ * Describes the message content.v1.UpdateTeamMemberRequest.
+ * Use `create(UpdateTeamMemberRequestSchema)` to create a new message.
+ */
+export declare const UpdateTeamMemberRequestSchema: GenMessage<UpdateTeamMemberRequest>;
+
+/**
  * CompanySettingsService is what a company's admins change in the support application's
  * settings (the gateway's /agent-api/settings/...). Every call names the company and the acting
  * user, who must be an active admin of that company (PERMISSION_DENIED otherwise, before
@@ -733,6 +1139,76 @@ export declare const CompanySettingsService: GenService<{
     methodKind: "unary";
     input: typeof RetireCompanyFieldRequestSchema;
     output: typeof RetireCompanyFieldResponseSchema;
+  },
+  /**
+   * ListTeamMembers returns every user of the company (active and deactivated), by name, with
+   * their state, two-factor, last sign-in and whether they have a live session; and the
+   * company's live games and skill tags (what an invitation or a change may name).
+   *
+   * @generated from rpc content.v1.CompanySettingsService.ListTeamMembers
+   */
+  listTeamMembers: {
+    methodKind: "unary";
+    input: typeof ListTeamMembersRequestSchema;
+    output: typeof ListTeamMembersResponseSchema;
+  },
+  /**
+   * InviteTeamMember creates a user and mails them an invitation link (72 hours, single use);
+   * for a user of this email who has no password yet, a new link replaces the last.
+   * INVALID_ARGUMENT (paths /name, /email, /role, /displayName, /gameIds/<i>, /skills/<i>);
+   * CONFLICT for a user of this email who has a password already or is deactivated.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.InviteTeamMember
+   */
+  inviteTeamMember: {
+    methodKind: "unary";
+    input: typeof InviteTeamMemberRequestSchema;
+    output: typeof InviteTeamMemberResponseSchema;
+  },
+  /**
+   * ResendTeamInvitation mails a new invitation link; the previous one stops working.
+   * CONFLICT for a user who has a password already or is deactivated.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.ResendTeamInvitation
+   */
+  resendTeamInvitation: {
+    methodKind: "unary";
+    input: typeof ResendTeamInvitationRequestSchema;
+    output: typeof ResendTeamInvitationResponseSchema;
+  },
+  /**
+   * UpdateTeamMember changes a user's role, games and skills (each when given).
+   * CONFLICT (type OWN_ROLE) when an admin changes their own role, (LAST_ADMIN) when
+   * the company would be left without an active admin.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.UpdateTeamMember
+   */
+  updateTeamMember: {
+    methodKind: "unary";
+    input: typeof UpdateTeamMemberRequestSchema;
+    output: typeof UpdateTeamMemberResponseSchema;
+  },
+  /**
+   * DeactivateTeamMember makes the user inactive: their sessions end at once, they cannot sign
+   * in. CONFLICT (OWN_ACCOUNT) for the acting admin, (LAST_ADMIN) as above.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.DeactivateTeamMember
+   */
+  deactivateTeamMember: {
+    methodKind: "unary";
+    input: typeof DeactivateTeamMemberRequestSchema;
+    output: typeof DeactivateTeamMemberResponseSchema;
+  },
+  /**
+   * ResetTeamMemberTwoFactor turns two-factor off for the user (they enrol again); their
+   * sessions end. CONFLICT for a deactivated user.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.ResetTeamMemberTwoFactor
+   */
+  resetTeamMemberTwoFactor: {
+    methodKind: "unary";
+    input: typeof ResetTeamMemberTwoFactorRequestSchema;
+    output: typeof ResetTeamMemberTwoFactorResponseSchema;
   },
 }>;
 
