@@ -101,14 +101,24 @@ const AGENT_OPERATIONS = [
   ["get", "/agent-api/settings/api-keys", "listAgentApiKeys"],
   ["post", "/agent-api/settings/api-keys", "createAgentApiKey"],
   ["delete", "/agent-api/settings/api-keys/{apiKeyId}", "revokeAgentApiKey"],
+  ["get", "/agent-api/settings/games", "listAgentGames"],
+  ["post", "/agent-api/settings/games", "createAgentGame"],
+  ["get", "/agent-api/settings/games/{gameId}", "getAgentGame"],
+  ["patch", "/agent-api/settings/games/{gameId}", "updateAgentGame"],
+  ["put", "/agent-api/settings/games/{gameId}/metadata-keys", "setAgentGameMetadataKeys"],
+  ["post", "/agent-api/settings/games/{gameId}/metadata-token-checks", "checkAgentMetadataToken"],
+  ["post", "/agent-api/settings/games/{gameId}/environments", "createAgentEnvironment"],
+  ["post", "/agent-api/settings/games/{gameId}/environments/{environmentId}/token-rotation", "rotateAgentEnvironmentToken"],
 ] as const;
 // Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
-const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "exportAgentAuditLog", "listAgentApiKeys"]);
+const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "exportAgentAuditLog", "listAgentApiKeys", "listAgentGames", "getAgentGame"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
   "signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment", "listAgentAuditLog",
   "listAgentTickets", "listAgentViews", "getAgentTicket", "performAgentTicketActions", "mergeAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "announceAgentPresence",
   "listAgentCannedResponses", "createAgentCannedResponse", "updateAgentCannedResponse", "retireAgentCannedResponse", "listAgentTicketCannedResponses", "cancelAgentPlayerDeletion", "listAgentUsers", "listAgentTags", "markAgentTicketRead", "listAgentSavedViews", "createAgentSavedView", "deleteAgentSavedView",
   "createAgentTicketAttachment", "listAgentFields", "exportAgentAuditLog", "listAgentApiKeys", "createAgentApiKey", "revokeAgentApiKey",
+  "listAgentGames", "createAgentGame", "getAgentGame", "updateAgentGame", "setAgentGameMetadataKeys", "checkAgentMetadataToken", "createAgentEnvironment",
+  "rotateAgentEnvironmentToken",
 ]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
@@ -140,7 +150,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 39 of the agent API, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 47 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });
