@@ -13,6 +13,8 @@ import { Inbox } from "./pages/inbox.tsx";
 import { SearchPage } from "./pages/search.tsx";
 import { ApiKeysPage } from "./pages/settings/api-keys.tsx";
 import { AuditLogPage } from "./pages/settings/audit-log.tsx";
+import { GamePage } from "./pages/settings/game.tsx";
+import { GamesPage } from "./pages/settings/games.tsx";
 import { TicketPage } from "./pages/ticket.tsx";
 import { ForgotPassword } from "./pages/forgot-password.tsx";
 import { NotFound } from "./pages/not-found.tsx";
@@ -68,6 +70,9 @@ export function App() {
     if (user.user.role !== "admin") return <AdminsOnly />;
     if (path === "/settings/api-keys") return <ApiKeysPage />;
     if (path === "/settings/audit-log") return <AuditLogPage />;
+    if (path === "/settings/games") return <GamesPage />;
+    const game = /^\/settings\/games\/([0-9a-f-]{36})$/i.exec(path);
+    if (game) return <GamePage gameId={game[1]!.toLowerCase()} />;
     if (path === "/settings") return <Loading />;
   }
   if (path === "/") return <Loading />;

@@ -128,11 +128,12 @@ export async function rotateEnvironmentToken(
   return inTransaction(db, async (trx) => {
     const before = isUuid(companyId) && isUuid(environmentId) ? await findLiveEnvironment(trx, companyId, environmentId, true) : undefined;
     if (!before || before.gameId !== gameId) throw notFound("environment not found");
+    const game = await requireLiveGame(trx, companyId, gameId);
     const after = await rotateEnvironmentTokenRow(trx, environmentId, new Date(now.getTime() + overlapSeconds * 1000), now);
     await writeEvents(trx, [newEvent("content.environment.token_rotated", companyId, tokenRotatedEventData(after))]);
     await writeAudit(trx, {
       action: "environment.token_rotated", companyId, userId: null, actor: origin.actor, clientAddress: origin.clientAddress,
-      target: { type: "environment", id: after.id }, before: auditedEnvironment(before), after: auditedEnvironment(after), detail: { overlapSeconds },
+      target: { type: "environment", id: after.id }, before: auditedEnvironment(before, game.name), after: auditedEnvironment(after, game.name), detail: { overlapSeconds },
     });
     return after;
   });
@@ -171,13 +172,13 @@ export async function deleteGame(db: Db, gameId: string, companyId?: string): Pr
 export async function createEnvironment(db: Db, companyId: string, gameId: string, input: { name: string }, origin?: ChangeOrigin): Promise<GameEnvironment> {
   const { name } = parseNewEnvironment(input);
   return inTransaction(db, async (trx) => {
-    await requireLiveGame(trx, companyId, gameId);
+    const game = await requireLiveGame(trx, companyId, gameId);
     const environment = await uniqueOrConflict(insertEnvironment(trx, companyId, gameId, name), `the game already has an environment named ${name}`);
     await writeEvents(trx, [newEvent("content.environment.created", companyId, environmentEventData(environment))]);
     if (origin && origin.audit !== false) {
       await writeAudit(trx, {
         action: "environment.created", companyId, userId: null, actor: origin.actor, clientAddress: origin.clientAddress,
-        target: { type: "environment", id: environment.id }, before: null, after: auditedEnvironment(environment),
+        target: { type: "environment", id: environment.id }, before: null, after: auditedEnvironment(environment, game.name),
       });
     }
     return environment;

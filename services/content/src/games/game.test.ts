@@ -87,7 +87,7 @@ describe("game changes in the settings", () => {
     const at = new Date("2026-12-01T00:00:00Z");
     const audited = auditedEnvironment({
       id: "e", companyId: "c", gameId: "g", name: "production", token: "0123456789abcdef", previousToken: "fedcba9876543210", previousTokenExpiresAt: at, tokenRotatedAt: at, createdAt: at,
-    });
-    expect(audited).toEqual({ gameId: "g", name: "production", tokenPrefix: "01234567", previousTokenPrefix: "fedcba98", previousTokenExpiresAt: at.toISOString() });
+    }, "Galaxy");
+    expect(audited).toEqual({ game: "Galaxy", name: "production", tokenPrefix: "01234567", previousTokenPrefix: "fedcba98", previousTokenExpiresAt: at.toISOString() });
   });
 });

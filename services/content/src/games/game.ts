@@ -202,9 +202,9 @@ export function auditedGame(game: Game): Record<string, unknown> {
 }
 
 /** An environment as the audit log keeps it: its tokens by their prefixes only. */
-export function auditedEnvironment(environment: GameEnvironment): Record<string, unknown> {
+export function auditedEnvironment(environment: GameEnvironment, gameName: string): Record<string, unknown> {
   return {
-    gameId: environment.gameId,
+    game: gameName,
     name: environment.name,
     tokenPrefix: tokenPrefixOf(environment.token),
     previousTokenPrefix: tokenPrefixOf(environment.previousToken),

@@ -14,7 +14,7 @@ const dateTime = new Intl.DateTimeFormat(language, { dateStyle: "medium", timeSt
 const PAGE = 50;
 
 /** The kinds of action the filter offers: a family of actions each (the API's `action=<family>.`). */
-const FAMILIES = ["sign_in.", "session.", "password.", "two_factor.", "user.", "api_key.", "canned_response.", "tenant."] as const;
+const FAMILIES = ["sign_in.", "session.", "password.", "two_factor.", "user.", "api_key.", "game.", "environment.", "canned_response.", "tenant."] as const;
 
 interface Filters {
   action: string;

@@ -435,9 +435,9 @@ export declare type GetCompanyGameRequest = Message<"content.v1.GetCompanyGameRe
 export declare const GetCompanyGameRequestSchema: GenMessage<GetCompanyGameRequest>;
 
 /**
- * @generated from message content.v1.CompanyGameResponse
+ * @generated from message content.v1.GetCompanyGameResponse
  */
-export declare type CompanyGameResponse = Message<"content.v1.CompanyGameResponse"> & {
+export declare type GetCompanyGameResponse = Message<"content.v1.GetCompanyGameResponse"> & {
   /**
    * @generated from field: content.v1.CompanyGame game = 1;
    */
@@ -445,10 +445,10 @@ export declare type CompanyGameResponse = Message<"content.v1.CompanyGameRespons
 };
 
 /**
- * Describes the message content.v1.CompanyGameResponse.
- * Use `create(CompanyGameResponseSchema)` to create a new message.
+ * Describes the message content.v1.GetCompanyGameResponse.
+ * Use `create(GetCompanyGameResponseSchema)` to create a new message.
  */
-export declare const CompanyGameResponseSchema: GenMessage<CompanyGameResponse>;
+export declare const GetCompanyGameResponseSchema: GenMessage<GetCompanyGameResponse>;
 
 /**
  * @generated from message content.v1.CreateCompanyGameRequest
@@ -489,6 +489,22 @@ export declare const CreateCompanyGameRequestSchema: GenMessage<CreateCompanyGam
 /**
  * LanguageList wraps a list so that "not changed" (absent) differs from an empty list.
  *
+ * @generated from message content.v1.CreateCompanyGameResponse
+ */
+export declare type CreateCompanyGameResponse = Message<"content.v1.CreateCompanyGameResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyGame game = 1;
+   */
+  game?: CompanyGame | undefined;
+};
+
+/**
+ * Describes the message content.v1.CreateCompanyGameResponse.
+ * Use `create(CreateCompanyGameResponseSchema)` to create a new message.
+ */
+export declare const CreateCompanyGameResponseSchema: GenMessage<CreateCompanyGameResponse>;
+
+/**
  * @generated from message content.v1.LanguageList
  */
 export declare type LanguageList = Message<"content.v1.LanguageList"> & {
@@ -541,6 +557,22 @@ export declare type UpdateCompanyGameRequest = Message<"content.v1.UpdateCompany
 export declare const UpdateCompanyGameRequestSchema: GenMessage<UpdateCompanyGameRequest>;
 
 /**
+ * @generated from message content.v1.UpdateCompanyGameResponse
+ */
+export declare type UpdateCompanyGameResponse = Message<"content.v1.UpdateCompanyGameResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyGame game = 1;
+   */
+  game?: CompanyGame | undefined;
+};
+
+/**
+ * Describes the message content.v1.UpdateCompanyGameResponse.
+ * Use `create(UpdateCompanyGameResponseSchema)` to create a new message.
+ */
+export declare const UpdateCompanyGameResponseSchema: GenMessage<UpdateCompanyGameResponse>;
+
+/**
  * @generated from message content.v1.SetCompanyGameMetadataKeysRequest
  */
 export declare type SetCompanyGameMetadataKeysRequest = Message<"content.v1.SetCompanyGameMetadataKeysRequest"> & {
@@ -567,6 +599,22 @@ export declare type SetCompanyGameMetadataKeysRequest = Message<"content.v1.SetC
  * Use `create(SetCompanyGameMetadataKeysRequestSchema)` to create a new message.
  */
 export declare const SetCompanyGameMetadataKeysRequestSchema: GenMessage<SetCompanyGameMetadataKeysRequest>;
+
+/**
+ * @generated from message content.v1.SetCompanyGameMetadataKeysResponse
+ */
+export declare type SetCompanyGameMetadataKeysResponse = Message<"content.v1.SetCompanyGameMetadataKeysResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyGame game = 1;
+   */
+  game?: CompanyGame | undefined;
+};
+
+/**
+ * Describes the message content.v1.SetCompanyGameMetadataKeysResponse.
+ * Use `create(SetCompanyGameMetadataKeysResponseSchema)` to create a new message.
+ */
+export declare const SetCompanyGameMetadataKeysResponseSchema: GenMessage<SetCompanyGameMetadataKeysResponse>;
 
 /**
  * @generated from message content.v1.CreateCompanyEnvironmentRequest
@@ -630,9 +678,9 @@ export declare type RotateCompanyEnvironmentTokenRequest = Message<"content.v1.R
 export declare const RotateCompanyEnvironmentTokenRequestSchema: GenMessage<RotateCompanyEnvironmentTokenRequest>;
 
 /**
- * @generated from message content.v1.CompanyEnvironmentResponse
+ * @generated from message content.v1.CreateCompanyEnvironmentResponse
  */
-export declare type CompanyEnvironmentResponse = Message<"content.v1.CompanyEnvironmentResponse"> & {
+export declare type CreateCompanyEnvironmentResponse = Message<"content.v1.CreateCompanyEnvironmentResponse"> & {
   /**
    * @generated from field: content.v1.CompanyEnvironment environment = 1;
    */
@@ -640,10 +688,26 @@ export declare type CompanyEnvironmentResponse = Message<"content.v1.CompanyEnvi
 };
 
 /**
- * Describes the message content.v1.CompanyEnvironmentResponse.
- * Use `create(CompanyEnvironmentResponseSchema)` to create a new message.
+ * Describes the message content.v1.CreateCompanyEnvironmentResponse.
+ * Use `create(CreateCompanyEnvironmentResponseSchema)` to create a new message.
  */
-export declare const CompanyEnvironmentResponseSchema: GenMessage<CompanyEnvironmentResponse>;
+export declare const CreateCompanyEnvironmentResponseSchema: GenMessage<CreateCompanyEnvironmentResponse>;
+
+/**
+ * @generated from message content.v1.RotateCompanyEnvironmentTokenResponse
+ */
+export declare type RotateCompanyEnvironmentTokenResponse = Message<"content.v1.RotateCompanyEnvironmentTokenResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyEnvironment environment = 1;
+   */
+  environment?: CompanyEnvironment | undefined;
+};
+
+/**
+ * Describes the message content.v1.RotateCompanyEnvironmentTokenResponse.
+ * Use `create(RotateCompanyEnvironmentTokenResponseSchema)` to create a new message.
+ */
+export declare const RotateCompanyEnvironmentTokenResponseSchema: GenMessage<RotateCompanyEnvironmentTokenResponse>;
 
 /**
  * CompanySettingsService is what a company's admins change in the support application's
@@ -706,7 +770,7 @@ export declare const CompanySettingsService: GenService<{
   getCompanyGame: {
     methodKind: "unary";
     input: typeof GetCompanyGameRequestSchema;
-    output: typeof CompanyGameResponseSchema;
+    output: typeof GetCompanyGameResponseSchema;
   },
   /**
    * CreateCompanyGame creates a game (the rules of the admin tool's: INVALID_ARGUMENT at /name,
@@ -717,7 +781,7 @@ export declare const CompanySettingsService: GenService<{
   createCompanyGame: {
     methodKind: "unary";
     input: typeof CreateCompanyGameRequestSchema;
-    output: typeof CompanyGameResponseSchema;
+    output: typeof CreateCompanyGameResponseSchema;
   },
   /**
    * UpdateCompanyGame changes a game's name, languages or block_unverified_players (absent
@@ -728,7 +792,7 @@ export declare const CompanySettingsService: GenService<{
   updateCompanyGame: {
     methodKind: "unary";
     input: typeof UpdateCompanyGameRequestSchema;
-    output: typeof CompanyGameResponseSchema;
+    output: typeof UpdateCompanyGameResponseSchema;
   },
   /**
    * SetCompanyGameMetadataKeys replaces the game's JWKS verifying signed metadata tokens with
@@ -739,7 +803,7 @@ export declare const CompanySettingsService: GenService<{
   setCompanyGameMetadataKeys: {
     methodKind: "unary";
     input: typeof SetCompanyGameMetadataKeysRequestSchema;
-    output: typeof CompanyGameResponseSchema;
+    output: typeof SetCompanyGameMetadataKeysResponseSchema;
   },
   /**
    * CreateCompanyEnvironment adds an environment with a new public token to a game.
@@ -749,7 +813,7 @@ export declare const CompanySettingsService: GenService<{
   createCompanyEnvironment: {
     methodKind: "unary";
     input: typeof CreateCompanyEnvironmentRequestSchema;
-    output: typeof CompanyEnvironmentResponseSchema;
+    output: typeof CreateCompanyEnvironmentResponseSchema;
   },
   /**
    * RotateCompanyEnvironmentToken gives an environment a new public token at once; the previous
@@ -760,7 +824,7 @@ export declare const CompanySettingsService: GenService<{
   rotateCompanyEnvironmentToken: {
     methodKind: "unary";
     input: typeof RotateCompanyEnvironmentTokenRequestSchema;
-    output: typeof CompanyEnvironmentResponseSchema;
+    output: typeof RotateCompanyEnvironmentTokenResponseSchema;
   },
 }>;
 
