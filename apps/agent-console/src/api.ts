@@ -294,3 +294,35 @@ export interface Team {
   games: { id: string; name: string }[];
   skillTags: string[];
 }
+
+export interface GameEnvironmentInfo {
+  id: string;
+  gameId: string;
+  name: string;
+  token: string;
+  createdAt: string;
+  previousToken: string | null;
+  previousTokenExpiresAt: string | null;
+  tokenRotatedAt: string | null;
+}
+
+export interface GameSettings {
+  id: string;
+  name: string;
+  slug: string;
+  languages: string[];
+  blockUnverifiedPlayers: boolean;
+  metadataJwks: { keys: Record<string, unknown>[] } | null;
+  createdAt: string;
+  updatedAt: string;
+  environments: GameEnvironmentInfo[];
+}
+
+export interface MetadataTokenCheck {
+  verified: boolean;
+  reason: string | null;
+  message: string | null;
+  kid: string | null;
+  expiresAt: string | null;
+  metadata: Record<string, unknown> | null;
+}

@@ -13,6 +13,8 @@ import { Inbox } from "./pages/inbox.tsx";
 import { SearchPage } from "./pages/search.tsx";
 import { ApiKeysPage } from "./pages/settings/api-keys.tsx";
 import { AuditLogPage } from "./pages/settings/audit-log.tsx";
+import { GamePage } from "./pages/settings/game.tsx";
+import { GamesPage } from "./pages/settings/games.tsx";
 import { TagsAndFieldsPage } from "./pages/settings/tags-and-fields.tsx";
 import { TeamPage } from "./pages/settings/team.tsx";
 import { TicketPage } from "./pages/ticket.tsx";
@@ -68,6 +70,9 @@ export function App() {
   if (path === "/security") return <Security user={user} />;
   if (path === "/settings" || path.startsWith("/settings/")) {
     if (user.user.role !== "admin") return <AdminsOnly />;
+    if (path === "/settings/games") return <GamesPage />;
+    const game = /^\/settings\/games\/([0-9a-f-]{36})$/i.exec(path);
+    if (game) return <GamePage gameId={game[1]!.toLowerCase()} />;
     if (path === "/settings/api-keys") return <ApiKeysPage />;
     if (path === "/settings/audit-log") return <AuditLogPage />;
     if (path === "/settings/tags-and-fields") return <TagsAndFieldsPage />;

@@ -8,7 +8,7 @@ import { createLogger } from "@support/logging";
 import { revokeApiKey } from "../src/api-keys/api-key.service.ts";
 import { createCollector } from "../src/collectors/collector.service.ts";
 import { createField } from "../src/fields/field.service.ts";
-import { createResource, deleteGame } from "../src/games/game.service.ts";
+import { createResource, deleteGame, rotateEnvironmentToken, updateGame } from "../src/games/game.service.ts";
 import { createTag } from "../src/tags/tag.service.ts";
 import { createUser } from "../src/users/user.service.ts";
 import { startContent, type ContentTestContext } from "./context.ts";
@@ -55,11 +55,13 @@ describe("outbox events", () => {
       "content.collector.created",
       "content.company.created",
       "content.environment.created",
+      "content.environment.token_rotated",
       "content.field.created",
       "content.field.retired",
       "content.field.updated",
       "content.game.created",
       "content.game.deleted",
+      "content.game.updated",
       "content.resource.created",
       "content.tag.created",
       "content.tag.retired",
@@ -88,14 +90,17 @@ describe("outbox events", () => {
     await ctx.client.deleteAnnouncement({ companyId: company.id, gameId: game.id }); // nothing to clear, no event
     await ctx.client.deleteEnvironmentAnnouncement({ companyId: company.id, environmentId: environment.id });
     await ctx.client.putAnnouncement({ companyId: company.id, shortContent: { fr: "no primary text" } }).catch(() => undefined); // refused
+    await updateGame(ctx.db, company.id, game.id, { name: "Renamed" }, { actor: OPERATOR });
+    await updateGame(ctx.db, company.id, game.id, { name: "Renamed" }, { actor: OPERATOR }); // no change, no event
+    await rotateEnvironmentToken(ctx.db, company.id, game.id, environment.id, { overlapSeconds: 60 }, { actor: OPERATOR });
     await deleteGame(ctx.db, game.id);
 
     const expected = {
       "content.company.created": 2,
       "content.api_key.created": 1,
       "content.api_key.revoked": 1,
-      // The key's creation and its revocation, in the company's audit log.
-      "content.audit.recorded": 2,
+      // The key's creation and its revocation, the game's change and the token's rotation, in the company's audit log.
+      "content.audit.recorded": 4,
       "content.game.created": 1,
       "content.environment.created": 1,
       "content.resource.created": 1,
@@ -105,6 +110,8 @@ describe("outbox events", () => {
       "content.field.created": 1,
       "content.announcement.updated": 3,
       "content.announcement.cleared": 2,
+      "content.game.updated": 1,
+      "content.environment.token_rotated": 1,
       "content.game.deleted": 1,
     };
     const total = Object.values(expected).reduce((sum, n) => sum + n, 0);
@@ -130,7 +137,13 @@ describe("outbox events", () => {
     expect(audited).toMatchObject([
       { action: "api_key.created", actor: { type: "operator", id: null }, target: { type: "api_key", id: apiKey.id }, before: null, after: { name: apiKey.name, revokedAt: null } },
       { action: "api_key.revoked", actor: { type: "operator", id: null }, target: { type: "api_key", id: apiKey.id }, before: { revokedAt: null }, after: { revokedAt: expect.any(String) } },
+      { action: "game.updated", target: { type: "game", id: game.id }, before: { name: game.name }, after: { name: "Renamed" } },
+      { action: "environment.token_rotated", target: { type: "environment", id: environment.id }, before: { tokenPrefix: environment.token.slice(0, 8), previousTokenPrefix: null } },
     ]);
+    const rotated = received.find((e) => e.type === "content.environment.token_rotated")!;
+    expect(rotated.data).toMatchObject({ id: environment.id, gameId: game.id, previousToken: environment.token });
+    expect(JSON.stringify(audited)).not.toContain(environment.token);
+    expect(received.find((e) => e.type === "content.game.updated")!.data).toMatchObject({ id: game.id, name: "Renamed" });
     expect(JSON.stringify(audited)).not.toContain(apiKey.keyHash);
     const cleared = received.filter((e) => e.type === "content.announcement.cleared").map((e) => e.data);
     expect(cleared).toEqual([

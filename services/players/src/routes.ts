@@ -15,6 +15,8 @@ import { addRateLimitUsage, consumeRateLimit } from "./rate-limits/rate-limit.se
 import type { SessionMetadata, SupportSession } from "./sessions/session.ts";
 import { confirmEmailVerification, startEmailVerification, type EmailVerificationContext } from "./sessions/email-verification.service.ts";
 import { createSupportSession, getSupportSession } from "./sessions/session.service.ts";
+import { checkMetadataToken } from "./sessions/metadata-token.ts";
+import { parseSignedMetadataClaim } from "./sessions/session.ts";
 import type { PlayersDeps } from "./context.ts";
 
 export function playerMessage(player: Player) {
@@ -107,6 +109,14 @@ export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, session
     },
 
     getSupportSession: async (req) => ({ session: sessionMessage(await getSupportSession(db, req.sessionCode)) }),
+
+    checkMetadataToken: async (req) => {
+      const verdict = await checkMetadataToken(req.signedMetadataToken, req.jwks, parseSignedMetadataClaim);
+      if (!verdict.verified) return { verified: false, reason: verdict.reason, message: verdict.message };
+      return {
+        verified: true, kid: verdict.kid, expiresAt: timestampFromDate(verdict.expiresAt), metadata: JSON.parse(JSON.stringify(verdict.metadata)) as JsonObject,
+      };
+    },
 
     startEmailVerification: async (req) => {
       const sent = await startEmailVerification(sessions, req.sessionCode);

@@ -10,6 +10,7 @@ import { AppLayout, Link, PageTitle } from "./layout.tsx";
 /** The settings' sections, in the order of the menu. */
 export const SETTINGS_SECTIONS = [
   { path: "/settings/api-keys", label: "settings.apiKeys" },
+  { path: "/settings/games", label: "settings.games" },
   { path: "/settings/team", label: "settings.team" },
   { path: "/settings/tags-and-fields", label: "settings.tagsAndFields" },
   { path: "/settings/audit-log", label: "settings.auditLog" },
@@ -34,7 +35,7 @@ export function SettingsLayout({ title, children }: { title: string; children: C
           <ul>
             {SETTINGS_SECTIONS.map((section) => (
               <li key={section.path}>
-                <Link to={section.path} className="view-link" current={currentPath.value === section.path}>
+                <Link to={section.path} className="view-link" current={currentPath.value === section.path || currentPath.value.startsWith(`${section.path}/`)}>
                   {t(section.label)}
                 </Link>
               </li>

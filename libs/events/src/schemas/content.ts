@@ -63,6 +63,26 @@ export const gameCreated = defineEvent({
   }),
 });
 
+export const gameUpdated = defineEvent({
+  type: "content.game.updated",
+  description:
+    "An admin changed a game in the settings (its name, languages, blockUnverifiedPlayers or JWKS): the game as it is now, in the shape of content.game.created. Caches of the game are stale.",
+  version: 1,
+  schema: Type.Object({
+    id: Uuid(),
+    name: Type.String(),
+    slug: Type.String({ pattern: "^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$" }),
+    languages: Type.Array(Type.String(), { minItems: 1 }),
+    blockUnverifiedPlayers: Type.Boolean(),
+    metadataJwks: Nullable(
+      Type.Object({ keys: Type.Array(Type.Object({ kty: Type.String() }, { additionalProperties: true, description: "A JSON Web Key (its other members as the key type has them)" })) }),
+      "Public keys (JWKS) verifying signedMetadataToken, or null",
+    ),
+    createdAt: DateTime(),
+    updatedAt: DateTime(),
+  }),
+});
+
 export const gameDeleted = defineEvent({
   type: "content.game.deleted",
   description: "A game was soft-deleted: it is \"game not found\" from now on.",
@@ -79,6 +99,21 @@ export const environmentCreated = defineEvent({
     gameId: Uuid(),
     name: Type.String(),
     token: Uuid("Public token naming the environment on the public session endpoints"),
+  }),
+});
+
+export const environmentTokenRotated = defineEvent({
+  type: "content.environment.token_rotated",
+  description:
+    "An environment got a new public token: `token` works at once, `previousToken` keeps working until `previousTokenExpiresAt` and names nothing after it. Whoever keeps the environment's token replaces it.",
+  version: 1,
+  schema: Type.Object({
+    id: Uuid(),
+    gameId: Uuid(),
+    name: Type.String(),
+    token: Uuid("The new public token"),
+    previousToken: Uuid("The token before the rotation"),
+    previousTokenExpiresAt: DateTime("When the previous token stops working (the time of the rotation for no overlap)"),
   }),
 });
 
@@ -274,7 +309,7 @@ export const auditRecorded = defineEvent({
 export const contentEventsKeepingReference: ReadonlySet<string> = new Set(["content.agent_sessions.ended", "content.audit.recorded"]);
 
 export const contentEvents = [
-  companyCreated, apiKeyCreated, apiKeyRevoked, gameCreated, gameDeleted, environmentCreated, resourceCreated,
+  companyCreated, apiKeyCreated, apiKeyRevoked, gameCreated, gameUpdated, gameDeleted, environmentCreated, environmentTokenRotated, resourceCreated,
   collectorCreated, userCreated, tagCreated, fieldCreated, announcementUpdated, announcementCleared, userDeactivated, agentSessionsEnded,
   auditRecorded, tagUpdated, tagRetired, fieldUpdated, fieldRetired,
 ] as const;

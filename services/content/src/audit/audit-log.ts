@@ -41,6 +41,12 @@ export type AuditAction =
   // API keys (api-keys/): created and revoked in the settings, by `pnpm admin` or a tenant file.
   | "api_key.created"
   | "api_key.revoked"
+  // Games (games/): created and changed by admins in the settings.
+  | "game.created"
+  | "game.updated"
+  | "game.metadata_keys_changed"
+  | "environment.created"
+  | "environment.token_rotated"
   // Tags and custom fields (tags/, fields/): created, changed and retired in the settings.
   | "tag.created"
   | "tag.updated"

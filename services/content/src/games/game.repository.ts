@@ -1,5 +1,5 @@
 // Queries on games, environments and resources. "Live" means not soft-deleted.
-import type { Kysely, Selectable } from "kysely";
+import { sql, type Kysely, type Selectable } from "kysely";
 import type { ContentDatabase } from "../database.ts";
 import type { LanguageCode } from "../common/language.ts";
 import type { Game, GameEnvironment, GameResource, NewGame, NewResource } from "./game.ts";
@@ -12,7 +12,9 @@ type Db = Kysely<ContentDatabase>;
 const GAME_COLUMNS = [
   "id", "company_id", "name", "slug", "languages", "block_unverified_players", "metadata_jwks", "created_at", "updated_at", "deleted_at",
 ] as const satisfies readonly (keyof GameTable)[];
-const ENVIRONMENT_COLUMNS = ["id", "company_id", "game_id", "name", "token", "created_at"] as const satisfies readonly (keyof GameEnvironmentTable)[];
+const ENVIRONMENT_COLUMNS = [
+  "id", "company_id", "game_id", "name", "token", "previous_token", "previous_token_expires_at", "token_rotated_at", "created_at",
+] as const satisfies readonly (keyof GameEnvironmentTable)[];
 const RESOURCE_COLUMNS = ["id", "game_id", "key", "title", "title_localized", "body"] as const satisfies readonly (keyof GameResourceTable)[];
 
 function toGame(row: Pick<Selectable<GameTable>, (typeof GAME_COLUMNS)[number]>): Game {
@@ -31,7 +33,17 @@ function toGame(row: Pick<Selectable<GameTable>, (typeof GAME_COLUMNS)[number]>)
 }
 
 function toEnvironment(row: Pick<Selectable<GameEnvironmentTable>, (typeof ENVIRONMENT_COLUMNS)[number]>): GameEnvironment {
-  return { id: row.id, companyId: row.company_id, gameId: row.game_id, name: row.name, token: row.token, createdAt: row.created_at };
+  return {
+    id: row.id,
+    companyId: row.company_id,
+    gameId: row.game_id,
+    name: row.name,
+    token: row.token,
+    previousToken: row.previous_token,
+    previousTokenExpiresAt: row.previous_token_expires_at,
+    tokenRotatedAt: row.token_rotated_at,
+    createdAt: row.created_at,
+  };
 }
 
 function toResource(row: Pick<Selectable<GameResourceTable>, (typeof RESOURCE_COLUMNS)[number]>): GameResource {
@@ -78,6 +90,65 @@ export async function findLiveGame(db: Db, companyId: string, gameId: string): P
   return row && toGame(row);
 }
 
+/** A live game of the company, locked for a change. */
+export async function findLiveGameForUpdate(db: Db, companyId: string, gameId: string): Promise<Game | undefined> {
+  const row = await db
+    .selectFrom("games")
+    .select(GAME_COLUMNS)
+    .where("company_id", "=", companyId)
+    .where("id", "=", gameId)
+    .where("deleted_at", "is", null)
+    .forUpdate()
+    .executeTakeFirst();
+  return row && toGame(row);
+}
+
+export async function updateGameRow(db: Db, gameId: string, values: Partial<Pick<Game, "name" | "languages" | "blockUnverifiedPlayers" | "metadataJwks">>): Promise<Game> {
+  const row = await db
+    .updateTable("games")
+    .set({
+      ...(values.name !== undefined && { name: values.name }),
+      ...(values.languages !== undefined && { languages: values.languages }),
+      ...(values.blockUnverifiedPlayers !== undefined && { block_unverified_players: values.blockUnverifiedPlayers }),
+      ...(values.metadataJwks !== undefined && { metadata_jwks: values.metadataJwks === null ? null : JSON.stringify(values.metadataJwks) }),
+      updated_at: new Date(),
+    })
+    .where("id", "=", gameId)
+    .returning(GAME_COLUMNS)
+    .executeTakeFirstOrThrow();
+  return toGame(row);
+}
+
+/** Every environment of the company's live games, oldest first. */
+export async function listCompanyEnvironments(db: Db, companyId: string): Promise<GameEnvironment[]> {
+  const rows = await db
+    .selectFrom("game_environments as e")
+    .innerJoin("games as g", "g.id", "e.game_id")
+    .select(ENVIRONMENT_COLUMNS.map((column) => `e.${column}` as const))
+    .where("e.company_id", "=", companyId)
+    .where("g.deleted_at", "is", null)
+    .orderBy("e.created_at")
+    .orderBy("e.id")
+    .execute();
+  return rows.map(toEnvironment);
+}
+
+/** Gives the environment a new random token; the current one becomes the previous one until `expiresAt`. */
+export async function rotateEnvironmentTokenRow(db: Db, environmentId: string, expiresAt: Date, at: Date): Promise<GameEnvironment> {
+  const row = await db
+    .updateTable("game_environments")
+    .set((eb) => ({
+      previous_token: eb.ref("token"),
+      previous_token_expires_at: expiresAt,
+      token_rotated_at: at,
+      token: sql<string>`gen_random_uuid()`,
+    }))
+    .where("id", "=", environmentId)
+    .returning(ENVIRONMENT_COLUMNS)
+    .executeTakeFirstOrThrow();
+  return toEnvironment(row);
+}
+
 /** A live game by its id alone (operators name games by id only). */
 export async function findLiveGameById(db: Db, gameId: string): Promise<Game | undefined> {
   const row = await db.selectFrom("games").select(GAME_COLUMNS).where("id", "=", gameId).where("deleted_at", "is", null).executeTakeFirst();
@@ -118,7 +189,7 @@ export async function listEnvironments(db: Db, companyId: string, gameId: string
 }
 
 /** An environment of a live game of the company. */
-export async function findLiveEnvironment(db: Db, companyId: string, environmentId: string): Promise<GameEnvironment | undefined> {
+export async function findLiveEnvironment(db: Db, companyId: string, environmentId: string, forUpdate = false): Promise<GameEnvironment | undefined> {
   const row = await db
     .selectFrom("game_environments as e")
     .innerJoin("games as g", "g.id", "e.game_id")
@@ -126,16 +197,20 @@ export async function findLiveEnvironment(db: Db, companyId: string, environment
     .where("e.company_id", "=", companyId)
     .where("e.id", "=", environmentId)
     .where("g.deleted_at", "is", null)
+    .$if(forUpdate, (query) => query.forUpdate())
     .executeTakeFirst();
   return row && toEnvironment(row);
 }
 
-/** The environment with this public token and its game, when the game is live. */
-export async function findLiveEnvironmentByToken(db: Db, token: string): Promise<{ environment: GameEnvironment; game: Game } | undefined> {
+/**
+ * The environment with this public token and its game, when the game is live: its current
+ * token, or its previous one until that expires (`now`).
+ */
+export async function findLiveEnvironmentByToken(db: Db, token: string, now: Date = new Date()): Promise<{ environment: GameEnvironment; game: Game } | undefined> {
   const environment = await db
     .selectFrom("game_environments")
     .select(ENVIRONMENT_COLUMNS)
-    .where("token", "=", token)
+    .where((eb) => eb.or([eb("token", "=", token), eb.and([eb("previous_token", "=", token), eb("previous_token_expires_at", ">", now)])]))
     .executeTakeFirst();
   if (!environment) return undefined;
   const game = await findLiveGame(db, environment.company_id, environment.game_id);

@@ -23,6 +23,10 @@ export interface GameEnvironmentTable {
   game_id: string;
   name: string;
   token: Generated<string>;
+  /** The token before the last rotation, still accepted until previous_token_expires_at. */
+  previous_token: string | null;
+  previous_token_expires_at: Date | null;
+  token_rotated_at: Date | null;
   created_at: Generated<Date>;
 }
 

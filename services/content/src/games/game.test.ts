@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AppError } from "@support/errors";
-import { checkJwks, isSlug, parseNewGame } from "./game.ts";
+import { auditedEnvironment, checkJwks, isSlug, parseGameUpdate, parseJwksText, parseNewGame, parseTokenOverlap } from "./game.ts";
 
 describe("game rules", () => {
   it("accepts lower-case slugs with inner hyphens only", () => {
@@ -50,5 +50,44 @@ describe("game rules", () => {
     checkJwks({ key: [] }, "/metadataJwks", shapeIssues);
     checkJwks([], "/metadataJwks", shapeIssues);
     expect(shapeIssues).toHaveLength(2);
+  });
+});
+
+describe("game changes in the settings", () => {
+  const issuesOf = (work: () => unknown) => {
+    try {
+      work();
+    } catch (error) {
+      return (error as AppError).details?.issues?.map((issue) => issue.path);
+    }
+    return [];
+  };
+
+  it("checks only what a change names, by the rules of a new game", () => {
+    expect(parseGameUpdate({ name: " Nebula " })).toEqual({ name: "Nebula" });
+    expect(parseGameUpdate({ languages: ["de", "en"], blockUnverifiedPlayers: true })).toEqual({ languages: ["de", "en"], blockUnverifiedPlayers: true });
+    expect(issuesOf(() => parseGameUpdate({ name: " ", languages: [], blockUnverifiedPlayers: "yes" }))).toEqual(["/name", "/languages", "/blockUnverifiedPlayers"]);
+  });
+
+  it("reads a pasted JWKS, refusing bad JSON and private keys", () => {
+    expect(parseJwksText("")).toBeNull();
+    expect(parseJwksText('{"keys":[{"kty":"RSA","kid":"k","n":"abc","e":"AQAB"}]}')).toEqual({ keys: [{ kty: "RSA", kid: "k", n: "abc", e: "AQAB" }] });
+    expect(issuesOf(() => parseJwksText("{not json"))).toEqual(["/metadataJwks"]);
+    expect(issuesOf(() => parseJwksText('{"keys":[{"kty":"RSA","d":"secret"}]}'))).toEqual(["/metadataJwks/keys/0/d"]);
+  });
+
+  it("takes a rotation's overlap from 0 to 30 days, 24 hours by default", () => {
+    expect(parseTokenOverlap(undefined)).toBe(24 * 3600);
+    expect(parseTokenOverlap(0)).toBe(0);
+    expect(issuesOf(() => parseTokenOverlap(-1))).toEqual(["/overlapSeconds"]);
+    expect(issuesOf(() => parseTokenOverlap(31 * 24 * 3600))).toEqual(["/overlapSeconds"]);
+  });
+
+  it("keeps tokens out of the audit log but their prefixes", () => {
+    const at = new Date("2026-12-01T00:00:00Z");
+    const audited = auditedEnvironment({
+      id: "e", companyId: "c", gameId: "g", name: "production", token: "0123456789abcdef", previousToken: "fedcba9876543210", previousTokenExpiresAt: at, tokenRotatedAt: at, createdAt: at,
+    }, "Galaxy");
+    expect(audited).toEqual({ game: "Galaxy", name: "production", tokenPrefix: "01234567", previousTokenPrefix: "fedcba98", previousTokenExpiresAt: at.toISOString() });
   });
 });

@@ -30,6 +30,10 @@ export interface GameEnvironment {
   name: string;
   /** Public random token naming the environment in the public endpoints. */
   token: string;
+  /** The token before the last rotation: still accepted until previousTokenExpiresAt, then never again. */
+  previousToken: string | null;
+  previousTokenExpiresAt: Date | null;
+  tokenRotatedAt: Date | null;
   createdAt: Date;
 }
 
@@ -124,6 +128,90 @@ export function parseNewGame(input: NewGameInput): NewGame {
   return { name, slug: input.slug, languages, metadataJwks, blockUnverifiedPlayers };
 }
 
+/** What an admin changes of a game in the settings; absent members stay as they are. */
+export interface GameUpdateInput {
+  name?: unknown;
+  languages?: unknown;
+  blockUnverifiedPlayers?: unknown;
+}
+
+export type GameUpdate = Partial<Pick<Game, "name" | "languages" | "blockUnverifiedPlayers">>;
+
+/**
+ * Checks a change of a game's name, languages or blockUnverifiedPlayers by the rules of a new
+ * game. Removing a language deletes no text: announcements and resources keep their texts in it
+ * (a player asking for that language still gets them, as for any language the game does not
+ * list), and adding the language back brings it into the fallback order again.
+ */
+export function parseGameUpdate(input: GameUpdateInput): GameUpdate {
+  const issues: ValidationIssue[] = [];
+  const update: GameUpdate = {};
+  if (input.name !== undefined) update.name = requiredText(input.name, "/name", issues);
+  if (input.languages !== undefined) update.languages = checkLanguages(input.languages, "/languages", issues);
+  if (input.blockUnverifiedPlayers !== undefined) {
+    if (typeof input.blockUnverifiedPlayers !== "boolean") issues.push({ path: "/blockUnverifiedPlayers", message: "must be a boolean" });
+    else update.blockUnverifiedPlayers = input.blockUnverifiedPlayers;
+  }
+  throwIfInvalid(issues);
+  return update;
+}
+
+/** A game's JWKS as an admin pastes it (JSON text); blank removes it. */
+export function parseJwksText(text: string | undefined): Jwks | null {
+  if (text === undefined || text.trim() === "") return null;
+  let value: unknown = null;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throwIfInvalid([{ path: "/metadataJwks", message: "must be JSON: a JWKS object {\"keys\": [...]}" }]);
+  }
+  const issues: ValidationIssue[] = [];
+  const jwks = checkJwks(value, "/metadataJwks", issues);
+  throwIfInvalid(issues);
+  return jwks;
+}
+
+/** Longest overlap of a token rotation: 30 days. */
+export const MAX_TOKEN_OVERLAP_SECONDS = 30 * 24 * 3600;
+/** The overlap when none is chosen: 24 hours. */
+export const DEFAULT_TOKEN_OVERLAP_SECONDS = 24 * 3600;
+
+/** The overlap of a rotation in seconds: 0 (the previous token stops at once) to 30 days. */
+export function parseTokenOverlap(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_TOKEN_OVERLAP_SECONDS;
+  if (!Number.isInteger(value) || value < 0 || value > MAX_TOKEN_OVERLAP_SECONDS) {
+    throwIfInvalid([{ path: "/overlapSeconds", message: `must be a whole number of seconds from 0 to ${MAX_TOKEN_OVERLAP_SECONDS}` }]);
+  }
+  return value;
+}
+
+/** The first characters of a public token: enough to recognise it in the audit log. */
+export function tokenPrefixOf(token: string | null): string | null {
+  return token === null ? null : token.slice(0, 8);
+}
+
+/** A game's settings as the audit log keeps them: the JWKS by its key ids only. */
+export function auditedGame(game: Game): Record<string, unknown> {
+  return {
+    name: game.name,
+    slug: game.slug,
+    languages: game.languages,
+    blockUnverifiedPlayers: game.blockUnverifiedPlayers,
+    metadataKeyIds: game.metadataJwks === null ? null : game.metadataJwks.keys.map((key) => (typeof key.kid === "string" ? key.kid : null)),
+  };
+}
+
+/** An environment as the audit log keeps it: its tokens by their prefixes only. */
+export function auditedEnvironment(environment: GameEnvironment, gameName: string): Record<string, unknown> {
+  return {
+    game: gameName,
+    name: environment.name,
+    tokenPrefix: tokenPrefixOf(environment.token),
+    previousTokenPrefix: tokenPrefixOf(environment.previousToken),
+    previousTokenExpiresAt: environment.previousTokenExpiresAt?.toISOString() ?? null,
+  };
+}
+
 export function parseNewEnvironment(input: { name: string }): { name: string } {
   const issues: ValidationIssue[] = [];
   const name = requiredText(input.name, "/name", issues, 100);
@@ -190,6 +278,15 @@ export function gameEventData(game: Game) {
 
 export function environmentEventData(environment: GameEnvironment) {
   return { id: environment.id, gameId: environment.gameId, name: environment.name, token: environment.token };
+}
+
+/** The data of content.environment.token_rotated. */
+export function tokenRotatedEventData(environment: GameEnvironment) {
+  return {
+    ...environmentEventData(environment),
+    previousToken: environment.previousToken!,
+    previousTokenExpiresAt: environment.previousTokenExpiresAt!.toISOString(),
+  };
 }
 
 export function resourceEventData(resource: GameResource) {

@@ -15,6 +15,7 @@ import * as userSkills from "./2026_11_29_00_01_00_user_skills.ts";
 import * as cannedResponses from "./2026_11_29_00_02_00_canned_responses.ts";
 import * as companyEmailSender from "./2026_11_30_00_00_00_company_email_sender.ts";
 import * as companySettings from "./2026_12_01_00_00_00_company_settings.ts";
+import * as environmentTokenRotation from "./2026_12_02_00_00_00_environment_token_rotation.ts";
 import * as retiredTagsAndFields from "./2026_12_01_00_01_00_retired_tags_and_fields.ts";
 
 export const migrations: Record<string, Migration> = {
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_30_00_00_00_company_email_sender": companyEmailSender,
   "2026_12_01_00_00_00_company_settings": companySettings,
   "2026_12_01_00_01_00_retired_tags_and_fields": retiredTagsAndFields,
+  "2026_12_02_00_00_00_environment_token_rotation": environmentTokenRotation,
 };

@@ -1,16 +1,20 @@
 // content.v1.CompanySettingsService: what a company's admins change in the support
 // application's settings, mapped onto the use cases of the folders that own each object. Every
 // call first checks that the acting user is an active admin of the company.
-import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { CompanySettingsService, type CompanyApiKeySchema, type SettingsChange, type TeamMemberSchema } from "@support/proto";
+import { CompanySettingsService, type CompanyApiKeySchema, type CompanyEnvironmentSchema, type CompanyGameSchema, type SettingsChange, type TeamMemberSchema } from "@support/proto";
 import { validationError } from "@support/errors";
 import { deactivateUser, inviteUser, resendInvitation, type UserLinksContext } from "../agents/user-links.service.ts";
 import { findTeamMember, listTeam, type TeamMember } from "../agents/team.service.ts";
 import { resetUserTwoFactor } from "../agents/two-factor.service.ts";
 import { isUuid, throwIfInvalid } from "../common/validation.ts";
-import { listLiveGames } from "../games/game.repository.ts";
+import { listEnvironments, listLiveGames } from "../games/game.repository.ts";
+import type { Game, GameEnvironment } from "../games/game.ts";
+import {
+  createEnvironment, createGame, getGame, listGamesWithEnvironments, rotateEnvironmentToken, setGameMetadataKeys, updateGame,
+} from "../games/game.service.ts";
 import { listLiveTags } from "../tags/tag.repository.ts";
 import { userActor, type ChangeOrigin } from "../audit/audit-log.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../api-keys/api-key.service.ts";
@@ -54,6 +58,33 @@ function teamMemberMessage(member: TeamMember): MessageInitShape<typeof TeamMemb
     lastSignedInAt: member.lastSignedInAt ? timestampFromDate(member.lastSignedInAt) : undefined,
     signedInNow: member.signedInNow,
     createdAt: timestampFromDate(user.createdAt),
+  };
+}
+
+function environmentMessage(environment: GameEnvironment): MessageInitShape<typeof CompanyEnvironmentSchema> {
+  return {
+    id: environment.id,
+    gameId: environment.gameId,
+    name: environment.name,
+    token: environment.token,
+    createdAt: timestampFromDate(environment.createdAt),
+    previousToken: environment.previousToken ?? undefined,
+    previousTokenExpiresAt: environment.previousTokenExpiresAt ? timestampFromDate(environment.previousTokenExpiresAt) : undefined,
+    tokenRotatedAt: environment.tokenRotatedAt ? timestampFromDate(environment.tokenRotatedAt) : undefined,
+  };
+}
+
+function gameMessage(game: Game, environments: GameEnvironment[]): MessageInitShape<typeof CompanyGameSchema> {
+  return {
+    id: game.id,
+    name: game.name,
+    slug: game.slug,
+    languages: game.languages,
+    blockUnverifiedPlayers: game.blockUnverifiedPlayers,
+    metadataJwks: game.metadataJwks === null ? undefined : (game.metadataJwks as unknown as JsonObject),
+    createdAt: timestampFromDate(game.createdAt),
+    updatedAt: timestampFromDate(game.updatedAt),
+    environments: environments.map(environmentMessage),
   };
 }
 
@@ -163,6 +194,39 @@ export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<Content
       const origin = await adminChange(db, req.change, "resets two-factor");
       const { user } = await resetUserTwoFactor(links, { companyId: origin.companyId, userId: req.userId }, new Date(), origin);
       return memberOf(origin.companyId, user.id);
+    },
+
+    listCompanyGames: async (req) => {
+      const { companyId } = await adminChange(db, req.change, "sees its games");
+      return { games: (await listGamesWithEnvironments(db, companyId)).map(({ game, environments }) => gameMessage(game, environments)) };
+    },
+    getCompanyGame: async (req) => {
+      const { companyId } = await adminChange(db, req.change, "sees its games");
+      const { game, environments } = await getGame(db, companyId, req.gameId);
+      return { game: gameMessage(game, environments) };
+    },
+    createCompanyGame: async (req) => {
+      const origin = await adminChange(db, req.change, "creates games");
+      const game = await createGame(db, origin.companyId, { name: req.name, slug: req.slug, languages: req.languages, blockUnverifiedPlayers: req.blockUnverifiedPlayers }, origin);
+      return { game: gameMessage(game, []) };
+    },
+    updateCompanyGame: async (req) => {
+      const origin = await adminChange(db, req.change, "changes games");
+      const game = await updateGame(db, origin.companyId, req.gameId, { name: req.name, languages: req.languages?.codes, blockUnverifiedPlayers: req.blockUnverifiedPlayers }, origin);
+      return { game: gameMessage(game, await listEnvironments(db, origin.companyId, game.id)) };
+    },
+    setCompanyGameMetadataKeys: async (req) => {
+      const origin = await adminChange(db, req.change, "changes games");
+      const game = await setGameMetadataKeys(db, origin.companyId, req.gameId, req.jwksJson, origin);
+      return { game: gameMessage(game, await listEnvironments(db, origin.companyId, game.id)) };
+    },
+    createCompanyEnvironment: async (req) => {
+      const origin = await adminChange(db, req.change, "creates environments");
+      return { environment: environmentMessage(await createEnvironment(db, origin.companyId, req.gameId, { name: req.name }, origin)) };
+    },
+    rotateCompanyEnvironmentToken: async (req) => {
+      const origin = await adminChange(db, req.change, "rotates environment tokens");
+      return { environment: environmentMessage(await rotateEnvironmentToken(db, origin.companyId, req.gameId, req.environmentId, { overlapSeconds: req.overlapSeconds }, origin)) };
     },
   });
 }

@@ -34,6 +34,15 @@ export async function insertEnvironment(db: Db, environment: { environmentId: st
     .execute();
 }
 
+/** An environment's new token after a rotation (an environment not yet known is added with it). */
+export async function replaceEnvironmentToken(db: Db, environment: { environmentId: string; gameId: string; token: string; at: Date }): Promise<void> {
+  await db
+    .insertInto("game_environments")
+    .values({ environment_id: environment.environmentId, game_id: environment.gameId, token: environment.token, created_at: environment.at })
+    .onConflict((oc) => oc.column("environment_id").doUpdateSet({ token: environment.token }))
+    .execute();
+}
+
 /** A live game by id, with its first environment's token. */
 export async function findGame(db: Db, gameId: string): Promise<KnownGame | undefined> {
   const row = await db.selectFrom("games").selectAll().where("game_id", "=", gameId).where("deleted", "=", false).executeTakeFirst();

@@ -1,11 +1,14 @@
 // The games the email channel knows from content's events: whose a game's support address is,
 // its languages, and the link to continue a conversation on the web support page.
 import type { EmailContext } from "../context.ts";
-import { findGame, insertEnvironment, markGameDeleted, upsertGame, type KnownGame } from "./game.repository.ts";
+import { findGame, insertEnvironment, markGameDeleted, replaceEnvironmentToken, upsertGame, type KnownGame } from "./game.repository.ts";
 
 export const rememberGame = (ctx: Pick<EmailContext, "db">, game: Omit<KnownGame, "environmentToken">) => upsertGame(ctx.db, game);
 export const rememberEnvironment = (ctx: Pick<EmailContext, "db">, environment: { environmentId: string; gameId: string; token: string; at: Date }) =>
   insertEnvironment(ctx.db, environment);
+/** A rotated token: links written from now on carry the new one (mails sent before keep the old one, which stops when its overlap ends). */
+export const rememberRotatedToken = (ctx: Pick<EmailContext, "db">, environment: { environmentId: string; gameId: string; token: string; at: Date }) =>
+  replaceEnvironmentToken(ctx.db, environment);
 export const forgetGame = (ctx: Pick<EmailContext, "db">, gameId: string) => markGameDeleted(ctx.db, gameId);
 export const knownGame = (ctx: Pick<EmailContext, "db">, gameId: string) => findGame(ctx.db, gameId);
 

@@ -1473,6 +1473,164 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/settings/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's games with their environments (admins)
+         * @description Every live game of the company, oldest first, with its languages, whether it refuses
+         *     unverified players, its public keys for signed metadata (JWKS) and its environments with
+         *     their public tokens (a token is not secret: it is in the game's support links). An
+         *     environment whose token was rotated names the previous token and when it stops working.
+         */
+        get: operations["listAgentSettingsGames"];
+        put?: never;
+        /**
+         * Create a game (admins)
+         * @description A new game of the company, by the rules of the admin tool: a name, a slug (1-64
+         *     lower-case letters, digits and inner hyphens, unique in the company: **409** otherwise),
+         *     at least one language (each once; the first is the first fallback), and whether players
+         *     whose identity is not verified are refused. It has no environment yet.
+         */
+        post: operations["createAgentSettingsGame"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/games/{gameId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * One game of the company with its environments (admins)
+         * @description A game of another company, a deleted one or none is **404**.
+         */
+        get: operations["getAgentSettingsGame"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename a game or change its languages and blockUnverifiedPlayers (admins)
+         * @description Changes what the body names; the rest stays (the slug never changes: it is in links
+         *     and file names). The languages follow the rules of a new game. Removing a language
+         *     deletes no text: announcements and help articles keep their texts in it, and a player
+         *     who asks for that language still gets them; the language only leaves the game's
+         *     fallback order (adding it back restores it). A change that changes nothing records
+         *     nothing. The gateways' and the services' copies of the game are evicted by the
+         *     `content.game.updated` event.
+         */
+        patch: operations["updateAgentSettingsGame"];
+        trace?: never;
+    };
+    "/agent-api/settings/games/{gameId}/metadata-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the game's public keys for signed player metadata (admins)
+         * @description Replaces the JWKS (`{"keys": [...]}`) that verifies the game's `signedMetadataToken`s
+         *     with the one given (public keys only: a key with a private member such as `d` is a
+         *     **400** at its path); `null` removes it, after which every signed token of the game is
+         *     refused. Sessions read the keys on every request, so the change holds at once. A JWKS
+         *     URL fetched by the service is not supported: paste the keys.
+         */
+        put: operations["setAgentGameMetadataKeys"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/games/{gameId}/metadata-token-checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a signed metadata token against the game's keys (admins)
+         * @description Verifies a `signedMetadataToken` with the game's saved JWKS exactly as a session
+         *     request would (the same code in the players service) and says whether it verifies and,
+         *     if not, why: `reason` is one of `malformed`, `algorithm_not_accepted`, `no_keys`,
+         *     `unknown_kid`, `unusable_key`, `bad_signature`, `expired`, `not_yet_valid`,
+         *     `invalid_claims`, `invalid_metadata`, and `message` is what the session request would
+         *     answer. Changes nothing; the token is not kept.
+         */
+        post: operations["checkAgentMetadataToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/games/{gameId}/environments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an environment to a game (admins)
+         * @description A new environment (production, staging, ...) with a new public token, usable at once on
+         *     the public session endpoints (`/support/sessions/redirect?token=...`). Its name is
+         *     unique in the game (**409** otherwise).
+         */
+        post: operations["createAgentEnvironment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/games/{gameId}/environments/{environmentId}/token-rotation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give an environment a new public token (admins)
+         * @description The new token works at once. The previous one keeps working for `overlapSeconds` (24
+         *     hours when left out; 0 stops it at once; at most 30 days) and then names nothing: a
+         *     session request with it is a **404**, on every replica, since the token is looked up
+         *     on every session request. Sessions opened before keep working. A token replaced by an
+         *     earlier rotation stops at once. The email service's links use the new token from the
+         *     `content.environment.token_rotated` event on.
+         */
+        post: operations["rotateAgentEnvironmentToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/stream": {
         parameters: {
             query?: never;
@@ -2154,6 +2312,70 @@ export interface components {
                 [key: string]: string;
             };
             actions?: components["schemas"]["AgentCannedActions"];
+        };
+        AgentGame: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            slug: string;
+            languages: components["schemas"]["Language"][];
+            blockUnverifiedPlayers: boolean;
+            /** @description The public keys (JWKS) verifying signed metadata tokens; null: none. */
+            metadataJwks: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            environments: components["schemas"]["AgentGameEnvironment"][];
+        };
+        AgentGameEnvironment: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            gameId: string;
+            name: string;
+            /**
+             * Format: uuid
+             * @description The public token (in the game's support links; not secret).
+             */
+            token: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @description The token before the last rotation; null: never rotated.
+             */
+            previousToken: string | null;
+            /**
+             * Format: date-time
+             * @description When the previous token stops (or stopped) working.
+             */
+            previousTokenExpiresAt: string | null;
+            /** Format: date-time */
+            tokenRotatedAt: string | null;
+        };
+        AgentMetadataTokenCheck: {
+            verified: boolean;
+            /**
+             * @description Why it does not verify; null when it does.
+             * @enum {string|null}
+             */
+            reason: "malformed" | "algorithm_not_accepted" | "no_keys" | "unknown_kid" | "unusable_key" | "bad_signature" | "expired" | "not_yet_valid" | "invalid_claims" | "invalid_metadata" | null;
+            /** @description What a session request would answer at /signedMetadataToken; null when it verifies. */
+            message: string | null;
+            /** @description The key that verified it. */
+            kid: string | null;
+            /**
+             * Format: date-time
+             * @description The token's `exp`.
+             */
+            expiresAt: string | null;
+            /** @description The claim metadata as a session would take it ({player, tags, fields}). */
+            metadata: {
+                [key: string]: unknown;
+            } | null;
         };
         AgentTicketCannedResponse: {
             /** Format: uuid */
@@ -6764,6 +6986,322 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentSettingsGames: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The games. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        games: components["schemas"]["AgentGame"][];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createAgentSettingsGame: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    slug: string;
+                    languages: components["schemas"]["Language"][];
+                    /** @description Refuse sessions of players whose identity is not verified (default false). */
+                    blockUnverifiedPlayers?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentGame"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getAgentSettingsGame: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The game. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentGame"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    updateAgentSettingsGame: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    languages?: components["schemas"]["Language"][];
+                    blockUnverifiedPlayers?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The game as it is now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentGame"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    setAgentGameMetadataKeys: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The JWKS; null removes the keys. */
+                    metadataJwks: {
+                        [key: string]: unknown;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The game as it is now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentGame"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    checkAgentMetadataToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    signedMetadataToken: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The verdict. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentMetadataTokenCheck"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createAgentEnvironment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentGameEnvironment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    rotateAgentEnvironmentToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                gameId: string;
+                environmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How long the previous token keeps working (default 86400). */
+                    overlapSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The environment with its new token. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentGameEnvironment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -1,8 +1,8 @@
 import { createHmac, createSign, generateKeyPairSync } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { isAppError } from "@support/errors";
+import { isAppError, validationError } from "@support/errors";
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from "jose";
-import { rsaModulusBits, verifyMetadataToken } from "./metadata-token.ts";
+import { checkMetadataToken, rsaModulusBits, verifyMetadataToken } from "./metadata-token.ts";
 
 interface KeyPair {
   kid: string;
@@ -134,5 +134,33 @@ describe("signedMetadataToken verification", () => {
     expect(rsaModulusBits(current.jwk.n!)).toBe(2048);
     expect(rsaModulusBits(Buffer.from([0, 0x01, 0xff]).toString("base64url"))).toBe(9);
     expect(rsaModulusBits("")).toBe(0);
+  });
+});
+
+describe("checkMetadataToken (the settings' test tool)", () => {
+  it("answers the verification of verifyMetadataToken as a verdict with a reason", async () => {
+    const key = await rsaKey("k-check");
+    const other = await rsaKey("k-check");
+    const jwks = { keys: [key.jwk] };
+    const parse = (claim: unknown) => claim;
+    const good = await checkMetadataToken(await sign(key), jwks, parse);
+    expect(good).toMatchObject({ verified: true, kid: "k-check", metadata });
+    expect((good as { expiresAt: Date }).expiresAt).toBeInstanceOf(Date);
+    const reasons = [
+      await checkMetadataToken(await sign(other), jwks, parse),
+      await checkMetadataToken(await sign(key, { exp: Math.floor(Date.now() / 1000) - 600 }), jwks, parse),
+      await checkMetadataToken(await sign(key, { kid: "nobody" }), jwks, parse),
+      await checkMetadataToken("nope", jwks, parse),
+      await checkMetadataToken(await sign(key), undefined, parse),
+    ].map((verdict) => (verdict.verified ? "verified" : verdict.reason));
+    expect(reasons).toEqual(["bad_signature", "expired", "unknown_kid", "malformed", "no_keys"]);
+    // The message is the one a session request answers.
+    const refused = await checkMetadataToken(await sign(other), jwks, parse);
+    expect(refused).toMatchObject({ verified: false, message: await refusal(await sign(other), jwks) });
+    // A claim the session rules refuse is not "verified".
+    const badClaim = await checkMetadataToken(await sign(key), jwks, () => {
+      throw validationError([{ path: "/signedMetadataToken", message: "claim metadata.player must be an object" }]);
+    });
+    expect(badClaim).toEqual({ verified: false, reason: "invalid_metadata", message: "claim metadata.player must be an object" });
   });
 });

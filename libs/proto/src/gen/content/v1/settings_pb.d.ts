@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { FieldDefinition, Tag } from "./content_pb.js";
 
@@ -1020,6 +1020,447 @@ export declare type UpdateTeamMemberRequest = Message<"content.v1.UpdateTeamMemb
 export declare const UpdateTeamMemberRequestSchema: GenMessage<UpdateTeamMemberRequest>;
 
 /**
+ * @generated from message content.v1.CompanyEnvironment
+ */
+export declare type CompanyEnvironment = Message<"content.v1.CompanyEnvironment"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * The public token (not secret: it is in the game's support links).
+   *
+   * @generated from field: string token = 4;
+   */
+  token: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 5;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * The token before the last rotation and when it stops working (absent: never rotated).
+   *
+   * @generated from field: optional string previous_token = 6;
+   */
+  previousToken?: string | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp previous_token_expires_at = 7;
+   */
+  previousTokenExpiresAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp token_rotated_at = 8;
+   */
+  tokenRotatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message content.v1.CompanyEnvironment.
+ * Use `create(CompanyEnvironmentSchema)` to create a new message.
+ */
+export declare const CompanyEnvironmentSchema: GenMessage<CompanyEnvironment>;
+
+/**
+ * @generated from message content.v1.CompanyGame
+ */
+export declare type CompanyGame = Message<"content.v1.CompanyGame"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string slug = 3;
+   */
+  slug: string;
+
+  /**
+   * @generated from field: repeated string languages = 4;
+   */
+  languages: string[];
+
+  /**
+   * @generated from field: bool block_unverified_players = 5;
+   */
+  blockUnverifiedPlayers: boolean;
+
+  /**
+   * The JWKS verifying signed metadata tokens ({"keys": [...]}); absent when none.
+   *
+   * @generated from field: optional google.protobuf.Struct metadata_jwks = 6;
+   */
+  metadataJwks?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 8;
+   */
+  updatedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: repeated content.v1.CompanyEnvironment environments = 9;
+   */
+  environments: CompanyEnvironment[];
+};
+
+/**
+ * Describes the message content.v1.CompanyGame.
+ * Use `create(CompanyGameSchema)` to create a new message.
+ */
+export declare const CompanyGameSchema: GenMessage<CompanyGame>;
+
+/**
+ * @generated from message content.v1.ListCompanyGamesRequest
+ */
+export declare type ListCompanyGamesRequest = Message<"content.v1.ListCompanyGamesRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+};
+
+/**
+ * Describes the message content.v1.ListCompanyGamesRequest.
+ * Use `create(ListCompanyGamesRequestSchema)` to create a new message.
+ */
+export declare const ListCompanyGamesRequestSchema: GenMessage<ListCompanyGamesRequest>;
+
+/**
+ * @generated from message content.v1.ListCompanyGamesResponse
+ */
+export declare type ListCompanyGamesResponse = Message<"content.v1.ListCompanyGamesResponse"> & {
+  /**
+   * @generated from field: repeated content.v1.CompanyGame games = 1;
+   */
+  games: CompanyGame[];
+};
+
+/**
+ * Describes the message content.v1.ListCompanyGamesResponse.
+ * Use `create(ListCompanyGamesResponseSchema)` to create a new message.
+ */
+export declare const ListCompanyGamesResponseSchema: GenMessage<ListCompanyGamesResponse>;
+
+/**
+ * @generated from message content.v1.GetCompanyGameRequest
+ */
+export declare type GetCompanyGameRequest = Message<"content.v1.GetCompanyGameRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message content.v1.GetCompanyGameRequest.
+ * Use `create(GetCompanyGameRequestSchema)` to create a new message.
+ */
+export declare const GetCompanyGameRequestSchema: GenMessage<GetCompanyGameRequest>;
+
+/**
+ * @generated from message content.v1.GetCompanyGameResponse
+ */
+export declare type GetCompanyGameResponse = Message<"content.v1.GetCompanyGameResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyGame game = 1;
+   */
+  game?: CompanyGame | undefined;
+};
+
+/**
+ * Describes the message content.v1.GetCompanyGameResponse.
+ * Use `create(GetCompanyGameResponseSchema)` to create a new message.
+ */
+export declare const GetCompanyGameResponseSchema: GenMessage<GetCompanyGameResponse>;
+
+/**
+ * @generated from message content.v1.CreateCompanyGameRequest
+ */
+export declare type CreateCompanyGameRequest = Message<"content.v1.CreateCompanyGameRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string slug = 3;
+   */
+  slug: string;
+
+  /**
+   * @generated from field: repeated string languages = 4;
+   */
+  languages: string[];
+
+  /**
+   * @generated from field: bool block_unverified_players = 5;
+   */
+  blockUnverifiedPlayers: boolean;
+};
+
+/**
+ * Describes the message content.v1.CreateCompanyGameRequest.
+ * Use `create(CreateCompanyGameRequestSchema)` to create a new message.
+ */
+export declare const CreateCompanyGameRequestSchema: GenMessage<CreateCompanyGameRequest>;
+
+/**
+ * LanguageList wraps a list so that "not changed" (absent) differs from an empty list.
+ *
+ * @generated from message content.v1.CreateCompanyGameResponse
+ */
+export declare type CreateCompanyGameResponse = Message<"content.v1.CreateCompanyGameResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyGame game = 1;
+   */
+  game?: CompanyGame | undefined;
+};
+
+/**
+ * Describes the message content.v1.CreateCompanyGameResponse.
+ * Use `create(CreateCompanyGameResponseSchema)` to create a new message.
+ */
+export declare const CreateCompanyGameResponseSchema: GenMessage<CreateCompanyGameResponse>;
+
+/**
+ * @generated from message content.v1.LanguageList
+ */
+export declare type LanguageList = Message<"content.v1.LanguageList"> & {
+  /**
+   * @generated from field: repeated string codes = 1;
+   */
+  codes: string[];
+};
+
+/**
+ * Describes the message content.v1.LanguageList.
+ * Use `create(LanguageListSchema)` to create a new message.
+ */
+export declare const LanguageListSchema: GenMessage<LanguageList>;
+
+/**
+ * @generated from message content.v1.UpdateCompanyGameRequest
+ */
+export declare type UpdateCompanyGameRequest = Message<"content.v1.UpdateCompanyGameRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: optional string name = 3;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: optional content.v1.LanguageList languages = 4;
+   */
+  languages?: LanguageList | undefined;
+
+  /**
+   * @generated from field: optional bool block_unverified_players = 5;
+   */
+  blockUnverifiedPlayers?: boolean | undefined;
+};
+
+/**
+ * Describes the message content.v1.UpdateCompanyGameRequest.
+ * Use `create(UpdateCompanyGameRequestSchema)` to create a new message.
+ */
+export declare const UpdateCompanyGameRequestSchema: GenMessage<UpdateCompanyGameRequest>;
+
+/**
+ * @generated from message content.v1.UpdateCompanyGameResponse
+ */
+export declare type UpdateCompanyGameResponse = Message<"content.v1.UpdateCompanyGameResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyGame game = 1;
+   */
+  game?: CompanyGame | undefined;
+};
+
+/**
+ * Describes the message content.v1.UpdateCompanyGameResponse.
+ * Use `create(UpdateCompanyGameResponseSchema)` to create a new message.
+ */
+export declare const UpdateCompanyGameResponseSchema: GenMessage<UpdateCompanyGameResponse>;
+
+/**
+ * @generated from message content.v1.SetCompanyGameMetadataKeysRequest
+ */
+export declare type SetCompanyGameMetadataKeysRequest = Message<"content.v1.SetCompanyGameMetadataKeysRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * The JWKS as pasted (JSON text); empty removes the game's keys.
+   *
+   * @generated from field: string jwks_json = 3;
+   */
+  jwksJson: string;
+};
+
+/**
+ * Describes the message content.v1.SetCompanyGameMetadataKeysRequest.
+ * Use `create(SetCompanyGameMetadataKeysRequestSchema)` to create a new message.
+ */
+export declare const SetCompanyGameMetadataKeysRequestSchema: GenMessage<SetCompanyGameMetadataKeysRequest>;
+
+/**
+ * @generated from message content.v1.SetCompanyGameMetadataKeysResponse
+ */
+export declare type SetCompanyGameMetadataKeysResponse = Message<"content.v1.SetCompanyGameMetadataKeysResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyGame game = 1;
+   */
+  game?: CompanyGame | undefined;
+};
+
+/**
+ * Describes the message content.v1.SetCompanyGameMetadataKeysResponse.
+ * Use `create(SetCompanyGameMetadataKeysResponseSchema)` to create a new message.
+ */
+export declare const SetCompanyGameMetadataKeysResponseSchema: GenMessage<SetCompanyGameMetadataKeysResponse>;
+
+/**
+ * @generated from message content.v1.CreateCompanyEnvironmentRequest
+ */
+export declare type CreateCompanyEnvironmentRequest = Message<"content.v1.CreateCompanyEnvironmentRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message content.v1.CreateCompanyEnvironmentRequest.
+ * Use `create(CreateCompanyEnvironmentRequestSchema)` to create a new message.
+ */
+export declare const CreateCompanyEnvironmentRequestSchema: GenMessage<CreateCompanyEnvironmentRequest>;
+
+/**
+ * @generated from message content.v1.RotateCompanyEnvironmentTokenRequest
+ */
+export declare type RotateCompanyEnvironmentTokenRequest = Message<"content.v1.RotateCompanyEnvironmentTokenRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string environment_id = 2;
+   */
+  environmentId: string;
+
+  /**
+   * How long the previous token keeps working; absent: 24 hours.
+   *
+   * @generated from field: optional int32 overlap_seconds = 3;
+   */
+  overlapSeconds?: number | undefined;
+
+  /**
+   * The environment's game (NOT_FOUND when the environment is not one of its).
+   *
+   * @generated from field: string game_id = 4;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message content.v1.RotateCompanyEnvironmentTokenRequest.
+ * Use `create(RotateCompanyEnvironmentTokenRequestSchema)` to create a new message.
+ */
+export declare const RotateCompanyEnvironmentTokenRequestSchema: GenMessage<RotateCompanyEnvironmentTokenRequest>;
+
+/**
+ * @generated from message content.v1.CreateCompanyEnvironmentResponse
+ */
+export declare type CreateCompanyEnvironmentResponse = Message<"content.v1.CreateCompanyEnvironmentResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyEnvironment environment = 1;
+   */
+  environment?: CompanyEnvironment | undefined;
+};
+
+/**
+ * Describes the message content.v1.CreateCompanyEnvironmentResponse.
+ * Use `create(CreateCompanyEnvironmentResponseSchema)` to create a new message.
+ */
+export declare const CreateCompanyEnvironmentResponseSchema: GenMessage<CreateCompanyEnvironmentResponse>;
+
+/**
+ * @generated from message content.v1.RotateCompanyEnvironmentTokenResponse
+ */
+export declare type RotateCompanyEnvironmentTokenResponse = Message<"content.v1.RotateCompanyEnvironmentTokenResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyEnvironment environment = 1;
+   */
+  environment?: CompanyEnvironment | undefined;
+};
+
+/**
+ * Describes the message content.v1.RotateCompanyEnvironmentTokenResponse.
+ * Use `create(RotateCompanyEnvironmentTokenResponseSchema)` to create a new message.
+ */
+export declare const RotateCompanyEnvironmentTokenResponseSchema: GenMessage<RotateCompanyEnvironmentTokenResponse>;
+
+/**
  * CompanySettingsService is what a company's admins change in the support application's
  * settings (the gateway's /agent-api/settings/...). Every call names the company and the acting
  * user, who must be an active admin of that company (PERMISSION_DENIED otherwise, before
@@ -1209,6 +1650,80 @@ export declare const CompanySettingsService: GenService<{
     methodKind: "unary";
     input: typeof ResetTeamMemberTwoFactorRequestSchema;
     output: typeof ResetTeamMemberTwoFactorResponseSchema;
+  },
+  /**
+   * ListCompanyGames returns the company's live games, oldest first, each with its environments.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.ListCompanyGames
+   */
+  listCompanyGames: {
+    methodKind: "unary";
+    input: typeof ListCompanyGamesRequestSchema;
+    output: typeof ListCompanyGamesResponseSchema;
+  },
+  /**
+   * GetCompanyGame returns one live game of the company; NOT_FOUND for another company's or none.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.GetCompanyGame
+   */
+  getCompanyGame: {
+    methodKind: "unary";
+    input: typeof GetCompanyGameRequestSchema;
+    output: typeof GetCompanyGameResponseSchema;
+  },
+  /**
+   * CreateCompanyGame creates a game (the rules of the admin tool's: INVALID_ARGUMENT at /name,
+   * /slug, /languages; ALREADY_EXISTS for a slug the company uses).
+   *
+   * @generated from rpc content.v1.CompanySettingsService.CreateCompanyGame
+   */
+  createCompanyGame: {
+    methodKind: "unary";
+    input: typeof CreateCompanyGameRequestSchema;
+    output: typeof CreateCompanyGameResponseSchema;
+  },
+  /**
+   * UpdateCompanyGame changes a game's name, languages or block_unverified_players (absent
+   * ones stay). Removing a language deletes no text of the game's announcements and resources.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.UpdateCompanyGame
+   */
+  updateCompanyGame: {
+    methodKind: "unary";
+    input: typeof UpdateCompanyGameRequestSchema;
+    output: typeof UpdateCompanyGameResponseSchema;
+  },
+  /**
+   * SetCompanyGameMetadataKeys replaces the game's JWKS verifying signed metadata tokens with
+   * pasted JSON (INVALID_ARGUMENT at /metadataJwks for bad JSON or a private key); empty removes it.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.SetCompanyGameMetadataKeys
+   */
+  setCompanyGameMetadataKeys: {
+    methodKind: "unary";
+    input: typeof SetCompanyGameMetadataKeysRequestSchema;
+    output: typeof SetCompanyGameMetadataKeysResponseSchema;
+  },
+  /**
+   * CreateCompanyEnvironment adds an environment with a new public token to a game.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.CreateCompanyEnvironment
+   */
+  createCompanyEnvironment: {
+    methodKind: "unary";
+    input: typeof CreateCompanyEnvironmentRequestSchema;
+    output: typeof CreateCompanyEnvironmentResponseSchema;
+  },
+  /**
+   * RotateCompanyEnvironmentToken gives an environment a new public token at once; the previous
+   * one keeps working for overlap_seconds (default 24 hours, 0 to 30 days) and then stops.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.RotateCompanyEnvironmentToken
+   */
+  rotateCompanyEnvironmentToken: {
+    methodKind: "unary";
+    input: typeof RotateCompanyEnvironmentTokenRequestSchema;
+    output: typeof RotateCompanyEnvironmentTokenResponseSchema;
   },
 }>;
 

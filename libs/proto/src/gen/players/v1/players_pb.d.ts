@@ -1173,6 +1173,77 @@ export declare type DeletePlayerResponse = Message<"players.v1.DeletePlayerRespo
 export declare const DeletePlayerResponseSchema: GenMessage<DeletePlayerResponse>;
 
 /**
+ * @generated from message players.v1.CheckMetadataTokenRequest
+ */
+export declare type CheckMetadataTokenRequest = Message<"players.v1.CheckMetadataTokenRequest"> & {
+  /**
+   * @generated from field: string signed_metadata_token = 1;
+   */
+  signedMetadataToken: string;
+
+  /**
+   * The game's JWKS ({"keys": [...]}); absent when the game has none (every token is refused).
+   *
+   * @generated from field: optional google.protobuf.Struct jwks = 2;
+   */
+  jwks?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message players.v1.CheckMetadataTokenRequest.
+ * Use `create(CheckMetadataTokenRequestSchema)` to create a new message.
+ */
+export declare const CheckMetadataTokenRequestSchema: GenMessage<CheckMetadataTokenRequest>;
+
+/**
+ * @generated from message players.v1.CheckMetadataTokenResponse
+ */
+export declare type CheckMetadataTokenResponse = Message<"players.v1.CheckMetadataTokenResponse"> & {
+  /**
+   * @generated from field: bool verified = 1;
+   */
+  verified: boolean;
+
+  /**
+   * Why not, when not verified: malformed, algorithm_not_accepted, no_keys, unknown_kid,
+   * unusable_key, bad_signature, expired, not_yet_valid, invalid_claims, invalid_metadata.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * What CreateSupportSession would answer at /signedMetadataToken (empty when verified).
+   *
+   * @generated from field: string message = 3;
+   */
+  message: string;
+
+  /**
+   * When verified: the key that verified it, when it expires and its claim metadata.
+   *
+   * @generated from field: string kid = 4;
+   */
+  kid: string;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp expires_at = 5;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Struct metadata = 6;
+   */
+  metadata?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message players.v1.CheckMetadataTokenResponse.
+ * Use `create(CheckMetadataTokenResponseSchema)` to create a new message.
+ */
+export declare const CheckMetadataTokenResponseSchema: GenMessage<CheckMetadataTokenResponse>;
+
+/**
  * PlayersService owns player identity: players are found or created per game
  * by their external id, else by email. Every request carries the caller's company_id; a player
  * of another company is NOT_FOUND. It also owns public web support sessions and the
@@ -1258,6 +1329,18 @@ export declare const PlayersService: GenService<{
     methodKind: "unary";
     input: typeof CreateSupportSessionRequestSchema;
     output: typeof CreateSupportSessionResponseSchema;
+  },
+  /**
+   * CheckMetadataToken verifies a signed metadata token against a JWKS exactly as
+   * CreateSupportSession does (the same code), and answers whether it verifies and why not
+   * (the settings' test tool; the gateway passes the game's JWKS it got from content for an admin).
+   *
+   * @generated from rpc players.v1.PlayersService.CheckMetadataToken
+   */
+  checkMetadataToken: {
+    methodKind: "unary";
+    input: typeof CheckMetadataTokenRequestSchema;
+    output: typeof CheckMetadataTokenResponseSchema;
   },
   /**
    * GetSupportSession returns a session by its code while it has not expired (the player side,
