@@ -75,3 +75,19 @@ export async function signedInPage(browser: Browser, base: string, email: string
   await page.waitForURL(`${base}/app/views/mine`, { timeout: 15_000 });
   return { context, page, problems };
 }
+
+/**
+ * Moves the focus with Tab alone until it is on the control named `label` (its aria-label, its
+ * label, or its text), as a keyboard user would; fails when none comes within `steps` presses.
+ */
+export async function tabTo(page: Page, label: string, steps = 60): Promise<void> {
+  for (let step = 0; step < steps; step += 1) {
+    await page.keyboard.press("Tab");
+    const focused = await page.evaluate(() => {
+      const element = document.activeElement as HTMLInputElement | null;
+      return element?.getAttribute("aria-label") || element?.labels?.[0]?.textContent || element?.textContent || "";
+    });
+    if (focused.trim() === label) return;
+  }
+  throw new Error(`no focusable "${label}" by Tab`);
+}

@@ -13,7 +13,7 @@ import { launchBrowser } from "@support/testkit/browser";
 import { buildBundle, type BuiltBundle } from "@support/testkit/bundle";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectAccessible, screenshot, signedInPage, watchPage } from "./console-browser.ts";
+import { expectAccessible, screenshot, signedInPage, tabTo, watchPage } from "./console-browser.ts";
 
 const PASSWORD = "a quiet harbour at dawn, 2026";
 
@@ -210,17 +210,7 @@ describe("Settings → Games in Chromium", () => {
     const row = environmentRow(page, "production");
     await row.waitFor();
     const before = (await row.locator("code.token").first().textContent())!.trim();
-    const focusOn = async (label: string) => {
-      for (let step = 0; step < 60; step += 1) {
-        await page.keyboard.press("Tab");
-        const focused = await page.evaluate(() => {
-          const element = document.activeElement as HTMLInputElement | null;
-          return element?.getAttribute("aria-label") || element?.labels?.[0]?.textContent || element?.textContent || "";
-        });
-        if (focused.trim() === label) return;
-      }
-      throw new Error(`no focusable "${label}" by Tab`);
-    };
+    const focusOn = (label: string) => tabTo(page, label);
     await focusOn("New token for production");
     await page.keyboard.press("Enter");
     await focusOn("The current token keeps working");

@@ -14,7 +14,7 @@ import { buildBundle, type BuiltBundle } from "@support/testkit/bundle";
 import { TOTP } from "otpauth";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectAccessible, screenshot, signedInPage, watchPage } from "./console-browser.ts";
+import { expectAccessible, screenshot, signedInPage, tabTo, watchPage } from "./console-browser.ts";
 
 const PASSWORD = "a quiet harbour at dawn, 2026";
 
@@ -190,17 +190,7 @@ describe("the team settings in Chromium", () => {
     const { context, page, problems } = await signedInPage(browser, base, bea, PASSWORD);
     await page.goto(`${base}/app/settings/team`);
     await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
-    const focusOn = async (label: string) => {
-      for (let step = 0; step < 60; step += 1) {
-        await page.keyboard.press("Tab");
-        const focused = await page.evaluate(() => {
-          const element = document.activeElement as HTMLInputElement | null;
-          return element?.getAttribute("aria-label") || element?.labels?.[0]?.textContent || element?.textContent || "";
-        });
-        if (focused.trim() === label) return;
-      }
-      throw new Error(`no focusable "${label}" by Tab`);
-    };
+    const focusOn = (label: string) => tabTo(page, label);
     await focusOn("Email");
     await page.keyboard.type(kim);
     await page.keyboard.press("Tab");

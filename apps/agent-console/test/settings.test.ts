@@ -12,7 +12,7 @@ import { launchBrowser } from "@support/testkit/browser";
 import { buildBundle, type BuiltBundle } from "@support/testkit/bundle";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectAccessible, screenshot, signedInPage } from "./console-browser.ts";
+import { expectAccessible, screenshot, signedInPage, tabTo } from "./console-browser.ts";
 
 const PASSWORD = "a quiet harbour at dawn, 2026";
 
@@ -141,17 +141,7 @@ describe("the settings in Chromium", () => {
     const { context, page, problems } = await signedInPage(browser, base, bea, PASSWORD);
     await page.goto(`${base}/app/settings/api-keys`);
     await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("H1");
-    const focusOn = async (label: string) => {
-      for (let step = 0; step < 40; step += 1) {
-        await page.keyboard.press("Tab");
-        const focused = await page.evaluate(() => {
-          const element = document.activeElement as HTMLInputElement | null;
-          return element?.getAttribute("aria-label") || element?.labels?.[0]?.textContent || element?.textContent || "";
-        });
-        if (focused.trim() === label) return;
-      }
-      throw new Error(`no focusable "${label}" by Tab`);
-    };
+    const focusOn = (label: string) => tabTo(page, label);
     await focusOn("Name");
     await page.keyboard.type("Keyboard key");
     await page.keyboard.press("Enter");
