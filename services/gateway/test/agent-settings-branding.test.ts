@@ -227,14 +227,14 @@ describe("branding of the web support page", () => {
     const first = entries.at(-1)!;
     expect(first.actor).toMatchObject({ type: "user", id: tenant.users.ada });
     expect(first.clientAddress).not.toBeNull();
-    expect(first.before).toEqual({ game: "Galaxy", accentColor: null, colorScheme: "light", logo: null });
+    expect(first.before).toEqual({ name: "Galaxy", accentColor: null, colorScheme: "light", logo: null });
     expect(first.after).toMatchObject({
-      game: "Galaxy", accentColor: "#ff55bb", colorScheme: "dark",
+      name: "Galaxy", accentColor: "#ff55bb", colorScheme: "dark",
       logo: { sha256: expect.stringMatching(/^[0-9a-f]{64}$/), size: expect.any(Number), contentType: "image/png", width: 64, height: 32 },
     });
     expect(JSON.stringify(entries)).not.toContain("iVBOR");
     const last = entries[0]!;
-    expect(last.after).toEqual({ game: "Galaxy", accentColor: null, colorScheme: "light", logo: null });
+    expect(last.after).toEqual({ name: "Galaxy", accentColor: null, colorScheme: "light", logo: null });
     expect(last.before).toMatchObject({ accentColor: "#0b7a3b", colorScheme: "system", logo: { width: 48, height: 48 } });
   });
 });

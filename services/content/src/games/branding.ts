@@ -163,7 +163,7 @@ export function parseBranding(input: BrandingInput): ParsedBranding {
 /** The branding as the audit log keeps it: the logo by its hash and size, never its bytes. */
 export function auditedBranding(branding: Pick<GameBranding, "accentColor" | "colorScheme" | "logo">, gameName: string): Record<string, unknown> {
   return {
-    game: gameName,
+    name: gameName,
     accentColor: branding.accentColor,
     colorScheme: branding.colorScheme,
     logo: branding.logo && { sha256: branding.logo.sha256, size: branding.logo.size, contentType: branding.logo.contentType, width: branding.logo.width, height: branding.logo.height },
