@@ -7393,6 +7393,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentGameBranding"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["AgentUnauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
