@@ -318,6 +318,14 @@ export interface GameSettings {
   environments: GameEnvironmentInfo[];
 }
 
+export interface GameBranding {
+  accentColor: string | null;
+  accentTextColor: string;
+  colorScheme: "light" | "dark" | "system";
+  logo: { url: string; sha256: string; contentType: string; size: number; width: number; height: number } | null;
+  updatedAt: string | null;
+}
+
 export interface MetadataTokenCheck {
   verified: boolean;
   reason: string | null;

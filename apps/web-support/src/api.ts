@@ -1,6 +1,7 @@
 // The player API as the page uses it: every call carries `Authorization: Session <code>`.
 // The API lives at the page's own origin unless the page says otherwise (a page hosted on a
 // CDN sets <meta name="support-api" content="https://api.example.com">).
+import type { Branding } from "./branding.ts";
 
 export interface CollectorFieldDefinition {
   key: string;
@@ -39,6 +40,8 @@ export interface SupportSession {
   resources: ResourceSummary[];
   resource: Resource | null;
   contactForm: Collector | null;
+  /** How the page looks for the game (absent from an older API). */
+  branding?: Branding;
 }
 
 export interface PlayerTicket {
@@ -97,7 +100,7 @@ export class ApiError extends Error {
   }
 }
 
-function apiBase(): string {
+export function apiBase(): string {
   const configured = document.querySelector<HTMLMetaElement>('meta[name="support-api"]')?.content;
   return (configured || location.origin).replace(/\/$/, "");
 }

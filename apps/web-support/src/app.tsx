@@ -2,7 +2,8 @@
 // (#/, #/resources/<key>, #/contact, #/tickets/<id>) so any static host can serve it, and
 // turns a refused session code (403) anywhere into the expired page.
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, createPlayerApi, type SupportSession } from "./api.ts";
+import { ApiError, apiBase, createPlayerApi, type SupportSession } from "./api.ts";
+import { applyBranding, logoSource } from "./branding.ts";
 import { AppContext, href, type AppContextValue } from "./app-context.tsx";
 import { browserLanguage, createLocale, type Locale } from "./i18n.ts";
 import type { TakenCode } from "./session-code.ts";
@@ -51,6 +52,7 @@ export function App({ taken }: { taken: TakenCode }) {
       const session = await api.session();
       const locale = createLocale(session.language);
       applyLocale(locale);
+      applyBranding(session.branding);
       // A session opened on a resource shows it first, once; "home" goes to the home page.
       if (taken.fresh && session.resource && parseRoute(location.hash).name === "home") {
         history.replaceState(history.state, "", location.pathname + location.search + href.resource(session.resource.key));
@@ -97,11 +99,19 @@ export function App({ taken }: { taken: TakenCode }) {
     setPhase({ name: "ready", session: fresh, locale });
   };
   const context: AppContextValue = { api: api!, session, locale, fail, refreshSession };
+  const logo = logoSource(session.branding, apiBase());
 
   return (
     <AppContext.Provider value={context}>
       <header class="top">
-        <p class="game-name">{session.game.name}</p>
+        {logo ? (
+          <p class="game-name brand">
+            <img class="logo" src={logo} alt="" />
+            <span>{session.game.name}</span>
+          </p>
+        ) : (
+          <p class="game-name">{session.game.name}</p>
+        )}
       </header>
       <main id="main" class="page">
         {problem && (

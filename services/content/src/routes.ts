@@ -22,6 +22,9 @@ import type { FieldDefinition } from "./fields/field.ts";
 import { listFields } from "./fields/field.service.ts";
 import type { Game, GameEnvironment, GameResource } from "./games/game.ts";
 import { getEnvironmentByToken, getGame, listGames } from "./games/game.service.ts";
+import { brandingMessage } from "./games/branding.ts";
+import { findBranding } from "./games/branding.repository.ts";
+import { getGameLogo } from "./games/branding.service.ts";
 import type { ContentDeps } from "./context.ts";
 import type { Tag } from "./tags/tag.ts";
 import { listTags } from "./tags/tag.service.ts";
@@ -134,8 +137,11 @@ export function registerRoutes(router: ConnectRouter, deps: ContentDeps): void {
 
     getGame: async (req) => {
       const { game, environments, resources } = await getGame(db, req.companyId, req.gameId);
-      return { game: gameMessage(game), environments: environments.map(environmentMessage), resources: resources.map(resourceMessage) };
+      const branding = await findBranding(db, game.companyId, game.id);
+      return { game: gameMessage(game), environments: environments.map(environmentMessage), resources: resources.map(resourceMessage), branding: brandingMessage(branding) };
     },
+
+    getGameLogo: async (req) => getGameLogo(db, req.gameId, req.sha256),
 
     listTags: async (req) => ({ tags: (await listTags(db, req.companyId)).map(tagMessage) }),
 

@@ -9,6 +9,7 @@ import { revokeApiKey } from "../src/api-keys/api-key.service.ts";
 import { createCollector } from "../src/collectors/collector.service.ts";
 import { createField } from "../src/fields/field.service.ts";
 import { createResource, deleteGame, rotateEnvironmentToken, updateGame } from "../src/games/game.service.ts";
+import { setGameBranding } from "../src/games/branding.service.ts";
 import { createTag } from "../src/tags/tag.service.ts";
 import { createUser } from "../src/users/user.service.ts";
 import { startContent, type ContentTestContext } from "./context.ts";
@@ -59,6 +60,7 @@ describe("outbox events", () => {
       "content.field.created",
       "content.field.retired",
       "content.field.updated",
+      "content.game.branding_updated",
       "content.game.created",
       "content.game.deleted",
       "content.game.updated",
@@ -93,14 +95,16 @@ describe("outbox events", () => {
     await updateGame(ctx.db, company.id, game.id, { name: "Renamed" }, { actor: OPERATOR });
     await updateGame(ctx.db, company.id, game.id, { name: "Renamed" }, { actor: OPERATOR }); // no change, no event
     await rotateEnvironmentToken(ctx.db, company.id, game.id, environment.id, { overlapSeconds: 60 }, { actor: OPERATOR });
+    await setGameBranding(ctx.db, company.id, game.id, { accentColor: "#ABC", colorScheme: "dark" }, { actor: OPERATOR });
+    await setGameBranding(ctx.db, company.id, game.id, { accentColor: "#aabbcc", colorScheme: "dark" }, { actor: OPERATOR }); // no change, no event
     await deleteGame(ctx.db, game.id);
 
     const expected = {
       "content.company.created": 2,
       "content.api_key.created": 1,
       "content.api_key.revoked": 1,
-      // The key's creation and its revocation, the game's change and the token's rotation, in the company's audit log.
-      "content.audit.recorded": 4,
+      // The key's creation and its revocation, the game's change, the token's rotation and the branding, in the company's audit log.
+      "content.audit.recorded": 5,
       "content.game.created": 1,
       "content.environment.created": 1,
       "content.resource.created": 1,
@@ -112,6 +116,7 @@ describe("outbox events", () => {
       "content.announcement.cleared": 2,
       "content.game.updated": 1,
       "content.environment.token_rotated": 1,
+      "content.game.branding_updated": 1,
       "content.game.deleted": 1,
     };
     const total = Object.values(expected).reduce((sum, n) => sum + n, 0);
@@ -139,7 +144,9 @@ describe("outbox events", () => {
       { action: "api_key.revoked", actor: { type: "operator", id: null }, target: { type: "api_key", id: apiKey.id }, before: { revokedAt: null }, after: { revokedAt: expect.any(String) } },
       { action: "game.updated", target: { type: "game", id: game.id }, before: { name: game.name }, after: { name: "Renamed" } },
       { action: "environment.token_rotated", target: { type: "environment", id: environment.id }, before: { tokenPrefix: environment.token.slice(0, 8), previousTokenPrefix: null } },
+      { action: "game.branding_changed", target: { type: "game", id: game.id }, before: { accentColor: null, colorScheme: "light", logo: null }, after: { accentColor: "#aabbcc", colorScheme: "dark", logo: null } },
     ]);
+    expect(received.find((e) => e.type === "content.game.branding_updated")!.data).toMatchObject({ gameId: game.id, accentColor: "#aabbcc", colorScheme: "dark", logo: null });
     const rotated = received.find((e) => e.type === "content.environment.token_rotated")!;
     expect(rotated.data).toMatchObject({ id: environment.id, gameId: game.id, previousToken: environment.token });
     expect(JSON.stringify(audited)).not.toContain(environment.token);

@@ -44,6 +44,8 @@ import { registerAgentAuditLogRoutes } from "./routes/agent-audit-log.ts";
 import { registerAgentCannedResponseRoutes } from "./routes/agent-canned-responses.ts";
 import { registerAgentSettingsRoutes } from "./routes/agent-settings.ts";
 import { registerAgentSettingsGamesRoutes } from "./routes/agent-settings-games.ts";
+import { registerAgentSettingsBrandingRoutes } from "./routes/agent-settings-branding.ts";
+import { createLogoCache, registerGameLogoRoutes, type LogoCache } from "./routes/game-logos.ts";
 import { registerAgentDirectoryRoutes } from "./routes/agent-directory.ts";
 import { registerAgentSavedViewRoutes } from "./routes/agent-saved-views.ts";
 import { AgentLiveFeed } from "./agent-api/live-feed.ts";
@@ -90,7 +92,7 @@ export interface Gateway {
   /** Stops taking connections, answers in-flight requests (bounded), closes every connection, stops the event subscriptions, drains NATS. */
   stop(): Promise<void>;
   app: Koa<GatewayState>;
-  caches: { reference: ReferenceCaches; keys: ApiKeyCache; agentSessions: AgentSessionCache };
+  caches: { reference: ReferenceCaches; keys: ApiKeyCache; agentSessions: AgentSessionCache; logos: LogoCache };
   /** What GET /metrics serves. */
   registry: Registry;
 }
@@ -122,6 +124,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     }),
     keys: createApiKeyCache({ ttlMs: config.API_KEY_CACHE_TTL_MS, negativeTtlMs: config.API_KEY_NEGATIVE_CACHE_TTL_MS, max: config.API_KEY_CACHE_MAX }),
     agentSessions: createAgentSessionCache({ ttlMs: config.AGENT_SESSION_CACHE_TTL_MS }),
+    logos: createLogoCache(),
   };
   // strict: a trailing slash is another path. `DELETE /announcements/` (an empty game id) must
   // not clear the shared announcement.
@@ -132,6 +135,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   });
   registerDocsRoutes(router);
   registerWebSupportRoutes(router, webSupportOptions(config));
+  registerGameLogoRoutes(router, { content: clients.content, logos: caches.logos });
   registerAgentConsoleRoutes(router, agentConsoleOptions(config));
   registerRatingPageRoutes(router, { email: clients.email });
   const apiRateLimiter = createPlayersApiRateLimiter(clients.players, config, logger, registry);
@@ -217,6 +221,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     defaultRateLimitPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
   });
   registerAgentSettingsGamesRoutes(api, { companySettings: clients.companySettings, players: clients.players, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  registerAgentSettingsBrandingRoutes(api, { companySettings: clients.companySettings, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSavedViewRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   // The agents' live side needs NATS: the tickets stream and presence between replicas.
   const live = deps.nc !== undefined && deps.agentLive !== false;

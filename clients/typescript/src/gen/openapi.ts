@@ -1631,6 +1631,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/settings/games/{gameId}/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How the game's web support page looks (admins)
+         * @description The game's accent colour (null: the page's default), the text colour used on it, the
+         *     colour scheme (`light`, `dark` or `system`: the player's preference) and the logo (its
+         *     URL on our own origin, hash, type, size and pixels), or null when there is none.
+         */
+        get: operations["getAgentSettingsGameBranding"];
+        /**
+         * Set how the game's web support page looks (admins)
+         * @description Sets the accent colour (`#rrggbb` or `#rgb`; null: the page's default) and the colour
+         *     scheme, and replaces the logo when `logo` is given (null removes it; absent keeps it).
+         *     The logo is the image's bytes in base64: a PNG, JPEG or WebP image (its type is read
+         *     from the bytes; SVG is refused), at most 256 KiB, 16 to 1024 pixels a side. Any colour
+         *     is accepted: text on it is black or white, whichever contrasts more (`accentTextColor`).
+         *     Players' pages show the change on their next load. The change is in the audit log as
+         *     `game.branding_changed` (the logo by its hash and size).
+         */
+        put: operations["setAgentSettingsGameBranding"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/stream": {
         parameters: {
             query?: never;
@@ -2376,6 +2408,37 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             } | null;
+        };
+        AgentGameBranding: {
+            /** @description #rrggbb; null: the page's default. */
+            accentColor: string | null;
+            /** @description #000000 or #ffffff, whichever reads better on the (effective) accent colour. */
+            accentTextColor: string;
+            /** @enum {string} */
+            colorScheme: "light" | "dark" | "system";
+            logo: null | {
+                /** @description Where the page loads it, on the gateway's own origin (the hash in the path). */
+                url: string;
+                sha256: string;
+                /** @enum {string} */
+                contentType: "image/png" | "image/jpeg" | "image/webp";
+                size: number;
+                width: number;
+                height: number;
+            };
+            /** Format: date-time */
+            updatedAt: string | null;
+        };
+        /** @description How the page looks for the game (the page's defaults when an admin set nothing). */
+        PlayerBranding: {
+            /** @description #rrggbb */
+            accentColor: string;
+            /** @description #000000 or #ffffff: text on the accent colour. */
+            accentTextColor: string;
+            /** @enum {string} */
+            colorScheme: "light" | "dark" | "system";
+            /** @description The logo's path on the API's origin (cached for a year: its hash is in it). */
+            logoUrl: string | null;
         };
         AgentTicketCannedResponse: {
             /** Format: uuid */
@@ -3607,6 +3670,7 @@ export interface components {
          */
         PlayerVerification: "verified" | "email_verified" | "unverified";
         PlayerSession: {
+            branding: components["schemas"]["PlayerBranding"];
             verification: components["schemas"]["PlayerVerification"];
             game: {
                 /** Format: uuid */
@@ -7295,6 +7359,85 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AgentGameEnvironment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getAgentSettingsGameBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The game's branding. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentGameBranding"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    setAgentSettingsGameBranding: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description #rrggbb or #rgb; null for the page's default. */
+                    accentColor: string | null;
+                    /** @enum {string} */
+                    colorScheme: "light" | "dark" | "system";
+                    logo?: null | {
+                        /** @description The image's bytes, base64. */
+                        data: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The game's branding as it is now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentGameBranding"];
                 };
             };
             400: components["responses"]["BadRequest"];

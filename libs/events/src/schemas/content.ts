@@ -83,6 +83,29 @@ export const gameUpdated = defineEvent({
   }),
 });
 
+export const gameBrandingUpdated = defineEvent({
+  type: "content.game.branding_updated",
+  description:
+    "An admin changed how a game's web support page looks (accent colour, colour scheme, logo): the branding as it is now, the logo by its hash (its bytes are content's, served by the gateway under that hash). Caches of the game's branding and logo are stale.",
+  version: 1,
+  schema: Type.Object({
+    gameId: Uuid(),
+    accentColor: Nullable(Type.String({ pattern: "^#[0-9a-f]{6}$" }), "The accent colour, or null for the page's default"),
+    colorScheme: Type.Union([Type.Literal("light"), Type.Literal("dark"), Type.Literal("system")], { description: "light, dark, or the player's system preference" }),
+    logo: Nullable(
+      Type.Object({
+        sha256: Type.String({ pattern: "^[0-9a-f]{64}$" }),
+        contentType: Type.Union([Type.Literal("image/png"), Type.Literal("image/jpeg"), Type.Literal("image/webp")]),
+        size: Type.Integer({ minimum: 1 }),
+        width: Type.Integer({ minimum: 1 }),
+        height: Type.Integer({ minimum: 1 }),
+      }),
+      "The logo (not its bytes), or null when there is none",
+    ),
+    updatedAt: DateTime(),
+  }),
+});
+
 export const gameDeleted = defineEvent({
   type: "content.game.deleted",
   description: "A game was soft-deleted: it is \"game not found\" from now on.",
@@ -311,5 +334,5 @@ export const contentEventsKeepingReference: ReadonlySet<string> = new Set(["cont
 export const contentEvents = [
   companyCreated, apiKeyCreated, apiKeyRevoked, gameCreated, gameUpdated, gameDeleted, environmentCreated, environmentTokenRotated, resourceCreated,
   collectorCreated, userCreated, tagCreated, fieldCreated, announcementUpdated, announcementCleared, userDeactivated, agentSessionsEnded,
-  auditRecorded, tagUpdated, tagRetired, fieldUpdated, fieldRetired,
+  auditRecorded, tagUpdated, tagRetired, fieldUpdated, fieldRetired, gameBrandingUpdated,
 ] as const;

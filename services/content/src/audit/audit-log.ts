@@ -47,6 +47,8 @@ export type AuditAction =
   | "game.metadata_keys_changed"
   | "environment.created"
   | "environment.token_rotated"
+  // A game's branding of the web support page (games/branding.service.ts).
+  | "game.branding_changed"
   // Tags and custom fields (tags/, fields/): created, changed and retired in the settings.
   | "tag.created"
   | "tag.updated"

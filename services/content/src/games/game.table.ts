@@ -42,8 +42,23 @@ export interface GameResourceTable {
   created_at: Generated<Date>;
 }
 
+/** A game's branding of the web support page (games/branding.ts); no row: the defaults. */
+export interface GameBrandingTable {
+  game_id: string;
+  company_id: string;
+  accent_color: string | null;
+  color_scheme: string;
+  logo: Buffer | null;
+  logo_sha256: string | null;
+  logo_content_type: string | null;
+  logo_width: number | null;
+  logo_height: number | null;
+  updated_at: Generated<Date>;
+}
+
 export interface GameTables {
   games: GameTable;
+  game_brandings: GameBrandingTable;
   game_environments: GameEnvironmentTable;
   game_resources: GameResourceTable;
 }

@@ -16,6 +16,8 @@ import {
   createEnvironment, createGame, getGame, listGamesWithEnvironments, rotateEnvironmentToken, setGameMetadataKeys, updateGame,
 } from "../games/game.service.ts";
 import { listLiveTags } from "../tags/tag.repository.ts";
+import { brandingMessage } from "../games/branding.ts";
+import { getGameBranding, setGameBranding } from "../games/branding.service.ts";
 import { userActor, type ChangeOrigin } from "../audit/audit-log.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../api-keys/api-key.service.ts";
 import type { ListedApiKey } from "../api-keys/api-key.ts";
@@ -227,6 +229,15 @@ export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<Content
     rotateCompanyEnvironmentToken: async (req) => {
       const origin = await adminChange(db, req.change, "rotates environment tokens");
       return { environment: environmentMessage(await rotateEnvironmentToken(db, origin.companyId, req.gameId, req.environmentId, { overlapSeconds: req.overlapSeconds }, origin)) };
+    },
+    getCompanyGameBranding: async (req) => {
+      const { companyId } = await adminChange(db, req.change, "sees its games");
+      return { branding: brandingMessage(await getGameBranding(db, companyId, req.gameId)) };
+    },
+    setCompanyGameBranding: async (req) => {
+      const origin = await adminChange(db, req.change, "changes games");
+      const input = { accentColor: req.accentColor, colorScheme: req.colorScheme, logo: req.removeLogo ? null : req.logo };
+      return { branding: brandingMessage(await setGameBranding(db, origin.companyId, req.gameId, input, origin)) };
     },
   });
 }

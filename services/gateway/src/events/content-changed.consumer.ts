@@ -10,10 +10,13 @@ import type { Registry } from "@support/metrics";
 import type { Startable } from "@support/runtime";
 import type { ApiKeyCache } from "../auth.ts";
 import type { ReferenceCaches } from "../cache.ts";
+import type { LogoCache } from "../routes/game-logos.ts";
 
 export interface EventTargets {
   reference: ReferenceCaches;
   keys: ApiKeyCache;
+  /** Games' logos (routes/game-logos.ts), when the gateway serves them. */
+  logos?: LogoCache;
 }
 
 /**
@@ -34,17 +37,22 @@ export function applyContentEvent(read: CoreRead<DomainEvent>, targets: EventTar
     if (!read.envelope) return;
     targets.reference.evictCompany(read.envelope.companyId);
     targets.keys.clear();
+    targets.logos?.clear();
     return;
   }
   const { event } = read;
   targets.reference.evictCompany(event.companyId);
   if (event.type === "content.api_key.created" || event.type === "content.api_key.revoked") targets.keys.evict(event.data.keyHash);
+  // A new or removed logo (or a deleted game): the game's cached logo goes.
+  if (event.type === "content.game.branding_updated") targets.logos?.evictGame(event.data.gameId);
+  if (event.type === "content.game.deleted") targets.logos?.evictGame(event.data.id);
 }
 
 /** Forgets everything: after a NATS outage, events may have been missed. */
 export function clearAll(targets: EventTargets): void {
   targets.reference.clear();
   targets.keys.clear();
+  targets.logos?.clear();
 }
 
 /** The subscription to `<prefix>content.>`; start() resolves once the server has registered the interest. */

@@ -23,6 +23,7 @@ import { createPublicRateLimiter, parseTrustProxy, refusalCounter, type PublicRa
 import { toCreateAttachmentUploadRequest, toUploadInstructionDto } from "../mappings/attachments.ts";
 import { ticketStatus, toBreadcrumbMessages, toCollectorFieldMessages, toPlayerTicketSummaryDto } from "../mappings/player-side.ts";
 import { toEventDtos } from "../mappings/tickets.ts";
+import { toPlayerBrandingDto } from "../mappings/player-branding.ts";
 import { toCollectorDefinitionDto, toPlayerAnnouncementDto, toPlayerResourceDto, toResourceSummaryDto } from "../mappings/player-session.ts";
 import { checkCollectorAnswers, withDefinitionLabels } from "../player-side/collector-answers.ts";
 import { sessionLanguage } from "../player-side/localization.ts";
@@ -367,6 +368,7 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
       resources: details.resources.map((resource) => toResourceSummaryDto(resource, l10n)),
       resource: opened ? toPlayerResourceDto(opened, l10n) : null,
       contactForm: contactForm ? toCollectorDefinitionDto(contactForm) : null,
+      branding: toPlayerBrandingDto(details.game.id, details.branding),
     });
   });
 

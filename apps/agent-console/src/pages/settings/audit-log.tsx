@@ -63,6 +63,11 @@ function show(value: unknown): string {
   if (typeof value === "boolean") return value ? t("audit.yes") : t("audit.no");
   if (typeof value === "string") return isoTime.test(value) ? dateTime.format(new Date(value)) : value;
   if (Array.isArray(value) && value.every((item) => typeof item === "string")) return value.map((item) => teamNames.value.games.get(item) ?? item).join(", ");
+  // An image (a game's logo) by its type, pixels, size and the start of its hash, never its bytes.
+  const image = value as { sha256?: unknown; size?: unknown; width?: unknown; height?: unknown; contentType?: unknown };
+  if (typeof image.sha256 === "string" && typeof image.size === "number") {
+    return `${String(image.contentType).replace("image/", "").toUpperCase()} ${String(image.width)}×${String(image.height)}, ${Math.max(1, Math.round(image.size / 1024))} KiB, ${image.sha256.slice(0, 8)}`;
+  }
   return JSON.stringify(value);
 }
 

@@ -10,6 +10,7 @@ import { Link } from "../../components/layout.tsx";
 import { SettingsLayout } from "../../components/settings-layout.tsx";
 import { language, t } from "../../i18n.ts";
 import { en, type MessageKey } from "../../messages/en.ts";
+import { GameBrandingSection } from "./game-branding.tsx";
 import { Checkbox, gameFormErrors, languagesOf, type GameFormErrors } from "./games.tsx";
 
 const dateTime = new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" });
@@ -401,6 +402,7 @@ export function GamePage({ gameId }: { gameId: string }) {
         <>
           <GameForm key={game.id} game={game} onSaved={setGame} />
           <Environments game={game} onChanged={load} />
+          <GameBrandingSection game={game} />
           <MetadataKeys game={game} onSaved={setGame} />
           <TokenTest game={game} />
         </>

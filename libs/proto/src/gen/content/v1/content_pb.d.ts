@@ -652,6 +652,13 @@ export declare type GetGameResponse = Message<"content.v1.GetGameResponse"> & {
    * @generated from field: repeated content.v1.GameResource resources = 3;
    */
   resources: GameResource[];
+
+  /**
+   * How the web support page looks for the game (defaults when an admin set nothing).
+   *
+   * @generated from field: content.v1.GameBranding branding = 4;
+   */
+  branding?: GameBranding | undefined;
 };
 
 /**
@@ -1174,6 +1181,132 @@ export declare type GetCollectorResponse = Message<"content.v1.GetCollectorRespo
 export declare const GetCollectorResponseSchema: GenMessage<GetCollectorResponse>;
 
 /**
+ * GameLogo describes a game's logo (never its bytes): a PNG, JPEG or WebP image.
+ *
+ * @generated from message content.v1.GameLogo
+ */
+export declare type GameLogo = Message<"content.v1.GameLogo"> & {
+  /**
+   * Hex SHA-256 of the bytes; it names the logo in its URL.
+   *
+   * @generated from field: string sha256 = 1;
+   */
+  sha256: string;
+
+  /**
+   * @generated from field: string content_type = 2;
+   */
+  contentType: string;
+
+  /**
+   * @generated from field: int32 size = 3;
+   */
+  size: number;
+
+  /**
+   * @generated from field: int32 width = 4;
+   */
+  width: number;
+
+  /**
+   * @generated from field: int32 height = 5;
+   */
+  height: number;
+};
+
+/**
+ * Describes the message content.v1.GameLogo.
+ * Use `create(GameLogoSchema)` to create a new message.
+ */
+export declare const GameLogoSchema: GenMessage<GameLogo>;
+
+/**
+ * GameBranding is how the web support page looks for a game, set by the company's admins.
+ *
+ * @generated from message content.v1.GameBranding
+ */
+export declare type GameBranding = Message<"content.v1.GameBranding"> & {
+  /**
+   * "#rrggbb" (lower case); absent: the page's default.
+   *
+   * @generated from field: optional string accent_color = 1;
+   */
+  accentColor?: string | undefined;
+
+  /**
+   * Black or white, whichever reads better on the accent colour (on the default when absent).
+   *
+   * @generated from field: string accent_text_color = 2;
+   */
+  accentTextColor: string;
+
+  /**
+   * "light", "dark" or "system" (the player's preference).
+   *
+   * @generated from field: string color_scheme = 3;
+   */
+  colorScheme: string;
+
+  /**
+   * @generated from field: optional content.v1.GameLogo logo = 4;
+   */
+  logo?: GameLogo | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp updated_at = 5;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message content.v1.GameBranding.
+ * Use `create(GameBrandingSchema)` to create a new message.
+ */
+export declare const GameBrandingSchema: GenMessage<GameBranding>;
+
+/**
+ * @generated from message content.v1.GetGameLogoRequest
+ */
+export declare type GetGameLogoRequest = Message<"content.v1.GetGameLogoRequest"> & {
+  /**
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string sha256 = 2;
+   */
+  sha256: string;
+};
+
+/**
+ * Describes the message content.v1.GetGameLogoRequest.
+ * Use `create(GetGameLogoRequestSchema)` to create a new message.
+ */
+export declare const GetGameLogoRequestSchema: GenMessage<GetGameLogoRequest>;
+
+/**
+ * @generated from message content.v1.GetGameLogoResponse
+ */
+export declare type GetGameLogoResponse = Message<"content.v1.GetGameLogoResponse"> & {
+  /**
+   * @generated from field: bytes data = 1;
+   */
+  data: Uint8Array;
+
+  /**
+   * @generated from field: string content_type = 2;
+   */
+  contentType: string;
+};
+
+/**
+ * Describes the message content.v1.GetGameLogoResponse.
+ * Use `create(GetGameLogoResponseSchema)` to create a new message.
+ */
+export declare const GetGameLogoResponseSchema: GenMessage<GetGameLogoResponse>;
+
+/**
  * ContentService owns tenancy (companies, API keys, users) and reference data (games,
  * environments, resources, tags, field definitions, announcements). Every request that
  * reads tenant data carries the caller's company_id; data of another company is NOT_FOUND.
@@ -1354,6 +1487,17 @@ export declare const ContentService: GenService<{
     methodKind: "unary";
     input: typeof GetCollectorRequestSchema;
     output: typeof GetCollectorResponseSchema;
+  },
+  /**
+   * GetGameLogo returns the bytes of a live game's logo when `sha256` names its current one
+   * (the gateway serves it to the web support page); NOT_FOUND otherwise.
+   *
+   * @generated from rpc content.v1.ContentService.GetGameLogo
+   */
+  getGameLogo: {
+    methodKind: "unary";
+    input: typeof GetGameLogoRequestSchema;
+    output: typeof GetGameLogoResponseSchema;
   },
 }>;
 

@@ -5,7 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import type { FieldDefinition, Tag } from "./content_pb.js";
+import type { FieldDefinition, GameBranding, Tag } from "./content_pb.js";
 
 /**
  * Describes the file content/v1/settings.proto.
@@ -1461,6 +1461,106 @@ export declare type RotateCompanyEnvironmentTokenResponse = Message<"content.v1.
 export declare const RotateCompanyEnvironmentTokenResponseSchema: GenMessage<RotateCompanyEnvironmentTokenResponse>;
 
 /**
+ * @generated from message content.v1.GetCompanyGameBrandingRequest
+ */
+export declare type GetCompanyGameBrandingRequest = Message<"content.v1.GetCompanyGameBrandingRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message content.v1.GetCompanyGameBrandingRequest.
+ * Use `create(GetCompanyGameBrandingRequestSchema)` to create a new message.
+ */
+export declare const GetCompanyGameBrandingRequestSchema: GenMessage<GetCompanyGameBrandingRequest>;
+
+/**
+ * @generated from message content.v1.GetCompanyGameBrandingResponse
+ */
+export declare type GetCompanyGameBrandingResponse = Message<"content.v1.GetCompanyGameBrandingResponse"> & {
+  /**
+   * @generated from field: content.v1.GameBranding branding = 1;
+   */
+  branding?: GameBranding | undefined;
+};
+
+/**
+ * Describes the message content.v1.GetCompanyGameBrandingResponse.
+ * Use `create(GetCompanyGameBrandingResponseSchema)` to create a new message.
+ */
+export declare const GetCompanyGameBrandingResponseSchema: GenMessage<GetCompanyGameBrandingResponse>;
+
+/**
+ * @generated from message content.v1.SetCompanyGameBrandingRequest
+ */
+export declare type SetCompanyGameBrandingRequest = Message<"content.v1.SetCompanyGameBrandingRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * "#rrggbb" or "#rgb"; empty: the page's default.
+   *
+   * @generated from field: string accent_color = 3;
+   */
+  accentColor: string;
+
+  /**
+   * "light", "dark" or "system".
+   *
+   * @generated from field: string color_scheme = 4;
+   */
+  colorScheme: string;
+
+  /**
+   * A new logo's bytes (absent: the logo stays, unless remove_logo).
+   *
+   * @generated from field: optional bytes logo = 5;
+   */
+  logo?: Uint8Array | undefined;
+
+  /**
+   * @generated from field: bool remove_logo = 6;
+   */
+  removeLogo: boolean;
+};
+
+/**
+ * Describes the message content.v1.SetCompanyGameBrandingRequest.
+ * Use `create(SetCompanyGameBrandingRequestSchema)` to create a new message.
+ */
+export declare const SetCompanyGameBrandingRequestSchema: GenMessage<SetCompanyGameBrandingRequest>;
+
+/**
+ * @generated from message content.v1.SetCompanyGameBrandingResponse
+ */
+export declare type SetCompanyGameBrandingResponse = Message<"content.v1.SetCompanyGameBrandingResponse"> & {
+  /**
+   * @generated from field: content.v1.GameBranding branding = 1;
+   */
+  branding?: GameBranding | undefined;
+};
+
+/**
+ * Describes the message content.v1.SetCompanyGameBrandingResponse.
+ * Use `create(SetCompanyGameBrandingResponseSchema)` to create a new message.
+ */
+export declare const SetCompanyGameBrandingResponseSchema: GenMessage<SetCompanyGameBrandingResponse>;
+
+/**
  * CompanySettingsService is what a company's admins change in the support application's
  * settings (the gateway's /agent-api/settings/...). Every call names the company and the acting
  * user, who must be an active admin of that company (PERMISSION_DENIED otherwise, before
@@ -1724,6 +1824,29 @@ export declare const CompanySettingsService: GenService<{
     methodKind: "unary";
     input: typeof RotateCompanyEnvironmentTokenRequestSchema;
     output: typeof RotateCompanyEnvironmentTokenResponseSchema;
+  },
+  /**
+   * GetCompanyGameBranding returns how the game's web support page looks (defaults when unset).
+   * NOT_FOUND for another company's game or none.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.GetCompanyGameBranding
+   */
+  getCompanyGameBranding: {
+    methodKind: "unary";
+    input: typeof GetCompanyGameBrandingRequestSchema;
+    output: typeof GetCompanyGameBrandingResponseSchema;
+  },
+  /**
+   * SetCompanyGameBranding sets the accent colour and colour scheme and, when given, replaces or
+   * removes the logo. INVALID_ARGUMENT at /accentColor (not #rrggbb), /colorScheme and /logo (not
+   * a PNG, JPEG or WebP image, SVG included; over 256 KiB; under 16 or over 1024 pixels a side).
+   *
+   * @generated from rpc content.v1.CompanySettingsService.SetCompanyGameBranding
+   */
+  setCompanyGameBranding: {
+    methodKind: "unary";
+    input: typeof SetCompanyGameBrandingRequestSchema;
+    output: typeof SetCompanyGameBrandingResponseSchema;
   },
 }>;
 
