@@ -44,6 +44,7 @@ import { registerAgentAuditLogRoutes } from "./routes/agent-audit-log.ts";
 import { registerAgentCannedResponseRoutes } from "./routes/agent-canned-responses.ts";
 import { registerAgentSettingsRoutes } from "./routes/agent-settings.ts";
 import { registerAgentSettingsGamesRoutes } from "./routes/agent-settings-games.ts";
+import { registerAgentSettingsCollectorsRoutes } from "./routes/agent-settings-collectors.ts";
 import { registerAgentDirectoryRoutes } from "./routes/agent-directory.ts";
 import { registerAgentSavedViewRoutes } from "./routes/agent-saved-views.ts";
 import { AgentLiveFeed } from "./agent-api/live-feed.ts";
@@ -217,6 +218,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     defaultRateLimitPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
   });
   registerAgentSettingsGamesRoutes(api, { companySettings: clients.companySettings, players: clients.players, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  registerAgentSettingsCollectorsRoutes(api, { companySettings: clients.companySettings, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSavedViewRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   // The agents' live side needs NATS: the tickets stream and presence between replicas.
   const live = deps.nc !== undefined && deps.agentLive !== false;

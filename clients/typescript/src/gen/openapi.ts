@@ -1242,6 +1242,237 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/settings/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's tags (admins)
+         * @description The company's live tags, company-wide ones first, then by game and name, with their ids.
+         *     Retired tags are not listed; the tickets that have one keep it.
+         */
+        get: operations["listAgentSettingsTags"];
+        put?: never;
+        /**
+         * Create a tag (admins)
+         * @description A tag, company-wide (`gameId` null or left out) or for one game: a `name` (no comma) unique
+         *     among the live tags of its scope (**409** otherwise), an optional description, `isSkill` (a
+         *     skill agents can have) and `isAiTag`. Recorded in the audit log.
+         */
+        post: operations["createAgentSettingsTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/tags/{tagId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a tag (admins)
+         * @description Changes the tag's description, `isSkill` and `isAiTag`. Its name and game never change:
+         *     tickets carry the name (retire the tag and create another to rename). Another company's tag,
+         *     or a retired one, is **404**.
+         */
+        put: operations["updateAgentSettingsTag"];
+        post?: never;
+        /**
+         * Retire a tag (admins)
+         * @description The tag is no longer listed or given to tickets; tickets that have it keep it, and its name is
+         *     free again in its scope. Answers the retired tag. Another company's tag, or a retired one, is
+         *     **404**.
+         */
+        delete: operations["retireAgentSettingsTag"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's custom fields (admins)
+         * @description The company's live custom fields, company-wide ones first, then by game and key, with their
+         *     ids. Retired fields are not listed; the values tickets hold stay.
+         */
+        get: operations["listAgentSettingsFields"];
+        put?: never;
+        /**
+         * Create a custom field (admins)
+         * @description A custom field, company-wide (`gameId` null or left out) or for one game: a `key` (letters,
+         *     digits, `_`, `-`) unique among the live fields of its scope (**409** otherwise), a `name`, a
+         *     `type` (`text`, `number`, `date`, `boolean`, `dropdown`), the dropdown's `options` (at least
+         *     one; other types have none), an optional description and `isAiField`. Recorded in the audit
+         *     log.
+         */
+        post: operations["createAgentSettingsField"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/fields/{fieldId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a custom field (admins)
+         * @description Changes the field's name, description, `isAiField` and a dropdown's `options`. Its key, type
+         *     and game never change: tickets hold values by key. Removing an option leaves the values
+         *     tickets hold. Another company's field, or a retired one, is **404**.
+         */
+        put: operations["updateAgentSettingsField"];
+        post?: never;
+        /**
+         * Retire a custom field (admins)
+         * @description The field is no longer listed or set on tickets; the values tickets hold stay, and its key is
+         *     free again in its scope. Answers the retired field. Another company's field, or a retired
+         *     one, is **404**.
+         */
+        delete: operations["retireAgentSettingsField"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's team (admins)
+         * @description Every user of the company, active and deactivated, by name: role, games, skills,
+         *     two-factor on or off, state (`invited`: no password yet and an invitation that still
+         *     works; `invitation_expired`: no password yet and no working invitation; `active`;
+         *     `deactivated`), the last sign-in and whether the user has a live session now. With the
+         *     company's live games and skill tags, for the invitation and change forms.
+         */
+        get: operations["listAgentTeamMembers"];
+        put?: never;
+        /**
+         * Invite a user (admins)
+         * @description Creates the user and mails them an invitation link (valid 72 hours, once) to choose a
+         *     password. For a user of this email who has no password yet, a new link replaces the
+         *     previous one (role and games stay as they are: change them with PATCH). A user of this
+         *     email who has a password, or is deactivated, is **409**. An admin has every game.
+         */
+        post: operations["inviteAgentTeamMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a user's role, games or skills (admins)
+         * @description Sets what is given. An admin cannot change their own role (**409**, `details.type`
+         *     `OWN_ROLE`), and the company keeps at least one active admin (**409**, `LAST_ADMIN`).
+         *     The user's open sessions see the change within the gateway's session cache time (10 s).
+         */
+        patch: operations["updateAgentTeamMember"];
+        trace?: never;
+    };
+    "/agent-api/settings/users/{userId}/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a user a new invitation (admins)
+         * @description Mails a new invitation link (72 hours, once); the previous link stops working. A user
+         *     who has a password already, or is deactivated, is **409**.
+         */
+        post: operations["resendAgentTeamInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/users/{userId}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a user (admins)
+         * @description The user's sessions end at once on every gateway replica (their next request is
+         *     **401**) and they cannot sign in. Deactivating a deactivated user answers them
+         *     unchanged. An admin cannot deactivate themself (**409**, `OWN_ACCOUNT`), nor the
+         *     company's last active admin (**409**, `LAST_ADMIN`).
+         */
+        post: operations["deactivateAgentTeamMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/users/{userId}/two-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Reset a user's two-factor (admins)
+         * @description Turns the user's two-factor off (the secret and recovery codes are deleted; they set it
+         *     up again, at once if the company requires it) and ends their sessions. A deactivated
+         *     user is **409**.
+         */
+        delete: operations["resetAgentTeamMemberTwoFactor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/settings/games": {
         parameters: {
             query?: never;
@@ -1256,7 +1487,7 @@ export interface paths {
          *     their public tokens (a token is not secret: it is in the game's support links). An
          *     environment whose token was rotated names the previous token and when it stops working.
          */
-        get: operations["listAgentGames"];
+        get: operations["listAgentSettingsGames"];
         put?: never;
         /**
          * Create a game (admins)
@@ -1265,7 +1496,7 @@ export interface paths {
          *     at least one language (each once; the first is the first fallback), and whether players
          *     whose identity is not verified are refused. It has no environment yet.
          */
-        post: operations["createAgentGame"];
+        post: operations["createAgentSettingsGame"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1285,7 +1516,7 @@ export interface paths {
          * One game of the company with its environments (admins)
          * @description A game of another company, a deleted one or none is **404**.
          */
-        get: operations["getAgentGame"];
+        get: operations["getAgentSettingsGame"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1301,7 +1532,7 @@ export interface paths {
          *     nothing. The gateways' and the services' copies of the game are evicted by the
          *     `content.game.updated` event.
          */
-        patch: operations["updateAgentGame"];
+        patch: operations["updateAgentSettingsGame"];
         trace?: never;
     };
     "/agent-api/settings/games/{gameId}/metadata-keys": {
@@ -1394,6 +1625,95 @@ export interface paths {
          *     `content.environment.token_rotated` event on.
          */
         post: operations["rotateAgentEnvironmentToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/collectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's collectors, by game (admins)
+         * @description Every live collector (a form players fill in on the web support page) of the company's
+         *     live games, by game (oldest game first), then oldest first; at most one of a game is its
+         *     contact form. Retired collectors are not listed.
+         */
+        get: operations["listAgentSettingsCollectors"];
+        put?: never;
+        /**
+         * Create a collector of a game (admins)
+         * @description A new collector of a game of the company, by the rules of a tenant file's: a title, 1-50
+         *     fields with keys unique in it (1-64 letters, digits, `_` or `-`), options (each once) for
+         *     SELECT_GROUP and DROPDOWN fields (and optionally PLATFORM_SELECTOR), none for other
+         *     types; each broken rule is a **400** at its path (`/fields/2/options`). Without a `ref`
+         *     one is made of the title; a live collector of that ref in the game is **409**. A game of
+         *     another company is **404**. It is not the contact form until chosen as such
+         *     (`PUT /agent-api/settings/games/{gameId}/contact-form`).
+         */
+        post: operations["createAgentSettingsCollector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/collectors/{collectorId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                collectorId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a collector's title and fields (admins)
+         * @description Replaces the collector's title and its fields (added, removed, reordered, relabelled,
+         *     retyped, made required or not, their options changed) with the rules of a new one; its
+         *     `ref` and game stay. Results players already submitted stay on their tickets as they
+         *     were (with the labels of then). The web support page shows the new form at once. A
+         *     collector of another company or a retired one is **404**; a change that changes nothing
+         *     records nothing.
+         */
+        put: operations["updateAgentSettingsCollector"];
+        post?: never;
+        /**
+         * Retire a collector (admins)
+         * @description The collector is no longer listed, shown or answerable (an answer to it is a **400**);
+         *     if it was its game's contact form, the game has none until another is chosen. Results
+         *     players submitted stay readable on their tickets. Another company's or a retired one is
+         *     **404**.
+         */
+        delete: operations["retireAgentSettingsCollector"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/games/{gameId}/contact-form": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Choose a game's contact form (admins)
+         * @description Makes a live collector of the game its contact form (the form the web support page shows
+         *     to open a ticket); the previous one no longer is. `collectorId: null` leaves the game
+         *     without one. A game of another company, or a collector not of the game, is **404**.
+         *     Answers the game's collectors as they are now.
+         */
+        put: operations["setAgentSettingsContactForm"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1618,6 +1938,27 @@ export interface paths {
          *     the tag's game (a company-wide tag on any ticket).
          */
         get: operations["listAgentTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The user's games
+         * @description The live games of the company the user has access to (an admin: every game), by name:
+         *     their names and languages, to show and choose a game by name.
+         */
+        get: operations["listAgentGames"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2061,45 +2402,6 @@ export interface components {
             };
             actions?: components["schemas"]["AgentCannedActions"];
         };
-        AgentTicketCannedResponse: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            gameId: string | null;
-            name: string;
-            /** @description The language of `text`. */
-            language: string;
-            /** @description The text with the placeholders filled for the ticket. */
-            text: string;
-            actions: components["schemas"]["AgentCannedActions"];
-        };
-        AgentSignInRequest: {
-            /** @description The user's email address. */
-            email: string;
-            /** @description The user's password. */
-            password: string;
-        };
-        AgentApiKey: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            /** @description The first characters of the key (psk_...), to recognise it; not secret. */
-            keyPrefix: string;
-            /** Format: date-time */
-            createdAt: string;
-            createdBy: components["schemas"]["AgentAuditActor"];
-            /**
-             * Format: date-time
-             * @description The minute of the last request it authenticated; null: never used.
-             */
-            lastUsedAt: string | null;
-            /** @description Its own limit (requests per minute); null: the company's. */
-            rateLimitPerMinute: number | null;
-            /** @description The limit it is held to: its own, else the company's, else the service's default. */
-            effectiveRateLimitPerMinute: number;
-            /** Format: date-time */
-            revokedAt: string | null;
-        };
         AgentGame: {
             /** Format: uuid */
             id: string;
@@ -2163,6 +2465,173 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             } | null;
+        };
+        AgentSettingsCollectorField: {
+            /** @description 1-64 letters, digits, `_` or `-`; unique in the collector (the answer names it). */
+            key: string;
+            /** @description What the player reads (1-200 characters). */
+            label: string;
+            /** @enum {string} */
+            type: "TEXT" | "SELECT_GROUP" | "DROPDOWN" | "DATE" | "EMAIL" | "CHECKBOX" | "PLATFORM_SELECTOR" | "FILE";
+            /** @description The allowed answers (required for SELECT_GROUP and DROPDOWN, optional for PLATFORM_SELECTOR, none for other types). */
+            options?: string[];
+            /** @description Whether the player must answer it (default false). */
+            required?: boolean;
+        };
+        AgentSettingsCollector: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            gameId: string;
+            /** @description Its name in tenant files; never changes. */
+            ref: string;
+            title: string;
+            /** @description Whether it is its game's contact form. */
+            contactForm: boolean;
+            fields: {
+                key: string;
+                label: string;
+                /** @enum {string} */
+                type: "TEXT" | "SELECT_GROUP" | "DROPDOWN" | "DATE" | "EMAIL" | "CHECKBOX" | "PLATFORM_SELECTOR" | "FILE";
+                options: string[];
+                required: boolean;
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            retiredAt: string | null;
+        };
+        AgentTicketCannedResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            gameId: string | null;
+            name: string;
+            /** @description The language of `text`. */
+            language: string;
+            /** @description The text with the placeholders filled for the ticket. */
+            text: string;
+            actions: components["schemas"]["AgentCannedActions"];
+        };
+        AgentSignInRequest: {
+            /** @description The user's email address. */
+            email: string;
+            /** @description The user's password. */
+            password: string;
+        };
+        AgentSettingsTag: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description null: company-wide.
+             */
+            gameId: string | null;
+            name: string;
+            description: string | null;
+            isAiTag: boolean;
+            /** @description A skill agents can have. */
+            isSkill: boolean;
+        };
+        AgentSettingsTagInput: {
+            /** Format: uuid */
+            gameId?: string | null;
+            name: string;
+            description?: string | null;
+            isAiTag?: boolean;
+            isSkill?: boolean;
+        };
+        AgentSettingsTagChange: {
+            description?: string | null;
+            isAiTag?: boolean;
+            isSkill?: boolean;
+        };
+        AgentSettingsField: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description null: company-wide.
+             */
+            gameId: string | null;
+            key: string;
+            name: string;
+            /** @enum {string} */
+            type: "text" | "number" | "date" | "boolean" | "dropdown";
+            description: string | null;
+            isAiField: boolean;
+            /** @description A dropdown's options; empty for the other types. */
+            options: string[];
+        };
+        AgentSettingsFieldInput: {
+            /** Format: uuid */
+            gameId?: string | null;
+            key: string;
+            name: string;
+            /** @enum {string} */
+            type: "text" | "number" | "date" | "boolean" | "dropdown";
+            description?: string | null;
+            isAiField?: boolean;
+            options?: string[];
+        };
+        AgentSettingsFieldChange: {
+            name: string;
+            description?: string | null;
+            isAiField?: boolean;
+            options?: string[];
+        };
+        AgentApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The first characters of the key (psk_...), to recognise it; not secret. */
+            keyPrefix: string;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: components["schemas"]["AgentAuditActor"];
+            /**
+             * Format: date-time
+             * @description The minute of the last request it authenticated; null: never used.
+             */
+            lastUsedAt: string | null;
+            /** @description Its own limit (requests per minute); null: the company's. */
+            rateLimitPerMinute: number | null;
+            /** @description The limit it is held to: its own, else the company's, else the service's default. */
+            effectiveRateLimitPerMinute: number;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        AgentTeamMember: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description The name players see; null: the name. */
+            displayName: string | null;
+            email: string;
+            /** @enum {string} */
+            role: "admin" | "agent";
+            /** @description The live games the user has access to (an admin: every one). */
+            gameIds: string[];
+            skills: string[];
+            twoFactorEnabled: boolean;
+            /**
+             * @description `invited`: no password yet, an invitation that still works; `invitation_expired`: no password yet and no working invitation (send a new one); `active`; `deactivated`: cannot sign in.
+             * @enum {string}
+             */
+            state: "invited" | "invitation_expired" | "active" | "deactivated";
+            /**
+             * Format: date-time
+             * @description When the latest invitation stops working (states invited and invitation_expired).
+             */
+            invitationExpiresAt: string | null;
+            /** Format: date-time */
+            lastSignedInAt: string | null;
+            /** @description The user has a live session now. */
+            signedInNow: boolean;
+            /** Format: date-time */
+            createdAt: string;
         };
         AgentAuditActor: {
             /**
@@ -3164,7 +3633,20 @@ export interface components {
             code: "invalid_argument" | "failed_precondition" | "not_found" | "unauthenticated" | "permission_denied" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "rate_limited" | "internal" | "unavailable" | "deadline_exceeded" | "method_not_allowed";
             /** @description Human-readable explanation; may change. */
             message: string;
-            details?: components["schemas"]["ValidationErrorDetails"] | components["schemas"]["PlayerBlockedDetails"] | components["schemas"]["DuplicateOpenTicketDetails"] | components["schemas"]["EmailVerificationDetails"] | components["schemas"]["TwoFactorEnrolmentDetails"];
+            details?: components["schemas"]["ValidationErrorDetails"] | components["schemas"]["PlayerBlockedDetails"] | components["schemas"]["DuplicateOpenTicketDetails"] | components["schemas"]["EmailVerificationDetails"] | components["schemas"]["TwoFactorEnrolmentDetails"] | components["schemas"]["TeamRuleDetails"];
+        };
+        /**
+         * Team change refused
+         * @description Why the team settings refuse a change (`/agent-api/settings/users/...`): `LAST_ADMIN`,
+         *     the company would have no active admin left; `OWN_ROLE`, an admin changes their own
+         *     role; `OWN_ACCOUNT`, an admin deactivates themself.
+         */
+        TeamRuleDetails: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "LAST_ADMIN" | "OWN_ROLE" | "OWN_ACCOUNT";
         };
         /** VALIDATION_ERROR */
         ValidationErrorDetails: {
@@ -3444,7 +3926,7 @@ export interface components {
          *     be added: receivers must ignore types they do not know.
          * @enum {string}
          */
-        WebhookEventType: "ticket.created" | "ticket.message_added" | "ticket.private_note_added" | "ticket.status_changed" | "ticket.resolved" | "ticket.closed" | "ticket.assigned" | "ticket.rated" | "ticket.tags_changed" | "ticket.fields_changed" | "ticket.collector_result_added" | "ticket.deleted" | "player.deleted" | "webhook.test" | "webhook.disabled";
+        WebhookEventType: "ticket.created" | "ticket.message_added" | "ticket.private_note_added" | "ticket.status_changed" | "ticket.resolved" | "ticket.closed" | "ticket.assigned" | "ticket.rated" | "ticket.tags_changed" | "ticket.fields_changed" | "ticket.collector_result_added" | "ticket.deleted" | "player.deleted" | "audit.recorded" | "webhook.test" | "webhook.disabled";
         /**
          * Format: uri
          * @description Where the events are POSTed: an `https` URL without credentials that resolves to
@@ -6069,7 +6551,574 @@ export interface operations {
             504: components["responses"]["DeadlineExceeded"];
         };
     };
-    listAgentGames: {
+    listAgentSettingsTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        tags: components["schemas"]["AgentSettingsTag"][];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createAgentSettingsTag: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSettingsTagInput"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsTag"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    updateAgentSettingsTag: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                tagId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSettingsTagChange"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsTag"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    retireAgentSettingsTag: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                tagId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsTag"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentSettingsFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        fields: components["schemas"]["AgentSettingsField"][];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createAgentSettingsField: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSettingsFieldInput"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsField"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    updateAgentSettingsField: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                fieldId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSettingsFieldChange"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsField"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    retireAgentSettingsField: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                fieldId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsField"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentTeamMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: components["schemas"]["AgentTeamMember"][];
+                        games: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                        }[];
+                        /** @description Names of the company's tags marked as skills. */
+                        skillTags: string[];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    inviteAgentTeamMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    name: string;
+                    /** @enum {string} */
+                    role: "admin" | "agent";
+                    /** @description Games of the company the user answers (an agent); ignored in effect for an admin. */
+                    gameIds: string[];
+                    /** @description The name players see on the user's replies; left out: the name. */
+                    displayName?: string;
+                    /** @description Names of the company's skill tags. */
+                    skills?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Invited. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["AgentTeamMember"];
+                        /** @description The invitation was mailed (false: the service has no SMTP_URL; an operator passes the link on with `pnpm admin users invite`). */
+                        mailed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            /** @description The email belongs to a user with a password, or to a deactivated user (`conflict`). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    updateAgentTeamMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role?: "admin" | "agent";
+                    gameIds?: string[];
+                    skills?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The user as the list shows them now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTeamMember"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The change would leave the company without an active admin (`LAST_ADMIN`), or the admin changes their own role (`OWN_ROLE`). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    resendAgentTeamInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sent. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["AgentTeamMember"];
+                        /** @description The invitation was mailed (false: the service has no SMTP_URL; an operator passes the link on with `pnpm admin users invite`). */
+                        mailed: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The user has a password already, or is deactivated (`conflict`). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    deactivateAgentTeamMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user as the list shows them now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTeamMember"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The admin deactivates themself (`OWN_ACCOUNT`), or the company's last active admin (`LAST_ADMIN`). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    resetAgentTeamMemberTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user as the list shows them now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTeamMember"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description The user is deactivated (`conflict`). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentSettingsGames: {
         parameters: {
             query?: never;
             header?: never;
@@ -6098,7 +7147,7 @@ export interface operations {
             504: components["responses"]["DeadlineExceeded"];
         };
     };
-    createAgentGame: {
+    createAgentSettingsGame: {
         parameters: {
             query?: never;
             header?: {
@@ -6141,7 +7190,7 @@ export interface operations {
             504: components["responses"]["DeadlineExceeded"];
         };
     };
-    getAgentGame: {
+    getAgentSettingsGame: {
         parameters: {
             query?: never;
             header?: never;
@@ -6172,7 +7221,7 @@ export interface operations {
             504: components["responses"]["DeadlineExceeded"];
         };
     };
-    updateAgentGame: {
+    updateAgentSettingsGame: {
         parameters: {
             query?: never;
             header?: {
@@ -6372,6 +7421,200 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AgentGameEnvironment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentSettingsCollectors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The collectors. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        collectors: components["schemas"]["AgentSettingsCollector"][];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createAgentSettingsCollector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    gameId: string;
+                    title: string;
+                    /** @description The collector's name in tenant files; made of the title when left out. */
+                    ref?: string;
+                    fields: components["schemas"]["AgentSettingsCollectorField"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsCollector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    updateAgentSettingsCollector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                collectorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    fields: components["schemas"]["AgentSettingsCollectorField"][];
+                };
+            };
+        };
+        responses: {
+            /** @description The collector as it is now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsCollector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    retireAgentSettingsCollector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                collectorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The retired collector (with `retiredAt`). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsCollector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    setAgentSettingsContactForm: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    collectorId: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The game's collectors. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        collectors: components["schemas"]["AgentSettingsCollector"][];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6729,6 +7972,41 @@ export interface operations {
                             description: string | null;
                             isSkill: boolean;
                             isAiTag: boolean;
+                        }[];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentGames: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The games. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        games: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            languages: string[];
                         }[];
                     };
                 };
