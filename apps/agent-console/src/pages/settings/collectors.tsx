@@ -319,7 +319,7 @@ function Builder({ editing, gameId: initialGame, onDone, onCancel }: { editing?:
         <h2 id="builder-title">{editing ? t("collectors.editTitle", { title: editing.title }) : t("collectors.newTitle")}</h2>
         {failure && <Alert>{failure}</Alert>}
         {editing ? (
-          <p class="hint">{t("collectors.fixed", { game: game?.name ?? "—", ref: editing.ref })}</p>
+          <p class="hint page-intro">{t("collectors.fixed", { game: game?.name ?? "—", ref: editing.ref })}</p>
         ) : (
           <div class="field">
             <label for="collector-game">{t("collectors.game")}</label>
@@ -441,7 +441,7 @@ export function CollectorsPage() {
 
   return (
     <SettingsLayout title={t("settings.collectors")}>
-      <p class="hint">{t("collectors.intro")}</p>
+      <p class="hint page-intro">{t("collectors.intro")}</p>
       {message && <Alert kind={message.kind}>{message.text}</Alert>}
       <p>
         <button id="new-collector" type="button" class="button primary" disabled={games.value.length === 0} onClick={() => open({ gameId: games.value[0]?.id ?? "" })}>
@@ -493,24 +493,26 @@ export function CollectorsPage() {
                             </button>
                           )}
                         </td>
-                        <td class="row-actions">
-                          <button id={`edit-${collector.id}`} type="button" class="button small" onClick={() => open({ editing: collector, gameId: game.id })} aria-label={t("collectors.editLabel", { title: collector.title })}>
-                            {t("collectors.edit")}
-                          </button>
-                          {confirming === collector.id ? (
-                            <span class="confirm">
-                              <button type="button" class="button small danger" onClick={() => void retire(collector)} aria-label={t("collectors.retireConfirmLabel", { title: collector.title })}>
-                                {t("collectors.retireConfirm")}
-                              </button>
-                              <button type="button" class="button small" onClick={() => setConfirming(undefined)}>
-                                {t("collectors.cancel")}
-                              </button>
-                            </span>
-                          ) : (
-                            <button type="button" class="button small" onClick={() => setConfirming(collector.id)} aria-label={t("collectors.retireLabel", { title: collector.title })}>
-                              {t("collectors.retire")}
+                        <td>
+                          <div class="row-actions">
+                            <button id={`edit-${collector.id}`} type="button" class="button small" onClick={() => open({ editing: collector, gameId: game.id })} aria-label={t("collectors.editLabel", { title: collector.title })}>
+                              {t("collectors.edit")}
                             </button>
-                          )}
+                            {confirming === collector.id ? (
+                              <span class="confirm">
+                                <button type="button" class="button small danger" onClick={() => void retire(collector)} aria-label={t("collectors.retireConfirmLabel", { title: collector.title })}>
+                                  {t("collectors.retireConfirm")}
+                                </button>
+                                <button type="button" class="button small" onClick={() => setConfirming(undefined)}>
+                                  {t("collectors.cancel")}
+                                </button>
+                              </span>
+                            ) : (
+                              <button type="button" class="button small" onClick={() => setConfirming(collector.id)} aria-label={t("collectors.retireLabel", { title: collector.title })}>
+                                {t("collectors.retire")}
+                              </button>
+                            )}
+                          </div>
                         </td>
                       </tr>
                     ))}
