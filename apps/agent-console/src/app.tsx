@@ -13,6 +13,7 @@ import { Inbox } from "./pages/inbox.tsx";
 import { SearchPage } from "./pages/search.tsx";
 import { ApiKeysPage } from "./pages/settings/api-keys.tsx";
 import { AuditLogPage } from "./pages/settings/audit-log.tsx";
+import { CollectorsPage } from "./pages/settings/collectors.tsx";
 import { GamePage } from "./pages/settings/game.tsx";
 import { GamesPage } from "./pages/settings/games.tsx";
 import { TagsAndFieldsPage } from "./pages/settings/tags-and-fields.tsx";
@@ -76,6 +77,7 @@ export function App() {
     if (path === "/settings/api-keys") return <ApiKeysPage />;
     if (path === "/settings/audit-log") return <AuditLogPage />;
     if (path === "/settings/tags-and-fields") return <TagsAndFieldsPage />;
+    if (path === "/settings/collectors") return <CollectorsPage />;
     if (path === "/settings/team") return <TeamPage />;
     if (path === "/settings") return <Loading />;
   }

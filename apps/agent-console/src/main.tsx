@@ -2,6 +2,7 @@
 import { render } from "preact";
 import { App } from "./app.tsx";
 import { language } from "./i18n.ts";
+import "@support/collector-form/collector-form.css";
 import "./styles.css";
 
 document.documentElement.lang = language;

@@ -54,6 +54,8 @@ describe("outbox events", () => {
       "content.api_key.revoked",
       "content.audit.recorded",
       "content.collector.created",
+      "content.collector.retired",
+      "content.collector.updated",
       "content.company.created",
       "content.environment.created",
       "content.environment.token_rotated",

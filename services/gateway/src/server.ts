@@ -44,6 +44,7 @@ import { registerAgentAuditLogRoutes } from "./routes/agent-audit-log.ts";
 import { registerAgentCannedResponseRoutes } from "./routes/agent-canned-responses.ts";
 import { registerAgentSettingsRoutes } from "./routes/agent-settings.ts";
 import { registerAgentSettingsGamesRoutes } from "./routes/agent-settings-games.ts";
+import { registerAgentSettingsCollectorsRoutes } from "./routes/agent-settings-collectors.ts";
 import { registerAgentSettingsBrandingRoutes } from "./routes/agent-settings-branding.ts";
 import { createLogoCache, registerGameLogoRoutes, type LogoCache } from "./routes/game-logos.ts";
 import { registerAgentDirectoryRoutes } from "./routes/agent-directory.ts";
@@ -220,6 +221,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     defaultRateLimitPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
   });
+  registerAgentSettingsCollectorsRoutes(api, { companySettings: clients.companySettings, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSettingsGamesRoutes(api, { companySettings: clients.companySettings, players: clients.players, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSettingsBrandingRoutes(api, { companySettings: clients.companySettings, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSavedViewRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });

@@ -1,13 +1,12 @@
 // The contact form: the message, optional attachments and, when the game defines one, its
 // contact-form collector. Sending opens a ticket, then records the collector's answers on it.
 import { useRef, useState } from "preact/hooks";
+import { CollectorFieldset, isEmptyAnswer, type CollectorFieldValue, type CollectorFormField } from "@support/collector-form";
 import type { CollectorAnswer, CollectorFieldDefinition } from "../api.ts";
 import { BackHome, href, useApp, usePageHeading } from "../app-context.tsx";
 import { FilePicker, useFiles } from "./files.tsx";
 
-const PLATFORMS = ["ios", "android", "win", "macos", "linux", "web", "playstation_4", "playstation_5", "switch", "switch_2", "xbox_series", "xbox_one"];
-
-type FieldValue = string | string[] | boolean;
+type FieldValue = CollectorFieldValue;
 type Picker = ReturnType<typeof useFiles>;
 
 export function ContactView() {
@@ -28,8 +27,7 @@ export function ContactView() {
     for (const field of collector?.fields ?? []) {
       if (!field.required) continue;
       const value = values[field.key];
-      const empty =
-        field.type === "FILE" ? (fieldPickers.get(field.key)?.files.length ?? 0) === 0 : field.type === "CHECKBOX" ? value !== true : Array.isArray(value) ? value.length === 0 : !String(value ?? "").trim();
+      const empty = field.type === "FILE" ? (fieldPickers.get(field.key)?.files.length ?? 0) === 0 : isEmptyAnswer(field, value);
       if (empty) found[`field-${field.key}`] = t("contact.required");
     }
     return found;
@@ -108,12 +106,14 @@ export function ContactView() {
         </div>
         <FilePicker id="attachments" label={t("contact.attachments")} picker={files} />
         {collector && (
-          <fieldset class="collector">
-            <legend>{collector.title}</legend>
-            {collector.fields.map((field) => (
-              <CollectorInput key={field.key} field={field} value={values[field.key]} error={errors[`field-${field.key}`]} onChange={(value) => set(field.key, value)} pickers={fieldPickers} />
-            ))}
-          </fieldset>
+          <CollectorFieldset
+            collector={collector}
+            values={values}
+            errors={Object.fromEntries(collector.fields.map((field) => [field.key, errors[`field-${field.key}`]]))}
+            texts={{ optional: t("contact.optional") }}
+            onChange={set}
+            renderFile={(field, id) => <FieldFilePicker field={field} id={id} pickers={fieldPickers} />}
+          />
         )}
         <button type="submit" class="button primary" disabled={sending}>
           {sending ? t("contact.sending") : t("contact.send")}
@@ -123,89 +123,9 @@ export function ContactView() {
   );
 }
 
-function CollectorInput(props: { field: CollectorFieldDefinition; value: FieldValue | undefined; error: string | undefined; onChange(value: FieldValue): void; pickers: Map<string, Picker> }) {
-  const { field, value, error, onChange } = props;
-  const { t } = useApp().locale;
-  const id = `field-${field.key}`;
+/** A FILE field of the collector: the page's file picker, whose files are uploaded on sending. */
+function FieldFilePicker({ field, id, pickers }: { field: CollectorFormField; id: string; pickers: Map<string, Picker> }) {
   const picker = useFiles();
-  if (field.type === "FILE") props.pickers.set(field.key, picker);
-  const label = (
-    <>
-      {field.label}
-      {!field.required && <span class="muted"> {t("contact.optional")}</span>}
-    </>
-  );
-  const described = error ? `${id}-error` : undefined;
-  const errorText = error && (
-    <p id={`${id}-error`} class="error">
-      {error}
-    </p>
-  );
-  const common = { id, required: field.required, "aria-invalid": error ? true : undefined, "aria-describedby": described };
-  const text = typeof value === "string" ? value : "";
-
-  switch (field.type) {
-    case "FILE":
-      return <FilePicker id={id} label={field.label} picker={picker} />;
-    case "CHECKBOX":
-      return (
-        <div class="field check">
-          <input type="checkbox" {...common} checked={value === true} onChange={(event) => onChange((event.currentTarget as HTMLInputElement).checked)} />
-          <label for={id}>{label}</label>
-          {errorText}
-        </div>
-      );
-    case "SELECT_GROUP": {
-      const chosen = Array.isArray(value) ? value : [];
-      return (
-        <fieldset class="field" id={id} tabIndex={-1} aria-describedby={described}>
-          <legend>{label}</legend>
-          {(field.options ?? []).map((option, index) => (
-            <div class="check" key={option}>
-              <input
-                type="checkbox"
-                id={`${id}-${index}`}
-                checked={chosen.includes(option)}
-                onChange={(event) => onChange((event.currentTarget as HTMLInputElement).checked ? [...chosen, option] : chosen.filter((item) => item !== option))}
-              />
-              <label for={`${id}-${index}`}>{option}</label>
-            </div>
-          ))}
-          {errorText}
-        </fieldset>
-      );
-    }
-    case "DROPDOWN":
-    case "PLATFORM_SELECTOR": {
-      const options = field.options ?? (field.type === "PLATFORM_SELECTOR" ? PLATFORMS : []);
-      return (
-        <div class="field">
-          <label for={id}>{label}</label>
-          <select {...common} value={text} onChange={(event) => onChange((event.currentTarget as HTMLSelectElement).value)}>
-            <option value="">—</option>
-            {options.map((option) => (
-              <option key={option} value={option}>
-                {option}
-              </option>
-            ))}
-          </select>
-          {errorText}
-        </div>
-      );
-    }
-    default:
-      return (
-        <div class="field">
-          <label for={id}>{label}</label>
-          <input
-            type={(field.type === "DATE" ? "date" : field.type === "EMAIL" ? "email" : "text") as "text"}
-            {...common}
-            maxLength={10000}
-            value={text}
-            onInput={(event) => onChange((event.currentTarget as HTMLInputElement).value)}
-          />
-          {errorText}
-        </div>
-      );
-  }
+  pickers.set(field.key, picker);
+  return <FilePicker id={id} label={field.label} picker={picker} />;
 }

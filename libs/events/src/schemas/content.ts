@@ -147,25 +147,50 @@ export const resourceCreated = defineEvent({
   schema: Type.Object({ id: Uuid(), gameId: Uuid(), key: Slug, title: Type.String() }),
 });
 
+const collectorDefinition = Type.Object({
+  id: Uuid(),
+  gameId: Uuid(),
+  ref: Slug,
+  title: Type.String(),
+  contactForm: Type.Boolean(),
+  fields: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      label: Type.String(),
+      type: CollectorFieldType,
+      options: Type.Array(Type.String()),
+      required: Type.Boolean(),
+    }),
+  ),
+});
+
 export const collectorCreated = defineEvent({
   type: "content.collector.created",
   description: "A collector definition (a form) of a game was created.",
+  version: 1,
+  schema: collectorDefinition,
+});
+
+export const collectorUpdated = defineEvent({
+  type: "content.collector.updated",
+  description:
+    "An admin changed a collector in the settings (its title or fields), or it became or stopped being its game's contact form: the collector as it is now, in the shape of content.collector.created (its id, ref and game never change). Caches of the game's collectors are stale.",
+  version: 1,
+  schema: collectorDefinition,
+});
+
+export const collectorRetired = defineEvent({
+  type: "content.collector.retired",
+  description:
+    "A collector was retired: it is no longer shown or answered (and no longer the contact form); the results players submitted stay on their tickets.",
   version: 1,
   schema: Type.Object({
     id: Uuid(),
     gameId: Uuid(),
     ref: Slug,
     title: Type.String(),
-    contactForm: Type.Boolean(),
-    fields: Type.Array(
-      Type.Object({
-        key: Type.String(),
-        label: Type.String(),
-        type: CollectorFieldType,
-        options: Type.Array(Type.String()),
-        required: Type.Boolean(),
-      }),
-    ),
+    wasContactForm: Type.Boolean({ description: "Whether it was the game's contact form until now (the game then has none)" }),
+    retiredAt: DateTime(),
   }),
 });
 
@@ -334,5 +359,5 @@ export const contentEventsKeepingReference: ReadonlySet<string> = new Set(["cont
 export const contentEvents = [
   companyCreated, apiKeyCreated, apiKeyRevoked, gameCreated, gameUpdated, gameDeleted, environmentCreated, environmentTokenRotated, resourceCreated,
   collectorCreated, userCreated, tagCreated, fieldCreated, announcementUpdated, announcementCleared, userDeactivated, agentSessionsEnded,
-  auditRecorded, tagUpdated, tagRetired, fieldUpdated, fieldRetired, gameBrandingUpdated,
+  auditRecorded, tagUpdated, tagRetired, fieldUpdated, fieldRetired, gameBrandingUpdated, collectorUpdated, collectorRetired,
 ] as const;

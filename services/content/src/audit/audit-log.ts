@@ -56,6 +56,11 @@ export type AuditAction =
   | "field.created"
   | "field.updated"
   | "field.retired"
+  // Collectors (collectors/): created, changed and retired in the settings, and which one is a game's contact form.
+  | "collector.created"
+  | "collector.updated"
+  | "collector.retired"
+  | "collector.contact_form_changed"
   // A tenant file applied by an operator (tenants/): what it created.
   | "tenant.applied";
 

@@ -11,6 +11,9 @@ export interface CollectorTable {
   /** Written as JSON text, read back as an array. */
   fields: ColumnType<CollectorFieldDefinition[], string, string>;
   created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  /** Set when an admin retired it: no longer listed, shown or answered. */
+  retired_at: Generated<Date | null>;
 }
 
 export interface CollectorTables {

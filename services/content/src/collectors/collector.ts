@@ -31,6 +31,9 @@ export interface Collector {
   contactForm: boolean;
   fields: CollectorFieldDefinition[];
   createdAt: Date;
+  updatedAt: Date;
+  /** Set once an admin retired it; a retired collector is never listed, shown or answered. */
+  retiredAt: Date | null;
 }
 
 export interface NewCollectorInput {
@@ -90,18 +93,13 @@ function parseField(value: unknown, path: string, issues: ValidationIssue[]): Co
   return { key: String(value.key), label, type, options, required };
 }
 
-/** Checks a new collector definition; field keys are unique within it. */
-export function parseNewCollector(input: NewCollectorInput): NewCollector {
-  const issues: ValidationIssue[] = [];
-  if (typeof input.ref !== "string" || !refPattern.test(input.ref)) issues.push({ path: "/ref", message: "must be 1-64 letters, digits, '_' or '-'" });
-  const title = requiredText(input.title, "/title", issues);
-  const contactForm = optionalBoolean(input.contactForm, "/contactForm", issues);
+function parseFields(input: unknown, issues: ValidationIssue[]): CollectorFieldDefinition[] {
   const fields: CollectorFieldDefinition[] = [];
-  if (!Array.isArray(input.fields) || input.fields.length === 0 || input.fields.length > MAX_FIELDS) {
+  if (!Array.isArray(input) || input.length === 0 || input.length > MAX_FIELDS) {
     issues.push({ path: "/fields", message: `must be an array of 1-${MAX_FIELDS} fields` });
   } else {
     const keys = new Map<string, number>();
-    input.fields.forEach((value: unknown, index: number) => {
+    input.forEach((value: unknown, index: number) => {
       const field = parseField(value, `/fields/${index}`, issues);
       if (!field) return;
       const earlier = keys.get(field.key);
@@ -110,11 +108,72 @@ export function parseNewCollector(input: NewCollectorInput): NewCollector {
       fields.push(field);
     });
   }
+  return fields;
+}
+
+/** Checks a new collector definition; field keys are unique within it. */
+export function parseNewCollector(input: NewCollectorInput): NewCollector {
+  const issues: ValidationIssue[] = [];
+  if (typeof input.ref !== "string" || !refPattern.test(input.ref)) issues.push({ path: "/ref", message: "must be 1-64 letters, digits, '_' or '-'" });
+  const title = requiredText(input.title, "/title", issues);
+  const contactForm = optionalBoolean(input.contactForm, "/contactForm", issues);
+  const fields = parseFields(input.fields, issues);
   throwIfInvalid(issues);
   return { ref: input.ref as string, title, contactForm, fields };
 }
 
-/** The data of content.collector.created. */
+/**
+ * The ref of a collector an admin creates without naming one: its title in letters, digits and
+ * dashes, with a random suffix so that two collectors of one title can exist.
+ */
+export function refFromTitle(title: unknown, suffix: string): string {
+  const base = (typeof title === "string" ? title : "")
+    .normalize("NFKD")
+    .replace(/[^A-Za-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .toLowerCase()
+    .slice(0, 48);
+  return `${base || "collector"}-${suffix}`;
+}
+
+export interface CollectorChangeInput {
+  title: unknown;
+  fields: unknown;
+}
+
+export type CollectorChange = Pick<Collector, "title" | "fields">;
+
+/** Checks an admin's change of a collector: its whole title and field list, with the rules of a new one. */
+export function parseCollectorChange(input: CollectorChangeInput): CollectorChange {
+  const issues: ValidationIssue[] = [];
+  const title = requiredText(input.title, "/title", issues);
+  const fields = parseFields(input.fields, issues);
+  throwIfInvalid(issues);
+  return { title, fields };
+}
+
+function sameField(a: CollectorFieldDefinition, b: CollectorFieldDefinition): boolean {
+  return a.key === b.key && a.label === b.label && a.type === b.type && a.required === b.required && a.options.join("\n") === b.options.join("\n") && a.options.length === b.options.length;
+}
+
+/** Whether a change leaves the title and every field (in order) as they are (stored fields come back with jsonb's key order). */
+export function sameDefinition(a: CollectorChange, b: CollectorChange): boolean {
+  return a.title === b.title && a.fields.length === b.fields.length && a.fields.every((field, index) => sameField(field, b.fields[index]!));
+}
+
+/** What the audit log keeps of a collector (before and after a change). */
+export function auditedCollector(collector: Collector): Record<string, unknown> {
+  return {
+    gameId: collector.gameId,
+    ref: collector.ref,
+    title: collector.title,
+    contactForm: collector.contactForm,
+    fields: collector.fields,
+    ...(collector.retiredAt ? { retiredAt: collector.retiredAt.toISOString() } : {}),
+  };
+}
+
+/** The data of content.collector.created and content.collector.updated. */
 export function collectorEventData(collector: Collector) {
   return { id: collector.id, gameId: collector.gameId, ref: collector.ref, title: collector.title, contactForm: collector.contactForm, fields: collector.fields };
 }

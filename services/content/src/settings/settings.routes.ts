@@ -4,7 +4,7 @@
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { CompanySettingsService, type CompanyApiKeySchema, type CompanyEnvironmentSchema, type CompanyGameSchema, type SettingsChange, type TeamMemberSchema } from "@support/proto";
+import { CompanySettingsService, type CompanyApiKeySchema, type CompanyCollectorSchema, type CompanyEnvironmentSchema, type CompanyGameSchema, type SettingsChange, type TeamMemberSchema } from "@support/proto";
 import { validationError } from "@support/errors";
 import { deactivateUser, inviteUser, resendInvitation, type UserLinksContext } from "../agents/user-links.service.ts";
 import { findTeamMember, listTeam, type TeamMember } from "../agents/team.service.ts";
@@ -27,6 +27,8 @@ import { gameIssues, requireCompanyAdmin, updateUser } from "../users/user.servi
 import { changeTag, createTag, listTags, retireTag } from "../tags/tag.service.ts";
 import { changeField, createField, listFields, retireField } from "../fields/field.service.ts";
 import { fieldMessage, tagMessage } from "../routes.ts";
+import type { Collector } from "../collectors/collector.ts";
+import { changeCollector, createCollector, listCompanyCollectors, retireCollector, setContactForm } from "../collectors/collector.service.ts";
 
 type Db = ContentDeps["db"];
 
@@ -88,6 +90,25 @@ function gameMessage(game: Game, environments: GameEnvironment[]): MessageInitSh
     updatedAt: timestampFromDate(game.updatedAt),
     environments: environments.map(environmentMessage),
   };
+}
+
+function companyCollectorMessage(collector: Collector): MessageInitShape<typeof CompanyCollectorSchema> {
+  return {
+    id: collector.id,
+    gameId: collector.gameId,
+    ref: collector.ref,
+    title: collector.title,
+    contactForm: collector.contactForm,
+    fields: collector.fields,
+    createdAt: timestampFromDate(collector.createdAt),
+    updatedAt: timestampFromDate(collector.updatedAt),
+    retiredAt: collector.retiredAt ? timestampFromDate(collector.retiredAt) : undefined,
+  };
+}
+
+/** A field of a request as the collector rules read it (proto3 has no absent strings: empty is absent). */
+function fieldInput(field: { key: string; label: string; type: string; options: string[]; required: boolean }) {
+  return { key: field.key, label: field.label, type: field.type, options: field.options.length > 0 ? field.options : undefined, required: field.required };
 }
 
 /** The admin making the change, checked, as the audit log names them. */
@@ -238,6 +259,27 @@ export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<Content
       const origin = await adminChange(db, req.change, "changes games");
       const input = { accentColor: req.accentColor, colorScheme: req.colorScheme, logo: req.removeLogo ? null : req.logo };
       return { branding: brandingMessage(await setGameBranding(db, origin.companyId, req.gameId, input, origin)) };
+    },
+    listCompanyCollectors: async (req) => {
+      const { companyId } = await adminChange(db, req.change, "sees its collectors");
+      return { collectors: (await listCompanyCollectors(db, companyId)).map(companyCollectorMessage) };
+    },
+    createCompanyCollector: async (req) => {
+      const origin = await adminChange(db, req.change, "creates collectors");
+      const input = { ref: req.ref, title: req.title, contactForm: false, fields: req.fields.map(fieldInput) };
+      return { collector: companyCollectorMessage(await createCollector(db, origin.companyId, req.gameId, input, origin)) };
+    },
+    updateCompanyCollector: async (req) => {
+      const origin = await adminChange(db, req.change, "changes collectors");
+      return { collector: companyCollectorMessage(await changeCollector(db, origin.companyId, req.collectorId, { title: req.title, fields: req.fields.map(fieldInput) }, origin)) };
+    },
+    retireCompanyCollector: async (req) => {
+      const origin = await adminChange(db, req.change, "retires collectors");
+      return { collector: companyCollectorMessage(await retireCollector(db, origin.companyId, req.collectorId, origin)) };
+    },
+    setCompanyGameContactForm: async (req) => {
+      const origin = await adminChange(db, req.change, "chooses contact forms");
+      return { collectors: (await setContactForm(db, origin.companyId, req.gameId, req.collectorId || null, origin)).map(companyCollectorMessage) };
     },
   });
 }

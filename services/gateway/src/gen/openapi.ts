@@ -1663,6 +1663,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/settings/collectors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's collectors, by game (admins)
+         * @description Every live collector (a form players fill in on the web support page) of the company's
+         *     live games, by game (oldest game first), then oldest first; at most one of a game is its
+         *     contact form. Retired collectors are not listed.
+         */
+        get: operations["listAgentSettingsCollectors"];
+        put?: never;
+        /**
+         * Create a collector of a game (admins)
+         * @description A new collector of a game of the company, by the rules of a tenant file's: a title, 1-50
+         *     fields with keys unique in it (1-64 letters, digits, `_` or `-`), options (each once) for
+         *     SELECT_GROUP and DROPDOWN fields (and optionally PLATFORM_SELECTOR), none for other
+         *     types; each broken rule is a **400** at its path (`/fields/2/options`). Without a `ref`
+         *     one is made of the title; a live collector of that ref in the game is **409**. A game of
+         *     another company is **404**. It is not the contact form until chosen as such
+         *     (`PUT /agent-api/settings/games/{gameId}/contact-form`).
+         */
+        post: operations["createAgentSettingsCollector"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/collectors/{collectorId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                collectorId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a collector's title and fields (admins)
+         * @description Replaces the collector's title and its fields (added, removed, reordered, relabelled,
+         *     retyped, made required or not, their options changed) with the rules of a new one; its
+         *     `ref` and game stay. Results players already submitted stay on their tickets as they
+         *     were (with the labels of then). The web support page shows the new form at once. A
+         *     collector of another company or a retired one is **404**; a change that changes nothing
+         *     records nothing.
+         */
+        put: operations["updateAgentSettingsCollector"];
+        post?: never;
+        /**
+         * Retire a collector (admins)
+         * @description The collector is no longer listed, shown or answerable (an answer to it is a **400**);
+         *     if it was its game's contact form, the game has none until another is chosen. Results
+         *     players submitted stay readable on their tickets. Another company's or a retired one is
+         *     **404**.
+         */
+        delete: operations["retireAgentSettingsCollector"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/games/{gameId}/contact-form": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Choose a game's contact form (admins)
+         * @description Makes a live collector of the game its contact form (the form the web support page shows
+         *     to open a ticket); the previous one no longer is. `collectorId: null` leaves the game
+         *     without one. A game of another company, or a collector not of the game, is **404**.
+         *     Answers the game's collectors as they are now.
+         */
+        put: operations["setAgentSettingsContactForm"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/stream": {
         parameters: {
             query?: never;
@@ -2408,6 +2497,43 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             } | null;
+        };
+        AgentSettingsCollectorField: {
+            /** @description 1-64 letters, digits, `_` or `-`; unique in the collector (the answer names it). */
+            key: string;
+            /** @description What the player reads (1-200 characters). */
+            label: string;
+            /** @enum {string} */
+            type: "TEXT" | "SELECT_GROUP" | "DROPDOWN" | "DATE" | "EMAIL" | "CHECKBOX" | "PLATFORM_SELECTOR" | "FILE";
+            /** @description The allowed answers (required for SELECT_GROUP and DROPDOWN, optional for PLATFORM_SELECTOR, none for other types). */
+            options?: string[];
+            /** @description Whether the player must answer it (default false). */
+            required?: boolean;
+        };
+        AgentSettingsCollector: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            gameId: string;
+            /** @description Its name in tenant files; never changes. */
+            ref: string;
+            title: string;
+            /** @description Whether it is its game's contact form. */
+            contactForm: boolean;
+            fields: {
+                key: string;
+                label: string;
+                /** @enum {string} */
+                type: "TEXT" | "SELECT_GROUP" | "DROPDOWN" | "DATE" | "EMAIL" | "CHECKBOX" | "PLATFORM_SELECTOR" | "FILE";
+                options: string[];
+                required: boolean;
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            retiredAt: string | null;
         };
         AgentGameBranding: {
             /** @description #rrggbb; null: the page's default. */
@@ -7438,6 +7564,200 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AgentGameBranding"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentSettingsCollectors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The collectors. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        collectors: components["schemas"]["AgentSettingsCollector"][];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createAgentSettingsCollector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    gameId: string;
+                    title: string;
+                    /** @description The collector's name in tenant files; made of the title when left out. */
+                    ref?: string;
+                    fields: components["schemas"]["AgentSettingsCollectorField"][];
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsCollector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    updateAgentSettingsCollector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                collectorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    fields: components["schemas"]["AgentSettingsCollectorField"][];
+                };
+            };
+        };
+        responses: {
+            /** @description The collector as it is now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsCollector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    retireAgentSettingsCollector: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                collectorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The retired collector (with `retiredAt`). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsCollector"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    setAgentSettingsContactForm: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    collectorId: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The game's collectors. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        collectors: components["schemas"]["AgentSettingsCollector"][];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -126,9 +126,14 @@ const AGENT_OPERATIONS = [
   ["post", "/agent-api/settings/games/{gameId}/environments/{environmentId}/token-rotation", "rotateAgentEnvironmentToken"],
   ["get", "/agent-api/settings/games/{gameId}/branding", "getAgentSettingsGameBranding"],
   ["put", "/agent-api/settings/games/{gameId}/branding", "setAgentSettingsGameBranding"],
+  ["get", "/agent-api/settings/collectors", "listAgentSettingsCollectors"],
+  ["post", "/agent-api/settings/collectors", "createAgentSettingsCollector"],
+  ["put", "/agent-api/settings/collectors/{collectorId}", "updateAgentSettingsCollector"],
+  ["delete", "/agent-api/settings/collectors/{collectorId}", "retireAgentSettingsCollector"],
+  ["put", "/agent-api/settings/games/{gameId}/contact-form", "setAgentSettingsContactForm"],
 ] as const;
 // Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
-const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "getAgentSettingsGameBranding"]);
+const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
   "signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment", "listAgentAuditLog",
   "listAgentTickets", "listAgentViews", "getAgentTicket", "performAgentTicketActions", "mergeAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "announceAgentPresence",
@@ -136,6 +141,7 @@ const AGENT_SESSION_OPERATIONS = new Set<string>([
   "createAgentTicketAttachment", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "createAgentApiKey", "revokeAgentApiKey",
   "listAgentSettingsTags", "createAgentSettingsTag", "updateAgentSettingsTag", "retireAgentSettingsTag", "listAgentSettingsFields", "createAgentSettingsField", "updateAgentSettingsField", "retireAgentSettingsField",
   "listAgentTeamMembers", "inviteAgentTeamMember", "updateAgentTeamMember", "resendAgentTeamInvitation", "deactivateAgentTeamMember", "resetAgentTeamMemberTwoFactor",
+  "listAgentSettingsCollectors", "createAgentSettingsCollector", "updateAgentSettingsCollector", "retireAgentSettingsCollector", "setAgentSettingsContactForm",
   "listAgentSettingsGames", "createAgentSettingsGame", "getAgentSettingsGame", "updateAgentSettingsGame", "setAgentGameMetadataKeys", "checkAgentMetadataToken", "createAgentEnvironment",
   "rotateAgentEnvironmentToken", "getAgentSettingsGameBranding", "setAgentSettingsGameBranding",
 ]);
@@ -169,7 +175,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 64 of the agent API, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 69 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });

@@ -26,7 +26,7 @@ function loadTeamNames(): void {
 }
 
 /** The kinds of action the filter offers: a family of actions each (the API's `action=<family>.`). */
-const FAMILIES = ["sign_in.", "session.", "password.", "two_factor.", "user.", "api_key.", "game.", "environment.", "tag.", "field.", "canned_response.", "tenant."] as const;
+const FAMILIES = ["sign_in.", "session.", "password.", "two_factor.", "user.", "api_key.", "game.", "environment.", "tag.", "field.", "collector.", "canned_response.", "tenant."] as const;
 
 interface Filters {
   action: string;
@@ -61,8 +61,12 @@ const isoTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 function show(value: unknown): string {
   if (value === null || value === undefined) return "—";
   if (typeof value === "boolean") return value ? t("audit.yes") : t("audit.no");
-  if (typeof value === "string") return isoTime.test(value) ? dateTime.format(new Date(value)) : value;
+  if (typeof value === "string") return isoTime.test(value) ? dateTime.format(new Date(value)) : (teamNames.value.games.get(value) ?? value);
   if (Array.isArray(value) && value.every((item) => typeof item === "string")) return value.map((item) => teamNames.value.games.get(item) ?? item).join(", ");
+  // A collector's fields: each by its label and type, required ones marked.
+  if (Array.isArray(value) && value.every((item) => typeof item === "object" && item !== null && "label" in item && "type" in item)) {
+    return (value as { label: unknown; type: unknown; required?: unknown }[]).map((field) => `${String(field.label)} (${String(field.type)}${field.required === true ? ", *" : ""})`).join(", ");
+  }
   // An image (a game's logo) by its type, pixels, size and the start of its hash, never its bytes.
   const image = value as { sha256?: unknown; size?: unknown; width?: unknown; height?: unknown; contentType?: unknown };
   if (typeof image.sha256 === "string" && typeof image.size === "number") {
@@ -99,7 +103,7 @@ function Changes({ entry }: { entry: AuditEntry }) {
 
 /** Whom or what the entry is about: the object's name, or the user when another acted on them. */
 function Subject({ entry }: { entry: AuditEntry }) {
-  const name = entry.after?.["name"] ?? entry.before?.["name"];
+  const name = entry.after?.["name"] ?? entry.before?.["name"] ?? entry.after?.["title"] ?? entry.before?.["title"];
   if (typeof name === "string") return <span class="subject">{t("audit.named", { name })}</span>;
   if (entry.userId !== null && entry.userId !== entry.actor.id) {
     const name = colleagues.value.get(entry.userId)?.name ?? teamNames.value.users.get(entry.userId);

@@ -5,7 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import type { FieldDefinition, GameBranding, Tag } from "./content_pb.js";
+import type { CollectorFieldDefinition, FieldDefinition, GameBranding, Tag } from "./content_pb.js";
 
 /**
  * Describes the file content/v1/settings.proto.
@@ -1561,6 +1561,282 @@ export declare type SetCompanyGameBrandingResponse = Message<"content.v1.SetComp
 export declare const SetCompanyGameBrandingResponseSchema: GenMessage<SetCompanyGameBrandingResponse>;
 
 /**
+ * CompanyCollector is a live collector as the settings show it.
+ *
+ * @generated from message content.v1.CompanyCollector
+ */
+export declare type CompanyCollector = Message<"content.v1.CompanyCollector"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string ref = 3;
+   */
+  ref: string;
+
+  /**
+   * @generated from field: string title = 4;
+   */
+  title: string;
+
+  /**
+   * @generated from field: bool contact_form = 5;
+   */
+  contactForm: boolean;
+
+  /**
+   * @generated from field: repeated content.v1.CollectorFieldDefinition fields = 6;
+   */
+  fields: CollectorFieldDefinition[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 8;
+   */
+  updatedAt?: Timestamp | undefined;
+
+  /**
+   * Set on the answer of RetireCompanyCollector only.
+   *
+   * @generated from field: optional google.protobuf.Timestamp retired_at = 9;
+   */
+  retiredAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message content.v1.CompanyCollector.
+ * Use `create(CompanyCollectorSchema)` to create a new message.
+ */
+export declare const CompanyCollectorSchema: GenMessage<CompanyCollector>;
+
+/**
+ * @generated from message content.v1.ListCompanyCollectorsRequest
+ */
+export declare type ListCompanyCollectorsRequest = Message<"content.v1.ListCompanyCollectorsRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+};
+
+/**
+ * Describes the message content.v1.ListCompanyCollectorsRequest.
+ * Use `create(ListCompanyCollectorsRequestSchema)` to create a new message.
+ */
+export declare const ListCompanyCollectorsRequestSchema: GenMessage<ListCompanyCollectorsRequest>;
+
+/**
+ * @generated from message content.v1.ListCompanyCollectorsResponse
+ */
+export declare type ListCompanyCollectorsResponse = Message<"content.v1.ListCompanyCollectorsResponse"> & {
+  /**
+   * @generated from field: repeated content.v1.CompanyCollector collectors = 1;
+   */
+  collectors: CompanyCollector[];
+};
+
+/**
+ * Describes the message content.v1.ListCompanyCollectorsResponse.
+ * Use `create(ListCompanyCollectorsResponseSchema)` to create a new message.
+ */
+export declare const ListCompanyCollectorsResponseSchema: GenMessage<ListCompanyCollectorsResponse>;
+
+/**
+ * @generated from message content.v1.CreateCompanyCollectorRequest
+ */
+export declare type CreateCompanyCollectorRequest = Message<"content.v1.CreateCompanyCollectorRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string title = 3;
+   */
+  title: string;
+
+  /**
+   * Empty: made of the title.
+   *
+   * @generated from field: string ref = 4;
+   */
+  ref: string;
+
+  /**
+   * @generated from field: repeated content.v1.CollectorFieldDefinition fields = 5;
+   */
+  fields: CollectorFieldDefinition[];
+};
+
+/**
+ * Describes the message content.v1.CreateCompanyCollectorRequest.
+ * Use `create(CreateCompanyCollectorRequestSchema)` to create a new message.
+ */
+export declare const CreateCompanyCollectorRequestSchema: GenMessage<CreateCompanyCollectorRequest>;
+
+/**
+ * @generated from message content.v1.CreateCompanyCollectorResponse
+ */
+export declare type CreateCompanyCollectorResponse = Message<"content.v1.CreateCompanyCollectorResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyCollector collector = 1;
+   */
+  collector?: CompanyCollector | undefined;
+};
+
+/**
+ * Describes the message content.v1.CreateCompanyCollectorResponse.
+ * Use `create(CreateCompanyCollectorResponseSchema)` to create a new message.
+ */
+export declare const CreateCompanyCollectorResponseSchema: GenMessage<CreateCompanyCollectorResponse>;
+
+/**
+ * @generated from message content.v1.UpdateCompanyCollectorRequest
+ */
+export declare type UpdateCompanyCollectorRequest = Message<"content.v1.UpdateCompanyCollectorRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string collector_id = 2;
+   */
+  collectorId: string;
+
+  /**
+   * @generated from field: string title = 3;
+   */
+  title: string;
+
+  /**
+   * @generated from field: repeated content.v1.CollectorFieldDefinition fields = 4;
+   */
+  fields: CollectorFieldDefinition[];
+};
+
+/**
+ * Describes the message content.v1.UpdateCompanyCollectorRequest.
+ * Use `create(UpdateCompanyCollectorRequestSchema)` to create a new message.
+ */
+export declare const UpdateCompanyCollectorRequestSchema: GenMessage<UpdateCompanyCollectorRequest>;
+
+/**
+ * @generated from message content.v1.UpdateCompanyCollectorResponse
+ */
+export declare type UpdateCompanyCollectorResponse = Message<"content.v1.UpdateCompanyCollectorResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyCollector collector = 1;
+   */
+  collector?: CompanyCollector | undefined;
+};
+
+/**
+ * Describes the message content.v1.UpdateCompanyCollectorResponse.
+ * Use `create(UpdateCompanyCollectorResponseSchema)` to create a new message.
+ */
+export declare const UpdateCompanyCollectorResponseSchema: GenMessage<UpdateCompanyCollectorResponse>;
+
+/**
+ * @generated from message content.v1.RetireCompanyCollectorRequest
+ */
+export declare type RetireCompanyCollectorRequest = Message<"content.v1.RetireCompanyCollectorRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string collector_id = 2;
+   */
+  collectorId: string;
+};
+
+/**
+ * Describes the message content.v1.RetireCompanyCollectorRequest.
+ * Use `create(RetireCompanyCollectorRequestSchema)` to create a new message.
+ */
+export declare const RetireCompanyCollectorRequestSchema: GenMessage<RetireCompanyCollectorRequest>;
+
+/**
+ * @generated from message content.v1.RetireCompanyCollectorResponse
+ */
+export declare type RetireCompanyCollectorResponse = Message<"content.v1.RetireCompanyCollectorResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyCollector collector = 1;
+   */
+  collector?: CompanyCollector | undefined;
+};
+
+/**
+ * Describes the message content.v1.RetireCompanyCollectorResponse.
+ * Use `create(RetireCompanyCollectorResponseSchema)` to create a new message.
+ */
+export declare const RetireCompanyCollectorResponseSchema: GenMessage<RetireCompanyCollectorResponse>;
+
+/**
+ * @generated from message content.v1.SetCompanyGameContactFormRequest
+ */
+export declare type SetCompanyGameContactFormRequest = Message<"content.v1.SetCompanyGameContactFormRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * Absent: the game has no contact form.
+   *
+   * @generated from field: optional string collector_id = 3;
+   */
+  collectorId?: string | undefined;
+};
+
+/**
+ * Describes the message content.v1.SetCompanyGameContactFormRequest.
+ * Use `create(SetCompanyGameContactFormRequestSchema)` to create a new message.
+ */
+export declare const SetCompanyGameContactFormRequestSchema: GenMessage<SetCompanyGameContactFormRequest>;
+
+/**
+ * @generated from message content.v1.SetCompanyGameContactFormResponse
+ */
+export declare type SetCompanyGameContactFormResponse = Message<"content.v1.SetCompanyGameContactFormResponse"> & {
+  /**
+   * The game's live collectors after the change.
+   *
+   * @generated from field: repeated content.v1.CompanyCollector collectors = 1;
+   */
+  collectors: CompanyCollector[];
+};
+
+/**
+ * Describes the message content.v1.SetCompanyGameContactFormResponse.
+ * Use `create(SetCompanyGameContactFormResponseSchema)` to create a new message.
+ */
+export declare const SetCompanyGameContactFormResponseSchema: GenMessage<SetCompanyGameContactFormResponse>;
+
+/**
  * CompanySettingsService is what a company's admins change in the support application's
  * settings (the gateway's /agent-api/settings/...). Every call names the company and the acting
  * user, who must be an active admin of that company (PERMISSION_DENIED otherwise, before
@@ -1824,6 +2100,64 @@ export declare const CompanySettingsService: GenService<{
     methodKind: "unary";
     input: typeof RotateCompanyEnvironmentTokenRequestSchema;
     output: typeof RotateCompanyEnvironmentTokenResponseSchema;
+  },
+  /**
+   * ListCompanyCollectors returns the live collectors of the company's live games, by game
+   * (oldest first), then oldest first.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.ListCompanyCollectors
+   */
+  listCompanyCollectors: {
+    methodKind: "unary";
+    input: typeof ListCompanyCollectorsRequestSchema;
+    output: typeof ListCompanyCollectorsResponseSchema;
+  },
+  /**
+   * CreateCompanyCollector creates a collector of a live game with the rules of a tenant file's
+   * (INVALID_ARGUMENT at /title, /ref, /fields/<i>/key|label|type|options|required); without a
+   * ref one is made of the title. NOT_FOUND for another company's game; ALREADY_EXISTS for a
+   * live collector of that ref in the game.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.CreateCompanyCollector
+   */
+  createCompanyCollector: {
+    methodKind: "unary";
+    input: typeof CreateCompanyCollectorRequestSchema;
+    output: typeof CreateCompanyCollectorResponseSchema;
+  },
+  /**
+   * UpdateCompanyCollector replaces a live collector's title and fields (its ref and game stay);
+   * results players submitted keep their labels. NOT_FOUND for another company's or a retired one.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.UpdateCompanyCollector
+   */
+  updateCompanyCollector: {
+    methodKind: "unary";
+    input: typeof UpdateCompanyCollectorRequestSchema;
+    output: typeof UpdateCompanyCollectorResponseSchema;
+  },
+  /**
+   * RetireCompanyCollector retires a live collector: no longer shown or answered, no longer the
+   * contact form; results on tickets stay. NOT_FOUND for another company's or a retired one.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.RetireCompanyCollector
+   */
+  retireCompanyCollector: {
+    methodKind: "unary";
+    input: typeof RetireCompanyCollectorRequestSchema;
+    output: typeof RetireCompanyCollectorResponseSchema;
+  },
+  /**
+   * SetCompanyGameContactForm makes a live collector of the game its contact form (no
+   * collector_id: none), the previous one no longer. NOT_FOUND for another company's game or
+   * a collector not of the game.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.SetCompanyGameContactForm
+   */
+  setCompanyGameContactForm: {
+    methodKind: "unary";
+    input: typeof SetCompanyGameContactFormRequestSchema;
+    output: typeof SetCompanyGameContactFormResponseSchema;
   },
   /**
    * GetCompanyGameBranding returns how the game's web support page looks (defaults when unset).

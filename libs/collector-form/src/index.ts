@@ -1,0 +1,2 @@
+export { CollectorFieldset, CollectorInput, PLATFORMS, isEmptyAnswer } from "./collector-form.tsx";
+export type { CollectorFieldValue, CollectorFormDefinition, CollectorFormField, CollectorFormTexts } from "./collector-form.tsx";
