@@ -561,7 +561,7 @@ export function searchWalkQuery(db: Db, companyId: string, query: AgentListQuery
 
 /**
  * How many running ids a block of tickets holds: the event search index keys each event by its
- * ticket's block (running id / SEARCH_BLOCK, written as the migration's index expression).
+ * ticket's block (array[running id / SEARCH_BLOCK], written as the migration's index expression).
  */
 export const SEARCH_BLOCK = 4096;
 
@@ -606,7 +606,7 @@ export function searchWindowQuery(db: Db, companyId: string, query: AgentListQue
   const { select, ordered } = agentListParts(db, companyId, query);
   const words = websearchText(query.search.words);
   const part = "blocks" in window
-    ? sql`e.ticket_running_id / ${sql.raw(String(SEARCH_BLOCK))} = any(${window.blocks}::bigint[])`
+    ? sql`array[e.ticket_running_id / ${sql.raw(String(SEARCH_BLOCK))}] && ${window.blocks}::bigint[]`
     : "runningBelow" in window ? sql`e.ticket_running_id < ${window.runningBelow}::bigint` : sql`e.ticket_running_id >= ${window.runningFrom}::bigint`;
   return ordered(select.select("id").where(sql<boolean>`tickets.id = any(array(
     select e.ticket_id from ticket_events e
