@@ -127,6 +127,25 @@ describe("search plans", () => {
     expect(rows[0]!.differ).toBe(0);
   });
 
+  it("gives events written without their ticket's running id (as the previous release writes them) their ticket's", async () => {
+    // A ticket and its first event in one statement, then an event of an existing ticket.
+    const { rows: [created] } = await sql<{ id: string; running_id: string }>`
+      with ticket as (
+        insert into tickets (company_id, running_id, game_id, game_environment_id, status, channels, language, first_message, first_message_normalized, created_at)
+        values (${OTHER}::uuid, 900001, ${GAMES[0]}::uuid, gen_random_uuid(), 'new', '{chat}', 'en', 'kestrel', 'kestrel', ${NOW}::timestamptz)
+        returning id, running_id
+      ), event as (
+        insert into ticket_events (ticket_id, company_id, type, data, actor)
+        select id, ${OTHER}::uuid, 'PLAYER_MESSAGE', '{"message":"kestrel"}'::jsonb, '{"type":"system","id":null}'::jsonb from ticket
+      )
+      select id, running_id from ticket`.execute(db);
+    await sql`insert into ticket_events (ticket_id, company_id, type, data, actor)
+      values (${created!.id}::uuid, ${OTHER}::uuid, 'AGENT_MESSAGE', '{"message":"kestrel"}'::jsonb, '{"type":"system","id":null}'::jsonb)`.execute(db);
+    const { rows } = await sql<{ ticket_running_id: string | null }>`select ticket_running_id from ticket_events where ticket_id = ${created!.id}::uuid order by seq`.execute(db);
+    expect(rows.map((row) => Number(row.ticket_running_id))).toEqual([900001, 900001]);
+    await sql`delete from tickets where id = ${created!.id}::uuid`.execute(db);
+  });
+
   it("reads the windows of a search by blocks in the list's order, from the cursor's block", () => {
     const cursor = (runningId: number) => ({ createdAt: NOW, runningId });
     expect(searchWindows({ order: "desc" }, 20_000)).toEqual([{ blocks: [4, 3] }, { blocks: [2, 1, 0] }]);
