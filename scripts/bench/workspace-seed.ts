@@ -8,7 +8,7 @@
 // Every column the service derives is written as the service writes it: first_message and its
 // normalised form from the first player message, search_config from the ticket's language
 // (search_vector is the table's own generated column, so Postgres computes it as for an API
-// write), last_activity_at, last_player_message_at, waiting_since and closed_at from the
+// write), each event's ticket_running_id from its ticket, last_activity_at, last_player_message_at, waiting_since and closed_at from the
 // conversation's times, service_player_id naming a real player of the ticket's game. What the
 // agent lists read beside the row (the subject from the first PLAYER_MESSAGE event, unread from
 // ticket_reads) is then what the API would find. Internal audit events (STATUS_CHANGED and the
@@ -354,8 +354,8 @@ async function insertTickets(client: pg.Client, company: WorkspaceCompany, from:
 /** The conversations of tickets from..to: their messages and notes, and the END of closed ones. */
 async function insertEvents(client: pg.Client, company: WorkspaceCompany, from: number, to: number): Promise<number> {
   const statement = `
-    insert into ticket_events (ticket_id, company_id, type, data, actor, search_config, created_at)
-    select t.id, t.company_id, e.type,
+    insert into ticket_events (ticket_id, company_id, ticket_running_id, type, data, actor, search_config, created_at)
+    select t.id, t.company_id, t.running_id, e.type,
       case e.type
         when 'END' then jsonb_build_object('resolutionType', t.resolution_type)
         when 'PRIVATE_NOTE' then jsonb_build_object('message', e.text, 'attachments', '[]'::jsonb)

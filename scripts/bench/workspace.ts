@@ -16,7 +16,9 @@ import { createDb } from "../../libs/db/src/index.ts";
 import type { TicketsDatabase } from "../../services/tickets/src/index.ts";
 import { AGENT_VIEWS, parseAgentListQuery, viewConditions, type RawAgentListQuery } from "../../services/tickets/src/tickets/agent-list.ts";
 import { normalizeMessage } from "../../services/tickets/src/tickets/duplicate.ts";
-import { countAgentViewsQuery, listAgentTicketsQuery, searchWalkQuery, secondWalkLength } from "../../services/tickets/src/tickets/ticket.repository.ts";
+import {
+  countAgentViewsQuery, listAgentTicketsQuery, longestSecondWalk, searchWalkQuery, searchWindowQuery, searchWindows, secondWalkLength,
+} from "../../services/tickets/src/tickets/ticket.repository.ts";
 import { subjectOf } from "../../services/tickets/src/reads/ticket-read.ts";
 import type { Row, SuiteResult } from "./measure.ts";
 import { openLoop, type OpenLoopResult } from "./open-loop.ts";
@@ -186,7 +188,10 @@ async function checkAlike(stack: Stack, client: pg.Client, apiKey: string, gameI
   problems.push(...shapeDifferences(apiItem, seededItem).map((d) => `list item ${d}`));
   const apiView = await getJson<TicketView>(stack, `/agent-api/tickets/${created[0]!.ticketId}`, admin.cookie);
   const seededView = await getJson<TicketView>(stack, `/agent-api/tickets/${seeded.id}`, admin.cookie);
-  problems.push(...shapeDifferences(apiView, seededView).map((d) => `ticket view ${d}`));
+  // The seeded replies were never mailed (the email service's schema is not seeded): the delivery
+  // of the API ticket's reply (it is an email ticket) is the one entry the seeded view lacks.
+  const mailed = /^\/conversation\/\d+\/emailDelivery: only in the first$/;
+  problems.push(...shapeDifferences(apiView, seededView).filter((d) => !mailed.test(d)).map((d) => `ticket view ${d}`));
   const types = (view: TicketView) => [...new Set(view.conversation.map((entry) => `${entry.event.type}:${entry.author.type}`))].sort().join(",");
   if (types(apiView) !== types(seededView)) problems.push(`conversation kinds: API ${types(apiView)}, seeded ${types(seededView)}`);
   if (seededView.player.record === null) problems.push("the seeded ticket's player has no record");
@@ -194,9 +199,10 @@ async function checkAlike(stack: Stack, client: pg.Client, apiKey: string, gameI
   if (seededItem.subject !== subjectOf(first!.first_message) || seededItem.subject === "") problems.push(`seeded subject ${JSON.stringify(seededItem.subject)}`);
 
   // The derived columns of a sample of every language, as the service computes them.
-  const { rows: sample } = await client.query<{ first_message: string; first_message_normalized: string; language: string; config: string; event_config: string; message: string; last_activity_at: Date; last_event: Date; last_player_message_at: Date | null; last_player: Date | null }>(
+  const { rows: sample } = await client.query<{ first_message: string; first_message_normalized: string; language: string; config: string; event_config: string; other_running: number; message: string; last_activity_at: Date; last_event: Date; last_player_message_at: Date | null; last_player: Date | null }>(
     `select t.first_message, t.first_message_normalized, t.language, ticket_search_config(t.language)::text as config,
        (select e.search_config::text from ticket_events e where e.ticket_id = t.id order by e.seq limit 1) as event_config,
+       (select count(*)::int from ticket_events e where e.ticket_id = t.id and e.ticket_running_id is distinct from t.running_id) as other_running,
        (select e.data->>'message' from ticket_events e where e.ticket_id = t.id and e.type = 'PLAYER_MESSAGE' order by e.seq limit 1) as message,
        t.last_activity_at, (select max(e.created_at) from ticket_events e where e.ticket_id = t.id) as last_event,
        t.last_player_message_at, (select max(e.created_at) from ticket_events e where e.ticket_id = t.id and e.type = 'PLAYER_MESSAGE') as last_player
@@ -207,9 +213,18 @@ async function checkAlike(stack: Stack, client: pg.Client, apiKey: string, gameI
     if (row.first_message_normalized !== normalizeMessage(row.first_message)) problems.push(`normalised first message of ${JSON.stringify(row.first_message)}`);
     if (row.message !== row.first_message) problems.push(`first message differs from the first event: ${JSON.stringify(row.first_message)}`);
     if (row.config !== row.event_config) problems.push(`search config ${row.event_config} for a ${row.language} ticket`);
+    if (row.other_running !== 0) problems.push(`${row.other_running} events without their ticket's running id`);
     if (row.last_activity_at.getTime() !== row.last_event.getTime()) problems.push(`last activity ${row.last_activity_at.toISOString()} vs last event ${row.last_event.toISOString()}`);
     if (row.last_player_message_at?.getTime() !== row.last_player?.getTime()) problems.push("last player message time");
   }
+
+  // The API tickets' events carry their ticket's running id as the seeded ones do.
+  const { rows: [apiEvents] } = await client.query<{ events: number; other_running: number }>(
+    `select count(*)::int as events, count(*) filter (where e.ticket_running_id is distinct from t.running_id)::int as other_running
+     from tickets t join ticket_events e on e.ticket_id = t.id where t.id = any($1::uuid[])`,
+    [created.map((ticket) => ticket.ticketId)],
+  );
+  if (apiEvents!.events === 0 || apiEvents!.other_running !== 0) problems.push(`API tickets: ${apiEvents!.other_running} of ${apiEvents!.events} events without their ticket's running id`);
 
   // Found by a word of its own message, with a snippet of that message.
   const found = await getJson<{ tickets: ListItem[] }>(stack, `/agent-api/tickets?q=${encodeURIComponent(TEXT.de.items[1]!)}&limit=${PAGE}`, admin.cookie);
@@ -225,7 +240,8 @@ async function checkAlike(stack: Stack, client: pg.Client, apiKey: string, gameI
 /**
  * EXPLAIN (ANALYZE, BUFFERS) of the SQL the tickets service runs for an agent list, step by step
  * as listAgentTickets runs them: for a search with words the walk, the longer walk when the
- * first found part of a page, the indexes when the walks did not fill it.
+ * first found part of a page, the indexes when the walks did not fill it (sorted by creation:
+ * the words' matches by blocks of tickets until they fill the page, then the page).
  */
 async function explainList(client: pg.Client, companyId: string, user: SignedIn, raw: RawAgentListQuery): Promise<{ step: string; sql: string; plan: string }[]> {
   const db = createDb<TicketsDatabase>({ url: "postgres://unused/unused", schema: "tickets", maxConnections: 1 });
@@ -236,7 +252,7 @@ async function explainList(client: pg.Client, companyId: string, user: SignedIn,
     try {
       const { rows } = await client.query<{ "QUERY PLAN": string }>(`explain (analyze, buffers) ${statement.sql}`, [...statement.parameters]);
       steps.push({ step, sql: statement.sql, plan: rows.map((row) => row["QUERY PLAN"]).join("\n") });
-      return (await client.query(statement.sql, [...statement.parameters])).rowCount ?? 0;
+      return (await client.query<{ id: string }>(statement.sql, [...statement.parameters])).rows;
     } finally {
       if (serial) await client.query("commit");
     }
@@ -245,12 +261,24 @@ async function explainList(client: pg.Client, companyId: string, user: SignedIn,
     const query = parseAgentListQuery(raw, { companyId, userId: user.userId, gameIds: user.gameIds, cursorSecret: CURSOR_SECRET, now: new Date() });
     const { search } = query;
     if (search !== undefined && search.words !== "") {
-      const found = await explain("the walk", searchWalkQuery(db, companyId, { ...query, search }).compile());
+      const found = (await explain("the walk", searchWalkQuery(db, companyId, { ...query, search }).compile())).length;
       if (found > query.limit) return steps;
-      const length = secondWalkLength(found, query.limit);
-      if (length !== undefined && (await explain(`the walk of ${length}`, searchWalkQuery(db, companyId, { ...query, search }, length).compile())) > query.limit) return steps;
+      const length = secondWalkLength(found, query.limit, longestSecondWalk(query.sort));
+      if (length !== undefined && (await explain(`the walk of ${length}`, searchWalkQuery(db, companyId, { ...query, search }, length).compile())).length > query.limit) return steps;
     }
-    await explain(search === undefined ? "the page" : "the indexes", listAgentTicketsQuery(db, companyId, query).compile(), search !== undefined);
+    let wordsPage: string[] | undefined;
+    if (search !== undefined && search.words !== "" && query.sort === "createdAt") {
+      wordsPage = [];
+      // The company's newest running id, as newestRunningId reads it.
+      const { rows: [newest] } = await client.query<{ newest: string | null }>("select max(running_id) as newest from tickets where company_id = $1", [companyId]);
+      for (const window of searchWindows(query, Number(newest!.newest ?? 0))) {
+        const windowQuery = searchWindowQuery(db, companyId, { ...query, search }, window, query.limit + 1 - wordsPage.length).compile();
+        const rows = await explain(`the blocks ${JSON.stringify(window)}`, windowQuery, true);
+        wordsPage.push(...rows.map((row) => row.id));
+        if (wordsPage.length > query.limit) break;
+      }
+    }
+    await explain(search === undefined ? "the page" : "the indexes", listAgentTicketsQuery(db, companyId, query, wordsPage).compile(), search !== undefined);
     return steps;
   } finally {
     await db.destroy();

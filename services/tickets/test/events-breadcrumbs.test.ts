@@ -29,8 +29,9 @@ describe("ticket events and breadcrumbs", () => {
     // CSAT and collector results come from the player side, which writes them like this.
     const collectorId = randomUUID();
     const resultId = randomUUID();
-    await sql`insert into ticket_events (ticket_id, company_id, type, data, actor) values
-      (${ticketId}, ${tenant.companyId}, 'COLLECTOR_RESULT', ${JSON.stringify({
+    const running = sql`(select running_id from tickets where id = ${ticketId})`;
+    await sql`insert into ticket_events (ticket_id, company_id, ticket_running_id, type, data, actor) values
+      (${ticketId}, ${tenant.companyId}, ${running}, 'COLLECTOR_RESULT', ${JSON.stringify({
         collectorId, resultId, title: "Device info",
         fields: [
           { key: "device", label: "Device", type: "TEXT", value: "Pixel" },
@@ -40,10 +41,10 @@ describe("ticket events and breadcrumbs", () => {
           { key: "shot", label: "Screenshot", type: "FILE", attachments: [{ id: "att-1" }] },
         ],
       })}::jsonb, '{"type":"player","id":null}'::jsonb),
-      (${ticketId}, ${tenant.companyId}, 'SOMETHING_INTERNAL', '{}'::jsonb, '{"type":"system","id":"x"}'::jsonb)`.execute(ctx.db);
+      (${ticketId}, ${tenant.companyId}, ${running}, 'SOMETHING_INTERNAL', '{}'::jsonb, '{"type":"system","id":"x"}'::jsonb)`.execute(ctx.db);
     await act(ctx, tenant, ticketId, [{ action: { case: "resolveTicket", value: {} } }]);
-    await sql`insert into ticket_events (ticket_id, company_id, type, data, actor) values
-      (${ticketId}, ${tenant.companyId}, 'CSAT', '{"score":5,"review":null}'::jsonb, '{"type":"player","id":null}'::jsonb)`.execute(ctx.db);
+    await sql`insert into ticket_events (ticket_id, company_id, ticket_running_id, type, data, actor) values
+      (${ticketId}, ${tenant.companyId}, ${running}, 'CSAT', '{"score":5,"review":null}'::jsonb, '{"type":"player","id":null}'::jsonb)`.execute(ctx.db);
 
     const { events } = await ctx.tickets.listTicketEvents({ companyId: tenant.companyId, ticketId });
     expect(events.map((e) => e.payload.case)).toEqual(["playerMessage", "agentMessage", "privateNote", "collectorResult", "end", "csat"]);

@@ -1,15 +1,20 @@
 // Search must be answered from indexes: on 20,000 tickets of one company (four games; English,
 // German, French and Japanese) with 100,000 messages and notes, beside 5,000 tickets of another
 // company, each kind of search reads no table sequentially and touches a bounded number of
-// buffers. The events are written before the search migration runs, so this also proves that
-// the migration makes existing messages searchable. Set TEST_PRINT_PLANS=1 to print the plans.
+// buffers, and a search read by blocks of tickets gives the page the whole index step gives.
+// The events are written before the search migrations run, so this also proves that the
+// migrations make existing messages searchable and give them their ticket's running id. Set
+// TEST_PRINT_PLANS=1 to print the plans.
 import { CompiledQuery } from "kysely";
 import { createDb, migrateToLatest, sql, type Kysely } from "@support/db";
 import { createTestInfra, type TestInfra } from "@support/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrations, type TicketsDatabase } from "../src/index.ts";
 import { parseAgentListQuery } from "../src/tickets/agent-list.ts";
-import { listAgentTicketsQuery, searchWalkQuery, secondWalkLength } from "../src/tickets/ticket.repository.ts";
+import { encodeCursor } from "../src/tickets/cursor.ts";
+import {
+  listAgentTickets, listAgentTicketsQuery, longestSecondWalk, newestRunningId, searchWalkQuery, searchWindowQuery, searchWindows, searchWordsByBlocks, secondWalkLength,
+} from "../src/tickets/ticket.repository.ts";
 
 const COMPANY = "c0000000-0000-4000-8000-000000000001";
 const OTHER = "c0000000-0000-4000-8000-000000000002";
@@ -35,6 +40,8 @@ const JAPANESE = ["アカウントにログインできません", "課金した
 interface PlanNode {
   "Node Type": string;
   "Relation Name"?: string;
+  "Index Name"?: string;
+  "Index Cond"?: string;
   "Shared Hit Blocks"?: number;
   "Shared Read Blocks"?: number;
   Plans?: PlanNode[];
@@ -81,10 +88,12 @@ describe("search plans", () => {
                 from generate_series(1, 12) i
                 cross join lateral (select case t.language when 'de' then ${words(GERMAN)} when 'fr' then ${words(FRENCH)} else ${words(ENGLISH)} end as w) l)
             || case when t.running_id % 1000 = 0 and n = 1 then ' zeppelin' else '' end
+            || case when t.running_id % 97 = 0 and n = 2 then ' griffin' else '' end
         end as text) m`.execute(db);
     await migrateToLatest(db, "tickets", migrations);
     await sql`analyze tickets`.execute(db);
-    await sql`analyze ticket_events`.execute(db);
+    // The running-id migration updated every event: vacuumed, as autovacuum would after it.
+    await sql`vacuum analyze ticket_events`.execute(db);
   }, 300_000);
 
   afterAll(async () => {
@@ -112,12 +121,90 @@ describe("search plans", () => {
     expect(rows[0]).toEqual({ indexed: (ROWS + 5_000) * MESSAGES_PER_TICKET, all: (ROWS + 5_000) * MESSAGES_PER_TICKET });
   });
 
+  it("gave the events written before the migration their ticket's running id", async () => {
+    const { rows } = await sql<{ differ: number }>`
+      select count(*)::int as differ from ticket_events e join tickets t on t.id = e.ticket_id where e.ticket_running_id <> t.running_id`.execute(db);
+    expect(rows[0]!.differ).toBe(0);
+  });
+
+  it("gives events written without their ticket's running id (as the previous release writes them) their ticket's", async () => {
+    // A ticket and its first event in one statement, then an event of an existing ticket.
+    const { rows: [created] } = await sql<{ id: string; running_id: string }>`
+      with ticket as (
+        insert into tickets (company_id, running_id, game_id, game_environment_id, status, channels, language, first_message, first_message_normalized, created_at)
+        values (${OTHER}::uuid, 900001, ${GAMES[0]}::uuid, gen_random_uuid(), 'new', '{chat}', 'en', 'kestrel', 'kestrel', ${NOW}::timestamptz)
+        returning id, running_id
+      ), event as (
+        insert into ticket_events (ticket_id, company_id, type, data, actor)
+        select id, ${OTHER}::uuid, 'PLAYER_MESSAGE', '{"message":"kestrel"}'::jsonb, '{"type":"system","id":null}'::jsonb from ticket
+      )
+      select id, running_id from ticket`.execute(db);
+    await sql`insert into ticket_events (ticket_id, company_id, type, data, actor)
+      values (${created!.id}::uuid, ${OTHER}::uuid, 'AGENT_MESSAGE', '{"message":"kestrel"}'::jsonb, '{"type":"system","id":null}'::jsonb)`.execute(db);
+    const { rows } = await sql<{ ticket_running_id: string | null }>`select ticket_running_id from ticket_events where ticket_id = ${created!.id}::uuid order by seq`.execute(db);
+    expect(rows.map((row) => Number(row.ticket_running_id))).toEqual([900001, 900001]);
+    await sql`delete from tickets where id = ${created!.id}::uuid`.execute(db);
+  });
+
+  it("reads the windows of a search by blocks in the list's order, from the cursor's block", () => {
+    const cursor = (runningId: number) => ({ createdAt: NOW, runningId });
+    expect(searchWindows({ order: "desc" }, 20_000)).toEqual([{ blocks: [4, 3] }, { blocks: [2, 1, 0] }]);
+    expect(searchWindows({ order: "asc" }, 20_000)).toEqual([{ blocks: [0, 1] }, { blocks: [2, 3, 4] }]);
+    expect(searchWindows({ order: "desc", cursor: cursor(9_000) }, 20_000)).toEqual([{ blocks: [2, 1] }, { blocks: [0] }]);
+    expect(searchWindows({ order: "asc", cursor: cursor(9_000) }, 20_000)).toEqual([{ blocks: [2, 3] }, { blocks: [4] }]);
+    // Past 2 + 4 + 8 + 16 blocks, every running id beyond them at once.
+    expect(searchWindows({ order: "desc" }, 1_000_000).at(-1)).toEqual({ runningBelow: 215 * 4096 });
+    expect(searchWindows({ order: "asc" }, 1_000_000).at(-1)).toEqual({ runningFrom: 30 * 4096 });
+    expect(searchWindows({ order: "desc" }, 1_000_000).slice(0, 2)).toEqual([{ blocks: [244, 243] }, { blocks: [242, 241, 240, 239] }]);
+  });
+
+  // The page read by blocks equals the whole index step's (every match read, then ordered), for
+  // words in 1% and 0.1% of the tickets, a Japanese pair, with a filter, both orders, the
+  // agent's two games and all four, first and second pages.
+  const blockCases: [string, Record<string, unknown>][] = [
+    ["griffin", {}], ["zeppelin", {}], ["ログイン", {}], ["griffin", { order: "asc" }], ["griffin", { view: "open" }], ["Häuser", { limit: 20 }],
+  ];
+  it.each(blockCases)("reads %s %j by blocks as the index step does", async (q, extra) => {
+    for (const gameIds of [AGENT_GAMES, GAMES]) {
+      let cursor: string | undefined;
+      for (let pageNo = 0; pageNo < 2; pageNo++) {
+        const query = parseAgentListQuery({ limit: 50, q, ...extra, ...(cursor === undefined ? {} : { cursor }) }, { companyId: COMPANY, userId: USER, gameIds, cursorSecret: SECRET, now: NOW });
+        const search = query.search!;
+        const whole = await listAgentTicketsQuery(db, COMPANY, query).execute();
+        const wordsPage = await searchWordsByBlocks(db, COMPANY, { ...query, search });
+        const byBlocks = await listAgentTicketsQuery(db, COMPANY, query, wordsPage).execute();
+        expect(byBlocks.map((row) => row.id), `${q} page ${pageNo}`).toEqual(whole.map((row) => row.id));
+        // And as the service answers it (the walks first).
+        const listed = await listAgentTickets(db, COMPANY, query);
+        expect(listed.map(({ ticket }) => ticket.id), `${q} page ${pageNo}, listed`).toEqual(whole.map((row) => row.id));
+        expect(whole.length, `${q} page ${pageNo}`).toBeGreaterThan(0);
+        const last = whole[query.limit - 1];
+        if (last === undefined) break;
+        cursor = encodeCursor(SECRET, COMPANY, query.order, { createdAt: last.created_at, runningId: Number(last.running_id) });
+      }
+    }
+  });
+
+  // The blocks are a condition of the event index, not a filter on the events it returned: the
+  // index then reads only the blocks' matches. A CJK phrase read in every configuration is the
+  // words Postgres underestimates most.
+  it.each([["griffin"], ["ログイン"], ["\"account server\""]])("reads the blocks of %s inside the event index", async (q) => {
+    const query = parseAgentListQuery({ limit: 50, q }, { companyId: COMPANY, userId: USER, gameIds: AGENT_GAMES, cursorSecret: SECRET, now: NOW });
+    const compiled = searchWindowQuery(db, COMPANY, { ...query, search: query.search! }, { blocks: [4, 3] }, 51).compile();
+    const explain = CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters]);
+    const { rows } = await db.executeQuery<{ "QUERY PLAN": { Plan: PlanNode }[] }>(explain);
+    const scans = nodes(rows[0]!["QUERY PLAN"][0]!.Plan).filter((node) => node["Index Name"] === "ticket_events_search_block_idx");
+    expect(scans.length, q).toBe(1);
+    expect(scans[0]!["Index Cond"], q).toContain("&&");
+  });
+
   // Bounds about 1.5 times the measured buffers. Words in more than a tenth of the tickets are
-  // answered by the walk through the newest 500 (SEARCH_WALK); those in 1-10% by a second,
-  // longer walk; rarer ones pay the first walk, then the indexes, in proportion to their
-  // matches: see docs/agent-api.md.
+  // answered by the walk through the newest 500 (SEARCH_WALK); those in 5-10% by a second,
+  // longer walk; rarer ones pay the first walk, then the event index by blocks of tickets,
+  // newest first, in proportion to the matches of the blocks read: see docs/agent-api.md.
   const cases: [string, string, number][] = [
     ["a rare word (20 tickets)", "zeppelin", 6_500],
+    ["a word in 1% of the tickets", "griffin", 6_500],
     ["a common English word", "refund", 1_000],
     ["two English words", "refunds charged", 4_200],
     ["a quoted phrase", '"account server"', 1_500],
@@ -138,7 +225,7 @@ describe("search plans", () => {
       const walk = await plan(searchWalkQuery(db, COMPANY, { ...query, search }).compile(), `${name}, walk`);
       total = walk;
       path = "walk";
-      const length = walk.rows <= 50 ? secondWalkLength(walk.rows, 50) : undefined;
+      const length = walk.rows <= 50 ? secondWalkLength(walk.rows, 50, longestSecondWalk(query.sort)) : undefined;
       if (length !== undefined) {
         const further = await plan(searchWalkQuery(db, COMPANY, { ...query, search }, length).compile(), `${name}, walk of ${length}`);
         total = { scans: [...total.scans, ...further.scans], buffers: total.buffers + further.buffers, ms: total.ms + further.ms, rows: further.rows };
@@ -152,10 +239,24 @@ describe("search plans", () => {
       }
     }
     if (total.rows <= 50) {
-      // As listAgentTickets runs it: without parallel workers.
+      // As listAgentTickets runs it: without parallel workers; the words by blocks of tickets
+      // (this list is sorted by creation), then the page of every condition.
       const index = await db.transaction().execute(async (trx) => {
         await sql`set local max_parallel_workers_per_gather = 0`.execute(trx);
-        return plan(listAgentTicketsQuery(db, COMPANY, query).compile(), `${name}, index`, trx);
+        let read = { scans: [] as string[], buffers: 0, ms: 0, rows: 0 };
+        let wordsPage: string[] | undefined;
+        if (search.words !== "") {
+          wordsPage = [];
+          for (const window of searchWindows(query, (await newestRunningId(trx, COMPANY))!)) {
+            const windowQuery = searchWindowQuery(trx, COMPANY, { ...query, search }, window, 51 - wordsPage.length);
+            const step = await plan(windowQuery.compile(), `${name}, ${JSON.stringify(window)}`, trx);
+            read = { scans: [...read.scans, ...step.scans], buffers: read.buffers + step.buffers, ms: read.ms + step.ms, rows: 0 };
+            wordsPage.push(...(await windowQuery.execute()).map((row) => row.id));
+            if (wordsPage.length > 50) break;
+          }
+        }
+        const page = await plan(listAgentTicketsQuery(trx, COMPANY, query, wordsPage).compile(), `${name}, index`, trx);
+        return { scans: [...read.scans, ...page.scans], buffers: read.buffers + page.buffers, ms: read.ms + page.ms, rows: page.rows };
       });
       total = { scans: [...total.scans, ...index.scans], buffers: total.buffers + index.buffers, ms: total.ms + index.ms, rows: index.rows };
       path = path === "index" ? "index" : `${path}, then index`;

@@ -93,10 +93,10 @@ describe("ListAgentTickets search", () => {
 
   it("finds a collector's text answer, and not its other answers", async () => {
     const { ticketId } = await createTicket(ctx, tenant, { message: `Form ticket ${tag}c` });
-    // Written as the player side stores a collector result (its search configuration from the ticket's language).
+    // Written as the player side stores a collector result (its search configuration from the ticket's language, its ticket's running id).
     await sql`
-      insert into ticket_events (ticket_id, company_id, type, data, actor, search_config)
-      values (${ticketId}, ${tenant.companyId}, 'COLLECTOR_RESULT', ${JSON.stringify({
+      insert into ticket_events (ticket_id, company_id, ticket_running_id, type, data, actor, search_config)
+      values (${ticketId}, ${tenant.companyId}, (select running_id from tickets where id = ${ticketId}), 'COLLECTOR_RESULT', ${JSON.stringify({
         collectorId: randomUUID(), resultId: randomUUID(), title: "Lost item",
         fields: [{ key: "where", label: "Where", type: "TEXT", value: `near the volcano ${tag}c` }, { key: "kind", label: "Kind", type: "DROPDOWN", value: "sword" }],
       })}::jsonb, '{"type":"player","id":null}'::jsonb, ticket_search_config('en'))`.execute(ctx.db);

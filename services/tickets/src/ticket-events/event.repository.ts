@@ -5,23 +5,30 @@ import { PUBLIC_EVENT_TYPES, type RecordedEvent, type TicketEvent } from "./even
 
 type Db = Kysely<TicketsDatabase>;
 
-/** The ticket events are appended to: its language chooses how their text is indexed for search. */
+/**
+ * The ticket events are appended to: its language chooses how their text is indexed for search,
+ * its running id the block of tickets search reads them by.
+ */
 export interface EventsTicket {
   id: string;
   companyId: string;
   language: string;
+  /** The ticket's running id, or the statement's expression of it when the ticket is inserted by the same statement. */
+  runningId: number | RawBuilder<number>;
 }
 
 /**
  * The statement that appends events in the given order (seq is the creation order), to run on
  * its own (insertEvents) or inside the statement that writes the ticket (ticket.repository).
  * Every event records the search configuration of the ticket's language (the migration's
- * ticket_search_config); its search_vector is generated from it and the event's text.
+ * ticket_search_config), its search_vector generated from it and the event's text, and the
+ * ticket's running id.
  */
 export function eventsInsert(ticket: EventsTicket, events: readonly RecordedEvent[]): RawBuilder<unknown> {
   return sql`
-    insert into ticket_events (id, ticket_id, company_id, type, data, actor, search_config)
-    select e.id, ${ticket.id}::uuid, ${ticket.companyId}::uuid, e.type, e.data, e.actor, ticket_search_config(${ticket.language}::text)
+    insert into ticket_events (id, ticket_id, company_id, type, data, actor, search_config, ticket_running_id)
+    select e.id, ${ticket.id}::uuid, ${ticket.companyId}::uuid, e.type, e.data, e.actor, ticket_search_config(${ticket.language}::text),
+      ${ticket.runningId}::bigint
     from unnest(${events.map((event) => event.id)}::uuid[], ${events.map((event) => event.type)}::text[],
                 ${events.map((event) => JSON.stringify(event.data))}::jsonb[], ${events.map((event) => JSON.stringify(event.actor))}::jsonb[])
       with ordinality as e(id, type, data, actor, n)

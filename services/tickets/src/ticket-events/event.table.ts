@@ -6,6 +6,8 @@ export interface TicketEventTable {
   id: Generated<string>;
   ticket_id: string;
   company_id: string;
+  /** The running id of the ticket (search reads events by blocks of running ids); null only until the migration's triggers fill it. */
+  ticket_running_id: number | null;
   type: string;
   data: ColumnType<Record<string, unknown>, string, string>;
   actor: ColumnType<Actor, string, string>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseTicketSearch, partsFromMarked, searchTerms, snippetAround, ticketMatch } from "./search.ts";
-import { SEARCH_WALK_LONGEST, secondWalkLength, websearchText } from "./ticket.repository.ts";
+import { longestSecondWalk, SEARCH_WALK_BEFORE_BLOCKS, SEARCH_WALK_LONGEST, secondWalkLength, websearchText } from "./ticket.repository.ts";
 
 const text = (parts: { text: string; highlight: boolean }[]) => parts.map((part) => (part.highlight ? `[${part.text}]` : part.text)).join("");
 
@@ -62,5 +62,15 @@ describe("secondWalkLength", () => {
     expect(secondWalkLength(6, 50)).toBeUndefined();
     expect(secondWalkLength(51, 50)).toBeUndefined();
     expect(secondWalkLength(7, 50)).toBeLessThanOrEqual(SEARCH_WALK_LONGEST);
+  });
+
+  it("sorted by creation, walks again only for words dense enough for a short walk (the rest is read by blocks)", () => {
+    expect(longestSecondWalk("createdAt")).toBe(SEARCH_WALK_BEFORE_BLOCKS);
+    expect(longestSecondWalk("lastActivityAt")).toBe(SEARCH_WALK_LONGEST);
+    // 25 of 500 (5%): 1,530 tickets; 26: 1,472.
+    expect(secondWalkLength(25, 50, longestSecondWalk("createdAt"))).toBeUndefined();
+    expect(secondWalkLength(26, 50, longestSecondWalk("createdAt"))).toBe(1472);
+    expect(secondWalkLength(10, 50, longestSecondWalk("createdAt"))).toBeUndefined();
+    expect(secondWalkLength(10, 50, longestSecondWalk("lastActivityAt"))).toBe(3825);
   });
 });
