@@ -129,11 +129,13 @@ export function pagePruneStep(pages: readonly StaticPage[], outDir: string): str
 const filters = (pages: readonly StaticPage[]) => pages.flatMap((page) => ["--filter", page.pkg]);
 
 /**
- * Installs the pages' dependencies, devDependencies included (their bundler), exactly as locked.
- * This happens in a build stage only: the runtime stage receives the built bundle, nothing else.
+ * Installs the pages' dependencies, devDependencies included (their bundler), exactly as locked,
+ * with those of the workspace packages they import (`<pkg>...`: a shared component's own
+ * dependencies resolve from its folder). This happens in a build stage only: the runtime stage
+ * receives the built bundle, nothing else.
  */
 export function pageInstallStep(pages: readonly StaticPage[], extraFlags: string[] = []): string[] {
-  return ["pnpm", "install", "--frozen-lockfile", ...filters(pages), ...extraFlags];
+  return ["pnpm", "install", "--frozen-lockfile", ...pages.flatMap((page) => ["--filter", `${page.pkg}...`]), ...extraFlags];
 }
 
 /** Builds each page into its `<dir>/dist`. */
