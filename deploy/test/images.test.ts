@@ -77,7 +77,7 @@ describe("the gateway's image, the web support page and the support application"
     expect(page.from).toBe("FROM tools AS page");
     const run = page.lines.filter((l) => l.startsWith("RUN "));
     // No --prod: the build needs Vite, a devDependency; the stage's node_modules never reach the runtime stage.
-    expect(run[0]).toMatch(/pnpm install --frozen-lockfile --filter @support\/web-support --filter @support\/agent-console$/);
+    expect(run[0]).toMatch(/pnpm install --frozen-lockfile --filter @support\/web-support\.\.\. --filter @support\/agent-console\.\.\.$/);
     expect(run[1]).toBe("RUN pnpm --filter @support/web-support --filter @support/agent-console run build");
     // The pages' tsconfig extends the root's, which turbo prune does not copy.
     expect(page.lines).toContain("COPY tsconfig.base.json ./");
