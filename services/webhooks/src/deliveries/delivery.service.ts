@@ -134,7 +134,7 @@ export async function retryDelivery(ctx: WebhooksContext, companyId: string, web
     await recordAudit(trx, origin, {
       action: "webhook.delivery_retried",
       webhook,
-      detail: { deliveryId: found.id, eventType: found.eventType, previousStatus: found.status, attempts: found.attempts },
+      detail: { url: webhook.url, deliveryId: found.id, eventType: found.eventType, previousStatus: found.status, attempts: found.attempts },
     });
     return rescheduled;
   });
@@ -152,7 +152,7 @@ export async function sendTestEvent(ctx: WebhooksContext, companyId: string, web
       [{ id, webhookId: webhook.id, companyId, eventId: null, eventType: "webhook.test", orderingKey: `test:${id}`, ticketId: null, playerId: null, payload: payloadOf("webhook.test", now.toISOString(), data) }],
       now,
     );
-    await recordAudit(trx, origin, { action: "webhook.test_sent", webhook, detail: { deliveryId: id } }, now);
+    await recordAudit(trx, origin, { action: "webhook.test_sent", webhook, detail: { url: webhook.url, deliveryId: id } }, now);
     return inserted;
   });
   ctx.wake();

@@ -139,7 +139,7 @@ export async function rotateSecret(
     const secret = newSigningSecret();
     const previousExpiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
     const webhook = await replaceSecret(trx, locked.id, ctx.box.seal(secret), sealed.secret, previousExpiresAt, now);
-    await recordAudit(trx, origin, { action: "webhook.secret_rotated", webhook, detail: { previousSecretExpiresAt: previousExpiresAt.toISOString() } }, now);
+    await recordAudit(trx, origin, { action: "webhook.secret_rotated", webhook, detail: { url: webhook.url, previousSecretExpiresAt: previousExpiresAt.toISOString() } }, now);
     return { webhook, secret };
   });
 }
