@@ -27,7 +27,8 @@ export type WebhookAuditAction =
 export function auditedSettings(webhook: Webhook): Record<string, unknown> {
   return {
     url: webhook.url,
-    description: webhook.description,
+    // Null when empty, as the REST API shows it.
+    description: webhook.description === "" ? null : webhook.description,
     eventTypes: webhook.eventTypes,
     gameIds: webhook.gameIds,
     enabled: webhook.enabled,

@@ -494,7 +494,7 @@ export function WebhooksPage() {
   const shownLog = webhooks?.find((webhook) => webhook.id === logOf);
   return (
     <SettingsLayout title={t("settings.webhooks")}>
-      <p class="hint">{t("webhooks.intro")}</p>
+      <p class="hint webhooks-intro">{t("webhooks.intro")}</p>
       {error && <Alert>{error}</Alert>}
       {notice && <Alert kind="success">{notice}</Alert>}
       {secret ? (
