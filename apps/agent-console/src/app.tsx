@@ -14,6 +14,7 @@ import { SearchPage } from "./pages/search.tsx";
 import { ApiKeysPage } from "./pages/settings/api-keys.tsx";
 import { AuditLogPage } from "./pages/settings/audit-log.tsx";
 import { CollectorsPage } from "./pages/settings/collectors.tsx";
+import { WebhooksPage } from "./pages/settings/webhooks.tsx";
 import { GamePage } from "./pages/settings/game.tsx";
 import { GamesPage } from "./pages/settings/games.tsx";
 import { TagsAndFieldsPage } from "./pages/settings/tags-and-fields.tsx";
@@ -78,6 +79,7 @@ export function App() {
     if (path === "/settings/audit-log") return <AuditLogPage />;
     if (path === "/settings/tags-and-fields") return <TagsAndFieldsPage />;
     if (path === "/settings/collectors") return <CollectorsPage />;
+    if (path === "/settings/webhooks") return <WebhooksPage />;
     if (path === "/settings/team") return <TeamPage />;
     if (path === "/settings") return <Loading />;
   }

@@ -53,7 +53,7 @@ export { freePort, isRoot, lookupUser, portIsFree, randomId, tcpAnswers, waitFor
 export { testInfraGlobalSetup } from "./vitest.ts";
 export { startSmtpReceiver } from "./smtp.ts";
 export { startWebhookReceiver } from "./webhook-receiver.ts";
-export type { ReceivedRequest, WebhookReceiver } from "./webhook-receiver.ts";
+export type { ReceivedRequest, WebhookReceiver, WebhookReceiverOptions } from "./webhook-receiver.ts";
 export type { ReceivedMail, SmtpReceiver } from "./smtp.ts";
 export { IDENTITY_PROCESSES, createTestServiceIdentities } from "./identity.ts";
 export type { IdentityProcess, TestServiceIdentities } from "./identity.ts";

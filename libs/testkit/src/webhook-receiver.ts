@@ -1,5 +1,6 @@
 // A studio's webhook endpoint on this machine, for tests: an HTTP server on a free port that
-// answers every request 204 and keeps it (headers and body as text).
+// answers every request (204 by default, or the given status and body) and keeps it (headers and
+// body as text).
 import http from "node:http";
 import { freePort } from "./net.ts";
 
@@ -17,14 +18,22 @@ export interface WebhookReceiver {
   stop(): Promise<void>;
 }
 
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+export interface WebhookReceiverOptions {
+  /** The status of every answer (204 by default). */
+  status?: number;
+  /** A text body of every answer (none by default). */
+  body?: string;
+}
+
+export async function startWebhookReceiver(options: WebhookReceiverOptions = {}): Promise<WebhookReceiver> {
   const received: ReceivedRequest[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString("utf8") });
-      res.writeHead(204).end();
+      if (options.body === undefined) res.writeHead(options.status ?? 204).end();
+      else res.writeHead(options.status ?? 200, { "content-type": "text/plain; charset=utf-8" }).end(options.body);
     });
   });
   const port = await freePort();

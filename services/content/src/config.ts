@@ -1,4 +1,5 @@
 // The content service's configuration, from environment variables only.
+import { DEFAULT_MAX_DELIVERIES } from "@support/bus";
 import { ConfigError, loadConfig, num, str } from "@support/config";
 import { adminTokenSpec, portSpec, serviceConfigSpecs } from "@support/runtime";
 import { idempotencyConfigSpecs } from "@support/idempotency";
@@ -9,6 +10,10 @@ export const configSpecs = {
   ...idempotencyConfigSpecs,
   PORT: portSpec(50051),
   ADMIN_TOKEN: adminTokenSpec,
+  EVENT_MAX_DELIVERIES: num({
+    default: DEFAULT_MAX_DELIVERIES,
+    desc: "Deliveries of another service's audit entry (webhooks.audit.recorded) whose recording keeps failing before it goes to the dead-letter store; 0: retried for ever",
+  }),
   // The support application's sign-in (docs/agents.md).
   AGENT_SESSION_IDLE_SECONDS: num({ default: 43_200, desc: "A support application session unused this long ends (12 hours)" }),
   AGENT_SESSION_MAX_SECONDS: num({ default: 604_800, desc: "A support application session ends this long after sign-in, used or not (7 days)" }),

@@ -46,6 +46,9 @@ export function deliveryMessage(delivery: Delivery): MessageInitShape<typeof Del
   };
 }
 
+/** The acting admin and their address, when the gateway's settings routes make the call. */
+const originOf = (req: { actorUserId?: string; clientAddress?: string }) => ({ actorUserId: req.actorUserId, clientAddress: req.clientAddress });
+
 export function registerRoutes(router: ConnectRouter, ctx: WebhooksContext): void {
   // The answers that carry a signing secret are recorded for their Idempotency-Key encrypted,
   // like the secrets themselves: nothing holds a secret in plaintext at rest.
@@ -64,7 +67,7 @@ export function registerRoutes(router: ConnectRouter, ctx: WebhooksContext): voi
             eventTypes: req.eventTypes,
             gameIds: req.gameIds,
             enabled: req.enabled ?? true,
-          });
+          }, originOf(req));
           return { webhook: webhookMessage(webhook), secret };
         },
         sealed,
@@ -82,13 +85,13 @@ export function registerRoutes(router: ConnectRouter, ctx: WebhooksContext): voi
           eventTypes: req.setEventTypes ? req.eventTypes : undefined,
           gameIds: req.setGameIds ? req.gameIds : undefined,
           enabled: req.enabled,
-        }),
+        }, originOf(req)),
       ),
     }),
 
     deleteWebhook: (req, context) =>
       idempotent(ctx.db, req, context, async (db) => {
-        await deleteWebhook({ ...ctx, db }, req.companyId, req.webhookId);
+        await deleteWebhook({ ...ctx, db }, req.companyId, req.webhookId, originOf(req));
         return {};
       }),
 
@@ -98,7 +101,7 @@ export function registerRoutes(router: ConnectRouter, ctx: WebhooksContext): voi
         req,
         context,
         async (db) => {
-          const { webhook, secret } = await rotateSecret({ ...ctx, db }, req.companyId, req.webhookId);
+          const { webhook, secret } = await rotateSecret({ ...ctx, db }, req.companyId, req.webhookId, new Date(), originOf(req));
           return { webhook: webhookMessage(webhook), secret };
         },
         sealed,
@@ -111,10 +114,10 @@ export function registerRoutes(router: ConnectRouter, ctx: WebhooksContext): voi
 
     retryDelivery: (req, context) =>
       idempotent(ctx.db, req, context, async (db) => ({
-        delivery: deliveryMessage(await retryDelivery({ ...ctx, db }, req.companyId, req.webhookId, req.deliveryId)),
+        delivery: deliveryMessage(await retryDelivery({ ...ctx, db }, req.companyId, req.webhookId, req.deliveryId, originOf(req))),
       })),
 
     sendTestEvent: (req, context) =>
-      idempotent(ctx.db, req, context, async (db) => ({ delivery: deliveryMessage(await sendTestEvent({ ...ctx, db }, req.companyId, req.webhookId)) })),
+      idempotent(ctx.db, req, context, async (db) => ({ delivery: deliveryMessage(await sendTestEvent({ ...ctx, db }, req.companyId, req.webhookId, new Date(), originOf(req))) })),
   });
 }

@@ -328,6 +328,24 @@ export const agentSessionsEnded = defineEvent({
   earlier: { 1: { schema: agentSessionsEndedV1, upcast: (data) => data as Static<typeof agentSessionsEndedV1> } },
 });
 
+/**
+ * The properties of an audit entry shared by content.audit.recorded and the entries other
+ * services hand to content's log (webhooks.audit.recorded).
+ */
+export const auditEntryProperties = {
+  action: Type.String({ description: "What happened, e.g. `api_key.created`, `sign_in.failed`, `user.invited`" }),
+  actor: Type.Object({
+    type: OneOf(["user", "operator", "anonymous"]),
+    id: Nullable(Type.String(), "The acting user's id for `user`; null otherwise"),
+  }),
+  target: Nullable(Type.Object({ type: Type.String(), id: Type.String() }), "The object changed (`api_key`, `user`, `game`, ...), when there is one"),
+  before: Nullable(Type.Record(Type.String(), Type.Unknown()), "The object's settings before the change; null for a creation or no object"),
+  after: Nullable(Type.Record(Type.String(), Type.Unknown()), "The object's settings after the change; null for a removal or no object"),
+  detail: Type.Record(Type.String(), Type.Unknown(), { description: "A few facts of the act (the sign-in method, a session id, what was locked)" }),
+  clientAddress: Nullable(Type.String(), "The address the request came from, when it came through the gateway"),
+  createdAt: DateTime(),
+};
+
 export const auditRecorded = defineEvent({
   type: "content.audit.recorded",
   description:
@@ -335,18 +353,8 @@ export const auditRecorded = defineEvent({
   version: 1,
   schema: Type.Object({
     auditEntryId: Type.String({ pattern: "^[1-9][0-9]{0,18}$", description: "The entry's id in the log (ascending in time)" }),
-    action: Type.String({ description: "What happened, e.g. `api_key.created`, `sign_in.failed`, `user.invited`" }),
+    ...auditEntryProperties,
     userId: Nullable(Uuid(), "The user the entry is about, when there is one"),
-    actor: Type.Object({
-      type: OneOf(["user", "operator", "anonymous"]),
-      id: Nullable(Type.String(), "The acting user's id for `user`; null otherwise"),
-    }),
-    target: Nullable(Type.Object({ type: Type.String(), id: Type.String() }), "The object changed (`api_key`, `user`, `game`, ...), when there is one"),
-    before: Nullable(Type.Record(Type.String(), Type.Unknown()), "The object's settings before the change; null for a creation or no object"),
-    after: Nullable(Type.Record(Type.String(), Type.Unknown()), "The object's settings after the change; null for a removal or no object"),
-    detail: Type.Record(Type.String(), Type.Unknown(), { description: "A few facts of the act (the sign-in method, a session id, what was locked)" }),
-    clientAddress: Nullable(Type.String(), "The address the request came from, when it came through the gateway"),
-    createdAt: DateTime(),
   }),
 });
 

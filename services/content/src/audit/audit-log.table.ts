@@ -15,6 +15,8 @@ export interface AuditLogTable {
   before: JSONColumnType<Record<string, unknown> | null, string | null, string | null>;
   after: JSONColumnType<Record<string, unknown> | null, string | null, string | null>;
   created_at: Generated<Date>;
+  /** The event of another service the entry came from (webhooks.audit.recorded); null for content's own. */
+  source_event_id: string | null;
 }
 
 export interface AuditLogTables {

@@ -61,6 +61,14 @@ export type AuditAction =
   | "collector.updated"
   | "collector.retired"
   | "collector.contact_form_changed"
+  // Webhook subscriptions, changed by admins in the settings: recorded by the webhooks service and
+  // handed over as webhooks.audit.recorded (audit/service-audit.consumer.ts).
+  | "webhook.created"
+  | "webhook.updated"
+  | "webhook.deleted"
+  | "webhook.secret_rotated"
+  | "webhook.test_sent"
+  | "webhook.delivery_retried"
   // A tenant file applied by an operator (tenants/): what it created.
   | "tenant.applied";
 
@@ -106,25 +114,32 @@ export interface AuditEntry {
   after?: Record<string, unknown> | null;
   detail?: Record<string, unknown>;
   clientAddress?: string | null;
+  /** The event of another service the entry came from: an entry is recorded once per event. */
+  sourceEventId?: string;
 }
 
 /**
  * Records an entry, and for an entry of a company its content.audit.recorded event, both in the
  * caller's transaction (or one of their own).
  */
-export async function writeAudit(db: Kysely<ContentDatabase>, entry: AuditEntry, at: Date = new Date()): Promise<void> {
-  await inTransaction(db, async (trx) => {
-    const { id } = await trx
+export async function writeAudit(db: Kysely<ContentDatabase>, entry: AuditEntry, at: Date = new Date()): Promise<boolean> {
+  return inTransaction(db, async (trx) => {
+    const written = await trx
       .insertInto("audit_log")
       .values({
         company_id: entry.companyId, user_id: entry.userId, action: entry.action, actor: JSON.stringify(entry.actor),
         detail: JSON.stringify(entry.detail ?? {}), client_address: entry.clientAddress ?? null, created_at: at,
         target_type: entry.target?.type ?? null, target_id: entry.target?.id ?? null,
         before: entry.before ? JSON.stringify(entry.before) : null, after: entry.after ? JSON.stringify(entry.after) : null,
+        source_event_id: entry.sourceEventId ?? null,
       })
+      // An entry of another service's event already recorded is not recorded again.
+      .onConflict((conflict) => conflict.column("source_event_id").doNothing())
       .returning("id")
-      .executeTakeFirstOrThrow();
-    if (entry.companyId === null) return;
+      .executeTakeFirst();
+    if (!written) return false;
+    const { id } = written;
+    if (entry.companyId === null) return true;
     await writeEvents(trx, [
       newEvent("content.audit.recorded", entry.companyId, {
         auditEntryId: String(id), action: entry.action, userId: entry.userId, actor: entry.actor, target: entry.target ?? null,
@@ -132,6 +147,7 @@ export async function writeAudit(db: Kysely<ContentDatabase>, entry: AuditEntry,
         createdAt: at.toISOString(),
       }),
     ]);
+    return true;
   });
 }
 

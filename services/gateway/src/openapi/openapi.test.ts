@@ -131,9 +131,18 @@ const AGENT_OPERATIONS = [
   ["put", "/agent-api/settings/collectors/{collectorId}", "updateAgentSettingsCollector"],
   ["delete", "/agent-api/settings/collectors/{collectorId}", "retireAgentSettingsCollector"],
   ["put", "/agent-api/settings/games/{gameId}/contact-form", "setAgentSettingsContactForm"],
+  // Settings → Webhooks.
+  ["get", "/agent-api/settings/webhooks", "listAgentSettingsWebhooks"],
+  ["post", "/agent-api/settings/webhooks", "createAgentSettingsWebhook"],
+  ["patch", "/agent-api/settings/webhooks/{webhookId}", "updateAgentSettingsWebhook"],
+  ["delete", "/agent-api/settings/webhooks/{webhookId}", "deleteAgentSettingsWebhook"],
+  ["post", "/agent-api/settings/webhooks/{webhookId}/rotate-secret", "rotateAgentSettingsWebhookSecret"],
+  ["post", "/agent-api/settings/webhooks/{webhookId}/test", "sendAgentSettingsWebhookTestEvent"],
+  ["get", "/agent-api/settings/webhooks/{webhookId}/deliveries", "listAgentSettingsWebhookDeliveries"],
+  ["post", "/agent-api/settings/webhooks/{webhookId}/deliveries/{deliveryId}/retry", "retryAgentSettingsWebhookDelivery"],
 ] as const;
 // Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
-const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding"]);
+const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding", "listAgentSettingsWebhooks", "listAgentSettingsWebhookDeliveries"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
   "signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment", "listAgentAuditLog",
   "listAgentTickets", "listAgentViews", "getAgentTicket", "performAgentTicketActions", "mergeAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "announceAgentPresence",
@@ -144,6 +153,8 @@ const AGENT_SESSION_OPERATIONS = new Set<string>([
   "listAgentSettingsCollectors", "createAgentSettingsCollector", "updateAgentSettingsCollector", "retireAgentSettingsCollector", "setAgentSettingsContactForm",
   "listAgentSettingsGames", "createAgentSettingsGame", "getAgentSettingsGame", "updateAgentSettingsGame", "setAgentGameMetadataKeys", "checkAgentMetadataToken", "createAgentEnvironment",
   "rotateAgentEnvironmentToken", "getAgentSettingsGameBranding", "setAgentSettingsGameBranding",
+  "listAgentSettingsWebhooks", "createAgentSettingsWebhook", "updateAgentSettingsWebhook", "deleteAgentSettingsWebhook", "rotateAgentSettingsWebhookSecret",
+  "sendAgentSettingsWebhookTestEvent", "listAgentSettingsWebhookDeliveries", "retryAgentSettingsWebhookDelivery",
 ]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
@@ -175,7 +186,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 69 of the agent API, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 77 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });

@@ -7,6 +7,7 @@ import { isUuid, notFound, validationError } from "@support/errors";
 import type { WebhooksDatabase } from "../database.ts";
 import type { Kysely } from "@support/db";
 import { findWebhook, listEnabledSubscriptions, updateWebhook } from "../webhooks/webhook.repository.ts";
+import { inTransaction, recordAudit, type AuditOrigin } from "../webhooks/webhook.audit.ts";
 import { getWebhook, type WebhooksContext } from "../webhooks/webhook.service.ts";
 import { wants, type Webhook } from "../webhooks/webhook.ts";
 import {
@@ -124,26 +125,36 @@ export async function listDeliveries(
   return { deliveries: page, nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.seq) : undefined };
 }
 
-export async function retryDelivery(ctx: WebhooksContext, companyId: string, webhookId: string, deliveryId: string): Promise<Delivery> {
+export async function retryDelivery(ctx: WebhooksContext, companyId: string, webhookId: string, deliveryId: string, origin?: AuditOrigin): Promise<Delivery> {
   const webhook = await getWebhook(ctx, companyId, webhookId);
-  const delivery = await ctx.db.transaction().execute(async (trx) => {
+  const delivery = await inTransaction(ctx.db, async (trx) => {
     const found = isUuid(deliveryId) ? await findDelivery(trx, webhook.id, deliveryId) : undefined;
     if (!found) throw notFound("delivery not found");
-    return rescheduleNow(trx, found.id, new Date());
+    const rescheduled = await rescheduleNow(trx, found.id, new Date());
+    await recordAudit(trx, origin, {
+      action: "webhook.delivery_retried",
+      webhook,
+      detail: { url: webhook.url, deliveryId: found.id, eventType: found.eventType, previousStatus: found.status, attempts: found.attempts },
+    });
+    return rescheduled;
   });
   ctx.wake();
   return delivery;
 }
 
-export async function sendTestEvent(ctx: WebhooksContext, companyId: string, webhookId: string, now = new Date()): Promise<Delivery> {
+export async function sendTestEvent(ctx: WebhooksContext, companyId: string, webhookId: string, now = new Date(), origin?: AuditOrigin): Promise<Delivery> {
   const webhook = await getWebhook(ctx, companyId, webhookId);
   const id = randomUUID();
   const data = { webhookId: webhook.id, message: "This is a test event sent from the support platform." };
-  const [delivery] = await insertDeliveries(
-    ctx.db,
-    [{ id, webhookId: webhook.id, companyId, eventId: null, eventType: "webhook.test", orderingKey: `test:${id}`, ticketId: null, playerId: null, payload: payloadOf("webhook.test", now.toISOString(), data) }],
-    now,
-  );
+  const [delivery] = await inTransaction(ctx.db, async (trx) => {
+    const inserted = await insertDeliveries(
+      trx,
+      [{ id, webhookId: webhook.id, companyId, eventId: null, eventType: "webhook.test", orderingKey: `test:${id}`, ticketId: null, playerId: null, payload: payloadOf("webhook.test", now.toISOString(), data) }],
+      now,
+    );
+    await recordAudit(trx, origin, { action: "webhook.test_sent", webhook, detail: { url: webhook.url, deliveryId: id } }, now);
+    return inserted;
+  });
   ctx.wake();
   return delivery!;
 }

@@ -11,6 +11,7 @@ import { checkTarget, type TargetPolicy } from "../security/target.ts";
 import {
   deleteWebhook as deleteRow, findWebhook, insertWebhook, listWebhooks, readSecrets, replaceSecret, updateWebhook as updateRow, type WebhookChanges,
 } from "./webhook.repository.ts";
+import { auditedSettings, inTransaction, recordAudit, type AuditOrigin } from "./webhook.audit.ts";
 import { fieldIssues, normalizeFields, ROTATION_OVERLAP_MS, sameFields, type Webhook, type WebhookFields } from "./webhook.ts";
 
 /** Games of a company (content.GetGame); an unknown or another company's game is not found. */
@@ -54,13 +55,21 @@ async function validate(ctx: WebhooksContext, companyId: string, fields: Partial
   if (issues.length > 0) throw validationError(issues);
 }
 
-export async function createWebhook(ctx: WebhooksContext, companyId: string, input: WebhookFields): Promise<{ webhook: Webhook; secret: string }> {
+export async function createWebhook(
+  ctx: WebhooksContext,
+  companyId: string,
+  input: WebhookFields,
+  origin?: AuditOrigin,
+): Promise<{ webhook: Webhook; secret: string }> {
   requireCompany(companyId);
   await validate(ctx, companyId, input);
   const fields = normalizeFields(input);
   const secret = newSigningSecret();
-  const webhook = await insertWebhook(ctx.db, randomUUID(), companyId, fields, "api", ctx.box.seal(secret));
-  return { webhook, secret };
+  return inTransaction(ctx.db, async (trx) => {
+    const webhook = await insertWebhook(trx, randomUUID(), companyId, fields, "api", ctx.box.seal(secret));
+    await recordAudit(trx, origin, { action: "webhook.created", webhook, after: auditedSettings(webhook) });
+    return { webhook, secret };
+  });
 }
 
 export async function listCompanyWebhooks(ctx: WebhooksContext, companyId: string): Promise<Webhook[]> {
@@ -81,33 +90,56 @@ function enabledChanges(current: Webhook, enabled: boolean | undefined): Webhook
   return enabled ? { enabled: true, disabledReason: null, failingSince: null } : { enabled: false, disabledReason: null };
 }
 
-export async function updateWebhook(ctx: WebhooksContext, companyId: string, webhookId: string, input: Partial<WebhookFields>): Promise<Webhook> {
+export async function updateWebhook(
+  ctx: WebhooksContext,
+  companyId: string,
+  webhookId: string,
+  input: Partial<WebhookFields>,
+  origin?: AuditOrigin,
+): Promise<Webhook> {
   const current = await getWebhook(ctx, companyId, webhookId);
   await validate(ctx, companyId, input);
   const fields = normalizeFields(input);
-  return ctx.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx.db, async (trx) => {
     const locked = await findWebhook(trx, companyId, current.id, { lock: true });
     if (!locked) throw webhookNotFound();
     const updated = await updateRow(trx, locked.id, { ...fields, ...enabledChanges(locked, fields.enabled) }, new Date());
     if (locked.enabled && !updated.enabled) await failPending(trx, updated.id, "subscription disabled");
+    const before = auditedSettings(locked);
+    const after = auditedSettings(updated);
+    // A save that changes nothing records nothing.
+    if (JSON.stringify(before) !== JSON.stringify(after)) await recordAudit(trx, origin, { action: "webhook.updated", webhook: updated, before, after });
     return updated;
   });
 }
 
-export async function deleteWebhook(ctx: WebhooksContext, companyId: string, webhookId: string): Promise<void> {
+export async function deleteWebhook(ctx: WebhooksContext, companyId: string, webhookId: string, origin?: AuditOrigin): Promise<void> {
   requireCompany(companyId);
-  // The delivery log goes with it (foreign key cascade).
-  if (!isUuid(webhookId) || !(await deleteRow(ctx.db, companyId, webhookId))) throw webhookNotFound();
+  if (!isUuid(webhookId)) throw webhookNotFound();
+  await inTransaction(ctx.db, async (trx) => {
+    const current = await findWebhook(trx, companyId, webhookId, { lock: true });
+    // The delivery log goes with it (foreign key cascade).
+    if (!current || !(await deleteRow(trx, companyId, webhookId))) throw webhookNotFound();
+    await recordAudit(trx, origin, { action: "webhook.deleted", webhook: current, before: auditedSettings(current) });
+  });
 }
 
-export async function rotateSecret(ctx: WebhooksContext, companyId: string, webhookId: string, now = new Date()): Promise<{ webhook: Webhook; secret: string }> {
+export async function rotateSecret(
+  ctx: WebhooksContext,
+  companyId: string,
+  webhookId: string,
+  now = new Date(),
+  origin?: AuditOrigin,
+): Promise<{ webhook: Webhook; secret: string }> {
   const current = await getWebhook(ctx, companyId, webhookId);
-  return ctx.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx.db, async (trx) => {
     const locked = await findWebhook(trx, companyId, current.id, { lock: true });
     const sealed = locked && (await readSecrets(trx, locked.id));
     if (!locked || !sealed) throw webhookNotFound();
     const secret = newSigningSecret();
-    const webhook = await replaceSecret(trx, locked.id, ctx.box.seal(secret), sealed.secret, new Date(now.getTime() + ROTATION_OVERLAP_MS), now);
+    const previousExpiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
+    const webhook = await replaceSecret(trx, locked.id, ctx.box.seal(secret), sealed.secret, previousExpiresAt, now);
+    await recordAudit(trx, origin, { action: "webhook.secret_rotated", webhook, detail: { url: webhook.url, previousSecretExpiresAt: previousExpiresAt.toISOString() } }, now);
     return { webhook, secret };
   });
 }

@@ -26,7 +26,7 @@ function loadTeamNames(): void {
 }
 
 /** The kinds of action the filter offers: a family of actions each (the API's `action=<family>.`). */
-const FAMILIES = ["sign_in.", "session.", "password.", "two_factor.", "user.", "api_key.", "game.", "environment.", "tag.", "field.", "collector.", "canned_response.", "tenant."] as const;
+const FAMILIES = ["sign_in.", "session.", "password.", "two_factor.", "user.", "api_key.", "game.", "environment.", "tag.", "field.", "collector.", "webhook.", "canned_response.", "tenant."] as const;
 
 interface Filters {
   action: string;
@@ -103,7 +103,8 @@ function Changes({ entry }: { entry: AuditEntry }) {
 
 /** Whom or what the entry is about: the object's name, or the user when another acted on them. */
 function Subject({ entry }: { entry: AuditEntry }) {
-  const name = entry.after?.["name"] ?? entry.before?.["name"] ?? entry.after?.["title"] ?? entry.before?.["title"];
+  // A webhook by its URL (its entries without settings carry it in their detail).
+  const name = entry.after?.["name"] ?? entry.before?.["name"] ?? entry.after?.["title"] ?? entry.before?.["title"] ?? entry.after?.["url"] ?? entry.before?.["url"] ?? entry.detail["url"];
   if (typeof name === "string") return <span class="subject">{t("audit.named", { name })}</span>;
   if (entry.userId !== null && entry.userId !== entry.actor.id) {
     const name = colleagues.value.get(entry.userId)?.name ?? teamNames.value.users.get(entry.userId);

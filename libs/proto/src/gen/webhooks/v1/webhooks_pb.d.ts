@@ -234,6 +234,22 @@ export declare type CreateWebhookRequest = Message<"webhooks.v1.CreateWebhookReq
    * @generated from field: optional bool enabled = 6;
    */
   enabled?: boolean | undefined;
+
+  /**
+   * The signed-in admin making the change in the support application's settings: when present,
+   * the change is recorded in the company's audit log (webhooks.audit.recorded, written in the
+   * change's transaction). Absent for the REST API (an API key), which is not audited.
+   *
+   * @generated from field: optional string actor_user_id = 7;
+   */
+  actorUserId?: string | undefined;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 8;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -385,6 +401,22 @@ export declare type UpdateWebhookRequest = Message<"webhooks.v1.UpdateWebhookReq
    * @generated from field: optional bool enabled = 9;
    */
   enabled?: boolean | undefined;
+
+  /**
+   * The signed-in admin making the change in the support application's settings: when present,
+   * the change is recorded in the company's audit log (webhooks.audit.recorded, written in the
+   * change's transaction). Absent for the REST API (an API key), which is not audited.
+   *
+   * @generated from field: optional string actor_user_id = 10;
+   */
+  actorUserId?: string | undefined;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 11;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -422,6 +454,22 @@ export declare type DeleteWebhookRequest = Message<"webhooks.v1.DeleteWebhookReq
    * @generated from field: string webhook_id = 2;
    */
   webhookId: string;
+
+  /**
+   * The signed-in admin making the change in the support application's settings: when present,
+   * the change is recorded in the company's audit log (webhooks.audit.recorded, written in the
+   * change's transaction). Absent for the REST API (an API key), which is not audited.
+   *
+   * @generated from field: optional string actor_user_id = 3;
+   */
+  actorUserId?: string | undefined;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 4;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -455,6 +503,22 @@ export declare type RotateWebhookSecretRequest = Message<"webhooks.v1.RotateWebh
    * @generated from field: string webhook_id = 2;
    */
   webhookId: string;
+
+  /**
+   * The signed-in admin making the change in the support application's settings: when present,
+   * the change is recorded in the company's audit log (webhooks.audit.recorded, written in the
+   * change's transaction). Absent for the REST API (an API key), which is not audited.
+   *
+   * @generated from field: optional string actor_user_id = 3;
+   */
+  actorUserId?: string | undefined;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 4;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -565,6 +629,22 @@ export declare type RetryDeliveryRequest = Message<"webhooks.v1.RetryDeliveryReq
    * @generated from field: string delivery_id = 3;
    */
   deliveryId: string;
+
+  /**
+   * The signed-in admin making the change in the support application's settings: when present,
+   * the change is recorded in the company's audit log (webhooks.audit.recorded, written in the
+   * change's transaction). Absent for the REST API (an API key), which is not audited.
+   *
+   * @generated from field: optional string actor_user_id = 4;
+   */
+  actorUserId?: string | undefined;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 5;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -602,6 +682,22 @@ export declare type SendTestEventRequest = Message<"webhooks.v1.SendTestEventReq
    * @generated from field: string webhook_id = 2;
    */
   webhookId: string;
+
+  /**
+   * The signed-in admin making the change in the support application's settings: when present,
+   * the change is recorded in the company's audit log (webhooks.audit.recorded, written in the
+   * change's transaction). Absent for the REST API (an API key), which is not audited.
+   *
+   * @generated from field: optional string actor_user_id = 3;
+   */
+  actorUserId?: string | undefined;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 4;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
