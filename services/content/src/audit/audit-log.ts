@@ -61,6 +61,13 @@ export type AuditAction =
   | "collector.updated"
   | "collector.retired"
   | "collector.contact_form_changed"
+  // Help articles (games/article.service.ts) and announcements (announcements/), changed in the settings.
+  | "resource.created"
+  | "resource.updated"
+  | "resource.reordered"
+  | "resource.removed"
+  | "announcement.set"
+  | "announcement.cleared"
   // A tenant file applied by an operator (tenants/): what it created.
   | "tenant.applied";
 

@@ -19,6 +19,7 @@ import * as environmentTokenRotation from "./2026_12_02_00_00_00_environment_tok
 import * as retiredTagsAndFields from "./2026_12_01_00_01_00_retired_tags_and_fields.ts";
 import * as retiredCollectors from "./2026_12_02_00_01_00_retired_collectors.ts";
 import * as gameBranding from "./2026_12_03_00_00_00_game_branding.ts";
+import * as articleSections from "./2026_12_04_01_00_00_article_sections.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_01_00_create_content": createContent,
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   "2026_12_02_00_00_00_environment_token_rotation": environmentTokenRotation,
   "2026_12_02_00_01_00_retired_collectors": retiredCollectors,
   "2026_12_03_00_00_00_game_branding": gameBranding,
+  "2026_12_04_01_00_00_article_sections": articleSections,
 };
