@@ -333,7 +333,8 @@ export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<Content
     },
     listCompanyAnnouncements: async (req) => {
       const { companyId } = await adminChange(db, req.change, "sees its announcements");
-      return { announcements: (await listSettingsAnnouncements(db, companyId)).map(companyAnnouncementMessage) };
+      const [announcements, company] = await Promise.all([listSettingsAnnouncements(db, companyId), findCompany(db, companyId)]);
+      return { announcements: announcements.map(companyAnnouncementMessage), primaryLanguage: company?.primaryLanguage ?? "" };
     },
     setCompanyAnnouncement: async (req) => {
       const origin = await adminChange(db, req.change, "sets announcements");

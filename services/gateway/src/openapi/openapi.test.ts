@@ -131,9 +131,17 @@ const AGENT_OPERATIONS = [
   ["put", "/agent-api/settings/collectors/{collectorId}", "updateAgentSettingsCollector"],
   ["delete", "/agent-api/settings/collectors/{collectorId}", "retireAgentSettingsCollector"],
   ["put", "/agent-api/settings/games/{gameId}/contact-form", "setAgentSettingsContactForm"],
+  ["get", "/agent-api/settings/games/{gameId}/articles", "listAgentSettingsArticles"],
+  ["post", "/agent-api/settings/games/{gameId}/articles", "createAgentSettingsArticle"],
+  ["put", "/agent-api/settings/games/{gameId}/article-order", "reorderAgentSettingsArticles"],
+  ["put", "/agent-api/settings/articles/{articleId}", "updateAgentSettingsArticle"],
+  ["delete", "/agent-api/settings/articles/{articleId}", "removeAgentSettingsArticle"],
+  ["get", "/agent-api/settings/announcements", "listAgentSettingsAnnouncements"],
+  ["put", "/agent-api/settings/announcements", "setAgentSettingsAnnouncement"],
+  ["delete", "/agent-api/settings/announcements", "clearAgentSettingsAnnouncement"],
 ] as const;
 // Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
-const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding"]);
+const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding", "listAgentSettingsArticles", "listAgentSettingsAnnouncements"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
   "signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment", "listAgentAuditLog",
   "listAgentTickets", "listAgentViews", "getAgentTicket", "performAgentTicketActions", "mergeAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "announceAgentPresence",
@@ -144,6 +152,8 @@ const AGENT_SESSION_OPERATIONS = new Set<string>([
   "listAgentSettingsCollectors", "createAgentSettingsCollector", "updateAgentSettingsCollector", "retireAgentSettingsCollector", "setAgentSettingsContactForm",
   "listAgentSettingsGames", "createAgentSettingsGame", "getAgentSettingsGame", "updateAgentSettingsGame", "setAgentGameMetadataKeys", "checkAgentMetadataToken", "createAgentEnvironment",
   "rotateAgentEnvironmentToken", "getAgentSettingsGameBranding", "setAgentSettingsGameBranding",
+  "listAgentSettingsArticles", "createAgentSettingsArticle", "reorderAgentSettingsArticles", "updateAgentSettingsArticle", "removeAgentSettingsArticle",
+  "listAgentSettingsAnnouncements", "setAgentSettingsAnnouncement", "clearAgentSettingsAnnouncement",
 ]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
@@ -175,7 +185,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 69 of the agent API, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 77 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });

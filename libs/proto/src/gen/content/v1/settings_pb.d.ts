@@ -2194,6 +2194,13 @@ export declare type ListCompanyAnnouncementsResponse = Message<"content.v1.ListC
    * @generated from field: repeated content.v1.CompanyAnnouncement announcements = 1;
    */
   announcements: CompanyAnnouncement[];
+
+  /**
+   * The company's primary language: every announcement's short_content is required in it.
+   *
+   * @generated from field: string primary_language = 2;
+   */
+  primaryLanguage: string;
 };
 
 /**
