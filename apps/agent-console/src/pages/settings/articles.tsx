@@ -255,7 +255,7 @@ export function ArticlesPage() {
         <p class="muted">{t("articles.noGames")}</p>
       ) : (
         <>
-          <div class="field">
+          <div class="field articles-game">
             <label for="articles-game">{t("articles.game")}</label>
             <select id="articles-game" value={gameId} onChange={(event) => setGameId((event.currentTarget as HTMLSelectElement).value)}>
               {gamesList.map((item) => (
@@ -278,7 +278,7 @@ export function ArticlesPage() {
           ) : articles.length === 0 ? (
             <p class="muted">{t("articles.none")}</p>
           ) : (
-            <table class="settings-table" aria-labelledby="articles-title">
+            <table class="settings-table articles-table" aria-labelledby="articles-title">
               <thead>
                 <tr>
                   <th scope="col">{t("articles.position")}</th>
