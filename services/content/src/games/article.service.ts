@@ -56,7 +56,7 @@ export async function createArticle(db: Db, companyId: string, gameId: string, i
     const title = typeof input.title === "string" ? input.title : (input.title as Record<string, unknown> | null)?.[primary] ?? Object.values((input.title as object | null) ?? {})[0];
     const key = input.key === undefined || input.key === null || input.key === "" ? resourceKeyFromTitle(title, randomBytes(3).toString("hex")) : input.key;
     const values = parseNewResource({ ...input, key }, primary);
-    const article = await uniqueOrConflict(insertResource(trx, companyId, gameId, values), `the game already has an article ${values.key}`);
+    const article = await uniqueOrConflict(insertResource(trx, companyId, gameId, values, true), `the game already has an article ${values.key}`);
     await writeEvents(trx, [newEvent("content.resource.created", companyId, resourceEventData(article))]);
     await writeAudit(trx, audit(origin, companyId, "resource.created", article, null, article));
     return article;

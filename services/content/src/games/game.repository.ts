@@ -220,7 +220,11 @@ export async function findLiveEnvironmentByToken(db: Db, token: string, now: Dat
   return game && { environment: toEnvironment(environment), game };
 }
 
-export async function insertResource(db: Db, companyId: string, gameId: string, resource: NewResource): Promise<GameResource> {
+/**
+ * A new resource: `last` (an admin's) after the game's others; otherwise (a tenant file's) at
+ * position 0, where resources sort by key as they always did.
+ */
+export async function insertResource(db: Db, companyId: string, gameId: string, resource: NewResource, last = false): Promise<GameResource> {
   const row = await db
     .insertInto("game_resources")
     .values({
@@ -231,8 +235,7 @@ export async function insertResource(db: Db, companyId: string, gameId: string, 
       title_localized: JSON.stringify(resource.titleLocalized),
       body: JSON.stringify(resource.body),
       section: JSON.stringify(resource.section),
-      // Last of the game's articles.
-      position: sql<number>`(select coalesce(max(position) + 1, 0) from game_resources where game_id = ${gameId})`,
+      position: last ? sql<number>`(select coalesce(max(position) + 1, 0) from game_resources where game_id = ${gameId})` : 0,
     })
     .returning(RESOURCE_COLUMNS)
     .executeTakeFirstOrThrow();

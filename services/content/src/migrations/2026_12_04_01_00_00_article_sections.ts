@@ -2,8 +2,9 @@
 // order them in the settings and the web support page shows them grouped and ordered: `section`
 // is a localization map like the title (`{}`: no section), `position` orders a game's articles
 // (then the key). Existing articles keep the key order they were shown in. updated_at says when
-// an admin last changed one. A service of the previous release keeps working on this schema (it
-// writes neither column: its new resources get no section and position 0, shown first by key).
+// an admin last changed one. An admin's new article comes last; a tenant file's (and a service of
+// the previous release's, which writes neither column) gets no section and position 0, where
+// resources sort by key as they always did.
 import { sql, type Kysely } from "@support/db";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
