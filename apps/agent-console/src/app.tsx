@@ -14,6 +14,8 @@ import { SearchPage } from "./pages/search.tsx";
 import { ApiKeysPage } from "./pages/settings/api-keys.tsx";
 import { AuditLogPage } from "./pages/settings/audit-log.tsx";
 import { CollectorsPage } from "./pages/settings/collectors.tsx";
+import { ArticlesPage } from "./pages/settings/articles.tsx";
+import { AnnouncementsPage } from "./pages/settings/announcements.tsx";
 import { WebhooksPage } from "./pages/settings/webhooks.tsx";
 import { GamePage } from "./pages/settings/game.tsx";
 import { GamesPage } from "./pages/settings/games.tsx";
@@ -78,6 +80,8 @@ export function App() {
     if (path === "/settings/api-keys") return <ApiKeysPage />;
     if (path === "/settings/audit-log") return <AuditLogPage />;
     if (path === "/settings/tags-and-fields") return <TagsAndFieldsPage />;
+    if (path === "/settings/articles") return <ArticlesPage />;
+    if (path === "/settings/announcements") return <AnnouncementsPage />;
     if (path === "/settings/collectors") return <CollectorsPage />;
     if (path === "/settings/webhooks") return <WebhooksPage />;
     if (path === "/settings/team") return <TeamPage />;

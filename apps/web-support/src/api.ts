@@ -20,6 +20,8 @@ export interface Collector {
 export interface ResourceSummary {
   key: string;
   title: string;
+  /** The section the home page lists it under (the session's list only); null: none. */
+  section?: string | null;
 }
 
 export interface Resource extends ResourceSummary {

@@ -3,6 +3,7 @@ import { render } from "preact";
 import { App } from "./app.tsx";
 import { takeSessionCode } from "./session-code.ts";
 import "@support/collector-form/collector-form.css";
+import "@support/article-markdown/article-markdown.css";
 import "./styles.css";
 
 const taken = takeSessionCode();

@@ -61,7 +61,10 @@ function environmentMessage(environment: GameEnvironment): MessageInitShape<type
 }
 
 function resourceMessage(resource: GameResource): MessageInitShape<typeof GameResourceSchema> {
-  return { key: resource.key, title: resource.title, titleLocalized: resource.titleLocalized as JsonObject, body: resource.body as JsonObject };
+  return {
+    key: resource.key, title: resource.title, titleLocalized: resource.titleLocalized as JsonObject, body: resource.body as JsonObject,
+    section: resource.section as JsonObject, position: resource.position,
+  };
 }
 
 function collectorMessage(collector: Collector): MessageInitShape<typeof CollectorSchema> {

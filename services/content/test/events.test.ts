@@ -67,6 +67,8 @@ describe("outbox events", () => {
       "content.game.deleted",
       "content.game.updated",
       "content.resource.created",
+      "content.resource.removed",
+      "content.resource.updated",
       "content.tag.created",
       "content.tag.retired",
       "content.tag.updated",

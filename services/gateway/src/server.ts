@@ -45,6 +45,7 @@ import { registerAgentCannedResponseRoutes } from "./routes/agent-canned-respons
 import { registerAgentSettingsRoutes } from "./routes/agent-settings.ts";
 import { registerAgentSettingsGamesRoutes } from "./routes/agent-settings-games.ts";
 import { registerAgentSettingsCollectorsRoutes } from "./routes/agent-settings-collectors.ts";
+import { registerAgentSettingsArticlesRoutes } from "./routes/agent-settings-articles.ts";
 import { registerAgentSettingsWebhooksRoutes } from "./routes/agent-settings-webhooks.ts";
 import { registerAgentSettingsBrandingRoutes } from "./routes/agent-settings-branding.ts";
 import { createLogoCache, registerGameLogoRoutes, type LogoCache } from "./routes/game-logos.ts";
@@ -223,6 +224,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     defaultRateLimitPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
   });
   registerAgentSettingsCollectorsRoutes(api, { companySettings: clients.companySettings, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  registerAgentSettingsArticlesRoutes(api, { companySettings: clients.companySettings, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSettingsGamesRoutes(api, { companySettings: clients.companySettings, players: clients.players, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSettingsBrandingRoutes(api, { companySettings: clients.companySettings, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSettingsWebhooksRoutes(api, { webhooks: clients.webhooks, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });

@@ -14,6 +14,8 @@ export const SETTINGS_SECTIONS = [
   { path: "/settings/team", label: "settings.team" },
   { path: "/settings/tags-and-fields", label: "settings.tagsAndFields" },
   { path: "/settings/collectors", label: "settings.collectors" },
+  { path: "/settings/articles", label: "settings.articles" },
+  { path: "/settings/announcements", label: "settings.announcements" },
   { path: "/settings/webhooks", label: "settings.webhooks" },
   { path: "/settings/audit-log", label: "settings.auditLog" },
 ] as const satisfies readonly { path: string; label: MessageKey }[];

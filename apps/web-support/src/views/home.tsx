@@ -1,7 +1,8 @@
 // The home page: the game's announcement, its help articles, the player's conversations and
 // the way to contact support.
+import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import type { PlayerTicket } from "../api.ts";
+import type { PlayerTicket, ResourceSummary } from "../api.ts";
 import { href, useApp, usePageHeading } from "../app-context.tsx";
 import type { MessageKey } from "../messages/en.ts";
 import { VerifyEmail } from "./verify-email.tsx";
@@ -54,13 +55,18 @@ export function HomeView() {
         {session.resources.length === 0 ? (
           <p>{t("home.noResources")}</p>
         ) : (
-          <ul class="list">
-            {session.resources.map((resource) => (
-              <li key={resource.key}>
-                <a href={href.resource(resource.key)}>{resource.title}</a>
-              </li>
-            ))}
-          </ul>
+          sectionsOf(session.resources).map(({ section, resources }) => (
+            <Fragment key={section ?? ""}>
+              {section !== null && <h3 class="resource-section">{section}</h3>}
+              <ul class="list">
+                {resources.map((resource) => (
+                  <li key={resource.key}>
+                    <a href={href.resource(resource.key)}>{resource.title}</a>
+                  </li>
+                ))}
+              </ul>
+            </Fragment>
+          ))
         )}
       </section>
       <section aria-labelledby="tickets-title">
@@ -86,4 +92,19 @@ export function HomeView() {
       </section>
     </>
   );
+}
+
+/**
+ * The help articles grouped by section, in the order their admins gave them: a section where its
+ * first article is, articles without one in a group without a heading.
+ */
+export function sectionsOf(resources: readonly ResourceSummary[]): { section: string | null; resources: ResourceSummary[] }[] {
+  const groups: { section: string | null; resources: ResourceSummary[] }[] = [];
+  for (const resource of resources) {
+    const section = resource.section?.trim() ? resource.section.trim() : null;
+    const group = groups.find((candidate) => candidate.section === section);
+    if (group) group.resources.push(resource);
+    else groups.push({ section, resources: [resource] });
+  }
+  return groups;
 }

@@ -3,7 +3,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, type Resource } from "../api.ts";
 import { BackHome, useApp, usePageHeading } from "../app-context.tsx";
-import { renderMarkdown } from "../markdown.ts";
+import { renderMarkdown } from "@support/article-markdown";
 
 export function ResourceView({ resourceKey }: { resourceKey: string }) {
   const { api, session, locale, fail } = useApp();

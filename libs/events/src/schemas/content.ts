@@ -147,6 +147,29 @@ export const resourceCreated = defineEvent({
   schema: Type.Object({ id: Uuid(), gameId: Uuid(), key: Slug, title: Type.String() }),
 });
 
+const resourceChanged = Type.Object({
+  id: Uuid(),
+  gameId: Uuid(),
+  key: Slug,
+  title: Type.String({ description: "The plain title (the company's primary language's text)." }),
+  position: Type.Integer({ minimum: 0, description: "Its place among the game's articles (then the key)." }),
+});
+
+export const resourceUpdated = defineEvent({
+  type: "content.resource.updated",
+  description:
+    "An admin changed a help article (a resource) of a game in the settings: its title, section or body, or its place in the game's order. Its id, key and game never change. Caches of the game's resources are stale.",
+  version: 1,
+  schema: resourceChanged,
+});
+
+export const resourceRemoved = defineEvent({
+  type: "content.resource.removed",
+  description: "An admin removed a help article (a resource) of a game: the web support page no longer lists or opens it. The data is the article as it was.",
+  version: 1,
+  schema: resourceChanged,
+});
+
 const collectorDefinition = Type.Object({
   id: Uuid(),
   gameId: Uuid(),
@@ -368,4 +391,5 @@ export const contentEvents = [
   companyCreated, apiKeyCreated, apiKeyRevoked, gameCreated, gameUpdated, gameDeleted, environmentCreated, environmentTokenRotated, resourceCreated,
   collectorCreated, userCreated, tagCreated, fieldCreated, announcementUpdated, announcementCleared, userDeactivated, agentSessionsEnded,
   auditRecorded, tagUpdated, tagRetired, fieldUpdated, fieldRetired, gameBrandingUpdated, collectorUpdated, collectorRetired,
+  resourceUpdated, resourceRemoved,
 ] as const;

@@ -75,6 +75,20 @@ export async function listConfiguredAnnouncements(db: Db, companyId: string): Pr
   return rows.map(toAnnouncement);
 }
 
+/** Every announcement of the company's (shared, of live games, of their environments): the settings' list. */
+export async function listAllScopesAnnouncements(db: Db, companyId: string): Promise<Announcement[]> {
+  const rows = await db
+    .selectFrom("announcements as a")
+    .leftJoin("games as g", "g.id", "a.game_id")
+    .selectAll("a")
+    .where("a.company_id", "=", companyId)
+    .where((eb) => eb.or([eb("a.game_id", "is", null), eb("g.deleted_at", "is", null)]))
+    .orderBy("a.game_id", (ob) => ob.asc().nullsFirst())
+    .orderBy("a.environment_id", (ob) => ob.asc().nullsFirst())
+    .execute();
+  return rows.map(toAnnouncement);
+}
+
 /** The override of the environment, its game's announcement and the shared one, where configured. */
 export async function findAnnouncementsFor(db: Db, companyId: string, gameId: string, environmentId: string): Promise<Announcement[]> {
   const rows = await db

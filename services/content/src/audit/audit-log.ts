@@ -61,6 +61,13 @@ export type AuditAction =
   | "collector.updated"
   | "collector.retired"
   | "collector.contact_form_changed"
+  // Help articles (games/article.service.ts) and announcements (announcements/), changed in the settings.
+  | "resource.created"
+  | "resource.updated"
+  | "resource.reordered"
+  | "resource.removed"
+  | "announcement.set"
+  | "announcement.cleared"
   // Webhook subscriptions, changed by admins in the settings: recorded by the webhooks service and
   // handed over as webhooks.audit.recorded (audit/service-audit.consumer.ts).
   | "webhook.created"

@@ -15,7 +15,7 @@ const GAME_COLUMNS = [
 const ENVIRONMENT_COLUMNS = [
   "id", "company_id", "game_id", "name", "token", "previous_token", "previous_token_expires_at", "token_rotated_at", "created_at",
 ] as const satisfies readonly (keyof GameEnvironmentTable)[];
-const RESOURCE_COLUMNS = ["id", "game_id", "key", "title", "title_localized", "body"] as const satisfies readonly (keyof GameResourceTable)[];
+const RESOURCE_COLUMNS = ["id", "game_id", "key", "title", "title_localized", "body", "section", "position", "updated_at"] as const satisfies readonly (keyof GameResourceTable)[];
 
 function toGame(row: Pick<Selectable<GameTable>, (typeof GAME_COLUMNS)[number]>): Game {
   return {
@@ -47,7 +47,10 @@ function toEnvironment(row: Pick<Selectable<GameEnvironmentTable>, (typeof ENVIR
 }
 
 function toResource(row: Pick<Selectable<GameResourceTable>, (typeof RESOURCE_COLUMNS)[number]>): GameResource {
-  return { id: row.id, gameId: row.game_id, key: row.key, title: row.title, titleLocalized: row.title_localized, body: row.body };
+  return {
+    id: row.id, gameId: row.game_id, key: row.key, title: row.title, titleLocalized: row.title_localized, body: row.body,
+    section: row.section, position: row.position, updatedAt: row.updated_at,
+  };
 }
 
 export async function insertGame(db: Db, companyId: string, game: NewGame): Promise<Game> {
@@ -217,7 +220,11 @@ export async function findLiveEnvironmentByToken(db: Db, token: string, now: Dat
   return game && { environment: toEnvironment(environment), game };
 }
 
-export async function insertResource(db: Db, companyId: string, gameId: string, resource: NewResource): Promise<GameResource> {
+/**
+ * A new resource: `last` (an admin's) after the game's others; otherwise (a tenant file's) at
+ * position 0, where resources sort by key as they always did.
+ */
+export async function insertResource(db: Db, companyId: string, gameId: string, resource: NewResource, last = false): Promise<GameResource> {
   const row = await db
     .insertInto("game_resources")
     .values({
@@ -227,6 +234,8 @@ export async function insertResource(db: Db, companyId: string, gameId: string, 
       title: resource.title,
       title_localized: JSON.stringify(resource.titleLocalized),
       body: JSON.stringify(resource.body),
+      section: JSON.stringify(resource.section),
+      position: last ? sql<number>`(select coalesce(max(position) + 1, 0) from game_resources where game_id = ${gameId})` : 0,
     })
     .returning(RESOURCE_COLUMNS)
     .executeTakeFirstOrThrow();
@@ -239,7 +248,41 @@ export async function listResources(db: Db, companyId: string, gameId: string): 
     .select(RESOURCE_COLUMNS)
     .where("company_id", "=", companyId)
     .where("game_id", "=", gameId)
+    .orderBy("position")
     .orderBy("key")
     .execute();
   return rows.map(toResource);
+}
+
+/** An article of the company, locked for a change. */
+export async function findResourceForUpdate(db: Db, companyId: string, resourceId: string): Promise<GameResource | undefined> {
+  const row = await db
+    .selectFrom("game_resources")
+    .select(RESOURCE_COLUMNS)
+    .where("company_id", "=", companyId)
+    .where("id", "=", resourceId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row && toResource(row);
+}
+
+export async function updateResource(db: Db, resourceId: string, change: Partial<Pick<GameResource, "title" | "titleLocalized" | "body" | "section" | "position">>): Promise<GameResource> {
+  const row = await db
+    .updateTable("game_resources")
+    .set({
+      ...(change.title === undefined ? {} : { title: change.title }),
+      ...(change.titleLocalized === undefined ? {} : { title_localized: JSON.stringify(change.titleLocalized) }),
+      ...(change.body === undefined ? {} : { body: JSON.stringify(change.body) }),
+      ...(change.section === undefined ? {} : { section: JSON.stringify(change.section) }),
+      ...(change.position === undefined ? {} : { position: change.position }),
+      updated_at: sql<Date>`clock_timestamp()`,
+    })
+    .where("id", "=", resourceId)
+    .returning(RESOURCE_COLUMNS)
+    .executeTakeFirstOrThrow();
+  return toResource(row);
+}
+
+export async function deleteResource(db: Db, resourceId: string): Promise<void> {
+  await db.deleteFrom("game_resources").where("id", "=", resourceId).execute();
 }

@@ -39,7 +39,12 @@ export interface GameResourceTable {
   /** Localization maps, written as JSON text, read back as objects. */
   title_localized: ColumnType<LocalizationMap, string | undefined, string>;
   body: ColumnType<LocalizationMap, string | undefined, string>;
+  /** The section's name per language; `{}`: no section. */
+  section: ColumnType<LocalizationMap, string | undefined, string>;
+  /** Orders a game's articles (then the key). */
+  position: Generated<number>;
   created_at: Generated<Date>;
+  updated_at: Generated<Date>;
 }
 
 /** A game's branding of the web support page (games/branding.ts); no row: the defaults. */

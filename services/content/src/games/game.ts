@@ -47,6 +47,11 @@ export interface GameResource {
   titleLocalized: LocalizationMap;
   /** The Markdown body per language; `{}` when the resource has none. */
   body: LocalizationMap;
+  /** The section the web support page shows it under, per language; `{}`: none. */
+  section: LocalizationMap;
+  /** Orders the game's articles (then the key). */
+  position: number;
+  updatedAt: Date;
 }
 
 /** A resource as operators write it: title and body are a string (the primary language's) or a localization map. */
@@ -54,9 +59,10 @@ export interface NewResourceInput {
   key: string;
   title: unknown;
   body?: unknown;
+  section?: unknown;
 }
 
-export type NewResource = Pick<GameResource, "key" | "title" | "titleLocalized" | "body">;
+export type NewResource = Pick<GameResource, "key" | "title" | "titleLocalized" | "body" | "section">;
 
 export interface NewGameInput {
   name: string;
@@ -258,8 +264,53 @@ export function parseNewResource(input: NewResourceInput, primaryLanguage: Langu
       issues.push({ path: typeof input.body === "string" ? "/body" : `/body/${language}`, message: `must be at most ${MAX_BODY_LENGTH} characters` });
     }
   }
+  const section = input.section === undefined || input.section === null ? {} : localizedInput(input.section, "/section", primaryLanguage, issues);
+  for (const [language, text] of Object.entries(section)) {
+    if (typeof text === "string" && text.length > 100) issues.push({ path: typeof input.section === "string" ? "/section" : `/section/${language}`, message: "must be at most 100 characters" });
+  }
   throwIfInvalid(issues);
-  return { key: input.key, title, titleLocalized, body };
+  return { key: input.key, title, titleLocalized, body, section };
+}
+
+/** A key for an article made of its title (an admin may leave the key out), with a random suffix. */
+export function resourceKeyFromTitle(title: unknown, suffix: string): string {
+  const base = (typeof title === "string" ? title : "")
+    .normalize("NFKD")
+    .replace(/[^A-Za-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .toLowerCase()
+    .slice(0, 56);
+  return `${base || "article"}-${suffix}`;
+}
+
+/** What an admin writes of an article: title, body and section per language; its key stays. */
+export interface ResourceChangeInput {
+  title: unknown;
+  body?: unknown;
+  section?: unknown;
+}
+
+export type ResourceChange = Pick<GameResource, "title" | "titleLocalized" | "body" | "section">;
+
+/** Checks a changed article with the rules of a new one. */
+export function parseResourceChange(input: ResourceChangeInput, primaryLanguage: LanguageCode): ResourceChange {
+  const { title, titleLocalized, body, section } = parseNewResource({ key: "unchanged", ...input }, primaryLanguage);
+  return { title, titleLocalized, body, section };
+}
+
+/** True when the change changes nothing of the article. */
+export function sameArticle(resource: GameResource, change: ResourceChange): boolean {
+  return (
+    resource.title === change.title &&
+    JSON.stringify(resource.titleLocalized) === JSON.stringify(change.titleLocalized) &&
+    JSON.stringify(resource.body) === JSON.stringify(change.body) &&
+    JSON.stringify(resource.section) === JSON.stringify(change.section)
+  );
+}
+
+/** An article as the audit log records it (before/after). */
+export function auditedResource(resource: GameResource): Record<string, unknown> {
+  return { gameId: resource.gameId, key: resource.key, title: resource.titleLocalized, section: resource.section, body: resource.body, position: resource.position };
 }
 
 /** The data of content.game.created (the public fields of GET /games plus the verification settings). */
@@ -291,4 +342,9 @@ export function tokenRotatedEventData(environment: GameEnvironment) {
 
 export function resourceEventData(resource: GameResource) {
   return { id: resource.id, gameId: resource.gameId, key: resource.key, title: resource.title };
+}
+
+/** The data of content.resource.updated and .removed: the article as it is (was) now, its id, key and game never change. */
+export function resourceChangedEventData(resource: GameResource) {
+  return { ...resourceEventData(resource), position: resource.position };
 }

@@ -20,6 +20,7 @@ import * as retiredTagsAndFields from "./2026_12_01_00_01_00_retired_tags_and_fi
 import * as retiredCollectors from "./2026_12_03_00_01_00_retired_collectors.ts";
 import * as gameBranding from "./2026_12_03_00_00_00_game_branding.ts";
 import * as auditSourceEvents from "./2026_12_04_02_00_00_audit_source_events.ts";
+import * as articleSections from "./2026_12_04_03_00_00_article_sections.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_01_00_create_content": createContent,
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   "2026_12_03_00_00_00_game_branding": gameBranding,
   "2026_12_03_00_01_00_retired_collectors": retiredCollectors,
   "2026_12_04_02_00_00_audit_source_events": auditSourceEvents,
+  "2026_12_04_03_00_00_article_sections": articleSections,
 };

@@ -4,7 +4,7 @@
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { CompanySettingsService, type CompanyApiKeySchema, type CompanyCollectorSchema, type CompanyEnvironmentSchema, type CompanyGameSchema, type SettingsChange, type TeamMemberSchema } from "@support/proto";
+import { CompanySettingsService, type CompanyAnnouncementSchema, type CompanyApiKeySchema, type CompanyArticleSchema, type CompanyCollectorSchema, type CompanyEnvironmentSchema, type CompanyGameSchema, type SettingsChange, type TeamMemberSchema } from "@support/proto";
 import { validationError } from "@support/errors";
 import { deactivateUser, inviteUser, resendInvitation, type UserLinksContext } from "../agents/user-links.service.ts";
 import { findTeamMember, listTeam, type TeamMember } from "../agents/team.service.ts";
@@ -29,6 +29,10 @@ import { changeField, createField, listFields, retireField } from "../fields/fie
 import { fieldMessage, tagMessage } from "../routes.ts";
 import type { Collector } from "../collectors/collector.ts";
 import { changeCollector, createCollector, listCompanyCollectors, retireCollector, setContactForm } from "../collectors/collector.service.ts";
+import type { GameResource } from "../games/game.ts";
+import { changeArticle, createArticle, listArticles, removeArticle, reorderArticles } from "../games/article.service.ts";
+import type { Announcement } from "../announcements/announcement.ts";
+import { clearAnnouncementInSettings, listSettingsAnnouncements, setAnnouncementInSettings } from "../announcements/announcement.service.ts";
 
 type Db = ContentDeps["db"];
 
@@ -112,6 +116,31 @@ function fieldInput(field: { key: string; label: string; type: string; options: 
 }
 
 /** The admin making the change, checked, as the audit log names them. */
+function companyArticleMessage(article: GameResource): MessageInitShape<typeof CompanyArticleSchema> {
+  return {
+    id: article.id,
+    gameId: article.gameId,
+    key: article.key,
+    title: article.title,
+    titleLocalized: article.titleLocalized as JsonObject,
+    section: article.section as JsonObject,
+    body: article.body as JsonObject,
+    position: article.position,
+    updatedAt: timestampFromDate(article.updatedAt),
+  };
+}
+
+function companyAnnouncementMessage(announcement: Announcement): MessageInitShape<typeof CompanyAnnouncementSchema> {
+  return {
+    scope: announcement.scope,
+    gameId: announcement.gameId ?? undefined,
+    environmentId: announcement.environmentId ?? undefined,
+    shortContent: announcement.shortContent as JsonObject,
+    longContent: announcement.longContent as JsonObject,
+    updatedAt: timestampFromDate(announcement.updatedAt),
+  };
+}
+
 async function adminChange(db: Db, change: SettingsChange | undefined, what: string): Promise<ChangeOrigin & { companyId: string; userId: string; userName: string }> {
   if (!change || change.actingUserId === "") throw validationError([{ path: "/change/actingUserId", message: "is required" }]);
   const admin = await requireCompanyAdmin(db, change.companyId, change.actingUserId, what);
@@ -280,6 +309,43 @@ export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<Content
     setCompanyGameContactForm: async (req) => {
       const origin = await adminChange(db, req.change, "chooses contact forms");
       return { collectors: (await setContactForm(db, origin.companyId, req.gameId, req.collectorId || null, origin)).map(companyCollectorMessage) };
+    },
+    listCompanyArticles: async (req) => {
+      const { companyId } = await adminChange(db, req.change, "sees its help articles");
+      return { articles: (await listArticles(db, companyId, req.gameId)).map(companyArticleMessage) };
+    },
+    createCompanyArticle: async (req) => {
+      const origin = await adminChange(db, req.change, "creates help articles");
+      const input = { key: req.key || undefined, title: req.title, section: req.section, body: req.body };
+      return { article: companyArticleMessage(await createArticle(db, origin.companyId, req.gameId, input, origin)) };
+    },
+    updateCompanyArticle: async (req) => {
+      const origin = await adminChange(db, req.change, "changes help articles");
+      return { article: companyArticleMessage(await changeArticle(db, origin.companyId, req.articleId, { title: req.title, section: req.section, body: req.body }, origin)) };
+    },
+    reorderCompanyArticles: async (req) => {
+      const origin = await adminChange(db, req.change, "orders help articles");
+      return { articles: (await reorderArticles(db, origin.companyId, req.gameId, req.articleIds, origin)).map(companyArticleMessage) };
+    },
+    removeCompanyArticle: async (req) => {
+      const origin = await adminChange(db, req.change, "removes help articles");
+      return { article: companyArticleMessage(await removeArticle(db, origin.companyId, req.articleId, origin)) };
+    },
+    listCompanyAnnouncements: async (req) => {
+      const { companyId } = await adminChange(db, req.change, "sees its announcements");
+      const [announcements, company] = await Promise.all([listSettingsAnnouncements(db, companyId), findCompany(db, companyId)]);
+      return { announcements: announcements.map(companyAnnouncementMessage), primaryLanguage: company?.primaryLanguage ?? "" };
+    },
+    setCompanyAnnouncement: async (req) => {
+      const origin = await adminChange(db, req.change, "sets announcements");
+      const scope = { gameId: req.gameId ?? null, environmentId: req.environmentId ?? null };
+      const announcement = await setAnnouncementInSettings(db, origin.companyId, scope, { shortContent: req.shortContent, longContent: req.longContent }, origin);
+      return { announcement: companyAnnouncementMessage(announcement) };
+    },
+    clearCompanyAnnouncement: async (req) => {
+      const origin = await adminChange(db, req.change, "clears announcements");
+      await clearAnnouncementInSettings(db, origin.companyId, { gameId: req.gameId ?? null, environmentId: req.environmentId ?? null }, origin);
+      return {};
     },
   });
 }

@@ -1907,6 +1907,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/settings/games/{gameId}/articles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A game's help articles in their order (admins)
+         * @description The game's help articles (the resources the web support page lists, grouped by section,
+         *     and a game's link opens by key) in the order the page shows them. Each has a title, a
+         *     section and a Markdown body per language. Another company's game is **404**.
+         */
+        get: operations["listAgentSettingsArticles"];
+        put?: never;
+        /**
+         * Add a help article to a game (admins)
+         * @description A new article, last in the game's order. `title` must be nonblank in at least one
+         *     language (the plain title is the company's primary language's text, else the first);
+         *     titles are at most 200 characters, sections 100, bodies 100,000; keys of the maps are
+         *     language codes (each broken rule is a **400** at its path, e.g. `/body/xx`). Without a
+         *     `key` one is made of the title; a key the game already has is **409**.
+         */
+        post: operations["createAgentSettingsArticle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/games/{gameId}/article-order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Order a game's help articles (admins)
+         * @description Puts the game's articles in the order given: every article of the game, once (an id not
+         *     of the game or listed twice is a **400** at `/articleIds/<i>`, a missing one at
+         *     `/articleIds`). The web support page lists them in this order at once. The current
+         *     order records nothing.
+         */
+        put: operations["reorderAgentSettingsArticles"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/articles/{articleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                articleId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a help article (admins)
+         * @description Replaces the article's title, section and body (each a map by language, with the rules
+         *     of a new one); its key, game and place stay. The web support page shows it at once.
+         *     Another company's article is **404**; a change that changes nothing records nothing.
+         */
+        put: operations["updateAgentSettingsArticle"];
+        post?: never;
+        /**
+         * Remove a help article (admins)
+         * @description The web support page no longer lists or opens it (a session opened on its key shows the
+         *     home page's "not found"). Another company's article is **404**.
+         */
+        delete: operations["removeAgentSettingsArticle"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/announcements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's announcements of every scope (admins)
+         * @description The shared announcement (all games), the games' and the environments' (each overrides
+         *     the one above it on the web support page), with the company's primary language, in
+         *     which every announcement's short text is required.
+         */
+        get: operations["listAgentSettingsAnnouncements"];
+        /**
+         * Set an announcement (admins)
+         * @description Sets the shared announcement (no `gameId`), a game's, or with `environmentId` too that
+         *     environment's. As with the public `PUT /announcements`: `shortContent` must be nonblank
+         *     in the company's primary language (else **400** at `/shortContent/<language>`), both
+         *     maps replace the stored ones whole, `longContent` null or `{}` means no details. A game
+         *     or an environment of another company (or an environment not of the game) is **404**.
+         */
+        put: operations["setAgentSettingsAnnouncement"];
+        post?: never;
+        /**
+         * Clear an announcement (admins)
+         * @description Clears the shared announcement (no `gameId`), a game's, or with `environmentId` that
+         *     environment's; the one above it shows again. Nothing there: **204** all the same,
+         *     recording nothing.
+         */
+        delete: operations["clearAgentSettingsAnnouncement"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/stream": {
         parameters: {
             query?: never;
@@ -2720,6 +2840,35 @@ export interface components {
             colorScheme: "light" | "dark" | "system";
             /** @description The logo's path on the API's origin (cached for a year: its hash is in it). */
             logoUrl: string | null;
+        };
+        AgentSettingsArticle: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            gameId: string;
+            /** @description How the game's links name it; never changes. */
+            key: string;
+            /** @description The plain title (the company's primary language's text, else the first). */
+            title: string;
+            titleLocalized: components["schemas"]["LocalizationMap"];
+            section: components["schemas"]["LocalizationMap"];
+            body: components["schemas"]["LocalizationMap"];
+            /** @description Its place in the game's order (0 first). */
+            position: number;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        AgentSettingsAnnouncement: {
+            /** @enum {string} */
+            scope: "shared" | "game" | "environment";
+            /** Format: uuid */
+            gameId: string | null;
+            /** Format: uuid */
+            environmentId: string | null;
+            shortContent: components["schemas"]["LocalizationMap"];
+            longContent: components["schemas"]["LocalizationMap"];
+            /** Format: date-time */
+            updatedAt: string;
         };
         AgentTicketCannedResponse: {
             /** Format: uuid */
@@ -3976,9 +4125,12 @@ export interface components {
                 /** @description The localized longContent; null without details. */
                 details: string | null;
             };
+            /** @description The game's help articles in the order its admins gave them; the page groups them by section. */
             resources: {
                 key: string;
                 title: string;
+                /** @description The localized section the article is shown under; null: none. */
+                section: string | null;
             }[];
             /** @description The resource the session was opened on (`resource` of the session), null for the home page. */
             resource: null | components["schemas"]["PlayerResource"];
@@ -8198,6 +8350,332 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Delivery"];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentSettingsArticles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The articles. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        articles: components["schemas"]["AgentSettingsArticle"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createAgentSettingsArticle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How the game's links name it (`resource` of a session); made of the title when left out; never changes. */
+                    key?: string;
+                    /** @description The title per language. */
+                    title: {
+                        [key: string]: string | null;
+                    };
+                    /** @description The section per language; `{}` or absent: none. */
+                    section?: {
+                        [key: string]: string | null;
+                    };
+                    /** @description The Markdown body per language. */
+                    body?: {
+                        [key: string]: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsArticle"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    reorderAgentSettingsArticles: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    articleIds: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The game's articles in their new order. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        articles: components["schemas"]["AgentSettingsArticle"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    updateAgentSettingsArticle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                articleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: {
+                        [key: string]: string | null;
+                    };
+                    section?: {
+                        [key: string]: string | null;
+                    };
+                    body?: {
+                        [key: string]: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The article as it is now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsArticle"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    removeAgentSettingsArticle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                articleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The removed article as it was. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsArticle"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentSettingsAnnouncements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The announcements. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The company's primary language: shortContent must be nonblank in it. */
+                        primaryLanguage: string;
+                        announcements: components["schemas"]["AgentSettingsAnnouncement"][];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    setAgentSettingsAnnouncement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    gameId?: string | null;
+                    /** Format: uuid */
+                    environmentId?: string | null;
+                    shortContent: {
+                        [key: string]: string | null;
+                    };
+                    longContent?: {
+                        [key: string]: string | null;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The announcement as it is now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsAnnouncement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    clearAgentSettingsAnnouncement: {
+        parameters: {
+            query?: {
+                gameId?: string;
+                environmentId?: string;
+            };
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cleared. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AgentUnauthenticated"];

@@ -20,7 +20,11 @@ export function toPlayerResourceDto(resource: GameResource, l10n: Localization):
 }
 
 export function toResourceSummaryDto(resource: GameResource, l10n: Localization): Schemas["PlayerSession"]["resources"][number] {
-  return { key: resource.key, title: localize(resource.titleLocalized, l10n.language, l10n.gameLanguages) ?? resource.title };
+  return {
+    key: resource.key,
+    title: localize(resource.titleLocalized, l10n.language, l10n.gameLanguages) ?? resource.title,
+    section: localize(resource.section, l10n.language, l10n.gameLanguages) ?? null,
+  };
 }
 
 export function toCollectorDefinitionDto(collector: Collector): Schemas["CollectorDefinition"] {

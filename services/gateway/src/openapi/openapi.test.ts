@@ -140,10 +140,20 @@ const AGENT_OPERATIONS = [
   ["post", "/agent-api/settings/webhooks/{webhookId}/test", "sendAgentSettingsWebhookTestEvent"],
   ["get", "/agent-api/settings/webhooks/{webhookId}/deliveries", "listAgentSettingsWebhookDeliveries"],
   ["post", "/agent-api/settings/webhooks/{webhookId}/deliveries/{deliveryId}/retry", "retryAgentSettingsWebhookDelivery"],
+  ["get", "/agent-api/settings/games/{gameId}/articles", "listAgentSettingsArticles"],
+  ["post", "/agent-api/settings/games/{gameId}/articles", "createAgentSettingsArticle"],
+  ["put", "/agent-api/settings/games/{gameId}/article-order", "reorderAgentSettingsArticles"],
+  ["put", "/agent-api/settings/articles/{articleId}", "updateAgentSettingsArticle"],
+  ["delete", "/agent-api/settings/articles/{articleId}", "removeAgentSettingsArticle"],
+  ["get", "/agent-api/settings/announcements", "listAgentSettingsAnnouncements"],
+  ["put", "/agent-api/settings/announcements", "setAgentSettingsAnnouncement"],
+  ["delete", "/agent-api/settings/announcements", "clearAgentSettingsAnnouncement"],
 ] as const;
 // Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
-const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding", "listAgentSettingsWebhooks", "listAgentSettingsWebhookDeliveries"]);
+const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding", "listAgentSettingsArticles", "listAgentSettingsAnnouncements", "listAgentSettingsWebhooks", "listAgentSettingsWebhookDeliveries"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
+  "listAgentSettingsArticles", "createAgentSettingsArticle", "reorderAgentSettingsArticles", "updateAgentSettingsArticle", "removeAgentSettingsArticle",
+  "listAgentSettingsAnnouncements", "setAgentSettingsAnnouncement", "clearAgentSettingsAnnouncement",
   "signOutAgent", "signOutAgentEverywhere", "getAgentMe", "startAgentTwoFactorEnrolment", "confirmAgentTwoFactorEnrolment", "listAgentAuditLog",
   "listAgentTickets", "listAgentViews", "getAgentTicket", "performAgentTicketActions", "mergeAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "announceAgentPresence",
   "listAgentCannedResponses", "createAgentCannedResponse", "updateAgentCannedResponse", "retireAgentCannedResponse", "listAgentTicketCannedResponses", "cancelAgentPlayerDeletion", "listAgentUsers", "listAgentTags", "markAgentTicketRead", "listAgentSavedViews", "createAgentSavedView", "deleteAgentSavedView",
@@ -186,7 +196,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 77 of the agent API, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 85 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });

@@ -26,7 +26,7 @@ function loadTeamNames(): void {
 }
 
 /** The kinds of action the filter offers: a family of actions each (the API's `action=<family>.`). */
-const FAMILIES = ["sign_in.", "session.", "password.", "two_factor.", "user.", "api_key.", "game.", "environment.", "tag.", "field.", "collector.", "webhook.", "canned_response.", "tenant."] as const;
+const FAMILIES = ["sign_in.", "session.", "password.", "two_factor.", "user.", "api_key.", "game.", "environment.", "tag.", "field.", "collector.", "resource.", "announcement.", "webhook.", "canned_response.", "tenant."] as const;
 
 interface Filters {
   action: string;
@@ -66,6 +66,10 @@ function show(value: unknown): string {
   // A collector's fields: each by its label and type, required ones marked.
   if (Array.isArray(value) && value.every((item) => typeof item === "object" && item !== null && "label" in item && "type" in item)) {
     return (value as { label: unknown; type: unknown; required?: unknown }[]).map((field) => `${String(field.label)} (${String(field.type)}${field.required === true ? ", *" : ""})`).join(", ");
+  }
+  // Texts per language (an article's title, section and body, an announcement's texts): each by its language.
+  if (typeof value === "object" && Object.keys(value).length > 0 && Object.entries(value).every(([key, text]) => /^[a-z]{2,3}(-[A-Za-z0-9]+)*$/.test(key) && (typeof text === "string" || text === null))) {
+    return Object.entries(value as Record<string, string | null>).map(([code, text]) => `${code}: ${text ?? "—"}`).join(" · ");
   }
   // An image (a game's logo) by its type, pixels, size and the start of its hash, never its bytes.
   const image = value as { sha256?: unknown; size?: unknown; width?: unknown; height?: unknown; contentType?: unknown };

@@ -193,6 +193,20 @@ export declare type GameResource = Message<"content.v1.GameResource"> & {
    * @generated from field: google.protobuf.Struct body = 4;
    */
   body?: JsonObject | undefined;
+
+  /**
+   * The section the web support page shows it under, per language; empty: none.
+   *
+   * @generated from field: google.protobuf.Struct section = 5;
+   */
+  section?: JsonObject | undefined;
+
+  /**
+   * Its place among the game's resources (which come in that order).
+   *
+   * @generated from field: int32 position = 6;
+   */
+  position: number;
 };
 
 /**

@@ -1837,6 +1837,473 @@ export declare type SetCompanyGameContactFormResponse = Message<"content.v1.SetC
 export declare const SetCompanyGameContactFormResponseSchema: GenMessage<SetCompanyGameContactFormResponse>;
 
 /**
+ * CompanyArticle is a help article (a resource) of a game as the settings show it.
+ *
+ * @generated from message content.v1.CompanyArticle
+ */
+export declare type CompanyArticle = Message<"content.v1.CompanyArticle"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string key = 3;
+   */
+  key: string;
+
+  /**
+   * The plain title (the company's primary language's text, else the first one).
+   *
+   * @generated from field: string title = 4;
+   */
+  title: string;
+
+  /**
+   * Localization maps (language code to text): the title, the section and the Markdown body.
+   *
+   * @generated from field: google.protobuf.Struct title_localized = 5;
+   */
+  titleLocalized?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Struct section = 6;
+   */
+  section?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Struct body = 7;
+   */
+  body?: JsonObject | undefined;
+
+  /**
+   * @generated from field: int32 position = 8;
+   */
+  position: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 9;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message content.v1.CompanyArticle.
+ * Use `create(CompanyArticleSchema)` to create a new message.
+ */
+export declare const CompanyArticleSchema: GenMessage<CompanyArticle>;
+
+/**
+ * @generated from message content.v1.ListCompanyArticlesRequest
+ */
+export declare type ListCompanyArticlesRequest = Message<"content.v1.ListCompanyArticlesRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message content.v1.ListCompanyArticlesRequest.
+ * Use `create(ListCompanyArticlesRequestSchema)` to create a new message.
+ */
+export declare const ListCompanyArticlesRequestSchema: GenMessage<ListCompanyArticlesRequest>;
+
+/**
+ * @generated from message content.v1.ListCompanyArticlesResponse
+ */
+export declare type ListCompanyArticlesResponse = Message<"content.v1.ListCompanyArticlesResponse"> & {
+  /**
+   * @generated from field: repeated content.v1.CompanyArticle articles = 1;
+   */
+  articles: CompanyArticle[];
+};
+
+/**
+ * Describes the message content.v1.ListCompanyArticlesResponse.
+ * Use `create(ListCompanyArticlesResponseSchema)` to create a new message.
+ */
+export declare const ListCompanyArticlesResponseSchema: GenMessage<ListCompanyArticlesResponse>;
+
+/**
+ * @generated from message content.v1.CreateCompanyArticleRequest
+ */
+export declare type CreateCompanyArticleRequest = Message<"content.v1.CreateCompanyArticleRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * Empty: one is made of the title.
+   *
+   * @generated from field: string key = 3;
+   */
+  key: string;
+
+  /**
+   * @generated from field: google.protobuf.Struct title = 4;
+   */
+  title?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Struct section = 5;
+   */
+  section?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Struct body = 6;
+   */
+  body?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message content.v1.CreateCompanyArticleRequest.
+ * Use `create(CreateCompanyArticleRequestSchema)` to create a new message.
+ */
+export declare const CreateCompanyArticleRequestSchema: GenMessage<CreateCompanyArticleRequest>;
+
+/**
+ * @generated from message content.v1.CreateCompanyArticleResponse
+ */
+export declare type CreateCompanyArticleResponse = Message<"content.v1.CreateCompanyArticleResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyArticle article = 1;
+   */
+  article?: CompanyArticle | undefined;
+};
+
+/**
+ * Describes the message content.v1.CreateCompanyArticleResponse.
+ * Use `create(CreateCompanyArticleResponseSchema)` to create a new message.
+ */
+export declare const CreateCompanyArticleResponseSchema: GenMessage<CreateCompanyArticleResponse>;
+
+/**
+ * @generated from message content.v1.UpdateCompanyArticleRequest
+ */
+export declare type UpdateCompanyArticleRequest = Message<"content.v1.UpdateCompanyArticleRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string article_id = 2;
+   */
+  articleId: string;
+
+  /**
+   * @generated from field: google.protobuf.Struct title = 3;
+   */
+  title?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Struct section = 4;
+   */
+  section?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Struct body = 5;
+   */
+  body?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message content.v1.UpdateCompanyArticleRequest.
+ * Use `create(UpdateCompanyArticleRequestSchema)` to create a new message.
+ */
+export declare const UpdateCompanyArticleRequestSchema: GenMessage<UpdateCompanyArticleRequest>;
+
+/**
+ * @generated from message content.v1.UpdateCompanyArticleResponse
+ */
+export declare type UpdateCompanyArticleResponse = Message<"content.v1.UpdateCompanyArticleResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyArticle article = 1;
+   */
+  article?: CompanyArticle | undefined;
+};
+
+/**
+ * Describes the message content.v1.UpdateCompanyArticleResponse.
+ * Use `create(UpdateCompanyArticleResponseSchema)` to create a new message.
+ */
+export declare const UpdateCompanyArticleResponseSchema: GenMessage<UpdateCompanyArticleResponse>;
+
+/**
+ * @generated from message content.v1.ReorderCompanyArticlesRequest
+ */
+export declare type ReorderCompanyArticlesRequest = Message<"content.v1.ReorderCompanyArticlesRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: repeated string article_ids = 3;
+   */
+  articleIds: string[];
+};
+
+/**
+ * Describes the message content.v1.ReorderCompanyArticlesRequest.
+ * Use `create(ReorderCompanyArticlesRequestSchema)` to create a new message.
+ */
+export declare const ReorderCompanyArticlesRequestSchema: GenMessage<ReorderCompanyArticlesRequest>;
+
+/**
+ * @generated from message content.v1.ReorderCompanyArticlesResponse
+ */
+export declare type ReorderCompanyArticlesResponse = Message<"content.v1.ReorderCompanyArticlesResponse"> & {
+  /**
+   * @generated from field: repeated content.v1.CompanyArticle articles = 1;
+   */
+  articles: CompanyArticle[];
+};
+
+/**
+ * Describes the message content.v1.ReorderCompanyArticlesResponse.
+ * Use `create(ReorderCompanyArticlesResponseSchema)` to create a new message.
+ */
+export declare const ReorderCompanyArticlesResponseSchema: GenMessage<ReorderCompanyArticlesResponse>;
+
+/**
+ * @generated from message content.v1.RemoveCompanyArticleRequest
+ */
+export declare type RemoveCompanyArticleRequest = Message<"content.v1.RemoveCompanyArticleRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: string article_id = 2;
+   */
+  articleId: string;
+};
+
+/**
+ * Describes the message content.v1.RemoveCompanyArticleRequest.
+ * Use `create(RemoveCompanyArticleRequestSchema)` to create a new message.
+ */
+export declare const RemoveCompanyArticleRequestSchema: GenMessage<RemoveCompanyArticleRequest>;
+
+/**
+ * @generated from message content.v1.RemoveCompanyArticleResponse
+ */
+export declare type RemoveCompanyArticleResponse = Message<"content.v1.RemoveCompanyArticleResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyArticle article = 1;
+   */
+  article?: CompanyArticle | undefined;
+};
+
+/**
+ * Describes the message content.v1.RemoveCompanyArticleResponse.
+ * Use `create(RemoveCompanyArticleResponseSchema)` to create a new message.
+ */
+export declare const RemoveCompanyArticleResponseSchema: GenMessage<RemoveCompanyArticleResponse>;
+
+/**
+ * CompanyAnnouncement is an announcement of one scope as the settings show it.
+ *
+ * @generated from message content.v1.CompanyAnnouncement
+ */
+export declare type CompanyAnnouncement = Message<"content.v1.CompanyAnnouncement"> & {
+  /**
+   * "shared", "game" or "environment".
+   *
+   * @generated from field: string scope = 1;
+   */
+  scope: string;
+
+  /**
+   * @generated from field: optional string game_id = 2;
+   */
+  gameId?: string | undefined;
+
+  /**
+   * @generated from field: optional string environment_id = 3;
+   */
+  environmentId?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Struct short_content = 4;
+   */
+  shortContent?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Struct long_content = 5;
+   */
+  longContent?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 6;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message content.v1.CompanyAnnouncement.
+ * Use `create(CompanyAnnouncementSchema)` to create a new message.
+ */
+export declare const CompanyAnnouncementSchema: GenMessage<CompanyAnnouncement>;
+
+/**
+ * @generated from message content.v1.ListCompanyAnnouncementsRequest
+ */
+export declare type ListCompanyAnnouncementsRequest = Message<"content.v1.ListCompanyAnnouncementsRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+};
+
+/**
+ * Describes the message content.v1.ListCompanyAnnouncementsRequest.
+ * Use `create(ListCompanyAnnouncementsRequestSchema)` to create a new message.
+ */
+export declare const ListCompanyAnnouncementsRequestSchema: GenMessage<ListCompanyAnnouncementsRequest>;
+
+/**
+ * @generated from message content.v1.ListCompanyAnnouncementsResponse
+ */
+export declare type ListCompanyAnnouncementsResponse = Message<"content.v1.ListCompanyAnnouncementsResponse"> & {
+  /**
+   * @generated from field: repeated content.v1.CompanyAnnouncement announcements = 1;
+   */
+  announcements: CompanyAnnouncement[];
+
+  /**
+   * The company's primary language: every announcement's short_content is required in it.
+   *
+   * @generated from field: string primary_language = 2;
+   */
+  primaryLanguage: string;
+};
+
+/**
+ * Describes the message content.v1.ListCompanyAnnouncementsResponse.
+ * Use `create(ListCompanyAnnouncementsResponseSchema)` to create a new message.
+ */
+export declare const ListCompanyAnnouncementsResponseSchema: GenMessage<ListCompanyAnnouncementsResponse>;
+
+/**
+ * @generated from message content.v1.SetCompanyAnnouncementRequest
+ */
+export declare type SetCompanyAnnouncementRequest = Message<"content.v1.SetCompanyAnnouncementRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * Absent: the shared announcement (all games).
+   *
+   * @generated from field: optional string game_id = 2;
+   */
+  gameId?: string | undefined;
+
+  /**
+   * With game_id: that environment's announcement.
+   *
+   * @generated from field: optional string environment_id = 3;
+   */
+  environmentId?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Struct short_content = 4;
+   */
+  shortContent?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Struct long_content = 5;
+   */
+  longContent?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message content.v1.SetCompanyAnnouncementRequest.
+ * Use `create(SetCompanyAnnouncementRequestSchema)` to create a new message.
+ */
+export declare const SetCompanyAnnouncementRequestSchema: GenMessage<SetCompanyAnnouncementRequest>;
+
+/**
+ * @generated from message content.v1.SetCompanyAnnouncementResponse
+ */
+export declare type SetCompanyAnnouncementResponse = Message<"content.v1.SetCompanyAnnouncementResponse"> & {
+  /**
+   * @generated from field: content.v1.CompanyAnnouncement announcement = 1;
+   */
+  announcement?: CompanyAnnouncement | undefined;
+};
+
+/**
+ * Describes the message content.v1.SetCompanyAnnouncementResponse.
+ * Use `create(SetCompanyAnnouncementResponseSchema)` to create a new message.
+ */
+export declare const SetCompanyAnnouncementResponseSchema: GenMessage<SetCompanyAnnouncementResponse>;
+
+/**
+ * @generated from message content.v1.ClearCompanyAnnouncementRequest
+ */
+export declare type ClearCompanyAnnouncementRequest = Message<"content.v1.ClearCompanyAnnouncementRequest"> & {
+  /**
+   * @generated from field: content.v1.SettingsChange change = 1;
+   */
+  change?: SettingsChange | undefined;
+
+  /**
+   * @generated from field: optional string game_id = 2;
+   */
+  gameId?: string | undefined;
+
+  /**
+   * @generated from field: optional string environment_id = 3;
+   */
+  environmentId?: string | undefined;
+};
+
+/**
+ * Describes the message content.v1.ClearCompanyAnnouncementRequest.
+ * Use `create(ClearCompanyAnnouncementRequestSchema)` to create a new message.
+ */
+export declare const ClearCompanyAnnouncementRequestSchema: GenMessage<ClearCompanyAnnouncementRequest>;
+
+/**
+ * @generated from message content.v1.ClearCompanyAnnouncementResponse
+ */
+export declare type ClearCompanyAnnouncementResponse = Message<"content.v1.ClearCompanyAnnouncementResponse"> & {
+};
+
+/**
+ * Describes the message content.v1.ClearCompanyAnnouncementResponse.
+ * Use `create(ClearCompanyAnnouncementResponseSchema)` to create a new message.
+ */
+export declare const ClearCompanyAnnouncementResponseSchema: GenMessage<ClearCompanyAnnouncementResponse>;
+
+/**
  * CompanySettingsService is what a company's admins change in the support application's
  * settings (the gateway's /agent-api/settings/...). Every call names the company and the acting
  * user, who must be an active admin of that company (PERMISSION_DENIED otherwise, before
@@ -2181,6 +2648,92 @@ export declare const CompanySettingsService: GenService<{
     methodKind: "unary";
     input: typeof SetCompanyGameBrandingRequestSchema;
     output: typeof SetCompanyGameBrandingResponseSchema;
+  },
+  /**
+   * ListCompanyArticles returns a live game's help articles (resources) in their order.
+   * NOT_FOUND for another company's game or none.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.ListCompanyArticles
+   */
+  listCompanyArticles: {
+    methodKind: "unary";
+    input: typeof ListCompanyArticlesRequestSchema;
+    output: typeof ListCompanyArticlesResponseSchema;
+  },
+  /**
+   * CreateCompanyArticle adds an article last in the game's order (no key: one made of the
+   * title). INVALID_ARGUMENT at /key, /title, /section, /body; ALREADY_EXISTS for a taken key.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.CreateCompanyArticle
+   */
+  createCompanyArticle: {
+    methodKind: "unary";
+    input: typeof CreateCompanyArticleRequestSchema;
+    output: typeof CreateCompanyArticleResponseSchema;
+  },
+  /**
+   * UpdateCompanyArticle replaces an article's title, section and body (its key and game stay).
+   * NOT_FOUND for another company's article.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.UpdateCompanyArticle
+   */
+  updateCompanyArticle: {
+    methodKind: "unary";
+    input: typeof UpdateCompanyArticleRequestSchema;
+    output: typeof UpdateCompanyArticleResponseSchema;
+  },
+  /**
+   * ReorderCompanyArticles puts the game's articles in the order given (each once, all of them).
+   * INVALID_ARGUMENT at /articleIds/<i>.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.ReorderCompanyArticles
+   */
+  reorderCompanyArticles: {
+    methodKind: "unary";
+    input: typeof ReorderCompanyArticlesRequestSchema;
+    output: typeof ReorderCompanyArticlesResponseSchema;
+  },
+  /**
+   * RemoveCompanyArticle removes an article: the web support page no longer lists or opens it.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.RemoveCompanyArticle
+   */
+  removeCompanyArticle: {
+    methodKind: "unary";
+    input: typeof RemoveCompanyArticleRequestSchema;
+    output: typeof RemoveCompanyArticleResponseSchema;
+  },
+  /**
+   * ListCompanyAnnouncements returns the company's announcements of every scope.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.ListCompanyAnnouncements
+   */
+  listCompanyAnnouncements: {
+    methodKind: "unary";
+    input: typeof ListCompanyAnnouncementsRequestSchema;
+    output: typeof ListCompanyAnnouncementsResponseSchema;
+  },
+  /**
+   * SetCompanyAnnouncement sets the shared (no game), a game's or an environment's announcement.
+   * INVALID_ARGUMENT at /shortContent/<primary language> when it is blank there (the company's
+   * primary language is required), like the public PUT /announcements.
+   *
+   * @generated from rpc content.v1.CompanySettingsService.SetCompanyAnnouncement
+   */
+  setCompanyAnnouncement: {
+    methodKind: "unary";
+    input: typeof SetCompanyAnnouncementRequestSchema;
+    output: typeof SetCompanyAnnouncementResponseSchema;
+  },
+  /**
+   * ClearCompanyAnnouncement clears one (none there: nothing changes).
+   *
+   * @generated from rpc content.v1.CompanySettingsService.ClearCompanyAnnouncement
+   */
+  clearCompanyAnnouncement: {
+    methodKind: "unary";
+    input: typeof ClearCompanyAnnouncementRequestSchema;
+    output: typeof ClearCompanyAnnouncementResponseSchema;
   },
 }>;
 

@@ -1,4 +1,4 @@
-// Resource bodies are Markdown written by the game team: rendered by marked with raw HTML
+// Help articles' bodies are Markdown written by the game team: rendered by marked with raw HTML
 // escaped (shown as text, never parsed), then every tag and attribute outside a small
 // allow-list is removed by DOMPurify before it reaches the DOM. No images (they would be
 // third-party requests) and no raw HTML survives.
