@@ -297,8 +297,6 @@ export const de: Catalog = {
   "apiKeys.createdTitle": "Der Schlüssel „{name}“ ist bereit",
   "apiKeys.createdText": "Kopiere ihn jetzt und lege ihn dort ab, wo dein Backend seine Geheimnisse liest. Er wird nur dieses eine Mal angezeigt.",
   "apiKeys.secret": "Der neue API-Schlüssel",
-  "apiKeys.copy": "Kopieren",
-  "apiKeys.copied": "In die Zwischenablage kopiert.",
   "apiKeys.stored": "Ich habe ihn gespeichert",
   "apiKeys.listTitle": "Schlüssel",
   "apiKeys.none": "Das Unternehmen hat noch keine API-Schlüssel.",
@@ -867,8 +865,6 @@ export const de: Catalog = {
   "webhooks.rotatedTitle": "Neues Signaturgeheimnis von {url}",
   "webhooks.secretText": "Kopiere das Geheimnis jetzt und speichere es auf deinem Server: Es wird nur dieses eine Mal angezeigt. Dein Server prüft damit die Signatur jedes Ereignisses. Nach einem neuen Geheimnis gilt das vorige noch 24 Stunden.",
   "webhooks.secret": "Signaturgeheimnis",
-  "webhooks.copy": "Kopieren",
-  "webhooks.copied": "In die Zwischenablage kopiert.",
   "webhooks.stored": "Ich habe das Geheimnis gespeichert",
   "webhooks.savedNotice": "Das Abonnement von {url} ist gespeichert.",
   "webhooks.deletedNotice": "Das Abonnement von {url} ist gelöscht.",
@@ -950,4 +946,7 @@ export const de: Catalog = {
   "audit.setting.eventTypes": "Ereignisse",
   "audit.setting.enabled": "Sendet",
   "audit.setting.disabledReason": "Gestoppt, weil",
+  // Ein nur einmal gezeigtes Geheimnis (components/secret-once.tsx).
+  "secret.copy": "Kopieren",
+  "secret.copied": "In die Zwischenablage kopiert.",
 };

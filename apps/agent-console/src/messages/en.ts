@@ -295,8 +295,6 @@ export const en = {
   "apiKeys.createdTitle": "The key “{name}” is ready",
   "apiKeys.createdText": "Copy it now and store it where your backend reads its secrets. It is shown only this once.",
   "apiKeys.secret": "The new API key",
-  "apiKeys.copy": "Copy",
-  "apiKeys.copied": "Copied to the clipboard.",
   "apiKeys.stored": "I have stored it",
   "apiKeys.listTitle": "Keys",
   "apiKeys.none": "The company has no API keys yet.",
@@ -865,8 +863,6 @@ export const en = {
   "webhooks.rotatedTitle": "New signing secret of {url}",
   "webhooks.secretText": "Copy the secret now and store it on your server: it is shown only this once. Your server checks each event's signature with it. After a new secret, the previous one still works for 24 hours.",
   "webhooks.secret": "Signing secret",
-  "webhooks.copy": "Copy",
-  "webhooks.copied": "Copied to the clipboard.",
   "webhooks.stored": "I have stored the secret",
   "webhooks.savedNotice": "The subscription of {url} is saved.",
   "webhooks.deletedNotice": "The subscription of {url} is deleted.",
@@ -948,6 +944,9 @@ export const en = {
   "audit.setting.eventTypes": "Events",
   "audit.setting.enabled": "Sending",
   "audit.setting.disabledReason": "Stopped because",
+  // A secret shown once (components/secret-once.tsx).
+  "secret.copy": "Copy",
+  "secret.copied": "Copied to the clipboard.",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,9 +1,10 @@
 // The company's API keys: create one (its secret shown once, with a copy button), see who
 // created each, when it was last used and the limit it is held to, and revoke one (a second
 // click confirms; the key stops working at once).
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { ApiError, call, type ApiKeyInfo } from "../../api.ts";
 import { Alert, Field } from "../../components/form.tsx";
+import { SecretOnce } from "../../components/secret-once.tsx";
 import { SettingsLayout } from "../../components/settings-layout.tsx";
 import { language, t } from "../../i18n.ts";
 
@@ -13,42 +14,6 @@ export function actorName(actor: ApiKeyInfo["createdBy"]): string {
   if (actor.type === "operator") return t("settings.operator");
   if (actor.type === "anonymous") return t("settings.anonymous");
   return actor.name ?? t("settings.formerUser");
-}
-
-function NewSecret({ apiKey, secret, onDone }: { apiKey: ApiKeyInfo; secret: string; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
-  const field = useRef<HTMLInputElement>(null);
-  useEffect(() => field.current?.select(), []);
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(secret);
-      setCopied(true);
-    } catch {
-      // No clipboard (an insecure origin, a refusal): the field is selected for Ctrl+C.
-      field.current?.select();
-    }
-  }
-  return (
-    <section class="new-secret" aria-labelledby="new-secret-title">
-      <h2 id="new-secret-title">{t("apiKeys.createdTitle", { name: apiKey.name })}</h2>
-      <p>{t("apiKeys.createdText")}</p>
-      <div class="secret-row">
-        <label class="visually-hidden" for="new-secret">
-          {t("apiKeys.secret")}
-        </label>
-        <input id="new-secret" ref={field} class="secret-field" readOnly value={secret} />
-        <button type="button" class="button" onClick={() => void copy()}>
-          {t("apiKeys.copy")}
-        </button>
-      </div>
-      <p role="status" class="hint">
-        {copied ? t("apiKeys.copied") : ""}
-      </p>
-      <button type="button" class="button primary" onClick={onDone}>
-        {t("apiKeys.stored")}
-      </button>
-    </section>
-  );
 }
 
 export function ApiKeysPage() {
@@ -112,7 +77,12 @@ export function ApiKeysPage() {
       {error && <Alert>{error}</Alert>}
       {notice && <Alert kind="success">{notice}</Alert>}
       {created ? (
-        <NewSecret apiKey={created.apiKey} secret={created.secret} onDone={() => setCreated(undefined)} />
+        <SecretOnce
+          id="new-secret"
+          secret={created.secret}
+          texts={{ title: t("apiKeys.createdTitle", { name: created.apiKey.name }), text: t("apiKeys.createdText"), label: t("apiKeys.secret"), stored: t("apiKeys.stored") }}
+          onDone={() => setCreated(undefined)}
+        />
       ) : (
         <form class="inline-form" onSubmit={create} noValidate aria-labelledby="new-key-title">
           <h2 id="new-key-title">{t("apiKeys.newTitle")}</h2>

@@ -9,6 +9,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, call } from "../../api.ts";
 import { Alert, Field } from "../../components/form.tsx";
+import { SecretOnce } from "../../components/secret-once.tsx";
 import { SettingsLayout } from "../../components/settings-layout.tsx";
 import { games, loadDirectory } from "../../directory.ts";
 import { language, t } from "../../i18n.ts";
@@ -68,42 +69,6 @@ const dateTime = new Intl.DateTimeFormat(language, { dateStyle: "medium", timeSt
 const BODY_PREVIEW = 200;
 
 const eventLabel = (type: (typeof EVENT_TYPES)[number]) => t(`webhooks.event.${type}`);
-
-function NewSecret({ title, secret, onDone }: { title: string; secret: string; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
-  const field = useRef<HTMLInputElement>(null);
-  useEffect(() => field.current?.select(), []);
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(secret);
-      setCopied(true);
-    } catch {
-      // No clipboard (an insecure origin, a refusal): the field is selected for Ctrl+C.
-      field.current?.select();
-    }
-  }
-  return (
-    <section class="new-secret" aria-labelledby="webhook-secret-title">
-      <h2 id="webhook-secret-title">{title}</h2>
-      <p>{t("webhooks.secretText")}</p>
-      <div class="secret-row">
-        <label class="visually-hidden" for="webhook-secret">
-          {t("webhooks.secret")}
-        </label>
-        <input id="webhook-secret" ref={field} class="secret-field" readOnly value={secret} />
-        <button type="button" class="button" onClick={() => void copy()}>
-          {t("webhooks.copy")}
-        </button>
-      </div>
-      <p role="status" class="hint">
-        {copied ? t("webhooks.copied") : ""}
-      </p>
-      <button type="button" class="button primary" onClick={onDone}>
-        {t("webhooks.stored")}
-      </button>
-    </section>
-  );
-}
 
 interface Draft {
   url: string;
@@ -498,7 +463,12 @@ export function WebhooksPage() {
       {error && <Alert>{error}</Alert>}
       {notice && <Alert kind="success">{notice}</Alert>}
       {secret ? (
-        <NewSecret title={secret.title} secret={secret.secret} onDone={() => setSecret(undefined)} />
+        <SecretOnce
+          id="webhook-secret"
+          secret={secret.secret}
+          texts={{ title: secret.title, text: t("webhooks.secretText"), label: t("webhooks.secret"), stored: t("webhooks.stored") }}
+          onDone={() => setSecret(undefined)}
+        />
       ) : (
         <WebhookForm key={editing?.id ?? `new-${formKey}`} editing={editing} onSaved={(result) => void saved(result)} onCancel={() => setEditing(undefined)} />
       )}
