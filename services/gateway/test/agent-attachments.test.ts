@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
-import { startStack, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
+import { issuePaths, startStack, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
 
 const PASSWORD = "a quiet harbour at dawn, 2026";
 const suffix = randomUUID().slice(0, 8);
@@ -86,7 +86,6 @@ async function playerTicket(game = "galaxy", environment = "galaxy-prod"): Promi
   return { ticketId: (response.body as { ticketId: string }).ticketId, sessionCode };
 }
 
-const issuePaths = (response: StackResponse) => ((response.body as { details?: { issues?: { path: string }[] } }).details?.issues ?? []).map((issue) => issue.path);
 
 beforeAll(async () => {
   stack = await startStack();

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { deflateSync, crc32 } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
+import { agentRead, agentWrite, signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
 import { startStack, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
 
 const PASSWORD = "a quiet harbour at dawn, 2026";
@@ -60,10 +60,8 @@ let stack: Stack;
 let tenant: TenantResult;
 let theirs: TenantResult;
 const users = {} as Record<keyof typeof emails, SignedInAgent>;
-const origin = () => new URL(stack.url).origin;
-const read = (user: SignedInAgent, path: string) => stack.request(path, { headers: { cookie: user.cookie } });
-const write = (user: SignedInAgent, method: "PUT", path: string, json?: unknown) =>
-  stack.request(path, { method, headers: { cookie: user.cookie, origin: origin(), "x-csrf-token": user.csrfToken }, ...(json === undefined ? {} : { json }) });
+const read = (user: SignedInAgent, path: string) => agentRead(stack, user, path);
+const write = (user: SignedInAgent, method: "PUT", path: string, json?: unknown) => agentWrite(stack, user, method, path, json);
 const issues = (response: StackResponse) => (response.body as { details?: { issues?: { path: string; message: string }[] } }).details?.issues ?? [];
 const brandingPath = (gameId: string) => `/agent-api/settings/games/${gameId}/branding`;
 const galaxy = () => tenant.games.galaxy!;

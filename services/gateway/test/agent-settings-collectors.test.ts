@@ -7,8 +7,8 @@
 // audit log with before and after.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
-import { startStack, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
+import { agentRead, agentWrite, signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
+import { issuePaths, startStack, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
 
 const PASSWORD = "a quiet harbour at dawn, 2026";
 const suffix = randomUUID().slice(0, 8);
@@ -45,11 +45,8 @@ let stack: Stack;
 let tenant: TenantResult;
 let other: TenantResult;
 const users = {} as Record<keyof typeof emails, SignedInAgent>;
-const origin = () => new URL(stack.url).origin;
-const read = (user: SignedInAgent, path: string) => stack.request(path, { headers: { cookie: user.cookie } });
-const write = (user: SignedInAgent, method: "POST" | "PUT" | "DELETE", path: string, json?: unknown) =>
-  stack.request(path, { method, headers: { cookie: user.cookie, origin: origin(), "x-csrf-token": user.csrfToken }, ...(json === undefined ? {} : { json }) });
-const issuePaths = (response: StackResponse) => ((response.body as { details?: { issues?: { path: string }[] } }).details?.issues ?? []).map((issue) => issue.path);
+const read = (user: SignedInAgent, path: string) => agentRead(stack, user, path);
+const write = (user: SignedInAgent, method: "POST" | "PUT" | "DELETE", path: string, json?: unknown) => agentWrite(stack, user, method, path, json);
 const listed = async (user: SignedInAgent) => {
   const response = await read(user, "/agent-api/settings/collectors");
   expect(response.status, response.text).toBe(200);

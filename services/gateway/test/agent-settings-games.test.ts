@@ -7,9 +7,9 @@
 // path, and every change is in the audit log with before and after (tokens by prefix only).
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
+import { agentRead, agentWrite, signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
 import { signingKey, signMetadata, type SigningKey } from "./signed-metadata.ts";
-import { startStack, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
+import { issuePaths, startStack, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
 
 const PASSWORD = "a quiet harbour at dawn, 2026";
 const suffix = randomUUID().slice(0, 8);
@@ -47,11 +47,8 @@ let stack: Stack;
 let tenant: TenantResult;
 let key: SigningKey;
 const users = {} as Record<keyof typeof emails, SignedInAgent>;
-const origin = () => new URL(stack.url).origin;
-const read = (user: SignedInAgent, path: string) => stack.request(path, { headers: { cookie: user.cookie } });
-const write = (user: SignedInAgent, method: "POST" | "PATCH" | "PUT", path: string, json?: unknown) =>
-  stack.request(path, { method, headers: { cookie: user.cookie, origin: origin(), "x-csrf-token": user.csrfToken }, ...(json === undefined ? {} : { json }) });
-const issuePaths = (response: StackResponse) => ((response.body as { details?: { issues?: { path: string }[] } }).details?.issues ?? []).map((issue) => issue.path);
+const read = (user: SignedInAgent, path: string) => agentRead(stack, user, path);
+const write = (user: SignedInAgent, method: "POST" | "PATCH" | "PUT", path: string, json?: unknown) => agentWrite(stack, user, method, path, json);
 const openSession = (token: string) => stack.request("/support/sessions", { method: "POST", json: { token } });
 const auditLog = async () => {
   const response = await read(users.ada, "/agent-api/audit-log?limit=200");

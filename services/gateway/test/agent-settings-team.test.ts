@@ -6,7 +6,7 @@
 // 404 for this company's users; every change is in the audit log with the admin as actor.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
+import { agentRead, agentWrite, signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
 import { startStack, type Stack, type TenantResult } from "./stack.ts";
 
 const PASSWORD = "a quiet harbour at dawn, 2026";
@@ -47,9 +47,8 @@ let stack: Stack;
 let tenant: TenantResult;
 const users = {} as Record<"ada" | "abe" | "bea" | "oto", SignedInAgent>;
 const origin = () => new URL(stack.url).origin;
-const read = (user: SignedInAgent, path: string) => stack.request(path, { headers: { cookie: user.cookie } });
-const write = (user: SignedInAgent, method: "POST" | "PATCH" | "DELETE", path: string, json?: unknown) =>
-  stack.request(path, { method, headers: { cookie: user.cookie, origin: origin(), "x-csrf-token": user.csrfToken }, ...(json === undefined ? {} : { json }) });
+const read = (user: SignedInAgent, path: string) => agentRead(stack, user, path);
+const write = (user: SignedInAgent, method: "POST" | "PATCH" | "DELETE", path: string, json?: unknown) => agentWrite(stack, user, method, path, json);
 const team = async (user: SignedInAgent = users.ada) => {
   const response = await read(user, "/agent-api/settings/users");
   expect(response.status, response.text).toBe(200);

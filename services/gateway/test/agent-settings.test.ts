@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { connectBus, type NatsConnection } from "@support/bus";
 import { startWebhookReceiver } from "@support/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
+import { agentRead, agentWrite, signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
 import { startStack, type Stack, type TenantResult } from "./stack.ts";
 
 const PASSWORD = "a quiet harbour at dawn, 2026";
@@ -41,9 +41,8 @@ let observer: NatsConnection;
 const published: { type: string; companyId: string; data: Record<string, unknown> }[] = [];
 const users = {} as Record<keyof typeof emails, SignedInAgent>;
 const origin = () => new URL(stack.url).origin;
-const read = (user: SignedInAgent, path: string) => stack.request(path, { headers: { cookie: user.cookie } });
-const write = (user: SignedInAgent, method: "POST" | "DELETE", path: string, json?: unknown) =>
-  stack.request(path, { method, headers: { cookie: user.cookie, origin: origin(), "x-csrf-token": user.csrfToken }, ...(json === undefined ? {} : { json }) });
+const read = (user: SignedInAgent, path: string) => agentRead(stack, user, path);
+const write = (user: SignedInAgent, method: "POST" | "DELETE", path: string, json?: unknown) => agentWrite(stack, user, method, path, json);
 const auditLog = async (user: SignedInAgent, query = "") => {
   const response = await read(user, `/agent-api/audit-log${query}`);
   expect(response.status, response.text).toBe(200);

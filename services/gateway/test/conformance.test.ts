@@ -3,7 +3,7 @@
 // suites do not cover. Every answer is also
 // checked against the OpenAPI document by the stack.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStack, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
+import { issuePaths, startStack, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
 
 function tenant(name: string) {
   return {
@@ -39,7 +39,6 @@ const TICKET_KEYS = [
   "followUpTicketId", "reopenedFromTicketId", "createdAt", "lastActivityAt", "tags", "fields", "metadata",
 ];
 
-const issuePaths = (response: StackResponse) => ((response.body as { details?: { issues?: { path: string }[] } }).details?.issues ?? []).map((i) => i.path);
 
 describe("conformance with the contract", () => {
   let stack: Stack;

@@ -20,3 +20,15 @@ export async function signInAgent(gateway: { url: string; request: Stack["reques
   const me = (await gateway.request("/agent-api/me", { headers: { cookie } })).body as { csrfToken: string; user: { id: string } };
   return { cookie, csrfToken: me.csrfToken, userId: me.user.id };
 }
+
+type Gateway = { url: string; request: Stack["request"] };
+
+/** A read as the signed-in user's browser makes it: with the session cookie. */
+export function agentRead(gateway: Gateway, user: SignedInAgent, path: string): Promise<StackResponse> {
+  return gateway.request(path, { headers: { cookie: user.cookie } });
+}
+
+/** A change as the signed-in user's browser makes it: the cookie, the application's Origin and the session's CSRF token. */
+export function agentWrite(gateway: Gateway, user: SignedInAgent, method: "POST" | "PUT" | "PATCH" | "DELETE", path: string, json?: unknown): Promise<StackResponse> {
+  return gateway.request(path, { method, headers: { cookie: user.cookie, origin: new URL(gateway.url).origin, "x-csrf-token": user.csrfToken }, ...(json === undefined ? {} : { json }) });
+}

@@ -329,3 +329,7 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 10_0
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** The JSON pointers a refused request's error body names (`details.issues[].path`). */
+export const issuePaths = (response: StackResponse): string[] =>
+  ((response.body as { details?: { issues?: { path: string }[] } }).details?.issues ?? []).map((issue) => issue.path);
