@@ -431,10 +431,11 @@ export async function workspaceSuite(): Promise<SuiteResult> {
     progress("explaining the searches, the counts and the pages sorted by last activity");
     const plans: { name: string; user: string; steps: { step: string; sql: string; plan: string }[] }[] = [];
     for (const [user, who] of [["admin", admin], ["agent", agent]] as const) {
-      // Every word the admin searched (the first two rare ones), the agent's first of each kind.
+      // Every word searched (the first two rare ones), for both users: a word can be slow for the
+      // agent's games alone.
       const searched: [string, string[]][] = [["frequent", words.frequent], ["mid-frequency", words.mid], ["rare", words.rare.slice(0, 2)], ["Japanese", words.japanese], ["German", words.german]];
       for (const [name, list] of searched) {
-        for (const q of user === "admin" ? list : list.slice(0, 1)) {
+        for (const q of list) {
           plans.push({ name: `q=${q} (${name})`, user, steps: await explainList(client, tenant.companyId, who, { q, limit: PAGE }) });
         }
       }

@@ -1,11 +1,13 @@
 // What the console's Chromium tests share: a screenshot per step into .ci/out/agent-console/,
 // axe-core with no serious or critical violation, a watch on every page that records script
-// errors, failed answers and requests to other hosts, and a signed-in agent's page.
+// errors, failed answers and requests to other hosts, and a signed-in agent's page. When a test
+// fails, the watch prints what the page showed and its last requests (status and time taken)
+// and keeps a screenshot named after the test, so that a failure seen once can be explained.
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { expect } from "vitest";
+import { expect, onTestFailed } from "vitest";
 
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
@@ -58,6 +60,29 @@ export function watchPage(page: Page, base: string, options: WatchOptions = {}):
     const origin = new URL(request.url()).origin;
     if (!request.url().startsWith("data:") && origin !== base && !(options.otherOrigins ?? []).includes(origin)) problems.push(`third-party request: ${request.url()}`);
   });
+  const recent: string[] = [];
+  const started = new Map<unknown, number>();
+  page.on("request", (request) => started.set(request, Date.now()));
+  page.on("requestfinished", async (request) => {
+    const response = await request.response().catch(() => null);
+    recent.push(`${request.method()} ${new URL(request.url()).pathname} ${response?.status() ?? "?"} in ${Date.now() - (started.get(request) ?? Date.now())} ms`);
+    started.delete(request);
+    if (recent.length > 15) recent.shift();
+  });
+  page.on("requestfailed", (request) => recent.push(`${request.method()} ${new URL(request.url()).pathname} failed: ${request.failure()?.errorText ?? "?"}`));
+  try {
+    onTestFailed(async ({ task }) => {
+      if (page.isClosed()) return;
+      const shown = await page
+        .locator("[role=alert], [role=status], .alert")
+        .allTextContents()
+        .catch(() => []);
+      console.error(`the page when "${task.name}" failed: ${page.url()}\n  shown: ${JSON.stringify(shown)}\n  problems: ${JSON.stringify(problems)}\n  last requests:\n    ${recent.join("\n    ")}`);
+      await screenshot(page, `failed-${task.name.replace(/[^A-Za-z0-9]+/g, "-").slice(0, 80)}`).catch(() => undefined);
+    });
+  } catch {
+    // Outside a running test (a beforeAll's page): nothing to report on.
+  }
   return problems;
 }
 
