@@ -95,7 +95,7 @@ describe("Settings → Collectors in Chromium", () => {
     await addField(page, "Screenshot", "File upload");
     await expect.poll(() => preview(page).locator(":scope > legend").textContent()).toBe("Bug report");
     await expect.poll(() => previewLabels(page)).toEqual([
-      "What happened?", "Where", "Your email (optional)", "Platform (optional)", "Topics (optional)", "When (optional)", "I may be contacted (optional)", "Screenshot",
+      "What happened?", "Where", "Your email (optional)", "Platform (optional)", "Topics (optional)", "When (optional)", "I may be contacted (optional)", "Screenshot (optional)",
     ]);
     expect(await preview(page).locator("select#preview-where option").allTextContents()).toEqual(["—", "Lobby", "Match", "Shop"]);
     expect(await preview(page).locator("select#preview-platform option").count()).toBe(13);
@@ -110,7 +110,7 @@ describe("Settings → Collectors in Chromium", () => {
     await fieldEditor(page, 2).getByRole("button", { name: "Move Your email up" }).click();
     await fieldEditor(page, 1).getByRole("button", { name: "Move Your email up" }).click();
     await fieldEditor(page, 5).getByRole("button", { name: "Remove When" }).click();
-    const built = ["Your email (optional)", "What happened?", "Where", "Platform (optional)", "Topics (optional)", "I may be contacted (optional)", "Screenshot"];
+    const built = ["Your email (optional)", "What happened?", "Where", "Platform (optional)", "Topics (optional)", "I may be contacted (optional)", "Screenshot (optional)"];
     await expect.poll(() => previewLabels(page)).toEqual(built);
     await fieldEditor(page, 4).getByLabel("Options").fill("");
     await page.getByRole("button", { name: "Create collector" }).click();

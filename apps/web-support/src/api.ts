@@ -54,6 +54,10 @@ export interface PlayerTicket {
   lastActivityAt: string | null;
   resolutionType: string | null;
   csatScore: number | null;
+  /** The conversation's last message, the player's or an agent's. */
+  lastMessage: { from: "player" | "agent"; preview: string; hasAttachments: boolean; createdAt: string } | null;
+  /** Agent messages since the player last looked at the conversation. */
+  unread: number;
 }
 
 export interface AttachmentRef {
@@ -116,6 +120,8 @@ export interface PlayerApi {
   collectorResult(ticketId: string, collector: Collector, fields: CollectorAnswer[]): Promise<void>;
   events(ticketId: string): Promise<TicketEvent[]>;
   rate(ticketId: string, score: number, review: string | null): Promise<void>;
+  /** The player looked at the conversation now: its agent messages so far are read. */
+  markRead(ticketId: string): Promise<void>;
   startUpload(file: { fileName: string; fileType: string; fileSize: number }): Promise<UploadInstruction>;
   attachment(ticketId: string, attachmentId: string): Promise<Blob>;
   /** Mails a one-time code to the session's email address. */
@@ -138,7 +144,7 @@ export function createPlayerApi(sessionCode: string): PlayerApi {
       credentials: "omit",
     });
     if (!response.ok) throw await toError(response);
-    return (await response.json()) as T;
+    return (response.status === 204 ? undefined : await response.json()) as T;
   }
 
   return {
@@ -157,6 +163,9 @@ export function createPlayerApi(sessionCode: string): PlayerApi {
     events: async (ticketId) => (await call<{ events: TicketEvent[] }>(`/player-api/tickets/${encodeURIComponent(ticketId)}/events`)).events,
     async rate(ticketId, score, review) {
       await call(`/player-api/tickets/${encodeURIComponent(ticketId)}/csat`, { method: "POST", json: { score, ...(review ? { review } : {}) } });
+    },
+    async markRead(ticketId) {
+      await call(`/player-api/tickets/${encodeURIComponent(ticketId)}/read`, { method: "POST" });
     },
     startUpload: (file) => call<UploadInstruction>("/player-api/attachments", { method: "POST", json: file }),
     sendEmailCode: () => call("/player-api/verification/email", { method: "POST" }),

@@ -1,15 +1,16 @@
 // The page's shell: loads the session, picks the language, routes by the URL hash
 // (#/, #/resources/<key>, #/contact, #/tickets/<id>) so any static host can serve it, and
-// turns a refused session code (403) anywhere into the expired page.
+// turns a refused session code (403) anywhere into the expired page (a code that worked in this
+// tab) or the not-valid page (one that never did).
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, apiBase, createPlayerApi, type SupportSession } from "./api.ts";
 import { applyBranding, logoSource } from "./branding.ts";
 import { AppContext, href, type AppContextValue } from "./app-context.tsx";
 import { browserLanguage, createLocale, type Locale } from "./i18n.ts";
-import type { TakenCode } from "./session-code.ts";
+import { rememberAccepted, wasAccepted, type TakenCode } from "./session-code.ts";
 import { ContactView } from "./views/contact.tsx";
 import { ConversationView } from "./views/conversation.tsx";
-import { ExpiredView } from "./views/expired.tsx";
+import { ExpiredView, RefusedView, refusalOf } from "./views/expired.tsx";
 import { HomeView } from "./views/home.tsx";
 import { ResourceView } from "./views/resource.tsx";
 
@@ -50,6 +51,7 @@ export function App({ taken }: { taken: TakenCode }) {
     setPhase({ name: "loading" });
     try {
       const session = await api.session();
+      rememberAccepted(taken.code!);
       const locale = createLocale(session.language);
       applyLocale(locale);
       applyBranding(session.branding);
@@ -60,7 +62,7 @@ export function App({ taken }: { taken: TakenCode }) {
       }
       setPhase({ name: "ready", session, locale });
     } catch (error) {
-      if (error instanceof ApiError && error.status === 403) setPhase({ name: "expired", known: true });
+      if (error instanceof ApiError && error.status === 403) setPhase({ name: "expired", known: wasAccepted(taken.code!) });
       else setPhase({ name: "error" });
     }
   }, [api, taken.fresh]);
@@ -69,10 +71,13 @@ export function App({ taken }: { taken: TakenCode }) {
     void load();
   }, [load]);
 
-  if (phase.name !== "ready") {
+  const refusal = refusalOf(location.hash);
+  if (refusal !== null || phase.name !== "ready") {
     const locale = createLocale(browserLanguage());
     applyLocale(locale);
-    if (phase.name === "expired") return <ExpiredView locale={locale} known={phase.known} />;
+    // The gateway refused the link that brought the player here: that, not an earlier session of the tab.
+    if (refusal !== null) return <RefusedView locale={locale} reason={refusal} />;
+    if (phase.name === "expired") return <ExpiredView locale={locale} known={phase.known} {...(api ? { onRetry: () => void load() } : {})} />;
     return (
       <main id="main" class="page">
         {phase.name === "loading" ? (
@@ -91,7 +96,7 @@ export function App({ taken }: { taken: TakenCode }) {
 
   const { session, locale } = phase;
   const fail = (error: unknown) => {
-    if (error instanceof ApiError && error.status === 403) setPhase({ name: "expired", known: true });
+    if (error instanceof ApiError && error.status === 403) setPhase({ name: "expired", known: wasAccepted(taken.code!) });
     else setProblem(locale.t("app.error"));
   };
   const refreshSession = async () => {

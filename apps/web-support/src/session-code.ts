@@ -1,7 +1,11 @@
 // The session code arrives as ?sid=<code>. It is moved out of the address bar at once (so it
 // is neither bookmarked, shared nor sent as a referrer) into sessionStorage, which survives a
-// reload of the tab but not the tab itself.
+// reload of the tab but not the tab itself. The code that the service accepted is remembered
+// the same way: a refused code that had worked is expired, one that never worked is not valid
+// (mistyped, made up, or cut short in copying).
 const STORAGE_KEY = "support.sid";
+const ACCEPTED_KEY = "support.sid.accepted";
+let acceptedInMemory: string | null = null;
 
 export interface TakenCode {
   code: string | null;
@@ -29,4 +33,24 @@ export function takeSessionCode(): TakenCode {
     stored = null;
   }
   return { code: stored, fresh: false };
+}
+
+/** The service accepted `code` (a session was read with it). */
+export function rememberAccepted(code: string): void {
+  acceptedInMemory = code;
+  try {
+    sessionStorage.setItem(ACCEPTED_KEY, code);
+  } catch {
+    // Storage disabled: remembered for this page only.
+  }
+}
+
+/** Whether `code` was accepted before in this tab: a refusal now means it expired. */
+export function wasAccepted(code: string): boolean {
+  if (acceptedInMemory === code) return true;
+  try {
+    return sessionStorage.getItem(ACCEPTED_KEY) === code;
+  } catch {
+    return false;
+  }
 }

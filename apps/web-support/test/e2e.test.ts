@@ -259,10 +259,29 @@ describe("the web support page in a browser", () => {
       // 3. The contact form: a message, an image attachment, the collector's fields; by keyboard where it matters.
       await page.getByRole("link", { name: texts.contact }).click();
       await page.locator("#message").waitFor();
+      // The admin's labels keep their own direction (isolated); every optional field is marked the same way.
+      expect(await page.locator("label[for=field-platform] bdi").textContent()).toBe("Platform");
+      expect(await page.locator("label[for=attachments] .muted, label[for=field-level] .muted").count()).toBe(2);
+      // Sent empty: the required fields say so; each error goes as soon as its field is filled.
+      await page.locator("button[type=submit]").click();
+      await page.locator("#message-error").waitFor();
+      await page.locator("#field-platform-error").waitFor();
+      await shot("03a-contact-form-errors");
       await page.locator("#message").focus();
       await page.keyboard.type(`My ship vanished (${name}) <b>not bold</b>`);
-      await page.locator("#attachments").setInputFiles({ name: "screenshot.png", mimeType: "image/png", buffer: png() });
+      await expect.poll(() => page.locator("#message-error").count()).toBe(0);
+      expect(await page.locator("#field-platform-error").count()).toBe(1);
+      await page.locator("#attachments").setInputFiles({ name: "screenshot-of-the-ship-that-vanished-in-sector-seven.png", mimeType: "image/png", buffer: png() });
+      // The remove button stays on its file's row, however long the name.
+      const row = await page.locator(".files li").first().evaluate((item) => {
+        const name = item.querySelector(".file-name")!.getBoundingClientRect();
+        const remove = item.querySelector(".remove")!.getBoundingClientRect();
+        return { nameTop: name.top, nameBottom: name.bottom, removeMiddle: (remove.top + remove.bottom) / 2 };
+      });
+      expect(row.removeMiddle).toBeGreaterThan(row.nameTop);
+      expect(row.removeMiddle).toBeLessThan(row.nameBottom);
       await page.locator("#field-platform").selectOption("PC");
+      await expect.poll(() => page.locator("#field-platform-error").count()).toBe(0);
       await page.locator("#field-level").fill("42");
       await shot("03-contact-form");
       await expectAccessible(page, `${name} contact form`);
@@ -317,7 +336,10 @@ describe("the web support page in a browser", () => {
       await shot("07-resolved");
       await expectAccessible(page, `${name} closed conversation`);
 
-      // 7. Rating by keyboard: the 4 of the radio group, a review, send.
+      // 7. Rating by keyboard: the 4 of the radio group, a review, send. The five scores share one row.
+      const scores = await page.locator(".score").evaluateAll((labels) => labels.map((label) => label.getBoundingClientRect()).map((box) => ({ top: Math.round(box.top), left: box.left, right: box.right })));
+      expect(new Set(scores.map((score) => score.top)).size, `score rows at ${viewport.width} px`).toBe(1);
+      expect(scores.every((score) => score.left >= 0 && score.right <= viewport.width), `scores inside the ${viewport.width} px view: ${JSON.stringify(scores)}`).toBe(true);
       await page.locator('input[name="csat"][value="4"]').focus();
       await page.keyboard.press("Space");
       await page.locator("#review").fill("Quick and friendly");
@@ -449,28 +471,148 @@ describe("the web support page in a browser", () => {
     }
   }, 180_000);
 
-  it("shows a clear page for an expired session and for a link without a session", async () => {
+  it("keeps a long conversation alive at 360 px: the list previews it and counts unread answers, it opens at its newest message, new ones scroll in or are counted", async () => {
+    const opened = await stack.request("/support/sessions", { method: "POST", json: { token: token(), language: "en", player: { id: "chatty-player" } } });
+    expect(opened.status, opened.text).toBe(200);
+    const code = (opened.body as { sessionCode: string }).sessionCode;
+    const asPlayer = { authorization: `Session ${code}` };
+    const created = await stack.request("/player-api/tickets", { method: "POST", headers: asPlayer, json: { message: "My hangar is empty" } });
+    expect(created.status, created.text).toBe(200);
+    const ticketId = (created.body as { ticketId: string }).ticketId;
+    const steps = Array.from({ length: 14 }, (_, index) => ({ type: "sendMessage", message: `Step ${index + 1}: please check the hangar settings, then restart the game and look again.` }));
+    expect((await actions(ticketId, [...steps, { type: "sendMessage", message: "Which   server\ndo you play on?" }])).status).toBe(200);
+    const listed = async () => ((await stack.request("/player-api/tickets", { headers: asPlayer })).body as { tickets: { id: string; unread: number; lastMessage: unknown }[] }).tickets.find((ticket) => ticket.id === ticketId)!;
+    expect(await listed()).toMatchObject({ unread: 15, lastMessage: { from: "agent", preview: "Which server do you play on?", hasAttachments: false } });
+
+    const { context, page, problems } = await newPage({ width: 360, height: 740 });
+    const lastBubbleInView = () =>
+      page.locator(".chat > li").last().evaluate((item) => {
+        const box = item.getBoundingClientRect();
+        return box.top >= 0 && box.top < innerHeight;
+      });
+    try {
+      // The list: the agent's question asks the player, its preview, and 15 unread answers.
+      await page.goto(`${base}/support/?sid=${encodeURIComponent(code)}`);
+      const entry = page.locator(".conversations li", { has: page.locator(`a[href="#/tickets/${ticketId}"]`) });
+      await entry.locator(".unread-count", { hasText: "15 new" }).waitFor();
+      expect(await entry.locator(".status").textContent()).toBe("Waiting for your answer");
+      expect(await entry.locator(".preview").textContent()).toBe("Support: Which server do you play on?");
+      await screenshot(page, "chat-01-list-unread");
+      await expectAccessible(page, "home with an unread conversation");
+
+      // Opened: at its newest message, with the state the player reads; the answers are read now.
+      await entry.locator("a").click();
+      await page.locator(".bubble.theirs .text", { hasText: "do you play on?" }).waitFor();
+      await expect.poll(lastBubbleInView).toBe(true);
+      expect(await page.locator("#ticket-status").textContent()).toBe("Waiting for your answer");
+      await expect.poll(async () => (await listed()).unread).toBe(0);
+      await screenshot(page, "chat-02-opens-at-newest");
+
+      // Read further up: a new answer is counted on a button, which brings it into view.
+      await page.evaluate(() => scrollTo({ top: 0 }));
+      expect((await actions(ticketId, [{ type: "sendMessage", message: "Are you still there?" }])).status).toBe(200);
+      await page.getByRole("button", { name: "New messages below (1)" }).waitFor({ timeout: 20_000 });
+      expect(await lastBubbleInView()).toBe(false);
+      await screenshot(page, "chat-03-new-message-cue");
+      await expectAccessible(page, "conversation with the new-message cue");
+      await page.getByRole("button", { name: "New messages below (1)" }).click();
+      await expect.poll(lastBubbleInView).toBe(true);
+      expect(await page.getByRole("button", { name: /New messages below/ }).count()).toBe(0);
+
+      // At the bottom: the next answer scrolls into view by itself.
+      expect((await actions(ticketId, [{ type: "sendMessage", message: "We found your ship." }])).status).toBe(200);
+      await page.locator(".bubble.theirs .text", { hasText: "We found your ship." }).waitFor({ timeout: 20_000 });
+      await expect.poll(lastBubbleInView).toBe(true);
+      expect(await page.getByRole("button", { name: /New messages below/ }).count()).toBe(0);
+      await expect.poll(async () => (await listed()).unread).toBe(0);
+
+      // The player answers: the state is the agents' turn again, and the list says so.
+      await page.locator("#reply").fill("EU-West");
+      await page.locator(".composer button[type=submit]").click();
+      await page.locator(".bubble.mine .text", { hasText: "EU-West" }).waitFor();
+      await expect.poll(() => page.locator("#ticket-status").textContent()).not.toBe("Waiting for your answer");
+      await page.locator('a[href="#/"]').first().click();
+      await entry.locator(".preview", { hasText: "You: EU-West" }).waitFor();
+      expect(await entry.locator(".unread-count").count()).toBe(0);
+      await screenshot(page, "chat-04-list-read");
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
+
+  it("tells an expired session from a made-up code and a refused link, and never shows the player JSON", async () => {
     const response = await stack.request("/support/sessions", { method: "POST", json: { token: token(), language: "de", player: { id: "late-player" } } });
     expect(response.status, response.text).toBe(200);
     const code = (response.body as { sessionCode: string }).sessionCode;
     const codeHash = createHash("sha256").update(code).digest("hex");
-    await sql`update players.support_sessions set expires_at = now() - interval '1 second' where code_hash = ${codeHash}`.execute(db);
 
     const { context, page, problems } = await newPage({ width: 360, height: 740 }, { expectForbidden: true });
     try {
+      // A code that worked in this tab and then expired: "expired", with a way to try again.
       await page.goto(`${base}/support/?sid=${encodeURIComponent(code)}`);
-      await page.getByRole("heading", { level: 1, name: "This support link has expired" }).waitFor();
+      await page.locator("#tickets-title").waitFor();
+      await sql`update players.support_sessions set expires_at = now() - interval '1 second' where code_hash = ${codeHash}`.execute(db);
+      // The gateway remembers a live session for a few seconds: the page is reloaded until it hears of the expiry.
+      await expect
+        .poll(async () => {
+          await page.reload();
+          await page.locator("main h1").waitFor();
+          return page.locator("main h1").textContent();
+        }, { timeout: 30_000, interval: 1_000 })
+        .toBe("This support link has expired");
       expect(page.url()).not.toContain("sid=");
+      await page.getByText("Messages you already sent have reached the support team.").waitFor();
+      await page.getByRole("button", { name: "Try again" }).waitFor();
       await screenshot(page, "expired");
       await expectAccessible(page, "expired page");
+
+      // A code the service never gave out: "not valid", not "expired".
+      await page.evaluate(() => sessionStorage.clear());
+      await page.goto(`${base}/support/?sid=${encodeURIComponent("made-up-code-0123456789abcdef")}`);
+      await page.getByRole("heading", { level: 1, name: "This support link is not valid" }).waitFor();
+      await screenshot(page, "unknown-code");
 
       await page.evaluate(() => sessionStorage.clear());
       await page.goto(`${base}/support/`);
       await page.getByRole("heading", { level: 1, name: "This support link is not valid" }).waitFor();
       await screenshot(page, "unknown");
+
+      // Links the gateway refuses, opened as a browser opens them: the page explains, in the player's language.
+      const refusals: [Record<string, string>, string][] = [
+        [{ token: "00000000-0000-4000-8000-000000000000" }, "The game's link to support is not set up right."],
+        [{ token: token(), resource: "no-such-article" }, "The help article this link leads to does not exist."],
+        [{ token: token(), language: "not a language" }, "This link to support is not valid."],
+      ];
+      for (const [query, text] of refusals) {
+        await page.goto(`${base}/support/sessions/redirect?${new URLSearchParams(query)}`);
+        await page.getByRole("heading", { level: 1, name: "Support could not be opened" }).waitFor();
+        await page.getByText(text).waitFor();
+        expect(await page.locator("body").textContent()).not.toContain('"code"');
+      }
+      await screenshot(page, "refused-link");
+      await expectAccessible(page, "refused link page");
       expect(problems).toEqual([]);
     } finally {
       await context.close();
     }
+
+    // The same refusal in Arabic, right to left.
+    const arabic = await browser.newContext({ viewport: { width: 360, height: 740 }, locale: "ar" });
+    try {
+      const page = await arabic.newPage();
+      await page.goto(`${base}/support/sessions/redirect?${new URLSearchParams({ token: "00000000-0000-4000-8000-000000000000" })}`);
+      await page.getByRole("heading", { level: 1, name: "تعذّر فتح الدعم" }).waitFor();
+      expect(await page.evaluate(() => document.documentElement.dir)).toBe("rtl");
+      await screenshot(page, "refused-link-ar");
+    } finally {
+      await arabic.close();
+    }
+
+    // API clients keep the contract's status and JSON body.
+    const api = await stack.request(`/support/sessions/redirect?${new URLSearchParams({ token: "00000000-0000-4000-8000-000000000000" })}`);
+    expect(api.status, api.text).toBe(404);
+    expect((api.body as { code: string }).code).toBe("not_found");
   }, 120_000);
 });

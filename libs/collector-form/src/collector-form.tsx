@@ -46,15 +46,25 @@ export interface CollectorInputProps {
   idPrefix?: string;
 }
 
+/**
+ * A field's label as every field of the form shows it: the admin's text, then "(optional)" when
+ * the field is not required (FILE fields, drawn by the host, use it too). The admins' texts are
+ * in whatever language they wrote them: isolated, so that an English label keeps its
+ * punctuation at its end on a right-to-left page.
+ */
+export function CollectorLabel({ field, optional }: { field: CollectorFormField; optional: string }) {
+  return (
+    <>
+      <bdi>{field.label}</bdi>
+      {!field.required && <span class="muted"> {optional}</span>}
+    </>
+  );
+}
+
 export function CollectorInput(props: CollectorInputProps) {
   const { field, value, error, onChange, texts } = props;
   const id = `${props.idPrefix ?? "field-"}${field.key}`;
-  const label = (
-    <>
-      {field.label}
-      {!field.required && <span class="muted"> {texts.optional}</span>}
-    </>
-  );
+  const label = <CollectorLabel field={field} optional={texts.optional} />;
   const described = error ? `${id}-error` : undefined;
   const errorText = error && (
     <p id={`${id}-error`} class="error">
@@ -88,7 +98,9 @@ export function CollectorInput(props: CollectorInputProps) {
                 checked={chosen.includes(option)}
                 onChange={(event) => onChange((event.currentTarget as HTMLInputElement).checked ? [...chosen, option] : chosen.filter((item) => item !== option))}
               />
-              <label for={`${id}-${index}`}>{option}</label>
+              <label for={`${id}-${index}`}>
+                <bdi>{option}</bdi>
+              </label>
             </div>
           ))}
           {errorText}
@@ -146,7 +158,9 @@ export interface CollectorFieldsetProps {
 export function CollectorFieldset(props: CollectorFieldsetProps) {
   return (
     <fieldset class="collector collector-form">
-      <legend>{props.collector.title}</legend>
+      <legend>
+        <bdi>{props.collector.title}</bdi>
+      </legend>
       {props.collector.fields.map((field) => (
         <CollectorInput
           key={field.key}

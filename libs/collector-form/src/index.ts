@@ -1,2 +1,2 @@
-export { CollectorFieldset, CollectorInput, PLATFORMS, isEmptyAnswer } from "./collector-form.tsx";
+export { CollectorFieldset, CollectorInput, CollectorLabel, PLATFORMS, isEmptyAnswer } from "./collector-form.tsx";
 export type { CollectorFieldValue, CollectorFormDefinition, CollectorFormField, CollectorFormTexts } from "./collector-form.tsx";

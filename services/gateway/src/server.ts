@@ -162,7 +162,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerTicketRoutes(api, { tickets: clients.tickets });
   registerAttachmentRoutes(api, { media: clients.media });
   registerPlayerRoutes(api, { players: clients.players });
-  registerSessionRoutes(api, { players: clients.players, config, registry });
+  registerSessionRoutes(api, { players: clients.players, config, registry, logger });
   registerWebhookRoutes(api, { webhooks: clients.webhooks });
   const streams = new TicketStreamHub();
   const sessions = createSessionCache({ max: config.SESSION_CACHE_MAX, maxBytes: config.SESSION_CACHE_MAX_BYTES });

@@ -232,11 +232,43 @@ describe("the player side through the real stack", () => {
           method: "POST", json: { breadcrumbs: [{ message: "x", clientOccurredAt: "2026-11-20T10:00:00.000Z" }] },
         });
         expect(crumbs.status).toBe(404);
+        expect((await as(sessionCode, `/player-api/tickets/${ticketId}/read`, { method: "POST" })).status).toBe(404);
         const listed = (await as(sessionCode, "/player-api/tickets")).body as { tickets: PlayerTicket[] };
         expect(listed.tickets.map((ticket) => ticket.id)).not.toContain(ticketId);
       }
       expect((await as(other, "/player-api/tickets/00000000-0000-4000-8000-000000000000/events")).status).toBe(404);
     });
+  });
+
+  it("lists each conversation's last message and the agent messages the player has not read, until the player reads them", async () => {
+    const reader = await session({ player: { id: "reader-1" } });
+    const ticketId = await open(reader, "Where is my ship?");
+    type Listed = { id: string; unread: number; lastMessage: { from: string; preview: string; hasAttachments: boolean; createdAt: string } | null };
+    const listed = async (sessionCode: string) => ((await as(sessionCode, "/player-api/tickets")).body as { tickets: Listed[] }).tickets.find((ticket) => ticket.id === ticketId)!;
+    expect(await listed(reader)).toMatchObject({ unread: 0, lastMessage: { from: "player", preview: "Where is my ship?", hasAttachments: false } });
+
+    // Agent messages are unread; private notes neither count nor show.
+    expect((await actions(ticketId, [{ type: "sendMessage", message: "Found it?" }, { type: "sendMessage", message: `In hangar ${"7".repeat(300)}` }, { type: "addPrivateNote", message: "secret note" }])).status).toBe(200);
+    const afterReplies = await listed(reader);
+    expect(afterReplies.unread).toBe(2);
+    expect(afterReplies.lastMessage).toMatchObject({ from: "agent", hasAttachments: false });
+    expect([...afterReplies.lastMessage!.preview]).toHaveLength(140);
+    expect(afterReplies.lastMessage!.preview.startsWith("In hangar 777")).toBe(true);
+    expect(afterReplies.lastMessage!.preview.endsWith("…")).toBe(true);
+
+    // Read; a later answer is unread again.
+    const read = await as(reader, `/player-api/tickets/${ticketId}/read`, { method: "POST" });
+    expect(read.status, read.text).toBe(204);
+    expect(read.text).toBe("");
+    expect((await listed(reader)).unread).toBe(0);
+    expect((await actions(ticketId, [{ type: "sendMessage", message: "Hello again" }])).status).toBe(200);
+    expect(await listed(reader)).toMatchObject({ unread: 1, lastMessage: { from: "agent", preview: "Hello again" } });
+    expect((await as(reader, `/player-api/tickets/${ticketId}/read`, { method: "POST" })).status).toBe(204);
+    expect((await listed(reader)).unread).toBe(0);
+
+    // Not a uuid: 400; no session: 403.
+    expect((await as(reader, "/player-api/tickets/not-a-ticket/read", { method: "POST" })).status).toBe(400);
+    expect((await stack.request(`/player-api/tickets/${ticketId}/read`, { method: "POST" })).status).toBe(403);
   });
 
   it("uploads an attachment for the session's game and sends it in a message", async () => {

@@ -336,6 +336,28 @@ describe("public web support sessions through the real stack", () => {
       expectRefusal(await redirect(`token=${openToken}&signedMetadataToken=${expired}`), 400, { path: "/query/signedMetadataToken", message: "has expired (exp)" });
       expectRefusal(await redirect(`token=${strictToken}&player.id=p`), 400, { path: "/query/signedMetadataToken" });
     });
+
+    it("sends a browser's refused navigation to the page's explanation (303, never stored), and API clients the JSON refusal", async () => {
+      const browser = { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" };
+      const cases: [string, string][] = [
+        [`token=${randomUUID()}`, "token"],
+        [`token=${openToken}&resource=faq`, "resource"],
+        [`token=${openToken}&language=xx`, "language"],
+        ["language=en", "link"],
+        [`token=${strictToken}&player.id=p`, "link"],
+      ];
+      for (const [query, reason] of cases) {
+        const response = await stack.request(`/support/sessions/redirect?${query}`, { headers: browser });
+        expect(response.status, `${query}: ${response.text}`).toBe(303);
+        const location = new URL(response.headers.get("location")!);
+        expect(`${location.origin}${location.pathname}${location.search}${location.hash}`).toBe(`https://help.example.com/support?brand=galaxy&lang=auto#/refused/${reason}`);
+        expect(response.headers.get("cache-control")).toBe("no-store");
+        expect(response.text).toBe("");
+      }
+      // A browser's accepted navigation is the usual 307; a client that prefers JSON keeps the 404.
+      expect((await stack.request(`/support/sessions/redirect?token=${openToken}`, { headers: browser })).status).toBe(307);
+      expectRefusal(await stack.request(`/support/sessions/redirect?token=${randomUUID()}`, { headers: { accept: "application/json, text/html;q=0.5" } }), 404);
+    });
   });
 
   describe("abuse limits of the public endpoints (429 rate_limited with retry-after)", () => {

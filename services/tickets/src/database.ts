@@ -2,10 +2,10 @@
 import type { OutboxTable } from "@support/bus";
 import type { TicketBreadcrumbTables } from "./breadcrumbs/breadcrumb.table.ts";
 import type { ErasedPlayerTables } from "./erasure/erased-player.table.ts";
-import type { SessionTicketTables } from "./player-side/session-ticket.table.ts";
+import type { PlayerTicketReadTables, SessionTicketTables } from "./player-side/session-ticket.table.ts";
 import type { TicketEventTables } from "./ticket-events/event.table.ts";
 import type { TicketReadTables } from "./reads/ticket-read.table.ts";
 import type { SavedViewTables } from "./saved-views/saved-view.table.ts";
 import type { TicketTables } from "./tickets/ticket.table.ts";
 
-export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketReadTables & SavedViewTables & TicketBreadcrumbTables & ErasedPlayerTables & SessionTicketTables;
+export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketReadTables & SavedViewTables & TicketBreadcrumbTables & ErasedPlayerTables & SessionTicketTables & PlayerTicketReadTables;

@@ -1,6 +1,6 @@
 // The contact form: the message, optional attachments and, when the game defines one, its
 // contact-form collector. Sending opens a ticket, then records the collector's answers on it.
-import { useRef, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { CollectorFieldset, isEmptyAnswer, type CollectorFieldValue, type CollectorFormField } from "@support/collector-form";
 import type { CollectorAnswer, CollectorFieldDefinition } from "../api.ts";
 import { BackHome, href, useApp, usePageHeading } from "../app-context.tsx";
@@ -16,7 +16,12 @@ export function ContactView() {
   const collector = session.contactForm;
   const [message, setMessage] = useState("");
   const [values, setValues] = useState<Record<string, FieldValue>>({});
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  // Errors show from the first attempt to send, and follow the fields from then on: a field
+  // filled in loses its error at once.
+  const [tried, setTried] = useState(false);
+  // A FILE field's picker keeps its own files: it tells the form when they change, so that the
+  // field's error follows.
+  const [, setPickedFiles] = useState(0);
   const [sending, setSending] = useState(false);
   const files = useFiles();
   const fieldPickers = useRef(new Map<string, Picker>()).current;
@@ -36,7 +41,7 @@ export function ContactView() {
   async function submit(event: Event) {
     event.preventDefault();
     const found = validate();
-    setErrors(found);
+    setTried(true);
     const first = Object.keys(found)[0];
     if (first) {
       document.getElementById(first)?.focus();
@@ -78,6 +83,7 @@ export function ContactView() {
   }
 
   const set = (key: string, value: FieldValue) => setValues((current) => ({ ...current, [key]: value }));
+  const errors = tried ? validate() : {};
 
   return (
     <>
@@ -112,7 +118,7 @@ export function ContactView() {
             errors={Object.fromEntries(collector.fields.map((field) => [field.key, errors[`field-${field.key}`]]))}
             texts={{ optional: t("contact.optional") }}
             onChange={set}
-            renderFile={(field, id) => <FieldFilePicker field={field} id={id} pickers={fieldPickers} />}
+            renderFile={(field, id) => <FieldFilePicker field={field} id={id} pickers={fieldPickers} onPicked={() => setPickedFiles((count) => count + 1)} />}
           />
         )}
         <button type="submit" class="button primary" disabled={sending}>
@@ -124,8 +130,9 @@ export function ContactView() {
 }
 
 /** A FILE field of the collector: the page's file picker, whose files are uploaded on sending. */
-function FieldFilePicker({ field, id, pickers }: { field: CollectorFormField; id: string; pickers: Map<string, Picker> }) {
+function FieldFilePicker({ field, id, pickers, onPicked }: { field: CollectorFormField; id: string; pickers: Map<string, Picker>; onPicked: () => void }) {
   const picker = useFiles();
   pickers.set(field.key, picker);
-  return <FilePicker id={id} label={field.label} picker={picker} />;
+  useEffect(onPicked, [picker.files.length]);
+  return <FilePicker id={id} label={field.label} picker={picker} required={field.required} />;
 }

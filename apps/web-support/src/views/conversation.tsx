@@ -8,7 +8,7 @@ import { BackHome, href, useApp, usePageHeading } from "../app-context.tsx";
 import { followTicket } from "../live-events.ts";
 import type { MessageKey } from "../messages/en.ts";
 import { AttachmentView, FilePicker, useFiles } from "./files.tsx";
-import { statusKey } from "./home.tsx";
+import { playerStatusKey, statusKey } from "./home.tsx";
 
 interface TicketState {
   status: string;
@@ -101,6 +101,8 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
   const ordered = useMemo(() => [...events.values()].sort(byTime), [events]);
   const state = ticket && ticket !== "missing" ? ticket : null;
   const closed = state?.status === "closed";
+  const newest = useNewestInView(ordered);
+  useReadMark(ticketId, ordered);
 
   async function refresh() {
     try {
@@ -124,7 +126,7 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
       </h1>
       {state && (
         <p class="status" id="ticket-status">
-          {t(statusKey(state))}
+          {t(playerStatusKey(state, lastFrom(ordered)))}
         </p>
       )}
       <div class="visually-hidden" id="live" aria-live="polite" aria-relevant="additions">
@@ -139,15 +141,99 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
               <ChatItem key={event.id} event={event} ticketId={ticketId} />
             ))}
           </ol>
+          {newest.unseen > 0 && (
+            <button type="button" class="button primary new-messages" onClick={newest.show}>
+              {t("chat.newBelow", { n: newest.unseen })}
+            </button>
+          )}
           {closed ? (
             <ClosedPanel ticketId={ticketId} state={state!} onRated={refresh} />
           ) : (
-            <Composer ticketId={ticketId} onSent={refresh} />
+            <Composer
+              ticketId={ticketId}
+              onSent={async () => {
+                newest.follow();
+                await refresh();
+              }}
+            />
           )}
         </>
       )}
     </>
   );
+}
+
+/**
+ * Tells the service the player has read the conversation: when it opens, and when an agent
+ * message arrives while the page is in view (one arriving in a hidden tab is read when the tab
+ * shows again). The home list's unread counts follow. A failed mark is not the player's
+ * problem: it is tried again with the next message.
+ */
+function useReadMark(ticketId: string, ordered: readonly TicketEvent[]): void {
+  const { api } = useApp();
+  const agentMessages = ordered.filter((event) => event.type === "AGENT_MESSAGE").length;
+  const marked = useRef(-1);
+  useEffect(() => {
+    const mark = () => {
+      if (document.visibilityState !== "visible" || marked.current === agentMessages) return;
+      marked.current = agentMessages;
+      api.markRead(ticketId).catch(() => {
+        marked.current = -1;
+      });
+    };
+    if (ordered.length > 0) mark();
+    document.addEventListener("visibilitychange", mark);
+    return () => document.removeEventListener("visibilitychange", mark);
+  }, [api, ticketId, agentMessages, ordered.length > 0]);
+}
+
+/** Who wrote the conversation's last message (a form the player sent counts as the player's). */
+function lastFrom(events: readonly TicketEvent[]): "player" | "agent" | null {
+  const last = events.findLast((event) => event.type === "AGENT_MESSAGE" || event.type === "PLAYER_MESSAGE" || event.type === "COLLECTOR_RESULT");
+  return last === undefined ? null : last.type === "AGENT_MESSAGE" ? "agent" : "player";
+}
+
+const NEAR_BOTTOM_PX = 120;
+const atBottom = () => innerHeight + scrollY >= document.documentElement.scrollHeight - NEAR_BOTTOM_PX;
+const toBottom = () => scrollTo({ top: document.documentElement.scrollHeight });
+
+/**
+ * Keeps the newest message in view the way chat apps do: the conversation opens at its newest
+ * message; a message that arrives while the player is at the bottom scrolls into view; one that
+ * arrives while the player reads further up is counted on a "new messages" button instead,
+ * which scrolls down. The player's own message always scrolls into view (`follow`).
+ */
+function useNewestInView(ordered: readonly TicketEvent[]): { unseen: number; show(): void; follow(): void } {
+  const [unseen, setUnseen] = useState(0);
+  const seen = useRef(0);
+  const following = useRef(true);
+  useEffect(() => {
+    const onScroll = () => {
+      following.current = atBottom();
+      if (following.current) setUnseen(0);
+    };
+    addEventListener("scroll", onScroll, { passive: true });
+    return () => removeEventListener("scroll", onScroll);
+  }, []);
+  useEffect(() => {
+    const arrived = ordered.length - seen.current;
+    if (arrived <= 0) return;
+    const first = seen.current === 0;
+    seen.current = ordered.length;
+    if (first || following.current) toBottom();
+    else setUnseen((count) => count + arrived);
+  }, [ordered.length]);
+  return {
+    unseen,
+    show() {
+      setUnseen(0);
+      following.current = true;
+      toBottom();
+    },
+    follow() {
+      following.current = true;
+    },
+  };
 }
 
 function spokenText(event: TicketEvent, t: ReturnType<typeof useApp>["locale"]["t"]): string {
@@ -201,17 +287,24 @@ function ChatItem({ event, ticketId }: { event: TicketEvent; ticketId: string })
         <dl>
           {(event.fields ?? []).map((field, index) => (
             <div key={index}>
-              <dt>{field.label}</dt>
-              <dd dir="auto">
-                {field.type === "FILE"
-                  ? (field.attachments ?? []).map((attachment) => <AttachmentView key={attachment.id} ticketId={ticketId} attachment={attachment} />)
-                  : typeof field.value === "boolean"
-                    ? field.value
-                      ? t("chat.yes")
-                      : t("chat.no")
-                    : Array.isArray(field.value)
-                      ? field.value.join(", ")
-                      : String(field.value ?? "—")}
+              {/* Labels and answers keep the page's alignment; each text keeps its own direction. */}
+              <dt>
+                <bdi>{field.label}</bdi>
+              </dt>
+              <dd>
+                {field.type === "FILE" ? (
+                  (field.attachments ?? []).map((attachment) => <AttachmentView key={attachment.id} ticketId={ticketId} attachment={attachment} />)
+                ) : (
+                  <bdi>
+                    {typeof field.value === "boolean"
+                      ? field.value
+                        ? t("chat.yes")
+                        : t("chat.no")
+                      : Array.isArray(field.value)
+                        ? field.value.join(", ")
+                        : String(field.value ?? "—")}
+                  </bdi>
+                )}
               </dd>
             </div>
           ))}
@@ -315,14 +408,17 @@ function ClosedPanel({ ticketId, state, onRated }: { ticketId: string; state: Ti
                 {[1, 2, 3, 4, 5].map((n) => (
                   <label key={n} class="score">
                     <input type="radio" name="csat" value={n} checked={score === n} onChange={() => setScore(n)} />
-                    <span aria-hidden="true">{"★".repeat(n)}</span>
+                    <span aria-hidden="true">{n} ★</span>
                     <span class="visually-hidden">{t("csat.score", { n })}</span>
                   </label>
                 ))}
               </div>
             </fieldset>
             <div class="field">
-              <label for="review">{t("csat.review")}</label>
+              <label for="review">
+                {t("csat.review")}
+                <span class="muted"> {t("contact.optional")}</span>
+              </label>
               <textarea id="review" rows={3} maxLength={10000} value={review} onInput={(event) => setReview((event.currentTarget as HTMLTextAreaElement).value)} />
             </div>
             <button type="submit" class="button primary" disabled={sending || score === null}>

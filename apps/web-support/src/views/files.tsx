@@ -47,13 +47,17 @@ export function useFiles() {
   };
 }
 
-export function FilePicker({ id, label, picker }: { id: string; label: string; picker: ReturnType<typeof useFiles> }) {
+/** A file input with its limits and picked files; `required` false marks the label "(optional)", as every optional field of the page is marked. */
+export function FilePicker({ id, label, picker, required = false }: { id: string; label: string; picker: ReturnType<typeof useFiles>; required?: boolean }) {
   const { locale } = useApp();
   const { t } = locale;
   const limits = t("contact.limits", { size: formatSize(MAX_FILE_BYTES, locale.language) });
   return (
     <div class="field">
-      <label for={id}>{label}</label>
+      <label for={id}>
+        <bdi>{label}</bdi>
+        {!required && <span class="muted"> {t("contact.optional")}</span>}
+      </label>
       <p id={`${id}-limits`} class="hint">
         {limits}
       </p>
@@ -75,8 +79,8 @@ export function FilePicker({ id, label, picker }: { id: string; label: string; p
             const name = picked.file.name;
             return (
               <li key={`${name}-${index}`}>
-                <span>
-                  {name} ({formatSize(picked.file.size, locale.language)})
+                <span class="file-name">
+                  <bdi>{name}</bdi> ({formatSize(picked.file.size, locale.language)})
                 </span>
                 {picked.problem && (
                   <span class="error" role="alert">
@@ -93,7 +97,7 @@ export function FilePicker({ id, label, picker }: { id: string; label: string; p
                     {t("upload.failed", { name })}
                   </span>
                 )}
-                <button type="button" class="link" onClick={() => picker.remove(index)} aria-label={t("upload.remove", { name })}>
+                <button type="button" class="link remove" onClick={() => picker.remove(index)} aria-label={t("upload.remove", { name })}>
                   ×
                 </button>
               </li>

@@ -12,6 +12,16 @@ export function statusKey(ticket: { status: string; resolutionType: string | nul
   return `status.${name}` as MessageKey;
 }
 
+/**
+ * The conversation's state as the player reads it. The status says where the ticket is in the
+ * agents' work; while it is open and the last message is an agent's, the player is the one
+ * expected to answer, whatever the status ("Waiting for an agent" under the agent's question
+ * would be wrong).
+ */
+export function playerStatusKey(ticket: { status: string; resolutionType: string | null }, lastFrom: "player" | "agent" | null | undefined): MessageKey {
+  return ticket.status !== "closed" && lastFrom === "agent" ? "status.waiting" : statusKey(ticket);
+}
+
 export function HomeView() {
   const { api, session, locale, fail } = useApp();
   const { t } = locale;
@@ -76,14 +86,25 @@ export function HomeView() {
         ) : tickets.length === 0 ? (
           <p>{t("home.noTickets")}</p>
         ) : (
-          <ul class="list">
+          <ul class="list conversations">
             {tickets.map((ticket) => (
-              <li key={ticket.id}>
-                <a href={href.ticket(ticket.id)}>{t("ticket.label", { id: ticket.runningId })}</a>{" "}
-                <span class="status">{t(statusKey(ticket))}</span>{" "}
-                <time class="muted" dateTime={ticket.lastActivityAt ?? ticket.createdAt}>
-                  {new Intl.DateTimeFormat(locale.language, { dateStyle: "medium", timeStyle: "short" }).format(new Date(ticket.lastActivityAt ?? ticket.createdAt))}
-                </time>
+              <li key={ticket.id} class={ticket.unread > 0 ? "unread" : undefined}>
+                <p class="conversation-head">
+                  <a href={href.ticket(ticket.id)}>
+                    {t("ticket.label", { id: ticket.runningId })}
+                    {ticket.unread > 0 && <span class="unread-count"> {t("home.unread", { n: ticket.unread })}</span>}
+                  </a>{" "}
+                  <span class="status">{t(playerStatusKey(ticket, ticket.lastMessage?.from))}</span>{" "}
+                  <time class="muted" dateTime={ticket.lastActivityAt ?? ticket.createdAt}>
+                    {new Intl.DateTimeFormat(locale.language, { dateStyle: "medium", timeStyle: "short" }).format(new Date(ticket.lastActivityAt ?? ticket.createdAt))}
+                  </time>
+                </p>
+                {ticket.lastMessage && (
+                  <p class="preview">
+                    <span class="muted">{ticket.lastMessage.from === "agent" ? t("chat.agent") : t("chat.you")}: </span>
+                    <bdi>{ticket.lastMessage.preview || t("chat.attachment")}</bdi>
+                  </p>
+                )}
               </li>
             ))}
           </ul>

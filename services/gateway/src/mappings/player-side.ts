@@ -4,7 +4,7 @@
 // are narrowed with `as` (the integration tests check every response against the document).
 import { fromJson } from "@bufbuild/protobuf";
 import { timestampFromDate, ValueSchema } from "@bufbuild/protobuf/wkt";
-import type { AddCollectorResultRequestSchema, TicketBreadcrumbSchema, Ticket } from "@support/proto";
+import type { AddCollectorResultRequestSchema, PlayerConversationActivity, TicketBreadcrumbSchema, Ticket } from "@support/proto";
 import type { Schemas } from "../openapi/types.ts";
 import type { Init } from "./init.ts";
 import { isoTimestamp, isoTimestampOrNull } from "./timestamps.ts";
@@ -13,9 +13,14 @@ export function ticketStatus(ticket: Ticket): Schemas["TicketStatus"] {
   return ticket.status as Schemas["TicketStatus"];
 }
 
-/** A ticket as the player's list shows it. */
-export function toPlayerTicketSummaryDto(ticket: Ticket): Schemas["PlayerTicketSummary"] {
+/** A ticket as the player's list shows it, with its conversation's last message and unread count. */
+export function toPlayerTicketSummaryDto(ticket: Ticket, activity: PlayerConversationActivity | undefined): Schemas["PlayerTicketSummary"] {
+  const last = activity?.lastMessage;
   return {
+    lastMessage: last
+      ? { from: last.from as "player" | "agent", preview: last.preview, hasAttachments: last.hasAttachments, createdAt: isoTimestamp(last.createdAt, "tickets", "last message createdAt") }
+      : null,
+    unread: activity?.unread ?? 0,
     id: ticket.id,
     runningId: Number(ticket.runningId),
     status: ticketStatus(ticket),

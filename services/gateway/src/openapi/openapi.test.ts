@@ -48,6 +48,7 @@ const PLAYER_SIDE_OPERATIONS = [
   ["post", "/player-api/tickets/{ticketId}/messages", "sendPlayerMessage"],
   ["get", "/player-api/tickets/{ticketId}/events", "listPlayerTicketEvents"],
   ["post", "/player-api/tickets/{ticketId}/csat", "submitPlayerCsat"],
+  ["post", "/player-api/tickets/{ticketId}/read", "markPlayerTicketRead"],
   ["post", "/player-api/tickets/{ticketId}/breadcrumbs", "addPlayerBreadcrumbs"],
   ["post", "/player-api/tickets/{ticketId}/collector-results", "addPlayerCollectorResult"],
   ["post", "/player-api/attachments", "createPlayerAttachment"],

@@ -434,7 +434,13 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
   mount("listPlayerTickets", async (ctx) => {
     const response = await playerSide.listPlayerTickets({ owner: owner(ctx.state.session) });
     ctx.set("Cache-Control", "no-store");
-    respond(ctx, 200, { tickets: response.tickets.map(toPlayerTicketSummaryDto) });
+    const activity = new Map(response.activity.map((item) => [item.ticketId, item]));
+    respond(ctx, 200, { tickets: response.tickets.map((ticket) => toPlayerTicketSummaryDto(ticket, activity.get(ticket.id))) });
+  });
+
+  mount("markPlayerTicketRead", async (ctx) => {
+    await playerSide.markPlayerTicketRead({ owner: owner(ctx.state.session), ticketId: ctx.state.validated.params.ticketId });
+    respond(ctx, 204, "");
   });
 
   mount("createPlayerTicket", async (ctx) => {

@@ -5,11 +5,13 @@
 // only turn the query or body into a CreateSupportSession call and its answer into a 307 or
 // `{sessionCode, url}`.
 import { AppError } from "@support/errors";
-import { connectToAppError } from "@support/rpc";
+import { connectToAppError, toHttpError } from "@support/rpc";
+import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
-import type { Context } from "koa";
+import type { Context, Middleware } from "koa";
 import type { PlayersClient } from "../clients.ts";
 import type { GatewayConfig } from "../config.ts";
+import { HttpProblem } from "../middleware/errors.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { createPublicRateLimiter, parseTrustProxy, refusalCounter, tokenBucketOf, type PublicRateLimiter, type RateLimitStore } from "../middleware/rate-limit.ts";
 import { sessionRequestFromQuery, toCreateSupportSessionRequest } from "../mappings/sessions.ts";
@@ -29,6 +31,7 @@ export interface SessionRoutesDeps {
   limiter?: PublicRateLimiter;
   /** Where the default limiter counts its refusals (limit "session_create"). */
   registry?: Registry;
+  logger?: Logger;
 }
 
 /** The shared counters: players.ConsumeRateLimit (Postgres). */
@@ -82,6 +85,43 @@ async function createSession(players: PlayersClient, request: Schemas["CreateSup
   }
 }
 
+/** Why a browser's redirect was refused, as the web support page names it in `#/refused/<reason>`. */
+export type RefusalReason = "token" | "resource" | "language" | "link" | "busy" | "unavailable";
+
+export function refusalReasonOf(status: number, issuePaths: readonly string[]): RefusalReason {
+  if (status === 404) return "token";
+  if (status === 429) return "busy";
+  if (status >= 500) return "unavailable";
+  if (issuePaths.some((path) => path === "/query/resource")) return "resource";
+  if (issuePaths.some((path) => path === "/query/language")) return "language";
+  return "link";
+}
+
+/**
+ * The redirect is a link that players open in a browser (the game's web view): a refusal there
+ * is sent on to the web support page, which explains it in the player's language, instead of
+ * showing the JSON error body. Only when the request prefers HTML to JSON (a browser's
+ * navigation); API clients keep the error status and body of the contract. 303, never stored.
+ */
+function refusalsToThePage(webSupportUrl: string, logger: Logger | undefined): Middleware {
+  return async (ctx, next) => {
+    if (ctx.accepts("json", "html") !== "html") return next();
+    try {
+      await next();
+    } catch (error) {
+      const status = error instanceof HttpProblem ? error.status : toHttpError(error).status;
+      const issues = error instanceof HttpProblem ? [] : (toHttpError(error).body.details?.issues ?? []);
+      if (status >= 500) logger?.warn({ err: error, path: ctx.path }, "support session redirect failed; the browser is sent to the page's explanation");
+      const page = new URL(webSupportUrl);
+      page.hash = `/refused/${refusalReasonOf(status, issues.map((issue) => issue.path))}`;
+      ctx.set("Cache-Control", "no-store");
+      ctx.status = 303;
+      ctx.set("Location", page.toString());
+      ctx.body = "";
+    }
+  };
+}
+
 const tokenFromQuery = (ctx: Context) => tokenBucketOf(ctx.query.token);
 // Read before validation: the body may be anything yet.
 const tokenFromBody = (ctx: Context) => {
@@ -104,7 +144,7 @@ export function registerSessionRoutes(api: ApiRoutes, deps: SessionRoutesDeps): 
       ctx.set("Cache-Control", "no-store");
       respond(ctx, 307, "");
     },
-    { before: [limiter.middleware(tokenFromQuery)] },
+    { before: [refusalsToThePage(deps.config.WEB_SUPPORT_URL, deps.logger), limiter.middleware(tokenFromQuery)] },
   );
 
   api.operation(

@@ -1,4 +1,5 @@
-// SQL of the player side: the player's tickets, the last player message time and CSAT.
+// SQL of the player side: the player's tickets, the last player message time and CSAT, and what
+// the player has read of each conversation.
 import { sql, type Kysely } from "kysely";
 import type { TicketsDatabase } from "../database.ts";
 import type { PlayerSideOwner } from "./player-side.ts";
@@ -60,4 +61,58 @@ export async function shareSessionTickets(trx: Db, fromTicketId: string, toTicke
     insert into session_tickets (session_id, ticket_id)
     select session_id, ${toTicketId}::uuid from session_tickets where ticket_id = ${fromTicketId}::uuid
     on conflict do nothing`.execute(trx);
+}
+
+/** Records that the player looked at the conversation now (a later look moves it on, an earlier never back). */
+export async function upsertPlayerRead(db: Db, read: { companyId: string; ticketId: string; at: Date }): Promise<void> {
+  await db
+    .insertInto("player_ticket_reads")
+    .values({ ticket_id: read.ticketId, company_id: read.companyId, read_at: read.at })
+    .onConflict((oc) => oc.column("ticket_id").doUpdateSet({ read_at: sql`greatest(player_ticket_reads.read_at, excluded.read_at)` }))
+    .execute();
+}
+
+/** A conversation's last message (the player's or an agent's) and the agent messages the player has not read. */
+export interface ConversationActivityRow {
+  ticketId: string;
+  lastFrom: "player" | "agent" | null;
+  lastText: string | null;
+  lastAt: Date | null;
+  lastHasAttachments: boolean;
+  unread: number;
+}
+
+/**
+ * Per ticket, by the events index (ticket_id, seq): the last PLAYER_MESSAGE or AGENT_MESSAGE,
+ * and the count of AGENT_MESSAGEs after the player's last read (all of them when never read).
+ * Private notes are never read here.
+ */
+export async function conversationActivity(db: Db, ticketIds: readonly string[]): Promise<Map<string, ConversationActivityRow>> {
+  if (ticketIds.length === 0) return new Map();
+  const { rows } = await sql<{ ticket_id: string; type: string | null; message: string | null; created_at: Date | null; attachments: number | null; unread: string }>`
+    select t.id as ticket_id, last.type, last.message, last.created_at, last.attachments,
+      (select count(*) from ticket_events unread
+        where unread.ticket_id = t.id and unread.type = 'AGENT_MESSAGE'
+          and unread.created_at > coalesce((select read_at from player_ticket_reads r where r.ticket_id = t.id), '-infinity')) as unread
+    from unnest(${[...ticketIds]}::uuid[]) as t(id)
+    left join lateral (
+      select e.type, e.data->>'message' as message, e.created_at, jsonb_array_length(coalesce(e.data->'attachments', '[]'::jsonb)) as attachments
+      from ticket_events e
+      where e.ticket_id = t.id and e.type in ('PLAYER_MESSAGE', 'AGENT_MESSAGE')
+      order by e.seq desc
+      limit 1
+    ) last on true`.execute(db);
+  return new Map(
+    rows.map((row) => [
+      row.ticket_id,
+      {
+        ticketId: row.ticket_id,
+        lastFrom: row.type === "PLAYER_MESSAGE" ? "player" : row.type === "AGENT_MESSAGE" ? "agent" : null,
+        lastText: row.message,
+        lastAt: row.created_at,
+        lastHasAttachments: (row.attachments ?? 0) > 0,
+        unread: Number(row.unread),
+      },
+    ]),
+  );
 }

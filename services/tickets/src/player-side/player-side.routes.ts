@@ -1,6 +1,6 @@
 // tickets.v1.PlayerSideService mapped onto the player-side use cases (a new chat ticket onto createTicket).
 import { toJson } from "@bufbuild/protobuf";
-import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import { ValueSchema, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { isUuid, validationError } from "@support/errors";
 import { PlayerSideService, type PlayerSideOwner as OwnerMessage } from "@support/proto";
@@ -8,7 +8,7 @@ import type { TicketsContext } from "../context.ts";
 import { ticketMessage } from "../routes.ts";
 import { createTicket } from "../tickets/ticket.service.ts";
 import { toOwner, type PlayerSideOwner } from "./player-side.ts";
-import { addCollectorResult, addPlayerMessage, getPlayerTicket, listPlayerTickets, submitCsat } from "./player-side.service.ts";
+import { addCollectorResult, addPlayerMessage, getPlayerTicket, listPlayerConversations, markPlayerTicketRead, submitCsat } from "./player-side.service.ts";
 
 function company(companyId: string): string {
   if (!isUuid(companyId)) throw validationError([{ path: "/companyId", message: "must be a uuid" }]);
@@ -38,9 +38,23 @@ export function registerPlayerSideRoutes(router: ConnectRouter, ctx: TicketsCont
       });
       return { ticketId, runningId: BigInt(runningId) };
     },
-    listPlayerTickets: async (req) => ({
-      tickets: (await listPlayerTickets(ctx, owner(req.owner))).map((ticket) => ticketMessage(ticket, ctx.supportAppUrl)),
-    }),
+    listPlayerTickets: async (req) => {
+      const conversations = await listPlayerConversations(ctx, owner(req.owner));
+      return {
+        tickets: conversations.map(({ ticket }) => ticketMessage(ticket, ctx.supportAppUrl)),
+        activity: conversations.map(({ ticket, activity }) => ({
+          ticketId: ticket.id,
+          unread: activity.unread,
+          ...(activity.lastMessage
+            ? { lastMessage: { from: activity.lastMessage.from, preview: activity.lastMessage.preview, hasAttachments: activity.lastMessage.hasAttachments, createdAt: timestampFromDate(activity.lastMessage.at) } }
+            : {}),
+        })),
+      };
+    },
+    markPlayerTicketRead: async (req) => {
+      await markPlayerTicketRead(ctx, owner(req.owner), req.ticketId);
+      return {};
+    },
     getPlayerTicket: async (req) => ({ ticket: ticketMessage(await getPlayerTicket(ctx, owner(req.owner), req.ticketId), ctx.supportAppUrl) }),
     addPlayerMessage: async (req) => {
       const { ticket, eventId } = await addPlayerMessage(ctx, {

@@ -16,8 +16,8 @@ import { appendPlayerMessage, claimAttachments } from "../tickets/ticket.service
 import { transition } from "../tickets/ticket-state.ts";
 import type { Actor, Ticket } from "../tickets/ticket.ts";
 import { checkCollectorResult, type CollectorFieldInput } from "./collector-result.ts";
-import { checkCsat, ownsTicket, type PlayerSideOwner } from "./player-side.ts";
-import { listOwnedTicketIds, sessionOpenedTicket, setCsat, setLastPlayerMessageAt } from "./player-side.repository.ts";
+import { checkCsat, ownsTicket, previewOf, type ConversationActivity, type PlayerSideOwner } from "./player-side.ts";
+import { conversationActivity, listOwnedTicketIds, sessionOpenedTicket, setCsat, setLastPlayerMessageAt, upsertPlayerRead } from "./player-side.repository.ts";
 
 /** At most this many of the player's tickets are listed (newest first). */
 export const MAX_LISTED_TICKETS = 100;
@@ -27,6 +27,23 @@ export async function listPlayerTickets(ctx: TicketsContext, owner: PlayerSideOw
   const ids = await listOwnedTicketIds(ctx.db, owner, MAX_LISTED_TICKETS);
   const tickets = await Promise.all(ids.map((id) => findTicket(ctx.db, owner.companyId, id)));
   return tickets.filter((ticket) => ticket !== undefined);
+}
+
+/** The player's tickets (as listPlayerTickets) with each conversation's last message and unread count. */
+export async function listPlayerConversations(ctx: TicketsContext, owner: PlayerSideOwner): Promise<{ ticket: Ticket; activity: ConversationActivity }[]> {
+  const tickets = await listPlayerTickets(ctx, owner);
+  const activity = await conversationActivity(ctx.db, tickets.map((ticket) => ticket.id));
+  return tickets.map((ticket) => {
+    const row = activity.get(ticket.id);
+    const last = row?.lastFrom && row.lastAt ? { from: row.lastFrom, preview: previewOf(row.lastText ?? ""), hasAttachments: row.lastHasAttachments, at: row.lastAt } : null;
+    return { ticket, activity: { lastMessage: last, unread: row?.unread ?? 0 } };
+  });
+}
+
+/** The player looked at one of their conversations now: its agent messages so far are read. */
+export async function markPlayerTicketRead(ctx: TicketsContext, owner: PlayerSideOwner, ticketId: string): Promise<void> {
+  const ticket = await getPlayerTicket(ctx, owner, ticketId);
+  await upsertPlayerRead(ctx.db, { companyId: ticket.companyId, ticketId: ticket.id, at: new Date() });
 }
 
 /** One of the owner's tickets; NOT_FOUND for any other (another player's, game's or company's). */

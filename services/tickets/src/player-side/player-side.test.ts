@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkCsat, ownsTicket, toOwner } from "./player-side.ts";
+import { checkCsat, ownsTicket, previewOf, PREVIEW_LENGTH, toOwner } from "./player-side.ts";
 
 const COMPANY = "0b6f5a3e-6d0c-4a57-9a53-2f0a8f7a1c11";
 const GAME = "6d1f8a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b";
@@ -51,5 +51,28 @@ describe("checkCsat", () => {
     ]) {
       expect(() => checkCsat(state, 4, null)).toThrow(expect.objectContaining({ code: "conflict" }));
     }
+  });
+});
+
+describe("previewOf", () => {
+  it("keeps a short message whole, with whitespace runs as one space", () => {
+    expect(previewOf("  Which   server\n\ndo you\tplay on?  ")).toBe("Which server do you play on?");
+    expect(previewOf("")).toBe("");
+  });
+
+  it("cuts a long one to the limit in code points, ending with an ellipsis", () => {
+    const preview = previewOf("a".repeat(500));
+    expect([...preview]).toHaveLength(PREVIEW_LENGTH);
+    expect(preview.endsWith("…")).toBe(true);
+    expect(previewOf("x".repeat(PREVIEW_LENGTH))).toBe("x".repeat(PREVIEW_LENGTH));
+  });
+
+  it("never cuts inside a surrogate pair, an emoji sequence or a combined letter", () => {
+    const family = "👨‍👩‍👧"; // 5 code points, one character
+    const preview = previewOf(`${"b".repeat(PREVIEW_LENGTH - 3)}${family}${family}`);
+    expect(preview).toBe(`${"b".repeat(PREVIEW_LENGTH - 3)}…`);
+    const combined = previewOf(`${"c".repeat(PREVIEW_LENGTH - 2)}e\u0301e\u0301`);
+    expect(combined).toBe(`${"c".repeat(PREVIEW_LENGTH - 2)}…`);
+    expect([...combined].length).toBeLessThanOrEqual(PREVIEW_LENGTH);
   });
 });

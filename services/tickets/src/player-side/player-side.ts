@@ -61,3 +61,32 @@ export function checkCsat(ticket: Pick<Ticket, "status" | "resolutionType" | "cs
   }
   if (ticket.csatScore !== null) throw conflict("The ticket has already been rated");
 }
+
+/** How long a conversation's last message is in the player's list. */
+export const PREVIEW_LENGTH = 140;
+
+/**
+ * A message as the list previews it: whitespace runs as one space, at most PREVIEW_LENGTH code
+ * points, a longer one cut between user-perceived characters (never inside a surrogate pair, an
+ * emoji sequence or a combined letter) and ended with an ellipsis.
+ */
+export function previewOf(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if ([...flat].length <= PREVIEW_LENGTH) return flat;
+  let kept = "";
+  let length = 0;
+  for (const { segment } of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(flat)) {
+    const size = [...segment].length;
+    if (length + size > PREVIEW_LENGTH - 1) break;
+    kept += segment;
+    length += size;
+  }
+  return `${kept.trimEnd()}…`;
+}
+
+/** What the player's list shows of a conversation besides its state. */
+export interface ConversationActivity {
+  lastMessage: { from: "player" | "agent"; preview: string; hasAttachments: boolean; at: Date } | null;
+  /** Agent messages after the player last looked at the conversation. */
+  unread: number;
+}

@@ -10,3 +10,14 @@ export interface SessionTicketTable {
 export interface SessionTicketTables {
   session_tickets: SessionTicketTable;
 }
+
+/** When the player last looked at a conversation on the web support page (one row per ticket). */
+export interface PlayerTicketReadTable {
+  ticket_id: string;
+  company_id: string;
+  read_at: Generated<Date>;
+}
+
+export interface PlayerTicketReadTables {
+  player_ticket_reads: PlayerTicketReadTable;
+}

@@ -4,7 +4,7 @@
 // on their tickets) and choose the game's contact form. Beside the builder, a live preview drawn
 // with the web support page's own component and stylesheet (@support/collector-form).
 import { useEffect, useState } from "preact/hooks";
-import { CollectorFieldset, type CollectorFieldValue, type CollectorFormField } from "@support/collector-form";
+import { CollectorFieldset, CollectorLabel, type CollectorFieldValue, type CollectorFormField } from "@support/collector-form";
 import { ApiError, call } from "../../api.ts";
 import { Alert, Field } from "../../components/form.tsx";
 import { SettingsLayout } from "../../components/settings-layout.tsx";
@@ -104,7 +104,9 @@ const hasErrors = (errors: FieldErrors) => Boolean(errors.key || errors.label ||
 function PreviewFile({ field, id }: { field: CollectorFormField; id: string }) {
   return (
     <div class="field">
-      <label for={id}>{field.label}</label>
+      <label for={id}>
+        <CollectorLabel field={field} optional={t("collectors.previewOptional")} />
+      </label>
       <p id={`${id}-limits`} class="hint">
         {t("collectors.previewFileLimits")}
       </p>

@@ -5,7 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { Ticket } from "./tickets_pb.js";
-import type { Value } from "@bufbuild/protobuf/wkt";
+import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file tickets/v1/player_side.proto.
@@ -212,7 +212,8 @@ export declare type ListPlayerTicketsRequest = Message<"tickets.v1.ListPlayerTic
 export declare const ListPlayerTicketsRequestSchema: GenMessage<ListPlayerTicketsRequest>;
 
 /**
- * ListPlayerTicketsResponse holds at most 100 tickets, newest first.
+ * ListPlayerTicketsResponse holds at most 100 tickets, newest first, and what the player's
+ * list shows of each conversation, in the same order.
  *
  * @generated from message tickets.v1.ListPlayerTicketsResponse
  */
@@ -221,6 +222,11 @@ export declare type ListPlayerTicketsResponse = Message<"tickets.v1.ListPlayerTi
    * @generated from field: repeated tickets.v1.Ticket tickets = 1;
    */
   tickets: Ticket[];
+
+  /**
+   * @generated from field: repeated tickets.v1.PlayerConversationActivity activity = 2;
+   */
+  activity: PlayerConversationActivity[];
 };
 
 /**
@@ -228,6 +234,112 @@ export declare type ListPlayerTicketsResponse = Message<"tickets.v1.ListPlayerTi
  * Use `create(ListPlayerTicketsResponseSchema)` to create a new message.
  */
 export declare const ListPlayerTicketsResponseSchema: GenMessage<ListPlayerTicketsResponse>;
+
+/**
+ * PlayerConversationActivity is a conversation's last message and what the player has not read.
+ *
+ * @generated from message tickets.v1.PlayerConversationActivity
+ */
+export declare type PlayerConversationActivity = Message<"tickets.v1.PlayerConversationActivity"> & {
+  /**
+   * @generated from field: string ticket_id = 1;
+   */
+  ticketId: string;
+
+  /**
+   * The last PLAYER_MESSAGE or AGENT_MESSAGE; absent when the ticket has none.
+   *
+   * @generated from field: optional tickets.v1.PlayerConversationMessage last_message = 2;
+   */
+  lastMessage?: PlayerConversationMessage | undefined;
+
+  /**
+   * AGENT_MESSAGEs after the player last looked at the conversation.
+   *
+   * @generated from field: int32 unread = 3;
+   */
+  unread: number;
+};
+
+/**
+ * Describes the message tickets.v1.PlayerConversationActivity.
+ * Use `create(PlayerConversationActivitySchema)` to create a new message.
+ */
+export declare const PlayerConversationActivitySchema: GenMessage<PlayerConversationActivity>;
+
+/**
+ * PlayerConversationMessage is a message as the player's list previews it.
+ *
+ * @generated from message tickets.v1.PlayerConversationMessage
+ */
+export declare type PlayerConversationMessage = Message<"tickets.v1.PlayerConversationMessage"> & {
+  /**
+   * "player" or "agent".
+   *
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * Whitespace runs as one space, at most 140 characters (a longer text ends with "…").
+   *
+   * @generated from field: string preview = 2;
+   */
+  preview: string;
+
+  /**
+   * @generated from field: bool has_attachments = 3;
+   */
+  hasAttachments: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 4;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.PlayerConversationMessage.
+ * Use `create(PlayerConversationMessageSchema)` to create a new message.
+ */
+export declare const PlayerConversationMessageSchema: GenMessage<PlayerConversationMessage>;
+
+/**
+ * MarkPlayerTicketReadRequest names one of the player's tickets.
+ *
+ * @generated from message tickets.v1.MarkPlayerTicketReadRequest
+ */
+export declare type MarkPlayerTicketReadRequest = Message<"tickets.v1.MarkPlayerTicketReadRequest"> & {
+  /**
+   * @generated from field: tickets.v1.PlayerSideOwner owner = 1;
+   */
+  owner?: PlayerSideOwner | undefined;
+
+  /**
+   * @generated from field: string ticket_id = 2;
+   */
+  ticketId: string;
+};
+
+/**
+ * Describes the message tickets.v1.MarkPlayerTicketReadRequest.
+ * Use `create(MarkPlayerTicketReadRequestSchema)` to create a new message.
+ */
+export declare const MarkPlayerTicketReadRequestSchema: GenMessage<MarkPlayerTicketReadRequest>;
+
+/**
+ * MarkPlayerTicketReadResponse is empty.
+ *
+ * @generated from message tickets.v1.MarkPlayerTicketReadResponse
+ */
+export declare type MarkPlayerTicketReadResponse = Message<"tickets.v1.MarkPlayerTicketReadResponse"> & {
+};
+
+/**
+ * Describes the message tickets.v1.MarkPlayerTicketReadResponse.
+ * Use `create(MarkPlayerTicketReadResponseSchema)` to create a new message.
+ */
+export declare const MarkPlayerTicketReadResponseSchema: GenMessage<MarkPlayerTicketReadResponse>;
 
 /**
  * GetPlayerTicketRequest names one of the player's tickets.
@@ -560,6 +672,17 @@ export declare const PlayerSideService: GenService<{
     methodKind: "unary";
     input: typeof AddCollectorResultRequestSchema;
     output: typeof AddCollectorResultResponseSchema;
+  },
+  /**
+   * MarkPlayerTicketRead records that the player looked at one of their conversations now: its
+   * agent messages so far are no longer unread. NOT_FOUND for a ticket that is not the owner's.
+   *
+   * @generated from rpc tickets.v1.PlayerSideService.MarkPlayerTicketRead
+   */
+  markPlayerTicketRead: {
+    methodKind: "unary";
+    input: typeof MarkPlayerTicketReadRequestSchema;
+    output: typeof MarkPlayerTicketReadResponseSchema;
   },
 }>;
 
