@@ -26,6 +26,8 @@ export interface ResourceSummary {
 
 export interface Resource extends ResourceSummary {
   body: string | null;
+  /** The language its title and body are in (it may differ from the page's). */
+  language: string;
 }
 
 /** How far the session's player is proven; an unverified session sees only the conversations it started. */

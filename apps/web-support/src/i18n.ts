@@ -9,6 +9,11 @@ import { ja } from "./messages/ja.ts";
 const catalogs: Record<string, Catalog> = { en, de, ja, ar };
 const RTL = new Set(["ar", "he", "fa", "ur"]);
 
+/** The writing direction of a language code (its primary subtag). */
+export function directionOf(language: string): "ltr" | "rtl" {
+  return RTL.has(language.split("-")[0]!.toLowerCase()) ? "rtl" : "ltr";
+}
+
 export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
 
 export interface Locale {

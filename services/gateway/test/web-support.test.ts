@@ -222,7 +222,8 @@ describe("the web support API through the real stack", () => {
           { key: "plain", title: "Plain title" },
         ],
         // A body only in de: the first nonblank along fr, en, de.
-        resource: { key: "billing", title: "Billing", body: "Nur **Deutsch**" },
+        // The opened article in one language: its title and body never mix two (en title, de body).
+        resource: { key: "billing", title: "Abrechnung", body: "Nur **Deutsch**", language: "de" },
       });
       expect(body.player).toEqual({ id: "p-1", name: "Ada" });
       expect(Date.parse(body.expiresAt as string)).toBeGreaterThan(Date.now());
@@ -243,10 +244,12 @@ describe("the web support API through the real stack", () => {
 
     it("reads one resource localized like the session, 404 for an unknown key or another game's", async () => {
       const de = await session({ language: "de" });
-      expect((await as(de, "/player-api/resources/billing")).body).toEqual({ key: "billing", title: "Abrechnung", body: "Nur **Deutsch**" });
-      // No de text: the game's languages in order (en first).
-      expect((await as(de, "/player-api/resources/faq")).body).toEqual({ key: "faq", title: "FAQ", body: "# FAQ" });
-      expect((await as(de, "/player-api/resources/plain")).body).toEqual({ key: "plain", title: "Plain title", body: null });
+      expect((await as(de, "/player-api/resources/billing")).body).toEqual({ key: "billing", title: "Abrechnung", body: "Nur **Deutsch**", language: "de" });
+      // No de text: the game's languages in order (en first), title and body from the same one.
+      expect((await as(de, "/player-api/resources/faq")).body).toEqual({ key: "faq", title: "FAQ", body: "# FAQ", language: "en" });
+      expect((await as(de, "/player-api/resources/plain")).body).toEqual({ key: "plain", title: "Plain title", body: null, language: "en" });
+      // An English session of the same game: billing has no English body, so it is German throughout.
+      expect((await as(await session({ language: "en" }), "/player-api/resources/billing")).body).toEqual({ key: "billing", title: "Abrechnung", body: "Nur **Deutsch**", language: "de" });
       expect((await as(de, "/player-api/resources/nope")).status).toBe(404);
       expect((await as(await session({}, web, "farm"), "/player-api/resources/faq")).status).toBe(404);
       expect((await stack.request("/player-api/resources/faq")).status).toBe(403);

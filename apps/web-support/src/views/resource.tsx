@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError, type Resource } from "../api.ts";
 import { BackHome, useApp, usePageHeading } from "../app-context.tsx";
 import { renderMarkdown } from "@support/article-markdown";
+import { directionOf } from "../i18n.ts";
 
 export function ResourceView({ resourceKey }: { resourceKey: string }) {
   const { api, session, locale, fail } = useApp();
@@ -22,15 +23,19 @@ export function ResourceView({ resourceKey }: { resourceKey: string }) {
   const title = resource === "missing" ? t("resource.notFound") : (resource?.title ?? t("app.loading"));
   const heading = usePageHeading(title);
 
+  // An article in another language than the page's says so (screen readers, fonts, direction);
+  // the page's own texts around it keep the page's.
+  const language = resource && resource !== "missing" && resource.language !== locale.language ? resource.language : undefined;
+  const inItsLanguage = language === undefined ? {} : { lang: language, dir: directionOf(language) };
   return (
     <article>
       <BackHome />
-      <h1 ref={heading} tabIndex={-1}>
+      <h1 ref={heading} tabIndex={-1} {...inItsLanguage}>
         {title}
       </h1>
       {resource && resource !== "missing" &&
         (resource.body ? (
-          <div class="markdown" dangerouslySetInnerHTML={{ __html: renderMarkdown(resource.body) }} />
+          <div class="markdown" {...inItsLanguage} dangerouslySetInnerHTML={{ __html: renderMarkdown(resource.body) }} />
         ) : (
           <p>{t("resource.empty")}</p>
         ))}

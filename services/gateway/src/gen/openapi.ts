@@ -4172,6 +4172,13 @@ export interface components {
             title: string;
             /** @description Markdown; null when the resource has none in any language. */
             body: string | null;
+            /**
+             * @description The one language the article is given in: the first of the session's language, the
+             *     game's languages and any other in which it has both a title and a body (failing
+             *     that, one with a body). Its title and body never mix two languages, unless it has
+             *     no title in its body's language (the title then comes from the usual fallback).
+             */
+            language: components["schemas"]["Language"];
         };
         /**
          * @description A collector (a form) as the game defines it. Answer it with

@@ -4,18 +4,23 @@
 // document's values, so they are narrowed with `as`.
 import type { Collector, GameResource, Announcement } from "@support/proto";
 import type { Schemas } from "../openapi/types.ts";
-import { localize } from "../player-side/localization.ts";
+import { articleLanguage, localize } from "../player-side/localization.ts";
 
 export interface Localization {
   language: string;
   gameLanguages: readonly string[];
 }
 
+/** An article in one language (its title and body from the same one where it has both; see articleLanguage). */
 export function toPlayerResourceDto(resource: GameResource, l10n: Localization): Schemas["PlayerResource"] {
+  const language = articleLanguage(resource.titleLocalized, resource.body, l10n.language, l10n.gameLanguages);
+  const title = language === undefined ? undefined : resource.titleLocalized?.[language];
+  const body = language === undefined ? undefined : resource.body?.[language];
   return {
     key: resource.key,
-    title: localize(resource.titleLocalized, l10n.language, l10n.gameLanguages) ?? resource.title,
-    body: localize(resource.body, l10n.language, l10n.gameLanguages) ?? null,
+    title: typeof title === "string" && title.trim() !== "" ? title : (localize(resource.titleLocalized, l10n.language, l10n.gameLanguages) ?? resource.title),
+    body: typeof body === "string" && body.trim() !== "" ? body : null,
+    language: (language ?? l10n.language) as Schemas["Language"],
   };
 }
 

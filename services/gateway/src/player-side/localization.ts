@@ -19,6 +19,20 @@ export function localize(map: LocalizationMap | undefined, language: string, gam
   return Object.values(map).find(nonblank);
 }
 
+/**
+ * The one language an article is shown in, so that its title and body never mix two: the
+ * first of the session's language, the game's languages and then any other that has both a
+ * title and a body; failing that, the first with a body, then the first with a title.
+ */
+export function articleLanguage(title: LocalizationMap | undefined, body: LocalizationMap | undefined, language: string, gameLanguages: readonly string[]): string | undefined {
+  const candidates = [...new Set([language, ...gameLanguages, ...Object.keys(body ?? {}), ...Object.keys(title ?? {})])];
+  return (
+    candidates.find((candidate) => nonblank(title?.[candidate]) && nonblank(body?.[candidate])) ??
+    candidates.find((candidate) => nonblank(body?.[candidate])) ??
+    candidates.find((candidate) => nonblank(title?.[candidate]))
+  );
+}
+
 /** The session's language, else the game's first, else "en". */
 export function sessionLanguage(language: string | undefined, gameLanguages: readonly string[]): string {
   return language ?? gameLanguages[0] ?? "en";
