@@ -19,7 +19,7 @@ export function registerAdminRoutes(router: ConnectRouter, deps: ContentDeps & P
   router.service(
     ContentAdminService,
     {
-      applyTenant: async (req) => applyTenant(db, req.digest, req.tenant),
+      applyTenant: async (req) => applyTenant(db, req.digest, req.tenant, { companyId: req.companyId, dryRun: req.dryRun, uniqueCompanyName: req.uniqueCompanyName }),
 
       createApiKey: async (req) => {
         const { apiKey, secret } = await createApiKey(db, req.companyId, { name: req.name }, { actor: OPERATOR });

@@ -11,6 +11,12 @@
 // (created, updated or deleted by URL on every run), so a file whose webhooks changed applies
 // them to the company it created before. It leaves `company.email` out for the same reason:
 // content sets the sender on the company the digest names.
+// An edited file is applied to the company an earlier file created by naming it (`--company`):
+// content then converges that company on the file and reports, object by object, what it
+// created, changed and left alone, what it refused (conflicts: then nothing was written) and
+// what the company has that the file does not name (kept). Without `--company`, a file whose
+// company name is that of a company an earlier file created is refused rather than made into a
+// second company. `--dry-run` asks content for the same report and writes nothing anywhere.
 import { createHash } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { AppError} from "@support/errors";
@@ -21,6 +27,27 @@ import type { TenantFile } from "@support/tenant-file";
 import stableStringify from "fast-json-stable-stringify";
 import type { AdminClients } from "./clients.ts";
 
+/** One object of the report, as printed: empty members left out. */
+export interface ReportItem {
+  kind: string;
+  name: string;
+  path?: string;
+  id?: string;
+  attributes?: string[];
+  message?: string;
+}
+
+/** What applying the file did (or, in a dry run, would do) to content's part, object by object. */
+export interface TenantReport {
+  created: ReportItem[];
+  changed: ReportItem[];
+  unchanged: ReportItem[];
+  /** Changes the file cannot make; when there is any, nothing was written. */
+  conflicts: ReportItem[];
+  /** What the company has that the file does not name: kept, never deleted. */
+  notInFile: ReportItem[];
+}
+
 /** What `apply` prints: API key secrets only when this run created the keys. */
 export interface TenantOutput {
   companyId: string;
@@ -30,6 +57,10 @@ export interface TenantOutput {
   users: Record<string, string>;
   /** Present (true) when the file had been applied before and content created nothing. */
   alreadyApplied?: true;
+  /** Present (true) for a dry run: nothing was written, and the ids of what it would create do not exist. */
+  dryRun?: true;
+  /** What content's part did, object by object (absent when the file had been applied before). */
+  report?: TenantReport;
   /**
    * What the webhooks part did, per URL (only when the file has `webhooks`): the signing
    * secret of a subscription this run created, printed this once.
@@ -92,11 +123,81 @@ export async function withRetries<T>(policy: RetryPolicy, logger: Logger | undef
   }
 }
 
-export async function applyTenantFile(
-  clients: AdminClients,
-  file: TenantFile,
-  options: { retry: RetryPolicy; logger?: Logger; rerun: string },
-): Promise<TenantOutput> {
+/**
+ * The file could not be applied as it is: the report's conflicts say what it would change that
+ * cannot change. Nothing was written (content rolled its transaction back; players and webhooks
+ * were not called).
+ */
+export class TenantConflictError extends Error {
+  readonly report: TenantReport;
+  readonly companyId: string;
+  readonly dryRun: boolean;
+  constructor(companyId: string, report: TenantReport, dryRun: boolean) {
+    super(
+      `the file conflicts with company ${companyId} in ${report.conflicts.length} place(s); nothing was changed: ` +
+        report.conflicts.map((conflict) => `${conflict.path || conflict.kind + " " + conflict.name}: ${conflict.message}`).join("; "),
+    );
+    this.name = "TenantConflictError";
+    this.companyId = companyId;
+    this.report = report;
+    this.dryRun = dryRun;
+  }
+}
+
+interface ReportMessage {
+  created: ItemMessage[];
+  changed: ItemMessage[];
+  unchanged: ItemMessage[];
+  conflicts: ItemMessage[];
+  notInFile: ItemMessage[];
+}
+interface ItemMessage {
+  kind: string;
+  name: string;
+  path: string;
+  id: string;
+  attributes: string[];
+  message: string;
+}
+
+function reportOf(message: ReportMessage): TenantReport {
+  const items = (list: ItemMessage[]) =>
+    list.map(({ kind, name, path, id, attributes, message: why }) => ({
+      kind,
+      name,
+      ...(path !== "" ? { path } : {}),
+      ...(id !== "" ? { id } : {}),
+      ...(attributes.length > 0 ? { attributes: [...attributes] } : {}),
+      ...(why !== "" ? { message: why } : {}),
+    }));
+  return { created: items(message.created), changed: items(message.changed), unchanged: items(message.unchanged), conflicts: items(message.conflicts), notInFile: items(message.notInFile) };
+}
+
+/** The report as lines for a person: one per object, unchanged ones counted only. */
+export function describeReport(report: TenantReport, dryRun: boolean): string {
+  const label = (entry: ReportItem) => `${entry.kind} ${entry.name}${entry.path ? ` (${entry.path})` : ""}`;
+  const lines = [
+    `${dryRun ? "dry run (nothing written): would create" : "created"} ${report.created.length}, ${dryRun ? "would change" : "changed"} ${report.changed.length}, ` +
+      `unchanged ${report.unchanged.length}, conflicts ${report.conflicts.length}, not in the file ${report.notInFile.length}`,
+    ...report.created.map((entry) => `  + ${label(entry)}`),
+    ...report.changed.map((entry) => `  ~ ${label(entry)}: ${(entry.attributes ?? []).join(", ")}`),
+    ...report.conflicts.map((entry) => `  ! ${label(entry)}: ${(entry.attributes ?? []).join(", ")}: ${entry.message ?? ""}`),
+    ...report.notInFile.map((entry) => `  ? ${label(entry)}: not in the file, kept`),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+export interface ApplyOptions {
+  retry: RetryPolicy;
+  logger?: Logger;
+  rerun: string;
+  /** The company to converge on the file (one an earlier file created). */
+  companyId?: string | undefined;
+  /** Report only: content rolls back, players and webhooks are not called. */
+  dryRun?: boolean | undefined;
+}
+
+export async function applyTenantFile(clients: AdminClients, file: TenantFile, options: ApplyOptions): Promise<TenantOutput> {
   // Content's part leaves `webhooks` out, digest included: editing only a file's webhooks and
   // applying it again finds the company the file created and updates its subscriptions,
   // instead of creating another company.
@@ -106,9 +207,21 @@ export async function applyTenantFile(
   const { email: _email, ...digestedCompany } = contentPart.company;
   let applied;
   try {
-    applied = await clients.content.applyTenant({ digest: tenantDigest({ ...contentPart, company: digestedCompany }), tenant: contentPart as unknown as JsonObject });
+    applied = await clients.content.applyTenant({
+      digest: tenantDigest({ ...contentPart, company: digestedCompany }),
+      tenant: contentPart as unknown as JsonObject,
+      companyId: options.companyId ?? "",
+      dryRun: options.dryRun === true,
+      // An operator's file never silently makes a second company of a name a file already made.
+      uniqueCompanyName: true,
+    });
   } catch (error) {
     throw connectToAppError(error);
+  }
+  const report = applied.report ? reportOf(applied.report) : undefined;
+  if (report && report.conflicts.length > 0) throw new TenantConflictError(applied.companyId || (options.companyId ?? ""), report, options.dryRun === true);
+  if (options.dryRun) {
+    return { companyId: applied.companyId, apiKeys: {}, games: {}, users: {}, ...(applied.alreadyApplied ? { alreadyApplied: true as const } : {}), dryRun: true, ...(report ? { report } : {}) };
   }
   const output: TenantOutput = {
     companyId: applied.companyId,
@@ -125,6 +238,8 @@ export async function applyTenantFile(
     ),
     users: Object.fromEntries(applied.users.map((user) => [user.ref, user.userId])),
     ...(applied.alreadyApplied ? { alreadyApplied: true as const } : {}),
+    // A new company's report would only list the whole file as created: printed for a converge.
+    ...(report && options.companyId !== undefined ? { report } : {}),
   };
 
   const blocked = file.blockedPlayers ?? [];

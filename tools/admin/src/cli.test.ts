@@ -7,6 +7,10 @@ describe("admin command line", () => {
   it("parses each verb", () => {
     expect(parseCommandLine(["apply", "tenant.json"])).toEqual({ verb: "apply", source: "tenant.json" });
     expect(parseCommandLine(["apply", "-"])).toEqual({ verb: "apply", source: "-" });
+    expect(parseCommandLine(["apply", "--company", id.toUpperCase(), "tenant.json"])).toEqual({ verb: "apply", source: "tenant.json", companyId: id });
+    expect(parseCommandLine(["apply", "tenant.json", "--dry-run", "--company", id])).toEqual({ verb: "apply", source: "tenant.json", companyId: id, dryRun: true });
+    expect(parseCommandLine(["apply", "--dry-run", "tenant.json"])).toEqual({ verb: "apply", source: "tenant.json", dryRun: true });
+    expect(parseCommandLine(["plan", "--company", id, "-"])).toEqual({ verb: "apply", source: "-", companyId: id, dryRun: true });
     expect(parseCommandLine(["api-keys", "create", "--company", id, "--name", "ci"])).toEqual({
       verb: "api-keys create",
       companyId: id,
@@ -78,7 +82,12 @@ describe("admin command line", () => {
       ["frob"],
       ["apply"],
       ["apply", "a.json", "b.json"],
-      ["apply", "a.json", "--company", id],
+      ["apply", "a.json", "--company", "acme"],
+      ["plan"],
+      ["plan", "a.json", "b.json"],
+      ["plan", "a.json", "--name", "x"],
+      ["games", "delete", id, "--dry-run"],
+      ["api-keys", "create", "--company", id, "--name", "ci", "--dry-run"],
       ["api-keys", "create", "--company", id],
       ["api-keys", "create", "--company", "acme", "--name", "ci"],
       ["api-keys", "revoke"],

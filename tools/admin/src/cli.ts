@@ -12,7 +12,7 @@ import { ConfigError } from "@support/config";
 import { isAppError, isUuid, type ValidationIssue } from "@support/errors";
 import { createLogger, type Logger } from "@support/logging";
 import { parseTenantFile, TenantFileError } from "@support/tenant-file";
-import { PartialApplyError } from "./apply.ts";
+import { describeReport, PartialApplyError, TenantConflictError, type TenantOutput } from "./apply.ts";
 import { createAdminClients } from "./clients.ts";
 import { loadAdminConfig } from "./config.ts";
 import { runCommand, type AdminCommand } from "./commands.ts";
@@ -21,7 +21,8 @@ import { CONSUMER_NAME, positiveInteger, runDeadLetterCommand, type DeadLetterCo
 export const USAGE = `Usage: pnpm admin <command> [arguments]
 
 Commands:
-  apply <file>                                  Create a company from a tenant file (JSON; "-" reads
+  apply [--company <companyId>] [--dry-run] <file>
+                                                Create a company from a tenant file (JSON; "-" reads
                                                 stdin): content's part in one transaction, then the
                                                 blockedPlayers (retried). Prints the company id, the
                                                 API key secrets (shown only now), game, environment
@@ -33,6 +34,17 @@ Commands:
                                                 "webhooks": [{url, id, action, enabled, secret?}]
                                                 (a new subscription's secret, shown only now). Schema:
                                                 libs/tenant-file/src/tenant-file.schema.json
+                                                A file whose company name is that of a company an
+                                                earlier file created is refused (exit 2): apply an
+                                                edited file to that company with --company, which
+                                                converges it: what the file names is matched by
+                                                identity, created when missing, changed when it
+                                                differs; what else the company has is reported,
+                                                never deleted. Prints "report": {created, changed,
+                                                unchanged, conflicts, notInFile}; a conflict (a
+                                                change the file cannot make) writes nothing (exit
+                                                2). --dry-run prints the report and writes nothing.
+  plan [--company <companyId>] <file>           apply --dry-run.
   api-keys create --company <companyId> --name <name>
                                                 Create an API key; prints {apiKeyId, name, secret}.
   api-keys revoke <apiKeyId>                    Revoke an API key; prints {apiKeyId, revoked: true}.
@@ -112,7 +124,9 @@ Environment:
 Output: one JSON object on stdout, {"error": {"code", "message", "issues"?}} on failure. When
 apply's blockedPlayers or webhooks fail after content applied its part, the error also carries
 "companyId", "applied" (the ids and secrets content created) and "rerun" (the command that
-finishes the job).
+finishes the job). An apply refused for conflicts carries "companyId" and "report". apply and
+plan also write the report for a person on stderr (+ created, ~ changed, ! conflict, ? not in
+the file).
 Exit codes: 0 done, 1 runtime failure (service unreachable, unknown id, wrong token), 2 usage
 error or invalid input (nothing was changed).
 `;
@@ -133,7 +147,7 @@ class InputError extends Error {}
 
 type ParsedCommand =
   | { verb: "help" }
-  | { verb: "apply"; source: string }
+  | { verb: "apply"; source: string; companyId?: string; dryRun?: boolean }
   | { verb: "users set-password"; email: string }
   | Exclude<AdminCommand, { verb: "apply" } | { verb: "users set-password" }>
   | DeadLetterCommand;
@@ -159,6 +173,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         role: { type: "string" },
         "display-name": { type: "string" },
         games: { type: "string" },
+        "dry-run": { type: "boolean" },
       },
     });
   } catch (error) {
@@ -184,11 +199,18 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
     return value.toLowerCase();
   };
 
-  if (verb === "apply") {
-    noOptions("apply");
-    if (sub === undefined || rest.length > 0) throw new UsageError("apply takes exactly one file (or - for stdin)");
-    return { verb: "apply", source: sub };
+  if (verb === "apply" || verb === "plan") {
+    refuseOptions(verb, ["name", ...playerOptions]);
+    if (sub === undefined || rest.length > 0) throw new UsageError(`${verb} takes exactly one file (or - for stdin)`);
+    if (values.company !== undefined && !isUuid(values.company)) throw new UsageError(`--company must be a UUID: ${values.company}`);
+    return {
+      verb: "apply",
+      source: sub,
+      ...(values.company !== undefined ? { companyId: values.company.toLowerCase() } : {}),
+      ...(verb === "plan" || values["dry-run"] === true ? { dryRun: true } : {}),
+    };
   }
+  if (values["dry-run"] !== undefined) throw new UsageError(`${[verb, sub].filter(Boolean).join(" ")} takes no --dry-run`);
   if (verb === "api-keys" && sub === "create") {
     refuseOptions("api-keys create", playerOptions);
     if (rest.length > 0) throw new UsageError("api-keys create takes no positional arguments");
@@ -358,7 +380,12 @@ function fail(error: unknown, io: CliIo, logger: Logger | undefined): number {
   let issues: ValidationIssue[] | undefined;
   let exitCode = 1;
   let extra: Record<string, unknown> = {};
-  if (error instanceof PartialApplyError) {
+  if (error instanceof TenantConflictError) {
+    code = "failed_precondition";
+    exitCode = 2;
+    extra = { companyId: error.companyId, report: error.report };
+    io.stderr.write(describeReport(error.report, error.dryRun));
+  } else if (error instanceof PartialApplyError) {
     code = error.cause.code;
     issues = error.issues;
     extra = { companyId: error.applied.companyId, applied: error.applied, rerun: error.rerun };
@@ -418,7 +445,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     // Check the file before anything else: a bad file needs no token and no service.
     const command: AdminCommand =
       parsed.verb === "apply"
-        ? { verb: "apply", source: parsed.source, file: await readAndCheck(parsed.source, io) }
+        ? { ...parsed, file: await readAndCheck(parsed.source, io) }
         : parsed.verb === "users set-password"
           ? { verb: "users set-password", email: parsed.email, password: await readPassword(io) }
           : (parsed as AdminCommand);
@@ -430,6 +457,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       retry: { attempts: config.playersAttempts, delayMs: config.retryDelayMs },
       logger,
     });
+    if (command.verb === "apply") {
+      const output = result as TenantOutput;
+      if (output.report) io.stderr.write(describeReport(output.report, output.dryRun === true));
+    }
     if ("alreadyApplied" in result) {
       logger.warn(
         "this tenant file (but for its webhooks) was applied before: nothing was created in content, and the API key secrets were printed by the first run only",

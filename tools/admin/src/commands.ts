@@ -11,7 +11,7 @@ import type { AdminClients } from "./clients.ts";
 
 /** The players verbs name the player by exactly one of playerId (the game's own id) and email. */
 export type AdminCommand =
-  | { verb: "apply"; file: TenantFile; source: string }
+  | { verb: "apply"; file: TenantFile; source: string; companyId?: string; dryRun?: boolean }
   | { verb: "api-keys create"; companyId: string; name: string }
   | { verb: "api-keys revoke"; apiKeyId: string }
   | { verb: "games delete"; gameId: string }
@@ -77,8 +77,10 @@ async function call<T>(work: Promise<T>): Promise<T> {
 export async function runCommand(command: AdminCommand, context: CommandContext): Promise<object> {
   const { content, players } = context.clients;
   switch (command.verb) {
-    case "apply":
-      return applyTenantFile(context.clients, command.file, { retry: context.retry, logger: context.logger, rerun: `pnpm admin apply ${command.source}` });
+    case "apply": {
+      const rerun = `pnpm admin apply ${command.companyId !== undefined ? `--company ${command.companyId} ` : ""}${command.source}`;
+      return applyTenantFile(context.clients, command.file, { retry: context.retry, logger: context.logger, rerun, companyId: command.companyId, dryRun: command.dryRun });
+    }
     case "api-keys create": {
       const key = await call(content.createApiKey({ companyId: command.companyId, name: command.name }));
       return { apiKeyId: key.apiKeyId, name: key.name, secret: key.secret };

@@ -236,8 +236,10 @@ describe("pnpm admin apply", () => {
   });
 
   it("blocks the file's blockedPlayers, by player id or email, for the right game", async () => {
+    // Another company name: the demo file with blockedPlayers is another file, and a file of the
+    // name of a company a file created is refused without --company.
     const file = {
-      ...demoTenant,
+      ...demoNamed("Blocking Studio"),
       blockedPlayers: [
         { game: "galaxy", playerId: "p-1" },
         { game: "farm", email: "Cheater@Example.com" },

@@ -11,7 +11,7 @@ import { createServer as createContentServer, loadContentConfig, migrations as c
 import { createDb, migrateToLatest, type Kysely } from "@support/db";
 import { createLogger } from "@support/logging";
 import { createServer as createPlayersServer, loadPlayersConfig, migrations as playersMigrations, type PlayersDatabase } from "@support/players";
-import { ContentService } from "@support/proto";
+import { CompanySettingsService, ContentService } from "@support/proto";
 import { createServiceCaller, createServiceClient } from "@support/rpc";
 import type { ServiceHost } from "@support/runtime";
 import { createTestInfra, createTestServiceIdentities, type TestInfra } from "@support/testkit";
@@ -31,6 +31,8 @@ export interface AdminTestContext {
   playersUrl: string;
   /** Content's read RPCs, to check what the tool created. */
   content: Client<typeof ContentService>;
+  /** Content's settings RPCs as the gateway calls them for a signed-in admin: what "the dashboard" does. */
+  settings: Client<typeof CompanySettingsService>;
   contentDb: Kysely<ContentDatabase>;
   playersDb: Kysely<PlayersDatabase>;
   contentServer: ServiceHost;
@@ -92,6 +94,7 @@ export async function startServices(): Promise<AdminTestContext> {
       playersUrl,
       // Content's reads as the gateway makes them.
       content: createServiceClient(ContentService, contentUrl, { identity: createServiceCaller("gateway", identities.env("gateway").SERVICE_IDENTITY_KEY) }),
+      settings: createServiceClient(CompanySettingsService, contentUrl, { identity: createServiceCaller("gateway", identities.env("gateway").SERVICE_IDENTITY_KEY) }),
       contentDb,
       playersDb,
       contentServer,

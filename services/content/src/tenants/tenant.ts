@@ -1,5 +1,6 @@
 // What applying a tenant file creates, as the admin tool prints it, and what content records of
 // it so that the same file applied again converges on the same company.
+import type { TenantReport } from "./tenant-report.ts";
 
 export interface AppliedTenant {
   companyId: string;
@@ -15,6 +16,8 @@ export interface AppliedTenant {
   users: { ref: string; userId: string }[];
   /** True when the file (its digest) had been applied before and nothing was created. */
   alreadyApplied: boolean;
+  /** What the application did (or, in a dry run, would do), object by object; absent when the digest was applied before. */
+  report?: TenantReport;
 }
 
 /** The record of an application: its ids, never a secret (API keys are stored as hashes only). */

@@ -296,6 +296,35 @@ export declare type ApplyTenantRequest = Message<"content.v1.ApplyTenantRequest"
    * @generated from field: google.protobuf.Struct tenant = 2;
    */
   tenant?: JsonObject | undefined;
+
+  /**
+   * The company to converge on the file, one an earlier tenant file created (empty: the digest
+   * decides, as above). What the file names is matched to the company's objects by identity
+   * (game slug, environment name, resource key, collector ref, API key name, user email, tag
+   * name and game, field key and game), created when missing and changed when it differs; what
+   * the company has beyond the file is reported, never deleted. NOT_FOUND for an unknown
+   * company, FAILED_PRECONDITION for one no tenant file created or that another digest's file
+   * created. A change the file cannot make (a field's type, the company's name) is a conflict:
+   * nothing is written and the response's report lists it.
+   *
+   * @generated from field: string company_id = 3;
+   */
+  companyId: string;
+
+  /**
+   * Report what the call would do, write nothing (secrets are not made).
+   *
+   * @generated from field: bool dry_run = 4;
+   */
+  dryRun: boolean;
+
+  /**
+   * Refuse (FAILED_PRECONDITION) to create a company when a company an earlier tenant file
+   * created has the file's company name: an edited file is meant for that company (company_id).
+   *
+   * @generated from field: bool unique_company_name = 5;
+   */
+  uniqueCompanyName: boolean;
 };
 
 /**
@@ -303,6 +332,105 @@ export declare type ApplyTenantRequest = Message<"content.v1.ApplyTenantRequest"
  * Use `create(ApplyTenantRequestSchema)` to create a new message.
  */
 export declare const ApplyTenantRequestSchema: GenMessage<ApplyTenantRequest>;
+
+/**
+ * TenantItem is one object of a tenant application's report.
+ *
+ * @generated from message content.v1.TenantItem
+ */
+export declare type TenantItem = Message<"content.v1.TenantItem"> & {
+  /**
+   * "company", "apiKey", "game", "environment", "announcement", "resource", "collector",
+   * "user", "tag" or "field".
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * Its identity in the company: "galaxy-raiders", "galaxy-raiders/production", "bug (galaxy-raiders)".
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Its path in the file ("games/0/environments/1"); empty for what the file does not name.
+   *
+   * @generated from field: string path = 3;
+   */
+  path: string;
+
+  /**
+   * Its id; empty when a dry run would create it.
+   *
+   * @generated from field: string id = 4;
+   */
+  id: string;
+
+  /**
+   * The attributes that changed (changed) or cannot be changed (conflicts).
+   *
+   * @generated from field: repeated string attributes = 5;
+   */
+  attributes: string[];
+
+  /**
+   * Why it is a conflict.
+   *
+   * @generated from field: string message = 6;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message content.v1.TenantItem.
+ * Use `create(TenantItemSchema)` to create a new message.
+ */
+export declare const TenantItemSchema: GenMessage<TenantItem>;
+
+/**
+ * TenantReport says what applying a file did (or, in a dry run, would do) to the company.
+ *
+ * @generated from message content.v1.TenantReport
+ */
+export declare type TenantReport = Message<"content.v1.TenantReport"> & {
+  /**
+   * @generated from field: repeated content.v1.TenantItem created = 1;
+   */
+  created: TenantItem[];
+
+  /**
+   * @generated from field: repeated content.v1.TenantItem changed = 2;
+   */
+  changed: TenantItem[];
+
+  /**
+   * @generated from field: repeated content.v1.TenantItem unchanged = 3;
+   */
+  unchanged: TenantItem[];
+
+  /**
+   * What the file would change but cannot: when there is any, nothing was written.
+   *
+   * @generated from field: repeated content.v1.TenantItem conflicts = 4;
+   */
+  conflicts: TenantItem[];
+
+  /**
+   * What the company has that the file does not name (made in the settings, or dropped from
+   * the file): kept, not deleted.
+   *
+   * @generated from field: repeated content.v1.TenantItem not_in_file = 5;
+   */
+  notInFile: TenantItem[];
+};
+
+/**
+ * Describes the message content.v1.TenantReport.
+ * Use `create(TenantReportSchema)` to create a new message.
+ */
+export declare const TenantReportSchema: GenMessage<TenantReport>;
 
 /**
  * AppliedApiKey is one API key of the file, by its name.
@@ -475,6 +603,15 @@ export declare type ApplyTenantResponse = Message<"content.v1.ApplyTenantRespons
    * @generated from field: bool already_applied = 5;
    */
   alreadyApplied: boolean;
+
+  /**
+   * What the call did (in a dry run: would do) to the company, object by object; absent when
+   * the digest had been applied before. With conflicts nothing was written: a dry run's answer
+   * and a refused file's carry only company_id and the report (nothing they made exists).
+   *
+   * @generated from field: content.v1.TenantReport report = 6;
+   */
+  report?: TenantReport | undefined;
 };
 
 /**
@@ -663,7 +800,8 @@ export declare const ContentAdminService: GenService<{
    * environments, announcements, resources, collectors, users, tags, fields) in one transaction: an
    * invalid file (INVALID_ARGUMENT with the path of each bad value) changes nothing. A digest
    * applied before creates nothing and returns the ids recorded then, without the API key
-   * secrets (they are shown only at creation).
+   * secrets (they are shown only at creation). With company_id it converges that company on
+   * the file instead (see ApplyTenantRequest), in one transaction too.
    *
    * @generated from rpc content.v1.ContentAdminService.ApplyTenant
    */
