@@ -255,8 +255,8 @@ describe("the web support page in a browser", () => {
         // An article written only in English opens in English throughout (never an Arabic title over an English body), marked as such.
         await page.locator('a[href="#/resources/billing"]').click();
         await page.getByRole("heading", { level: 1, name: "Payments" }).waitFor();
-        expect(await page.locator("h1").evaluate((h1) => ({ lang: h1.lang, dir: h1.dir }))).toEqual({ lang: "en", dir: "ltr" });
-        expect(await page.locator(".markdown").evaluate((body) => ({ lang: body.lang, text: body.textContent?.trim() }))).toEqual({ lang: "en", text: "Payments go through the store." });
+        expect(await page.locator("h1").evaluate((h1: HTMLElement) => ({ lang: h1.lang, dir: h1.dir }))).toEqual({ lang: "en", dir: "ltr" });
+        expect(await page.locator(".markdown").evaluate((body: HTMLElement) => ({ lang: body.lang, text: body.textContent?.trim() }))).toEqual({ lang: "en", text: "Payments go through the store." });
         await shot("02b-article-in-english");
         await page.locator('a[href="#/"]').first().click();
         await page.locator("#tickets-title").waitFor();

@@ -371,6 +371,13 @@ export interface paths {
          *     `resource` that is not a resource key of the game, is a 400. Over the abuse
          *     limits (per client address and per environment token) the answer is 429 with
          *     `retry-after` in seconds.
+         *
+         *     A browser's navigation (a request whose `Accept` prefers `text/html` to JSON) is
+         *     never answered with an error body: a refused one is a `303` to the web support
+         *     page, which explains the refusal in the player's language (`Location` is the web
+         *     support address with the fragment `#/refused/<reason>`; reason `token`,
+         *     `resource`, `language`, `link`, `busy` or `unavailable`). Other clients get the
+         *     statuses and JSON bodies below.
          */
         get: operations["redirectToSupportSession"];
         put?: never;
@@ -489,6 +496,29 @@ export interface paths {
         get: operations["listPlayerTicketEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/player-api/tickets/{ticketId}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark the conversation read
+         * @description Records that the player looked at the conversation now: the list's `unread` counts
+         *     only agent messages after this. One mark per ticket, shared by every session of the
+         *     player. The page says it when a conversation opens and when an agent message arrives
+         *     while it is in view. A ticket of another player or game is a 404. Answers **204**.
+         */
+        post: operations["markPlayerTicketRead"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4142,6 +4172,13 @@ export interface components {
             title: string;
             /** @description Markdown; null when the resource has none in any language. */
             body: string | null;
+            /**
+             * @description The one language the article is given in: the first of the session's language, the
+             *     game's languages and any other in which it has both a title and a body (failing
+             *     that, one with a body). Its title and body never mix two languages, unless it has
+             *     no title in its body's language (the title then comes from the usual fallback).
+             */
+            language: components["schemas"]["Language"];
         };
         /**
          * @description A collector (a form) as the game defines it. Answer it with
@@ -4163,6 +4200,18 @@ export interface components {
             }[];
         };
         PlayerTicketSummary: {
+            /** @description The conversation's last message (the player's or an agent's); null when it has none. */
+            lastMessage: null | {
+                /** @enum {string} */
+                from: "player" | "agent";
+                /** @description The text with whitespace runs as one space, at most 140 characters (a longer one ends with "…"); empty for a message of attachments only. */
+                preview: string;
+                hasAttachments: boolean;
+                /** Format: date-time */
+                createdAt: string;
+            };
+            /** @description Agent messages since the player last looked at the conversation (`POST /player-api/tickets/{ticketId}/read`). */
+            unread: number;
             /** Format: uuid */
             id: string;
             runningId: number;
@@ -5596,6 +5645,19 @@ export interface operations {
         requestBody?: never;
         responses: {
             /**
+             * @description Refused, for a browser's navigation only (`Accept` prefers `text/html`): the
+             *     web support page explains the refusal. No body. `Cache-Control: no-store`.
+             */
+            303: {
+                headers: {
+                    /** @description `<web support address>#/refused/<reason>`: token, resource, language, link, busy or unavailable. */
+                    Location: string;
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
              * @description Session created: redirect to `Location`, the web support address with
              *     `sid=<sessionCode>` added. No body. `Cache-Control: no-store` (the address
              *     carries the player's credential).
@@ -5779,6 +5841,34 @@ export interface operations {
                         events: components["schemas"]["TicketEvent"][];
                     };
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["SessionForbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["PlayerApiTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    markPlayerTicketRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Marked. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["SessionForbidden"];
