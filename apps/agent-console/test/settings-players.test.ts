@@ -131,7 +131,7 @@ describe("Settings → Players in Chromium", () => {
     await expectAccessible(page, "the scheduled deletions");
 
     // Cancel: the second click confirms, and takes the focus.
-    await page.getByRole("button", { name: `Cancel the deletion of ${lee}` }).click();
+    await page.getByRole("button", { name: `Cancel deletion of ${lee}` }).click();
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? "")).toBe(`Yes, cancel the deletion of ${lee}`);
     await screenshot(page, "244-settings-players-confirm-cancel");
     await expectAccessible(page, "a cancellation to confirm");

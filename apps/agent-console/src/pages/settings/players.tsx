@@ -97,14 +97,16 @@ function BlockForm({ game, onDone }: { game: GameSettings; onDone: (message: Mes
   }
 
   return (
-    <form class="inline-form players-form" onSubmit={(event) => void block(event)} noValidate aria-labelledby="block-title">
-      <h2 id="block-title">{t("players.blockTitle", { game: game.name })}</h2>
-      <p class="hint page-intro">{t("players.blockIntro")}</p>
-      <PlayerKeyFields prefix="block" playerId={playerId} email={email} onPlayerId={setPlayerId} onEmail={setEmail} error={error} />
-      <button type="submit" class="button primary" disabled={busy}>
-        {t("players.block")}
-      </button>
-    </form>
+    <section class="players-section" aria-labelledby="block-title">
+      <form class="inline-form players-form" onSubmit={(event) => void block(event)} noValidate aria-labelledby="block-title">
+        <h2 id="block-title">{t("players.blockTitle", { game: game.name })}</h2>
+        <p class="hint page-intro">{t("players.blockIntro")}</p>
+        <PlayerKeyFields prefix="block" playerId={playerId} email={email} onPlayerId={setPlayerId} onEmail={setEmail} error={error} />
+        <button type="submit" class="button primary" disabled={busy}>
+          {t("players.block")}
+        </button>
+      </form>
+    </section>
   );
 }
 
@@ -280,7 +282,7 @@ export function PlayersPage() {
         <p class="muted">{t("players.noGames")}</p>
       ) : (
         <>
-          <div class="field articles-game">
+          <div class="field articles-game players-game">
             <label for="players-game">{t("players.game")}</label>
             <select id="players-game" value={gameId} onChange={(event) => setGameId((event.currentTarget as HTMLSelectElement).value)}>
               {gamesList.map((item) => (
