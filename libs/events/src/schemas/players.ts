@@ -2,7 +2,7 @@
 // player's deletion. Email addresses travel only in `created` and `updated`, where a consumer
 // needs the address; the deletion events carry ids, times and counts only. A call that changes
 // nothing publishes nothing.
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { defineEvent } from "../contract.ts";
 import { DateTime, Nullable, OneOf, Requester, Tier, Uuid } from "./common.ts";
 import { auditEntryProperties } from "./content.ts";
@@ -138,29 +138,31 @@ export const deletionStarted = defineEvent({
 
 const Counts = Type.Record(Type.String(), Type.Integer({ minimum: 0 }));
 
-const playerDeletedProperties = {
-  playerId: Uuid(),
-  gameId: Uuid(),
-  erasureId: Uuid(),
-  trigger,
-  requestedAt: DateTime("When the deletion was asked for (scheduling time for a scheduled one)"),
-  completedAt: DateTime(),
-  counts: Type.Object({ tickets: Type.Optional(Counts), media: Type.Optional(Counts), players: Type.Optional(Counts) }),
-};
-const playerDeletedV1 = Type.Object({ ...playerDeletedProperties, requestedBy: Requester });
+/** players.player.deleted's fields, in their order, with who asked as the version reads it. */
+const playerDeletedOf = <R extends TSchema>(requestedBy: R) =>
+  Type.Object({
+    playerId: Uuid(),
+    gameId: Uuid(),
+    erasureId: Uuid(),
+    trigger,
+    requestedBy,
+    requestedAt: DateTime("When the deletion was asked for (scheduling time for a scheduled one)"),
+    completedAt: DateTime(),
+    counts: Type.Object({ tickets: Type.Optional(Counts), media: Type.Optional(Counts), players: Type.Optional(Counts) }),
+  });
+const playerDeletedV1 = playerDeletedOf(Requester);
 
 export const playerDeleted = defineEvent({
   type: "players.player.deleted",
   description:
     "The erasure completed: the player's tickets, attachments, sessions and record are gone in every service. A consumer that keeps copies of a player's data deletes them now. `counts` holds how many records each step deleted: `tickets` (tickets, events, breadcrumbs, tags, fieldValues), `media` (attachments, objects included), `players` (players, sessions, schedules). Version 2 added `user` to `requestedBy.type` (an admin's \"Delete now\" in the settings); version 1 is read as version 2.",
   version: 2,
-  schema: Type.Object({
-    ...playerDeletedProperties,
-    requestedBy: Type.Object({
+  schema: playerDeletedOf(
+    Type.Object({
       type: OneOf(["api_key", "operator", "user"]),
       id: Nullable(Type.String(), "The API key's or the user's id; null for an operator"),
     }),
-  }),
+  ),
   earlier: { 1: { schema: playerDeletedV1, upcast: (data) => data as Static<typeof playerDeletedV1> } },
 });
 
