@@ -40,6 +40,17 @@ describe("players in the settings", () => {
     expect((await ctx.client.getPlayer({ companyId, playerId: ids[1]! })).player?.blockedAt).toBeUndefined();
   });
 
+  it("gives a block written without its time (the previous release, during a rollout) the time of the write", async () => {
+    const gameId = randomUUID();
+    const player = (await ctx.client.resolvePlayer({ companyId, gameId, externalId: "old-release" })).player!;
+    await ctx.db.updateTable("players").set({ blocked: true }).where("id", "=", player.id).execute();
+    const [listed] = (await ctx.client.listBlockedPlayers({ companyId, gameId })).players;
+    expect(listed).toMatchObject({ id: player.id, blocked: true });
+    expect(listed!.blockedAt).toBeDefined();
+    await ctx.db.updateTable("players").set({ blocked: false }).where("id", "=", player.id).execute();
+    expect((await ctx.db.selectFrom("players").select("blocked_at").where("id", "=", player.id).executeTakeFirstOrThrow()).blocked_at).toBeNull();
+  });
+
   it("records a user's block and unblock once each, without the email; an operator's and a no-op record nothing", async () => {
     const gameId = randomUUID();
     const blocked = (await ctx.client.blockPlayer({ companyId, gameId, email: "Rude@Example.com", ...origin })).player!;
