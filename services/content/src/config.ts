@@ -12,7 +12,7 @@ export const configSpecs = {
   ADMIN_TOKEN: adminTokenSpec,
   EVENT_MAX_DELIVERIES: num({
     default: DEFAULT_MAX_DELIVERIES,
-    desc: "Deliveries of another service's audit entry (webhooks.audit.recorded) whose recording keeps failing before it goes to the dead-letter store; 0: retried for ever",
+    desc: "Deliveries of another service's audit entry (webhooks.audit.recorded, players.audit.recorded) whose recording keeps failing before it goes to the dead-letter store; 0: retried for ever",
   }),
   // The support application's sign-in (docs/agents.md).
   AGENT_SESSION_IDLE_SECONDS: num({ default: 43_200, desc: "A support application session unused this long ends (12 hours)" }),

@@ -19,7 +19,7 @@ export function createServer(given: ContentDeps): ServiceHost {
       "TOTP_ENCRYPTION_KEY is not set: two-factor secrets are encrypted with the public development key. Set it (base64 of 32 random bytes) anywhere but on a developer's machine",
     );
   }
-  // Audit entries other services hand over (webhooks.audit.recorded); its metrics go to the host's registry.
+  // Audit entries other services hand over (webhooks.audit.recorded, players.audit.recorded); its metrics go to the host's registry.
   const registry = createMetricsRegistry();
   const serviceAudit = createServiceAuditConsumer(deps.db, {
     nc: deps.nc,

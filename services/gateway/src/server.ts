@@ -47,6 +47,7 @@ import { registerAgentSettingsGamesRoutes } from "./routes/agent-settings-games.
 import { registerAgentSettingsCollectorsRoutes } from "./routes/agent-settings-collectors.ts";
 import { registerAgentSettingsArticlesRoutes } from "./routes/agent-settings-articles.ts";
 import { registerAgentSettingsWebhooksRoutes } from "./routes/agent-settings-webhooks.ts";
+import { registerAgentSettingsPlayersRoutes } from "./routes/agent-settings-players.ts";
 import { registerAgentSettingsBrandingRoutes } from "./routes/agent-settings-branding.ts";
 import { createLogoCache, registerGameLogoRoutes, type LogoCache } from "./routes/game-logos.ts";
 import { registerAgentDirectoryRoutes } from "./routes/agent-directory.ts";
@@ -228,6 +229,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerAgentSettingsGamesRoutes(api, { companySettings: clients.companySettings, players: clients.players, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSettingsBrandingRoutes(api, { companySettings: clients.companySettings, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSettingsWebhooksRoutes(api, { webhooks: clients.webhooks, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  registerAgentSettingsPlayersRoutes(api, { players: clients.players, content: clients.content, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSavedViewRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   // The agents' live side needs NATS: the tickets stream and presence between replicas.
   const live = deps.nc !== undefined && deps.agentLive !== false;

@@ -8,9 +8,10 @@ import { isUuid, validationError } from "@support/errors";
 import { idempotent } from "@support/idempotency";
 import { PlayersService, type SessionMetadata as SessionMetadataMessage } from "@support/proto";
 import type { DeletionSchedule } from "./deletion/deletion.ts";
-import { cancelDeletion, deletePlayerNow, pendingDeletionOf, scheduleDeletion, type DeletionContext } from "./deletion/deletion.service.ts";
+import { cancelDeletion, deletePlayerNow, listScheduledDeletions, pendingDeletionOf, scheduleDeletion, type DeletionContext } from "./deletion/deletion.service.ts";
+import type { AuditOrigin } from "./players/player.audit.ts";
 import type { Player } from "./players/player.ts";
-import { blockPlayer, findPlayer, getPlayer, resolvePlayer, setPlayerInfo, unblockPlayer } from "./players/player.service.ts";
+import { blockPlayer, findPlayer, getPlayer, listBlockedPlayers, resolvePlayer, setPlayerInfo, unblockPlayer } from "./players/player.service.ts";
 import { addRateLimitUsage, consumeRateLimit } from "./rate-limits/rate-limit.service.ts";
 import type { SessionMetadata, SupportSession } from "./sessions/session.ts";
 import { confirmEmailVerification, startEmailVerification, type EmailVerificationContext } from "./sessions/email-verification.service.ts";
@@ -29,7 +30,14 @@ export function playerMessage(player: Player) {
     email: player.email ?? undefined,
     tier: player.tier ?? undefined,
     blocked: player.blocked,
+    blockedAt: player.blockedAt ? timestampFromDate(player.blockedAt) : undefined,
   };
+}
+
+/** The acting user and their address, when the gateway's settings routes make the call; a malformed user id is refused. */
+function originOf(req: { actorUserId?: string | undefined; clientAddress?: string | undefined }): AuditOrigin {
+  if (req.actorUserId !== undefined && !isUuid(req.actorUserId)) throw validationError([{ path: "/actorUserId", message: "must be the id of the acting user" }]);
+  return { actorUserId: req.actorUserId?.toLowerCase(), clientAddress: req.clientAddress };
 }
 
 /** Unsigned metadata of a request as the plain JSON the session rules read. */
@@ -92,9 +100,9 @@ export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, session
 
     setPlayerInfo: async (req) => ({ player: playerMessage(await setPlayerInfo(db, req.companyId, req.playerId, req)) }),
 
-    blockPlayer: async (req) => ({ player: playerMessage((await blockPlayer(db, req)).player) }),
+    blockPlayer: async (req) => ({ player: playerMessage((await blockPlayer(db, req, originOf(req))).player) }),
 
-    unblockPlayer: async (req) => ({ player: playerMessage(await unblockPlayer(db, req)) }),
+    unblockPlayer: async (req) => ({ player: playerMessage(await unblockPlayer(db, req, originOf(req))) }),
 
     createSupportSession: async (req) => {
       const { session, code } = await createSupportSession(sessions, {
@@ -136,7 +144,6 @@ export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, session
       return { totals: totals.map(({ key, windowStart, total }) => ({ key, windowStart: BigInt(windowStart), total: BigInt(total) })) };
     },
 
-        // With an Idempotency-Key, the use case runs in the transaction that records the key.
     getPlayerDeletion: async (req) => {
       const schedule = await pendingDeletionOf(db, req.companyId, req.playerId);
       return schedule ? { deletion: pendingDeletionMessage(schedule) } : {};
@@ -144,10 +151,13 @@ export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, session
 
     cancelPlayerDeletion: async (req) => {
       if (!isUuid(req.actingUserId)) throw validationError([{ path: "/actingUserId", message: "must be the id of the user who cancels" }]);
-      const schedule = await cancelDeletion(db, { companyId: req.companyId, playerId: req.playerId, cancelledBy: { type: "user", id: req.actingUserId.toLowerCase() } });
+      const schedule = await cancelDeletion(db, {
+        companyId: req.companyId, playerId: req.playerId, cancelledBy: { type: "user", id: req.actingUserId.toLowerCase() }, clientAddress: req.clientAddress,
+      });
       return { deletion: pendingDeletionMessage(schedule) };
     },
 
+    // With an Idempotency-Key, the use case runs in the transaction that records the key.
     schedulePlayerDeletion: (req, context) => idempotent(db, req, context, async (handle) => {
       const { schedule, created } = await scheduleDeletion({ ...deletion, db: handle }, {
         companyId: req.companyId,
@@ -160,15 +170,31 @@ export function registerRoutes(router: ConnectRouter, deps: PlayersDeps, session
     // An erasure commits step by step (so that it resumes after a failure) and asking again
     // answers with the same erasure: it runs outside the key's transaction, which records its answer after it.
     deletePlayer: (req, context) => idempotent(db, req, context, async () => {
+      const origin = originOf(req);
       const erasure = await deletePlayerNow(deletion, {
         companyId: req.companyId,
         playerId: req.playerId,
-        requestedBy: { type: "api_key", id: req.apiKeyId ?? null },
+        // An admin in the settings, else the API key (or another caller without one).
+        requestedBy: origin.actorUserId ? { type: "user", id: origin.actorUserId } : { type: "api_key", id: req.apiKeyId ?? null },
+        clientAddress: origin.clientAddress,
       });
       // The erasure is committed; its events are published before the answer when NATS allows
       // (otherwise the relay publishes them as usual, and new data of the player is refused anyway).
       await deletion.publishNow?.().catch((error: unknown) => deps.logger.warn({ err: error }, "erasure events not published before the answer"));
       return { erasureId: erasure.id };
     }, { sameTransaction: false }),
+
+    listBlockedPlayers: async (req) => {
+      const page = await listBlockedPlayers(db, { companyId: req.companyId, gameId: req.gameId, pageSize: req.pageSize, cursor: req.cursor });
+      return { players: page.players.map(playerMessage), nextCursor: page.nextCursor ?? "" };
+    },
+
+    listScheduledDeletions: async (req) => {
+      const page = await listScheduledDeletions(db, { companyId: req.companyId, gameId: req.gameId, pageSize: req.pageSize, cursor: req.cursor });
+      return {
+        deletions: page.deletions.map(({ schedule, player }) => ({ deletion: pendingDeletionMessage(schedule), player: playerMessage(player) })),
+        nextCursor: page.nextCursor ?? "",
+      };
+    },
   });
 }

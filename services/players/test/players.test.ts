@@ -243,6 +243,7 @@ describe("BlockPlayer and UnblockPlayer", () => {
 describe("events", () => {
   it("has every event type in the contract", () => {
     expect([...contractTypes].sort()).toEqual([
+      "players.audit.recorded",
       "players.deletion.cancelled",
       "players.deletion.scheduled",
       "players.deletion.started",

@@ -17,6 +17,7 @@ export const SETTINGS_SECTIONS = [
   { path: "/settings/articles", label: "settings.articles" },
   { path: "/settings/announcements", label: "settings.announcements" },
   { path: "/settings/webhooks", label: "settings.webhooks" },
+  { path: "/settings/players", label: "settings.players" },
   { path: "/settings/audit-log", label: "settings.auditLog" },
 ] as const satisfies readonly { path: string; label: MessageKey }[];
 

@@ -2,9 +2,10 @@
 // player's deletion. Email addresses travel only in `created` and `updated`, where a consumer
 // needs the address; the deletion events carry ids, times and counts only. A call that changes
 // nothing publishes nothing.
-import { Type, type Static } from "@sinclair/typebox";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { defineEvent } from "../contract.ts";
 import { DateTime, Nullable, OneOf, Requester, Tier, Uuid } from "./common.ts";
+import { auditEntryProperties } from "./content.ts";
 
 const player = {
   playerId: Uuid("servicePlayerId of the public API"),
@@ -137,24 +138,47 @@ export const deletionStarted = defineEvent({
 
 const Counts = Type.Record(Type.String(), Type.Integer({ minimum: 0 }));
 
-export const playerDeleted = defineEvent({
-  type: "players.player.deleted",
-  description:
-    "The erasure completed: the player's tickets, attachments, sessions and record are gone in every service. A consumer that keeps copies of a player's data deletes them now. `counts` holds how many records each step deleted: `tickets` (tickets, events, breadcrumbs, tags, fieldValues), `media` (attachments, objects included), `players` (players, sessions, schedules).",
-  version: 1,
-  schema: Type.Object({
+/** players.player.deleted's fields, in their order, with who asked as the version reads it. */
+const playerDeletedOf = <R extends TSchema>(requestedBy: R) =>
+  Type.Object({
     playerId: Uuid(),
     gameId: Uuid(),
     erasureId: Uuid(),
     trigger,
-    requestedBy: Requester,
+    requestedBy,
     requestedAt: DateTime("When the deletion was asked for (scheduling time for a scheduled one)"),
     completedAt: DateTime(),
     counts: Type.Object({ tickets: Type.Optional(Counts), media: Type.Optional(Counts), players: Type.Optional(Counts) }),
+  });
+const playerDeletedV1 = playerDeletedOf(Requester);
+
+export const playerDeleted = defineEvent({
+  type: "players.player.deleted",
+  description:
+    "The erasure completed: the player's tickets, attachments, sessions and record are gone in every service. A consumer that keeps copies of a player's data deletes them now. `counts` holds how many records each step deleted: `tickets` (tickets, events, breadcrumbs, tags, fieldValues), `media` (attachments, objects included), `players` (players, sessions, schedules). Version 2 added `user` to `requestedBy.type` (an admin's \"Delete now\" in the settings); version 1 is read as version 2.",
+  version: 2,
+  schema: playerDeletedOf(
+    Type.Object({
+      type: OneOf(["api_key", "operator", "user"]),
+      id: Nullable(Type.String(), "The API key's or the user's id; null for an operator"),
+    }),
+  ),
+  earlier: { 1: { schema: playerDeletedV1, upcast: (data) => data as Static<typeof playerDeletedV1> } },
+});
+
+export const playersAuditRecorded = defineEvent({
+  type: "players.audit.recorded",
+  description:
+    "A change made by a user of the company in the support application (the settings' Players page, or a scheduled deletion cancelled from a ticket): a player blocked or unblocked, a scheduled deletion cancelled, an immediate deletion started. Written in the change's transaction; content records it in the company's audit log once per event id (and publishes content.audit.recorded for it). It names players by ids only, never by an email address.",
+  version: 1,
+  schema: Type.Object({
+    ...auditEntryProperties,
+    action: Type.String({ pattern: "^player\\.[a-z_]+$", description: "`player.blocked`, `player.unblocked`, `player.deletion_cancelled`, `player.deleted`" }),
+    target: Type.Object({ type: Type.Literal("player"), id: Uuid("servicePlayerId") }, { description: "The player" }),
   }),
 });
 
 export const playersEvents = [
   playerCreated, playerUpdated, playerBlocked, playerUnblocked, sessionCreated, sessionVerified, sessionEnded,
-  deletionScheduled, deletionCancelled, deletionStarted, playerDeleted,
+  deletionScheduled, deletionCancelled, deletionStarted, playerDeleted, playersAuditRecorded,
 ] as const;

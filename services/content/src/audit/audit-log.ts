@@ -76,6 +76,12 @@ export type AuditAction =
   | "webhook.secret_rotated"
   | "webhook.test_sent"
   | "webhook.delivery_retried"
+  // Players, changed by admins on the settings' Players page (and a scheduled deletion cancelled
+  // from a ticket): recorded by the players service and handed over as players.audit.recorded.
+  | "player.blocked"
+  | "player.unblocked"
+  | "player.deletion_cancelled"
+  | "player.deleted"
   // A tenant file applied by an operator (tenants/): what it created.
   | "tenant.applied";
 

@@ -1,10 +1,12 @@
-// The durable JetStream consumer of the audit entries other services hand to the company's
-// audit log: webhooks.audit.recorded (changes of webhook subscriptions made by an admin in the
-// settings), which the webhooks service writes to its outbox in the change's transaction, since
-// it must not write content's tables. Each entry is recorded with writeAudit, like content's
-// own (so it is published as content.audit.recorded too), once per event id: a redelivered
-// event records nothing. One message at a time, so entries keep their order; an event that
-// cannot be read, or whose recording fails EVENT_MAX_DELIVERIES times, goes to the dead letters.
+// The durable JetStream consumers of the audit entries other services hand to the company's
+// audit log, since they must not write content's tables: webhooks.audit.recorded (changes of
+// webhook subscriptions made by an admin in the settings) and players.audit.recorded (players
+// blocked, unblocked, their scheduled deletion cancelled or their data deleted by a user of the
+// company), each written to its service's outbox in the change's transaction. One consumer per
+// service's stream. Each entry is recorded with writeAudit, like content's own (so it is
+// published as content.audit.recorded too), once per event id: a redelivered event records
+// nothing. One message at a time per stream, so a service's entries keep their order; an event
+// that cannot be read, or whose recording fails EVENT_MAX_DELIVERIES times, goes to the dead letters.
 import { ack, createConsumer, streamOfService, type Consumer, type NatsConnection } from "@support/bus";
 import { readEvent, type DomainEvent } from "@support/events";
 import type { Kysely } from "@support/db";
@@ -22,8 +24,18 @@ export interface ServiceAuditConsumerSettings {
   registry?: Registry;
 }
 
+/** The audit events content records, by the service that hands them over. */
+const SOURCES = [
+  { service: "webhooks", durable: "content-webhooks-audit", type: "webhooks.audit.recorded" },
+  { service: "players", durable: "content-players-audit", type: "players.audit.recorded" },
+] as const;
+
+export type ServiceAuditEvent = DomainEvent<(typeof SOURCES)[number]["type"]>;
+
+const isServiceAudit = (event: DomainEvent): event is ServiceAuditEvent => SOURCES.some((source) => source.type === event.type);
+
 /** Records one handed-over entry; false when its event was recorded before. */
-export async function recordServiceAudit(db: Kysely<ContentDatabase>, event: DomainEvent<"webhooks.audit.recorded">): Promise<boolean> {
+export async function recordServiceAudit(db: Kysely<ContentDatabase>, event: ServiceAuditEvent): Promise<boolean> {
   const { data } = event;
   return writeAudit(
     db,
@@ -44,33 +56,36 @@ export async function recordServiceAudit(db: Kysely<ContentDatabase>, event: Dom
 }
 
 export function createServiceAuditConsumer(db: Kysely<ContentDatabase>, settings: ServiceAuditConsumerSettings): Consumer {
-  let consumer: Consumer | undefined;
+  let consumers: Consumer[] = [];
   return {
     async start() {
-      consumer = createConsumer({
-        nc: settings.nc,
-        natsPrefix: settings.natsPrefix,
-        stream: await streamOfService(settings.nc, { natsPrefix: settings.natsPrefix, service: "webhooks", replicas: settings.streamReplicas ?? 1 }),
-        durable: "content-webhooks-audit",
-        filterSubject: `${settings.natsPrefix}webhooks.audit.>`,
-        logger: settings.logger,
-        concurrency: 1,
-        maxAckPending: 1,
-        ackWaitMs: 10_000,
-        maxDeliver: -1,
-        maxDeliveries: settings.maxDeliveries,
-        registry: settings.registry,
-        read: readEvent,
-        async handle(event) {
-          if (event.type === "webhooks.audit.recorded") await recordServiceAudit(db, event);
-          return ack;
-        },
-      });
-      await consumer.start();
+      for (const source of SOURCES) {
+        const consumer = createConsumer({
+          nc: settings.nc,
+          natsPrefix: settings.natsPrefix,
+          stream: await streamOfService(settings.nc, { natsPrefix: settings.natsPrefix, service: source.service, replicas: settings.streamReplicas ?? 1 }),
+          durable: source.durable,
+          filterSubject: `${settings.natsPrefix}${source.service}.audit.>`,
+          logger: settings.logger,
+          concurrency: 1,
+          maxAckPending: 1,
+          ackWaitMs: 10_000,
+          maxDeliver: -1,
+          maxDeliveries: settings.maxDeliveries,
+          registry: settings.registry,
+          read: readEvent,
+          async handle(event) {
+            if (isServiceAudit(event)) await recordServiceAudit(db, event);
+            return ack;
+          },
+        });
+        consumers.push(consumer);
+        await consumer.start();
+      }
     },
     async stop() {
-      await consumer?.stop();
-      consumer = undefined;
+      for (const consumer of consumers) await consumer.stop();
+      consumers = [];
     },
   };
 }

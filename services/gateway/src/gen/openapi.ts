@@ -2057,6 +2057,156 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/settings/players/immediate-deletion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the company may delete a player's data at once (admins)
+         * @description The company's `allowImmediateDeletion` (set by an operator), which `DELETE /player` and
+         *     "Delete now" in the settings obey: without it both answer **403** and a player's data is
+         *     erased only after a scheduled deletion's delay.
+         */
+        get: operations["getAgentSettingsImmediateDeletion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/games/{gameId}/blocked-players": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: components["parameters"]["GameIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A game's blocked players (admins)
+         * @description The game's blocked players, the most recently blocked first, a page at a time (`cursor`
+         *     from `pagination.cursor`). A blocked player's new tickets and sessions are refused.
+         */
+        get: operations["listAgentSettingsBlockedPlayers"];
+        put?: never;
+        /**
+         * Block a player of the game (admins)
+         * @description Blocks the player named by the game's player id or, for a player without one, by email
+         *     (exactly one of them: else **400**). A player not seen yet is created blocked, so the
+         *     block holds from its first contact. Blocking a blocked player changes nothing. Another
+         *     company's game is **404**. Recorded in the audit log (`player.blocked`, the admin as
+         *     actor; the player by ids, never by email).
+         */
+        post: operations["blockAgentSettingsPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/games/{gameId}/blocked-players/{servicePlayerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: components["parameters"]["GameIdPath"];
+                servicePlayerId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Lift a player's block (admins)
+         * @description The player may contact support again. A player of another game or company is **404**;
+         *     lifting the block of a player who is not blocked changes nothing. Recorded in the audit
+         *     log (`player.unblocked`).
+         */
+        delete: operations["unblockAgentSettingsPlayer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/games/{gameId}/player-erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gameId: components["parameters"]["GameIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a player's data now (admins, where the company allows it)
+         * @description As `DELETE /player`, for the player named by the game's player id or email (exactly one):
+         *     the player's tickets, attachments, sessions and record are erased in every service before
+         *     the answer. **403** when the company's `allowImmediateDeletion` is off (an operator's
+         *     setting), whatever the player; **404** for a player the game does not know or another
+         *     company's game. Recorded in the audit log (`player.deleted`, ids only).
+         */
+        post: operations["deleteAgentSettingsPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/scheduled-deletions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's scheduled player deletions (admins)
+         * @description Pending scheduled deletions (`POST /player/schedule-deletion`, or an operator), the
+         *     soonest due first, with their player and who scheduled them, a page at a time; `gameId`
+         *     narrows them to one game.
+         */
+        get: operations["listAgentSettingsScheduledDeletions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/scheduled-deletions/{servicePlayerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                servicePlayerId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a player's scheduled deletion (admins)
+         * @description The player's data stays. **404** when the player has no pending scheduled deletion (never
+         *     scheduled, cancelled already, or its erasure has started) or is another company's.
+         *     Recorded in the audit log (`player.deletion_cancelled`, with the due time before).
+         */
+        delete: operations["cancelAgentSettingsPlayerDeletion"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/stream": {
         parameters: {
             query?: never;
@@ -2899,6 +3049,48 @@ export interface components {
             longContent: components["schemas"]["LocalizationMap"];
             /** Format: date-time */
             updatedAt: string;
+        };
+        /** @description Names a player of the game by the game's own player id or, for a player without one, by email; exactly one of them. */
+        AgentSettingsPlayerKey: {
+            /** @description The game's own player id. */
+            playerId?: string;
+            /** Format: email */
+            email?: string;
+        };
+        AgentSettingsPlayer: {
+            /** Format: uuid */
+            servicePlayerId: string;
+            /** Format: uuid */
+            gameId: string;
+            /** @description The game's own player id; null for an email player. */
+            playerId: string | null;
+            email: string | null;
+            name: string | null;
+            blocked: boolean;
+            /**
+             * Format: date-time
+             * @description When the player was blocked; null while not blocked.
+             */
+            blockedAt: string | null;
+        };
+        AgentSettingsScheduledDeletion: {
+            /** Format: uuid */
+            scheduleId: string;
+            player: components["schemas"]["AgentSettingsPlayer"];
+            /** @description Who scheduled it, as far as known. */
+            requestedBy: {
+                /** @enum {string} */
+                type: "api_key" | "operator" | "user";
+                /** @description The API key's id (or the user's); null for an operator or an unknown key. */
+                id: string | null;
+            };
+            /** Format: date-time */
+            scheduledAt: string;
+            /**
+             * Format: date-time
+             * @description When the erasure runs.
+             */
+            dueAt: string;
         };
         AgentTicketCannedResponse: {
             /** Format: uuid */
@@ -8760,6 +8952,270 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Cleared. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getAgentSettingsImmediateDeletion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The company's setting. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        allowed: boolean;
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentSettingsBlockedPlayers: {
+        parameters: {
+            query?: {
+                /** @description Opaque cursor from a previous answer. */
+                cursor?: string;
+                /** @description Page size. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                gameId: components["parameters"]["GameIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of blocked players. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        players: components["schemas"]["AgentSettingsPlayer"][];
+                        pagination: {
+                            /** @description Cursor of the next page; null when there are no more. */
+                            cursor: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    blockAgentSettingsPlayer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                gameId: components["parameters"]["GameIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSettingsPlayerKey"];
+            };
+        };
+        responses: {
+            /** @description The player, blocked. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsPlayer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    unblockAgentSettingsPlayer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                gameId: components["parameters"]["GameIdPath"];
+                servicePlayerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The player, no longer blocked. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsPlayer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    deleteAgentSettingsPlayer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                gameId: components["parameters"]["GameIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSettingsPlayerKey"];
+            };
+        };
+        responses: {
+            /** @description The player's data is gone. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        servicePlayerId: string;
+                        /**
+                         * Format: uuid
+                         * @description The erasure's record.
+                         */
+                        erasureId: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentSettingsScheduledDeletions: {
+        parameters: {
+            query?: {
+                /** @description Only this game's. */
+                gameId?: string;
+                /** @description Opaque cursor from a previous answer, with the same `gameId`. */
+                cursor?: string;
+                /** @description Page size. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of scheduled deletions. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deletions: components["schemas"]["AgentSettingsScheduledDeletion"][];
+                        pagination: {
+                            /** @description Cursor of the next page; null when there are no more. */
+                            cursor: string | null;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    cancelAgentSettingsPlayerDeletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                servicePlayerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled. */
             204: {
                 headers: {
                     "x-request-id": components["headers"]["XRequestId"];

@@ -149,9 +149,17 @@ const AGENT_OPERATIONS = [
   ["get", "/agent-api/settings/announcements", "listAgentSettingsAnnouncements"],
   ["put", "/agent-api/settings/announcements", "setAgentSettingsAnnouncement"],
   ["delete", "/agent-api/settings/announcements", "clearAgentSettingsAnnouncement"],
+  // Settings → Players.
+  ["get", "/agent-api/settings/players/immediate-deletion", "getAgentSettingsImmediateDeletion"],
+  ["get", "/agent-api/settings/games/{gameId}/blocked-players", "listAgentSettingsBlockedPlayers"],
+  ["post", "/agent-api/settings/games/{gameId}/blocked-players", "blockAgentSettingsPlayer"],
+  ["delete", "/agent-api/settings/games/{gameId}/blocked-players/{servicePlayerId}", "unblockAgentSettingsPlayer"],
+  ["post", "/agent-api/settings/games/{gameId}/player-erasures", "deleteAgentSettingsPlayer"],
+  ["get", "/agent-api/settings/scheduled-deletions", "listAgentSettingsScheduledDeletions"],
+  ["delete", "/agent-api/settings/scheduled-deletions/{servicePlayerId}", "cancelAgentSettingsPlayerDeletion"],
 ] as const;
 // Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
-const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding", "listAgentSettingsArticles", "listAgentSettingsAnnouncements", "listAgentSettingsWebhooks", "listAgentSettingsWebhookDeliveries"]);
+const AGENT_FULL_SESSION_READS = new Set<string>(["listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding", "listAgentSettingsArticles", "listAgentSettingsAnnouncements", "listAgentSettingsWebhooks", "listAgentSettingsWebhookDeliveries", "getAgentSettingsImmediateDeletion", "listAgentSettingsBlockedPlayers", "listAgentSettingsScheduledDeletions"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
   "listAgentSettingsArticles", "createAgentSettingsArticle", "reorderAgentSettingsArticles", "updateAgentSettingsArticle", "removeAgentSettingsArticle",
   "listAgentSettingsAnnouncements", "setAgentSettingsAnnouncement", "clearAgentSettingsAnnouncement",
@@ -166,6 +174,8 @@ const AGENT_SESSION_OPERATIONS = new Set<string>([
   "rotateAgentEnvironmentToken", "getAgentSettingsGameBranding", "setAgentSettingsGameBranding",
   "listAgentSettingsWebhooks", "createAgentSettingsWebhook", "updateAgentSettingsWebhook", "deleteAgentSettingsWebhook", "rotateAgentSettingsWebhookSecret",
   "sendAgentSettingsWebhookTestEvent", "listAgentSettingsWebhookDeliveries", "retryAgentSettingsWebhookDelivery",
+  "getAgentSettingsImmediateDeletion", "listAgentSettingsBlockedPlayers", "blockAgentSettingsPlayer", "unblockAgentSettingsPlayer", "deleteAgentSettingsPlayer",
+  "listAgentSettingsScheduledDeletions", "cancelAgentSettingsPlayerDeletion",
 ]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
@@ -197,7 +207,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 85 of the agent API, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 92 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });

@@ -4,13 +4,15 @@ import { sql, type Kysely } from "@support/db";
 import type { Selectable } from "kysely";
 import type { PlayersDatabase } from "../database.ts";
 import type { Player } from "../players/player.ts";
+import type { PagePosition } from "../players/paging.ts";
 import type { DeletionSchedule, Erasure, ErasureStep, ErasureTrigger, Requester, StepRecord } from "./deletion.ts";
 import type { DeletionScheduleTable, ErasureTable } from "./deletion.table.ts";
 
 type Db = Kysely<PlayersDatabase>;
 
-function requester(type: "api_key" | "operator", id: string | null): Requester {
-  return type === "api_key" ? { type, id } : { type, id: null };
+function requester(type: "api_key" | "operator" | "user", id: string | null): Requester {
+  if (type === "user" && id !== null) return { type, id };
+  return type === "api_key" ? { type, id } : { type: "operator", id: null };
 }
 
 function toSchedule(row: Selectable<DeletionScheduleTable>): DeletionSchedule {
@@ -91,6 +93,36 @@ export async function listSchedules(db: Db, options: { companyId?: string | unde
   if (options.companyId !== undefined) query = query.where("company_id", "=", options.companyId);
   const rows = await query.orderBy("due_at").orderBy("id").limit(options.limit).execute();
   return rows.map(toSchedule);
+}
+
+/**
+ * Pending schedules of a company with their players, soonest due first; `gameId` narrows to one
+ * game, `after` continues a page. The player columns come prefixed with `player_`.
+ */
+export async function listSchedulesWithPlayers(
+  db: Db,
+  options: { companyId: string; gameId: string | undefined; after: PagePosition | undefined; limit: number },
+) {
+  let query = db
+    .selectFrom("deletion_schedules as s")
+    .innerJoin("players as p", "p.id", "s.player_id")
+    .selectAll("s")
+    .select([
+      "p.external_id as player_external_id", "p.email as player_email", "p.name as player_name", "p.tier as player_tier",
+      "p.blocked as player_blocked", "p.blocked_at as player_blocked_at", "p.created_at as player_created_at", "p.updated_at as player_updated_at",
+    ])
+    .where("s.company_id", "=", options.companyId);
+  if (options.gameId !== undefined) query = query.where("s.game_id", "=", options.gameId);
+  const { after } = options;
+  if (after) query = query.where(sql<boolean>`(s.due_at, s.id) > (${after.at}::timestamptz, ${after.id}::uuid)`);
+  const rows = await query.orderBy("s.due_at").orderBy("s.id").limit(options.limit).execute();
+  return rows.map((row) => ({
+    schedule: toSchedule(row),
+    player: {
+      id: row.player_id, companyId: row.company_id, gameId: row.game_id, externalId: row.player_external_id, name: row.player_name, email: row.player_email,
+      tier: row.player_tier as Player["tier"], blocked: row.player_blocked, blockedAt: row.player_blocked_at, createdAt: row.player_created_at, updatedAt: row.player_updated_at,
+    } satisfies Player,
+  }));
 }
 
 /** Schedules due at `now`, soonest first (ids only: each is locked and re-checked when started). */

@@ -15,6 +15,9 @@ import { writeEvents, type NewEvent } from "@support/bus";
 import { newEvent } from "@support/events";
 import { sessionEventTypes, sessionsEndedData } from "../sessions/session.ts";
 import { findPlayerById } from "../players/player.repository.ts";
+import { auditedPlayer, recordAudit } from "../players/player.audit.ts";
+import { decodeCursor, encodeCursor, pageSize } from "../players/paging.ts";
+import type { Player } from "../players/player.ts";
 import {
   cancelledData, deletedData, deletionEventTypes, dueAt, pendingSteps, scheduledData, startedData, stepDone,
   type Canceller, type DeletionSchedule, type Erasure, type ErasureStep, type Requester,
@@ -22,7 +25,7 @@ import {
 import {
   deletePlayerRow, deletePlayerSessions, deleteScheduleOfPlayer, findErasure, findErasureOfPlayer, findExternalId,
   findScheduleOfPlayer, insertErasureIfAbsent, insertScheduleIfAbsent, listDueScheduleIds, listRunningErasures,
-  listSchedules as listScheduleRows, lockPlayer, lockSchedule, markCompleted, recordAttempt, recordFailure, recordStep,
+  listSchedules as listScheduleRows, listSchedulesWithPlayers, lockPlayer, lockSchedule, markCompleted, recordAttempt, recordFailure, recordStep,
 } from "./deletion.repository.ts";
 import type { ErasureServices } from "./erasure-services.ts";
 
@@ -70,11 +73,15 @@ export async function scheduleDeletion(
 }
 
 /**
- * Cancels the player's pending schedule (operators, with the admin tool). Its held message then finds no
- * schedule when it is due and is dropped. Not found when the player has no pending schedule
- * (never scheduled, cancelled already, or its erasure has started).
+ * Cancels the player's pending schedule (operators with the admin tool, users of the company in
+ * the support application). Its held message then finds no schedule when it is due and is
+ * dropped. Not found when the player has no pending schedule (never scheduled, cancelled
+ * already, or its erasure has started). A user's cancellation is recorded in the audit log.
  */
-export async function cancelDeletion(db: Db, input: { playerId: string; companyId?: string | undefined; cancelledBy: Canceller }): Promise<DeletionSchedule> {
+export async function cancelDeletion(
+  db: Db,
+  input: { playerId: string; companyId?: string | undefined; cancelledBy: Canceller; clientAddress?: string | undefined },
+): Promise<DeletionSchedule> {
   if (!isUuid(input.playerId)) throw notFound("no deletion is scheduled for this player");
   return db.transaction().execute(async (trx) => {
     const schedule = await deleteScheduleOfPlayer(trx, input.playerId.toLowerCase());
@@ -82,8 +89,34 @@ export async function cancelDeletion(db: Db, input: { playerId: string; companyI
       throw notFound("no deletion is scheduled for this player");
     }
     await writeEvents(trx, [newEvent(deletionEventTypes.cancelled, schedule.companyId, cancelledData(schedule, input.cancelledBy))]);
+    const { cancelledBy } = input;
+    if (cancelledBy.type === "user") {
+      const player = await findPlayerById(trx, schedule.companyId, schedule.playerId);
+      await recordAudit(trx, { actorUserId: cancelledBy.id, clientAddress: input.clientAddress }, {
+        action: "player.deletion_cancelled",
+        companyId: schedule.companyId,
+        playerId: schedule.playerId,
+        before: { dueAt: schedule.dueAt.toISOString(), scheduledAt: schedule.createdAt.toISOString(), requestedBy: schedule.requestedBy.type },
+        after: null,
+        detail: { scheduleId: schedule.id, ...auditedPlayer({ gameId: schedule.gameId, externalId: player?.externalId ?? null }) },
+      });
+    }
     return schedule;
   });
+}
+
+/** A page of the company's pending scheduled deletions with their players, the soonest due first. */
+export async function listScheduledDeletions(
+  db: Db,
+  input: { companyId: string; gameId?: string | undefined; pageSize: number; cursor: string },
+): Promise<{ deletions: { schedule: DeletionSchedule; player: Player }[]; nextCursor: string | undefined }> {
+  const limit = pageSize(input.pageSize);
+  const after = decodeCursor(input.cursor);
+  if (!isUuid(input.companyId) || (input.gameId !== undefined && !isUuid(input.gameId))) return { deletions: [], nextCursor: undefined };
+  const rows = await listSchedulesWithPlayers(db, { companyId: input.companyId.toLowerCase(), gameId: input.gameId?.toLowerCase(), after, limit: limit + 1 });
+  const deletions = rows.slice(0, limit);
+  const last = deletions[deletions.length - 1]?.schedule;
+  return { deletions, nextCursor: rows.length > limit && last ? encodeCursor({ at: last.dueAt, id: last.id }) : undefined };
 }
 
 /** The player's pending schedule, if any (none once cancelled or once its erasure started). */
@@ -101,16 +134,16 @@ async function startErasure(
   trx: Db,
   player: { id: string; companyId: string; gameId: string },
   values: { trigger: Erasure["trigger"]; requestedBy: Requester; requestedAt: Date },
-): Promise<Erasure> {
+): Promise<{ erasure: Erasure; started: boolean }> {
   const erasure = await insertErasureIfAbsent(trx, { player, ...values });
   if (erasure) {
     await writeEvents(trx, [newEvent(deletionEventTypes.started, player.companyId, startedData(erasure))]);
-    return erasure;
+    return { erasure, started: true };
   }
   // The player's erasure had already started (the other trigger came first): that one counts.
   const existing = await findErasureOfPlayer(trx, player.companyId, player.id);
   if (!existing) throw new AppError("unavailable", "The player's erasure changed meanwhile; try again");
-  return existing;
+  return { erasure: existing, started: false };
 }
 
 /**
@@ -127,7 +160,7 @@ export async function startDueSchedule(
     const schedule = await lockSchedule(trx, scheduleId);
     if (!schedule) return { outcome: "gone" as const };
     if (schedule.dueAt > now) return { outcome: "not_due" as const, dueAt: schedule.dueAt };
-    const erasure = await startErasure(
+    const { erasure } = await startErasure(
       trx,
       { id: schedule.playerId, companyId: schedule.companyId, gameId: schedule.gameId },
       { trigger: "scheduled", requestedBy: schedule.requestedBy, requestedAt: schedule.createdAt },
@@ -138,10 +171,15 @@ export async function startDueSchedule(
 }
 
 /**
- * DELETE /player: erases the player now and returns when everything is gone. Asking again for a player
- * whose erasure completed answers with that erasure; one that stopped part way is resumed.
+ * DELETE /player, and an admin's "Delete now" in the settings: erases the player now and returns
+ * when everything is gone. Asking again for a player whose erasure completed answers with that
+ * erasure; one that stopped part way is resumed. An erasure a user started is recorded in the
+ * audit log (player.deleted) in the transaction that starts it.
  */
-export async function deletePlayerNow(ctx: DeletionContext, input: { companyId: string; playerId: string; requestedBy: Requester }): Promise<Erasure> {
+export async function deletePlayerNow(
+  ctx: DeletionContext,
+  input: { companyId: string; playerId: string; requestedBy: Requester; clientAddress?: string | undefined },
+): Promise<Erasure> {
   if (!isUuid(input.companyId)) throw playerNotFound();
   const companyId = input.companyId.toLowerCase();
   if (!(await ctx.services.allowsImmediateDeletion(companyId))) {
@@ -155,7 +193,20 @@ export async function deletePlayerNow(ctx: DeletionContext, input: { companyId: 
     erasure = await ctx.db.transaction().execute(async (trx) => {
       const player = await findPlayerById(trx, companyId, playerId);
       if (!player) throw playerNotFound();
-      return startErasure(trx, player, { trigger: "immediate", requestedBy: input.requestedBy, requestedAt: new Date() });
+      const { erasure: begun, started } = await startErasure(trx, player, { trigger: "immediate", requestedBy: input.requestedBy, requestedAt: new Date() });
+      const { requestedBy } = input;
+      if (started && requestedBy.type === "user") {
+        await recordAudit(trx, { actorUserId: requestedBy.id, clientAddress: input.clientAddress }, {
+          action: "player.deleted",
+          companyId,
+          playerId,
+          before: null,
+          after: null,
+          // Ids only: the game's player id is part of what is erased.
+          detail: { erasureId: begun.id, trigger: begun.trigger, gameId: player.gameId },
+        });
+      }
+      return begun;
     });
   }
   if (erasure.completedAt !== null) return erasure;

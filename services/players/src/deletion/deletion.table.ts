@@ -6,7 +6,7 @@ export interface DeletionScheduleTable {
   player_id: string;
   company_id: string;
   game_id: string;
-  requested_by_type: "api_key" | "operator";
+  requested_by_type: "api_key" | "operator" | "user";
   requested_by_id: string | null;
   created_at: Generated<Date>;
   due_at: Date;
@@ -18,7 +18,7 @@ export interface ErasureTable {
   player_id: string;
   game_id: string;
   trigger: "scheduled" | "immediate";
-  requested_by_type: "api_key" | "operator";
+  requested_by_type: "api_key" | "operator" | "user";
   requested_by_id: string | null;
   requested_at: Date;
   started_at: Generated<Date>;

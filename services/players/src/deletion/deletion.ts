@@ -3,10 +3,13 @@
 // in steps of at most MAX_HOLD_MS. An erasure runs its steps in a fixed order, the player
 // record last, and records each step so that an interrupted one resumes where it stopped.
 
-/** Who asked: an API key (the public API) or an operator (the admin command). */
-export type Requester = { type: "api_key"; id: string | null } | { type: "operator"; id: null };
+/**
+ * Who asked: an API key (the public API), an operator (the admin command), or an admin of the
+ * company in the support application's settings (an immediate deletion).
+ */
+export type Requester = { type: "api_key"; id: string | null } | { type: "operator"; id: null } | { type: "user"; id: string };
 /** Who may cancel a schedule: an operator, or a user of the company in the support application. */
-export type Canceller = Requester | { type: "user"; id: string };
+export type Canceller = Requester;
 
 export type ErasureTrigger = "scheduled" | "immediate";
 

@@ -3,6 +3,7 @@
 import { sql, type Kysely } from "@support/db";
 import type { ExpressionBuilder, InsertQueryBuilder, OnConflictBuilder, Selectable } from "kysely";
 import type { PlayersDatabase } from "../database.ts";
+import type { PagePosition } from "./paging.ts";
 import type { BlockValues, Player, PlayerInfo, PlayerKey, PlayerOutcome, ResolveValues, Tier } from "./player.ts";
 import type { PlayerTable } from "./player.table.ts";
 
@@ -12,7 +13,7 @@ type Db = Kysely<PlayersDatabase>;
  * connection only when its result cannot change under it (a migration adding a column would).
  */
 const PLAYER_COLUMNS = [
-  "id", "company_id", "game_id", "external_id", "email", "name", "tier", "blocked", "created_at", "updated_at",
+  "id", "company_id", "game_id", "external_id", "email", "name", "tier", "blocked", "blocked_at", "created_at", "updated_at",
 ] as const satisfies readonly (keyof PlayerTable)[];
 type Row = Pick<Selectable<PlayerTable>, (typeof PLAYER_COLUMNS)[number]>;
 
@@ -26,6 +27,7 @@ function toPlayer(row: Row): Player {
     email: row.email,
     tier: row.tier as Tier | null,
     blocked: row.blocked,
+    blockedAt: row.blocked_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -42,6 +44,9 @@ function onKey(oc: OnConflictBuilder<PlayersDatabase, "players">, key: PlayerKey
     ? oc.columns(["game_id", "external_id"]).where("external_id", "is not", null)
     : oc.columns(["game_id", "email_normalized"]).where("external_id", "is", null).where("email_normalized", "is not", null);
 }
+
+// Block times are kept to the millisecond: the blocked list's cursors carry them as JavaScript dates.
+const blockedNow = sql<Date>`date_trunc('milliseconds', now())`;
 
 // `xmax = 0` holds for a row this statement inserted, not for one it updated.
 const created = sql<boolean>`(xmax = 0)`.as("created");
@@ -70,6 +75,7 @@ function insertPlayer(db: Db, values: NewPlayerRow): InsertQueryBuilder<PlayersD
       name: values.name,
       tier: values.tier,
       blocked: values.blocked,
+      blocked_at: values.blocked ? blockedNow : null,
     });
 }
 
@@ -123,7 +129,7 @@ export async function upsertBlockedPlayer(db: Db, values: BlockValues): Promise<
   const row = await insertPlayer(db, { companyId: values.companyId, gameId: values.gameId, key, name: null, email, emailNormalized, tier: values.tierOnCreate, blocked: true })
     .onConflict((oc) =>
       onKey(oc, key)
-        .doUpdateSet({ blocked: true, updated_at: sql<Date>`now()` })
+        .doUpdateSet({ blocked: true, blocked_at: blockedNow, updated_at: sql<Date>`now()` })
         .whereRef("players.company_id", "=", "excluded.company_id")
         .where("players.blocked", "=", false),
     )
@@ -137,7 +143,7 @@ export async function upsertBlockedPlayer(db: Db, values: BlockValues): Promise<
 export async function markUnblocked(db: Db, companyId: string, gameId: string, key: PlayerKey): Promise<Player | undefined> {
   const row = await db
     .updateTable("players")
-    .set({ blocked: false, updated_at: sql<Date>`now()` })
+    .set({ blocked: false, blocked_at: null, updated_at: sql<Date>`now()` })
     .where("company_id", "=", companyId)
     .where("game_id", "=", gameId)
     .where((eb) => keyCondition(eb, key))
@@ -187,4 +193,18 @@ export async function updatePlayerInfo(db: Db, companyId: string, playerId: stri
     .returning(PLAYER_COLUMNS)
     .executeTakeFirst();
   return row && toPlayer(row);
+}
+
+/** A game's blocked players, the most recently blocked first; `after` continues a page. */
+export async function listBlockedPlayers(db: Db, options: { companyId: string; gameId: string; after: PagePosition | undefined; limit: number }): Promise<Player[]> {
+  let query = db
+    .selectFrom("players")
+    .select(PLAYER_COLUMNS)
+    .where("company_id", "=", options.companyId)
+    .where("game_id", "=", options.gameId)
+    .where("blocked", "=", true);
+  const { after } = options;
+  if (after) query = query.where(sql<boolean>`(blocked_at, id) < (${after.at}::timestamptz, ${after.id}::uuid)`);
+  const rows = await query.orderBy("blocked_at", "desc").orderBy("id", "desc").limit(options.limit).execute();
+  return rows.map(toPlayer);
 }

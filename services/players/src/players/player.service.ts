@@ -10,7 +10,11 @@ import {
   parseBlockInput, parsePlayerInfo, parseResolveInput, playerBlockChangeData, playerCreatedData, playerEventTypes,
   playerUpdatedData, type BlockInput, type Player, type PlayerOutcome, type ResolveInput,
 } from "./player.ts";
-import { findPlayerById, findPlayerByKey, markUnblocked, updatePlayerInfo, upsertBlockedPlayer, upsertResolvedPlayer } from "./player.repository.ts";
+import { auditedPlayer, recordAudit, type AuditOrigin } from "./player.audit.ts";
+import {
+  findPlayerById, findPlayerByKey, listBlockedPlayers as listBlockedRows, markUnblocked, updatePlayerInfo, upsertBlockedPlayer, upsertResolvedPlayer,
+} from "./player.repository.ts";
+import { decodeCursor, encodeCursor, pageSize } from "./paging.ts";
 
 type Db = Kysely<PlayersDatabase>;
 
@@ -78,10 +82,11 @@ export async function setPlayerInfo(db: Db, companyId: string, playerId: string,
 }
 
 /**
- * Blocks a player (operators, with the admin tool). An unknown player is created blocked, so the block holds
- * from its first contact on. Blocking a blocked player changes nothing and publishes nothing.
+ * Blocks a player (operators with the admin tool, admins in the settings). An unknown player is
+ * created blocked, so the block holds from its first contact on. Blocking a blocked player
+ * changes nothing, publishes nothing and records nothing in the audit log.
  */
-export async function blockPlayer(db: Db, input: BlockInput): Promise<PlayerOutcome> {
+export async function blockPlayer(db: Db, input: BlockInput, origin?: AuditOrigin): Promise<PlayerOutcome> {
   const values = parseBlockInput(input);
   return inTransaction(db, async (trx) => {
     const written = await upsertBlockedPlayer(trx, values);
@@ -89,6 +94,10 @@ export async function blockPlayer(db: Db, input: BlockInput): Promise<PlayerOutc
       const { player, created } = written;
       const blocked = event(playerEventTypes.blocked, player, playerBlockChangeData(player));
       await writeEvents(trx, created ? [event(playerEventTypes.created, player, playerCreatedData(player)), blocked] : [blocked]);
+      await recordAudit(trx, origin, {
+        action: "player.blocked", companyId: player.companyId, playerId: player.id,
+        before: created ? null : { blocked: false }, after: { blocked: true }, detail: { ...auditedPlayer(player), newPlayer: created },
+      });
       return written;
     }
     const player = await findPlayerByKey(trx, values.companyId, values.gameId, values.key);
@@ -98,16 +107,33 @@ export async function blockPlayer(db: Db, input: BlockInput): Promise<PlayerOutc
 }
 
 /** Lifts a block; an unknown player is not found. Unblocking an unblocked player changes nothing. */
-export async function unblockPlayer(db: Db, input: BlockInput): Promise<Player> {
+export async function unblockPlayer(db: Db, input: BlockInput, origin?: AuditOrigin): Promise<Player> {
   const values = parseBlockInput(input);
   return inTransaction(db, async (trx) => {
     const unblocked = await markUnblocked(trx, values.companyId, values.gameId, values.key);
     if (unblocked) {
       await writeEvents(trx, [event(playerEventTypes.unblocked, unblocked, playerBlockChangeData(unblocked))]);
+      await recordAudit(trx, origin, {
+        action: "player.unblocked", companyId: unblocked.companyId, playerId: unblocked.id, before: { blocked: true }, after: { blocked: false }, detail: auditedPlayer(unblocked),
+      });
       return unblocked;
     }
     const player = await findPlayerByKey(trx, values.companyId, values.gameId, values.key);
     if (!player) throw notFound("player not found");
     return player;
   });
+}
+
+/** A page of a game's blocked players, the most recently blocked first. */
+export async function listBlockedPlayers(
+  db: Db,
+  input: { companyId: string; gameId: string; pageSize: number; cursor: string },
+): Promise<{ players: Player[]; nextCursor: string | undefined }> {
+  const limit = pageSize(input.pageSize);
+  const after = decodeCursor(input.cursor);
+  if (!isUuid(input.companyId) || !isUuid(input.gameId)) return { players: [], nextCursor: undefined };
+  const rows = await listBlockedRows(db, { companyId: input.companyId.toLowerCase(), gameId: input.gameId.toLowerCase(), after, limit: limit + 1 });
+  const players = rows.slice(0, limit);
+  const last = players[players.length - 1];
+  return { players, nextCursor: rows.length > limit && last?.blockedAt ? encodeCursor({ at: last.blockedAt, id: last.id }) : undefined };
 }

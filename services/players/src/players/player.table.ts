@@ -13,6 +13,8 @@ export interface PlayerTable {
   name: string | null;
   tier: number | null;
   blocked: boolean;
+  /** When the player was blocked (to the millisecond); null while it is not. */
+  blocked_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -125,6 +125,7 @@ describe("event data", () => {
     email: "ann@example.com",
     tier: null,
     blocked: true,
+    blockedAt: new Date(),
     createdAt: new Date(),
     updatedAt: new Date(),
   };

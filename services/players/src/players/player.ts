@@ -14,6 +14,8 @@ export interface Player {
   email: string | null;
   tier: Tier | null;
   blocked: boolean;
+  /** When the player was blocked; null while it is not. */
+  blockedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -26,7 +26,7 @@ function loadTeamNames(): void {
 }
 
 /** The kinds of action the filter offers: a family of actions each (the API's `action=<family>.`). */
-const FAMILIES = ["sign_in.", "session.", "password.", "two_factor.", "user.", "api_key.", "game.", "environment.", "tag.", "field.", "collector.", "resource.", "announcement.", "webhook.", "canned_response.", "tenant."] as const;
+const FAMILIES = ["sign_in.", "session.", "password.", "two_factor.", "user.", "api_key.", "game.", "environment.", "tag.", "field.", "collector.", "resource.", "announcement.", "webhook.", "player.", "canned_response.", "tenant."] as const;
 
 interface Filters {
   action: string;
@@ -110,6 +110,11 @@ function Subject({ entry }: { entry: AuditEntry }) {
   // A webhook by its URL (its entries without settings carry it in their detail).
   const name = entry.after?.["name"] ?? entry.before?.["name"] ?? entry.after?.["title"] ?? entry.before?.["title"] ?? entry.after?.["url"] ?? entry.before?.["url"] ?? entry.detail["url"];
   if (typeof name === "string") return <span class="subject">{t("audit.named", { name })}</span>;
+  // A player by the game's player id (entries name players by ids, never by email).
+  if (entry.target?.type === "player") {
+    const playerId = entry.detail["playerId"];
+    return <span class="subject">{t("audit.player", { id: typeof playerId === "string" ? playerId : entry.target.id })}</span>;
+  }
   if (entry.userId !== null && entry.userId !== entry.actor.id) {
     const name = colleagues.value.get(entry.userId)?.name ?? teamNames.value.users.get(entry.userId);
     return <span class="subject">{t("audit.about", { name: name ?? t("settings.formerUser") })}</span>;

@@ -23,7 +23,7 @@ export declare type PendingDeletion = Message<"players.v1.PendingDeletion"> & {
   scheduleId: string;
 
   /**
-   * "api_key" (with its id) or "operator".
+   * "api_key" (with its id), "operator", or "user" (with the user's id).
    *
    * @generated from field: string requested_by_type = 2;
    */
@@ -105,11 +105,19 @@ export declare type CancelPlayerDeletionRequest = Message<"players.v1.CancelPlay
   playerId: string;
 
   /**
-   * The user of the company who cancels (recorded in players.deletion.cancelled).
+   * The user of the company who cancels (recorded in players.deletion.cancelled, and in the
+   * company's audit log as player.deletion_cancelled through players.audit.recorded).
    *
    * @generated from field: string acting_user_id = 3;
    */
   actingUserId: string;
+
+  /**
+   * The address the user's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 4;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -185,6 +193,13 @@ export declare type Player = Message<"players.v1.Player"> & {
    * @generated from field: bool blocked = 8;
    */
   blocked: boolean;
+
+  /**
+   * When the player was blocked; absent while it is not blocked.
+   *
+   * @generated from field: optional google.protobuf.Timestamp blocked_at = 9;
+   */
+  blockedAt?: Timestamp | undefined;
 };
 
 /**
@@ -439,6 +454,22 @@ export declare type BlockPlayerRequest = Message<"players.v1.BlockPlayerRequest"
    * @generated from field: optional string email = 4;
    */
   email?: string | undefined;
+
+  /**
+   * The signed-in admin making the change in the support application's settings: when present,
+   * the change is recorded in the company's audit log (players.audit.recorded, written in the
+   * change's transaction). Absent for operators' tools and API keys.
+   *
+   * @generated from field: optional string actor_user_id = 5;
+   */
+  actorUserId?: string | undefined;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 6;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -490,6 +521,22 @@ export declare type UnblockPlayerRequest = Message<"players.v1.UnblockPlayerRequ
    * @generated from field: optional string email = 4;
    */
   email?: string | undefined;
+
+  /**
+   * The signed-in admin making the change in the support application's settings: when present,
+   * the change is recorded in the company's audit log (players.audit.recorded, written in the
+   * change's transaction). Absent for operators' tools and API keys.
+   *
+   * @generated from field: optional string actor_user_id = 5;
+   */
+  actorUserId?: string | undefined;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 6;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -1146,6 +1193,22 @@ export declare type DeletePlayerRequest = Message<"players.v1.DeletePlayerReques
    * @generated from field: optional string api_key_id = 3;
    */
   apiKeyId?: string | undefined;
+
+  /**
+   * The signed-in admin asking in the support application's settings: the erasure is recorded
+   * as requested by this user, and the company's audit log gets player.deleted
+   * (players.audit.recorded, written when the erasure starts). Not given with api_key_id.
+   *
+   * @generated from field: optional string actor_user_id = 4;
+   */
+  actorUserId?: string | undefined;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 5;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -1242,6 +1305,155 @@ export declare type CheckMetadataTokenResponse = Message<"players.v1.CheckMetada
  * Use `create(CheckMetadataTokenResponseSchema)` to create a new message.
  */
 export declare const CheckMetadataTokenResponseSchema: GenMessage<CheckMetadataTokenResponse>;
+
+/**
+ * ListBlockedPlayersRequest asks for a page of a game's blocked players.
+ *
+ * @generated from message players.v1.ListBlockedPlayersRequest
+ */
+export declare type ListBlockedPlayersRequest = Message<"players.v1.ListBlockedPlayersRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * 1 to 100; 25 when 0.
+   *
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * next_cursor of the previous page; empty for the first.
+   *
+   * @generated from field: string cursor = 4;
+   */
+  cursor: string;
+};
+
+/**
+ * Describes the message players.v1.ListBlockedPlayersRequest.
+ * Use `create(ListBlockedPlayersRequestSchema)` to create a new message.
+ */
+export declare const ListBlockedPlayersRequestSchema: GenMessage<ListBlockedPlayersRequest>;
+
+/**
+ * ListBlockedPlayersResponse is one page, the most recently blocked first.
+ *
+ * @generated from message players.v1.ListBlockedPlayersResponse
+ */
+export declare type ListBlockedPlayersResponse = Message<"players.v1.ListBlockedPlayersResponse"> & {
+  /**
+   * @generated from field: repeated players.v1.Player players = 1;
+   */
+  players: Player[];
+
+  /**
+   * The cursor of the next page; empty when there is none.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message players.v1.ListBlockedPlayersResponse.
+ * Use `create(ListBlockedPlayersResponseSchema)` to create a new message.
+ */
+export declare const ListBlockedPlayersResponseSchema: GenMessage<ListBlockedPlayersResponse>;
+
+/**
+ * ListScheduledDeletionsRequest asks for a page of the company's pending scheduled deletions.
+ *
+ * @generated from message players.v1.ListScheduledDeletionsRequest
+ */
+export declare type ListScheduledDeletionsRequest = Message<"players.v1.ListScheduledDeletionsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * Only this game's; every game's when absent.
+   *
+   * @generated from field: optional string game_id = 2;
+   */
+  gameId?: string | undefined;
+
+  /**
+   * 1 to 100; 25 when 0.
+   *
+   * @generated from field: int32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * next_cursor of the previous page; empty for the first.
+   *
+   * @generated from field: string cursor = 4;
+   */
+  cursor: string;
+};
+
+/**
+ * Describes the message players.v1.ListScheduledDeletionsRequest.
+ * Use `create(ListScheduledDeletionsRequestSchema)` to create a new message.
+ */
+export declare const ListScheduledDeletionsRequestSchema: GenMessage<ListScheduledDeletionsRequest>;
+
+/**
+ * ScheduledDeletion is a pending scheduled deletion and the player it will erase.
+ *
+ * @generated from message players.v1.ScheduledDeletion
+ */
+export declare type ScheduledDeletion = Message<"players.v1.ScheduledDeletion"> & {
+  /**
+   * @generated from field: players.v1.PendingDeletion deletion = 1;
+   */
+  deletion?: PendingDeletion | undefined;
+
+  /**
+   * @generated from field: players.v1.Player player = 2;
+   */
+  player?: Player | undefined;
+};
+
+/**
+ * Describes the message players.v1.ScheduledDeletion.
+ * Use `create(ScheduledDeletionSchema)` to create a new message.
+ */
+export declare const ScheduledDeletionSchema: GenMessage<ScheduledDeletion>;
+
+/**
+ * ListScheduledDeletionsResponse is one page, the soonest due first.
+ *
+ * @generated from message players.v1.ListScheduledDeletionsResponse
+ */
+export declare type ListScheduledDeletionsResponse = Message<"players.v1.ListScheduledDeletionsResponse"> & {
+  /**
+   * @generated from field: repeated players.v1.ScheduledDeletion deletions = 1;
+   */
+  deletions: ScheduledDeletion[];
+
+  /**
+   * The cursor of the next page; empty when there is none.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message players.v1.ListScheduledDeletionsResponse.
+ * Use `create(ListScheduledDeletionsResponseSchema)` to create a new message.
+ */
+export declare const ListScheduledDeletionsResponseSchema: GenMessage<ListScheduledDeletionsResponse>;
 
 /**
  * PlayersService owns player identity: players are found or created per game
@@ -1450,6 +1662,28 @@ export declare const PlayersService: GenService<{
     methodKind: "unary";
     input: typeof CancelPlayerDeletionRequestSchema;
     output: typeof CancelPlayerDeletionResponseSchema;
+  },
+  /**
+   * ListBlockedPlayers returns a game's blocked players of the company, the most recently
+   * blocked first, a page at a time (the settings' Players page).
+   *
+   * @generated from rpc players.v1.PlayersService.ListBlockedPlayers
+   */
+  listBlockedPlayers: {
+    methodKind: "unary";
+    input: typeof ListBlockedPlayersRequestSchema;
+    output: typeof ListBlockedPlayersResponseSchema;
+  },
+  /**
+   * ListScheduledDeletions returns the company's pending scheduled deletions with their players,
+   * the soonest due first, a page at a time; game_id narrows them to one game.
+   *
+   * @generated from rpc players.v1.PlayersService.ListScheduledDeletions
+   */
+  listScheduledDeletions: {
+    methodKind: "unary";
+    input: typeof ListScheduledDeletionsRequestSchema;
+    output: typeof ListScheduledDeletionsResponseSchema;
   },
 }>;
 
