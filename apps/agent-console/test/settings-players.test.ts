@@ -173,6 +173,8 @@ describe("Settings → Players in Chromium", () => {
     expect(texts.every((text) => text.includes("Ivy Players"))).toBe(true);
     expect(texts.some((text) => text.includes(`Player ${lee}`))).toBe(true);
     expect(texts.join("\n")).not.toContain(mia);
+    // Who had asked for the cancelled deletion, in words.
+    expect(texts.find((text) => text.includes("Player deletion cancelled"))).toContain("Scheduled by: an API key → —");
     await screenshot(page, "247-settings-audit-log-players");
     await expectAccessible(page, "the audit log with the player changes");
     expect(problems).toEqual([]);

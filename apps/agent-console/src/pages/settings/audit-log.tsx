@@ -79,6 +79,15 @@ function show(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Who asked for a player's deletion, as the Players page says it. */
+const REQUESTERS: Record<string, MessageKey> = { api_key: "players.byApiKey", operator: "settings.operator", user: "players.byUser" };
+
+/** A setting's value in words, for the settings whose values are codes. */
+function showSetting(name: string, value: unknown): string {
+  if (name === "requestedBy" && typeof value === "string" && value in REQUESTERS) return t(REQUESTERS[value]!);
+  return show(value);
+}
+
 /** A setting's name in words; one this console has no words for as it is. */
 function settingLabel(name: string): string {
   const key = `audit.setting.${name}`;
@@ -98,7 +107,8 @@ function Changes({ entry }: { entry: AuditEntry }) {
     <ul class="changes">
       {changed.map((name) => (
         <li key={name}>
-          <span class="change-name">{settingLabel(name)}</span>: {entry.before === null ? show(entry.after?.[name]) : entry.after === null ? `${show(entry.before[name])} → —` : `${show(entry.before[name])} → ${show(entry.after[name])}`}
+          <span class="change-name">{settingLabel(name)}</span>:{" "}
+          {entry.before === null ? showSetting(name, entry.after?.[name]) : entry.after === null ? `${showSetting(name, entry.before[name])} → —` : `${showSetting(name, entry.before[name])} → ${showSetting(name, entry.after[name])}`}
         </li>
       ))}
     </ul>
