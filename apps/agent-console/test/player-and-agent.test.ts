@@ -90,6 +90,11 @@ describe("a player and an agent, each in their own browser", () => {
     // The player's page shows the reply live, and never the note.
     await player.locator(".bubble.theirs .text", { hasText: "Which sector were you in, Nadia?" }).waitFor({ timeout: 20_000 });
     expect(await player.getByText("Probably the warp bug").count()).toBe(0);
+    // The reply names its writer as players see them (the display name, with initials), not her full name.
+    const reply = player.locator(".bubble.theirs", { hasText: "Which sector were you in, Nadia?" });
+    expect(await reply.locator(".who bdi").textContent()).toBe("Ada");
+    expect(await reply.locator(".avatar").textContent()).toBe("A");
+    expect(await player.getByText("Ada Lovelace").count()).toBe(0);
     await screenshot(player, "42-player-sees-reply");
     await expectAccessible(player, "the player's conversation");
 

@@ -78,6 +78,8 @@ export interface TicketEvent {
   resolutionType?: string;
   title?: string;
   fields?: { label: string; type: string; value?: unknown; attachments?: AttachmentRef[] }[];
+  /** An agent's message: its writer as players see them (absent when an API key sent it). */
+  agent?: { displayName: string };
   [other: string]: unknown;
 }
 

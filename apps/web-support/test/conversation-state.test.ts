@@ -1,7 +1,9 @@
 // The conversation's state from live events: the end of a ticket closes it with its
 // resolution, a rating is kept, and other events change nothing.
 import { describe, expect, it } from "vitest";
-import { stateAfter } from "../src/views/conversation.tsx";
+import { initialsOf, stateAfter } from "../src/views/conversation.tsx";
+import { playerStatusKey } from "../src/views/home.tsx";
+import { refusalOf } from "../src/views/expired.tsx";
 import { parseRoute } from "../src/app.tsx";
 
 const open = { status: "waiting", resolutionType: null, csatScore: null };
@@ -26,5 +28,37 @@ describe("parseRoute", () => {
     expect(parseRoute("#/tickets/abc")).toEqual({ name: "ticket", id: "abc" });
     expect(parseRoute("#/contact")).toEqual({ name: "contact" });
     expect(parseRoute("#/unknown")).toEqual({ name: "home" });
+  });
+});
+
+describe("playerStatusKey", () => {
+  it("asks the player to answer while an open ticket's last message is an agent's, whatever its status", () => {
+    for (const status of ["new", "unassigned", "assigned", "on_hold", "waiting"]) {
+      expect(playerStatusKey({ status, resolutionType: null }, "agent")).toBe("status.waiting");
+    }
+    expect(playerStatusKey({ status: "unassigned", resolutionType: null }, "player")).toBe("status.unassigned");
+    expect(playerStatusKey({ status: "new", resolutionType: null }, null)).toBe("status.new");
+    expect(playerStatusKey({ status: "closed", resolutionType: "resolved" }, "agent")).toBe("status.resolved");
+  });
+});
+
+describe("initialsOf", () => {
+  it("takes the first character of the first and last words, whole", () => {
+    expect(initialsOf("Mia Chen")).toBe("MC");
+    expect(initialsOf("  ada  ")).toBe("A");
+    expect(initialsOf("Jean Luc de la Tour")).toBe("JT");
+    expect(initialsOf("Ōta Ren")).toBe("ŌR");
+    expect(initialsOf("ليلى حسن")).toBe("لح");
+    expect(initialsOf("👩🏽‍🚀 Sam")).toBe("👩🏽‍🚀S");
+  });
+});
+
+describe("refusalOf", () => {
+  it("reads the gateway's refusal from the address, a bad language as a bad link, anything unknown as a bad link", () => {
+    expect(refusalOf("#/refused/token")).toBe("token");
+    expect(refusalOf("#/refused/language")).toBe("link");
+    expect(refusalOf("#/refused/whatever")).toBe("link");
+    expect(refusalOf("#/")).toBeNull();
+    expect(refusalOf("#/tickets/1")).toBeNull();
   });
 });

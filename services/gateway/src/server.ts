@@ -173,6 +173,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     tickets: clients.tickets,
     media: clients.media,
     playerSide: clients.playerSide,
+    agentAccess: clients.agentAccess,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     sessions,
     limiter: createPlayerApiRateLimiter(clients.players, config, registry),

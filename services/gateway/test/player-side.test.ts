@@ -56,7 +56,11 @@ describe("the player side through the real stack", () => {
         { key: "receipt", label: "Receipt", type: "FILE" },
       ],
     };
-    a = await stack.applyTenant({ ...tenantA, games: tenantA.games.map((game) => (game.ref === "galaxy" ? { ...game, collectors: [purchase] } : game)) });
+    a = await stack.applyTenant({
+      ...tenantA,
+      games: tenantA.games.map((game) => (game.ref === "galaxy" ? { ...game, collectors: [purchase] } : game)),
+      users: [{ ref: "mia", name: "Mia Chen", email: "mia.chen@example.com", role: "agent", displayName: "Mia from Support", games: ["galaxy"] }],
+    });
     key = a.apiKeys.main!;
     db = createDb({ url: stack.infra.databaseUrl, schema: "players", maxConnections: 2 });
     code = await session({ language: "fr", player: { id: "p-1", name: "Ada", email: "ada@example.com" }, tags: ["bug"], fields: { level: 7 } });
@@ -269,6 +273,20 @@ describe("the player side through the real stack", () => {
     // Not a uuid: 400; no session: 403.
     expect((await as(reader, "/player-api/tickets/not-a-ticket/read", { method: "POST" })).status).toBe(400);
     expect((await stack.request(`/player-api/tickets/${ticketId}/read`, { method: "POST" })).status).toBe(403);
+  });
+
+  it("names an agent's message by its writer's display name, never a message an API key sent", async () => {
+    const asker = await session({ player: { id: "named-1" } });
+    const ticketId = await open(asker, "Who is answering?");
+    const sent = await actions(ticketId, [{ type: "sendMessage", message: "I am.", userId: a.users.mia }, { type: "sendMessage", message: "So is the studio's backend." }]);
+    expect(sent.status, sent.text).toBe(200);
+    const events = ((await as(asker, `/player-api/tickets/${ticketId}/events`)).body as { events: { type: string; message?: string; agent?: unknown }[] }).events;
+    expect(events.filter((event) => event.type === "AGENT_MESSAGE").map((event) => [event.message, event.agent])).toEqual([
+      ["I am.", { displayName: "Mia from Support" }],
+      ["So is the studio's backend.", undefined],
+    ]);
+    expect(JSON.stringify(events)).not.toContain("Mia Chen");
+    expect(JSON.stringify(events)).not.toContain("mia.chen@example.com");
   });
 
   it("uploads an attachment for the session's game and sends it in a message", async () => {

@@ -236,6 +236,13 @@ function useNewestInView(ordered: readonly TicketEvent[]): { unseen: number; sho
   };
 }
 
+/** Up to two letters of a name for its avatar: the first of its first and last words ("Mia Chen" → "MC", "Ōta" → "Ō"). */
+export function initialsOf(name: string): string {
+  const words = name.trim().split(/\s+/).filter(Boolean);
+  const first = (word: string | undefined) => (word === undefined ? "" : ([...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(word)][0]?.segment ?? ""));
+  return (first(words[0]) + (words.length > 1 ? first(words.at(-1)) : "")).toLocaleUpperCase();
+}
+
 function spokenText(event: TicketEvent, t: ReturnType<typeof useApp>["locale"]["t"]): string {
   if (event.type === "AGENT_MESSAGE") return t("chat.newMessage", { text: event.message ?? "" });
   if (event.type === "STATUS_CHANGED" || event.type === "END") {
@@ -260,11 +267,17 @@ function ChatItem({ event, ticketId }: { event: TicketEvent; ticketId: string })
   const origin = mergedFrom && <p class="merged-from muted">{t("chat.mergedFrom", { number: mergedFrom.runningId })}</p>;
   if (event.type === "PLAYER_MESSAGE" || event.type === "AGENT_MESSAGE") {
     const mine = event.type === "PLAYER_MESSAGE";
+    const agentName = mine ? undefined : event.agent?.displayName.trim() || undefined;
     return (
       <li class={`bubble ${mine ? "mine" : "theirs"}`}>
         {origin}
         <p class="who">
-          <span>{mine ? t("chat.you") : t("chat.agent")}</span> {time}
+          {agentName && (
+            <span class="avatar" aria-hidden="true">
+              {initialsOf(agentName)}
+            </span>
+          )}
+          <span>{mine ? t("chat.you") : agentName ? <bdi>{agentName}</bdi> : t("chat.agent")}</span> {time}
         </p>
         {event.message && (
           <p class="text" dir="auto">

@@ -3754,6 +3754,14 @@ export interface components {
             language: components["schemas"]["Language"];
             attachments: components["schemas"]["AttachmentRef"][];
             mergedFrom?: components["schemas"]["MergedFrom"];
+            /**
+             * @description On the player side only (`/player-api`): who wrote the message, as players see them
+             *     (the user's display name). Absent when an API key sent it, or its writer is no
+             *     longer a user of the company.
+             */
+            agent?: {
+                displayName: string;
+            };
         };
         /** PRIVATE_NOTE */
         PrivateNoteEvent: {

@@ -16,7 +16,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { LRUCache } from "lru-cache";
 import type { SupportSession as SupportSessionMessage } from "@support/proto";
 import { CoalescingCache } from "../cache.ts";
-import type { ContentClient, MediaClient, PlayerSideClient, PlayersClient, TicketsClient } from "../clients.ts";
+import type { AgentAccessClient, ContentClient, MediaClient, PlayerSideClient, PlayersClient, TicketsClient } from "../clients.ts";
 import type { GatewayConfig } from "../config.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { createPublicRateLimiter, parseTrustProxy, refusalCounter, type PublicRateLimiter } from "../middleware/rate-limit.ts";
@@ -255,12 +255,17 @@ export interface PlayerStreamSettings {
 
 export const DEFAULT_STREAM_SETTINGS: PlayerStreamSettings = { perSession: 5, heartbeatMs: 15_000, resyncMs: 15_000 };
 
+/** How long the display names of a company's users are kept before they are read again. */
+export const DISPLAY_NAMES_TTL_MS = 60_000;
+
 export interface PlayerSideRoutesDeps {
   players: PlayersClient;
   content: ContentClient;
   tickets: TicketsClient;
   media: MediaClient;
   playerSide: PlayerSideClient;
+  /** The company's users, for the display names on agents' replies. */
+  agentAccess: AgentAccessClient;
   bodyLimitBytes: number;
   sessions?: SessionCache;
   /** The abuse limits; by default none (the server passes createPlayerApiRateLimiter's). */
@@ -305,7 +310,7 @@ function visibleAttachmentIds(events: StreamEvent[]): Set<string> {
 }
 
 export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesDeps): void {
-  const { tickets, media, playerSide, content } = deps;
+  const { tickets, media, playerSide, content, agentAccess } = deps;
   const streams = deps.streams ?? new TicketStreamHub();
   const streamSettings = deps.streamSettings ?? DEFAULT_STREAM_SETTINGS;
   const sessions = deps.sessions ?? createSessionCache();
@@ -332,10 +337,32 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
     return ticket;
   };
 
-  /** The ticket's events the player may see (never a private note), in order. */
+  /**
+   * The display names players see on the replies of the company's users (`displayName`, as the
+   * team settings set it), read once a minute per company: a changed name shows on the page
+   * within that minute.
+   */
+  const displayNames = new CoalescingCache<ReadonlyMap<string, string>>({ max: 10_000, ttlMs: DISPLAY_NAMES_TTL_MS });
+  const displayNamesOf = async (companyId: string): Promise<ReadonlyMap<string, string>> =>
+    displayNames.get(companyId, async () => {
+      const { users } = await agentAccess.listCompanyUsers({ companyId });
+      return new Map(users.map((user) => [user.id, user.displayName || user.name]));
+    });
+
+  /**
+   * The ticket's events the player may see (never a private note), in order; an agent's message
+   * names its writer by display name (`agent`) when a user of the company wrote it (not an API
+   * key, nor a user since removed).
+   */
   const visibleEvents = async (session: PlayerSession, ticketId: string): Promise<StreamEvent[]> => {
     const { events } = await tickets.listTicketEvents({ companyId: session.companyId, ticketId });
-    return toEventDtos(events.filter((event) => event.payload.case !== "privateNote")) as StreamEvent[];
+    const visible = events.filter((event) => event.payload.case !== "privateNote");
+    const writers = new Map(visible.filter((event) => event.payload.case === "agentMessage" && event.actor?.type === "user" && event.actor.id).map((event) => [event.id, event.actor!.id!]));
+    const names = writers.size === 0 ? new Map<string, string>() : await displayNamesOf(session.companyId);
+    return (toEventDtos(visible) as StreamEvent[]).map((event) => {
+      const name = names.get(writers.get(event.id) ?? "");
+      return name === undefined ? event : ({ ...event, agent: { displayName: name } } as StreamEvent);
+    });
   };
 
   const localizationOf = (session: PlayerSession, gameLanguages: readonly string[]) => ({ language: sessionLanguage(session.language, gameLanguages), gameLanguages });
@@ -475,9 +502,9 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
 
   mount("listPlayerTicketEvents", async (ctx) => {
     const ticket = await ownTicket(ctx.state.session, ctx.state.validated.params.ticketId);
-    const { events } = await tickets.listTicketEvents({ companyId: ctx.state.session.companyId, ticketId: ticket.id });
+    const events = await visibleEvents(ctx.state.session, ticket.id);
     ctx.set("Cache-Control", "no-store");
-    respond(ctx, 200, { events: toEventDtos(events.filter((event) => event.payload.case !== "privateNote")) });
+    respond(ctx, 200, { events });
   });
 
   mount("submitPlayerCsat", async (ctx) => {
