@@ -157,8 +157,9 @@ describe("the web support page in a browser", () => {
     return { context, page, problems };
   }
 
-  async function screenshot(page: Page, name: string): Promise<void> {
-    await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
+  /** The whole page; `viewport` only what the screen shows (where something stays at the screen's foot). */
+  async function screenshot(page: Page, name: string, what: "page" | "viewport" = "page"): Promise<void> {
+    await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: what === "page" });
   }
 
   /** axe-core in the page: no serious or critical violation. */
@@ -523,7 +524,16 @@ describe("the web support page in a browser", () => {
       expect((await actions(ticketId, [{ type: "sendMessage", message: "Are you still there?" }])).status).toBe(200);
       await page.getByRole("button", { name: "New messages below (1)" }).waitFor({ timeout: 20_000 });
       expect(await lastBubbleInView()).toBe(false);
-      await screenshot(page, "chat-03-new-message-cue");
+      // On the phone the answer box stays at the foot of the screen, the cue just above it.
+      const foot = await page.evaluate(() => {
+        const box = document.querySelector(".composer")!.getBoundingClientRect();
+        const cue = document.querySelector(".new-messages")!.getBoundingClientRect();
+        return { composerBottom: Math.round(box.bottom), composerTop: box.top, cueBottom: cue.bottom, height: innerHeight, composerHeight: box.height };
+      });
+      expect(foot.composerBottom).toBe(foot.height);
+      expect(foot.cueBottom).toBeLessThanOrEqual(foot.composerTop);
+      expect(foot.composerHeight, "the answer box takes at most a third of the screen").toBeLessThanOrEqual(foot.height / 3);
+      await screenshot(page, "chat-03-new-message-cue", "viewport");
       await expectAccessible(page, "conversation with the new-message cue");
       await page.getByRole("button", { name: "New messages below (1)" }).click();
       await expect.poll(lastBubbleInView).toBe(true);

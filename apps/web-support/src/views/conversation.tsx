@@ -2,6 +2,7 @@
 // (never private notes: the API does not send them), live updates without a reload, the
 // answer box while the ticket is open, the rating of a resolved ticket, and "start a new one"
 // once it is closed. All text is rendered as text.
+import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { ApiError, type PlayerTicket, type TicketEvent } from "../api.ts";
 import { BackHome, href, useApp, usePageHeading } from "../app-context.tsx";
@@ -103,6 +104,13 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
   const closed = state?.status === "closed";
   const newest = useNewestInView(ordered);
   useReadMark(ticketId, ordered);
+  // Inside the answer box while there is one: on a phone the box stays at the screen's foot, and
+  // the cue sits just above it.
+  const cue = newest.unseen > 0 && (
+    <button type="button" class="button primary new-messages" onClick={newest.show}>
+      {t("chat.newBelow", { n: newest.unseen })}
+    </button>
+  );
 
   async function refresh() {
     try {
@@ -141,13 +149,11 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
               <ChatItem key={event.id} event={event} ticketId={ticketId} />
             ))}
           </ol>
-          {newest.unseen > 0 && (
-            <button type="button" class="button primary new-messages" onClick={newest.show}>
-              {t("chat.newBelow", { n: newest.unseen })}
-            </button>
-          )}
           {closed ? (
-            <ClosedPanel ticketId={ticketId} state={state!} onRated={refresh} />
+            <>
+              {cue}
+              <ClosedPanel ticketId={ticketId} state={state!} onRated={refresh} />
+            </>
           ) : (
             <Composer
               ticketId={ticketId}
@@ -155,7 +161,9 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
                 newest.follow();
                 await refresh();
               }}
-            />
+            >
+              {cue}
+            </Composer>
           )}
         </>
       )}
@@ -336,7 +344,7 @@ function ChatItem({ event, ticketId }: { event: TicketEvent; ticketId: string })
   return null;
 }
 
-function Composer({ ticketId, onSent }: { ticketId: string; onSent(): Promise<void> }) {
+function Composer({ ticketId, onSent, children }: { ticketId: string; onSent(): Promise<void>; children?: ComponentChildren }) {
   const { api, locale, fail } = useApp();
   const { t } = locale;
   const [message, setMessage] = useState("");
@@ -362,6 +370,7 @@ function Composer({ ticketId, onSent }: { ticketId: string; onSent(): Promise<vo
 
   return (
     <form class="composer" onSubmit={(event) => void send(event)}>
+      {children}
       <div class="field">
         <label for="reply">{t("chat.reply")}</label>
         <textarea id="reply" rows={3} maxLength={10000} required value={message} onInput={(event) => setMessage((event.currentTarget as HTMLTextAreaElement).value)} />
