@@ -81,6 +81,9 @@ describe("a player and an agent, each in their own browser", () => {
     await agent.getByRole("button", { name: "Assign to me" }).click();
     await expect.poll(() => agent.locator(".ticket-facts").textContent()).toContain("Assigned to you");
     await agent.getByLabel("Your reply (the player sees it)").fill("Which sector were you in, Nadia?");
+    // While Ada writes, the player sees that she is typing (by her display name).
+    await player.locator(".typing", { hasText: "Ada is typing…" }).waitFor({ timeout: 20_000 });
+    await screenshot(player, "41b-player-sees-agent-typing");
     await agent.getByRole("button", { name: "Send the reply" }).click();
     await agent.getByRole("radio", { name: "Private note" }).check();
     await agent.getByLabel("Your note (only agents see it)").fill("Probably the warp bug of 4.2.");

@@ -56,9 +56,16 @@ export interface TicketStatus {
 export function followTicket(
   api: PlayerApi,
   ticketId: string,
-  handlers: { onEvents(events: TicketEvent[]): void; onStatus(status: TicketStatus): void; onGone(error: unknown): void },
+  handlers: {
+    onEvents(events: TicketEvent[]): void;
+    onStatus(status: TicketStatus): void;
+    onGone(error: unknown): void;
+    /** Who of the agents is typing a reply (display names; empty: nobody). Only while the stream runs. */
+    onTyping?(agents: string[]): void;
+  },
 ): LiveEvents {
   const { onEvents, onStatus, onGone } = handlers;
+  const onTyping = handlers.onTyping ?? (() => undefined);
   const controller = new AbortController();
   let stopped = false;
   let lastEventId: string | undefined;
@@ -101,6 +108,7 @@ export function followTicket(
       try {
         // Status frames carry no id: only ticket events move the cursor. Other event names are ignored.
         if (event === "ticket-status") onStatus(JSON.parse(data) as TicketStatus);
+        if (event === "agent-typing") onTyping(((JSON.parse(data) as { agents?: unknown }).agents as string[] | undefined)?.filter((name) => typeof name === "string") ?? []);
         if (event !== "ticket-event") return;
         if (id) lastEventId = id;
         onEvents([JSON.parse(data) as TicketEvent]);
@@ -108,10 +116,15 @@ export function followTicket(
         // A malformed frame is skipped; the next full read repairs the view.
       }
     });
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return true;
-      parse(value);
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return true;
+        parse(value);
+      }
+    } finally {
+      // Without the stream nobody is known to be typing.
+      onTyping([]);
     }
   }
 

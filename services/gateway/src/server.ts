@@ -165,6 +165,10 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerPlayerRoutes(api, { players: clients.players });
   registerSessionRoutes(api, { players: clients.players, config, registry, logger });
   registerWebhookRoutes(api, { webhooks: clients.webhooks });
+  // The agents' live side needs NATS: the tickets stream and presence between replicas (the
+  // player's stream shows who of the agents is typing too).
+  const live = deps.nc !== undefined && deps.agentLive !== false;
+  const presenceBoard = live && deps.nc ? new PresenceBoard({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, logger }) : undefined;
   const streams = new TicketStreamHub();
   const sessions = createSessionCache({ max: config.SESSION_CACHE_MAX, maxBytes: config.SESSION_CACHE_MAX_BYTES });
   registerPlayerSideRoutes(api, {
@@ -178,6 +182,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     sessions,
     limiter: createPlayerApiRateLimiter(clients.players, config, registry),
     streams,
+    ...(presenceBoard ? { presence: presenceBoard } : {}),
     streamSettings: {
       perSession: config.PLAYER_STREAMS_PER_SESSION,
       heartbeatMs: config.PLAYER_STREAM_HEARTBEAT_MS,
@@ -232,12 +237,9 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerAgentSettingsWebhooksRoutes(api, { webhooks: clients.webhooks, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSettingsPlayersRoutes(api, { players: clients.players, content: clients.content, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSavedViewRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
-  // The agents' live side needs NATS: the tickets stream and presence between replicas.
-  const live = deps.nc !== undefined && deps.agentLive !== false;
   const liveFeed = live && deps.nc
     ? new AgentLiveFeed({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, logger, capacity: config.AGENT_LIVE_FEED_CAPACITY })
     : undefined;
-  const presenceBoard = live && deps.nc ? new PresenceBoard({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, logger }) : undefined;
   const agentStreams = registerAgentLiveRoutes(api, {
     feed: liveFeed,
     presence: presenceBoard,

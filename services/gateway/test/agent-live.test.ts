@@ -36,12 +36,14 @@ const streams: OpenStream[] = [];
 
 const signIn = (url: string, email: string) => signInAgent(url === stack.url ? stack : replica, email, PASSWORD);
 
-async function openStream(url: string, agent: Agent, lastEventId?: string): Promise<OpenStream> {
+function openStream(url: string, agent: Agent, lastEventId?: string): Promise<OpenStream> {
+  return readStream(`${url}/agent-api/stream`, { cookie: agent.cookie, ...(lastEventId !== undefined ? { "last-event-id": lastEventId } : {}) });
+}
+
+/** A stream read frame by frame, as a browser's page reads it. */
+async function readStream(address: string, headers: Record<string, string>): Promise<OpenStream> {
   const controller = new AbortController();
-  const response = await fetch(`${url}/agent-api/stream`, {
-    headers: { cookie: agent.cookie, ...(lastEventId !== undefined ? { "last-event-id": lastEventId } : {}) },
-    signal: controller.signal,
-  });
+  const response = await fetch(address, { headers, signal: controller.signal });
   const stream: OpenStream = { status: response.status, frames: [], ended: () => ended, close: () => controller.abort() };
   let ended = response.body === null;
   if (response.body) {
@@ -174,6 +176,33 @@ describe("the agents' live stream", () => {
     expect(ids.every((id) => id > Number(lastId))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
     resumed.close();
+  });
+
+  it("tells the player's stream, on the other replica, who of the agents is typing a reply, by display name", async () => {
+    const token = tenant.games.galaxy!.environments["galaxy-prod"]!.token;
+    const opened = await stack.request("/support/sessions", { method: "POST", json: { token, player: { id: `typing-${suffix}` } } });
+    expect(opened.status, opened.text).toBe(200);
+    const code = (opened.body as { sessionCode: string }).sessionCode;
+    const created = await stack.request("/player-api/tickets", { method: "POST", headers: { authorization: `Session ${code}` }, json: { message: "Anyone there?" } });
+    expect(created.status, created.text).toBe(200);
+    const ticketId = (created.body as { ticketId: string }).ticketId;
+    const player = await readStream(`${replica.url}/player-api/tickets/${ticketId}/stream`, { authorization: `Session ${code}` });
+    expect(player.status).toBe(200);
+    const typing = () => player.frames.filter((frame) => frame.event === "agent-typing").map((frame) => frame.data);
+    await expect.poll(() => player.frames.some((frame) => frame.event === "ticket-event")).toBe(true);
+
+    // Viewing is not typing: the player hears nothing of it.
+    expect((await presence(stack.url, agents.ada, ticketId, "viewing")).status).toBe(204);
+    expect((await presence(stack.url, agents.ada, ticketId, "typing")).status).toBe(204);
+    await expect.poll(typing).toEqual([{ agents: ["Ada"] }]);
+    expect((await presence(replica.url, agents.bob, ticketId, "typing")).status).toBe(204);
+    await expect.poll(typing).toEqual([{ agents: ["Ada"] }, { agents: ["Ada", "Bob"] }]);
+    expect((await presence(stack.url, agents.ada, ticketId, "left")).status).toBe(204);
+    expect((await presence(replica.url, agents.bob, ticketId, "viewing")).status).toBe(204);
+    await expect.poll(typing).toEqual([{ agents: ["Ada"] }, { agents: ["Ada", "Bob"] }, { agents: ["Bob"] }, { agents: [] }]);
+    // Never an agent's name or id beyond the display name.
+    expect(JSON.stringify(player.frames)).not.toContain("Ada Agent");
+    expect(JSON.stringify(player.frames)).not.toContain(tenant.users.ada!);
   });
 
   it("takes presence only with CSRF and for a ticket the agent may see", async () => {

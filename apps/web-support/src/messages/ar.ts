@@ -55,6 +55,8 @@ export const ar: Catalog = {
   "chat.startNew": "ابدأ محادثة جديدة",
   "chat.newMessage": "رسالة جديدة من الدعم: {text}",
   "chat.newBelow": "رسائل جديدة في الأسفل ({n})",
+  "chat.typingOne": "{name} يكتب…",
+  "chat.typingMany": "{names} يكتبون…",
   "chat.statusChanged": "الحالة: {status}",
   "chat.form": "نموذج: {title}",
   "chat.mergedFrom": "من طلبك رقم {number}",

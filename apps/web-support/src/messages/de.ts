@@ -55,6 +55,8 @@ export const de: Catalog = {
   "chat.startNew": "Neue Unterhaltung beginnen",
   "chat.newMessage": "Neue Nachricht vom Support: {text}",
   "chat.newBelow": "Neue Nachrichten unten ({n})",
+  "chat.typingOne": "{name} schreibt …",
+  "chat.typingMany": "{names} schreiben …",
   "chat.statusChanged": "Status: {status}",
   "chat.form": "Formular: {title}",
   "chat.mergedFrom": "Aus deiner Anfrage #{number}",

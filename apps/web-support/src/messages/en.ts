@@ -53,6 +53,8 @@ export const en = {
   "chat.startNew": "Start a new one",
   "chat.newMessage": "New message from support: {text}",
   "chat.newBelow": "New messages below ({n})",
+  "chat.typingOne": "{name} is typing…",
+  "chat.typingMany": "{names} are typing…",
   "chat.statusChanged": "Status: {status}",
   "chat.form": "Form: {title}",
   "chat.mergedFrom": "From your request #{number}",

@@ -55,6 +55,8 @@ export const ja: Catalog = {
   "chat.startNew": "新しく問い合わせる",
   "chat.newMessage": "サポートからの新しいメッセージ：{text}",
   "chat.newBelow": "下に新しいメッセージ（{n}件）",
+  "chat.typingOne": "{name}さんが入力中…",
+  "chat.typingMany": "{names}さんが入力中…",
   "chat.statusChanged": "ステータス：{status}",
   "chat.form": "フォーム：{title}",
   "chat.mergedFrom": "お問い合わせ #{number} から",

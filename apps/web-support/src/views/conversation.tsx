@@ -45,6 +45,7 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
   const [announcements, setAnnouncements] = useState<{ id: number; text: string }[]>([]);
   const setAnnouncement = (text: string) => setAnnouncements((list) => [...list, { id: (list.at(-1)?.id ?? 0) + 1, text }].slice(-3));
   const initialIds = useRef<Set<string> | null>(null);
+  const [typing, setTyping] = useState<string[]>([]);
   const title = ticket === "missing" ? t("chat.notFound") : ticket ? t("ticket.label", { id: ticket.runningId }) : t("app.loading");
   const heading = usePageHeading(title);
 
@@ -95,6 +96,7 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
         if (error instanceof ApiError && error.status === 404) setTicket("missing");
         else fail(error);
       },
+      onTyping: setTyping,
     });
     return () => live.stop();
   }, [api, ticketId, ticket === null || ticket === "missing"]);
@@ -149,6 +151,17 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
               <ChatItem key={event.id} event={event} ticketId={ticketId} />
             ))}
           </ol>
+          {/* Not announced: a screen reader hears the message itself when it comes. */}
+          {!closed && typing.length > 0 && (
+            <p class="typing muted" aria-hidden="true">
+              <span class="dots">
+                <span />
+                <span />
+                <span />
+              </span>{" "}
+              {typing.length === 1 ? t("chat.typingOne", { name: typing[0]! }) : t("chat.typingMany", { names: new Intl.ListFormat(locale.language, { type: "conjunction" }).format(typing) })}
+            </p>
+          )}
           {closed ? (
             <>
               {cue}

@@ -90,6 +90,11 @@ export interface TicketStreamOptions {
   endsAt: number;
   /** Called once when the stream ends, for whatever reason. */
   onClose: () => void;
+  /**
+   * Who of the agents is typing a reply on the ticket (display names), by the agents' presence:
+   * `listen` calls back on every change and returns its unsubscribe. Without it no typing is sent.
+   */
+  typing?: (listener: (agents: string[]) => void) => () => void;
   logger: Logger;
 }
 
@@ -99,6 +104,11 @@ function eventFrame(event: StreamEvent): string {
 
 function statusFrame(status: StreamStatus): string {
   return `event: ticket-status\ndata: ${JSON.stringify(status)}\n\n`;
+}
+
+/** The agents typing a reply now (an empty list: nobody any more). */
+function typingFrame(agents: readonly string[]): string {
+  return `event: agent-typing\ndata: ${JSON.stringify({ agents })}\n\n`;
 }
 
 const sameStatus = (a: StreamStatus | undefined, b: StreamStatus) =>
@@ -162,6 +172,14 @@ export function openTicketStream(options: TicketStreamOptions): { body: PassThro
   };
 
   const unlisten = options.hub.listen(options.ticketId, () => void sync());
+  let lastTyping = "[]";
+  const unlistenTyping =
+    options.typing?.((agents) => {
+      const names = [...new Set(agents)].sort();
+      if (JSON.stringify(names) === lastTyping) return;
+      lastTyping = JSON.stringify(names);
+      write(typingFrame(names));
+    }) ?? (() => undefined);
   const heartbeat = setInterval(() => write(": ping\n\n"), options.heartbeatMs);
   const resync = setInterval(() => void sync(), options.resyncMs);
   const expiry = setTimeout(() => close(), Math.max(0, Math.min(options.endsAt - Date.now(), 2 ** 31 - 1)));
@@ -176,6 +194,7 @@ export function openTicketStream(options: TicketStreamOptions): { body: PassThro
     clearInterval(resync);
     clearTimeout(expiry);
     unlisten();
+    unlistenTyping();
     untrack();
     body.end();
     options.onClose();

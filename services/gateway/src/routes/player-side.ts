@@ -15,6 +15,7 @@ import type { Middleware } from "koa";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { LRUCache } from "lru-cache";
 import type { SupportSession as SupportSessionMessage } from "@support/proto";
+import type { PresenceBoard } from "../agent-api/presence.ts";
 import { CoalescingCache } from "../cache.ts";
 import type { AgentAccessClient, ContentClient, MediaClient, PlayerSideClient, PlayersClient, TicketsClient } from "../clients.ts";
 import type { GatewayConfig } from "../config.ts";
@@ -273,6 +274,8 @@ export interface PlayerSideRoutesDeps {
   /** The live ticket streams of this gateway (nudged by tickets' NATS events); by default one of its own. */
   streams?: TicketStreamHub;
   streamSettings?: PlayerStreamSettings;
+  /** The agents' presence (who is typing a reply), when the gateway runs the agents' live side. */
+  presence?: PresenceBoard;
   logger: Logger;
 }
 
@@ -440,6 +443,14 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
       resyncMs: streamSettings.resyncMs,
       endsAt: session.expiresAt,
       onClose: () => streams.release(sessionKey),
+      ...(deps.presence
+        ? {
+            typing: (listener: (agents: string[]) => void) =>
+              deps.presence!.listen(session.companyId, (presence) => {
+                if (presence.ticketId === ticketId.toLowerCase()) listener(presence.agents.filter((agent) => agent.state === "typing").map((agent) => agent.displayName));
+              }),
+          }
+        : {}),
       logger: deps.logger,
     });
     answerEventStream(ctx, stream);
