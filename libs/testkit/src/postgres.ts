@@ -11,6 +11,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   rmSync,
   rmdirSync,
@@ -259,10 +260,39 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
       if (stopped) return;
       stopped = true;
       unregister();
+      const postmaster = postmasterPid(dataDir);
       await run(pgCtl, ["-D", dataDir, "-m", "fast", "-w", "-t", "60", "stop"], user);
+      // pg_ctl returns once the pid file is gone, which the postmaster removes just before it
+      // exits: stopped means the process is gone too (its port free, nothing left running).
+      if (postmaster !== undefined) await processGone(postmaster, dataDir, 10_000);
       if (options.removeOnStop) remove();
     },
   };
+}
+
+/** The postmaster's pid, from the first line of the data directory's postmaster.pid. */
+function postmasterPid(dataDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resolves when process `pid` no longer runs a command naming `dataDir` (ended, reaped or a zombie), or after `timeoutMs`. */
+async function processGone(pid: number, dataDir: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    let running: boolean;
+    try {
+      running = readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(dataDir);
+    } catch {
+      running = false;
+    }
+    if (!running || Date.now() >= until) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** A throw-away private server in a temp dir, shared by every caller in this process. */
