@@ -62,10 +62,18 @@ export function followTicket(
     onGone(error: unknown): void;
     /** Who of the agents is typing a reply (display names; empty: nobody). Only while the stream runs. */
     onTyping?(agents: string[]): void;
+    /** Whether the conversation is followed now ("live": the stream, or polls that answer) or being reached again. */
+    onConnection?(state: "live" | "reconnecting"): void;
   },
 ): LiveEvents {
   const { onEvents, onStatus, onGone } = handlers;
   const onTyping = handlers.onTyping ?? (() => undefined);
+  let connection: "live" | "reconnecting" | undefined;
+  const connected = (state: "live" | "reconnecting") => {
+    if (state === connection) return;
+    connection = state;
+    handlers.onConnection?.(state);
+  };
   const controller = new AbortController();
   let stopped = false;
   let lastEventId: string | undefined;
@@ -76,11 +84,12 @@ export function followTicket(
   async function poll(): Promise<void> {
     try {
       onEvents(await api.events(ticketId));
+      connected("live");
     } catch (error) {
       if (isFatal(error)) {
         stopped = true;
         onGone(error);
-      }
+      } else connected("reconnecting");
     }
   }
 
@@ -100,6 +109,7 @@ export function followTicket(
       throw error;
     }
     if (!response.body || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) return false;
+    connected("live");
     // Everything up to now, then live: events in between are replayed by the stream or were
     // in the read (duplicates are merged by id).
     if (lastEventId === undefined) await poll();
@@ -123,8 +133,9 @@ export function followTicket(
         parse(value);
       }
     } finally {
-      // Without the stream nobody is known to be typing.
+      // Without the stream nobody is known to be typing, and the conversation is being reached again.
       onTyping([]);
+      if (!stopped) connected("reconnecting");
     }
   }
 
@@ -141,6 +152,7 @@ export function followTicket(
           onGone(error);
           return;
         }
+        connected("reconnecting");
         // No stream here (an older API, a proxy that buffers): poll for a while, then try again.
         await pollFor(10_000);
       }

@@ -546,6 +546,22 @@ describe("the web support page in a browser", () => {
       expect(await page.getByRole("button", { name: /New messages below/ }).count()).toBe(0);
       await expect.poll(async () => (await listed()).unread).toBe(0);
 
+      // Offline: the page says so; a message waits, marked, and goes out once the connection is back.
+      await context.setOffline(true);
+      await page.locator(".connection", { hasText: "You are offline." }).waitFor();
+      await page.locator("#reply").fill("Written on the train");
+      await page.locator(".composer button[type=submit]").click();
+      await page.locator(".bubble.pending", { hasText: "Written on the train" }).waitFor();
+      expect(await page.locator(".bubble.pending").textContent()).toContain("Not sent yet");
+      expect(await page.locator("#reply").inputValue()).toBe("");
+      await screenshot(page, "chat-03b-offline-message-waits", "viewport");
+      await expectAccessible(page, "conversation offline with a waiting message");
+      await context.setOffline(false);
+      await page.locator(".bubble.mine:not(.pending) .text", { hasText: "Written on the train" }).waitFor({ timeout: 20_000 });
+      await expect.poll(() => page.locator(".bubble.pending").count()).toBe(0);
+      await expect.poll(() => page.locator(".connection").count(), { timeout: 20_000 }).toBe(0);
+      expect((await apiEvents(ticketId)).filter((event) => (event as { message?: string }).message === "Written on the train")).toHaveLength(1);
+
       // The player answers: the state is the agents' turn again, and the list says so.
       await page.locator("#reply").fill("EU-West");
       await page.locator(".composer button[type=submit]").click();

@@ -7,6 +7,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { ApiError, type PlayerTicket, type TicketEvent } from "../api.ts";
 import { BackHome, href, useApp, usePageHeading } from "../app-context.tsx";
 import { followTicket } from "../live-events.ts";
+import { isConnectionFailure, useOutbox, type Outbox } from "../outbox.ts";
 import type { MessageKey } from "../messages/en.ts";
 import { AttachmentView, FilePicker, useFiles } from "./files.tsx";
 import { playerStatusKey, statusKey } from "./home.tsx";
@@ -46,6 +47,19 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
   const setAnnouncement = (text: string) => setAnnouncements((list) => [...list, { id: (list.at(-1)?.id ?? 0) + 1, text }].slice(-3));
   const initialIds = useRef<Set<string> | null>(null);
   const [typing, setTyping] = useState<string[]>([]);
+  // Whether the page reaches the API: the browser's word, and the conversation's stream or polls.
+  const [offline, setOffline] = useState(!navigator.onLine);
+  const [connection, setConnection] = useState<"live" | "reconnecting">("live");
+  useEffect(() => {
+    const on = () => setOffline(false);
+    const off = () => setOffline(true);
+    addEventListener("online", on);
+    addEventListener("offline", off);
+    return () => {
+      removeEventListener("online", on);
+      removeEventListener("offline", off);
+    };
+  }, []);
   const title = ticket === "missing" ? t("chat.notFound") : ticket ? t("ticket.label", { id: ticket.runningId }) : t("app.loading");
   const heading = usePageHeading(title);
 
@@ -97,6 +111,10 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
         else fail(error);
       },
       onTyping: setTyping,
+      onConnection(state) {
+        setConnection(state);
+        if (state === "live") void outbox.flush();
+      },
     });
     return () => live.stop();
   }, [api, ticketId, ticket === null || ticket === "missing"]);
@@ -106,6 +124,20 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
   const closed = state?.status === "closed";
   const newest = useNewestInView(ordered);
   useReadMark(ticketId, ordered);
+  const outbox = useOutbox(
+    api,
+    ticketId,
+    async () => {
+      newest.follow();
+      await refresh();
+    },
+    fail,
+  );
+  // A message that starts to wait is the player's own: it comes into view like a sent one.
+  const waiting = outbox.queue.length;
+  useEffect(() => {
+    if (waiting > 0) newest.show();
+  }, [waiting]);
   // Inside the answer box while there is one: on a phone the box stays at the screen's foot, and
   // the cue sits just above it.
   const cue = newest.unseen > 0 && (
@@ -139,6 +171,11 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
           {t(playerStatusKey(state, lastFrom(ordered)))}
         </p>
       )}
+      {state && !closed && (offline || connection === "reconnecting") && (
+        <p class="connection" role="status">
+          {offline ? t("chat.offline") : t("chat.reconnecting")}
+        </p>
+      )}
       <div class="visually-hidden" id="live" aria-live="polite" aria-relevant="additions">
         {announcements.map((item) => (
           <p key={item.id}>{item.text}</p>
@@ -151,6 +188,20 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
               <ChatItem key={event.id} event={event} ticketId={ticketId} />
             ))}
           </ol>
+          {outbox.queue.length > 0 && (
+            <ol class="chat pending" aria-label={t("chat.waitingToSend")}>
+              {outbox.queue.map((item) => (
+                <li key={item.id} class="bubble mine pending">
+                  <p class="who">
+                    <span>{t("chat.you")}</span> <span class="muted">{t("chat.notSentYet")}</span>
+                  </p>
+                  <p class="text" dir="auto">
+                    {item.text}
+                  </p>
+                </li>
+              ))}
+            </ol>
+          )}
           {/* Not announced: a screen reader hears the message itself when it comes. */}
           {!closed && typing.length > 0 && (
             <p class="typing muted" aria-hidden="true">
@@ -170,6 +221,7 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
           ) : (
             <Composer
               ticketId={ticketId}
+              outbox={outbox}
               onSent={async () => {
                 newest.follow();
                 await refresh();
@@ -357,7 +409,7 @@ function ChatItem({ event, ticketId }: { event: TicketEvent; ticketId: string })
   return null;
 }
 
-function Composer({ ticketId, onSent, children }: { ticketId: string; onSent(): Promise<void>; children?: ComponentChildren }) {
+function Composer({ ticketId, outbox, onSent, children }: { ticketId: string; outbox: Outbox; onSent(): Promise<void>; children?: ComponentChildren }) {
   const { api, locale, fail } = useApp();
   const { t } = locale;
   const [message, setMessage] = useState("");
@@ -367,15 +419,26 @@ function Composer({ ticketId, onSent, children }: { ticketId: string; onSent(): 
   async function send(event: Event) {
     event.preventDefault();
     if (!message.trim() || !files.valid()) return;
+    const text = message.trim();
+    // Offline, a message without files waits in the outbox and goes when the connection is back.
+    const waitable = files.files.length === 0;
+    if (waitable && !navigator.onLine) {
+      outbox.add(text);
+      setMessage("");
+      return;
+    }
     setSending(true);
     try {
       const attachments = await files.upload();
-      await api.sendMessage(ticketId, message.trim(), attachments);
+      await api.sendMessage(ticketId, text, attachments);
       setMessage("");
       files.clear();
       await onSent();
     } catch (error) {
-      fail(error);
+      if (waitable && isConnectionFailure(error)) {
+        outbox.add(text);
+        setMessage("");
+      } else fail(error);
     } finally {
       setSending(false);
     }
