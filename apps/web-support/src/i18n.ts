@@ -4,9 +4,10 @@
 import { ar } from "./messages/ar.ts";
 import { de } from "./messages/de.ts";
 import { en, type Catalog, type MessageKey } from "./messages/en.ts";
+import { fr } from "./messages/fr.ts";
 import { ja } from "./messages/ja.ts";
 
-const catalogs: Record<string, Catalog> = { en, de, ja, ar };
+const catalogs: Record<string, Catalog> = { en, de, fr, ja, ar };
 const RTL = new Set(["ar", "he", "fa", "ur"]);
 
 /** The writing direction of a language code (its primary subtag). */

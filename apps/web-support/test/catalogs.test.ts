@@ -5,12 +5,13 @@ import { catalogLanguage } from "../src/i18n.ts";
 import { ar } from "../src/messages/ar.ts";
 import { de } from "../src/messages/de.ts";
 import { en, type Catalog } from "../src/messages/en.ts";
+import { fr } from "../src/messages/fr.ts";
 import { ja } from "../src/messages/ja.ts";
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
 
 describe("message catalogs", () => {
-  it.each([["de", de], ["ja", ja], ["ar", ar]] as [string, Catalog][])("%s has every text of English with the same placeholders", (_language, catalog) => {
+  it.each([["de", de], ["fr", fr], ["ja", ja], ["ar", ar]] as [string, Catalog][])("%s has every text of English with the same placeholders", (_language, catalog) => {
     expect(Object.keys(catalog).sort()).toEqual(Object.keys(en).sort());
     for (const [key, text] of Object.entries(en)) expect(placeholders(catalog[key as keyof typeof en]!), key).toEqual(placeholders(text));
   });
@@ -18,6 +19,7 @@ describe("message catalogs", () => {
   it("chooses the session's language, its base language, else English", () => {
     expect(catalogLanguage("ar")).toBe("ar");
     expect(catalogLanguage("de-AT")).toBe("de");
+    expect(catalogLanguage("fr-CA")).toBe("fr");
     expect(catalogLanguage("pt-BR")).toBe("en");
     expect(catalogLanguage(null)).toBe("en");
   });

@@ -646,6 +646,21 @@ describe("the web support page in a browser", () => {
       await arabic.close();
     }
 
+    // A French player gets a French page, marked as French.
+    const french = await browser.newContext({ viewport: { width: 360, height: 740 }, locale: "fr-FR" });
+    try {
+      const page = await french.newPage();
+      await page.goto(`${base}/support/sessions/redirect?${new URLSearchParams({ token: token(), language: "fr" })}`);
+      await page.getByRole("heading", { level: 1, name: "Assistance" }).waitFor();
+      expect(await page.evaluate(() => ({ lang: document.documentElement.lang, dir: document.documentElement.dir }))).toEqual({ lang: "fr", dir: "ltr" });
+      await page.getByRole("link", { name: "Contacter l'assistance" }).waitFor();
+      await page.getByRole("heading", { level: 2, name: "Vos conversations" }).waitFor();
+      await screenshot(page, "fr-360-home");
+      await expectAccessible(page, "French home");
+    } finally {
+      await french.close();
+    }
+
     // API clients keep the contract's status and JSON body.
     const api = await stack.request(`/support/sessions/redirect?${new URLSearchParams({ token: "00000000-0000-4000-8000-000000000000" })}`);
     expect(api.status, api.text).toBe(404);

@@ -47,9 +47,10 @@ describe("resources with content", () => {
       ],
     });
     const { resources } = await ctx.client.getGame({ companyId: applied.companyId, gameId: applied.games[0]!.gameId });
+    // In the file's order.
     expect(resources.map((r) => ({ key: r.key, title: r.title, titleLocalized: r.titleLocalized, body: r.body }))).toEqual([
-      { key: "billing", title: "Abrechnung", titleLocalized: { en: "Billing", de: "Abrechnung" }, body: { en: "# Pay", de: null } },
       { key: "faq", title: "FAQ", titleLocalized: { de: "FAQ" }, body: {} },
+      { key: "billing", title: "Abrechnung", titleLocalized: { en: "Billing", de: "Abrechnung" }, body: { en: "# Pay", de: null } },
       { key: "refunds", title: "Erstattung", titleLocalized: { de: "Erstattung" }, body: { de: "**Geld** zurück" } },
     ]);
   });

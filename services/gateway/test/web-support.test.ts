@@ -215,10 +215,10 @@ describe("the web support API through the real stack", () => {
         player: { id: "p-1", name: "Ada" },
         // fr has no details: the game's first language's details.
         announcement: { text: "Maintenance ce soir", details: "From 22:00" },
-        // fr where it exists, else the game's languages in order (en before de), else the plain title.
+        // In the file's order; fr where it exists, else the game's languages in order (en before de), else the plain title.
         resources: [
-          { key: "billing", title: "Billing" },
           { key: "faq", title: "Questions fréquentes" },
+          { key: "billing", title: "Billing" },
           { key: "plain", title: "Plain title" },
         ],
         // A body only in de: the first nonblank along fr, en, de.

@@ -135,7 +135,8 @@ describe("pnpm admin apply", () => {
       ["production", output.games.galaxy.environments["galaxy-production"].token],
       ["staging", output.games.galaxy.environments["galaxy-staging"].token],
     ]);
-    expect(galaxy.resources.map((r) => r.key)).toEqual(["billing", "faq"]);
+    // In the file's order.
+    expect(galaxy.resources.map((r) => r.key)).toEqual(["faq", "billing"]);
     expect(games.find((g) => g.slug === "pixel-farm")?.blockUnverifiedPlayers).toBe(true);
 
     // An environment announcement is an override, resolved for that environment only and not listed.

@@ -220,10 +220,7 @@ export async function findLiveEnvironmentByToken(db: Db, token: string, now: Dat
   return game && { environment: toEnvironment(environment), game };
 }
 
-/**
- * A new resource: `last` (an admin's) after the game's others; otherwise (a tenant file's) at
- * position 0, where resources sort by key as they always did.
- */
+/** A new resource: `last` after the game's others (an admin's, a tenant file's); otherwise at position 0 (ties sort by key). */
 export async function insertResource(db: Db, companyId: string, gameId: string, resource: NewResource, last = false): Promise<GameResource> {
   const row = await db
     .insertInto("game_resources")

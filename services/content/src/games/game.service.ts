@@ -185,14 +185,18 @@ export async function createEnvironment(db: Db, companyId: string, gameId: strin
   });
 }
 
-/** A resource of a game; a string title or body is the company's primary language's text. */
+/**
+ * A resource of a game (a tenant file's); a string title or body is the company's primary
+ * language's text. It comes after the game's other resources: a file's resources keep the
+ * file's order on the page.
+ */
 export async function createResource(db: Db, companyId: string, gameId: string, input: NewResourceInput): Promise<GameResource> {
   return inTransaction(db, async (trx) => {
     await requireLiveGame(trx, companyId, gameId);
     const company = await findCompany(trx, companyId);
     if (!company) throw notFound("company not found");
     const values = parseNewResource(input, company.primaryLanguage);
-    const resource = await uniqueOrConflict(insertResource(trx, companyId, gameId, values), `the game already has a resource ${values.key}`);
+    const resource = await uniqueOrConflict(insertResource(trx, companyId, gameId, values, true), `the game already has a resource ${values.key}`);
     await writeEvents(trx, [newEvent("content.resource.created", companyId, resourceEventData(resource))]);
     return resource;
   });
