@@ -22,6 +22,8 @@ export interface ResourceSummary {
   title: string;
   /** The section the home page lists it under (the session's list only); null: none. */
   section?: string | null;
+  /** The language of its title, when known (it may differ from the page's). */
+  language?: string;
 }
 
 export interface Resource extends ResourceSummary {
@@ -40,7 +42,7 @@ export interface SupportSession {
   environment: string | null;
   expiresAt: string;
   player: { id?: string; name?: string; email?: string };
-  announcement: { text: string; details?: string | null } | null;
+  announcement: { text: string; details?: string | null; language?: string; detailsLanguage?: string } | null;
   resources: ResourceSummary[];
   resource: Resource | null;
   contactForm: Collector | null;

@@ -655,6 +655,9 @@ describe("the web support page in a browser", () => {
       expect(await page.evaluate(() => ({ lang: document.documentElement.lang, dir: document.documentElement.dir }))).toEqual({ lang: "fr", dir: "ltr" });
       await page.getByRole("link", { name: "Contacter l'assistance" }).waitFor();
       await page.getByRole("heading", { level: 2, name: "Vos conversations" }).waitFor();
+      // The game has no French texts: its English announcement and article titles say they are English.
+      expect(await page.locator(".announcement p").first().getAttribute("lang")).toBe("en");
+      expect(await page.locator('a[href="#/resources/getting-started"]').getAttribute("lang")).toBe("en");
       await screenshot(page, "fr-360-home");
       await expectAccessible(page, "French home");
     } finally {

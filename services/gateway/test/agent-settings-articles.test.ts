@@ -41,7 +41,7 @@ interface AuditEntryDto {
   clientAddress: string | null;
 }
 interface PlayerSessionDto {
-  announcement: { text: string; details: string | null } | null;
+  announcement: { text: string; details: string | null; language: string; detailsLanguage?: string } | null;
   resources: { key: string; title: string; section: string | null }[];
 }
 
@@ -119,13 +119,14 @@ describe("help articles in the settings", () => {
     expect(article.key).toMatch(/^refunds-[0-9a-f]{6}$/);
 
     const inGerman = await playerPage(token, "de");
-    expect(inGerman.session.resources).toEqual([{ key: "billing", title: "Billing", section: null }, { key: article.key, title: "Erstattungen", section: "Zahlungen" }]);
+    // Each title says its language: billing has no German title.
+    expect(inGerman.session.resources).toEqual([{ key: "billing", title: "Billing", language: "en", section: null }, { key: article.key, title: "Erstattungen", language: "de", section: "Zahlungen" }]);
     const body = await stack.request(`/player-api/resources/${article.key}`, { headers: { authorization: `Session ${inGerman.code}` } });
     expect(body.body).toMatchObject({ title: "Erstattungen", body: "Frag **uns**." });
 
     const changed = await write(users.ada, "PUT", `/agent-api/settings/articles/${article.id}`, { title: { en: "Refunds and returns", de: "Erstattungen" }, section: { en: "Payments" }, body: { en: "Write to us." } });
     expect(changed.status, changed.text).toBe(200);
-    expect((await playerPage(token, "en")).session.resources[1]).toEqual({ key: article.key, title: "Refunds and returns", section: "Payments" });
+    expect((await playerPage(token, "en")).session.resources[1]).toEqual({ key: article.key, title: "Refunds and returns", language: "en", section: "Payments" });
 
     const billing = (await articles(galaxy().id))[0]!;
     const reordered = await write(users.ada, "PUT", `/agent-api/settings/games/${galaxy().id}/article-order`, { articleIds: [article.id, billing.id] });
@@ -188,14 +189,14 @@ describe("announcements in the settings", () => {
     const shared = await write(users.ada, "PUT", "/agent-api/settings/announcements", { shortContent: { en: "Maintenance tonight", de: "Wartung heute Nacht" } });
     expect(shared.status, shared.text).toBe(200);
     expect(shared.body).toMatchObject({ scope: "shared", gameId: null, environmentId: null, longContent: {} });
-    expect((await playerPage(production.token, "de")).session.announcement).toEqual({ text: "Wartung heute Nacht", details: null });
+    expect((await playerPage(production.token, "de")).session.announcement).toEqual({ text: "Wartung heute Nacht", details: null, language: "de" });
 
     const game = await write(users.ada, "PUT", "/agent-api/settings/announcements", { gameId: galaxy().id, shortContent: { en: "Season 2 is live" }, longContent: { en: "New maps." } });
     expect(game.status, game.text).toBe(200);
     const env = await write(users.ada, "PUT", "/agent-api/settings/announcements", { gameId: galaxy().id, environmentId: production.id, shortContent: { en: "Production only" } });
     expect(env.status, env.text).toBe(200);
-    expect((await playerPage(production.token, "en")).session.announcement).toEqual({ text: "Production only", details: null });
-    expect((await playerPage(galaxy().environments.staging!.token, "en")).session.announcement).toEqual({ text: "Season 2 is live", details: "New maps." });
+    expect((await playerPage(production.token, "en")).session.announcement).toEqual({ text: "Production only", details: null, language: "en" });
+    expect((await playerPage(galaxy().environments.staging!.token, "en")).session.announcement).toEqual({ text: "Season 2 is live", details: "New maps.", language: "en" });
     const publicList = await stack.request("/announcements", { key: tenant.apiKeys.main! });
     expect((publicList.body as { announcements: { gameId: string | null; shortContent: Localized }[] }).announcements.map((a) => [a.gameId, a.shortContent.en])).toEqual([
       [null, "Maintenance tonight"], [galaxy().id, "Season 2 is live"],
@@ -204,9 +205,9 @@ describe("announcements in the settings", () => {
 
     const cleared = await write(users.ada, "DELETE", `/agent-api/settings/announcements?gameId=${galaxy().id}&environmentId=${production.id}`);
     expect(cleared.status, cleared.text).toBe(204);
-    expect((await playerPage(production.token, "en")).session.announcement).toEqual({ text: "Season 2 is live", details: "New maps." });
+    expect((await playerPage(production.token, "en")).session.announcement).toEqual({ text: "Season 2 is live", details: "New maps.", language: "en" });
     expect((await write(users.ada, "DELETE", `/agent-api/settings/announcements?gameId=${galaxy().id}`)).status).toBe(204);
-    expect((await playerPage(production.token, "en")).session.announcement).toEqual({ text: "Maintenance tonight", details: null });
+    expect((await playerPage(production.token, "en")).session.announcement).toEqual({ text: "Maintenance tonight", details: null, language: "en" });
 
     const entries = (await auditLog()).filter((entry) => entry.action.startsWith("announcement.")).reverse();
     expect(entries.map((entry) => [entry.action, entry.target?.type])).toEqual([

@@ -213,12 +213,12 @@ describe("the web support API through the real stack", () => {
         language: "fr",
         environment: "production",
         player: { id: "p-1", name: "Ada" },
-        // fr has no details: the game's first language's details.
-        announcement: { text: "Maintenance ce soir", details: "From 22:00" },
-        // In the file's order; fr where it exists, else the game's languages in order (en before de), else the plain title.
+        // fr has no details: the game's first language's details, which say their language.
+        announcement: { text: "Maintenance ce soir", details: "From 22:00", language: "fr", detailsLanguage: "en" },
+        // In the file's order; fr where it exists, else the game's languages in order (en before de), else the plain title; each says its language.
         resources: [
-          { key: "faq", title: "Questions fréquentes" },
-          { key: "billing", title: "Billing" },
+          { key: "faq", title: "Questions fréquentes", language: "fr" },
+          { key: "billing", title: "Billing", language: "en" },
           { key: "plain", title: "Plain title" },
         ],
         // A body only in de: the first nonblank along fr, en, de.

@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { PlayerTicket, ResourceSummary } from "../api.ts";
 import { href, useApp, usePageHeading } from "../app-context.tsx";
 import type { MessageKey } from "../messages/en.ts";
+import { directionOf } from "../i18n.ts";
 import { VerifyEmail } from "./verify-email.tsx";
 
 export function statusKey(ticket: { status: string; resolutionType: string | null }): MessageKey {
@@ -26,6 +27,8 @@ export function HomeView() {
   const { api, session, locale, fail } = useApp();
   const { t } = locale;
   const heading = usePageHeading(`${t("app.title")} – ${session.game.name}`);
+  // A text in another language than the page's says which (screen readers, fonts, hyphenation).
+  const other = (language: string | undefined) => (language && language !== locale.language ? language : undefined);
   const [tickets, setTickets] = useState<PlayerTicket[] | null>(null);
   // Bumped when the player proves the email: the list then holds the earlier conversations too.
   const [listing, setListing] = useState(0);
@@ -45,11 +48,11 @@ export function HomeView() {
       {session.announcement && (
         <section class="announcement" aria-labelledby="announcement-title">
           <h2 id="announcement-title">{t("home.announcement")}</h2>
-          <p class="pre-line" dir="auto">
+          <p class="pre-line" dir="auto" lang={other(session.announcement.language)}>
             {session.announcement.text}
           </p>
           {session.announcement.details && (
-            <p class="pre-line" dir="auto">
+            <p class="pre-line" dir="auto" lang={other(session.announcement.detailsLanguage ?? session.announcement.language)}>
               {session.announcement.details}
             </p>
           )}
@@ -71,7 +74,9 @@ export function HomeView() {
               <ul class="list">
                 {resources.map((resource) => (
                   <li key={resource.key}>
-                    <a href={href.resource(resource.key)}>{resource.title}</a>
+                    <a href={href.resource(resource.key)} lang={other(resource.language)} dir={resource.language && other(resource.language) ? directionOf(resource.language) : undefined}>
+                      {resource.title}
+                    </a>
                   </li>
                 ))}
               </ul>

@@ -4354,11 +4354,17 @@ export interface components {
                 text: string;
                 /** @description The localized longContent; null without details. */
                 details: string | null;
+                /** @description The language `text` is in (it may differ from the session's when the announcement has no text in it). */
+                language: components["schemas"]["Language"];
+                /** @description The language `details` is in, only when it differs from `language`. */
+                detailsLanguage?: components["schemas"]["Language"];
             };
             /** @description The game's help articles in the order its admins gave them; the page groups them by section. */
             resources: {
                 key: string;
                 title: string;
+                /** @description The language `title` is in (it may differ from the session's); absent for a title stored without one. */
+                language?: components["schemas"]["Language"];
                 /** @description The localized section the article is shown under; null: none. */
                 section: string | null;
             }[];

@@ -4,7 +4,7 @@
 // document's values, so they are narrowed with `as`.
 import type { Collector, GameResource, Announcement } from "@support/proto";
 import type { Schemas } from "../openapi/types.ts";
-import { articleLanguage, localize } from "../player-side/localization.ts";
+import { articleLanguage, localize, localizedText } from "../player-side/localization.ts";
 
 export interface Localization {
   language: string;
@@ -25,9 +25,11 @@ export function toPlayerResourceDto(resource: GameResource, l10n: Localization):
 }
 
 export function toResourceSummaryDto(resource: GameResource, l10n: Localization): Schemas["PlayerSession"]["resources"][number] {
+  const title = localizedText(resource.titleLocalized, l10n.language, l10n.gameLanguages);
   return {
     key: resource.key,
-    title: localize(resource.titleLocalized, l10n.language, l10n.gameLanguages) ?? resource.title,
+    title: title?.text ?? resource.title,
+    ...(title ? { language: title.language as Schemas["Language"] } : {}),
     section: localize(resource.section, l10n.language, l10n.gameLanguages) ?? null,
   };
 }
@@ -49,7 +51,13 @@ export function toCollectorDefinitionDto(collector: Collector): Schemas["Collect
 /** The announcement in force, localized; null when there is none or it has no text for anyone. */
 export function toPlayerAnnouncementDto(announcement: Announcement | undefined, l10n: Localization): Schemas["PlayerSession"]["announcement"] {
   if (!announcement) return null;
-  const text = localize(announcement.shortContent, l10n.language, l10n.gameLanguages);
+  const text = localizedText(announcement.shortContent, l10n.language, l10n.gameLanguages);
   if (text === undefined) return null;
-  return { text, details: localize(announcement.longContent, l10n.language, l10n.gameLanguages) ?? null };
+  const details = localizedText(announcement.longContent, l10n.language, l10n.gameLanguages);
+  return {
+    text: text.text,
+    details: details?.text ?? null,
+    language: text.language as Schemas["Language"],
+    ...(details && details.language !== text.language ? { detailsLanguage: details.language as Schemas["Language"] } : {}),
+  };
 }

@@ -11,12 +11,17 @@ function nonblank(value: unknown): value is string {
 
 /** The text for `language` with the fallback above; undefined when the map has no nonblank text. */
 export function localize(map: LocalizationMap | undefined, language: string, gameLanguages: readonly string[]): string | undefined {
+  return localizedText(map, language, gameLanguages)?.text;
+}
+
+/** The text as localize picks it, with the language it is in (so that a page can mark a text in another language than its own). */
+export function localizedText(map: LocalizationMap | undefined, language: string, gameLanguages: readonly string[]): { text: string; language: string } | undefined {
   if (!map) return undefined;
-  for (const candidate of [language, ...gameLanguages]) {
+  for (const candidate of [language, ...gameLanguages, ...Object.keys(map)]) {
     const text = map[candidate];
-    if (nonblank(text)) return text;
+    if (nonblank(text)) return { text, language: candidate };
   }
-  return Object.values(map).find(nonblank);
+  return undefined;
 }
 
 /**
