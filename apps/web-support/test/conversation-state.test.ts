@@ -1,7 +1,7 @@
 // The conversation's state from live events: the end of a ticket closes it with its
 // resolution, a rating is kept, and other events change nothing.
 import { describe, expect, it } from "vitest";
-import { initialsOf, stateAfter } from "../src/views/conversation.tsx";
+import { continuesGroup, initialsOf, stateAfter } from "../src/views/conversation.tsx";
 import { playerStatusKey } from "../src/views/home.tsx";
 import { refusalOf } from "../src/views/expired.tsx";
 import { parseRoute } from "../src/app.tsx";
@@ -60,5 +60,22 @@ describe("refusalOf", () => {
     expect(refusalOf("#/refused/whatever")).toBe("link");
     expect(refusalOf("#/")).toBeNull();
     expect(refusalOf("#/tickets/1")).toBeNull();
+  });
+});
+
+describe("continuesGroup", () => {
+  const message = (type: string, createdAt: string, extra: Record<string, unknown> = {}) => ({ id: createdAt, type, createdAt, message: "x", ...extra });
+  it("groups messages of one writer within five minutes, nothing else", () => {
+    const first = message("PLAYER_MESSAGE", "2026-11-23T10:00:00.000Z");
+    expect(continuesGroup(undefined, first)).toBe(false);
+    expect(continuesGroup(first, message("PLAYER_MESSAGE", "2026-11-23T10:04:59.000Z"))).toBe(true);
+    expect(continuesGroup(first, message("PLAYER_MESSAGE", "2026-11-23T10:05:01.000Z"))).toBe(false);
+    expect(continuesGroup(first, message("AGENT_MESSAGE", "2026-11-23T10:01:00.000Z"))).toBe(false);
+    const ada = message("AGENT_MESSAGE", "2026-11-23T10:00:00.000Z", { agent: { displayName: "Ada" } });
+    expect(continuesGroup(ada, message("AGENT_MESSAGE", "2026-11-23T10:01:00.000Z", { agent: { displayName: "Ada" } }))).toBe(true);
+    expect(continuesGroup(ada, message("AGENT_MESSAGE", "2026-11-23T10:01:00.000Z", { agent: { displayName: "Bob" } }))).toBe(false);
+    expect(continuesGroup(ada, message("AGENT_MESSAGE", "2026-11-23T10:01:00.000Z"))).toBe(false);
+    expect(continuesGroup(first, message("PLAYER_MESSAGE", "2026-11-23T10:01:00.000Z", { mergedFrom: { runningId: 2, createdAt: at } }))).toBe(false);
+    expect(continuesGroup(message("STATUS_CHANGED", "2026-11-23T10:00:00.000Z"), message("STATUS_CHANGED", "2026-11-23T10:00:01.000Z"))).toBe(false);
   });
 });

@@ -516,6 +516,9 @@ describe("the web support page in a browser", () => {
       await page.locator(".bubble.theirs .text", { hasText: "do you play on?" }).waitFor();
       await expect.poll(lastBubbleInView).toBe(true);
       expect(await page.locator("#ticket-status").textContent()).toBe("Waiting for your answer");
+      // The fifteen answers written in a row show as one group: one name and time, for the eye.
+      expect(await page.locator(".bubble.theirs").count()).toBe(15);
+      expect(await page.locator(".bubble.theirs .who:not(.visually-hidden)").count()).toBe(1);
       await expect.poll(async () => (await listed()).unread).toBe(0);
       await screenshot(page, "chat-02-opens-at-newest");
 

@@ -126,13 +126,14 @@ describe("games", () => {
     expect(timestampDate(got.game!.createdAt!).getTime()).toBe(game.createdAt.getTime());
     expect(got.environments.map((e) => e.name)).toEqual(["production", "staging"]);
     expect(got.environments[0]?.token).toMatch(/^[0-9a-f-]{36}$/);
-    expect(got.resources.map((r) => [r.key, r.title])).toEqual([["billing", "Billing"], ["faq", "FAQ"]]);
+    // In the order they were made (a tenant file's order), not by key.
+    expect(got.resources.map((r) => [r.key, r.title])).toEqual([["faq", "FAQ"], ["billing", "Billing"]]);
 
     const byToken = await ctx.client.getEnvironmentByToken({ token: production.token });
     expect(byToken.companyId).toBe(company.id);
     expect(byToken.environment).toMatchObject({ id: production.id, gameId: game.id, name: "production", token: production.token });
     expect(byToken.game?.id).toBe(game.id);
-    expect(byToken.resources.map((r) => r.key)).toEqual(["billing", "faq"]);
+    expect(byToken.resources.map((r) => r.key)).toEqual(["faq", "billing"]);
     expect(environments).toHaveLength(1);
     expect((await failureOf(ctx.client.getEnvironmentByToken({ token: "2f8a3cbe-1d51-4c55-bb1b-2b5c9f0f1f40" }))).code).toBe("not_found");
     expect((await failureOf(ctx.client.getEnvironmentByToken({ token: "nope" }))).code).toBe("not_found");

@@ -184,8 +184,8 @@ export function ConversationView({ ticketId }: { ticketId: string }) {
       {ticket && ticket !== "missing" && (
         <>
           <ol class="chat" aria-label={t("chat.messages")}>
-            {ordered.map((event) => (
-              <ChatItem key={event.id} event={event} ticketId={ticketId} />
+            {ordered.map((event, index) => (
+              <ChatItem key={event.id} event={event} ticketId={ticketId} continued={continuesGroup(ordered[index - 1], event)} />
             ))}
           </ol>
           {outbox.queue.length > 0 && (
@@ -325,7 +325,23 @@ function spokenText(event: TicketEvent, t: ReturnType<typeof useApp>["locale"]["
   return "";
 }
 
-function ChatItem({ event, ticketId }: { event: TicketEvent; ticketId: string }) {
+/** How far apart two messages of one writer may be to show as one group. */
+const GROUP_WITHIN_MS = 5 * 60_000;
+
+/**
+ * Whether `event` continues the group of `previous`, as chat apps show it: both messages of the
+ * same writer (the player, or the same agent), within GROUP_WITHIN_MS, neither copied in by a
+ * merge. A continued message shows no name and time of its own (screen readers still hear them).
+ */
+export function continuesGroup(previous: TicketEvent | undefined, event: TicketEvent): boolean {
+  if (previous === undefined || previous.type !== event.type || (event.type !== "PLAYER_MESSAGE" && event.type !== "AGENT_MESSAGE")) return false;
+  if (previous.mergedFrom !== undefined || event.mergedFrom !== undefined) return false;
+  if (event.type === "AGENT_MESSAGE" && previous.agent?.displayName !== event.agent?.displayName) return false;
+  const gap = Date.parse(event.createdAt) - Date.parse(previous.createdAt);
+  return gap >= 0 && gap <= GROUP_WITHIN_MS;
+}
+
+function ChatItem({ event, ticketId, continued = false }: { event: TicketEvent; ticketId: string; continued?: boolean }) {
   const { locale } = useApp();
   const { t } = locale;
   // A message copied from another request of the player (an agent merged it into this one)
@@ -342,9 +358,9 @@ function ChatItem({ event, ticketId }: { event: TicketEvent; ticketId: string })
     const mine = event.type === "PLAYER_MESSAGE";
     const agentName = mine ? undefined : event.agent?.displayName.trim() || undefined;
     return (
-      <li class={`bubble ${mine ? "mine" : "theirs"}`}>
+      <li class={`bubble ${mine ? "mine" : "theirs"}${continued ? " continued" : ""}`}>
         {origin}
-        <p class="who">
+        <p class={continued ? "who visually-hidden" : "who"}>
           {agentName && (
             <span class="avatar" aria-hidden="true">
               {initialsOf(agentName)}
