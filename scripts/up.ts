@@ -567,7 +567,7 @@ function printReady(record: TenantRecord | undefined, mailbox: { smtpUrl: string
   if (record?.admin) {
     lines.push(
       `  Console   ${supportAppUrl()}/   (the support application for agents and admins)`,
-      `  Settings  ${supportAppUrl()}/settings   (the demo admin's: API keys, audit log; docs/dashboard.md)`,
+      `  Settings  ${supportAppUrl()}/settings   (the demo admin's: keys, games, team, tags, collectors, articles, webhooks, players, audit log; docs/dashboard.md)`,
       `  Agents    sign in as the demo admin: ${record.admin.email} / ${record.admin.password}   (docs/agents.md)`,
       `            from a shell: curl -c .data/agent.cookies -H "Origin: ${base}" -H "Content-Type: application/json" \\`,
       `              -d '{"email":"${record.admin.email}","password":"${record.admin.password}"}' ${base}/agent-api/sign-in`,
