@@ -197,7 +197,9 @@ describe("the agents' live stream", () => {
     await expect.poll(typing).toEqual([{ agents: ["Ada"] }]);
     expect((await presence(replica.url, agents.bob, ticketId, "typing")).status).toBe(204);
     await expect.poll(typing).toEqual([{ agents: ["Ada"] }, { agents: ["Ada", "Bob"] }]);
+    // One change at a time: two replicas' announcements reach the board in either order.
     expect((await presence(stack.url, agents.ada, ticketId, "left")).status).toBe(204);
+    await expect.poll(typing).toEqual([{ agents: ["Ada"] }, { agents: ["Ada", "Bob"] }, { agents: ["Bob"] }]);
     expect((await presence(replica.url, agents.bob, ticketId, "viewing")).status).toBe(204);
     await expect.poll(typing).toEqual([{ agents: ["Ada"] }, { agents: ["Ada", "Bob"] }, { agents: ["Bob"] }, { agents: [] }]);
     // Never an agent's name or id beyond the display name.
