@@ -3,7 +3,7 @@
 // lost mid-call is 503 with Retry-After, a passed deadline 504); anything else is a 500 whose
 // message and stack are logged and never sent.
 import type { Logger } from "@support/logging";
-import { toHttpError } from "@support/rpc";
+import { toHttpError, type HttpErrorResponse } from "@support/rpc";
 import type { Middleware } from "koa";
 
 /** An HTTP-level refusal that has no domain error code (405 method_not_allowed). */
@@ -35,6 +35,16 @@ export function rateLimited(what: string, retryAfterSeconds: number, headers: Re
   return new HttpProblem(429, "rate_limited", `Too many requests ${what}; retry in ${seconds} seconds`, { "Retry-After": seconds, ...headers });
 }
 
+/**
+ * The answer an error gets: an HttpProblem's own status, headers and `{code, message}`; any
+ * other error libs/rpc's mapping (a read cannot have been half-applied: its 503 and 504 leave
+ * out the outcome warning).
+ */
+export function errorAnswer(error: unknown, readOnly: boolean): { status: number; headers: Record<string, string>; body: { code: string; message: string; details?: HttpErrorResponse["body"]["details"] } } {
+  if (error instanceof HttpProblem) return { status: error.status, headers: error.headers, body: { code: error.code, message: error.message } };
+  return toHttpError(error, { readOnly });
+}
+
 export function errorHandler(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
@@ -42,16 +52,11 @@ export function errorHandler(logger: Logger): Middleware {
     } catch (error) {
       // Whatever the route had set before it failed, an error answer is never cached.
       ctx.set("Cache-Control", "no-store");
-      if (error instanceof HttpProblem) {
-        ctx.status = error.status;
-        for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-        ctx.body = { code: error.code, message: error.message };
-        return;
+      const { status, headers, body } = errorAnswer(error, ctx.method === "GET" || ctx.method === "HEAD");
+      if (!(error instanceof HttpProblem)) {
+        if (status === 500) logger.error({ err: error, method: ctx.method, path: ctx.path }, "request failed");
+        else if (status === 503 || status === 504) logger.warn({ err: error, method: ctx.method, path: ctx.path }, "dependency unavailable");
       }
-      // A read cannot have been half-applied: its 503 and 504 leave out the outcome warning.
-      const { status, headers, body } = toHttpError(error, { readOnly: ctx.method === "GET" || ctx.method === "HEAD" });
-      if (status === 500) logger.error({ err: error, method: ctx.method, path: ctx.path }, "request failed");
-      else if (status === 503 || status === 504) logger.warn({ err: error, method: ctx.method, path: ctx.path }, "dependency unavailable");
       ctx.status = status;
       for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
       ctx.body = body;

@@ -5,13 +5,13 @@
 // only turn the query or body into a CreateSupportSession call and its answer into a 307 or
 // `{sessionCode, url}`.
 import { AppError } from "@support/errors";
-import { connectToAppError, toHttpError } from "@support/rpc";
+import { connectToAppError } from "@support/rpc";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
 import type { Context, Middleware } from "koa";
 import type { PlayersClient } from "../clients.ts";
 import type { GatewayConfig } from "../config.ts";
-import { HttpProblem } from "../middleware/errors.ts";
+import { errorAnswer } from "../middleware/errors.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { createPublicRateLimiter, parseTrustProxy, refusalCounter, tokenBucketOf, type PublicRateLimiter, type RateLimitStore } from "../middleware/rate-limit.ts";
 import { sessionRequestFromQuery, toCreateSupportSessionRequest } from "../mappings/sessions.ts";
@@ -109,8 +109,8 @@ function refusalsToThePage(webSupportUrl: string, logger: Logger | undefined): M
     try {
       await next();
     } catch (error) {
-      const status = error instanceof HttpProblem ? error.status : toHttpError(error).status;
-      const issues = error instanceof HttpProblem ? [] : (toHttpError(error).body.details?.issues ?? []);
+      const { status, body } = errorAnswer(error, true);
+      const issues = body.details?.issues ?? [];
       if (status >= 500) logger?.warn({ err: error, path: ctx.path }, "support session redirect failed; the browser is sent to the page's explanation");
       const page = new URL(webSupportUrl);
       page.hash = `/refused/${refusalReasonOf(status, issues.map((issue) => issue.path))}`;
