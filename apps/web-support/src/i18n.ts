@@ -36,7 +36,7 @@ export function createLocale(tag: string | undefined | null): Locale {
   const catalog = catalogs[language]!;
   const t: Translate = (key, params = {}) =>
     (catalog[key] ?? en[key]).replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
-  return { language, dir: RTL.has(language) ? "rtl" : "ltr", t };
+  return { language, dir: directionOf(language), t };
 }
 
 /** The language the browser prefers, for pages shown before any session is known. */

@@ -4,6 +4,7 @@
 // Only text waits: files need an upload, which needs the connection.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, type PlayerApi } from "./api.ts";
+import { readTabStorage, writeTabStorage } from "./tab-storage.ts";
 
 export interface QueuedMessage {
   id: string;
@@ -15,20 +16,16 @@ const storageKey = (ticketId: string) => `support.outbox.${ticketId}`;
 
 function stored(ticketId: string): QueuedMessage[] {
   try {
-    const value = JSON.parse(sessionStorage.getItem(storageKey(ticketId)) ?? "[]") as unknown;
+    const value = JSON.parse(readTabStorage(storageKey(ticketId)) ?? "[]") as unknown;
     return Array.isArray(value) ? (value as QueuedMessage[]).filter((item) => typeof item?.text === "string" && typeof item.id === "string") : [];
   } catch {
+    // Not JSON (written by something else): nothing waits.
     return [];
   }
 }
 
 function store(ticketId: string, queue: readonly QueuedMessage[]): void {
-  try {
-    if (queue.length === 0) sessionStorage.removeItem(storageKey(ticketId));
-    else sessionStorage.setItem(storageKey(ticketId), JSON.stringify(queue));
-  } catch {
-    // Storage disabled: the queue lives in this page only.
-  }
+  writeTabStorage(storageKey(ticketId), queue.length === 0 ? null : JSON.stringify(queue));
 }
 
 /** A failure that says nothing about the message: the request never got an answer. */

@@ -3,6 +3,8 @@
 // reload of the tab but not the tab itself. The code that the service accepted is remembered
 // the same way: a refused code that had worked is expired, one that never worked is not valid
 // (mistyped, made up, or cut short in copying).
+import { readTabStorage, writeTabStorage } from "./tab-storage.ts";
+
 const STORAGE_KEY = "support.sid";
 const ACCEPTED_KEY = "support.sid.accepted";
 let acceptedInMemory: string | null = null;
@@ -19,38 +21,20 @@ export function takeSessionCode(): TakenCode {
   if (fromUrl) {
     url.searchParams.delete("sid");
     history.replaceState(history.state, "", url.pathname + url.search + url.hash);
-    try {
-      sessionStorage.setItem(STORAGE_KEY, fromUrl);
-    } catch {
-      // Storage disabled (some in-game web views): the code lives in memory for this page.
-    }
+    // Storage disabled: the code lives in memory for this page.
+    writeTabStorage(STORAGE_KEY, fromUrl);
     return { code: fromUrl, fresh: true };
   }
-  let stored: string | null = null;
-  try {
-    stored = sessionStorage.getItem(STORAGE_KEY);
-  } catch {
-    stored = null;
-  }
-  return { code: stored, fresh: false };
+  return { code: readTabStorage(STORAGE_KEY), fresh: false };
 }
 
 /** The service accepted `code` (a session was read with it). */
 export function rememberAccepted(code: string): void {
   acceptedInMemory = code;
-  try {
-    sessionStorage.setItem(ACCEPTED_KEY, code);
-  } catch {
-    // Storage disabled: remembered for this page only.
-  }
+  writeTabStorage(ACCEPTED_KEY, code);
 }
 
 /** Whether `code` was accepted before in this tab: a refusal now means it expired. */
 export function wasAccepted(code: string): boolean {
-  if (acceptedInMemory === code) return true;
-  try {
-    return sessionStorage.getItem(ACCEPTED_KEY) === code;
-  } catch {
-    return false;
-  }
+  return acceptedInMemory === code || readTabStorage(ACCEPTED_KEY) === code;
 }
