@@ -9,6 +9,7 @@ import { SettingsLayout } from "../../components/settings-layout.tsx";
 import { colleagues } from "../../directory.ts";
 import { language, t } from "../../i18n.ts";
 import { en, type MessageKey } from "../../messages/en.ts";
+import { isRequesterType, requesterLabel } from "./players.tsx";
 import { actorName } from "./api-keys.tsx";
 
 const dateTime = new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "medium" });
@@ -79,12 +80,9 @@ function show(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Who asked for a player's deletion, as the Players page says it. */
-const REQUESTERS: Record<string, MessageKey> = { api_key: "players.byApiKey", operator: "settings.operator", user: "players.byUser" };
-
-/** A setting's value in words, for the settings whose values are codes. */
+/** A setting's value in words, for the settings whose values are codes (who asked for a deletion, as the Players page says it). */
 function showSetting(name: string, value: unknown): string {
-  if (name === "requestedBy" && typeof value === "string" && value in REQUESTERS) return t(REQUESTERS[value]!);
+  if (name === "requestedBy" && isRequesterType(value)) return requesterLabel({ type: value, id: null });
   return show(value);
 }
 

@@ -43,7 +43,15 @@ function playerLabel(player: SettingsPlayer): string {
   return player.name ? `${key} (${player.name})` : key;
 }
 
-function requesterLabel(requestedBy: ScheduledDeletion["requestedBy"]): string {
+const REQUESTER_TYPES = ["api_key", "operator", "user"] as const;
+
+/** Whether `value` names who can ask for a deletion (the audit log's `requestedBy` holds the type alone). */
+export function isRequesterType(value: unknown): value is ScheduledDeletion["requestedBy"]["type"] {
+  return (REQUESTER_TYPES as readonly unknown[]).includes(value);
+}
+
+/** Who asked for a deletion, in words. */
+export function requesterLabel(requestedBy: ScheduledDeletion["requestedBy"]): string {
   if (requestedBy.type === "operator") return t("settings.operator");
   if (requestedBy.type === "user") return t("players.byUser");
   return requestedBy.id ? t("players.byApiKeyId", { id: requestedBy.id.slice(0, 8) }) : t("players.byApiKey");
