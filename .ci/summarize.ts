@@ -13,6 +13,9 @@ import { basename, dirname, join, resolve } from "node:path";
 
 interface AssertionResult {
   status: string;
+  fullName?: string;
+  title?: string;
+  failureMessages?: string[];
 }
 interface FileResult {
   name: string;
@@ -55,6 +58,7 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const durations: { file: string; seconds: number }[] = [];
+const failures: { file: string; test: string; message: string }[] = [];
 const root = resolve(dirname(import.meta.dirname));
 for (const file of files) {
   const report = JSON.parse(readFileSync(join(dir, file), "utf8")) as VitestReport;
@@ -62,6 +66,12 @@ for (const file of files) {
     if (result.startTime !== undefined && result.endTime !== undefined) {
       durations.push({ file: result.name.startsWith(root) ? result.name.slice(root.length + 1) : result.name, seconds: (result.endTime - result.startTime) / 1000 });
     }
+  }
+  for (const result of report.testResults ?? []) {
+    const file = result.name.startsWith(root) ? result.name.slice(root.length + 1) : result.name;
+    const failedTests = (result.assertionResults ?? []).filter((a) => a.status === "failed");
+    for (const a of failedTests) failures.push({ file, test: a.fullName ?? a.title ?? "(unnamed)", message: firstLines(a.failureMessages?.[0] ?? "") });
+    if (result.status === "failed" && failedTests.length === 0) failures.push({ file, test: "(the file itself)", message: firstLines(result.message ?? "") });
   }
   const brokenFiles = (report.testResults ?? []).filter(
     (r) => r.status === "failed" && !(r.assertionResults ?? []).some((a) => a.status === "failed"),
@@ -93,10 +103,30 @@ if (elapsedSeconds !== undefined && Number.isFinite(elapsedSeconds)) {
   const verdict = budget === undefined ? "" : elapsedSeconds <= budget ? ` (budget ${clock(budget)}: within)` : ` (budget ${clock(budget)}: OVER by ${clock(elapsedSeconds - budget)})`;
   console.log(`make test took ${clock(elapsedSeconds)}${verdict}`);
 }
+// The failures come last but one, so that the tail of a CI log names them.
+if (failures.length > 0) {
+  console.log("failed tests:");
+  for (const { file, test, message } of failures.slice(0, 20)) {
+    console.log(`  ${file} > ${test}`);
+    for (const line of message.split("\n")) console.log(`      ${line}`);
+  }
+  if (failures.length > 20) console.log(`  ... and ${failures.length - 20} more`);
+}
 for (const step of failedSteps) console.log(`  ${step.padEnd(16)} failed`);
 failed += failedSteps.length;
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exitCode = failed > 0 ? 1 : 0;
+
+/** The first lines of a failure message, without colour codes, each cut to a readable width. */
+function firstLines(message: string): string {
+  return message
+    .replace(/\u001b\[[0-9;]*m/g, "")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .slice(0, 6)
+    .map((line) => (line.length > 200 ? `${line.slice(0, 200)}…` : line))
+    .join("\n");
+}
 
 /** Short names (`@support/x` -> `x`) of workspace packages that have a `test` script. */
 function workspacePackagesWithTests(root: string): string[] {

@@ -195,7 +195,7 @@ export interface StackOptions {
  * Migrates and starts content, tickets, media, players, webhooks and the gateway as child processes,
  * wired to each other on free ports, in a new database `bench_<random>` and NATS prefix.
  * `env` is added to every service's environment. The database and the run's streams are
- * removed by cleanup().
+ * removed by cleanup() (the database kept with BENCH_KEEP_DATABASE=1).
  */
 export async function startStack(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
   const run = randomBytes(4).toString("hex");
@@ -203,6 +203,11 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
   const database = `bench_${run}`;
   const databaseUrl = adminUrl.replace(/\/[^/]*$/, `/${database}`);
   cleanups.push(async () => {
+    // BENCH_KEEP_DATABASE=1 leaves the seeded database for reading its plans by hand afterwards.
+    if (process.env.BENCH_KEEP_DATABASE === "1") {
+      progress(`kept database ${database} (BENCH_KEEP_DATABASE=1): drop it with \`dropdb ${database}\``);
+      return;
+    }
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
     try {

@@ -99,6 +99,18 @@ export const en = {
   "refused.link": "This link to support is not valid. Please open support again from the game.",
   "refused.busy": "Too many players are opening support from your network right now. Please wait a minute and try again.",
   "refused.unavailable": "Support is unavailable right now. Please try again in a few minutes.",
+  "help.searchLabel": "Search the help articles",
+  "help.searchButton": "Search",
+  "help.results": "Articles about “{query}”",
+  "help.noResults": "No help article matches “{query}”.",
+  "help.helpful": "Was this helpful?",
+  "help.yes": "Yes",
+  "help.no": "No",
+  "help.thanks": "Thank you for your feedback.",
+  "help.related": "Related articles",
+  "help.stillNeedHelp": "Still need help?",
+  "help.contact": "Contact support",
+  "contact.aboutArticle": "About the article: {title}",
 };
 
 export type MessageKey = keyof typeof en;
