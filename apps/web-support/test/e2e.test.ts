@@ -23,10 +23,51 @@ const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const SCREENSHOTS = fileURLToPath(new URL("../../../.ci/out/web-support/", import.meta.url));
 
+/** The contact-form collector both games share. */
+const contactCollector = {
+  ref: "contact",
+  title: "About your problem",
+  contactForm: true,
+  fields: [
+    { key: "platform", label: "Platform", type: "DROPDOWN", options: ["PC", "Mobile"], required: true },
+    { key: "level", label: "Level reached", type: "TEXT", required: false },
+  ],
+};
+
+/** Star Night: the game's look is dark (its tenant-file branding), in English, Japanese and French. */
+const nightGame = {
+  ref: "night",
+  name: "Star Night",
+  slug: "star-night",
+  languages: ["en", "ja", "fr"],
+  branding: { accentColor: "#f59e0b", colorScheme: "dark" },
+  environments: [
+    {
+      ref: "night-production",
+      name: "production",
+      announcement: { shortContent: { en: "Night servers are back online", ja: "夜のサーバーが復旧しました", fr: "Les serveurs de nuit sont de retour" }, longContent: null },
+    },
+  ],
+  resources: [
+    {
+      key: "getting-started",
+      title: { en: "Getting started", ja: "はじめに", fr: "Bien démarrer" },
+      body: {
+        en: "Press **Start** to play.\n\n- Pick a ship\n- Fly\n\n<script>window.__pwned = true</script>\n\n<img src=x onerror=\"window.__pwned = true\">",
+        ja: "**スタート**を押して遊びます。\n\n- 船を選ぶ\n- 飛ぶ\n\n<script>window.__pwned = true</script>",
+        fr: "Appuyez sur **Démarrer** pour jouer.\n\n- Choisissez un vaisseau\n- Volez\n\n<script>window.__pwned = true</script>",
+      },
+    },
+    { key: "billing", title: { en: "Payments", ja: "お支払い", fr: "Paiements" }, body: { en: "Payments go through the store.", ja: "お支払いはストアで行います。", fr: "Les paiements passent par la boutique." } },
+  ],
+  collectors: [contactCollector],
+};
+
 const tenant = {
   company: { name: "Web Support Studio", primaryLanguage: "en" },
   apiKeys: [{ name: "main" }],
   games: [
+    nightGame,
     {
       ref: "quest",
       name: "Star Quest",
@@ -50,17 +91,7 @@ const tenant = {
         },
         { key: "billing", title: { en: "Payments", ar: "المدفوعات" }, body: { en: "Payments go through the store." } },
       ],
-      collectors: [
-        {
-          ref: "contact",
-          title: "About your problem",
-          contactForm: true,
-          fields: [
-            { key: "platform", label: "Platform", type: "DROPDOWN", options: ["PC", "Mobile"], required: true },
-            { key: "level", label: "Level reached", type: "TEXT", required: false },
-          ],
-        },
-      ],
+      collectors: [contactCollector],
     },
   ],
 };
@@ -130,6 +161,7 @@ describe("the web support page in a browser", () => {
   });
 
   const token = () => a.games.quest!.environments["quest-production"]!.token;
+  const nightToken = () => a.games.night!.environments["night-production"]!.token;
   const actions = (ticketId: string, list: unknown[]) => stack.request(`/tickets/${ticketId}/actions`, { method: "POST", key, json: { actions: list } });
 
   async function newPage(
@@ -225,13 +257,19 @@ describe("the web support page in a browser", () => {
     name: string;
     language: string;
     viewport: { width: number; height: number };
+    /** The dark game (Star Night) instead of the light one (Star Quest). */
+    dark?: boolean;
     texts: { resourceTitle: string; home: string; announcement: string; contact: string; send: string; closed: string; thanks: string };
   }): Promise<void> {
-    const { name, language, viewport, texts } = options;
+    const { name, language, viewport, texts, dark = false } = options;
+    const gameName = dark ? "Star Night" : "Star Quest";
     const shot = (step: string) => screenshot(page, `${name}-${step}`);
     const { context, page, problems } = await newPage(viewport);
+    // Every text readable on its background: axe's own contrast rule skips right-to-left scripts,
+    // and a dark page must prove its palette as the light one did.
+    const checkContrast = language === "ar" || dark;
     try {
-      const query = new URLSearchParams({ token: token(), language, resource: "getting-started", "player.id": `player-${name}`, "player.name": "Nadia", "player.email": `${name}@example.com` });
+      const query = new URLSearchParams({ token: dark ? nightToken() : token(), language, resource: "getting-started", "player.id": `player-${name}`, "player.name": "Nadia", "player.email": `${name}@example.com` });
       await page.goto(`${base}/support/sessions/redirect?${query}`);
 
       // 1. The resource the session was opened on; the code left the address bar for sessionStorage.
@@ -243,6 +281,12 @@ describe("the web support page in a browser", () => {
       expect(await page.locator(".markdown li").count()).toBe(2);
       expect(await page.locator(".markdown script, .markdown img").count()).toBe(0);
       expect(await page.evaluate(() => (window as unknown as { __pwned?: boolean }).__pwned)).toBeUndefined();
+      // The game's scheme from its branding: a dark page (dark background, light text) or a light one.
+      const look = await page.evaluate(() => ({ scheme: document.documentElement.dataset.scheme, background: getComputedStyle(document.documentElement).backgroundColor, accent: document.documentElement.style.getPropertyValue("--accent") }));
+      expect(look.scheme).toBe(dark ? "dark" : "light");
+      const [red = 0, green = 0, blue = 0] = (look.background.match(/\d+/g) ?? []).map(Number);
+      expect((red + green + blue) / 3 < 80, `${name} background ${look.background}`).toBe(dark);
+      if (dark) expect(look.accent).toBe("#f59e0b");
       await shot("01-resource");
       await expectAccessible(page, `${name} resource`);
 
@@ -250,7 +294,7 @@ describe("the web support page in a browser", () => {
       await page.locator('a[href="#/"]').first().click();
       await page.getByRole("heading", { level: 1, name: texts.home }).waitFor();
       await page.getByText(texts.announcement).waitFor();
-      await page.getByText("Star Quest").first().waitFor();
+      await page.getByText(gameName).first().waitFor();
       expect(await page.locator('a[href="#/resources/billing"]').count()).toBe(1);
       if (language === "ar") {
         // An article written only in English opens in English throughout (never an Arabic title over an English body), marked as such.
@@ -265,7 +309,7 @@ describe("the web support page in a browser", () => {
       await page.locator("#tickets-title").waitFor();
       await shot("02-home");
       await expectAccessible(page, `${name} home`);
-      if (language === "ar") await expectTextContrast(page, "Arabic home");
+      if (checkContrast) await expectTextContrast(page, `${name} home`);
 
       // 3. The contact form: a message, an image attachment, the collector's fields; by keyboard where it matters.
       await page.getByRole("link", { name: texts.contact }).click();
@@ -296,6 +340,7 @@ describe("the web support page in a browser", () => {
       await page.locator("#field-level").fill("42");
       await shot("03-contact-form");
       await expectAccessible(page, `${name} contact form`);
+      if (checkContrast) await expectTextContrast(page, `${name} contact form`);
       await page.locator("button[type=submit]").click();
       await page.waitForURL(/#\/tickets\//, { timeout: 30_000 });
       const ticketId = decodeURIComponent(page.url().split("#/tickets/")[1]!);
@@ -330,7 +375,7 @@ describe("the web support page in a browser", () => {
       await expect.poll(() => page.locator("#live").textContent()).toContain("Which sector were you in?");
       await shot("05-agent-reply");
       await expectAccessible(page, `${name} conversation`);
-      if (language === "ar") await expectTextContrast(page, "Arabic conversation");
+      if (checkContrast) await expectTextContrast(page, `${name} conversation`);
 
       // 5. The player answers.
       await page.locator("#reply").fill("Sector 7");
@@ -346,6 +391,7 @@ describe("the web support page in a browser", () => {
       expect(await page.locator("#reply").count()).toBe(0);
       await shot("07-resolved");
       await expectAccessible(page, `${name} closed conversation`);
+      if (checkContrast) await expectTextContrast(page, `${name} closed conversation`);
 
       // 7. Rating by keyboard: the 4 of the radio group, a review, send. The five scores share one row.
       const scores = await page.locator(".score").evaluateAll((labels) => labels.map((label) => label.getBoundingClientRect()).map((box) => ({ top: Math.round(box.top), left: box.left, right: box.right })));
@@ -405,6 +451,42 @@ describe("the web support page in a browser", () => {
         send: "إرسال",
         closed: "هذه المحادثة مغلقة.",
         thanks: "شكرًا لتقييمك!",
+      },
+    });
+  }, 240_000);
+
+  it("does the same in Japanese on a dark game, in a 360 px web view", async () => {
+    await journey({
+      name: "ja-360-dark",
+      language: "ja",
+      dark: true,
+      viewport: { width: 360, height: 740 },
+      texts: {
+        resourceTitle: "はじめに",
+        home: "サポート",
+        announcement: "夜のサーバーが復旧しました",
+        contact: "サポートに問い合わせる",
+        send: "送信",
+        closed: "このお問い合わせは終了しました。",
+        thanks: "評価ありがとうございました！",
+      },
+    });
+  }, 240_000);
+
+  it("does the same in French on a dark game, on a desktop", async () => {
+    await journey({
+      name: "fr-desktop-dark",
+      language: "fr",
+      dark: true,
+      viewport: { width: 1280, height: 900 },
+      texts: {
+        resourceTitle: "Bien démarrer",
+        home: "Assistance",
+        announcement: "Les serveurs de nuit sont de retour",
+        contact: "Contacter l'assistance",
+        send: "Envoyer",
+        closed: "Cette conversation est fermée.",
+        thanks: "Merci pour votre note !",
       },
     });
   }, 240_000);
@@ -482,8 +564,8 @@ describe("the web support page in a browser", () => {
     }
   }, 180_000);
 
-  it("keeps a long conversation alive at 360 px: the list previews it and counts unread answers, it opens at its newest message, new ones scroll in or are counted", async () => {
-    const opened = await stack.request("/support/sessions", { method: "POST", json: { token: token(), language: "en", player: { id: "chatty-player" } } });
+  it.each([["light", false], ["dark", true]] as const)("keeps a long conversation alive at 360 px (%s): the list previews it and counts unread answers, it opens at its newest message, new ones scroll in or are counted, it waits offline", async (scheme, dark) => {
+    const opened = await stack.request("/support/sessions", { method: "POST", json: { token: dark ? nightToken() : token(), language: "en", player: { id: `chatty-player-${scheme}` } } });
     expect(opened.status, opened.text).toBe(200);
     const code = (opened.body as { sessionCode: string }).sessionCode;
     const asPlayer = { authorization: `Session ${code}` };
@@ -508,8 +590,9 @@ describe("the web support page in a browser", () => {
       await entry.locator(".unread-count", { hasText: "15 new" }).waitFor();
       expect(await entry.locator(".status").textContent()).toBe("Waiting for your answer");
       expect(await entry.locator(".preview").textContent()).toBe("Support: Which server do you play on?");
-      await screenshot(page, "chat-01-list-unread");
-      await expectAccessible(page, "home with an unread conversation");
+      await screenshot(page, `${scheme}-chat-01-list-unread`);
+      await expectAccessible(page, `${scheme} home with an unread conversation`);
+      if (dark) await expectTextContrast(page, "dark home with an unread conversation");
 
       // Opened: at its newest message, with the state the player reads; the answers are read now.
       await entry.locator("a").click();
@@ -520,7 +603,7 @@ describe("the web support page in a browser", () => {
       expect(await page.locator(".bubble.theirs").count()).toBe(15);
       expect(await page.locator(".bubble.theirs .who:not(.visually-hidden)").count()).toBe(1);
       await expect.poll(async () => (await listed()).unread).toBe(0);
-      await screenshot(page, "chat-02-opens-at-newest");
+      await screenshot(page, `${scheme}-chat-02-opens-at-newest`);
 
       // Read further up: a new answer is counted on a button, which brings it into view.
       await page.evaluate(() => scrollTo({ top: 0 }));
@@ -536,8 +619,9 @@ describe("the web support page in a browser", () => {
       expect(foot.composerBottom).toBe(foot.height);
       expect(foot.cueBottom).toBeLessThanOrEqual(foot.composerTop);
       expect(foot.composerHeight, "the answer box takes at most a third of the screen").toBeLessThanOrEqual(foot.height / 3);
-      await screenshot(page, "chat-03-new-message-cue", "viewport");
-      await expectAccessible(page, "conversation with the new-message cue");
+      await screenshot(page, `${scheme}-chat-03-new-message-cue`, "viewport");
+      await expectAccessible(page, `${scheme} conversation with the new-message cue`);
+      if (dark) await expectTextContrast(page, "dark conversation with the new-message cue");
       await page.getByRole("button", { name: "New messages below (1)" }).click();
       await expect.poll(lastBubbleInView).toBe(true);
       expect(await page.getByRole("button", { name: /New messages below/ }).count()).toBe(0);
@@ -557,8 +641,9 @@ describe("the web support page in a browser", () => {
       await page.locator(".bubble.pending", { hasText: "Written on the train" }).waitFor();
       expect(await page.locator(".bubble.pending").textContent()).toContain("Not sent yet");
       expect(await page.locator("#reply").inputValue()).toBe("");
-      await screenshot(page, "chat-03b-offline-message-waits", "viewport");
-      await expectAccessible(page, "conversation offline with a waiting message");
+      await screenshot(page, `${scheme}-chat-03b-offline-message-waits`, "viewport");
+      await expectAccessible(page, `${scheme} conversation offline with a waiting message`);
+      if (dark) await expectTextContrast(page, "dark conversation offline with a waiting message");
       await context.setOffline(false);
       await page.locator(".bubble.mine:not(.pending) .text", { hasText: "Written on the train" }).waitFor({ timeout: 20_000 });
       await expect.poll(() => page.locator(".bubble.pending").count()).toBe(0);
@@ -573,7 +658,7 @@ describe("the web support page in a browser", () => {
       await page.locator('a[href="#/"]').first().click();
       await entry.locator(".preview", { hasText: "You: EU-West" }).waitFor();
       expect(await entry.locator(".unread-count").count()).toBe(0);
-      await screenshot(page, "chat-04-list-read");
+      await screenshot(page, `${scheme}-chat-04-list-read`);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
       expect(problems).toEqual([]);
     } finally {
@@ -611,6 +696,8 @@ describe("the web support page in a browser", () => {
       await page.evaluate(() => sessionStorage.clear());
       await page.goto(`${base}/support/?sid=${encodeURIComponent("made-up-code-0123456789abcdef")}`);
       await page.getByRole("heading", { level: 1, name: "This support link is not valid" }).waitFor();
+      // Nothing was sent with a code that never worked: the page does not speak of sent messages.
+      expect(await page.locator("main").textContent()).not.toContain("Messages you already sent");
       await screenshot(page, "unknown-code");
 
       await page.evaluate(() => sessionStorage.clear());
@@ -629,6 +716,7 @@ describe("the web support page in a browser", () => {
         await page.getByRole("heading", { level: 1, name: "Support could not be opened" }).waitFor();
         await page.getByText(text).waitFor();
         expect(await page.locator("body").textContent()).not.toContain('"code"');
+        expect(await page.locator("main").textContent()).not.toContain("Messages you already sent");
       }
       await screenshot(page, "refused-link");
       await expectAccessible(page, "refused link page");
@@ -637,14 +725,18 @@ describe("the web support page in a browser", () => {
       await context.close();
     }
 
-    // The same refusal in Arabic, right to left.
-    const arabic = await browser.newContext({ viewport: { width: 360, height: 740 }, locale: "ar" });
+    // The same refusal in Arabic, right to left, on a device set to dark: without a session (no
+    // game's look known) the page follows the device.
+    const arabic = await browser.newContext({ viewport: { width: 360, height: 740 }, locale: "ar", colorScheme: "dark" });
     try {
       const page = await arabic.newPage();
       await page.goto(`${base}/support/sessions/redirect?${new URLSearchParams({ token: "00000000-0000-4000-8000-000000000000" })}`);
       await page.getByRole("heading", { level: 1, name: "تعذّر فتح الدعم" }).waitFor();
       expect(await page.evaluate(() => document.documentElement.dir)).toBe("rtl");
-      await screenshot(page, "refused-link-ar");
+      expect(await page.evaluate(() => ({ scheme: document.documentElement.dataset.scheme, background: getComputedStyle(document.documentElement).backgroundColor }))).toEqual({ scheme: "system", background: "rgb(21, 24, 29)" });
+      await expectAccessible(page, "refused link page, Arabic, dark device");
+      await expectTextContrast(page, "refused link page, Arabic, dark device");
+      await screenshot(page, "refused-link-ar-dark");
     } finally {
       await arabic.close();
     }

@@ -65,6 +65,20 @@ describe("tenant file", () => {
     expect(issuesOf({ company: { name: "Star", email: { replyTo: "a@b.example" } } })).toEqual([{ path: "company/email/replyTo", message: "is not allowed here" }]);
   });
 
+  it("takes a game's branding: an accent colour as #rgb or #rrggbb and a colour scheme", () => {
+    const branded = (branding: unknown) => ({ ...minimal(), games: [{ ...minimal().games[0]!, branding }] });
+    expect(issuesOf(branded({ accentColor: "#0F766E", colorScheme: "dark" }))).toEqual([]);
+    expect(issuesOf(branded({ accentColor: "#abc" }))).toEqual([]);
+    expect(issuesOf(branded({ accentColor: null, colorScheme: "system" }))).toEqual([]);
+    expect(issuesOf(branded({ accentColor: "teal", colorScheme: "sepia", logo: "logo.png" }))).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: "games/0/branding/accentColor" }),
+        expect.objectContaining({ path: "games/0/branding/colorScheme" }),
+        expect.objectContaining({ path: "games/0/branding/logo" }),
+      ]),
+    );
+  });
+
   it("names the path of each bad value", () => {
     const file = minimal();
     file.games[0]!.languages = ["en", "klingon"];

@@ -38,6 +38,8 @@ export interface TenantFile {
     collectors?: TenantCollector[];
     metadataJwks?: { keys: Record<string, unknown>[] };
     blockUnverifiedPlayers?: boolean;
+    /** The web support page's look (the logo is uploaded in the console). */
+    branding?: { accentColor?: string | null; colorScheme?: "light" | "dark" | "system" };
   }[];
   users?: { ref: string; name: string; email: string; role?: "admin" | "agent"; displayName?: string; games?: string[]; skills?: string[] }[];
   tags?: { name: string; game: string | null; description?: string | null; isAiTag?: boolean; isSkill?: boolean }[];

@@ -147,6 +147,30 @@ describe("converging a company on an edited tenant file", () => {
     expect(await snapshot(companyId)).toEqual(before);
   });
 
+  it("applies a game's branding from the file, and changes only the attributes an edited file names", async () => {
+    const file = studio("Brand Studio");
+    const branded = { ...file, games: [{ ...file.games[0]!, branding: { accentColor: "#0F766E", colorScheme: "dark" as const } }] };
+    const first = await applyTenant(ctx.db, digest(), branded);
+    const { companyId } = first;
+    const gameId = first.games[0]!.gameId;
+    const brandingOf = async () => (await ctx.client.getGame({ companyId, gameId })).branding;
+    expect(await brandingOf()).toMatchObject({ accentColor: "#0f766e", accentTextColor: "#ffffff", colorScheme: "dark" });
+
+    // The edited file names only the scheme: the accent colour stays.
+    const edited = { ...file, games: [{ ...file.games[0]!, branding: { colorScheme: "system" as const } }] };
+    const converged = await applyTenant(ctx.db, digest(), edited, { companyId });
+    expect(converged.report!.changed.map(({ kind, attributes }) => ({ kind, attributes }))).toEqual([{ kind: "game", attributes: ["branding"] }]);
+    expect(await brandingOf()).toMatchObject({ accentColor: "#0f766e", colorScheme: "system" });
+    const changes = await ctx.db.selectFrom("audit_log").select(["actor"]).where("company_id", "=", companyId).where("action", "=", "game.branding_changed").execute();
+    expect(changes).toEqual([{ actor: { type: "operator", id: null } }, { actor: { type: "operator", id: null } }]);
+
+    // The same again changes nothing; a file without branding leaves it alone.
+    const again = await applyTenant(ctx.db, digest(), { ...edited, apiKeys: [...edited.apiKeys, { name: "again" }] }, { companyId });
+    expect(again.report!.changed).toEqual([]);
+    await applyTenant(ctx.db, digest(), { ...file, apiKeys: [...file.apiKeys, { name: "plain" }] }, { companyId });
+    expect(await brandingOf()).toMatchObject({ accentColor: "#0f766e", colorScheme: "system" });
+  });
+
   it("refuses a change the file cannot make, and writes nothing of the rest", async () => {
     const file = studio("Conflict Studio");
     const first = await applyTenant(ctx.db, digest(), file);

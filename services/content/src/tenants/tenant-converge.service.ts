@@ -23,6 +23,8 @@ import { findCompany } from "../companies/company.repository.ts";
 import { setCompanyEmailSender } from "../companies/company.service.ts";
 import { changeField, createField, listFields } from "../fields/field.service.ts";
 import { changeArticle } from "../games/article.service.ts";
+import { normalizeHexColor } from "../games/branding.ts";
+import { getGameBranding, setGameBranding } from "../games/branding.service.ts";
 import { parseResourceChange, type Game, type GameEnvironment } from "../games/game.ts";
 import { createEnvironment, createGame, createResource, listGamesWithEnvironments, setGameMetadataKeys, updateGame } from "../games/game.service.ts";
 import { listResources } from "../games/game.repository.ts";
@@ -145,6 +147,9 @@ async function convergeGames(trx: Db, companyId: string, primaryLanguage: Langua
     if (!existing) {
       game = await at(path, () => createGame(trx, companyId, input));
       report.created.push(item("game", game.slug, path, game.id));
+      const branding = input.branding;
+      const gameId = game.id;
+      if (branding) await at(`${path}/branding`, () => setGameBranding(trx, companyId, gameId, { accentColor: branding.accentColor ?? null, colorScheme: branding.colorScheme ?? "light" }, CHANGE));
     } else {
       const current = existing.game;
       game = current;
@@ -158,6 +163,19 @@ async function convergeGames(trx: Db, companyId: string, primaryLanguage: Langua
         const jwks = input.metadataJwks;
         game = await at(`${path}/metadataJwks`, () => setGameMetadataKeys(trx, companyId, current.id, JSON.stringify(jwks), CHANGE));
         changed.push("metadataJwks");
+      }
+      // The branding's attributes the file names; one it leaves out keeps its value (the logo
+      // is never in a file: it is uploaded in the console).
+      const branding = input.branding;
+      if (branding !== undefined) {
+        const current = await getGameBranding(trx, companyId, game.id);
+        const accentColor = "accentColor" in branding ? (branding.accentColor === null || branding.accentColor === undefined ? null : (normalizeHexColor(branding.accentColor) ?? branding.accentColor)) : current.accentColor;
+        const colorScheme = branding.colorScheme ?? current.colorScheme;
+        if (accentColor !== current.accentColor || colorScheme !== current.colorScheme) {
+          const gameId = game.id;
+          await at(`${path}/branding`, () => setGameBranding(trx, companyId, gameId, { accentColor, colorScheme }, CHANGE));
+          changed.push("branding");
+        }
       }
       report[changed.length > 0 ? "changed" : "unchanged"].push(item("game", game.slug, path, game.id, { attributes: changed }));
     }

@@ -19,6 +19,7 @@ import { configureSingleSignOn } from "../agents/single-sign-on.service.ts";
 import { isUuid } from "../common/validation.ts";
 import { createCompany, setCompanyEmailSender } from "../companies/company.service.ts";
 import { createField } from "../fields/field.service.ts";
+import { setGameBranding } from "../games/branding.service.ts";
 import { createEnvironment, createGame, createResource } from "../games/game.service.ts";
 import { createTag } from "../tags/tag.service.ts";
 import { createUser } from "../users/user.service.ts";
@@ -137,6 +138,10 @@ async function createTenant(trx: Kysely<ContentDatabase>, file: TenantFile): Pro
     const game = await at(`games/${g}`, () => createGame(trx, companyId, input));
     gameIds.set(input.ref, game.id);
     report.created.push(item("game", game.slug, `games/${g}`, game.id));
+    const branding = input.branding;
+    if (branding) {
+      await at(`games/${g}/branding`, () => setGameBranding(trx, companyId, game.id, { accentColor: branding.accentColor ?? null, colorScheme: branding.colorScheme ?? "light" }, { actor: OPERATOR }));
+    }
     const environments: AppliedTenant["games"][number]["environments"] = [];
     for (const [e, environmentInput] of (input.environments ?? []).entries()) {
       const environment = await at(`games/${g}/environments/${e}`, () => createEnvironment(trx, companyId, game.id, environmentInput));
