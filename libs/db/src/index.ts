@@ -10,6 +10,7 @@ import { traceQueries } from "./tracing.ts";
 import { defaultPreparedStatementsMax, prepareStatements, StatementNames } from "./prepared-statements.ts";
 
 export { sql };
+export { PLANNED_EACH_TIME } from "./prepared-statements.ts";
 export type { Generated, Kysely, Migration };
 
 // Return int8 (bigint, counts) as numbers: our counters stay far below 2^53.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestInfra, type TestInfra } from "@support/testkit";
 import { createDb, ensureDatabase, sql, type Kysely } from "./index.ts";
-import { StatementNames } from "./prepared-statements.ts";
+import { PLANNED_EACH_TIME, StatementNames } from "./prepared-statements.ts";
 
 // Runs against a real Postgres, in a database of this run's own (testkit).
 let infra: TestInfra;
@@ -120,6 +120,8 @@ describe("named statements", () => {
       'select distinct "t".* from "t"',
       "update t set a = $1 returning *",
       "with u as (update t set a = 1 returning *) select 1",
+      `select ${PLANNED_EACH_TIME} id from t where v @@ $1`,
+      `${PLANNED_EACH_TIME} select id from t where v @@ $1`,
     ]) {
       expect(names.nameOf(unnamed), unnamed).toBeUndefined();
       expect(names.nameOf(unnamed), `${unnamed} (asked again)`).toBeUndefined();

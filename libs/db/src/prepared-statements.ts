@@ -7,12 +7,24 @@
 // - a result of `*` (`select *`, `returning *`, `"t".*`): when a migration adds a column, a
 //   statement prepared before it would fail with "cached plan must not change result type" on
 //   every old replica during a rolling deploy;
-// - anything but select/insert/update/delete/with/values (transaction control, DDL, SET).
+// - anything but select/insert/update/delete/with/values (transaction control, DDL, SET);
+// - a text marked with PLANNED_EACH_TIME: one whose best plan depends on its values (a search's
+//   words). Postgres plans a named statement for its values five times, then may switch to one
+//   generic plan for every value whose estimated cost looks no worse: for a search, a plan for no
+//   word in particular, which read the matches of a frequent word two to three times slower than
+//   a plan for that word. An unnamed statement is planned for its values every time.
 // A result type can still change under an explicit column list (a column's type altered). Then
 // the connection prepares the text afresh under a new name at its next use, and a statement that
 // failed outside a transaction is sent again at once; inside a transaction the unit of work
 // fails, as on any error, and its retry finds the text prepared anew.
 import type pg from "pg";
+
+/**
+ * The comment that keeps a statement unnamed, planned for its values at each execution; in a
+ * kysely select, `.modifyFront(sql.raw(PLANNED_EACH_TIME))` (after the `select`) or at the start
+ * of a `sql` template.
+ */
+export const PLANNED_EACH_TIME = "/* planned each time */";
 
 /** Most texts one pool names; past it, new texts go unnamed (variable-length lists would grow the list without end). */
 export const defaultPreparedStatementsMax = 256;
@@ -37,7 +49,7 @@ export class StatementNames {
     const known = this.#names.get(text);
     if (known !== undefined) return known;
     if (this.#names.size >= this.#max || this.#unnamed.has(text)) return undefined;
-    if (!preparable.test(text) || starResult.test(text)) {
+    if (!preparable.test(text) || starResult.test(text) || text.includes(PLANNED_EACH_TIME)) {
       if (this.#unnamed.size < this.#max) this.#unnamed.add(text);
       return undefined;
     }

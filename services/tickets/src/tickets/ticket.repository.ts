@@ -1,5 +1,6 @@
 // Queries on tickets and the per-company counters. Free functions taking the executor (the
 // pool or the caller's transaction); no rules here.
+import { PLANNED_EACH_TIME } from "@support/db";
 import { sql, type Kysely, type RawBuilder, type Selectable, type SelectQueryBuilder, type Updateable } from "kysely";
 import type { TicketsDatabase } from "../database.ts";
 import type { RecordedEvent } from "../ticket-events/event.ts";
@@ -437,7 +438,8 @@ const HEADLINE_WHOLE_TEXT = 200;
 export async function searchEventHits(db: Db, ticketIds: readonly string[], words: string): Promise<SearchEventHit[]> {
   if (ticketIds.length === 0 || words === "") return [];
   const text = websearchText(words);
-  const { rows } = await sql<SearchEventHit>`
+  // Planned for its words each time, as searchWindowQuery.
+  const { rows } = await sql<SearchEventHit>`${sql.raw(PLANNED_EACH_TIME)}
     select t.id as "ticketId", h.id as "eventId", h.type, left(h.text, 4000) as text,
       ts_headline(h.search_config, translate(h.text, chr(2) || chr(3), '  '), websearch_to_tsquery(h.search_config, ${text}::text),
         case when length(h.text) <= ${HEADLINE_WHOLE_TEXT} then ${HEADLINE_WHOLE} else ${HEADLINE_FRAGMENTS} end) as headline
@@ -608,7 +610,9 @@ export function searchWindowQuery(db: Db, companyId: string, query: AgentListQue
   const part = "blocks" in window
     ? sql`array[e.ticket_running_id / ${sql.raw(String(SEARCH_BLOCK))}] && ${window.blocks}::bigint[]`
     : "runningBelow" in window ? sql`e.ticket_running_id < ${window.runningBelow}::bigint` : sql`e.ticket_running_id >= ${window.runningFrom}::bigint`;
-  return ordered(select.select("id").where(sql<boolean>`tickets.id = any(array(
+  // Planned for its words each time (PLANNED_EACH_TIME): a generic plan read a frequent word's
+  // matches two to three times slower.
+  return ordered(select.modifyFront(sql.raw(PLANNED_EACH_TIME)).select("id").where(sql<boolean>`tickets.id = any(array(
     select e.ticket_id from ticket_events e
     where e.company_id = ${companyId}::uuid and e.search_vector is not null and ${part}
       and e.search_vector @@ ticket_search_tsquery(${words}::text) and e.search_vector @@ websearch_to_tsquery(e.search_config, ${words}::text)))`), limit);
