@@ -14,11 +14,13 @@ export {
   RELOCATED_POSTGRES_ROOT,
   relocatedDataDir,
   removePostgresDataDir,
+  ensureTemplateDatabase,
   resolvePostgres,
   startPostgresServer,
   withDatabase,
 } from "./postgres.ts";
 export type {
+  DatabaseTemplate,
   InfraSource,
   PostgresServer,
   PostgresServerOptions,

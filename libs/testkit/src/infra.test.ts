@@ -6,7 +6,8 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3
 import { describe, expect, it } from "vitest";
 import { createTestInfra } from "./infra.ts";
 import { deleteStreamsWithPrefix, resolveNats, streamHasPrefix } from "./nats.ts";
-import { createTestDatabase, resolvePostgres } from "./postgres.ts";
+import { randomId } from "./net.ts";
+import { createTestDatabase, ensureTemplateDatabase, resolvePostgres } from "./postgres.ts";
 import { createS3Client, resolveS3 } from "./s3.ts";
 
 async function databaseExists(adminUrl: string, name: string): Promise<boolean> {
@@ -39,6 +40,49 @@ describe("createTestDatabase", () => {
       expect(await databaseExists(server.adminUrl, b.name)).toBe(false);
       await client.end().catch(() => {});
     } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe("template databases", () => {
+  it("prepares a template once, copies it for each database, and makes again one whose making was cut off", async () => {
+    const server = await resolvePostgres();
+    const key = `test${randomId(8)}`;
+    const query = async <T extends pg.QueryResultRow>(url: string, text: string) => {
+      const client = new pg.Client(url);
+      await client.connect();
+      try {
+        return (await client.query<T>(text)).rows;
+      } finally {
+        await client.end();
+      }
+    };
+    let prepared = 0;
+    const template = {
+      key,
+      async prepare(url: string) {
+        prepared += 1;
+        await query(url, "create table things (id int primary key); insert into things values (1), (2)");
+      },
+    };
+    try {
+      // Two runs at once: one prepares, the other waits for it and copies.
+      const [a, b] = await Promise.all([createTestDatabase(server.adminUrl, template), createTestDatabase(server.adminUrl, template)]);
+      expect(prepared).toBe(1);
+      for (const db of [a, b]) expect(await query<{ id: number }>(db.url, "select id from things order by id")).toEqual([{ id: 1 }, { id: 2 }]);
+      // A copy is the run's own: what a test writes stays out of the template and the other copy.
+      await query(a.url, "insert into things values (3)");
+      expect(await query(b.url, "select count(*)::int as n from things")).toEqual([{ n: 2 }]);
+      await Promise.all([a.drop(), b.drop()]);
+
+      // A template left without its "ready" mark (its process died while preparing it) is made again.
+      await query(server.adminUrl, `comment on database "tmpl_${key}" is null`);
+      await ensureTemplateDatabase(server.adminUrl, template);
+      expect(prepared).toBe(2);
+      await expect(ensureTemplateDatabase(server.adminUrl, { key: "Not A Key", prepare: async () => undefined })).rejects.toThrow(/template key/);
+    } finally {
+      await query(server.adminUrl, `drop database if exists "tmpl_${key}" with (force)`);
       await server.stop();
     }
   });

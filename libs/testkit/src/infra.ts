@@ -3,7 +3,7 @@
 import { deleteStreamsWithPrefix, resolveNats } from "./nats.ts";
 import { randomId } from "./net.ts";
 import { createTestDatabase, resolvePostgres } from "./postgres.ts";
-import type { ResolveOptions } from "./postgres.ts";
+import type { DatabaseTemplate, ResolveOptions } from "./postgres.ts";
 import { resolveS3 } from "./s3.ts";
 import type { S3Settings } from "./s3.ts";
 
@@ -21,11 +21,12 @@ export interface TestInfra {
   stop(): Promise<void>;
 }
 
-export async function createTestInfra(options: ResolveOptions = {}): Promise<TestInfra> {
+/** `template`: the run's database is a copy of it (e.g. every service migrated) instead of empty. */
+export async function createTestInfra(options: ResolveOptions & { template?: DatabaseTemplate } = {}): Promise<TestInfra> {
   const [pg, nats, s3] = await Promise.all([resolvePostgres(options), resolveNats(options), resolveS3(options)]);
   let db;
   try {
-    db = await createTestDatabase(pg.adminUrl);
+    db = await createTestDatabase(pg.adminUrl, options.template);
   } catch (error) {
     await Promise.allSettled([pg.stop(), nats.stop(), s3.stop()]);
     throw error;

@@ -2,7 +2,7 @@
 // prefix (testkit), the five services on free ports with their migrations applied, and the
 // gateway in front of them. Tenants are provisioned with the real admin tool (tools/admin)
 // over the services' admin RPCs, so the data and the events are exactly what production produces.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { runAdmin } from "@support/admin";
 import { connectBus } from "@support/bus";
 import { createServer as createContentServer, loadContentConfig, migrations as contentMigrations } from "@support/content";
@@ -12,7 +12,7 @@ import { createMetricsRegistry } from "@support/metrics";
 import { createServer as createMediaServer, loadMediaConfig, migrations as mediaMigrations } from "@support/media";
 import { createServer as createPlayersServer, loadPlayersConfig, migrations as playersMigrations } from "@support/players";
 import type { ServiceHost } from "@support/runtime";
-import { createTestInfra, createTestServiceIdentities, freePort, startSmtpReceiver, withDatabase, type SmtpReceiver, type TestInfra, type TestServiceIdentities } from "@support/testkit";
+import { createTestInfra, createTestServiceIdentities, freePort, startSmtpReceiver, withDatabase, type DatabaseTemplate, type SmtpReceiver, type TestInfra, type TestServiceIdentities } from "@support/testkit";
 import { createServer as createTicketsServer, loadTicketsConfig, migrations as ticketsMigrations } from "@support/tickets";
 import { createServer as createWebhooksServer, loadWebhooksConfig, migrations as webhooksMigrations } from "@support/webhooks";
 import { createServer as createEmailServer, loadEmailConfig, migrations as emailMigrations } from "@support/email";
@@ -114,6 +114,28 @@ const services: ServiceModule[] = [
   serviceModule("email", emailMigrations, loadEmailConfig, createEmailServer as never),
 ];
 
+/**
+ * Every service's schema migrated, once per version of the migrations: each stack's database is
+ * a copy of it. The key hashes each migration's name and code, so that a migration edited in
+ * place (while it is written) makes a new template.
+ */
+const migratedTemplate: DatabaseTemplate = {
+  key: createHash("sha256")
+    .update(JSON.stringify(services.map((service) => [service.name, Object.entries(service.migrations).map(([name, migration]) => [name, String(migration.up), String(migration.down ?? "")])])))
+    .digest("hex")
+    .slice(0, 32),
+  async prepare(url) {
+    for (const service of services) {
+      const db = createDb({ url, schema: service.name, maxConnections: 1 });
+      try {
+        await migrateToLatest(db, service.name, service.migrations);
+      } finally {
+        await db.destroy();
+      }
+    }
+  },
+};
+
 /** The operation of the document serving `method path`, if any. */
 function operationFor(method: string, path: string): string | undefined {
   const pathname = path.split("?")[0]!;
@@ -147,7 +169,7 @@ export function expectContract(method: string, path: string, response: StackResp
  */
 export async function startStack(options: { gateway?: Partial<GatewayConfig>; env?: Record<string, string>; identities?: boolean } = {}): Promise<Stack> {
   const identities = options.identities ? createTestServiceIdentities() : undefined;
-  const infra = await createTestInfra();
+  const infra = await createTestInfra({ template: migratedTemplate });
   const smtp = await startSmtpReceiver();
   const logger = createLogger({ service: "stack", level: process.env.STACK_LOG_LEVEL ?? "silent" });
   // `env` reaches every service (e.g. PLAYER_DELETION_DELAY_SECONDS).
@@ -187,14 +209,6 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
   };
 
   try {
-    for (const service of services) {
-      const db = createDb({ url: infra.databaseUrl, schema: service.name, maxConnections: 1 });
-      try {
-        await migrateToLatest(db, service.name, service.migrations);
-      } finally {
-        await db.destroy();
-      }
-    }
     for (const service of services) ports[service.name] = await freePort();
     const urls = Object.fromEntries(Object.entries(ports).map(([name, port]) => [`${name.toUpperCase()}_URL`, `http://127.0.0.1:${port}`]));
     const startService = async (service: ServiceModule) => {
