@@ -1,4 +1,5 @@
-// The page's shell: loads the session, picks the language, routes by the URL hash
+// The page's shell: loads the session and its language's catalog (nothing is shown in another
+// language meanwhile, only the loading state), routes by the URL hash
 // (#/, #/resources/<key>, #/contact, #/tickets/<id>) so any static host can serve it, and
 // turns a refused session code (403) anywhere into the expired page (a code that worked in this
 // tab) or the not-valid page (one that never did).
@@ -6,7 +7,7 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, apiBase, createPlayerApi, type SupportSession } from "./api.ts";
 import { applyBranding, logoSource } from "./branding.ts";
 import { AppContext, href, type AppContextValue } from "./app-context.tsx";
-import { browserLanguage, createLocale, type Locale } from "./i18n.ts";
+import { browserLanguage, loadLocale, type Locale } from "./i18n.ts";
 import { rememberAccepted, wasAccepted, type TakenCode } from "./session-code.ts";
 import { ContactView } from "./views/contact.tsx";
 import { ConversationView } from "./views/conversation.tsx";
@@ -36,6 +37,13 @@ export function App({ taken }: { taken: TakenCode }) {
   const [phase, setPhase] = useState<Phase>(api ? { name: "loading" } : { name: "expired", known: false });
   const [route, setRoute] = useState<Route>(() => parseRoute(location.hash));
   const [problem, setProblem] = useState<string | null>(null);
+  // The browser's language, for the pages shown before (or instead of) a session: loaded at once,
+  // beside the session (usually the same catalog, then one request).
+  const [browserLocale, setBrowserLocale] = useState<Locale | null>(null);
+
+  useEffect(() => {
+    void loadLocale(browserLanguage()).then(setBrowserLocale);
+  }, []);
 
   useEffect(() => {
     const onHash = () => {
@@ -52,7 +60,7 @@ export function App({ taken }: { taken: TakenCode }) {
     try {
       const session = await api.session();
       rememberAccepted(taken.code!);
-      const locale = createLocale(session.language);
+      const locale = await loadLocale(session.language);
       applyLocale(locale);
       applyBranding(session.branding);
       // A session opened on a resource shows it first, once; "home" goes to the home page.
@@ -73,7 +81,14 @@ export function App({ taken }: { taken: TakenCode }) {
 
   const refusal = refusalOf(location.hash);
   if (refusal !== null || phase.name !== "ready") {
-    const locale = createLocale(browserLanguage());
+    const locale = browserLocale;
+    // Until the browser's catalog is here, the loading state without its text (never English first).
+    if (!locale)
+      return (
+        <main id="main" class="page">
+          <p role="status" aria-busy="true" />
+        </main>
+      );
     applyLocale(locale);
     // The gateway refused the link that brought the player here: that, not an earlier session of the tab.
     if (refusal !== null) return <RefusedView locale={locale} reason={refusal} />;
