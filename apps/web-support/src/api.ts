@@ -121,6 +121,12 @@ export interface PlayerApi {
   session(): Promise<SupportSession>;
   resource(key: string): Promise<Resource>;
   tickets(): Promise<PlayerTicket[]>;
+  /**
+   * Asks for the conversations now, beside the session: the home page's first tickets() takes
+   * this answer instead of asking after the session arrived (one round trip less on a slow
+   * network before the home page is whole).
+   */
+  prefetchTickets(): void;
   openTicket(message: string, attachments: AttachmentRef[]): Promise<{ ticketId: string }>;
   sendMessage(ticketId: string, message: string, attachments: AttachmentRef[]): Promise<{ status: string }>;
   collectorResult(ticketId: string, collector: Collector, fields: CollectorAnswer[]): Promise<void>;
@@ -138,6 +144,9 @@ export interface PlayerApi {
   stream(ticketId: string, lastEventId: string | undefined, signal: AbortSignal): Promise<Response>;
 }
 
+/** How long conversations asked for beside the session stay the home page's answer. */
+const PREFETCH_FRESH_MS = 10_000;
+
 export function createPlayerApi(sessionCode: string): PlayerApi {
   const base = apiBase();
   const headers = (extra: Record<string, string> = {}) => ({ Authorization: `Session ${sessionCode}`, ...extra });
@@ -153,10 +162,25 @@ export function createPlayerApi(sessionCode: string): PlayerApi {
     return (response.status === 204 ? undefined : await response.json()) as T;
   }
 
+  const listTickets = async () => (await call<{ tickets: PlayerTicket[] }>("/player-api/tickets")).tickets;
+  // Taken only by a tickets() asked for soon after it (the home page shown with the session);
+  // a later one (the session opened on an article, home visited afterwards) asks afresh.
+  let prefetched: { answer: Promise<PlayerTicket[]>; at: number } | undefined;
+
   return {
     session: () => call<SupportSession>("/player-api/session"),
     resource: (key) => call<Resource>(`/player-api/resources/${encodeURIComponent(key)}`),
-    tickets: async () => (await call<{ tickets: PlayerTicket[] }>("/player-api/tickets")).tickets,
+    tickets: () => {
+      const answer = prefetched !== undefined && Date.now() - prefetched.at < PREFETCH_FRESH_MS ? prefetched.answer : listTickets();
+      prefetched = undefined;
+      return answer;
+    },
+    prefetchTickets() {
+      prefetched = { answer: listTickets(), at: Date.now() };
+      // A refused session is handled by the session's own answer; the home page that would
+      // read this one is never shown then.
+      prefetched.answer.catch(() => undefined);
+    },
     openTicket: (message, attachments) => call("/player-api/tickets", { method: "POST", json: { message, ...attachmentIds(attachments) } }),
     sendMessage: (ticketId, message, attachments) =>
       call(`/player-api/tickets/${encodeURIComponent(ticketId)}/messages`, { method: "POST", json: { message, ...attachmentIds(attachments) } }),

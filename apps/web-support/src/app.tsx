@@ -57,6 +57,8 @@ export function App({ taken }: { taken: TakenCode }) {
   const load = useCallback(async () => {
     if (!api) return;
     setPhase({ name: "loading" });
+    // The home page's conversations travel beside the session (not after it) when the page opens on it.
+    if (parseRoute(location.hash).name === "home") api.prefetchTickets();
     try {
       const session = await api.session();
       rememberAccepted(taken.code!);
