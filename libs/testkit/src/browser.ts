@@ -34,7 +34,48 @@ export function ensureChromium(): string {
   );
 }
 
+/**
+ * Fonts the screenshots need to show every language the pages speak: Debian's default fonts
+ * cover Latin, Greek, Cyrillic and Arabic, not Chinese, Japanese, Korean or Thai (shown as empty
+ * boxes without these). Each package by a file it installs.
+ */
+const SCREENSHOT_FONTS = [
+  { name: "fonts-noto-cjk", file: "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc" },
+  { name: "fonts-thai-tlwg", file: "/usr/share/fonts/truetype/tlwg/Garuda.ttf" },
+];
+let fontsChecked = false;
+
+/**
+ * Installs the screenshot fonts that are missing when root may (apt-get); otherwise warns once:
+ * the tests read the pages' text, so only the screenshots of those languages suffer.
+ */
+export function ensureScreenshotFonts(): void {
+  if (fontsChecked) return;
+  fontsChecked = true;
+  const missing = SCREENSHOT_FONTS.filter((font) => !existsSync(font.file)).map((font) => font.name);
+  if (missing.length === 0) return;
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  if (isRoot && existsSync("/usr/bin/apt-get")) {
+    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+    try {
+      execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing], { stdio: "inherit", env, timeout: 600_000 });
+      return;
+    } catch {
+      try {
+        execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit", env, timeout: 240_000 });
+        execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing], { stdio: "inherit", env, timeout: 600_000 });
+        return;
+      } catch (error) {
+        console.warn(`Installing ${missing.join(", ")} failed (${(error as Error).message}): screenshots of Chinese, Japanese, Korean and Thai pages show boxes.`);
+        return;
+      }
+    }
+  }
+  console.warn(`${missing.join(", ")} missing (apt-get install ${missing.join(" ")} as root): screenshots of Chinese, Japanese, Korean and Thai pages show boxes.`);
+}
+
 export async function launchBrowser(): Promise<Browser> {
+  ensureScreenshotFonts();
   return chromium.launch({
     executablePath: ensureChromium(),
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
