@@ -189,6 +189,8 @@ export interface StackOptions {
   logDir?: string;
   /** Node options of every service process. */
   execArgv?: string[];
+  /** An existing database (one a run kept with BENCH_KEEP_DATABASE=1) instead of a new one; left as it is at the end. */
+  database?: string;
 }
 
 /**
@@ -200,10 +202,15 @@ export interface StackOptions {
 export async function startStack(env: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
   const run = randomBytes(4).toString("hex");
   const adminUrl = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-  const database = `bench_${run}`;
+  const database = options.database ?? `bench_${run}`;
+  if (!/^[a-z0-9_]+$/.test(database)) throw new Error(`not a database name of a bench: ${database}`);
   const databaseUrl = adminUrl.replace(/\/[^/]*$/, `/${database}`);
   cleanups.push(async () => {
     // BENCH_KEEP_DATABASE=1 leaves the seeded database for reading its plans by hand afterwards.
+    if (options.database !== undefined) {
+      progress(`left database ${database} as it is (a reused database)`);
+      return;
+    }
     if (process.env.BENCH_KEEP_DATABASE === "1") {
       progress(`kept database ${database} (BENCH_KEEP_DATABASE=1): drop it with \`dropdb ${database}\``);
       return;

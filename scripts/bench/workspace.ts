@@ -297,22 +297,77 @@ async function explainCounts(client: pg.Client, companyId: string, user: SignedI
   }
 }
 
+/**
+ * BENCH_WORKSPACE_DATABASE: a database an earlier run seeded and kept (BENCH_KEEP_DATABASE=1),
+ * measured again without seeding (about 10 minutes instead of 25): for a change to the code, not
+ * to the data. BENCH_WORKSPACE_TICKETS must then say how many tickets it holds.
+ */
+const REUSED = process.env.BENCH_WORKSPACE_DATABASE || undefined;
+
+interface WorkspaceTenant {
+  companyId: string;
+  games: Record<string, { id: string; environmentId: string }>;
+  users: Record<string, string>;
+  /** The bench API key's secret; unknown in a reused database. */
+  apiKey?: string;
+}
+
+/** The ids of the workspace company that an earlier run seeded in the database. */
+async function reusedTenant(databaseUrl: string, games: { ref: string; slug: string }[]): Promise<WorkspaceTenant> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows: companies } = await client.query<{ id: string }>("select id from content.companies where name = 'Bench Workspace Studio' order by created_at desc limit 1");
+    const companyId = companies[0]?.id;
+    if (companyId === undefined) throw new Error("BENCH_WORKSPACE_DATABASE: no workspace company in this database (keep one with BENCH_KEEP_DATABASE=1)");
+    const { rows: gameRows } = await client.query<{ id: string; slug: string; environment_id: string }>(
+      `select g.id, g.slug, (select e.id from content.game_environments e where e.game_id = g.id order by e.created_at limit 1) as environment_id
+       from content.games g where g.company_id = $1`,
+      [companyId],
+    );
+    const { rows: userRows } = await client.query<{ id: string; email: string }>("select id, email from content.users where company_id = $1", [companyId]);
+    return {
+      companyId,
+      games: Object.fromEntries(games.map(({ ref, slug }) => {
+        const row = gameRows.find((game) => game.slug === slug);
+        if (!row) throw new Error(`BENCH_WORKSPACE_DATABASE: no game ${slug}`);
+        return [ref, { id: row.id, environmentId: row.environment_id }];
+      })),
+      users: Object.fromEntries(userRows.map((row) => [row.email.replace(/@bench\.example$/, ""), row.id])),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
 export async function workspaceSuite(): Promise<SuiteResult> {
   if (!Number.isInteger(TICKETS) || TICKETS < 10_000) throw new Error(`BENCH_WORKSPACE_TICKETS must be an integer of at least 10000, not ${process.env.BENCH_WORKSPACE_TICKETS}`);
   if (!Number.isInteger(MESSAGES) || MESSAGES < TICKETS) throw new Error(`BENCH_WORKSPACE_MESSAGES must be an integer of at least the tickets, not ${process.env.BENCH_WORKSPACE_MESSAGES}`);
   const began = Date.now();
   // The auto-close sweep is off: it would close the seeded waiting tickets while we measure.
-  const stack = await startStack({ CURSOR_SECRET, AUTO_CLOSE_INTERVAL_MS: "0", AGENT_SIGN_IN_RATE_LIMIT_PER_ADDRESS: "0" });
-  const tenantFile = path.join(runDirectory(), "workspace-tenant.json");
-  const base = JSON.parse(readFileSync(path.join(here, "tickets-tenant.json"), "utf8")) as Record<string, unknown>;
-  const users = [
-    // Admins list their games too: content answers "may act on the game" from the explicit list only.
-    ...Array.from({ length: ADMINS }, (_, i) => ({ ref: `admin${i}`, name: `Admin ${i}`, email: `admin${i}@bench.example`, role: "admin", games: [...GAMES] })),
-    ...AGENT_GAMES.map((games, i) => ({ ref: `agent${i}`, name: `Agent ${i}`, email: `agent${i}@bench.example`, role: "agent", games })),
-  ];
-  writeFileSync(tenantFile, JSON.stringify({ ...base, company: { name: "Bench Workspace Studio", primaryLanguage: "en" }, users }));
-  const tenant = (await stack.applyTenant(tenantFile)) as Awaited<ReturnType<Stack["applyTenant"]>> & { users: Record<string, string> };
-  const games = GAMES.map((ref) => ({ id: tenant.games[ref]!.id, environmentId: Object.values(tenant.games[ref]!.environments)[0]!.id }));
+  const stack = await startStack({ CURSOR_SECRET, AUTO_CLOSE_INTERVAL_MS: "0", AGENT_SIGN_IN_RATE_LIMIT_PER_ADDRESS: "0" }, REUSED === undefined ? {} : { database: REUSED });
+  const base = JSON.parse(readFileSync(path.join(here, "tickets-tenant.json"), "utf8")) as { games: { ref: string; slug: string }[] } & Record<string, unknown>;
+  let tenant: WorkspaceTenant;
+  if (REUSED === undefined) {
+    const tenantFile = path.join(runDirectory(), "workspace-tenant.json");
+    const users = [
+      // Admins list their games too: content answers "may act on the game" from the explicit list only.
+      ...Array.from({ length: ADMINS }, (_, i) => ({ ref: `admin${i}`, name: `Admin ${i}`, email: `admin${i}@bench.example`, role: "admin", games: [...GAMES] })),
+      ...AGENT_GAMES.map((games, i) => ({ ref: `agent${i}`, name: `Agent ${i}`, email: `agent${i}@bench.example`, role: "agent", games })),
+    ];
+    writeFileSync(tenantFile, JSON.stringify({ ...base, company: { name: "Bench Workspace Studio", primaryLanguage: "en" }, users }));
+    const applied = (await stack.applyTenant(tenantFile)) as Awaited<ReturnType<Stack["applyTenant"]>> & { users: Record<string, string> };
+    tenant = {
+      companyId: applied.companyId,
+      games: Object.fromEntries(GAMES.map((ref) => [ref, { id: applied.games[ref]!.id, environmentId: Object.values(applied.games[ref]!.environments)[0]!.id }])),
+      users: applied.users,
+      apiKey: applied.apiKeys.bench!,
+    };
+  } else {
+    tenant = await reusedTenant(stack.databaseUrl, base.games);
+    progress(`reusing database ${REUSED}: company ${tenant.companyId}, no seeding`);
+  }
+  const games = GAMES.map((ref) => tenant.games[ref]!);
   // Who may be assigned each game's tickets: its agents and the admins, repeated to one length.
   const eligible = GAMES.map((game) => [...AGENT_GAMES.flatMap((gamesOf, i) => (gamesOf.includes(game) ? [tenant.users[`agent${i}`]!] : [])), ...Array.from({ length: ADMINS }, (_, i) => tenant.users[`admin${i}`]!)]);
   const width = Math.max(...eligible.map((list) => list.length));
@@ -324,18 +379,22 @@ export async function workspaceSuite(): Promise<SuiteResult> {
   });
   await client.connect();
   try {
-    progress(`seeding ${TICKETS} tickets and ${MESSAGES} messages`);
-    const seedBegan = Date.now();
-    const stages: SeedStage[] = await seedWorkspace(client, {
-      companyId: tenant.companyId, games, assignees, now: new Date(), tickets: TICKETS, messages: MESSAGES, players: Math.max(1000, Math.round(TICKETS / 4)),
-    });
-    const seedSeconds = Math.round((Date.now() - seedBegan) / 100) / 10;
+    let stages: SeedStage[] = [];
+    let seedSeconds: number | null = null;
+    if (REUSED === undefined) {
+      progress(`seeding ${TICKETS} tickets and ${MESSAGES} messages`);
+      const seedBegan = Date.now();
+      stages = await seedWorkspace(client, {
+        companyId: tenant.companyId, games, assignees, now: new Date(), tickets: TICKETS, messages: MESSAGES, players: Math.max(1000, Math.round(TICKETS / 4)),
+      });
+      seedSeconds = Math.round((Date.now() - seedBegan) / 100) / 10;
+    }
     const { rows: [sizes] } = await client.query<Record<string, string>>(
       `select pg_size_pretty(pg_table_size('tickets')) as tickets, pg_size_pretty(pg_indexes_size('tickets')) as "ticketIndexes",
          pg_size_pretty(pg_table_size('ticket_events')) as events, pg_size_pretty(pg_indexes_size('ticket_events')) as "eventIndexes",
          (select count(*) from ticket_events where type in ('PLAYER_MESSAGE', 'AGENT_MESSAGE', 'PRIVATE_NOTE'))::text as messages`,
     );
-    progress(`seeded in ${seedSeconds} s: ${JSON.stringify(sizes)}`);
+    progress(`${seedSeconds === null ? "reused" : `seeded in ${seedSeconds} s`}: ${JSON.stringify(sizes)}`);
     const { rows: [mix] } = await client.query(
       `select (select jsonb_object_agg(status, n) from (select status, count(*) as n from tickets group by status) s) as statuses,
          (select jsonb_object_agg(language, n) from (select language, count(*) as n from tickets group by language) s) as languages,
@@ -346,7 +405,8 @@ export async function workspaceSuite(): Promise<SuiteResult> {
     for (const email of ["admin0@bench.example", "agent0@bench.example"]) await stack.admin(["users", "set-password", "--email", email], `${PASSWORD}\n`);
     const admin: SignedIn = { userId: tenant.users.admin0!, ...(await signIn(stack, "admin0@bench.example")), gameIds: games.map((game) => game.id) };
     const agent: SignedIn = { userId: tenant.users.agent0!, ...(await signIn(stack, "agent0@bench.example")), gameIds: AGENT_GAMES[0]!.map((game) => tenant.games[game]!.id) };
-    const alike = await checkAlike(stack, client, tenant.apiKeys.bench!, games[0]!.id, admin);
+    // A reused database was checked when it was seeded (its API key's secret is not kept).
+    const alike = tenant.apiKey === undefined ? null : await checkAlike(stack, client, tenant.apiKey, games[0]!.id, admin);
 
     // The words searched: of the seed's own lists, and rare words read back from the messages.
     const { rows: rareRows } = await client.query<{ word: string }>(
@@ -458,7 +518,7 @@ export async function workspaceSuite(): Promise<SuiteResult> {
       errors: r.openLoop.errors, non2xx: r.openLoop.non2xx, p95: r.openLoop.p95, user: r.user, case: r.name, kind: r.kind, distinctPaths: r.paths.length,
     }));
     const table = [
-      `One company: ${label(TICKETS)} tickets, ${Number(sizes!.messages).toLocaleString("en")} messages and notes; seeded in ${seedSeconds} s. Open loop at ${RATE} requests/s, ${SECONDS} s a case after ${WARMUP_SECONDS} s of warm-up; pages of ${PAGE}. Admin: every game; agent: ${AGENT_GAMES[0]!.join(" and ")}.`,
+      `One company: ${label(TICKETS)} tickets, ${Number(sizes!.messages).toLocaleString("en")} messages and notes; ${seedSeconds === null ? `the database ${REUSED}, seeded by an earlier run (BENCH_WORKSPACE_DATABASE)` : `seeded in ${seedSeconds} s`}. Open loop at ${RATE} requests/s, ${SECONDS} s a case after ${WARMUP_SECONDS} s of warm-up; pages of ${PAGE}. Admin: every game; agent: ${AGENT_GAMES[0]!.join(" and ")}.`,
       "",
       "| seeding stage | rows | seconds |",
       "|---|---|---|",
