@@ -3,38 +3,18 @@
 // errors, failed answers and requests to other hosts, and a signed-in agent's page. When a test
 // fails, the watch prints what the page showed and its last requests (status and time taken)
 // and keeps a screenshot named after the test, so that a failure seen once can be explained.
-import { mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { expect, onTestFailed } from "vitest";
+import { onTestFailed } from "vitest";
 
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 export const SCREENSHOTS = fileURLToPath(new URL("../../../.ci/out/agent-console/", import.meta.url));
 mkdirSync(SCREENSHOTS, { recursive: true });
 
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
+export { expectAccessible } from "@support/testkit/accessibility";
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true });
-}
-
-/** axe-core in the page: no serious or critical violation. */
-export async function expectAccessible(page: Page, what: string): Promise<void> {
-  // Evaluated through the DevTools protocol: the page's CSP (rightly) refuses an injected <script>.
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
-    return (await axe.run(document, { resultTypes: ["violations"] })).violations;
-  });
-  const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-  expect(bad.map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), `axe on ${what}`).toEqual([]);
 }
 
 export interface WatchOptions {

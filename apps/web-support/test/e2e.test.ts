@@ -5,9 +5,7 @@
 // answer, the resolution and the rating; the same in Arabic in a 360 px web view; an expired
 // and an unknown session. axe-core checks every kind of page; a screenshot of every step goes
 // to .ci/out/web-support/.
-import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { deflateSync, crc32 } from "node:zlib";
@@ -16,11 +14,10 @@ import { startStack, type Stack, type TenantResult } from "@support/gateway/test
 import { allowBrowserOrigins, freePort } from "@support/testkit";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectAccessible, expectTextContrast } from "@support/testkit/accessibility";
 import { launchBrowser } from "@support/testkit/browser";
 import { buildBundle, type BuiltBundle } from "@support/testkit/bundle";
 
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const SCREENSHOTS = fileURLToPath(new URL("../../../.ci/out/web-support/", import.meta.url));
 
 /** The contact-form collector both games share. */
@@ -95,13 +92,6 @@ const tenant = {
     },
   ],
 };
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 
 /** A small valid PNG (a red square), for the attachment. */
 function png(size = 24): Buffer {
@@ -192,53 +182,6 @@ describe("the web support page in a browser", () => {
   /** The whole page; `viewport` only what the screen shows (where something stays at the screen's foot). */
   async function screenshot(page: Page, name: string, what: "page" | "viewport" = "page"): Promise<void> {
     await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: what === "page" });
-  }
-
-  /** axe-core in the page: no serious or critical violation. */
-  async function expectAccessible(page: Page, what: string): Promise<void> {
-    // Evaluated through the DevTools protocol: the page's CSP (rightly) refuses an injected <script>.
-    if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
-      return (await axe.run(document, { resultTypes: ["violations"] })).violations;
-    });
-    const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-    expect(bad.map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), `axe on ${what}`).toEqual([]);
-  }
-
-  /** WCAG contrast of every visible text against its effective background (axe skips Arabic text for color-contrast). */
-  async function expectTextContrast(page: Page, what: string): Promise<void> {
-    const failures = await page.evaluate(() => {
-      const parse = (color: string) => (color.match(/[\d.]+/g) ?? []).map(Number);
-      const luminance = ([r, g, b]: number[]) => {
-        const channel = (value: number) => {
-          const c = value / 255;
-          return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-        };
-        return 0.2126 * channel(r!) + 0.7152 * channel(g!) + 0.0722 * channel(b!);
-      };
-      const background = (element: Element | null): number[] => {
-        for (let node = element; node; node = node.parentElement) {
-          const color = parse(getComputedStyle(node).backgroundColor);
-          if (color.length === 3 || (color.length === 4 && color[3]! > 0)) return color.slice(0, 3);
-        }
-        return [255, 255, 255];
-      };
-      const found: string[] = [];
-      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        const element = node.parentElement;
-        if (!element || !node.textContent?.trim() || element.closest(".visually-hidden")) continue;
-        const style = getComputedStyle(element);
-        if (style.visibility === "hidden" || element.getClientRects().length === 0) continue;
-        const [l1, l2] = [luminance(parse(style.color)), luminance(background(element))].sort((x, y) => y - x);
-        const ratio = (l1! + 0.05) / (l2! + 0.05);
-        const large = parseFloat(style.fontSize) >= 24 || (parseFloat(style.fontSize) >= 18.66 && Number(style.fontWeight) >= 700);
-        if (ratio < (large ? 3 : 4.5)) found.push(`${node.textContent.trim().slice(0, 30)}: ${ratio.toFixed(2)}`);
-      }
-      return found;
-    });
-    expect(failures, `text contrast on ${what}`).toEqual([]);
   }
 
   async function apiEvents(ticketId: string): Promise<{ type: string; attachments?: unknown[]; fields?: unknown[] }[]> {

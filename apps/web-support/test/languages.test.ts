@@ -6,14 +6,13 @@
 // that cannot be loaded gives English. Then the time to interactive on a slow phone, cold,
 // in English and in Russian (printed, with a generous ceiling). Screenshots go to
 // .ci/out/web-support/lang-*.png.
-import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { startStack, type Stack, type TenantResult } from "@support/gateway/test-stack";
 import { freePort } from "@support/testkit";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectAccessible } from "@support/testkit/accessibility";
 import { launchBrowser } from "@support/testkit/browser";
 import { buildBundle, type BuiltBundle } from "@support/testkit/bundle";
 import { en, type Catalog } from "../src/messages/en.ts";
@@ -25,8 +24,6 @@ import { ru } from "../src/messages/ru.ts";
 import { th } from "../src/messages/th.ts";
 import { zhHant } from "../src/messages/zh-Hant.ts";
 
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const SCREENSHOTS = fileURLToPath(new URL("../../../.ci/out/web-support/", import.meta.url));
 const PHONE = { width: 360, height: 740 };
 
@@ -44,13 +41,6 @@ const tenant = {
     },
   ],
 };
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 
 /** The session's language, the catalog the page must show for it, and the browser's language. */
 const LANGUAGES: { session: string; catalog: string; texts: Catalog; browser: string; contact: string }[] = [
@@ -121,17 +111,6 @@ describe("the web support page in every language", () => {
       });
     });
     return { context, page, scripts, headers, problems };
-  }
-
-  async function expectAccessible(page: Page, what: string): Promise<void> {
-    // Evaluated through the DevTools protocol: the page's CSP (rightly) refuses an injected <script>.
-    if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
-      return (await axe.run(document, { resultTypes: ["violations"] })).violations;
-    });
-    const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-    expect(bad.map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), `axe on ${what}`).toEqual([]);
   }
 
   it.each(LANGUAGES)("shows a $session session in its language, loading only that catalog", async ({ session, catalog, texts, browser: locale, contact }) => {
