@@ -196,7 +196,7 @@ describe("the help center in a browser", () => {
       await page.locator("#message").fill(`Still stuck (${name})`);
       await shot("06-contact");
       await expectAccessible(page, `${name} contact`);
-      await page.getByRole("button", { name: texts.send }).click();
+      await page.getByRole("button", { name: texts.send, exact: true }).click();
       await page.waitForURL(/#\/tickets\//, { timeout: 30_000 });
       const ticketId = decodeURIComponent(page.url().split("#/tickets/")[1]!);
       await page.locator(".bubble.mine .text", { hasText: `Still stuck (${name})` }).waitFor();
