@@ -185,7 +185,8 @@ describe("the help center in a browser", () => {
       await expectAccessible(page, `${name} article`);
       await page.getByRole("button", { name: texts.yes, exact: true }).click();
       await page.getByText(texts.thanks).waitFor();
-      expect(await page.evaluate(() => document.activeElement?.classList.contains("thanks"))).toBe(true);
+      // The thanks takes the focus from the buttons it replaces (once it is drawn).
+      await expect.poll(() => page.evaluate(() => document.activeElement?.classList.contains("thanks"))).toBe(true);
       await shot("05-feedback");
       await expectAccessible(page, `${name} thanks`);
 
