@@ -120,7 +120,8 @@ export interface Ticket {
   lastActivityAt: string | null;
   tags: string[];
   fields: Record<string, unknown>;
-  metadata: { platform?: string; playerTier?: number };
+  /** articleKey and articleTitle: the help article the player read before asking on the web support page. */
+  metadata: { platform?: string; playerTier?: number; articleKey?: string; articleTitle?: string };
 }
 
 export interface TicketListItem {

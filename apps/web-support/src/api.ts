@@ -32,6 +32,16 @@ export interface Resource extends ResourceSummary {
   language: string;
 }
 
+/** A help center search result: the article, where it is, and plain text around the words found. */
+export interface SearchResult {
+  key: string;
+  title: string;
+  excerpt: string;
+  /** The language the article is shown (and was searched) in. */
+  language: string;
+  section: string | null;
+}
+
 /** How far the session's player is proven; an unverified session sees only the conversations it started. */
 export type Verification = "verified" | "email_verified" | "unverified";
 
@@ -120,6 +130,12 @@ export function apiBase(): string {
 export interface PlayerApi {
   session(): Promise<SupportSession>;
   resource(key: string): Promise<Resource>;
+  /** The help articles matching the words, best first. */
+  search(query: string): Promise<SearchResult[]>;
+  /** Up to three articles to read after this one. */
+  related(key: string): Promise<ResourceSummary[]>;
+  /** "Was this helpful?": one answer per session and article, a second replaces the first. */
+  feedback(key: string, helpful: boolean): Promise<void>;
   tickets(): Promise<PlayerTicket[]>;
   /**
    * Asks for the conversations now, beside the session: the home page's first tickets() takes
@@ -127,7 +143,8 @@ export interface PlayerApi {
    * network before the home page is whole).
    */
   prefetchTickets(): void;
-  openTicket(message: string, attachments: AttachmentRef[]): Promise<{ ticketId: string }>;
+  /** Opens a ticket; `article` names the help article the player read before asking. */
+  openTicket(message: string, attachments: AttachmentRef[], article?: string): Promise<{ ticketId: string }>;
   sendMessage(ticketId: string, message: string, attachments: AttachmentRef[]): Promise<{ status: string }>;
   collectorResult(ticketId: string, collector: Collector, fields: CollectorAnswer[]): Promise<void>;
   events(ticketId: string): Promise<TicketEvent[]>;
@@ -170,6 +187,11 @@ export function createPlayerApi(sessionCode: string): PlayerApi {
   return {
     session: () => call<SupportSession>("/player-api/session"),
     resource: (key) => call<Resource>(`/player-api/resources/${encodeURIComponent(key)}`),
+    search: async (query) => (await call<{ results: SearchResult[] }>(`/player-api/resources?q=${encodeURIComponent(query)}`)).results,
+    related: async (key) => (await call<{ resources: ResourceSummary[] }>(`/player-api/resources/${encodeURIComponent(key)}/related`)).resources,
+    async feedback(key, helpful) {
+      await call(`/player-api/resources/${encodeURIComponent(key)}/feedback`, { method: "POST", json: { helpful } });
+    },
     tickets: () => {
       const answer = prefetched !== undefined && Date.now() - prefetched.at < PREFETCH_FRESH_MS ? prefetched.answer : listTickets();
       prefetched = undefined;
@@ -181,7 +203,8 @@ export function createPlayerApi(sessionCode: string): PlayerApi {
       // read this one is never shown then.
       prefetched.answer.catch(() => undefined);
     },
-    openTicket: (message, attachments) => call("/player-api/tickets", { method: "POST", json: { message, ...attachmentIds(attachments) } }),
+    openTicket: (message, attachments, article) =>
+      call("/player-api/tickets", { method: "POST", json: { message, ...attachmentIds(attachments), ...(article ? { article } : {}) } }),
     sendMessage: (ticketId, message, attachments) =>
       call(`/player-api/tickets/${encodeURIComponent(ticketId)}/messages`, { method: "POST", json: { message, ...attachmentIds(attachments) } }),
     async collectorResult(ticketId, collector, fields) {

@@ -29,6 +29,8 @@ export const href = {
   home: "#/",
   resource: (key: string) => `#/resources/${encodeURIComponent(key)}`,
   contact: "#/contact",
+  /** The contact form for a question about a help article ("Still need help?"). */
+  contactAbout: (key: string) => `#/contact/${encodeURIComponent(key)}`,
   ticket: (id: string) => `#/tickets/${encodeURIComponent(id)}`,
 };
 

@@ -1,6 +1,6 @@
 // The page's shell: loads the session and its language's catalog (nothing is shown in another
 // language meanwhile, only the loading state), routes by the URL hash
-// (#/, #/resources/<key>, #/contact, #/tickets/<id>) so any static host can serve it, and
+// (#/, #/resources/<key>, #/contact, #/contact/<article key>, #/tickets/<id>) so any static host can serve it, and
 // turns a refused session code (403) anywhere into the expired page (a code that worked in this
 // tab) or the not-valid page (one that never did).
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
@@ -15,13 +15,13 @@ import { ExpiredView, RefusedView, refusalOf } from "./views/expired.tsx";
 import { HomeView } from "./views/home.tsx";
 import { ResourceView } from "./views/resource.tsx";
 
-export type Route = { name: "home" } | { name: "resource"; key: string } | { name: "contact" } | { name: "ticket"; id: string };
+export type Route = { name: "home" } | { name: "resource"; key: string } | { name: "contact"; article?: string } | { name: "ticket"; id: string };
 
 export function parseRoute(hash: string): Route {
   const [, first, second] = hash.replace(/^#/, "").split("/");
   if (first === "resources" && second) return { name: "resource", key: decodeURIComponent(second) };
   if (first === "tickets" && second) return { name: "ticket", id: decodeURIComponent(second) };
-  if (first === "contact") return { name: "contact" };
+  if (first === "contact") return second ? { name: "contact", article: decodeURIComponent(second) } : { name: "contact" };
   return { name: "home" };
 }
 
@@ -143,7 +143,7 @@ export function App({ taken }: { taken: TakenCode }) {
         )}
         {route.name === "home" && <HomeView />}
         {route.name === "resource" && <ResourceView key={route.key} resourceKey={route.key} />}
-        {route.name === "contact" && <ContactView />}
+        {route.name === "contact" && <ContactView key={route.article ?? ""} article={route.article} />}
         {route.name === "ticket" && <ConversationView key={route.id} ticketId={route.id} />}
       </main>
     </AppContext.Provider>

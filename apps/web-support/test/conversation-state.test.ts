@@ -27,6 +27,7 @@ describe("parseRoute", () => {
     expect(parseRoute("#/resources/getting%20started")).toEqual({ name: "resource", key: "getting started" });
     expect(parseRoute("#/tickets/abc")).toEqual({ name: "ticket", id: "abc" });
     expect(parseRoute("#/contact")).toEqual({ name: "contact" });
+    expect(parseRoute("#/contact/refund%20policy")).toEqual({ name: "contact", article: "refund policy" });
     expect(parseRoute("#/unknown")).toEqual({ name: "home" });
   });
 });

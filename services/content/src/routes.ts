@@ -22,6 +22,7 @@ import type { FieldDefinition } from "./fields/field.ts";
 import { listFields } from "./fields/field.service.ts";
 import type { Game, GameEnvironment, GameResource } from "./games/game.ts";
 import { getEnvironmentByToken, getGame, listGames } from "./games/game.service.ts";
+import { recordArticleFeedback, relatedArticles, searchArticles } from "./games/article-help.service.ts";
 import { brandingMessage } from "./games/branding.ts";
 import { findBranding } from "./games/branding.repository.ts";
 import { getGameLogo } from "./games/branding.service.ts";
@@ -197,5 +198,14 @@ export function registerRoutes(router: ConnectRouter, deps: ContentDeps): void {
     },
 
     checkUserAccess: async (req) => ({ hasAccess: await checkUserAccess(db, req.companyId, req.userId, req.gameId) }),
+
+    searchArticles: async (req) => ({ hits: await searchArticles(db, req.companyId, req.gameId, req.shown, req.query, req.limit || undefined) }),
+
+    listRelatedArticles: async (req) => ({ keys: await relatedArticles(db, req.companyId, req.gameId, req.key, req.language, req.shown) }),
+
+    recordArticleFeedback: async (req) => {
+      await recordArticleFeedback(db, req.companyId, req.gameId, req.key, { sessionId: req.sessionId, language: req.language, helpful: req.helpful });
+      return {};
+    },
   });
 }

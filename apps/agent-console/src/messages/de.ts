@@ -1005,4 +1005,8 @@ export const de: Catalog = {
   "audit.setting.dueAt": "Löschung fällig",
   "audit.setting.scheduledAt": "Geplant",
   "audit.setting.requestedBy": "Geplant von",
+  "articles.feedbackColumn": "War das hilfreich?",
+  "articles.feedbackCounts": "{helpful} ja, {notHelpful} nein",
+  "articles.feedbackNone": "Noch keine Antworten",
+  "ticket.article": "Hilfeartikel",
 };

@@ -1003,6 +1003,10 @@ export const en = {
   "audit.setting.dueAt": "Deletion due",
   "audit.setting.scheduledAt": "Scheduled",
   "audit.setting.requestedBy": "Scheduled by",
+  "articles.feedbackColumn": "Was this helpful?",
+  "articles.feedbackCounts": "{helpful} yes, {notHelpful} no",
+  "articles.feedbackNone": "No answers yet",
+  "ticket.article": "Help article",
 } as const;
 
 export type MessageKey = keyof typeof en;

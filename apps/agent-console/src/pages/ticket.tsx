@@ -482,6 +482,15 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
               <dd>{player?.tier ?? ticket.metadata.playerTier ?? 1}</dd>
               <dt>{t("player.platform")}</dt>
               <dd>{ticket.metadata.platform ?? "—"}</dd>
+              {ticket.metadata.articleKey !== undefined && (
+                <>
+                  <dt>{t("ticket.article")}</dt>
+                  <dd class="ticket-article">
+                    <bdi>{ticket.metadata.articleTitle ?? ticket.metadata.articleKey}</bdi>
+                    <span class="hint"> {ticket.metadata.articleKey}</span>
+                  </dd>
+                </>
+              )}
             </dl>
             {view.player.otherTickets.length > 0 && (
               <>

@@ -113,4 +113,5 @@ export const ar: Catalog = {
   "help.stillNeedHelp": "هل ما زلت بحاجة إلى مساعدة؟",
   "help.contact": "تواصل مع الدعم",
   "contact.aboutArticle": "بخصوص المقالة: {title}",
+  "help.clear": "مسح البحث",
 };

@@ -113,4 +113,5 @@ export const de: Catalog = {
   "help.stillNeedHelp": "Brauchen Sie noch Hilfe?",
   "help.contact": "Support kontaktieren",
   "contact.aboutArticle": "Zum Artikel: {title}",
+  "help.clear": "Suche löschen",
 };

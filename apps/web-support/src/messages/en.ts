@@ -111,6 +111,7 @@ export const en = {
   "help.stillNeedHelp": "Still need help?",
   "help.contact": "Contact support",
   "contact.aboutArticle": "About the article: {title}",
+  "help.clear": "Clear the search",
 };
 
 export type MessageKey = keyof typeof en;

@@ -113,4 +113,5 @@ export const fr: Catalog = {
   "help.stillNeedHelp": "Besoin d’aide supplémentaire ?",
   "help.contact": "Contacter le support",
   "contact.aboutArticle": "À propos de l’article : {title}",
+  "help.clear": "Effacer la recherche",
 };

@@ -113,4 +113,5 @@ export const ja: Catalog = {
   "help.stillNeedHelp": "解決しませんでしたか？",
   "help.contact": "サポートに問い合わせる",
   "contact.aboutArticle": "記事について：{title}",
+  "help.clear": "検索をクリア",
 };

@@ -1,5 +1,6 @@
 // The contact form: the message, optional attachments and, when the game defines one, its
 // contact-form collector. Sending opens a ticket, then records the collector's answers on it.
+// Reached from an article's "Still need help?", it names the article, and so does the ticket.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { CollectorFieldset, isEmptyAnswer, type CollectorFieldValue, type CollectorFormField } from "@support/collector-form";
 import type { CollectorAnswer, CollectorFieldDefinition } from "../api.ts";
@@ -9,10 +10,14 @@ import { FilePicker, useFiles } from "./files.tsx";
 type FieldValue = CollectorFieldValue;
 type Picker = ReturnType<typeof useFiles>;
 
-export function ContactView() {
+export function ContactView({ article }: { article?: string | undefined }) {
   const { api, session, locale, fail } = useApp();
   const { t } = locale;
   const heading = usePageHeading(t("contact.title"));
+  // An article the game does not list (a stale link) is not named.
+  const about = article === undefined ? undefined : (session.resource?.key === article ? session.resource : session.resources.find((resource) => resource.key === article));
+  // The text around the title (wherever the language puts it), the title itself a link to the article.
+  const aboutText = t("contact.aboutArticle", { title: "\u0000" }).split("\u0000");
   const collector = session.contactForm;
   const [message, setMessage] = useState("");
   const [values, setValues] = useState<Record<string, FieldValue>>({});
@@ -53,7 +58,7 @@ export function ContactView() {
       const attachments = await files.upload();
       const answers: CollectorAnswer[] = [];
       for (const field of collector?.fields ?? []) answers.push(await answer(field));
-      const { ticketId } = await api.openTicket(message.trim(), attachments);
+      const { ticketId } = await api.openTicket(message.trim(), attachments, about?.key);
       try {
         if (collector && answers.length > 0) await api.collectorResult(ticketId, collector, answers);
       } finally {
@@ -91,6 +96,15 @@ export function ContactView() {
       <h1 ref={heading} tabIndex={-1}>
         {t("contact.title")}
       </h1>
+      {about && (
+        <p class="about-article">
+          {aboutText[0]}
+          <a href={href.resource(about.key)} lang={about.language && about.language !== locale.language ? about.language : undefined}>
+            <bdi>{about.title}</bdi>
+          </a>
+          {aboutText[1]}
+        </p>
+      )}
       <form onSubmit={(event) => void submit(event)} noValidate>
         <div class="field">
           <label for="message">{t("contact.message")}</label>

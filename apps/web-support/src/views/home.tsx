@@ -1,11 +1,13 @@
-// The home page: the game's announcement, its help articles, the player's conversations and
-// the way to contact support.
+// The home page: the game's announcement, the help center's search over its help articles (the
+// results in place of the list while searching), the player's conversations and the way to
+// contact support.
 import { Fragment } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { PlayerTicket, ResourceSummary } from "../api.ts";
 import { href, useApp, usePageHeading } from "../app-context.tsx";
 import type { MessageKey } from "../messages/en.ts";
 import { directionOf } from "../i18n.ts";
+import { HelpSearch, HelpSearchResults, type SearchState } from "./help-search.tsx";
 import { VerifyEmail } from "./verify-email.tsx";
 
 export function statusKey(ticket: { status: string; resolutionType: string | null }): MessageKey {
@@ -32,6 +34,7 @@ export function HomeView() {
   const [tickets, setTickets] = useState<PlayerTicket[] | null>(null);
   // Bumped when the player proves the email: the list then holds the earlier conversations too.
   const [listing, setListing] = useState(0);
+  const [search, setSearch] = useState<SearchState>(null);
 
   useEffect(() => {
     api.tickets().then(setTickets, (error: unknown) => {
@@ -63,7 +66,9 @@ export function HomeView() {
           {t("home.contact")}
         </a>
       </p>
-      <section aria-labelledby="resources-title">
+      {session.resources.length > 0 && <HelpSearch onChange={setSearch} />}
+      {search !== null && <HelpSearchResults state={search} />}
+      <section aria-labelledby="resources-title" hidden={search !== null}>
         <h2 id="resources-title">{t("home.resources")}</h2>
         {session.resources.length === 0 ? (
           <p>{t("home.noResources")}</p>

@@ -449,6 +449,8 @@ export interface paths {
          *     session whose metadata has neither is refused (400). Tags and fields of the
          *     session metadata that the game does not define, or of the wrong type, are ignored.
          *     A blocked player is refused with `PLAYER_BLOCKED`. There is no duplicate check.
+         *     With `article` (the help article the player read, "Still need help?"), the ticket's
+         *     metadata names it (`articleKey`, `articleTitle`).
          */
         post: operations["createPlayerTicket"];
         delete?: never;
@@ -1950,7 +1952,9 @@ export interface paths {
          * A game's help articles in their order (admins)
          * @description The game's help articles (the resources the web support page lists, grouped by section,
          *     and a game's link opens by key) in the order the page shows them. Each has a title, a
-         *     section and a Markdown body per language. Another company's game is **404**.
+         *     section and a Markdown body per language, and `feedback`: the players' answers to "Was
+         *     this helpful?" on the page (one per web support session, its last). Another company's
+         *     game is **404**.
          */
         get: operations["listAgentSettingsArticles"];
         put?: never;
@@ -2202,6 +2206,77 @@ export interface paths {
          *     Recorded in the audit log (`player.deletion_cancelled`, with the due time before).
          */
         delete: operations["cancelAgentSettingsPlayerDeletion"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/player-api/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the help articles
+         * @description The session's game's help articles whose title or body match `q`, best first (Postgres
+         *     full-text search: a title match ranks above a body match; words are stemmed with the
+         *     article language's rules where Postgres has them; Japanese, Chinese and Korean words
+         *     match inside runs of characters). Each article is searched in the one language it is
+         *     shown in (`language` of `GET /player-api/resources/{key}`, so the session's language
+         *     with the page's fallback), and only in it. `q` takes websearch syntax: `"a phrase"`,
+         *     `or`, `-word`. Blank or longer than 200 characters: 400 at `/q`. At most 20 results.
+         */
+        get: operations["searchPlayerResources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/player-api/resources/{key}/related": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Related help articles
+         * @description Up to three other articles of the game to read after this one: those of its section
+         *     first, then those sharing its words (full-text rank), never the article itself. Titles
+         *     and sections are localized like `GET /player-api/session`. An unknown key is a 404.
+         */
+        get: operations["listPlayerRelatedResources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/player-api/resources/{key}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say whether an article helped
+         * @description The answer to "Was this helpful?" under an article: counted for the article and the
+         *     language it is shown in, once per session (a second answer replaces the first, it
+         *     does not add to it). The company's admins see the counts in the articles settings.
+         *     An unknown key is a 404. Answers **204**.
+         */
+        post: operations["sendPlayerResourceFeedback"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3037,6 +3112,8 @@ export interface components {
             position: number;
             /** Format: date-time */
             updatedAt: string;
+            /** @description Only in the list of a game's articles. */
+            feedback?: components["schemas"]["AgentSettingsArticleFeedback"];
         };
         AgentSettingsAnnouncement: {
             /** @enum {string} */
@@ -3091,6 +3168,52 @@ export interface components {
              * @description When the erasure runs.
              */
             dueAt: string;
+        };
+        PlayerResourceSearchResult: {
+            key: string;
+            title: string;
+            /** @description Plain text (no Markdown) of the body around the first word found, `…` where cut. */
+            excerpt: string;
+            /** @description The language the article is shown (and was searched) in. */
+            language: components["schemas"]["Language"];
+            /** @description The localized section; null: none. */
+            section: string | null;
+        };
+        PlayerResourceSummary: {
+            key: string;
+            title: string;
+            /** @description The language `title` is in; absent for a title stored without one. */
+            language?: components["schemas"]["Language"];
+            /** @description The localized section; null: none. */
+            section: string | null;
+        };
+        /**
+         * @example {
+         *       "message": "My purchase did not arrive.",
+         *       "article": "refunds"
+         *     }
+         */
+        PlayerNewTicketRequest: {
+            message: string;
+            /** @description Attachment ids from `POST /player-api/attachments`. */
+            attachments?: string[];
+            /**
+             * @description The key of the help article the player read before asking ("Still need help?"): the
+             *     ticket's metadata gets `articleKey` and `articleTitle` (its title as the player saw
+             *     it), which agents see in the ticket's details. A key the game does not have is a 404.
+             */
+            article?: string;
+        };
+        /** @description The web support page's "Was this helpful?" answers (one per session, the last one counts). */
+        AgentSettingsArticleFeedback: {
+            helpful: number;
+            notHelpful: number;
+            /** @description The same counts per language the article was shown in (language code order). */
+            languages: {
+                language: components["schemas"]["Language"];
+                helpful: number;
+                notHelpful: number;
+            }[];
         };
         AgentTicketCannedResponse: {
             /** Format: uuid */
@@ -5954,7 +6077,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PlayerMessageRequest"];
+                "application/json": components["schemas"]["PlayerNewTicketRequest"];
             };
         };
         responses: {
@@ -9242,6 +9365,104 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    searchPlayerResources: {
+        parameters: {
+            query: {
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The matching articles, best first (an empty list when none match). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: components["schemas"]["PlayerResourceSearchResult"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["SessionForbidden"];
+            429: components["responses"]["PlayerApiTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listPlayerRelatedResources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The related articles, the closest first. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        resources: components["schemas"]["PlayerResourceSummary"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["SessionForbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["PlayerApiTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    sendPlayerResourceFeedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    helpful: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Counted. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["SessionForbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["PlayerApiTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             504: components["responses"]["DeadlineExceeded"];

@@ -61,8 +61,35 @@ export interface GameBrandingTable {
   updated_at: Generated<Date>;
 }
 
+/** One article in one language, for full-text search (kept by a trigger on game_resources). */
+export interface GameResourceSearchTable {
+  resource_id: string;
+  company_id: string;
+  game_id: string;
+  language: string;
+  config: string;
+  title: string;
+  /** The Markdown body in that language. */
+  body: string;
+  document: Generated<string>;
+}
+
+/** A web support session's "was this helpful?" vote on an article (its latest). */
+export interface GameResourceFeedbackTable {
+  resource_id: string;
+  company_id: string;
+  session_id: string;
+  /** The language the article was shown in. */
+  language: string;
+  helpful: boolean;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 export interface GameTables {
   games: GameTable;
+  game_resource_search: GameResourceSearchTable;
+  game_resource_feedback: GameResourceFeedbackTable;
   game_brandings: GameBrandingTable;
   game_environments: GameEnvironmentTable;
   game_resources: GameResourceTable;

@@ -21,6 +21,7 @@ import * as retiredCollectors from "./2026_12_03_00_01_00_retired_collectors.ts"
 import * as gameBranding from "./2026_12_03_00_00_00_game_branding.ts";
 import * as auditSourceEvents from "./2026_12_04_02_00_00_audit_source_events.ts";
 import * as articleSections from "./2026_12_04_03_00_00_article_sections.ts";
+import * as articleSearch from "./2026_12_06_00_00_00_article_search.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_01_00_create_content": createContent,
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   "2026_12_03_00_01_00_retired_collectors": retiredCollectors,
   "2026_12_04_02_00_00_audit_source_events": auditSourceEvents,
   "2026_12_04_03_00_00_article_sections": articleSections,
+  "2026_12_06_00_00_00_article_search": articleSearch,
 };

@@ -31,6 +31,8 @@ import type { Collector } from "../collectors/collector.ts";
 import { changeCollector, createCollector, listCompanyCollectors, retireCollector, setContactForm } from "../collectors/collector.service.ts";
 import type { GameResource } from "../games/game.ts";
 import { changeArticle, createArticle, listArticles, removeArticle, reorderArticles } from "../games/article.service.ts";
+import type { ArticleFeedbackCount } from "../games/article-help.ts";
+import { feedbackOfArticles } from "../games/article-help.service.ts";
 import type { Announcement } from "../announcements/announcement.ts";
 import { clearAnnouncementInSettings, listSettingsAnnouncements, setAnnouncementInSettings } from "../announcements/announcement.service.ts";
 
@@ -116,7 +118,7 @@ function fieldInput(field: { key: string; label: string; type: string; options: 
 }
 
 /** The admin making the change, checked, as the audit log names them. */
-function companyArticleMessage(article: GameResource): MessageInitShape<typeof CompanyArticleSchema> {
+function companyArticleMessage(article: GameResource, feedback: readonly ArticleFeedbackCount[] = []): MessageInitShape<typeof CompanyArticleSchema> {
   return {
     id: article.id,
     gameId: article.gameId,
@@ -127,6 +129,7 @@ function companyArticleMessage(article: GameResource): MessageInitShape<typeof C
     body: article.body as JsonObject,
     position: article.position,
     updatedAt: timestampFromDate(article.updatedAt),
+    feedback: [...feedback],
   };
 }
 
@@ -312,7 +315,8 @@ export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<Content
     },
     listCompanyArticles: async (req) => {
       const { companyId } = await adminChange(db, req.change, "sees its help articles");
-      return { articles: (await listArticles(db, companyId, req.gameId)).map(companyArticleMessage) };
+      const [articles, feedback] = await Promise.all([listArticles(db, companyId, req.gameId), feedbackOfArticles(db, companyId, req.gameId)]);
+      return { articles: articles.map((article) => companyArticleMessage(article, feedback.get(article.id))) };
     },
     createCompanyArticle: async (req) => {
       const origin = await adminChange(db, req.change, "creates help articles");
@@ -325,7 +329,7 @@ export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<Content
     },
     reorderCompanyArticles: async (req) => {
       const origin = await adminChange(db, req.change, "orders help articles");
-      return { articles: (await reorderArticles(db, origin.companyId, req.gameId, req.articleIds, origin)).map(companyArticleMessage) };
+      return { articles: (await reorderArticles(db, origin.companyId, req.gameId, req.articleIds, origin)).map((article) => companyArticleMessage(article)) };
     },
     removeCompanyArticle: async (req) => {
       const origin = await adminChange(db, req.change, "removes help articles");

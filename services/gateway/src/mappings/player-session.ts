@@ -1,8 +1,9 @@
-// What GET /player-api/session and GET /player-api/resources/{key} answer, from content.v1's
-// game, resources, collectors and announcement, localized for the session (localization.ts).
+// What GET /player-api/session and GET /player-api/resources/{key} (and the help center's search
+// and related articles) answer, from content.v1's game, resources, collectors and announcement,
+// localized for the session (localization.ts).
 // content.v1 carries the document's collector field types as strings; content only stores the
 // document's values, so they are narrowed with `as`.
-import type { Collector, GameResource, Announcement } from "@support/proto";
+import type { ArticleSearchHit, Collector, GameResource, Announcement } from "@support/proto";
 import type { Schemas } from "../openapi/types.ts";
 import { articleLanguage, localize, localizedText } from "../player-side/localization.ts";
 
@@ -21,6 +22,28 @@ export function toPlayerResourceDto(resource: GameResource, l10n: Localization):
     title: typeof title === "string" && title.trim() !== "" ? title : (localize(resource.titleLocalized, l10n.language, l10n.gameLanguages) ?? resource.title),
     body: typeof body === "string" && body.trim() !== "" ? body : null,
     language: (language ?? l10n.language) as Schemas["Language"],
+  };
+}
+
+/**
+ * Each article in the one language the page shows it in (articleLanguage), for content's search
+ * and related articles; an article with no localized text is left out.
+ */
+export function shownArticles(resources: readonly GameResource[], l10n: Localization): { key: string; language: string }[] {
+  return resources.flatMap((resource) => {
+    const language = articleLanguage(resource.titleLocalized, resource.body, l10n.language, l10n.gameLanguages);
+    return language === undefined ? [] : [{ key: resource.key, language }];
+  });
+}
+
+/** A search result: the article's title as GET /player-api/resources/{key} gives it, the excerpt content made. */
+export function toPlayerSearchResultDto(resource: GameResource, hit: ArticleSearchHit, l10n: Localization): Schemas["PlayerResourceSearchResult"] {
+  return {
+    key: resource.key,
+    title: toPlayerResourceDto(resource, l10n).title,
+    excerpt: hit.excerpt,
+    language: hit.language as Schemas["Language"],
+    section: localize(resource.section, l10n.language, l10n.gameLanguages) ?? null,
   };
 }
 

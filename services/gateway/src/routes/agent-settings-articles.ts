@@ -38,6 +38,19 @@ export function articleDto(article: CompanyArticle): Schemas["AgentSettingsArtic
   };
 }
 
+/** An article of the list with the web support page's "was this helpful?" counts, in total and per language. */
+export function articleWithFeedbackDto(article: CompanyArticle): Schemas["AgentSettingsArticle"] {
+  const languages = article.feedback.map((count) => ({ language: count.language as Schemas["Language"], helpful: count.helpful, notHelpful: count.notHelpful }));
+  return {
+    ...articleDto(article),
+    feedback: {
+      helpful: languages.reduce((sum, count) => sum + count.helpful, 0),
+      notHelpful: languages.reduce((sum, count) => sum + count.notHelpful, 0),
+      languages,
+    },
+  };
+}
+
 export function announcementDto(announcement: CompanyAnnouncement): Schemas["AgentSettingsAnnouncement"] {
   return {
     scope: announcement.scope as Schemas["AgentSettingsAnnouncement"]["scope"],
@@ -64,7 +77,7 @@ export function registerAgentSettingsArticlesRoutes(api: ApiRoutes, deps: AgentS
     "listAgentSettingsArticles",
     async (ctx) => {
       const { articles } = await companySettings.listCompanyArticles({ change: changeOf(ctx), gameId: ctx.state.validated.params.gameId });
-      respond(ctx, 200, { articles: articles.map(articleDto) });
+      respond(ctx, 200, { articles: articles.map(articleWithFeedbackDto) });
     },
     { before: read },
   );

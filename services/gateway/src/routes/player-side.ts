@@ -25,7 +25,9 @@ import { toCreateAttachmentUploadRequest, toUploadInstructionDto } from "../mapp
 import { ticketStatus, toBreadcrumbMessages, toCollectorFieldMessages, toPlayerTicketSummaryDto } from "../mappings/player-side.ts";
 import { toEventDtos } from "../mappings/tickets.ts";
 import { toPlayerBrandingDto } from "../mappings/player-branding.ts";
-import { toCollectorDefinitionDto, toPlayerAnnouncementDto, toPlayerResourceDto, toResourceSummaryDto } from "../mappings/player-session.ts";
+import {
+  shownArticles, toCollectorDefinitionDto, toPlayerAnnouncementDto, toPlayerResourceDto, toPlayerSearchResultDto, toResourceSummaryDto,
+} from "../mappings/player-session.ts";
 import { checkCollectorAnswers, withDefinitionLabels } from "../player-side/collector-answers.ts";
 import { sessionLanguage } from "../player-side/localization.ts";
 import { openTicketStream, TicketStreamHub, type StreamEvent, type StreamSnapshot } from "../player-side/ticket-stream.ts";
@@ -411,6 +413,57 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
     respond(ctx, 200, toPlayerResourceDto(resource, localizationOf(session, details.game.languages)));
   });
 
+  /** The game's articles and how the session sees them (each in the one language the page shows it in). */
+  const articlesFor = async (session: PlayerSession) => {
+    const details = await content.getGame({ companyId: session.companyId, gameId: session.gameId });
+    if (!details.game) throw new Error("content returned no game");
+    const l10n = localizationOf(session, details.game.languages);
+    return { resources: details.resources, l10n, shown: shownArticles(details.resources, l10n) };
+  };
+
+  mount("searchPlayerResources", async (ctx) => {
+    const { session } = ctx.state;
+    const { resources, l10n, shown } = await articlesFor(session);
+    const { hits } = await content.searchArticles({ companyId: session.companyId, gameId: session.gameId, query: ctx.state.validated.query.q, shown });
+    const byKey = new Map(resources.map((resource) => [resource.key, resource]));
+    ctx.set("Cache-Control", "no-store");
+    respond(ctx, 200, {
+      results: hits.flatMap((hit) => {
+        const resource = byKey.get(hit.key);
+        return resource ? [toPlayerSearchResultDto(resource, hit, l10n)] : [];
+      }),
+    });
+  });
+
+  mount("listPlayerRelatedResources", async (ctx) => {
+    const { session } = ctx.state;
+    const { resources, l10n, shown } = await articlesFor(session);
+    const key = ctx.state.validated.params.key;
+    const article = shown.find((candidate) => candidate.key === key);
+    if (!resources.some((resource) => resource.key === key)) throw notFound("resource not found");
+    const { keys } = article
+      ? await content.listRelatedArticles({ companyId: session.companyId, gameId: session.gameId, key, language: article.language, shown })
+      : { keys: [] };
+    const byKey = new Map(resources.map((resource) => [resource.key, resource]));
+    ctx.set("Cache-Control", "no-store");
+    respond(ctx, 200, { resources: keys.flatMap((related) => (byKey.has(related) ? [toResourceSummaryDto(byKey.get(related)!, l10n)] : [])) });
+  });
+
+  mount("sendPlayerResourceFeedback", async (ctx) => {
+    const { session } = ctx.state;
+    const { l10n, shown } = await articlesFor(session);
+    const key = ctx.state.validated.params.key;
+    await content.recordArticleFeedback({
+      companyId: session.companyId,
+      gameId: session.gameId,
+      key,
+      sessionId: session.id,
+      language: shown.find((article) => article.key === key)?.language ?? l10n.language,
+      helpful: ctx.state.validated.body.helpful,
+    });
+    respond(ctx, 204, "");
+  });
+
   mount("streamPlayerTicketEvents", async (ctx) => {
     const { session } = ctx.state;
     const ticketId = ctx.state.validated.params.ticketId;
@@ -484,7 +537,16 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
   mount("createPlayerTicket", async (ctx) => {
     const { session } = ctx.state;
     const request = ctx.state.validated.body;
+    // The article the player read before asking, named by its title as the player saw it.
+    let article: { articleKey: string; articleTitle: string } | undefined;
+    if (request.article !== undefined) {
+      const { resources, l10n } = await articlesFor(session);
+      const resource = resources.find((candidate) => candidate.key === request.article);
+      if (!resource) throw notFound("resource not found");
+      article = { articleKey: resource.key, articleTitle: toPlayerResourceDto(resource, l10n).title };
+    }
     const response = await playerSide.createPlayerTicket({
+      ...article,
       companyId: session.companyId,
       gameId: session.gameId,
       environmentId: session.environmentId || undefined,

@@ -35,6 +35,7 @@ export function registerPlayerSideRoutes(router: ConnectRouter, ctx: TicketsCont
         language: req.language,
         tags: req.tags,
         fields: req.fields ?? {},
+        article: req.articleKey === undefined ? undefined : { key: req.articleKey, title: req.articleTitle ?? req.articleKey },
       });
       return { ticketId, runningId: BigInt(runningId) };
     },

@@ -75,6 +75,7 @@ describe("checkNewTicket", () => {
       fields: { level: 12 },
       skipDuplicateCheck: true,
       reopenedFromTicketId: null,
+      article: null,
     });
   });
 
@@ -95,7 +96,14 @@ describe("checkNewTicket", () => {
       fields: {},
       skipDuplicateCheck: true,
       reopenedFromTicketId: null,
+      article: null,
     });
+  });
+
+  it("keeps the help article a support page request names, and none from a mail", () => {
+    expect(checkNewTicket(web({ player: { email: "ada@example.com" }, article: { key: "refunds", title: "Refund policy" } })).article).toEqual({ key: "refunds", title: "Refund policy" });
+    expect(checkNewTicket(web({ player: { email: "ada@example.com" }, article: { key: "refunds", title: "x".repeat(300) } })).article?.title).toHaveLength(200);
+    expect(checkNewTicket({ ...web({ sessionId: undefined, player: { email: "ada@example.com" }, article: { key: "refunds", title: "Refunds" } }), supportSource: "EMAIL", reopenedFromTicketId: "EEEEEEEE-EEEE-4EEE-8EEE-EEEEEEEEEEEE" }).article).toBeNull();
   });
 
   it("makes a player's mail to a closed ticket into its follow-up: an email ticket of no session, with the closed one named and no duplicate check", () => {

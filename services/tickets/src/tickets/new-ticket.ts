@@ -8,6 +8,9 @@ import {
   isOneOf, LANGUAGES, PLATFORMS, PLAYER_TIERS, type Channel, type FieldValues, type Language, type Platform, type SupportSource,
 } from "./ticket.ts";
 
+/** The longest article title a ticket's metadata keeps (characters). */
+const MAX_ARTICLE_TITLE_LENGTH = 200;
+
 /** Who opens a new ticket: the company through the REST API, the player on the web support page, or the player's mail. */
 export type NewTicketSource = Extract<SupportSource, "API" | "WEB" | "EMAIL">;
 
@@ -38,6 +41,11 @@ export interface NewTicket {
   skipDuplicateCheck: boolean;
   /** The closed ticket this one follows up (the player answered it by mail); it gets this one as its followUpTicketId. */
   reopenedFromTicketId: string | null;
+  /**
+   * The help article the player read before asking (the web support page's "Still need help?"),
+   * with its title as the player saw it; null otherwise. Kept in the ticket's metadata.
+   */
+  article: { key: string; title: string } | null;
 }
 
 /**
@@ -46,8 +54,9 @@ export interface NewTicket {
  */
 export interface UncheckedNewTicket extends Omit<
   NewTicket,
-  "environmentId" | "sessionId" | "player" | "language" | "channels" | "platform" | "fields" | "skipDuplicateCheck" | "reopenedFromTicketId"
+  "environmentId" | "sessionId" | "player" | "language" | "channels" | "platform" | "fields" | "skipDuplicateCheck" | "reopenedFromTicketId" | "article"
 > {
+  article?: { key: string; title: string } | undefined;
   reopenedFromTicketId?: string | undefined;
   environmentId?: string | undefined;
   sessionId?: string | undefined;
@@ -163,6 +172,10 @@ export function checkNewTicket(request: UncheckedNewTicket): NewTicket {
     fields: Object.fromEntries(Object.entries(request.fields).filter(([, value]) => isFieldValueShape(value))) as FieldValues,
     skipDuplicateCheck: request.skipDuplicateCheck ?? source.skipDuplicateCheck,
     reopenedFromTicketId: request.reopenedFromTicketId?.toLowerCase() ?? null,
+    // Only the support page names an article; its key and title come from content through the gateway.
+    article: source.session && request.article !== undefined && request.article.key !== ""
+      ? { key: request.article.key.slice(0, 64), title: request.article.title.slice(0, MAX_ARTICLE_TITLE_LENGTH) }
+      : null,
   };
 }
 

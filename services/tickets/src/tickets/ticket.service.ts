@@ -161,7 +161,11 @@ export async function createTicket(ctx: TicketsContext, request: UncheckedNewTic
 
   // An identified player (with an id) is tier 1 unless a tier is known.
   const tier = ticket.player.tier ?? player.tier ?? (ticket.player.externalId !== null ? 1 : null);
-  const ticketMetadata: FieldValues = { platform: ticket.platform, ...(tier !== null ? { playerTier: tier } : {}) };
+  const ticketMetadata: FieldValues = {
+    platform: ticket.platform,
+    ...(tier !== null ? { playerTier: tier } : {}),
+    ...(ticket.article !== null ? { articleKey: ticket.article.key, articleTitle: ticket.article.title } : {}),
+  };
 
   return ctx.db.transaction().execute(async (trx) => {
     // The per-player lock also orders this creation with the player's erasure: either the

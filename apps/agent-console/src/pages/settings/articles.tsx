@@ -22,6 +22,8 @@ interface SettingsArticle {
   section: Localized;
   body: Localized;
   position: number;
+  /** The web support page's "Was this helpful?" answers (the list's articles only). */
+  feedback?: { helpful: number; notHelpful: number; languages: { language: string; helpful: number; notHelpful: number }[] };
 }
 
 interface Draft {
@@ -46,6 +48,25 @@ function draftOf(game: GameSettings, article?: SettingsArticle): Draft {
 /** Only the languages with text: an empty one is left out (the page then shows the game's next language). */
 function mapOf(values: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value.trim() !== ""));
+}
+
+/** The article's "Was this helpful?" answers: in total, then per language when it was shown in more than one. */
+function FeedbackCounts({ feedback }: { feedback: SettingsArticle["feedback"] }) {
+  if (!feedback || feedback.helpful + feedback.notHelpful === 0) return <span class="muted">{t("articles.feedbackNone")}</span>;
+  return (
+    <>
+      {t("articles.feedbackCounts", { helpful: feedback.helpful, notHelpful: feedback.notHelpful })}
+      {feedback.languages.length > 1 && (
+        <ul class="feedback-languages hint">
+          {feedback.languages.map((count) => (
+            <li key={count.language}>
+              {languageName(count.language)}: {t("articles.feedbackCounts", { helpful: count.helpful, notHelpful: count.notHelpful })}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
 }
 
 /** The article as the player will see it, in the selected language, with the web support page's renderer. */
@@ -213,7 +234,8 @@ export function ArticlesPage() {
     setMessage(undefined);
     try {
       const { body } = await call<{ articles: SettingsArticle[] }>("PUT", `/settings/games/${gameId}/article-order`, { articleIds: order });
-      setArticles(body.articles);
+      // The new order's answer has no counts: each article keeps the ones the list read.
+      setArticles(body.articles.map((article) => ({ ...article, feedback: article.feedback ?? articles.find((known) => known.id === article.id)?.feedback })));
       const at = index + by;
       const edge = at === 0 || at === order.length - 1;
       // Keyboard users keep their place: the focus follows the moved article's button (or its other one at an end).
@@ -285,6 +307,7 @@ export function ArticlesPage() {
                   <th scope="col">{t("articles.titleColumn")}</th>
                   <th scope="col">{t("articles.sectionColumn")}</th>
                   <th scope="col">{t("articles.languagesColumn")}</th>
+                  <th scope="col">{t("articles.feedbackColumn")}</th>
                   <th scope="col">
                     <span class="visually-hidden">{t("articles.actions")}</span>
                   </th>
@@ -303,6 +326,9 @@ export function ArticlesPage() {
                       </th>
                       <td>{section || <span class="muted">{t("articles.noSection")}</span>}</td>
                       <td>{written.join(", ") || <span class="muted">{t("articles.noBody")}</span>}</td>
+                      <td class="article-feedback">
+                        <FeedbackCounts feedback={article.feedback} />
+                      </td>
                       <td>
                         <div class="row-actions">
                           <button id={`up-${article.id}`} type="button" class="button small" disabled={index === 0} onClick={() => void move(index, -1)} aria-label={t("articles.moveUpLabel", { title: article.title })}>

@@ -1321,6 +1321,256 @@ export declare type GetGameLogoResponse = Message<"content.v1.GetGameLogoRespons
 export declare const GetGameLogoResponseSchema: GenMessage<GetGameLogoResponse>;
 
 /**
+ * ShownArticle is an article as the web support page shows it: the one language it is in.
+ *
+ * @generated from message content.v1.ShownArticle
+ */
+export declare type ShownArticle = Message<"content.v1.ShownArticle"> & {
+  /**
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string language = 2;
+   */
+  language: string;
+};
+
+/**
+ * Describes the message content.v1.ShownArticle.
+ * Use `create(ShownArticleSchema)` to create a new message.
+ */
+export declare const ShownArticleSchema: GenMessage<ShownArticle>;
+
+/**
+ * @generated from message content.v1.SearchArticlesRequest
+ */
+export declare type SearchArticlesRequest = Message<"content.v1.SearchArticlesRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * The player's words (websearch syntax: quotes, `or`, `-word`).
+   *
+   * @generated from field: string query = 3;
+   */
+  query: string;
+
+  /**
+   * The articles to search, each in its language (the others are not searched).
+   *
+   * @generated from field: repeated content.v1.ShownArticle shown = 4;
+   */
+  shown: ShownArticle[];
+
+  /**
+   * At most this many results (1 to 20; 0: 20).
+   *
+   * @generated from field: int32 limit = 5;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message content.v1.SearchArticlesRequest.
+ * Use `create(SearchArticlesRequestSchema)` to create a new message.
+ */
+export declare const SearchArticlesRequestSchema: GenMessage<SearchArticlesRequest>;
+
+/**
+ * ArticleSearchHit is one result: the article, its language and a plain-text excerpt.
+ *
+ * @generated from message content.v1.ArticleSearchHit
+ */
+export declare type ArticleSearchHit = Message<"content.v1.ArticleSearchHit"> & {
+  /**
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string language = 2;
+   */
+  language: string;
+
+  /**
+   * @generated from field: string excerpt = 3;
+   */
+  excerpt: string;
+};
+
+/**
+ * Describes the message content.v1.ArticleSearchHit.
+ * Use `create(ArticleSearchHitSchema)` to create a new message.
+ */
+export declare const ArticleSearchHitSchema: GenMessage<ArticleSearchHit>;
+
+/**
+ * @generated from message content.v1.SearchArticlesResponse
+ */
+export declare type SearchArticlesResponse = Message<"content.v1.SearchArticlesResponse"> & {
+  /**
+   * @generated from field: repeated content.v1.ArticleSearchHit hits = 1;
+   */
+  hits: ArticleSearchHit[];
+};
+
+/**
+ * Describes the message content.v1.SearchArticlesResponse.
+ * Use `create(SearchArticlesResponseSchema)` to create a new message.
+ */
+export declare const SearchArticlesResponseSchema: GenMessage<SearchArticlesResponse>;
+
+/**
+ * @generated from message content.v1.ListRelatedArticlesRequest
+ */
+export declare type ListRelatedArticlesRequest = Message<"content.v1.ListRelatedArticlesRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string key = 3;
+   */
+  key: string;
+
+  /**
+   * The language the article is shown in.
+   *
+   * @generated from field: string language = 4;
+   */
+  language: string;
+
+  /**
+   * @generated from field: repeated content.v1.ShownArticle shown = 5;
+   */
+  shown: ShownArticle[];
+};
+
+/**
+ * Describes the message content.v1.ListRelatedArticlesRequest.
+ * Use `create(ListRelatedArticlesRequestSchema)` to create a new message.
+ */
+export declare const ListRelatedArticlesRequestSchema: GenMessage<ListRelatedArticlesRequest>;
+
+/**
+ * @generated from message content.v1.ListRelatedArticlesResponse
+ */
+export declare type ListRelatedArticlesResponse = Message<"content.v1.ListRelatedArticlesResponse"> & {
+  /**
+   * Article keys, the closest first.
+   *
+   * @generated from field: repeated string keys = 1;
+   */
+  keys: string[];
+};
+
+/**
+ * Describes the message content.v1.ListRelatedArticlesResponse.
+ * Use `create(ListRelatedArticlesResponseSchema)` to create a new message.
+ */
+export declare const ListRelatedArticlesResponseSchema: GenMessage<ListRelatedArticlesResponse>;
+
+/**
+ * @generated from message content.v1.RecordArticleFeedbackRequest
+ */
+export declare type RecordArticleFeedbackRequest = Message<"content.v1.RecordArticleFeedbackRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string key = 3;
+   */
+  key: string;
+
+  /**
+   * The web support session voting (its id, not its code).
+   *
+   * @generated from field: string session_id = 4;
+   */
+  sessionId: string;
+
+  /**
+   * The language the article was shown in.
+   *
+   * @generated from field: string language = 5;
+   */
+  language: string;
+
+  /**
+   * @generated from field: bool helpful = 6;
+   */
+  helpful: boolean;
+};
+
+/**
+ * Describes the message content.v1.RecordArticleFeedbackRequest.
+ * Use `create(RecordArticleFeedbackRequestSchema)` to create a new message.
+ */
+export declare const RecordArticleFeedbackRequestSchema: GenMessage<RecordArticleFeedbackRequest>;
+
+/**
+ * @generated from message content.v1.RecordArticleFeedbackResponse
+ */
+export declare type RecordArticleFeedbackResponse = Message<"content.v1.RecordArticleFeedbackResponse"> & {
+};
+
+/**
+ * Describes the message content.v1.RecordArticleFeedbackResponse.
+ * Use `create(RecordArticleFeedbackResponseSchema)` to create a new message.
+ */
+export declare const RecordArticleFeedbackResponseSchema: GenMessage<RecordArticleFeedbackResponse>;
+
+/**
+ * ArticleFeedbackCount is the votes on an article in one language.
+ *
+ * @generated from message content.v1.ArticleFeedbackCount
+ */
+export declare type ArticleFeedbackCount = Message<"content.v1.ArticleFeedbackCount"> & {
+  /**
+   * @generated from field: string language = 1;
+   */
+  language: string;
+
+  /**
+   * @generated from field: int32 helpful = 2;
+   */
+  helpful: number;
+
+  /**
+   * @generated from field: int32 not_helpful = 3;
+   */
+  notHelpful: number;
+};
+
+/**
+ * Describes the message content.v1.ArticleFeedbackCount.
+ * Use `create(ArticleFeedbackCountSchema)` to create a new message.
+ */
+export declare const ArticleFeedbackCountSchema: GenMessage<ArticleFeedbackCount>;
+
+/**
  * ContentService owns tenancy (companies, API keys, users) and reference data (games,
  * environments, resources, tags, field definitions, announcements). Every request that
  * reads tenant data carries the caller's company_id; data of another company is NOT_FOUND.
@@ -1512,6 +1762,42 @@ export declare const ContentService: GenService<{
     methodKind: "unary";
     input: typeof GetGameLogoRequestSchema;
     output: typeof GetGameLogoResponseSchema;
+  },
+  /**
+   * SearchArticles finds the shown articles of a live game whose title or body (in the language
+   * each is shown in) match the words, best first (full-text rank, the title above the body).
+   * INVALID_ARGUMENT at /q for blank words or more than 200 characters; NOT_FOUND for another
+   * company's game or none.
+   *
+   * @generated from rpc content.v1.ContentService.SearchArticles
+   */
+  searchArticles: {
+    methodKind: "unary";
+    input: typeof SearchArticlesRequestSchema;
+    output: typeof SearchArticlesResponseSchema;
+  },
+  /**
+   * ListRelatedArticles names up to three shown articles related to one: those of its section
+   * first, then those sharing its words; never the article itself.
+   *
+   * @generated from rpc content.v1.ContentService.ListRelatedArticles
+   */
+  listRelatedArticles: {
+    methodKind: "unary";
+    input: typeof ListRelatedArticlesRequestSchema;
+    output: typeof ListRelatedArticlesResponseSchema;
+  },
+  /**
+   * RecordArticleFeedback records a web support session's "was this helpful?" vote on an article
+   * of the game (one per session and article: a second vote replaces the first). NOT_FOUND for
+   * another company's game or an article the game does not have.
+   *
+   * @generated from rpc content.v1.ContentService.RecordArticleFeedback
+   */
+  recordArticleFeedback: {
+    methodKind: "unary";
+    input: typeof RecordArticleFeedbackRequestSchema;
+    output: typeof RecordArticleFeedbackResponseSchema;
   },
 }>;
 

@@ -5,7 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import type { CollectorFieldDefinition, FieldDefinition, GameBranding, Tag } from "./content_pb.js";
+import type { ArticleFeedbackCount, CollectorFieldDefinition, FieldDefinition, GameBranding, Tag } from "./content_pb.js";
 
 /**
  * Describes the file content/v1/settings.proto.
@@ -1890,6 +1890,14 @@ export declare type CompanyArticle = Message<"content.v1.CompanyArticle"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 9;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * The web support page's "was this helpful?" votes, per language shown (only in
+   * ListCompanyArticles' answer; empty elsewhere).
+   *
+   * @generated from field: repeated content.v1.ArticleFeedbackCount feedback = 10;
+   */
+  feedback: ArticleFeedbackCount[];
 };
 
 /**

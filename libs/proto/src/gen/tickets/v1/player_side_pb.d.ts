@@ -162,6 +162,19 @@ export declare type CreatePlayerTicketRequest = Message<"tickets.v1.CreatePlayer
    * @generated from field: string session_id = 10;
    */
   sessionId: string;
+
+  /**
+   * The help article the player read before asking (the page's "Still need help?"): the
+   * ticket's metadata gets articleKey and articleTitle (its title as the player saw it).
+   *
+   * @generated from field: optional string article_key = 11;
+   */
+  articleKey?: string | undefined;
+
+  /**
+   * @generated from field: optional string article_title = 12;
+   */
+  articleTitle?: string | undefined;
 };
 
 /**
