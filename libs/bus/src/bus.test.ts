@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { SpanKind, trace } from "@opentelemetry/api";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { createDb, ensureDatabase, migrateToLatest, sql, type Kysely } from "@support/db";
 import { createLogger } from "@support/logging";
 import { createMetricsRegistry, parseMetricsText } from "@support/metrics";
@@ -97,6 +97,8 @@ describe("outbox relay and consumer", () => {
     // A poll far away: only a notification can make the relay publish within the test.
     const relay = createOutboxRelay({ db, databaseUrl, schema: "demo", nc, subjectPrefix: prefix, logger, pollIntervalMs: 60_000 });
     relay.start();
+    // Stopped even when an expectation fails: a relay left running would publish the next tests' rows.
+    onTestFinished(() => relay.stop());
     const listeners = () =>
       sql<{ pid: number }>`select pid from pg_stat_activity where application_name = 'outbox-relay-demo' and datname = current_database()`
         .execute(db)
@@ -117,7 +119,32 @@ describe("outbox relay and consumer", () => {
     await db.transaction().execute((trx) => writeEvents(trx, [{ type: "demo.listen.restored", version: 1, companyId, data: {} }]));
     await expect.poll(() => received, { timeout: 5000 }).toEqual(["demo.listen.restored"]);
     await consumer.stop();
-    await relay.stop();
+  });
+
+  it("publishes what was committed while its LISTEN connection was down once it listens again, without waiting for a poll", async () => {
+    const companyId = "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a15";
+    const relay = createOutboxRelay({ db, databaseUrl, schema: "demo", nc, subjectPrefix: prefix, logger, pollIntervalMs: 60_000 });
+    relay.start();
+    onTestFinished(() => relay.stop());
+    const listeners = () =>
+      sql<{ pid: number }>`select pid from pg_stat_activity where application_name = 'outbox-relay-demo' and datname = current_database()`
+        .execute(db)
+        .then((r) => r.rows);
+    await expect.poll(async () => (await listeners()).length, { timeout: 5000 }).toBe(1);
+    const received: string[] = [];
+    const consumer = createConsumer({
+      nc, natsPrefix: prefix, stream, durable: "while-not-listening", filterSubject: `${prefix}demo.unheard.>`, logger,
+      handle: async (event) => (received.push(event.type), ack),
+    });
+    await consumer.start();
+    onTestFinished(() => consumer.stop());
+    // The connection ends; the commit comes before the relay listens again (its backoff is a
+    // second), so its notification reaches nobody.
+    const [before] = await listeners();
+    await sql`select pg_terminate_backend(${before!.pid})`.execute(db);
+    await expect.poll(async () => (await listeners()).length, { timeout: 5000 }).toBe(0);
+    await db.transaction().execute((trx) => writeEvents(trx, [{ type: "demo.unheard.created", version: 1, companyId, data: {} }]));
+    await expect.poll(() => received, { timeout: 10_000 }).toEqual(["demo.unheard.created"]);
   });
 
   it("reports the outbox backlog at scrape time, back to 0 once the relay has published", async () => {

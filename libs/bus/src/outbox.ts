@@ -206,6 +206,9 @@ export function createOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
       await client.connect();
       await client.query(`listen "outbox_${settings.schema}"`);
       listening.succeeded();
+      // What was committed while nobody listened (since the connection was lost, or before it
+      // was first opened) notified no one: look now, not at the next poll.
+      wake?.();
     } catch (error) {
       onLost(error as Error);
     }
