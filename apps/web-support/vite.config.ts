@@ -13,5 +13,12 @@ export default defineConfig({
     // anyway, but it is dead weight for the browsers a strict CSP page targets).
     modulePreload: { polyfill: false },
     assetsInlineLimit: 0,
+    rolldownOptions: {
+      output: {
+        // The articles' Markdown renderer, loaded beside the session (src/markdown.ts), by a name
+        // that says what it is (the bundle test counts it).
+        chunkFileNames: (chunk) => (chunk.facadeModuleId?.includes("/article-markdown/") ? "assets/article-markdown-[hash].js" : "assets/[name]-[hash].js"),
+      },
+    },
   },
 });

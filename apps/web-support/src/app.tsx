@@ -8,6 +8,7 @@ import { ApiError, apiBase, createPlayerApi, type SupportSession } from "./api.t
 import { applyBranding, logoSource } from "./branding.ts";
 import { AppContext, href, type AppContextValue } from "./app-context.tsx";
 import { browserLanguage, loadLocale, type Locale } from "./i18n.ts";
+import { loadMarkdown } from "./markdown.ts";
 import { rememberAccepted, wasAccepted, type TakenCode } from "./session-code.ts";
 import { ContactView } from "./views/contact.tsx";
 import { ConversationView } from "./views/conversation.tsx";
@@ -59,6 +60,8 @@ export function App({ taken }: { taken: TakenCode }) {
     setPhase({ name: "loading" });
     // The home page's conversations travel beside the session (not after it) when the page opens on it.
     if (parseRoute(location.hash).name === "home") api.prefetchTickets();
+    // The articles' renderer, beside the session: a session opened on an article shows it first.
+    void loadMarkdown();
     try {
       const session = await api.session();
       rememberAccepted(taken.code!);

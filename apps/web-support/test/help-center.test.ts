@@ -5,20 +5,17 @@
 // article, and the ticket carries it. In a light game at desktop width and a dark one (branding
 // colorScheme dark) at 360 px; axe-core finds no serious or critical violation in either theme.
 // A screenshot of every step goes to .ci/out/web-support/help-NN-*.png.
-import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { createDb, sql, type Kysely } from "@support/db";
 import { startStack, type Stack, type TenantResult } from "@support/gateway/test-stack";
 import { freePort } from "@support/testkit";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectAccessible } from "@support/testkit/accessibility";
 import { launchBrowser } from "@support/testkit/browser";
 import { buildBundle, type BuiltBundle } from "@support/testkit/bundle";
 
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const SCREENSHOTS = fileURLToPath(new URL("../../../.ci/out/web-support/", import.meta.url));
 
 const resources = [
@@ -66,13 +63,6 @@ const game = (ref: string, name: string) => ({
 });
 const tenant = { company: { name: "Help Center Studio", primaryLanguage: "en" }, apiKeys: [{ name: "main" }], games: [game("day", "Day Quest"), game("night", "Night Quest")] };
 
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
 describe("the help center in a browser", () => {
   let stack: Stack;
   let bundle: BuiltBundle;
@@ -104,16 +94,6 @@ describe("the help center in a browser", () => {
     await stack?.stop();
     await bundle?.remove();
   });
-
-  async function expectAccessible(page: Page, what: string): Promise<void> {
-    if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
-      return (await axe.run(document, { resultTypes: ["violations"] })).violations;
-    });
-    const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-    expect(bad.map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`), `axe on ${what}`).toEqual([]);
-  }
 
   async function journey(options: {
     name: string;

@@ -113,4 +113,5 @@ export const cs: Catalog = {
   "help.stillNeedHelp": "Pořád potřebuješ pomoc?",
   "help.contact": "Kontaktovat podporu",
   "contact.aboutArticle": "K článku: {title}",
+  "help.clear": "Vymazat hledání",
 };

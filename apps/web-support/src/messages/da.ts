@@ -113,4 +113,5 @@ export const da: Catalog = {
   "help.stillNeedHelp": "Har du stadig brug for hjælp?",
   "help.contact": "Kontakt support",
   "contact.aboutArticle": "Om artiklen: {title}",
+  "help.clear": "Ryd søgningen",
 };

@@ -113,4 +113,5 @@ export const el: Catalog = {
   "help.stillNeedHelp": "Χρειάζεσαι ακόμη βοήθεια;",
   "help.contact": "Επικοινωνία με την υποστήριξη",
   "contact.aboutArticle": "Σχετικά με το άρθρο: {title}",
+  "help.clear": "Απαλοιφή αναζήτησης",
 };

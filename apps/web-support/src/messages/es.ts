@@ -114,4 +114,5 @@ export const es: Catalog = {
   "help.stillNeedHelp": "¿Aún necesitas ayuda?",
   "help.contact": "Escribir a soporte",
   "contact.aboutArticle": "Sobre el artículo: {title}",
+  "help.clear": "Borrar la búsqueda",
 };

@@ -113,4 +113,5 @@ export const fi: Catalog = {
   "help.stillNeedHelp": "Tarvitsetko vielä apua?",
   "help.contact": "Ota yhteyttä tukeen",
   "contact.aboutArticle": "Artikkelista: {title}",
+  "help.clear": "Tyhjennä haku",
 };

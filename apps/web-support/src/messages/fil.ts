@@ -113,4 +113,5 @@ export const fil: Catalog = {
   "help.stillNeedHelp": "Kailangan mo pa ba ng tulong?",
   "help.contact": "Makipag-ugnayan sa suporta",
   "contact.aboutArticle": "Tungkol sa article: {title}",
+  "help.clear": "I-clear ang paghahanap",
 };

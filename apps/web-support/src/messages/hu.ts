@@ -113,4 +113,5 @@ export const hu: Catalog = {
   "help.stillNeedHelp": "Még mindig segítség kell?",
   "help.contact": "Írj az ügyfélszolgálatnak",
   "contact.aboutArticle": "A cikkel kapcsolatban: {title}",
+  "help.clear": "Keresés törlése",
 };

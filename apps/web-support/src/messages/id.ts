@@ -113,4 +113,5 @@ export const id: Catalog = {
   "help.stillNeedHelp": "Masih butuh bantuan?",
   "help.contact": "Hubungi tim bantuan",
   "contact.aboutArticle": "Tentang artikel: {title}",
+  "help.clear": "Hapus pencarian",
 };

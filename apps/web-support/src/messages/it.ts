@@ -113,4 +113,5 @@ export const it: Catalog = {
   "help.stillNeedHelp": "Hai ancora bisogno di aiuto?",
   "help.contact": "Contatta l'assistenza",
   "contact.aboutArticle": "Sull'articolo: {title}",
+  "help.clear": "Cancella la ricerca",
 };

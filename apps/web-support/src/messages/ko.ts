@@ -113,4 +113,5 @@ export const ko: Catalog = {
   "help.stillNeedHelp": "아직 도움이 필요하신가요?",
   "help.contact": "고객 지원에 문의하기",
   "contact.aboutArticle": "관련 도움말: {title}",
+  "help.clear": "검색어 지우기",
 };

@@ -113,4 +113,5 @@ export const ms: Catalog = {
   "help.stillNeedHelp": "Masih perlukan bantuan?",
   "help.contact": "Hubungi sokongan",
   "contact.aboutArticle": "Tentang artikel: {title}",
+  "help.clear": "Kosongkan carian",
 };

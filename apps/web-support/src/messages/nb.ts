@@ -113,4 +113,5 @@ export const nb: Catalog = {
   "help.stillNeedHelp": "Trenger du fortsatt hjelp?",
   "help.contact": "Kontakt kundestøtte",
   "contact.aboutArticle": "Om artikkelen: {title}",
+  "help.clear": "Tøm søket",
 };

@@ -113,4 +113,5 @@ export const nl: Catalog = {
   "help.stillNeedHelp": "Nog steeds hulp nodig?",
   "help.contact": "Contact opnemen met support",
   "contact.aboutArticle": "Over het artikel: {title}",
+  "help.clear": "Zoekopdracht wissen",
 };

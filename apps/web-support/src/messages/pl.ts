@@ -113,4 +113,5 @@ export const pl: Catalog = {
   "help.stillNeedHelp": "Nadal potrzebujesz pomocy?",
   "help.contact": "Skontaktuj się z pomocą",
   "contact.aboutArticle": "Dotyczy artykułu: {title}",
+  "help.clear": "Wyczyść wyszukiwanie",
 };

@@ -113,4 +113,5 @@ export const ptBR: Catalog = {
   "help.stillNeedHelp": "Ainda precisa de ajuda?",
   "help.contact": "Falar com o suporte",
   "contact.aboutArticle": "Sobre o artigo: {title}",
+  "help.clear": "Limpar a busca",
 };

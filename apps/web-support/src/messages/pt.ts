@@ -113,4 +113,5 @@ export const pt: Catalog = {
   "help.stillNeedHelp": "Ainda precisas de ajuda?",
   "help.contact": "Contactar o apoio",
   "contact.aboutArticle": "Sobre o artigo: {title}",
+  "help.clear": "Limpar a pesquisa",
 };

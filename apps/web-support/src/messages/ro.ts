@@ -113,4 +113,5 @@ export const ro: Catalog = {
   "help.stillNeedHelp": "Mai ai nevoie de ajutor?",
   "help.contact": "Contactează asistența",
   "contact.aboutArticle": "Despre articolul: {title}",
+  "help.clear": "Șterge căutarea",
 };

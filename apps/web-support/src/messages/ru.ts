@@ -113,4 +113,5 @@ export const ru: Catalog = {
   "help.stillNeedHelp": "Всё ещё нужна помощь?",
   "help.contact": "Связаться с поддержкой",
   "contact.aboutArticle": "По статье: {title}",
+  "help.clear": "Очистить поиск",
 };

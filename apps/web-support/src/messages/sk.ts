@@ -113,4 +113,5 @@ export const sk: Catalog = {
   "help.stillNeedHelp": "Stále potrebuješ pomoc?",
   "help.contact": "Kontaktovať podporu",
   "contact.aboutArticle": "K článku: {title}",
+  "help.clear": "Vymazať hľadanie",
 };

@@ -113,4 +113,5 @@ export const sv: Catalog = {
   "help.stillNeedHelp": "Behöver du fortfarande hjälp?",
   "help.contact": "Kontakta supporten",
   "contact.aboutArticle": "Om artikeln: {title}",
+  "help.clear": "Rensa sökningen",
 };

@@ -113,4 +113,5 @@ export const th: Catalog = {
   "help.stillNeedHelp": "ยังต้องการความช่วยเหลืออยู่ไหม",
   "help.contact": "ติดต่อฝ่ายสนับสนุน",
   "contact.aboutArticle": "เกี่ยวกับบทความ: {title}",
+  "help.clear": "ล้างการค้นหา",
 };

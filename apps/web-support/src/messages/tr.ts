@@ -113,4 +113,5 @@ export const tr: Catalog = {
   "help.stillNeedHelp": "Hâlâ yardıma mı ihtiyacın var?",
   "help.contact": "Destekle iletişime geç",
   "contact.aboutArticle": "Şu makale hakkında: {title}",
+  "help.clear": "Aramayı temizle",
 };

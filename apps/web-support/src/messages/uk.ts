@@ -113,4 +113,5 @@ export const uk: Catalog = {
   "help.stillNeedHelp": "Досі потрібна допомога?",
   "help.contact": "Зв'язатися з підтримкою",
   "contact.aboutArticle": "Щодо статті: {title}",
+  "help.clear": "Очистити пошук",
 };

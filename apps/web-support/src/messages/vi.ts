@@ -113,4 +113,5 @@ export const vi: Catalog = {
   "help.stillNeedHelp": "Bạn vẫn cần trợ giúp?",
   "help.contact": "Liên hệ hỗ trợ",
   "contact.aboutArticle": "Về bài viết: {title}",
+  "help.clear": "Xóa tìm kiếm",
 };

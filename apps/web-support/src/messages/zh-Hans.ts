@@ -113,4 +113,5 @@ export const zhHans: Catalog = {
   "help.stillNeedHelp": "仍需要帮助？",
   "help.contact": "联系客服",
   "contact.aboutArticle": "关于文章：{title}",
+  "help.clear": "清除搜索",
 };

@@ -113,4 +113,5 @@ export const zhHant: Catalog = {
   "help.stillNeedHelp": "還需要協助嗎？",
   "help.contact": "聯絡客服",
   "contact.aboutArticle": "關於文章：{title}",
+  "help.clear": "清除搜尋",
 };

@@ -4,8 +4,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, type Resource, type ResourceSummary } from "../api.ts";
 import { BackHome, href, useApp, usePageHeading } from "../app-context.tsx";
-import { renderMarkdown } from "@support/article-markdown";
 import { directionOf } from "../i18n.ts";
+import { useRenderedMarkdown } from "../markdown.ts";
 
 export function ResourceView({ resourceKey }: { resourceKey: string }) {
   const { api, session, locale, fail } = useApp();
@@ -27,6 +27,8 @@ export function ResourceView({ resourceKey }: { resourceKey: string }) {
   // An article in another language than the page's says so (screen readers, fonts, direction);
   // the page's own texts around it keep the page's.
   const language = resource && resource !== "missing" && resource.language !== locale.language ? resource.language : undefined;
+  // The renderer comes as a chunk of its own (markdown.ts): the body shows when it is here.
+  const html = useRenderedMarkdown(resource && resource !== "missing" ? resource.body : null);
   const inItsLanguage = language === undefined ? {} : { lang: language, dir: directionOf(language) };
   return (
     <article>
@@ -36,7 +38,7 @@ export function ResourceView({ resourceKey }: { resourceKey: string }) {
       </h1>
       {resource && resource !== "missing" &&
         (resource.body ? (
-          <div class="markdown" {...inItsLanguage} dangerouslySetInnerHTML={{ __html: renderMarkdown(resource.body) }} />
+          <div class="markdown" {...inItsLanguage} dangerouslySetInnerHTML={{ __html: html ?? "" }} aria-busy={html === null} />
         ) : (
           <p>{t("resource.empty")}</p>
         ))}
