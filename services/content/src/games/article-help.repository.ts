@@ -1,5 +1,6 @@
 // Queries of the help center: full-text search over game_resource_search (kept by the
 // 2026_12_06 migration's trigger), related articles and the feedback votes.
+import { PLANNED_EACH_TIME } from "@support/db";
 import { sql, type Kysely } from "kysely";
 import type { ContentDatabase } from "../database.ts";
 import type { ArticleFeedbackCount, ShownArticle } from "./article-help.ts";
@@ -17,7 +18,8 @@ const shownRelation = (shown: readonly ShownArticle[]) =>
  */
 export async function searchArticleDocuments(db: Db, companyId: string, gameId: string, shown: readonly ShownArticle[], text: string, limit: number) {
   if (shown.length === 0) return [];
-  const { rows } = await sql<{ key: string; language: string; body: string }>`
+  // Planned for its words each time: a generic plan (after five searches) would not know them.
+  const { rows } = await sql<{ key: string; language: string; body: string }>`${sql.raw(PLANNED_EACH_TIME)}
     select r.key, s.language, s.body
     from game_resource_search s
     join game_resources r on r.id = s.resource_id
