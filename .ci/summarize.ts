@@ -15,6 +15,7 @@ interface AssertionResult {
   status: string;
   fullName?: string;
   title?: string;
+  duration?: number;
   failureMessages?: string[];
 }
 interface FileResult {
@@ -70,7 +71,10 @@ for (const file of files) {
   for (const result of report.testResults ?? []) {
     const file = result.name.startsWith(root) ? result.name.slice(root.length + 1) : result.name;
     const failedTests = (result.assertionResults ?? []).filter((a) => a.status === "failed");
-    for (const a of failedTests) failures.push({ file, test: a.fullName ?? a.title ?? "(unnamed)", message: firstLines(a.failureMessages?.[0] ?? "") });
+    for (const a of failedTests) {
+      const after = a.duration === undefined ? "" : ` (after ${(a.duration / 1000).toFixed(1)} s)`;
+      failures.push({ file, test: `${a.fullName ?? a.title ?? "(unnamed)"}${after}`, message: firstLines(a.failureMessages?.[0] ?? "") });
+    }
     if (result.status === "failed" && failedTests.length === 0) failures.push({ file, test: "(the file itself)", message: firstLines(result.message ?? "") });
   }
   const brokenFiles = (report.testResults ?? []).filter(
@@ -117,15 +121,18 @@ failed += failedSteps.length;
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exitCode = failed > 0 ? 1 : 0;
 
-/** The first lines of a failure message, without colour codes, each cut to a readable width. */
+/**
+ * The first lines of a failure message and the first stack frame of the project's own code,
+ * without colour codes, each cut to a readable width. A test that ran out of time has no message
+ * of its own in the report (vitest writes "STACK_TRACE_ERROR"): it is named as such.
+ */
 function firstLines(message: string): string {
-  return message
-    .replace(/\u001b\[[0-9;]*m/g, "")
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .slice(0, 6)
-    .map((line) => (line.length > 200 ? `${line.slice(0, 200)}…` : line))
-    .join("\n");
+  const lines = message.replace(/\u001b\[[0-9;]*m/g, "").split("\n").filter((line) => line.trim() !== "");
+  const frame = (line: string) => /^\s*at /.test(line);
+  const text = lines.filter((line) => !frame(line)).slice(0, 5);
+  const own = lines.find((line) => frame(line) && !line.includes("node_modules"));
+  const shown = text.length === 1 && /STACK_TRACE_ERROR/.test(text[0] ?? "") ? ["timed out (or failed without a message): see the test's own output above"] : text;
+  return [...shown, ...(own ? [own.trim()] : [])].map((line) => (line.length > 200 ? `${line.slice(0, 200)}…` : line)).join("\n");
 }
 
 /** Short names (`@support/x` -> `x`) of workspace packages that have a `test` script. */
