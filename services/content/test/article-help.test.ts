@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { userActor, type ChangeOrigin } from "../src/audit/audit-log.ts";
 import { changeArticle, createArticle, listArticles, removeArticle } from "../src/games/article.service.ts";
 import { feedbackOfArticles, recordArticleFeedback, relatedArticles, searchArticles } from "../src/games/article-help.service.ts";
-import { excerptAround, markdownToPlainText, websearchText } from "../src/games/article-help.ts";
+import { websearchText } from "@support/search-words";
+import { excerptAround, markdownToPlainText } from "../src/games/article-help.ts";
 import { startContent, type ContentTestContext } from "./context.ts";
 import { seedCompany, seedGame } from "./fixtures.ts";
 

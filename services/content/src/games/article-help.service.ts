@@ -2,12 +2,13 @@
 // and "was this helpful?" votes. The caller names the articles the page shows and the language
 // each is shown in (the gateway applies the page's language fallback): only those are searched
 // and related, each in that language.
+import { websearchText } from "@support/search-words";
 import type { Kysely } from "kysely";
 import { notFound } from "@support/errors";
 import type { ContentDatabase } from "../database.ts";
 import { requireLiveGame } from "./game.service.ts";
 import {
-  excerptAround, markdownToPlainText, MAX_RELATED_ARTICLES, MAX_SEARCH_RESULTS, parseSearchWords, searchTerms, websearchText,
+  excerptAround, markdownToPlainText, MAX_RELATED_ARTICLES, MAX_SEARCH_RESULTS, parseSearchWords, searchTerms,
   type ArticleFeedbackCount, type ArticleSearchHit, type ShownArticle,
 } from "./article-help.ts";
 import { articleFeedbackCounts, relatedArticleKeys, searchArticleDocuments, upsertArticleFeedback } from "./article-help.repository.ts";

@@ -2,6 +2,7 @@
 // reach the full-text index (Japanese, Chinese and Korean runs as the pairs of characters the
 // index holds, as in the tickets service's search), the plain-text excerpt a result shows, and
 // the "was this helpful?" counts the settings show. Pure rules and types only.
+import { CJK_RUN } from "@support/search-words";
 import { throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
 
 /** The longest search a player may send (characters, after trimming). */
@@ -42,33 +43,6 @@ export function parseSearchWords(value: unknown): string {
   else if ([...words].length > MAX_SEARCH_LENGTH) issues.push({ path: "/q", message: `must be at most ${MAX_SEARCH_LENGTH} characters` });
   throwIfInvalid(issues, "the search is invalid");
   return words;
-}
-
-/** Runs of Japanese, Chinese or Korean characters, which the index stores as pairs of characters. */
-export const CJK_RUN = /[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+/gu;
-
-/** A CJK run as the migration's article_cjk_bigrams indexes it: overlapping pairs of characters. */
-function cjkPairs(run: string): string {
-  const chars = [...run];
-  if (chars.length < 2) return run;
-  return chars.slice(0, -1).map((char, i) => char + chars[i + 1]).join(" ");
-}
-
-const QUOTE_OR_CJK_RUN = new RegExp(`"|${CJK_RUN.source}`, "gu");
-
-/**
- * Search words for websearch_to_tsquery, each CJK run written as its pairs and quoted so that
- * they must follow each other as in the text (inside a quoted phrase they already must).
- */
-export function websearchText(words: string): string {
-  let quoted = false;
-  return words.replace(QUOTE_OR_CJK_RUN, (match) => {
-    if (match === '"') {
-      quoted = !quoted;
-      return match;
-    }
-    return quoted ? ` ${cjkPairs(match)} ` : ` "${cjkPairs(match)}" `;
-  });
 }
 
 /** The words an excerpt looks for: the search's words and CJK runs, without quotes, `or` and `-excluded` words. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseTicketSearch, partsFromMarked, searchTerms, snippetAround, ticketMatch } from "./search.ts";
-import { longestSecondWalk, SEARCH_WALK_BEFORE_BLOCKS, SEARCH_WALK_LONGEST, secondWalkLength, websearchText } from "./ticket.repository.ts";
+import { websearchText } from "@support/search-words";
+import { longestSecondWalk, SEARCH_WALK_BEFORE_BLOCKS, SEARCH_WALK_LONGEST, secondWalkLength } from "./ticket.repository.ts";
 
 const text = (parts: { text: string; highlight: boolean }[]) => parts.map((part) => (part.highlight ? `[${part.text}]` : part.text)).join("");
 

@@ -1,6 +1,7 @@
 // Search in the support application's ticket lists: what the text of `q` asks for, and the
 // snippet that shows an agent why a ticket matched. How the text is indexed and matched is the
 // repository's; here are the rules of the syntax and of the snippet.
+import { CJK_RUN } from "@support/search-words";
 
 /** What a search asks for. A ticket matches when any of its parts match (see parseTicketSearch). */
 export interface TicketSearch {
@@ -120,8 +121,6 @@ export function snippetAround(text: string, needles: readonly string[]): Snippet
   return parts;
 }
 
-/** Runs of Japanese, Chinese or Korean characters, which the index stores as pairs of characters. */
-export const CJK_RUN = /[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+/gu;
 
 /** The CJK runs of a search's words. */
 export function cjkRuns(words: string): string[] {

@@ -8,7 +8,8 @@ import { eventsInsert, type EventsTicket } from "../ticket-events/event.reposito
 import { OPEN_STATUSES, type AgentListQuery, type AssigneeCondition, type ViewConditions } from "./agent-list.ts";
 import type { ListSort } from "./cursor.ts";
 import type { ListQuery } from "./list-query.ts";
-import { CJK_RUN, HIGHLIGHT_START, HIGHLIGHT_STOP, type TicketSearch } from "./search.ts";
+import { websearchText } from "@support/search-words";
+import { HIGHLIGHT_START, HIGHLIGHT_STOP, type TicketSearch } from "./search.ts";
 import type { NewTicket } from "./new-ticket.ts";
 import type {
   Channel, FieldValues, Language, Platform, ResolutionType, SupportSource, Ticket, TicketStatus,
@@ -340,30 +341,6 @@ function assigneeSql(assignee: AssigneeCondition): RawBuilder<boolean> {
 /** `text` as an ILIKE pattern matching it anywhere, its wildcards taken literally. */
 function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-}
-
-/** A CJK run as the migration's cjk_bigrams indexes it: overlapping pairs of characters. */
-function cjkPairs(run: string): string {
-  const chars = [...run];
-  if (chars.length < 2) return run;
-  return chars.slice(0, -1).map((char, i) => char + chars[i + 1]).join(" ");
-}
-
-const QUOTE_OR_CJK_RUN = new RegExp(`"|${CJK_RUN.source}`, "gu");
-
-/**
- * A search's words for websearch_to_tsquery, with every CJK run written as its pairs, quoted so
- * that they must follow each other as in the text (inside a quoted phrase they already must).
- */
-export function websearchText(words: string): string {
-  let quoted = false;
-  return words.replace(QUOTE_OR_CJK_RUN, (match) => {
-    if (match === '"') {
-      quoted = !quoted;
-      return match;
-    }
-    return quoted ? ` ${cjkPairs(match)} ` : ` "${cjkPairs(match)}" `;
-  });
 }
 
 /**
