@@ -237,4 +237,28 @@ describe("the inbox and the ticket page in Chromium", () => {
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it("puts the focus in the composer when r is pressed while the ticket is still loading, and keeps it there", async () => {
+    const { id: ticketId } = await createTicket("Quick Quinn", "Help, quickly");
+    const { context, page, problems } = await agentPage(ada);
+    // The ticket's answer comes late, as on a slow connection.
+    await page.route(`**/agent-api/tickets/${ticketId}`, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.continue();
+    });
+    await page.goto(`${base}/app/tickets/${ticketId}`);
+    await page.getByRole("status").filter({ hasText: "Loading" }).waitFor();
+    await page.keyboard.press("r");
+    await page.getByRole("heading", { level: 1, name: /Quick Quinn/ }).waitFor();
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("composer-text");
+    // The ticket read again (a change arrives) does not take the focus back to the heading.
+    await page.keyboard.type("Typing already");
+    expect((await stack.request(`/tickets/${ticketId}/actions`, { method: "POST", key: tenant.apiKeys.main!, json: { actions: [{ type: "addPrivateNote", message: "A note from elsewhere" }] } })).status).toBe(200);
+    await page.getByRole("list", { name: "Conversation" }).getByText("A note from elsewhere").waitFor();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("composer-text");
+    expect(await page.locator("#composer-text").inputValue()).toBe("Typing already");
+    await screenshot(page, "26b-reply-focus-kept-while-loading");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
 });

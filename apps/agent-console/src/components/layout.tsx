@@ -14,6 +14,9 @@ export function PageTitle({ children, id }: { children: string; id?: string }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${children} · ${t("app.name")}`;
+    // The heading takes the focus when the page changes, never from a field the agent is already
+    // in: a shortcut (r, n, /) may have put them there while the page was still loading.
+    if (document.activeElement?.closest("input, textarea, select")) return;
     heading.current?.focus();
   }, [children]);
   return (

@@ -82,6 +82,13 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
   useEffect(() => setComposerProblem(undefined), [fileStates]);
   const lastTyping = useRef(0);
   const composer = useRef<HTMLTextAreaElement>(null);
+  const composerWanted = useRef(false);
+  useEffect(() => {
+    if (composerWanted.current && composer.current) {
+      composerWanted.current = false;
+      composer.current.focus();
+    }
+  });
   const userId = me.value?.user.id;
   const change = lastChange.value;
   const reload = reloads.value;
@@ -144,7 +151,9 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
       if (event.key === "r" || event.key === "n") {
         event.preventDefault();
         setMode(event.key === "r" ? "reply" : "note");
-        composer.current?.focus();
+        // Before the ticket is loaded there is no composer yet: it takes the focus when it shows.
+        if (composer.current) composer.current.focus();
+        else composerWanted.current = true;
       } else if (event.key === "e") {
         event.preventDefault();
         resolveRef.current();
