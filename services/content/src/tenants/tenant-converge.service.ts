@@ -23,7 +23,6 @@ import { findCompany } from "../companies/company.repository.ts";
 import { setCompanyEmailSender } from "../companies/company.service.ts";
 import { changeField, createField, listFields } from "../fields/field.service.ts";
 import { changeArticle } from "../games/article.service.ts";
-import { normalizeHexColor } from "../games/branding.ts";
 import { getGameBranding, setGameBranding } from "../games/branding.service.ts";
 import { parseResourceChange, type Game, type GameEnvironment } from "../games/game.ts";
 import { createEnvironment, createGame, createResource, listGamesWithEnvironments, setGameMetadataKeys, updateGame } from "../games/game.service.ts";
@@ -149,7 +148,7 @@ async function convergeGames(trx: Db, companyId: string, primaryLanguage: Langua
       report.created.push(item("game", game.slug, path, game.id));
       const branding = input.branding;
       const gameId = game.id;
-      if (branding) await at(`${path}/branding`, () => setGameBranding(trx, companyId, gameId, { accentColor: branding.accentColor ?? null, colorScheme: branding.colorScheme ?? "light" }, CHANGE));
+      if (branding) await at(`${path}/branding`, () => setGameBranding(trx, companyId, gameId, branding, CHANGE));
     } else {
       const current = existing.game;
       game = current;
@@ -166,16 +165,14 @@ async function convergeGames(trx: Db, companyId: string, primaryLanguage: Langua
       }
       // The branding's attributes the file names; one it leaves out keeps its value (the logo
       // is never in a file: it is uploaded in the console).
+      // setGameBranding normalizes the values and records nothing when they are the ones set.
       const branding = input.branding;
       if (branding !== undefined) {
-        const current = await getGameBranding(trx, companyId, game.id);
-        const accentColor = "accentColor" in branding ? (branding.accentColor === null || branding.accentColor === undefined ? null : (normalizeHexColor(branding.accentColor) ?? branding.accentColor)) : current.accentColor;
-        const colorScheme = branding.colorScheme ?? current.colorScheme;
-        if (accentColor !== current.accentColor || colorScheme !== current.colorScheme) {
-          const gameId = game.id;
-          await at(`${path}/branding`, () => setGameBranding(trx, companyId, gameId, { accentColor, colorScheme }, CHANGE));
-          changed.push("branding");
-        }
+        const gameId = game.id;
+        const before = await getGameBranding(trx, companyId, gameId);
+        const wanted = { accentColor: "accentColor" in branding ? branding.accentColor : before.accentColor, colorScheme: branding.colorScheme ?? before.colorScheme };
+        const after = await at(`${path}/branding`, () => setGameBranding(trx, companyId, gameId, wanted, CHANGE));
+        if (after.accentColor !== before.accentColor || after.colorScheme !== before.colorScheme) changed.push("branding");
       }
       report[changed.length > 0 ? "changed" : "unchanged"].push(item("game", game.slug, path, game.id, { attributes: changed }));
     }

@@ -140,7 +140,7 @@ async function createTenant(trx: Kysely<ContentDatabase>, file: TenantFile): Pro
     report.created.push(item("game", game.slug, `games/${g}`, game.id));
     const branding = input.branding;
     if (branding) {
-      await at(`games/${g}/branding`, () => setGameBranding(trx, companyId, game.id, { accentColor: branding.accentColor ?? null, colorScheme: branding.colorScheme ?? "light" }, { actor: OPERATOR }));
+      await at(`games/${g}/branding`, () => setGameBranding(trx, companyId, game.id, branding, { actor: OPERATOR }));
     }
     const environments: AppliedTenant["games"][number]["environments"] = [];
     for (const [e, environmentInput] of (input.environments ?? []).entries()) {

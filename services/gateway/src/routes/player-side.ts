@@ -418,14 +418,13 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
     const details = await content.getGame({ companyId: session.companyId, gameId: session.gameId });
     if (!details.game) throw new Error("content returned no game");
     const l10n = localizationOf(session, details.game.languages);
-    return { resources: details.resources, l10n, shown: shownArticles(details.resources, l10n) };
+    return { resources: details.resources, byKey: new Map(details.resources.map((resource) => [resource.key, resource])), l10n, shown: shownArticles(details.resources, l10n) };
   };
 
   mount("searchPlayerResources", async (ctx) => {
     const { session } = ctx.state;
-    const { resources, l10n, shown } = await articlesFor(session);
+    const { byKey, l10n, shown } = await articlesFor(session);
     const { hits } = await content.searchArticles({ companyId: session.companyId, gameId: session.gameId, query: ctx.state.validated.query.q, shown });
-    const byKey = new Map(resources.map((resource) => [resource.key, resource]));
     ctx.set("Cache-Control", "no-store");
     respond(ctx, 200, {
       results: hits.flatMap((hit) => {
@@ -437,14 +436,13 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
 
   mount("listPlayerRelatedResources", async (ctx) => {
     const { session } = ctx.state;
-    const { resources, l10n, shown } = await articlesFor(session);
+    const { byKey, l10n, shown } = await articlesFor(session);
     const key = ctx.state.validated.params.key;
     const article = shown.find((candidate) => candidate.key === key);
-    if (!resources.some((resource) => resource.key === key)) throw notFound("resource not found");
+    if (!byKey.has(key)) throw notFound("resource not found");
     const { keys } = article
       ? await content.listRelatedArticles({ companyId: session.companyId, gameId: session.gameId, key, language: article.language, shown })
       : { keys: [] };
-    const byKey = new Map(resources.map((resource) => [resource.key, resource]));
     ctx.set("Cache-Control", "no-store");
     respond(ctx, 200, { resources: keys.flatMap((related) => (byKey.has(related) ? [toResourceSummaryDto(byKey.get(related)!, l10n)] : [])) });
   });
@@ -540,8 +538,8 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
     // The article the player read before asking, named by its title as the player saw it.
     let article: { articleKey: string; articleTitle: string } | undefined;
     if (request.article !== undefined) {
-      const { resources, l10n } = await articlesFor(session);
-      const resource = resources.find((candidate) => candidate.key === request.article);
+      const { byKey, l10n } = await articlesFor(session);
+      const resource = byKey.get(request.article);
       if (!resource) throw notFound("resource not found");
       article = { articleKey: resource.key, articleTitle: toPlayerResourceDto(resource, l10n).title };
     }
