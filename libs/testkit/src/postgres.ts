@@ -348,7 +348,6 @@ export function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
-/** Creates a fresh, uniquely named database (`t_<ms>_<random>`); `drop()` removes it with FORCE. */
 /**
  * A database prepared once and copied for each test run that needs it: `key` names what it holds
  * (a hash of the migrations that made it), `prepare` makes it from an empty database.
@@ -400,7 +399,10 @@ export async function ensureTemplateDatabase(adminUrl: string, template: Databas
   });
 }
 
-/** A fresh database of the run: empty, or a copy of `template` (made when missing). */
+/**
+ * Creates a fresh, uniquely named database (`t_<ms>_<random>`), empty or a copy of `template`
+ * (made when missing); `drop()` removes it with FORCE.
+ */
 export async function createTestDatabase(adminUrl: string, template?: DatabaseTemplate): Promise<TestDatabase> {
   const name = `t_${Date.now()}_${randomId(6)}`;
   const from = template ? await ensureTemplateDatabase(adminUrl, template) : undefined;
