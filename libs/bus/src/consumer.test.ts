@@ -212,6 +212,47 @@ describe("a consumer meeting bad messages", () => {
   });
 });
 
+describe("a consumer stopping", () => {
+  it("hands every message it fetched and did not handle back to the server at once, so the next consumer gets them long before AckWait", async () => {
+    const events = [];
+    for (let n = 0; n < 6; n++) events.push(await publishEvent("poison.stopping.sent", { n }));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const handledBefore: string[] = [];
+    // Two handlers held open and a server limit of four unacknowledged messages: two more wait
+    // in the client's buffer when the consumer stops.
+    const settings = { nc, natsPrefix: prefix, stream, durable: "stopping", filterSubject: `${prefix}poison.stopping.>`, logger, concurrency: 2, maxAckPending: 4, ackWaitMs: 30_000 };
+    const first = createConsumer({
+      ...settings,
+      handle: async (event) => {
+        handledBefore.push(event.id);
+        await gate;
+        return ack;
+      },
+    });
+    await first.start();
+    const jsm = await jetstreamManager(nc);
+    await expect.poll(async () => (await jsm.consumers.info(stream, "stopping")).num_ack_pending, { timeout: 5000 }).toBe(4);
+    expect(handledBefore).toHaveLength(2);
+    const stopping = first.stop();
+    setTimeout(release, 200);
+    await stopping;
+    const handledAfter: string[] = [];
+    const second = createConsumer({
+      ...settings,
+      handle: async (event) => {
+        handledAfter.push(event.id);
+        return ack;
+      },
+    });
+    await second.start();
+    started.push(second);
+    // Within a few seconds, not the 30 s AckWait of a message left in the stopped client.
+    await expect.poll(() => handledAfter.length, { timeout: 5000 }).toBe(4);
+    expect([...handledBefore, ...handledAfter].sort()).toEqual(events.map((event) => event.id).sort());
+  });
+});
+
 describe("a plain core subscription meeting bad messages", () => {
   it("counts and logs them, reads events against the contract (version 1 when absent), and ignores unknown types", async () => {
     const registry = createMetricsRegistry();
