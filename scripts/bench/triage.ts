@@ -6,7 +6,7 @@
 // (wall and CPU), the model's size as JSON (raw and gzip), the load time, and the CPU cost of
 // classifying one new ticket (p50/p99 µs per call after a warm-up, in this process: the function
 // runs in-process in a service, with no I/O, on the same Node and flags as the services). Also
-// one company-wide model without game and language slices, for comparison. No stack, no database.
+// the same with one company-wide model, and with slices kept by size alone, for comparison. No stack, no database.
 import { gzipSync } from "node:zlib";
 import { CORPUS_SCHEMA, readCorpusFile, type CorpusTicket } from "../../libs/triage/corpus/generate.ts";
 import {
@@ -64,6 +64,10 @@ export async function triageSuite(): Promise<SuiteResult> {
   const sliced = train(training);
   progress(`triage: trained in ${sliced.wallMs.toFixed(0)} ms (${sliced.model.slices.size} slices)`);
   const companyOnly = train(training, { minGameTickets: Infinity, minLanguageTickets: Infinity });
+  // Slices kept by size alone (every head of every slice with enough tickets), for comparison.
+  const keepAll = { minGain: -Infinity, minHeldOutToCompare: 0 };
+  const everySlice = train(training, keepAll);
+  const gameSlices = train(training, { ...keepAll, minLanguageTickets: Infinity });
 
   // As a service would: the model stored as JSON, read back, then used.
   const json = JSON.stringify(serializeTriageModel(sliced.model));
@@ -74,6 +78,19 @@ export async function triageSuite(): Promise<SuiteResult> {
 
   const evaluation = quality(model, heldOut);
   const companyEvaluation = quality(companyOnly.model, heldOut);
+  const variants = [
+    { name: "slices kept where they beat the level above (the default)", trained: sliced, evaluation },
+    { name: "one company-wide model", trained: companyOnly, evaluation: companyEvaluation },
+    { name: "company + every game with 300 tickets, all heads", trained: gameSlices, evaluation: quality(gameSlices.model, heldOut) },
+    { name: "company + every game and (game, language) with 300 tickets, all heads", trained: everySlice, evaluation: quality(everySlice.model, heldOut) },
+  ].map((v) => ({
+    name: v.name,
+    slices: v.trained.model.slices.size,
+    trainingCpuMs: v.trained.cpuMs,
+    jsonBytes: JSON.stringify(serializeTriageModel(v.trained.model)).length,
+    macro: v.evaluation.macro,
+    setTagPrecision: v.evaluation.set.tagPrecision,
+  }));
   const setByThreshold = THRESHOLDS.map((threshold) => quality(model, heldOut, threshold).set);
   const languages = [...new Set(heldOut.map((t) => t.language))];
   const byLanguage = languages.map((language) => {
@@ -158,12 +175,15 @@ export async function triageSuite(): Promise<SuiteResult> {
     `| measure | value |`,
     `|---|---|`,
     `| training (${training.length} tickets, all slices) | ${sliced.wallMs.toFixed(0)} ms wall, ${sliced.cpuMs.toFixed(0)} ms CPU |`,
-    `| training, one company-wide model only | ${companyOnly.wallMs.toFixed(0)} ms wall, ${companyOnly.cpuMs.toFixed(0)} ms CPU |`,
     `| model kept (slices) | ${model.slices.size}: company${model.slices.size > 1 ? ` + ${model.slices.size - 1} game or language slices` : ""} |`,
     `| model as JSON | ${(json.length / 1024).toFixed(0)} KiB (${(gzipBytes / 1024).toFixed(0)} KiB gzip) |`,
     `| load (JSON.parse + loadTriageModel + first call) | ${loadMs.toFixed(1)} ms |`,
     `| classification per ticket (${micros.length} calls, mean ${characters.toFixed(0)} characters) | CPU p50 ${cpuP50.toFixed(0)} µs, p99 ${cpuP99.toFixed(0)} µs, mean ${cpuPerCallUs.toFixed(1)} µs (timing included); wall p50 ${p50.toFixed(1)} µs, p99 ${p99.toFixed(1)} µs |`,
-    `| company-wide model only: macro F1 tags / field values | ${fixed(companyEvaluation.macro.tagF1)} / ${fixed(companyEvaluation.macro.fieldValueF1)} |`,
+  ].join("\n");
+  const variantTable = [
+    `| models | slices | training CPU | JSON | macro F1 tags | macro F1 field values | tags set at ${SET_THRESHOLD}: precision |`,
+    `|---|---|---|---|---|---|---|`,
+    ...variants.map((v) => `| ${v.name} | ${v.slices} | ${v.trainingCpuMs.toFixed(0)} ms | ${(v.jsonBytes / 1024).toFixed(0)} KiB | ${fixed(v.macro.tagF1)} | ${fixed(v.macro.fieldValueF1)} | ${percent(v.setTagPrecision)} % |`),
   ].join("\n");
   const table = [
     `### Tags (probability >= 0.5), held-out tickets`,
@@ -176,6 +196,8 @@ export async function triageSuite(): Promise<SuiteResult> {
     languageTable,
     `### Cost`,
     costTable,
+    `### Slices`,
+    variantTable,
     ``,
     `Slices kept: ${slices.join("; ")}`,
   ].join("\n\n");
@@ -185,11 +207,11 @@ export async function triageSuite(): Promise<SuiteResult> {
     details: {
       corpus: { tickets: corpus.length, training: training.length, heldOut: heldOut.length },
       trainOptions: DEFAULT_TRAIN_OPTIONS,
-      training: { wallMs: sliced.wallMs, cpuMs: sliced.cpuMs, companyOnlyWallMs: companyOnly.wallMs, companyOnlyCpuMs: companyOnly.cpuMs },
+      training: { wallMs: sliced.wallMs, cpuMs: sliced.cpuMs },
       model: { jsonBytes: json.length, gzipBytes, loadMs, slices },
       classification: { calls: micros.length, p50Micros: p50, p99Micros: p99, meanMicros: mean, cpuMicrosPerCall: cpuPerCallUs, cpuP50Micros: cpuP50, cpuP99Micros: cpuP99 },
       evaluation,
-      companyOnly: { macro: companyEvaluation.macro, set: companyEvaluation.set },
+      variants,
       setByThreshold,
       byLanguage,
     },
