@@ -10,9 +10,12 @@ const train = corpus.filter((t) => t.id % 5 !== 0);
 const test = corpus.filter((t) => t.id % 5 === 0);
 let model: TriageModel;
 
+// Training takes about a second here; generous limits for a CI machine busy with other lanes.
+const TRAINING_TIMEOUT = 60_000;
+
 beforeAll(() => {
   model = trainTriageModel(CORPUS_SCHEMA, train);
-});
+}, TRAINING_TIMEOUT);
 
 describe("triage model", () => {
   it("predicts the tags and fields of held-out tickets well above chance", () => {
@@ -55,7 +58,7 @@ describe("triage model", () => {
     expect(prediction.tags.find((p) => p.tag === "payment")!.confidence).toBeGreaterThan(0.5);
   });
 
-  it("keeps a game's or language's model only for heads that beat the one above it on held-out tickets", () => {
+  it("keeps a game's or language's model only for heads that beat the one above it on held-out tickets", { timeout: TRAINING_TIMEOUT }, () => {
     for (const slice of model.slices.values()) expect(slice.weights.heads.length).toBeGreaterThan(0);
     // Turbo Kart's Korean slice is far below the minimum: no model of its own.
     expect(model.slices.has(`game:${GAMES.turboKart}:ko`)).toBe(false);
@@ -63,7 +66,7 @@ describe("triage model", () => {
     expect([...none.slices.keys()]).toEqual(["company"]);
   });
 
-  it("does not predict a tag without enough labelled examples, nor learn from unlabelled tickets", () => {
+  it("does not predict a tag without enough labelled examples, nor learn from unlabelled tickets", { timeout: TRAINING_TIMEOUT }, () => {
     const schema = { tags: [...CORPUS_SCHEMA.tags, "refund-abuse"], fields: [] };
     const withRare = train.map((t, i) => (i < 5 && t.tags ? { ...t, tags: [...t.tags, "refund-abuse"] } : t));
     const rare = trainTriageModel(schema, withRare);
@@ -73,7 +76,7 @@ describe("triage model", () => {
     expect(trainTriageModel(schema, train.map((t) => ({ ...t, tags: null, fields: {} }))).slices.size).toBe(0);
   });
 
-  it("is the same model after JSON and back: identical predictions", () => {
+  it("is the same model after JSON and back: identical predictions", { timeout: TRAINING_TIMEOUT }, () => {
     const json = JSON.stringify(serializeTriageModel(model));
     const loaded = loadTriageModel(JSON.parse(json));
     expect(loaded.slices.size).toBe(model.slices.size);
@@ -82,7 +85,7 @@ describe("triage model", () => {
     expect(() => loadTriageModel({ ...JSON.parse(json), format: 99 })).toThrow(/format 99/);
   });
 
-  it("trains the same model from the same tickets", () => {
+  it("trains the same model from the same tickets", { timeout: TRAINING_TIMEOUT }, () => {
     const again = trainTriageModel(CORPUS_SCHEMA, train);
     expect(JSON.stringify(serializeTriageModel(again))).toBe(JSON.stringify(serializeTriageModel(model)));
   });
