@@ -6,7 +6,8 @@
 // (wall and CPU), the model's size as JSON (raw and gzip), the load time, and the CPU cost of
 // classifying one new ticket (p50/p99 µs per call after a warm-up, in this process: the function
 // runs in-process in a service, with no I/O, on the same Node and flags as the services). Also
-// the same with one company-wide model, and with slices kept by size alone, for comparison. No stack, no database.
+// the same with one company-wide model, with slices kept by size alone, and without character
+// trigrams, for comparison. No stack, no database.
 import { gzipSync } from "node:zlib";
 import { CORPUS_SCHEMA, readCorpusFile, type CorpusTicket } from "../../libs/triage/corpus/generate.ts";
 import {
@@ -68,6 +69,8 @@ export async function triageSuite(): Promise<SuiteResult> {
   const keepAll = { minGain: -Infinity, minHeldOutToCompare: 0 };
   const everySlice = train(training, keepAll);
   const gameSlices = train(training, { ...keepAll, minLanguageTickets: Infinity });
+  // Whether the character trigrams earn their place.
+  const noTrigrams = train(training, { features: { ...DEFAULT_TRAIN_OPTIONS.features, charGramsFromLength: 0 } });
 
   // As a service would: the model stored as JSON, read back, then used.
   const json = JSON.stringify(serializeTriageModel(sliced.model));
@@ -83,6 +86,7 @@ export async function triageSuite(): Promise<SuiteResult> {
     { name: "one company-wide model", trained: companyOnly, evaluation: companyEvaluation },
     { name: "company + every game with 300 tickets, all heads", trained: gameSlices, evaluation: quality(gameSlices.model, heldOut) },
     { name: "company + every game and (game, language) with 300 tickets, all heads", trained: everySlice, evaluation: quality(everySlice.model, heldOut) },
+    { name: "the default without character trigrams", trained: noTrigrams, evaluation: quality(noTrigrams.model, heldOut) },
   ].map((v) => ({
     name: v.name,
     slices: v.trained.model.slices.size,

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { featureBucket, normalizeText, textFeatures, vectorize } from "./features.ts";
 
@@ -43,5 +44,20 @@ describe("ticket text features", () => {
   it("adds word pairs only when asked", () => {
     expect(textFeatures("not working", { hashBits: 18, charGramsFromLength: 0, wordPairs: true })).toContain("p:not working");
     expect(textFeatures("not working", { hashBits: 18, charGramsFromLength: 0, wordPairs: false })).toEqual(["w:not", "w:working"]);
+  });
+});
+
+describe("ticket text features of any text", () => {
+  it("always give sorted, distinct buckets in range and a unit-length vector (or none)", { timeout: 60_000 }, () => {
+    const options = { hashBits: 12, charGramsFromLength: 5, wordPairs: true };
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 300 }), (text) => {
+        const { indices, values } = vectorize(text, options);
+        const ordered = indices.every((index, i) => index < 4096 && (i === 0 || index > indices[i - 1]!));
+        const norm = values.reduce((sum, v) => sum + v * v, 0);
+        return ordered && (indices.length > 0 ? Math.abs(norm - 1) < 1e-9 : textFeatures(text, options).length === 0);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -90,3 +90,16 @@ describe("triage model", () => {
     expect(JSON.stringify(serializeTriageModel(again))).toBe(JSON.stringify(serializeTriageModel(model)));
   });
 });
+
+describe("triage model of a small company", () => {
+  it("is one company model, uncalibrated, that still ranks the obvious tag first", { timeout: TRAINING_TIMEOUT }, () => {
+    const few = generateCorpus(99, 190).filter((t) => t.language === "en" || t.language === "de");
+    const small = trainTriageModel(CORPUS_SCHEMA, few, { minExamplesPerTag: 5 });
+    expect([...small.slices.keys()]).toEqual(["company"]);
+    const company = small.slices.get("company")!;
+    for (const calibration of company.calibration) expect(calibration).toEqual("a" in calibration ? { a: 1, b: 0 } : { temperature: 1 });
+    const prediction = classifyTicket(small, { gameId: GAMES.skyforge, language: "en", subject: "Refund request", messages: ["I was charged twice for the same pack ($4.99)."] }, { set: 0.9 });
+    const best = [...prediction.tags].sort((a, b) => b.confidence - a.confidence)[0]!;
+    expect(best.tag).toBe("payment");
+  });
+});
