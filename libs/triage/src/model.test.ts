@@ -66,6 +66,23 @@ describe("triage model", () => {
     expect([...none.slices.keys()]).toEqual(["company"]);
   });
 
+  it("takes each tag and field from the most specific slice that learned it", { timeout: TRAINING_TIMEOUT }, () => {
+    // Every slice kept, and tags rare in a language left to the game or the company.
+    const layered = trainTriageModel(CORPUS_SCHEMA, train, { minGain: -Infinity, minHeldOutToCompare: 0, minExamplesPerTag: 80 });
+    const language = [...layered.slices.values()].find((s) => s.key.split(":").length === 3 && s.weights.heads.length < CORPUS_SCHEMA.tags.length + CORPUS_SCHEMA.fields.length)!;
+    expect(language).toBeDefined();
+    const [, gameId, code] = language.key.split(":");
+    const ticket = test.find((t) => t.gameId === gameId && t.language === code)!;
+    const prediction = classifyTicket(layered, ticket, { set: 0.8 });
+    const learned = new Set(language.weights.heads.map((h) => h.name));
+    const game = layered.slices.get(`game:${gameId}`);
+    for (const p of [...prediction.tags.map((t) => ({ name: t.tag, model: t.model })), ...prediction.fields.map((f) => ({ name: f.key, model: f.model }))]) {
+      const expected = learned.has(p.name) ? language.key : game?.weights.heads.some((h) => h.name === p.name) ? game.key : "company";
+      expect(p.model, p.name).toBe(expected);
+    }
+    expect(prediction.tags.some((t) => t.model !== language.key)).toBe(true);
+  });
+
   it("does not predict a tag without enough labelled examples, nor learn from unlabelled tickets", { timeout: TRAINING_TIMEOUT }, () => {
     const schema = { tags: [...CORPUS_SCHEMA.tags, "refund-abuse"], fields: [] };
     const withRare = train.map((t, i) => (i < 5 && t.tags ? { ...t, tags: [...t.tags, "refund-abuse"] } : t));
