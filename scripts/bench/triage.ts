@@ -69,6 +69,9 @@ export async function triageSuite(): Promise<SuiteResult> {
   const keepAll = { minGain: -Infinity, minHeldOutToCompare: 0 };
   const everySlice = train(training, keepAll);
   const gameSlices = train(training, { ...keepAll, minLanguageTickets: Infinity });
+  // No held-out share: every training ticket learned from, no calibration (and so no slice can
+  // prove itself: one company model).
+  const uncalibrated = train(training, { minTicketsToCalibrate: Infinity });
   // Whether the character trigrams earn their place.
   const noTrigrams = train(training, { features: { ...DEFAULT_TRAIN_OPTIONS.features, charGramsFromLength: 0 } });
 
@@ -87,6 +90,7 @@ export async function triageSuite(): Promise<SuiteResult> {
     { name: "company + every game with 300 tickets, all heads", trained: gameSlices, evaluation: quality(gameSlices.model, heldOut) },
     { name: "company + every game and (game, language) with 300 tickets, all heads", trained: everySlice, evaluation: quality(everySlice.model, heldOut) },
     { name: "the default without character trigrams", trained: noTrigrams, evaluation: quality(noTrigrams.model, heldOut) },
+    { name: "no held-out share, no calibration (one company model on every training ticket)", trained: uncalibrated, evaluation: quality(uncalibrated.model, heldOut) },
   ].map((v) => ({
     name: v.name,
     slices: v.trained.model.slices.size,
@@ -94,6 +98,8 @@ export async function triageSuite(): Promise<SuiteResult> {
     jsonBytes: JSON.stringify(serializeTriageModel(v.trained.model)).length,
     macro: v.evaluation.macro,
     setTagPrecision: v.evaluation.set.tagPrecision,
+    setTagCoverage: v.evaluation.set.tagCoverage,
+    tagCalibration: v.evaluation.tagCalibration,
   }));
   const setByThreshold = THRESHOLDS.map((threshold) => quality(model, heldOut, threshold).set);
   const languages = [...new Set(heldOut.map((t) => t.language))];
@@ -185,9 +191,12 @@ export async function triageSuite(): Promise<SuiteResult> {
     `| classification per ticket (${micros.length} calls, mean ${characters.toFixed(0)} characters) | CPU p50 ${cpuP50.toFixed(0)} µs, p99 ${cpuP99.toFixed(0)} µs, mean ${cpuPerCallUs.toFixed(1)} µs (timing included); wall p50 ${p50.toFixed(1)} µs, p99 ${p99.toFixed(1)} µs |`,
   ].join("\n");
   const variantTable = [
-    `| models | slices | training CPU | JSON | macro F1 tags | macro F1 field values | tags set at ${SET_THRESHOLD}: precision |`,
-    `|---|---|---|---|---|---|---|`,
-    ...variants.map((v) => `| ${v.name} | ${v.slices} | ${v.trainingCpuMs.toFixed(0)} ms | ${(v.jsonBytes / 1024).toFixed(0)} KiB | ${fixed(v.macro.tagF1)} | ${fixed(v.macro.fieldValueF1)} | ${percent(v.setTagPrecision)} % |`),
+    `| models | slices | training CPU | JSON | macro F1 tags | macro F1 field values | tags set at ${SET_THRESHOLD}: precision, coverage | tag probabilities: calibration error, Brier |`,
+    `|---|---|---|---|---|---|---|---|`,
+    ...variants.map(
+      (v) =>
+        `| ${v.name} | ${v.slices} | ${v.trainingCpuMs.toFixed(0)} ms | ${(v.jsonBytes / 1024).toFixed(0)} KiB | ${fixed(v.macro.tagF1)} | ${fixed(v.macro.fieldValueF1)} | ${percent(v.setTagPrecision)} %, ${percent(v.setTagCoverage)} % | ${fixed(v.tagCalibration.expectedError)}, ${fixed(v.tagCalibration.brier)} |`,
+    ),
   ].join("\n");
   const table = [
     `### Tags (probability >= 0.5), held-out tickets`,

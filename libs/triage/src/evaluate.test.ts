@@ -27,6 +27,11 @@ describe("evaluation on held-out tickets", () => {
     expect(platform.values.find((v) => v.name === "android")).toMatchObject({ support: 1, truePositives: 0, falsePositives: 1, f1: 0 });
     // Set at 0.8: bug on 0 (right) and 2 (wrong), payment on 1 (right); 4 tag labels in all.
     // Platform set on 0 (right) and 2 (wrong), not on 1 (0.6); 3 tickets have a platform.
+    // Calibration over the 8 tag predictions of the 4 labelled tickets. Bins: [0.1, 0.2) holds
+    // 0.1 and 0.1, both negative: |0.2 - 0|; 0.2 negative; 0.3 positive; 0.6 positive; 0.85
+    // negative; [0.9, 1] holds 0.9 and 0.95, both positive: |1.85 - 2|.
+    expect(result.tagCalibration.expectedError).toBeCloseTo((0.2 + 0.2 + 0.7 + 0.4 + 0.85 + 0.15) / 8, 12);
+    expect(result.tagCalibration.brier).toBeCloseTo((0.01 + 0.01 + 0.49 + 0.0025 + 0.7225 + 0.04 + 0.01 + 0.16) / 8, 12);
     expect(result.set).toMatchObject({ tagPrecision: 2 / 3, tagCoverage: 0.5, fieldPrecision: 0.5, fieldCoverage: 1 / 3 });
   });
 });

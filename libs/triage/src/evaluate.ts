@@ -22,6 +22,13 @@ export interface Evaluation {
   /** Per field, per value: the most probable value is the prediction. */
   fields: { key: string; accuracy: number; tickets: number; values: ClassScores[] }[];
   macro: { tagF1: number; tagPrecision: number; tagRecall: number; fieldValueF1: number };
+  /**
+   * How far the tags' probabilities are from the frequencies they claim: the tag predictions
+   * (every tag of every labelled ticket) in ten bins of probability, the mean |probability -
+   * share of positives| of each bin weighted by its size (expected calibration error; 0 is
+   * perfect), and the Brier score (mean squared error of the probabilities).
+   */
+  tagCalibration: { expectedError: number; brier: number };
   /** The values the triage would set (confidence >= the set threshold): how many were right, and the share of labels they cover. */
   set: { threshold: number; tagPrecision: number; tagCoverage: number; fieldPrecision: number; fieldCoverage: number };
 }
@@ -83,9 +90,26 @@ export function evaluate(schema: TriageSchema, tickets: LabelledTicket[], predic
     const right = labelled.filter((r) => r.predicted === r.actual).length;
     return { key: field.key, accuracy: labelled.length === 0 ? 0 : right / labelled.length, tickets: labelled.length, values };
   });
+  const bins = Array.from({ length: 10 }, () => ({ count: 0, confidence: 0, positives: 0 }));
+  let squared = 0;
+  let predicted = 0;
+  tickets.forEach((ticket, i) => {
+    if (ticket.tags === null) return;
+    for (const p of predictions[i]!.tags) {
+      const actual = ticket.tags.includes(p.tag) ? 1 : 0;
+      const bin = bins[Math.min(9, Math.floor(p.confidence * 10))]!;
+      bin.count++;
+      bin.confidence += p.confidence;
+      bin.positives += actual;
+      squared += (p.confidence - actual) ** 2;
+      predicted++;
+    }
+  });
+  const expectedError = predicted === 0 ? 0 : bins.reduce((sum, b) => sum + (b.count === 0 ? 0 : Math.abs(b.confidence - b.positives)), 0) / predicted;
   return {
     tags,
     fields,
+    tagCalibration: { expectedError, brier: predicted === 0 ? 0 : squared / predicted },
     macro: {
       tagF1: mean(tags.map((t) => t.f1)),
       tagPrecision: mean(tags.map((t) => t.precision)),
