@@ -1,8 +1,9 @@
 // The triage of a company's AI flags: which of its isAiTag tags a new ticket should get, and
 // which value each isAiField field with a closed set of values should take, learned from the
-// tickets its agents labelled. One model per (game, language) where that slice has enough
-// labelled tickets, else per game, else per company; each head (a tag, a field) falls back on
-// its own, so a tag that is rare in one language is still predicted there by the game's model.
+// tickets its agents labelled. One model per company, and per game and per (game, language)
+// where the slice has enough labelled tickets and its model beats the level above on tickets
+// none of them learned from; each head (a tag, a field) falls back on its own, so a tag that is
+// rare in one language is still predicted there by the game's or the company's model.
 import { DEFAULT_FEATURE_OPTIONS, vectorize, type FeatureOptions, type SparseVector } from "./features.ts";
 import {
   DEFAULT_SGD_OPTIONS,
