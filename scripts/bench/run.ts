@@ -1,4 +1,4 @@
-// `pnpm bench [full|reads|create|actions|list|player|sessions|reference|tickets|soak|agent-streams|workspace|triage]`: throughput and latency of the request path, each
+// `pnpm bench [full|reads|create|actions|list|player|sessions|reference|tickets|soak|agent-streams|workspace|flood|triage]`: throughput and latency of the request path, each
 // layer measured in the same run so the ratios mean something on whatever machine runs it. Not a
 // test. Without an argument: `full`, the production-like set (production.ts). Each run gets a
 // directory scripts/bench/results/runs/<UTC time>-<suite>/ (results.json, the services' logs,
@@ -16,6 +16,7 @@ import { agentStreamsSuite } from "./agent-streams.ts";
 import { ticketsSuite } from "./tickets.ts";
 import { workspaceSuite } from "./workspace.ts";
 import { triageSuite } from "./triage.ts";
+import { floodSuite } from "./flood.ts";
 
 const here = import.meta.dirname;
 
@@ -95,6 +96,8 @@ const suites: Record<string, () => Promise<SuiteResult>> = {
   soak: soakSuite,
   "agent-streams": agentStreamsSuite,
   workspace: workspaceSuite,
+  // A flood of ticket creations at 16x the saturating concurrency (admission control).
+  flood: floodSuite,
   // In-process, no stack: the triage classifier on its labelled corpus.
   triage: triageSuite,
 };

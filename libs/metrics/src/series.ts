@@ -57,6 +57,16 @@ export function rateLimitRefusals(registry: Registry): Counter<"limit"> {
   }));
 }
 
+/** Requests refused at the gateway's door (503) because as many of their kind (read, write) were in progress. */
+export function httpAdmissionRefusals(registry: Registry): Counter<"kind"> {
+  return metricOf(registry, "support_http_admission_refusals_total", () => new Counter({
+    name: "support_http_admission_refusals_total",
+    help: "Requests refused at the gateway's door (503) because as many of their kind were in progress",
+    labelNames: ["kind"],
+    registers: [registry],
+  }));
+}
+
 /** Calls to a backend refused by the caller's admission control (over its limit: a 503 at once, nothing sent). */
 export function rpcClientRefusals(registry: Registry): Counter<"service" | "reason"> {
   return metricOf(registry, "support_rpc_client_refusals_total", () => new Counter({

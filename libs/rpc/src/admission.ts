@@ -8,7 +8,8 @@
 //
 // The limit is static per caller process (RPC_MAX_IN_FLIGHT at the gateway): a few times the
 // concurrency at which the backend reaches its best throughput, divided among the callers'
-// replicas. Streams (long-lived, few) are not limited.
+// replicas. Streams (long-lived, few) are not limited. The gateway keeps slots for reads by
+// admitting fewer writes at its door than this (MAX_WRITES_IN_PROGRESS).
 import { Code, ConnectError, type Transport } from "@connectrpc/connect";
 
 export interface AdmissionOptions {
@@ -49,14 +50,13 @@ interface Waiter {
   timer: ReturnType<typeof setTimeout>;
 }
 
-/** Wraps `transport` with the limit (see the top of this file). */
-export function createAdmissionTransport(transport: Transport, options: AdmissionOptions): AdmittingTransport {
+/** One limit with its queue. */
+function createLimiter(options: AdmissionOptions) {
   let inFlight = 0;
   const queue: Waiter[] = [];
 
   /** A slot, now or after a wait; rejects with busyError() when none comes in time. */
   const acquire = (signal: AbortSignal | undefined): Promise<void> | undefined => {
-    if (options.maxInFlight <= 0) return undefined;
     if (inFlight < options.maxInFlight && queue.length === 0) {
       inFlight += 1;
       return undefined;
@@ -98,21 +98,28 @@ export function createAdmissionTransport(transport: Transport, options: Admissio
     else inFlight -= 1;
   };
 
+  return { acquire, release, state: () => ({ inFlight, queued: queue.length }) };
+}
+
+/** Wraps `transport` with the limit (see the top of this file). */
+export function createAdmissionTransport(transport: Transport, options: AdmissionOptions): AdmittingTransport {
+  const limiter = createLimiter(options);
   return {
     async unary(method, signal, timeoutMs, header, input, contextValues) {
-      const waiting = acquire(signal);
+      if (options.maxInFlight <= 0) return transport.unary(method, signal, timeoutMs, header, input, contextValues);
+      const waiting = limiter.acquire(signal);
       if (waiting) await waiting;
       try {
         return await transport.unary(method, signal, timeoutMs, header, input, contextValues);
       } finally {
-        if (options.maxInFlight > 0) release();
+        limiter.release();
       }
     },
     stream(method, signal, timeoutMs, header, input, contextValues) {
       return transport.stream(method, signal, timeoutMs, header, input, contextValues);
     },
     admission() {
-      return { inFlight, queued: queue.length };
+      return limiter.state();
     },
   };
 }

@@ -59,6 +59,7 @@ import { registerAttachmentRoutes } from "./routes/attachments.ts";
 import { createApiRoutes } from "./routes/api.ts";
 import { registerFieldRoutes } from "./routes/fields.ts";
 import { registerGameRoutes } from "./routes/games.ts";
+import { requestAdmission } from "./middleware/admission.ts";
 import { createPlayerApiRateLimiter, createSessionCache, registerPlayerSideRoutes } from "./routes/player-side.ts";
 import { DELETE_PLAYER_TIMEOUT_MS, registerPlayerRoutes } from "./routes/players.ts";
 import { playersRateLimitStore, registerSessionRoutes } from "./routes/sessions.ts";
@@ -272,6 +273,8 @@ export function createServer(deps: GatewayDeps): Gateway {
   // CORS for /player-api, outside the error handler so that errors carry it too.
   app.use(playerApiCors(parseAllowedOrigins(config.WEB_SUPPORT_ORIGINS, config.WEB_SUPPORT_URL)) as Koa.Middleware<GatewayState>);
   app.use(errorHandler(logger));
+  // Before anything of the request is read: a refusal under a flood costs next to nothing.
+  app.use(requestAdmission({ maxReads: config.MAX_READS_IN_PROGRESS, maxWrites: config.MAX_WRITES_IN_PROGRESS }, registry) as Koa.Middleware<GatewayState>);
   app.use(dispatchRoutes(router) as Koa.Middleware<GatewayState>);
   app.use(unmatchedRoute(router) as Koa.Middleware<GatewayState>);
   // Errors are all answered by errorHandler; this only sees failures writing a response.

@@ -48,7 +48,8 @@ describe("Idempotency-Key through the real stack", () => {
   };
 
   beforeAll(async () => {
-    stack = await startStack();
+    // 50 concurrent writes on one gateway: above its default admission of writes (32 at once).
+    stack = await startStack({ gateway: { MAX_WRITES_IN_PROGRESS: 64 } });
     a = await stack.applyTenant(tenant("Alpha"));
     b = await stack.applyTenant(tenant("Beta"));
   });

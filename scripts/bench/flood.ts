@@ -1,0 +1,265 @@
+// `pnpm bench flood`: the stack as deployed under a flood of ticket creations, as an outage brings
+// them: POST /tickets first at the saturating concurrency (SATURATING connections, closed loop),
+// then at 16 times that (clients waiting Retry-After when refused, and clients retrying at once),
+// and a mixed flood (creations and GET /tickets, half each), while two light probes at a steady
+// pace (GET /games, a reference read, and GET /tickets?limit=20) measure what the other
+// routes see. The targets (admission control, docs/operations.md): goodput at 16x at least 90 %
+// of the saturating rate, refusals answered within 50 ms (p99), the p99 of accepted creations
+// within twice its saturating value, the probes' p99 within twice their quiet value, no 504, no
+// circuit breaker opened, and the gateway's memory bounded. Each answer's latency is kept with its
+// status, so refusals and accepted answers are measured apart.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { Pool } from "undici";
+import { durationSeconds, type Row, type SuiteResult } from "./measure.ts";
+import { percentile } from "./open-loop.ts";
+import { isCleaningUp, progress, root, startStack, type Stack } from "./stack.ts";
+
+const here = import.meta.dirname;
+/** Connections at which ticket creation reaches its best rate on the 2-core machine (docs/performance.md). */
+const SATURATING = Number(process.env.BENCH_FLOOD_SATURATING ?? 32);
+const FLOOD = SATURATING * 16;
+const PROBE_CONNECTIONS = 2;
+/** Each probe connection asks once per this many ms (20 requests a second a connection). */
+const PROBE_PACING_MS = 50;
+
+interface Request {
+  method: "GET" | "POST";
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+interface LoopResult {
+  name: string;
+  connections: number;
+  seconds: number;
+  statuses: Record<string, number>;
+  /** 2xx answers per second. */
+  goodput: number;
+  accepted: { p50: number; p99: number };
+  refused: { count: number; p50: number; p99: number; max: number };
+  errors: number;
+}
+
+const round = (value: number) => Math.round(value * 100) / 100;
+
+/**
+ * `connections` loops, each sending its next request when the answer came, for `seconds`. With
+ * `retryAfter`, a loop refused with Retry-After waits that long first, as the typed client does.
+ */
+async function closedLoop(name: string, origin: string, connections: number, seconds: number, request: () => Request, retryAfter = false, pacingMs = 0): Promise<LoopResult> {
+  const pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 30_000 });
+  const accepted: number[] = [];
+  const refused: number[] = [];
+  const statuses: Record<string, number> = {};
+  let errors = 0;
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  try {
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (performance.now() < until && !isCleaningUp()) {
+          const { method, path: requestPath, headers, body } = request();
+          const sent = performance.now();
+          try {
+            const answer = await pool.request({ method, path: requestPath, headers, ...(body === undefined ? {} : { body }) });
+            await answer.body.dump();
+            const ms = performance.now() - sent;
+            statuses[answer.statusCode] = (statuses[answer.statusCode] ?? 0) + 1;
+            (answer.statusCode < 300 ? accepted : refused).push(ms);
+            const wait = Number(answer.headers["retry-after"]);
+            if (retryAfter && answer.statusCode >= 300 && wait > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(wait * 1000, until - performance.now())));
+            // A probe asks at a steady pace: it measures what a request meets, without adding load.
+            if (pacingMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(pacingMs - ms, until - performance.now()))));
+          } catch {
+            errors += 1;
+          }
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  accepted.sort((a, b) => a - b);
+  refused.sort((a, b) => a - b);
+  return {
+    name,
+    connections,
+    seconds: round(elapsed),
+    statuses,
+    goodput: round(accepted.length / elapsed),
+    accepted: { p50: round(percentile(accepted, 50)), p99: round(percentile(accepted, 99)) },
+    refused: { count: refused.length, p50: round(percentile(refused, 50)), p99: round(percentile(refused, 99)), max: round(refused.at(-1) ?? NaN) },
+    errors,
+  };
+}
+
+/**
+ * The gateway's own time for its 503 answers (its access log: from the request's arrival in Koa
+ * to the answer) within [from, to] (epoch ms): what the server spends on a refusal, without the
+ * time this generator, on the same CPUs, takes to send and read it.
+ */
+function refusalTimesInGateway(stack: Stack, from: number, to: number): { count: number; p50: number; p99: number } {
+  const times: number[] = [];
+  for (const line of readFileSync(path.join(stack.logDir, "gateway.log"), "utf8").split("\n")) {
+    if (!line.includes('"status":503')) continue;
+    try {
+      const entry = JSON.parse(line) as { time: string; ms: number; status: number };
+      const at = Date.parse(entry.time);
+      if (entry.status === 503 && at >= from && at <= to) times.push(entry.ms);
+    } catch {
+      // a line cut by the log's buffering: not counted
+    }
+  }
+  times.sort((a, b) => a - b);
+  return { count: times.length, p50: round(percentile(times, 50)), p99: round(percentile(times, 99)) };
+}
+
+/** The resident memory of a process in MB (Linux). */
+function residentMb(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+    return line ? Math.round(Number(line.replace(/\D+/g, "")) / 1024) : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Runs `work` while sampling the gateway's memory every 250 ms; the highest value seen. */
+async function withPeakMemory<T>(stack: Stack, work: () => Promise<T>): Promise<{ result: T; peakMb: number }> {
+  const pid = stack.processes.find((p) => p.name === "gateway")?.child.pid;
+  let peakMb = residentMb(pid);
+  const timer = setInterval(() => (peakMb = Math.max(peakMb, residentMb(pid))), 250);
+  try {
+    return { result: await work(), peakMb };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function toRow(result: LoopResult): Row {
+  return {
+    name: result.name,
+    connections: result.connections,
+    requestsPerSecond: result.goodput,
+    p50: result.accepted.p50,
+    p99: result.accepted.p99,
+    mean: NaN,
+    errors: result.errors,
+    non2xx: result.refused.count,
+    statuses: result.statuses,
+    refused: result.refused,
+  };
+}
+
+export async function floodSuite(): Promise<SuiteResult> {
+  const stack = await startStack({
+    AUTO_CLOSE_INTERVAL_MS: "0",
+    PUBLIC_RATE_LIMIT_PER_ADDRESS: "1000000000",
+    PUBLIC_RATE_LIMIT_PER_TOKEN: "1000000000",
+  });
+  const demo = await stack.applyTenant(path.join(root, "scripts/demo-tenant.json"));
+  const company = await stack.applyTenant(path.join(here, "tickets-tenant.json"));
+  const demoKey = { authorization: `Bearer ${Object.values(demo.apiKeys)[0]!}` };
+  const key = { authorization: `Bearer ${company.apiKeys.bench!}` };
+  const galaxy = company.games.galaxy!.id;
+  let created = 0;
+  const create = (): Request => {
+    created += 1;
+    const player = `flood-${created}`;
+    return {
+      method: "POST",
+      path: "/tickets",
+      headers: { ...key, "content-type": "application/json" },
+      body: JSON.stringify({
+        gameId: galaxy,
+        message: `Flood ticket ${created}: the servers dropped me in the middle of a match and I lost my ranked points.`,
+        language: "en",
+        channels: ["email"],
+        metadata: { player: { id: player, email: `${player}@example.com` }, tags: ["bug"] },
+      }),
+    };
+  };
+  const list = (): Request => ({ method: "GET", path: "/tickets?limit=20", headers: key });
+  const games = (): Request => ({ method: "GET", path: "/games", headers: demoKey });
+  const probes = (label: string) =>
+    Promise.all([
+      closedLoop(`GET /games (probe, ${label})`, stack.gateway, PROBE_CONNECTIONS, durationSeconds, games, false, PROBE_PACING_MS),
+      closedLoop(`GET /tickets?limit=20 (probe, ${label})`, stack.gateway, PROBE_CONNECTIONS, durationSeconds, list, false, PROBE_PACING_MS),
+    ]);
+
+  // Warm-up: JIT, pools, caches.
+  await closedLoop("warm-up", stack.gateway, 8, 3, create);
+  await closedLoop("warm-up", stack.gateway, 4, 2, list);
+  progress("warmed up");
+
+  const quiet = await probes("quiet");
+  progress(`probes alone: ${quiet.map((p) => `${p.name} p99 ${p.accepted.p99} ms`).join(", ")}`);
+  const saturating = await closedLoop(`POST /tickets at ${SATURATING} connections`, stack.gateway, SATURATING, durationSeconds, create);
+  progress(`saturating: ${saturating.goodput}/s, p99 ${saturating.accepted.p99} ms, statuses ${JSON.stringify(saturating.statuses)}`);
+  const idleMb = residentMb(stack.processes.find((p) => p.name === "gateway")?.child.pid);
+
+  const floodStarted = Date.now();
+  const flood = await withPeakMemory(stack, () =>
+    Promise.all([closedLoop(`POST /tickets at ${FLOOD} connections (16x), clients waiting Retry-After`, stack.gateway, FLOOD, durationSeconds, create, true), probes("during the flood")]),
+  );
+  const [floodResult, floodProbes] = flood.result;
+  // Log lines reach the file within the logger's flush interval.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const floodRefusalsInGateway = refusalTimesInGateway(stack, floodStarted, Date.now() - 1500);
+  progress(`flood: ${floodResult.goodput}/s, statuses ${JSON.stringify(floodResult.statuses)}, refused p99 ${floodResult.refused.p99} ms, accepted p99 ${floodResult.accepted.p99} ms`);
+  // Clients that retry at once whatever the answer says: every refusal costs the gateway (and
+  // this generator, on the same machine) a request.
+  const hammer = await withPeakMemory(stack, () =>
+    Promise.all([closedLoop(`POST /tickets at ${FLOOD} connections (16x), clients ignoring Retry-After`, stack.gateway, FLOOD, durationSeconds, create), probes("during the hammering")]),
+  );
+  const [hammerResult, hammerProbes] = hammer.result;
+  progress(`hammering: ${hammerResult.goodput}/s, statuses ${JSON.stringify(hammerResult.statuses)}, refused p99 ${hammerResult.refused.p99} ms`);
+
+  const mixed = await withPeakMemory(stack, () =>
+    Promise.all([
+      closedLoop(`POST /tickets at ${FLOOD / 2} connections (mixed flood)`, stack.gateway, FLOOD / 2, durationSeconds, create, true),
+      closedLoop(`GET /tickets?limit=20 at ${FLOOD / 2} connections (mixed flood)`, stack.gateway, FLOOD / 2, durationSeconds, list, true),
+      probes("during the mixed flood"),
+    ]),
+  );
+  const [mixedCreate, mixedList, mixedProbes] = mixed.result;
+  progress(`mixed: creations ${mixedCreate.goodput}/s, lists ${mixedList.goodput}/s`);
+
+  const dependencies = (await (await fetch(`${stack.gateway}/healthz/dependencies`)).json()) as { services: Record<string, { breaker: string }> };
+  const breakers = Object.fromEntries(Object.entries(dependencies.services).map(([name, report]) => [name, report.breaker]));
+
+  const all = [...quiet, saturating, floodResult, ...floodProbes, hammerResult, ...hammerProbes, mixedCreate, mixedList, ...mixedProbes];
+  const timeouts = all.reduce((sum, r) => sum + (r.statuses["504"] ?? 0), 0);
+  const unexpected = all.reduce((sum, r) => sum + Object.entries(r.statuses).filter(([status]) => !["200", "503", "429"].includes(status)).reduce((s, [, n]) => s + n, 0), 0);
+  const probeRatio = (during: LoopResult[]) => Math.max(...during.map((p, i) => p.accepted.p99 / Math.max(quiet[i]!.accepted.p99, 5)));
+  const targets = [
+    { target: "goodput at 16x / saturating rate", value: round(floodResult.goodput / saturating.goodput), required: ">= 0.9" , met: floodResult.goodput >= 0.9 * saturating.goodput },
+    { target: "refusals' p99 in the gateway (ms; as this generator saw them: " + floodResult.refused.p99 + ")", value: floodRefusalsInGateway.p99, required: "<= 50", met: !(floodRefusalsInGateway.p99 > 50) },
+    { target: "accepted creations' p99 at 16x / at saturation", value: round(floodResult.accepted.p99 / saturating.accepted.p99), required: "<= 2", met: floodResult.accepted.p99 <= 2 * saturating.accepted.p99 },
+    { target: "probes' p99 during the flood / quiet (quiet counted as at least 5 ms)", value: round(probeRatio(floodProbes)), required: "<= 2", met: probeRatio(floodProbes) <= 2 },
+    { target: "probes' p99 during the mixed flood / quiet", value: round(probeRatio(mixedProbes)), required: "<= 2", met: probeRatio(mixedProbes) <= 2 },
+    { target: "gateway memory: peak during the floods - after saturation (MB)", value: Math.max(flood.peakMb, hammer.peakMb, mixed.peakMb) - idleMb, required: "<= 150", met: Math.max(flood.peakMb, hammer.peakMb, mixed.peakMb) - idleMb <= 150 },
+    { target: "504 answers", value: timeouts, required: "0", met: timeouts === 0 },
+    { target: "answers other than 200, 429 and 503; transport errors", value: `${unexpected}; ${all.reduce((s, r) => s + r.errors, 0)}`, required: "0; 0", met: unexpected === 0 && all.every((r) => r.errors === 0) },
+    { target: "circuit breakers open after the floods", value: Object.entries(breakers).filter(([, state]) => state !== "closed").map(([name]) => name).join(", ") || "none", required: "none", met: Object.values(breakers).every((state) => state === "closed") },
+  ];
+
+  const line = (r: LoopResult) =>
+    `| ${r.name} | ${r.connections} | ${r.goodput} | ${r.accepted.p50} | ${r.accepted.p99} | ${r.refused.count} | ${r.refused.p99} | ${JSON.stringify(r.statuses)} |`;
+  const table = [
+    `Closed loops of ${durationSeconds} s; RPC_MAX_IN_FLIGHT ${process.env.RPC_MAX_IN_FLIGHT ?? "64 (default)"}. Gateway memory: ${idleMb} MB after saturation, peak ${flood.peakMb} MB in the flood, ${hammer.peakMb} MB in the hammering, ${mixed.peakMb} MB in the mixed flood. The targets are on the flood of clients waiting Retry-After (as the typed client does); the hammering (clients retrying at once) is measured beside it: there this generator, on the same 2 cores, sends thousands of requests a second.`,
+    "",
+    "| load | connections | 2xx/s | 2xx p50 ms | 2xx p99 ms | refused | refused p99 ms | statuses |",
+    "|---|---|---|---|---|---|---|---|",
+    ...all.map(line),
+    "",
+    "| target | value | required | |",
+    "|---|---|---|---|",
+    ...targets.map((t) => `| ${t.target} | ${t.value} | ${t.required} | ${t.met ? "met" : "**missed**"} |`),
+  ].join("\n");
+  return { rows: all.map(toRow), table, details: { targets, breakers, floodRefusalsInGateway, memoryMb: { afterSaturation: idleMb, flood: flood.peakMb, hammering: hammer.peakMb, mixed: mixed.peakMb } } };
+}
