@@ -7,10 +7,12 @@ import pg from "pg";
 import { addScrapeSource, type Registry } from "@support/metrics";
 import { parseTimestamptz } from "./timestamps.ts";
 import { traceQueries } from "./tracing.ts";
+import { boundWaitingLine } from "./admission.ts";
 import { defaultPreparedStatementsMax, prepareStatements, StatementNames } from "./prepared-statements.ts";
 
 export { sql };
 export { PLANNED_EACH_TIME } from "./prepared-statements.ts";
+export { POOL_DEADLINE_MESSAGE } from "./admission.ts";
 export type { Generated, Kysely, Migration };
 
 // Return int8 (bigint, counts) as numbers: our counters stay far below 2^53.
@@ -40,6 +42,12 @@ export interface DatabaseSettings {
    * transaction mode that does not keep prepared statements). Default 256.
    */
   preparedStatementsMax?: number;
+  /**
+   * How many queries of callers (calls handled with a deadline) may wait for a connection at once;
+   * one more is refused at once (see admission.ts). Default 256: a backstop behind the gateway's
+   * own admission (RPC_MAX_IN_FLIGHT calls per service and gateway replica).
+   */
+  maxWaiting?: number;
 }
 
 const schemaName = /^[a-z_][a-z0-9_]*$/;
@@ -85,6 +93,7 @@ export function createPool(settings: DatabaseSettings): pg.Pool {
     traceQueries(client, database);
   });
   pool.on("error", () => undefined); // idle clients: already reported by their own listener
+  boundWaitingLine(pool, settings.maxWaiting ?? 256);
   return pool;
 }
 

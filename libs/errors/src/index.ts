@@ -27,6 +27,12 @@ export const errorCodes = [
 
 export type ErrorCode = (typeof errorCodes)[number];
 
+/**
+ * The message of an `unavailable` refusal for load (admission control at the gateway's door, per
+ * service, at a database pool): refused before any work, so repeating it is safe.
+ */
+export const BUSY_MESSAGE = "The service is busy; nothing was done. Retry shortly";
+
 export interface ValidationIssue {
   path: string;
   message: string;

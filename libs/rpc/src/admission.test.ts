@@ -3,7 +3,8 @@
 // service, which no breaker counts. A fake backend whose answers the test releases one by one.
 import { Code, ConnectError, type Transport } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { BUSY_MESSAGE, createAdmissionTransport, createResilientTransport, toHttpError } from "./index.ts";
+import { BUSY_MESSAGE } from "@support/errors";
+import { createAdmissionTransport, createResilientTransport, toHttpError } from "./index.ts";
 
 /** A backend holding every call until the test answers it. */
 function heldBackend() {

@@ -11,6 +11,7 @@
 // replicas. Streams (long-lived, few) are not limited. The gateway keeps slots for reads by
 // admitting fewer writes at its door than this (MAX_WRITES_IN_PROGRESS).
 import { Code, ConnectError, type Transport } from "@connectrpc/connect";
+import { BUSY_MESSAGE } from "@support/errors";
 
 export interface AdmissionOptions {
   /** Unary calls on their way at once; 0: no limit (the transport is returned as it is). */
@@ -35,8 +36,6 @@ export interface AdmittingTransport extends Transport {
 /** The metadata with which a service marks a deliberate answer (errors.ts): the refusal is one, not a fault. */
 const ERROR_CODE_METADATA = "x-error-code";
 
-/** The message of the 503 a refused call becomes. */
-export const BUSY_MESSAGE = "The service is busy; nothing was done. Retry shortly";
 
 /** The refusal of a call over the limit: `unavailable` by declaration, so no breaker or retry takes it for a fault. */
 export function busyError(): ConnectError {

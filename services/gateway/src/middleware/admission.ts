@@ -6,7 +6,8 @@
 // probes and the long-lived event streams are never counted. The calls the admitted requests
 // make are bounded again per service (libs/rpc admission.ts).
 import { httpAdmissionRefusals, type Registry } from "@support/metrics";
-import { BUSY_MESSAGE, RETRY_AFTER_SECONDS } from "@support/rpc";
+import { BUSY_MESSAGE } from "@support/errors";
+import { RETRY_AFTER_SECONDS } from "@support/rpc";
 import type { Middleware } from "koa";
 import { HttpProblem } from "./errors.ts";
 
