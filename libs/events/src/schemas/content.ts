@@ -381,15 +381,34 @@ export const auditRecorded = defineEvent({
   }),
 });
 
+export const userAvailabilityChanged = defineEvent({
+  type: "content.user.availability_changed",
+  description:
+    "A user became available for routing (their console toggle) or away (the toggle, signing out of their last session, or deactivation). Routing assigns queued tickets to an available agent and puts an away agent's tickets without an agent reply back in the queue.",
+  version: 1,
+  schema: Type.Object({
+    userId: Uuid(),
+    available: Type.Boolean(),
+    reason: OneOf(["agent", "signed_out", "deactivated"], "agent: the user's own toggle; signed_out: their last live session ended; deactivated: an admin or operator deactivated them"),
+  }),
+});
+
+export const gameRoutingChanged = defineEvent({
+  type: "content.game.routing_changed",
+  description: "An admin (settings or tenant file) turned a game's routing on or off. Turned on, routing assigns the game's queued tickets.",
+  version: 1,
+  schema: Type.Object({ gameId: Uuid(), enabled: Type.Boolean() }),
+});
+
 /**
  * Content events that change no reference data (company settings, games, environments, tags,
  * fields, announcements, collectors): caches of reference data keep their entries on them.
  */
-export const contentEventsKeepingReference: ReadonlySet<string> = new Set(["content.agent_sessions.ended", "content.audit.recorded"]);
+export const contentEventsKeepingReference: ReadonlySet<string> = new Set(["content.agent_sessions.ended", "content.audit.recorded", "content.user.availability_changed"]);
 
 export const contentEvents = [
   companyCreated, apiKeyCreated, apiKeyRevoked, gameCreated, gameUpdated, gameDeleted, environmentCreated, environmentTokenRotated, resourceCreated,
   collectorCreated, userCreated, tagCreated, fieldCreated, announcementUpdated, announcementCleared, userDeactivated, agentSessionsEnded,
   auditRecorded, tagUpdated, tagRetired, fieldUpdated, fieldRetired, gameBrandingUpdated, collectorUpdated, collectorRetired,
-  resourceUpdated, resourceRemoved,
+  resourceUpdated, resourceRemoved, userAvailabilityChanged, gameRoutingChanged,
 ] as const;
