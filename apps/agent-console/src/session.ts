@@ -21,6 +21,15 @@ export async function loadMe(): Promise<Me | null> {
   }
 }
 
+/**
+ * The user's availability for routing (docs/automation.md): available, routing gives them
+ * tickets of their games with routing on; away, it stops and their unanswered tickets go back.
+ */
+export async function setAvailable(available: boolean): Promise<void> {
+  const { body } = await call<{ available: boolean }>("PUT", "/me/availability", { available });
+  if (me.value) me.value = { ...me.value, user: { ...me.value.user, available: body.available } };
+}
+
 /** Ends this session (or every session of the user) and goes to the sign-in page. */
 export async function signOut(everywhere: boolean): Promise<void> {
   await call("POST", everywhere ? "/sign-out-everywhere" : "/sign-out");

@@ -55,6 +55,7 @@ function gameMessage(game: Game): MessageInitShape<typeof GameSchema> {
     updatedAt: timestampFromDate(game.updatedAt),
     blockUnverifiedPlayers: game.blockUnverifiedPlayers,
     metadataJwks: game.metadataJwks === null ? undefined : (game.metadataJwks as unknown as JsonObject),
+    routingEnabled: game.routingEnabled,
   };
 }
 

@@ -9696,6 +9696,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -10082,6 +10083,8 @@ export interface operations {
                             name: string;
                             slug: string;
                             languages: string[];
+                            /** @description Routing assigns the game's tickets; the console offers "Unassign for automatic assignment" then. */
+                            routingEnabled: boolean;
                         }[];
                     };
                 };

@@ -119,6 +119,13 @@ export declare type Game = Message<"content.v1.Game"> & {
    * @generated from field: optional google.protobuf.Struct metadata_jwks = 9;
    */
   metadataJwks?: JsonObject | undefined;
+
+  /**
+   * Whether routing assigns the game's new and unassigned tickets to available agents.
+   *
+   * @generated from field: bool routing_enabled = 10;
+   */
+  routingEnabled: boolean;
 };
 
 /**
