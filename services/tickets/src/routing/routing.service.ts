@@ -75,13 +75,14 @@ export async function routeGame(ctx: RoutingContext, companyId: string, gameId: 
     const now = new Date();
     const plan = planAssignments(queue, agents, now);
     let done = 0;
+    const excluded = new Set(queue.filter((row) => row.excludedUserId !== null).map((row) => row.id));
     for (const [index, { ticketId, userId }] of plan.entries()) {
       // Under the ticket's row lock, as an agent's action takes it: a ticket someone assigned
       // since the queue was read keeps its assignee.
       const ticket = await findTicket(trx, companyId, ticketId, true);
       if (!ticket || ticket.assigneeId !== null || ticket.status === "closed") continue;
       await changeAssignee(trx, ticket, userId, ROUTING_ACTOR, now);
-      await setExcludedUser(trx, ticketId, null);
+      if (excluded.has(ticketId)) await setExcludedUser(trx, ticketId, null);
       await recordAssigned(trx, companyId, userId, new Date(now.getTime() + index));
       done += 1;
     }
