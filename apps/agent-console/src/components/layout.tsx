@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { currentPath, navigate } from "../router.ts";
 import { connected } from "../live.ts";
-import { me, setAvailable, signOut } from "../session.ts";
+import { me, setAvailable, signOut, STILL_HERE_EVERY_MS, stillHere } from "../session.ts";
 import { Alert } from "./form.tsx";
 import { GlobalShortcuts } from "./shortcuts-dialog.tsx";
 
@@ -69,6 +69,12 @@ export function Loading() {
  */
 function AvailabilitySwitch({ available, onError }: { available: boolean; onError: () => void }) {
   const [busy, setBusy] = useState(false);
+  // While the console is open its session is used now and then, so that only a console closed
+  // without signing out goes away by itself.
+  useEffect(() => {
+    const timer = setInterval(() => void stillHere().catch(() => undefined), STILL_HERE_EVERY_MS);
+    return () => clearInterval(timer);
+  }, []);
   return (
     <button
       type="button"

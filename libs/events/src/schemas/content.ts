@@ -384,12 +384,15 @@ export const auditRecorded = defineEvent({
 export const userAvailabilityChanged = defineEvent({
   type: "content.user.availability_changed",
   description:
-    "A user became available for routing (their console toggle) or away (the toggle, signing out of their last session, or deactivation). Routing assigns queued tickets to an available agent and puts an away agent's tickets without an agent reply back in the queue.",
+    "A user became available for routing (their console toggle) or away (the toggle, signing out of their last session, deactivation, or a console closed without signing out). Routing assigns queued tickets to an available agent and puts an away agent's tickets without an agent reply back in the queue.",
   version: 1,
   schema: Type.Object({
     userId: Uuid(),
     available: Type.Boolean(),
-    reason: OneOf(["agent", "signed_out", "deactivated"], "agent: the user's own toggle; signed_out: their last live session ended; deactivated: an admin or operator deactivated them"),
+    reason: OneOf(
+      ["agent", "signed_out", "deactivated", "idle"],
+      "agent: the user's own toggle; signed_out: their last live session ended; deactivated: an admin or operator deactivated them; idle: none of their sessions was used for AGENT_AWAY_AFTER_SECONDS (the console closed without signing out)",
+    ),
   }),
 });
 

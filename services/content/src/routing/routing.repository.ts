@@ -58,6 +58,33 @@ export async function updateAvailability(db: Db, companyId: string, userId: stri
   return before.available;
 }
 
+/**
+ * Available users none of whose live sessions was used since `cutoff` (the console closed
+ * without signing out), oldest first; at most `limit`.
+ */
+export async function listQuietAvailable(db: Db, cutoff: Date, now: Date, limit: number): Promise<{ id: string; companyId: string }[]> {
+  const rows = await db
+    .selectFrom("users as u")
+    .select(["u.id", "u.company_id"])
+    .where("u.available", "=", true)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb.selectFrom("agent_sessions as s").select("s.id")
+            .whereRef("s.user_id", "=", "u.id")
+            .where("s.ended_at", "is", null)
+            .where("s.last_seen_at", ">", cutoff)
+            .where("s.idle_expires_at", ">", now)
+            .where("s.expires_at", ">", now),
+        ),
+      ),
+    )
+    .orderBy("u.updated_at")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ id: row.id, companyId: row.company_id }));
+}
+
 /** Whether the user has a live session left at `now`. */
 export async function hasLiveSession(db: Db, userId: string, now: Date): Promise<boolean> {
   const row = await db

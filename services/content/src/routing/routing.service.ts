@@ -9,11 +9,11 @@ import type { ContentDatabase } from "../database.ts";
 import { isUuid } from "../common/validation.ts";
 import { writeAudit, type ChangeOrigin } from "../audit/audit-log.ts";
 import { listLiveTags } from "../tags/tag.repository.ts";
-import { findGameRouting, hasLiveSession, listRoutableAgents, updateAvailability, updateGameRouting, type RoutingAgentRow } from "./routing.repository.ts";
+import { findGameRouting, hasLiveSession, listQuietAvailable, listRoutableAgents, updateAvailability, updateGameRouting, type RoutingAgentRow } from "./routing.repository.ts";
 
 type Db = Kysely<ContentDatabase>;
 
-export type AvailabilityReason = "agent" | "signed_out" | "deactivated";
+export type AvailabilityReason = "agent" | "signed_out" | "deactivated" | "idle";
 
 /** Sets the user's availability in the transaction given; announces a change. NOT_FOUND for another company's user. */
 export async function setAvailabilityIn(trx: Db, companyId: string, userId: string, available: boolean, reason: AvailabilityReason, now = new Date()): Promise<boolean> {
@@ -36,6 +36,27 @@ export async function awayWithoutSessions(trx: Db, user: { id: string; companyId
   if (await hasLiveSession(trx, user.id, now)) return;
   const before = await updateAvailability(trx, user.companyId, user.id, false, now);
   if (before === true) await writeEvents(trx, [newEvent("content.user.availability_changed", user.companyId, { userId: user.id, available: false, reason })]);
+}
+
+/**
+ * Sets away the available users whose consoles went quiet: none of their sessions was used for
+ * `awayAfterMs` (an open console uses its session every minute, so this is a console closed
+ * without signing out). Each is checked again under its row lock. Answers how many went away.
+ */
+export async function awayQuietAgents(db: Db, awayAfterMs: number, now = new Date()): Promise<number> {
+  const cutoff = new Date(now.getTime() - awayAfterMs);
+  let away = 0;
+  for (const user of await listQuietAvailable(db, cutoff, now, 100)) {
+    const changed = await db.transaction().execute(async (trx) => {
+      const still = await trx.selectFrom("users").select("available").where("id", "=", user.id).forUpdate().executeTakeFirst();
+      if (!still?.available || (await listQuietAvailable(trx, cutoff, now, 1000)).every((quiet) => quiet.id !== user.id)) return false;
+      await updateAvailability(trx, user.companyId, user.id, false, now);
+      await writeEvents(trx, [newEvent("content.user.availability_changed", user.companyId, { userId: user.id, available: false, reason: "idle" })]);
+      return true;
+    });
+    if (changed) away += 1;
+  }
+  return away;
 }
 
 /** Turns a game's routing on or off in the transaction given; announces a change. NOT_FOUND for no such live game. */
