@@ -76,6 +76,7 @@ describe("outbox events", () => {
       "content.user.availability_changed",
       "content.user.created",
       "content.user.deactivated",
+      "content.user.updated",
     ]);
   });
 

@@ -188,10 +188,10 @@ describe("capacity and queue order", () => {
     const raised = await agentWrite(stack, adam!, "PATCH", `/agent-api/settings/users/${mia!.userId}`, { capacity: 2 });
     expect(raised.status, raised.text).toBe(200);
     expect(raised.body).toMatchObject({ capacity: 2, languages: [], available: true });
-    // Routing runs on the next trigger of the company: a new ticket, which then waits (Mia is full).
-    const another = await s.ticket("arena", { tier: 1 });
     await assignedTo(s, tierOne, mia!.userId);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Now full again: a new ticket waits.
+    const another = await s.ticket("arena", { tier: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 800));
     expect(await s.assignee(another)).toBeNull();
   }, 90_000);
 });

@@ -381,6 +381,27 @@ export const auditRecorded = defineEvent({
   }),
 });
 
+export const userUpdated = defineEvent({
+  type: "content.user.updated",
+  description:
+    "An admin (settings) or a tenant file changed a user's role, games, skills, ticket languages or capacity: the user as it is now, in the shape of content.user.created. Routing hands out queued tickets the user can now take.",
+  version: 1,
+  schema: Type.Object({
+    id: Uuid(),
+    name: Type.String(),
+    displayName: Type.String({ description: "The name players see on the user's replies" }),
+    email: Type.String(),
+    role: OneOf(["admin", "agent"]),
+    active: Type.Boolean(),
+    gameIds: Type.Array(Uuid(), { description: "Games the user has access to (an admin has every game)" }),
+    skills: Type.Array(Type.String(), { description: "Names of the company's tags marked isSkill" }),
+    languages: Type.Array(Type.String(), { description: "The ticket languages the user speaks (routing); empty: every language" }),
+    capacity: Type.Integer({ minimum: 0, description: "The most open tickets routing assigns to the user" }),
+    createdAt: DateTime(),
+    updatedAt: DateTime(),
+  }),
+});
+
 export const userAvailabilityChanged = defineEvent({
   type: "content.user.availability_changed",
   description:
@@ -413,5 +434,5 @@ export const contentEvents = [
   companyCreated, apiKeyCreated, apiKeyRevoked, gameCreated, gameUpdated, gameDeleted, environmentCreated, environmentTokenRotated, resourceCreated,
   collectorCreated, userCreated, tagCreated, fieldCreated, announcementUpdated, announcementCleared, userDeactivated, agentSessionsEnded,
   auditRecorded, tagUpdated, tagRetired, fieldUpdated, fieldRetired, gameBrandingUpdated, collectorUpdated, collectorRetired,
-  resourceUpdated, resourceRemoved, userAvailabilityChanged, gameRoutingChanged,
+  resourceUpdated, resourceRemoved, userAvailabilityChanged, gameRoutingChanged, userUpdated,
 ] as const;

@@ -55,7 +55,9 @@ export function createRoutingConsumers(ctx: RoutingContext, settings: RoutingCon
         durable: "tickets-routing-content",
         filterSubject: `${settings.natsPrefix}content.>`,
         async handle(event) {
-          if (event.type === "content.user.availability_changed") {
+          // A user's games, skills, languages or capacity changed: they may take queued tickets now.
+          if (event.type === "content.user.updated") await routeCompany(ctx, event.companyId);
+          else if (event.type === "content.user.availability_changed") {
             if (!event.data.available) await requeueAwayAgent(ctx, event.companyId, event.data.userId);
             await routeCompany(ctx, event.companyId);
           } else if (event.type === "content.game.routing_changed" && event.data.enabled) await routeGame(ctx, event.companyId, event.data.gameId);
