@@ -139,12 +139,19 @@ export async function requeueTicket(ctx: RoutingContext & Pick<TicketsContext, "
   if (!current || !(await ctx.reference.hasGameAccess(companyId, userId, current.gameId))) throw notFound("ticket not found");
   const routing = await ctx.routing.gameRouting(companyId, current.gameId);
   if (!routing.enabled) throw failedPrecondition("Routing is off for the ticket's game: assign the ticket to someone instead", { type: "ROUTING_OFF" });
-  await ctx.db.transaction().execute(async (trx) => {
+  const unassigned = await ctx.db.transaction().execute(async (trx) => {
     const ticket = await findTicket(trx, companyId, current.id, true);
     if (!ticket) throw notFound("ticket not found");
     if (ticket.status === "closed") throw conflict("A closed ticket cannot go back to the queue");
     if (ticket.assigneeId !== null) await changeAssignee(trx, ticket, null, { type: "user", id: userId.toLowerCase() }, new Date());
     await setExcludedUser(trx, ticket.id, userId.toLowerCase());
+    return ticket.assigneeId !== null;
   });
   ctx.routingMetrics.requeued("agent_requeued", 1);
+  // An unassignment is an event routing acts on; a ticket that had no assignee (waiting in the
+  // queue already, or on hold) changed nothing an event would carry, so it is routed here. The
+  // request has done its part either way: a failure here leaves the ticket to the next pass.
+  if (!unassigned) {
+    await routeGame(ctx, companyId, current.gameId).catch((error: unknown) => ctx.logger.warn({ err: error, ticketId: current.id }, "routing after a requeue failed"));
+  }
 }
