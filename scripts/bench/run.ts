@@ -1,4 +1,4 @@
-// `pnpm bench [full|reads|create|actions|list|player|sessions|reference|tickets|soak|agent-streams|workspace|routing]`: throughput and latency of the request path, each
+// `pnpm bench [full|reads|create|actions|list|player|sessions|reference|tickets|soak|agent-streams|workspace|triage|routing]`: throughput and latency of the request path, each
 // layer measured in the same run so the ratios mean something on whatever machine runs it. Not a
 // test. Without an argument: `full`, the production-like set (production.ts). Each run gets a
 // directory scripts/bench/results/runs/<UTC time>-<suite>/ (results.json, the services' logs,
@@ -15,6 +15,7 @@ import { soakSuite } from "./soak.ts";
 import { agentStreamsSuite } from "./agent-streams.ts";
 import { ticketsSuite } from "./tickets.ts";
 import { workspaceSuite } from "./workspace.ts";
+import { triageSuite } from "./triage.ts";
 import { routingSuite } from "./routing.ts";
 
 const here = import.meta.dirname;
@@ -95,6 +96,8 @@ const suites: Record<string, () => Promise<SuiteResult>> = {
   soak: soakSuite,
   "agent-streams": agentStreamsSuite,
   workspace: workspaceSuite,
+  // In-process, no stack: the triage classifier on its labelled corpus.
+  triage: triageSuite,
   routing: routingSuite,
 };
 const runSuite = suites[suite];

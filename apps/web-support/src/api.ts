@@ -140,9 +140,10 @@ export interface PlayerApi {
   /**
    * Asks for the conversations now, beside the session: the home page's first tickets() takes
    * this answer instead of asking after the session arrived (one round trip less on a slow
-   * network before the home page is whole).
+   * network before the home page is whole). Given the conversations (the page carried them),
+   * that answer is taken without asking.
    */
-  prefetchTickets(): void;
+  prefetchTickets(known?: PlayerTicket[]): void;
   /** Opens a ticket; `article` names the help article the player read before asking. */
   openTicket(message: string, attachments: AttachmentRef[], article?: string): Promise<{ ticketId: string }>;
   sendMessage(ticketId: string, message: string, attachments: AttachmentRef[]): Promise<{ status: string }>;
@@ -197,8 +198,8 @@ export function createPlayerApi(sessionCode: string): PlayerApi {
       prefetched = undefined;
       return answer;
     },
-    prefetchTickets() {
-      prefetched = { answer: listTickets(), at: Date.now() };
+    prefetchTickets(known) {
+      prefetched = { answer: known ? Promise.resolve(known) : listTickets(), at: Date.now() };
       // A refused session is handled by the session's own answer; the home page that would
       // read this one is never shown then.
       prefetched.answer.catch(() => undefined);

@@ -9,6 +9,7 @@ import { applyBranding, logoSource } from "./branding.ts";
 import { AppContext, href, type AppContextValue } from "./app-context.tsx";
 import { browserLanguage, loadLocale, type Locale } from "./i18n.ts";
 import { loadMarkdown } from "./markdown.ts";
+import type { PageData } from "./page-data.ts";
 import { rememberAccepted, wasAccepted, type TakenCode } from "./session-code.ts";
 import { ContactView } from "./views/contact.tsx";
 import { ConversationView } from "./views/conversation.tsx";
@@ -33,8 +34,10 @@ function applyLocale(locale: Locale): void {
 
 type Phase = { name: "loading" } | { name: "ready"; session: SupportSession; locale: Locale } | { name: "expired"; known: boolean } | { name: "error" };
 
-export function App({ taken }: { taken: TakenCode }) {
+/** `served`: what the page was served with for the fresh code (page-data.ts), if anything. */
+export function App({ taken, served = null }: { taken: TakenCode; served?: PageData | null }) {
   const api = useRef(taken.code ? createPlayerApi(taken.code) : null).current;
+  const pageData = useRef(served);
   const [phase, setPhase] = useState<Phase>(api ? { name: "loading" } : { name: "expired", known: false });
   const [route, setRoute] = useState<Route>(() => parseRoute(location.hash));
   const [problem, setProblem] = useState<string | null>(null);
@@ -58,12 +61,15 @@ export function App({ taken }: { taken: TakenCode }) {
   const load = useCallback(async () => {
     if (!api) return;
     setPhase({ name: "loading" });
+    // What the page was served with is used once, for the first load of a fresh code.
+    const served = pageData.current;
+    pageData.current = null;
     // The home page's conversations travel beside the session (not after it) when the page opens on it.
-    if (parseRoute(location.hash).name === "home") api.prefetchTickets();
+    if (parseRoute(location.hash).name === "home") api.prefetchTickets(served?.tickets);
     // The articles' renderer, beside the session: a session opened on an article shows it first.
     void loadMarkdown();
     try {
-      const session = await api.session();
+      const session = served?.session ?? (await api.session());
       rememberAccepted(taken.code!);
       const locale = await loadLocale(session.language);
       applyLocale(locale);

@@ -4,6 +4,7 @@
 // The language chosen: the exact tag, else a known alias (zh-TW is Traditional Chinese, no is
 // Bokmål), else the base language (de-AT gives German), else English. Arabic and the other
 // right-to-left scripts flip the layout through the document's `dir`.
+import { ALIASES } from "./catalog-aliases.ts";
 import { en, type Catalog, type MessageKey } from "./messages/en.ts";
 
 /**
@@ -46,25 +47,6 @@ const loaders: Record<string, () => Promise<Catalog>> = {
 /** Every language the page has a catalog for, English first. */
 export const CATALOG_LANGUAGES: readonly string[] = ["en", ...Object.keys(loaders)];
 
-/**
- * Tags (lower case) whose catalog is not found by the tag or its base language alone. Spanish of
- * Latin America reads the one Spanish catalog, which is written in a neutral Spanish (tú, no
- * vosotros, no words of Spain only) for that reason.
- */
-const ALIASES: Record<string, string> = {
-  zh: "zh-Hans",
-  "zh-cn": "zh-Hans",
-  "zh-sg": "zh-Hans",
-  "zh-my": "zh-Hans",
-  "zh-tw": "zh-Hant",
-  "zh-hk": "zh-Hant",
-  "zh-mo": "zh-Hant",
-  no: "nb",
-  nn: "nb",
-  tl: "fil",
-  in: "id",
-  "pt-pt": "pt",
-};
 
 const RTL = new Set(["ar", "he", "fa", "ur"]);
 

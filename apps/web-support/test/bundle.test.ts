@@ -10,7 +10,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildBundle, measure, type BuiltBundle } from "@support/testkit/bundle";
-import { CATALOG_LANGUAGES } from "../src/i18n.ts";
+import { catalogFileFor } from "@support/gateway";
+import { CATALOG_LANGUAGES, catalogLanguage } from "../src/i18n.ts";
+import { API_LANGUAGES } from "./api-languages.ts";
 
 const BUDGET_BYTES = 60 * 1024;
 
@@ -55,6 +57,17 @@ describe("the built page", () => {
     expect(main).not.toContain("DOMPurify");
     // Distinctive texts of other catalogs (German, Japanese, Traditional Chinese, Russian).
     for (const text of ["Support kontaktieren", "サポートに問い合わせる", "聯絡客服", "Связаться с поддержкой"]) expect(main).not.toContain(text);
+  });
+
+  it("writes where each language's catalog is, and the gateway preloads the chunk the page then loads, for every language of the API", async () => {
+    const raw = await readFile(join(bundle.dir, "catalogs.json"));
+    const files = new Map([["catalogs.json", { type: "application/json", raw, gzip: raw, brotli: raw }]]);
+    for (const tag of Object.keys(API_LANGUAGES)) {
+      const language = catalogLanguage(tag);
+      const preloaded = catalogFileFor(files, tag);
+      if (language === "en") expect(preloaded, tag).toBeUndefined();
+      else expect(preloaded, tag).toMatch(new RegExp(`^assets/${language}-[\\w-]{8}\\.js$`));
+    }
   });
 
   it("has no inline script or style (the CSP allows neither) and no third-party URL", async () => {

@@ -4,6 +4,7 @@ import { readdir } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { CATALOG_LANGUAGES, catalogLanguage, directionOf, loadLocale } from "../src/i18n.ts";
 import { en, type Catalog } from "../src/messages/en.ts";
+import { API_LANGUAGES } from "./api-languages.ts";
 
 const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
 
@@ -19,13 +20,6 @@ async function shippedCatalogs(): Promise<[string, Catalog][]> {
   );
 }
 
-// Every language code of the API, and the catalog each one shows.
-const API_LANGUAGES: Record<string, string> = {
-  en: "en", de: "de", es: "es", "es-AR": "es", "es-MX": "es", fi: "fi", fil: "fil", fr: "fr", id: "id", ja: "ja", ko: "ko",
-  ms: "ms", pt: "pt", "pt-BR": "pt-BR", ru: "ru", tr: "tr", uk: "uk", vi: "vi", zh: "zh-Hans", "zh-Hans": "zh-Hans",
-  "zh-Hant": "zh-Hant", ar: "ar", cs: "cs", da: "da", nl: "nl", el: "el", hu: "hu", it: "it", no: "nb", nb: "nb", pl: "pl",
-  ro: "ro", sk: "sk", sv: "sv", th: "th",
-};
 
 describe("message catalogs", () => {
   it("ships a catalog file for every catalog language, and no other", async () => {

@@ -57,6 +57,16 @@ export function rateLimitRefusals(registry: Registry): Counter<"limit"> {
   }));
 }
 
+/** Calls to a backend refused by the caller's admission control (over its limit: a 503 at once, nothing sent). */
+export function rpcClientRefusals(registry: Registry): Counter<"service" | "reason"> {
+  return metricOf(registry, "support_rpc_client_refusals_total", () => new Counter({
+    name: "support_rpc_client_refusals_total",
+    help: "Calls to an internal service refused by the caller's admission control (queue full, or waited too long for a slot)",
+    labelNames: ["service", "reason"],
+    registers: [registry],
+  }));
+}
+
 /** Failed syncs of a replica's API-key rate-limit counts with the shared counters (it limits on its own share meanwhile). */
 export function rateLimitSyncFailures(registry: Registry): Counter {
   return metricOf(registry, "support_rate_limit_sync_failures_total", () => new Counter({

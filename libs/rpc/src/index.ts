@@ -4,6 +4,7 @@ export {
   DEFAULT_RESOLVE_INTERVAL_MS, balancingOf, createBalancedTransport, hostsFileResolver, systemResolver,
   type AddressState, type BalancedTransport, type BalancerOptions, type Resolver,
 } from "./balancer.ts";
+export { BUSY_MESSAGE, busyError, createAdmissionTransport, type AdmissionOptions, type AdmissionState, type AdmittingTransport } from "./admission.ts";
 export { createResilientTransport, type BreakerState, type ResilienceOptions, type ResilientTransport } from "./resilience.ts";
 export { currentCallScope, outsideCallScope, scopedContext, withCallScope, withDeadline, type CallScope } from "./deadline.ts";
 export {

@@ -7,7 +7,7 @@ import { Code, ConnectError, type Transport } from "@connectrpc/connect";
 import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen } from "cockatiel";
 
 export interface ResilienceOptions {
-  /** Consecutive failed calls (connection refused or lost, deadline passed) that open the breaker. */
+  /** Consecutive failed calls (connection refused or lost, backend gone) that open the breaker; a passed deadline is not one. */
   breakAfterFailures?: number;
   /** How long an open breaker fails calls at once before one trial call is let through. */
   halfOpenAfterMs?: number;
@@ -34,6 +34,18 @@ function isTransportFault(error: unknown): boolean {
   return error.code === Code.Unavailable || error.code === Code.DeadlineExceeded;
 }
 
+/**
+ * What the breaker counts: the backend refused the connection, lost it or is not there. Never a
+ * passed deadline: under load that is the callers' own queueing (a healthy, busy backend), and an
+ * open breaker would then refuse every route of the backend, reads included. A backend that hangs
+ * is bounded by the deadlines and by admission control (admission.ts), not by the breaker.
+ */
+function isBackendFault(error: unknown): boolean {
+  if (!(error instanceof ConnectError)) return false;
+  if (error.metadata.get(ERROR_CODE_METADATA) !== null) return false;
+  return error.code === Code.Unavailable || error.code === Code.Unknown || error.code === Code.Aborted;
+}
+
 function wasNotSent(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; current !== undefined && current !== null && depth < 8; depth += 1) {
@@ -57,7 +69,7 @@ function wasNotSent(error: unknown): boolean {
  */
 export function createResilientTransport(transport: Transport, options: ResilienceOptions = {}): ResilientTransport {
   const breaker = circuitBreaker(
-    handleWhen(isTransportFault),
+    handleWhen(isBackendFault),
     { halfOpenAfter: options.halfOpenAfterMs ?? 5_000, breaker: new ConsecutiveBreaker(options.breakAfterFailures ?? 5) },
   );
   const ratio = options.retryRatio ?? 0.1;

@@ -4,9 +4,9 @@
 // grpc.health.v1 of each for /healthz/dependencies.
 import type { Client } from "@connectrpc/connect";
 import { AgentAccessService, CannedResponseService, CompanySettingsService, ContentService, EmailService, health, MediaService, PlayerSideService, PlayersService, TicketsService, WebhooksService } from "@support/proto";
-import type { Registry } from "@support/metrics";
+import { rpcClientRefusals, type Registry } from "@support/metrics";
 import {
-  balancingOf, createResilientTransport, createServiceClient, createServiceTransport, loadServiceCaller, type AddressState, type BreakerState,
+  balancingOf, createAdmissionTransport, createResilientTransport, createServiceClient, createServiceTransport, loadServiceCaller, type AddressState, type BreakerState,
   type ServiceIdentitySettings,
 } from "@support/rpc";
 import type { GatewayConfig } from "./config.ts";
@@ -74,6 +74,9 @@ type ClientConfig = Pick<
   | "RPC_BREAKER_FAILURES"
   | "RPC_BREAKER_OPEN_MS"
   | "RPC_RETRY_RATIO"
+  | "RPC_MAX_IN_FLIGHT"
+  | "RPC_MAX_QUEUED"
+  | "RPC_MAX_WAIT_MS"
 > &
   ServiceIdentitySettings;
 
@@ -94,14 +97,23 @@ export function createClients(config: ClientConfig, registry?: Registry): Gatewa
   const transports = Object.fromEntries(
     SERVICE_NAMES.map((name) => {
       const balanced = createServiceTransport(urls[name], options);
-      const guarded = createResilientTransport(balanced, {
+      const resilient = createResilientTransport(balanced, {
         breakAfterFailures: config.RPC_BREAKER_FAILURES,
         halfOpenAfterMs: config.RPC_BREAKER_OPEN_MS,
         retryRatio: config.RPC_RETRY_RATIO,
       });
-      return [name, { balanced, guarded }];
+      // Admission outside the breaker: a call refused for the gateway's own limit never reaches
+      // the breaker or the retry budget.
+      const refusals = registry && rpcClientRefusals(registry);
+      const admitted = createAdmissionTransport(resilient, {
+        maxInFlight: config.RPC_MAX_IN_FLIGHT,
+        maxQueued: config.RPC_MAX_QUEUED,
+        maxWaitMs: config.RPC_MAX_WAIT_MS,
+        onRefused: (reason) => refusals?.inc({ service: name, reason }),
+      });
+      return [name, { balanced, guarded: admitted, breakerState: () => resilient.breakerState() }];
     }),
-  ) as Record<ServiceName, { balanced: ReturnType<typeof createServiceTransport>; guarded: ReturnType<typeof createResilientTransport> }>;
+  ) as Record<ServiceName, { balanced: ReturnType<typeof createServiceTransport>; guarded: ReturnType<typeof createAdmissionTransport>; breakerState(): BreakerState }>;
   const healthClient = (name: ServiceName) => createServiceClient(health.Health, transports[name].balanced, options);
   return {
     content: createServiceClient(ContentService, transports.content.guarded, options),
@@ -116,7 +128,7 @@ export function createClients(config: ClientConfig, registry?: Registry): Gatewa
     email: createServiceClient(EmailService, transports.email.guarded, options),
     health: Object.fromEntries(SERVICE_NAMES.map((name) => [name, healthClient(name)])) as Record<ServiceName, HealthClient>,
     backends: Object.fromEntries(
-      SERVICE_NAMES.map((name) => [name, { addresses: () => transports[name].balanced.addresses(), breakerState: () => transports[name].guarded.breakerState() }]),
+      SERVICE_NAMES.map((name) => [name, { addresses: () => transports[name].balanced.addresses(), breakerState: () => transports[name].breakerState() }]),
     ) as Record<ServiceName, BackendState>,
     close() {
       for (const name of SERVICE_NAMES) transports[name].balanced.close();

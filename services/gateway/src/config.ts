@@ -38,8 +38,14 @@ export const configSpecs = {
   }),
   HEALTH_CHECK_TIMEOUT_MS: num({ default: 1_000, desc: "Deadline of one grpc.health.v1 Check of a service for /healthz/dependencies" }),
   ...rpcClientConfigSpecs,
-  RPC_BREAKER_FAILURES: num({ default: 5, desc: "Consecutive failed calls to a service (refused, lost, timed out) that open its circuit breaker" }),
+  RPC_BREAKER_FAILURES: num({ default: 5, desc: "Consecutive failed calls to a service (refused, lost, gone; never a passed deadline) that open its circuit breaker" }),
   RPC_BREAKER_OPEN_MS: num({ default: 5_000, desc: "How long an open breaker answers 503 at once before one trial call goes through" }),
+  RPC_MAX_IN_FLIGHT: num({
+    default: 64,
+    desc: "Calls this gateway has on their way to one service at once (admission control; 0: no limit): a few times the concurrency at which the service answers its most, divided among the gateway replicas",
+  }),
+  RPC_MAX_QUEUED: num({ default: 256, desc: "Calls that may wait for a free slot of a service beyond RPC_MAX_IN_FLIGHT; more are refused at once (503, Retry-After)" }),
+  RPC_MAX_WAIT_MS: num({ default: 50, desc: "The longest a call waits for a free slot of a service before its request is refused (503, Retry-After)" }),
   RPC_RETRY_RATIO: num({ default: 0.1, desc: "Retry budget per service: retries allowed per call made (plus a burst of 10); only calls that cannot have had an effect are retried" }),
   BODY_LIMIT_BYTES: num({ default: 1_048_576, desc: "Largest accepted request body in bytes (1 MiB); a larger one is answered with 413" }),
   WEB_SUPPORT_URL: url({
@@ -156,6 +162,9 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
     }
   }
   if (!Number.isInteger(config.RPC_BREAKER_FAILURES) || config.RPC_BREAKER_FAILURES < 1) throw new ConfigError("Invalid configuration: RPC_BREAKER_FAILURES must be a positive integer");
+  for (const key of ["RPC_MAX_IN_FLIGHT", "RPC_MAX_QUEUED", "RPC_MAX_WAIT_MS"] as const) {
+    if (!Number.isInteger(config[key]) || config[key] < 0) throw new ConfigError(`Invalid configuration: ${key} must be a whole number, 0 or more`);
+  }
   if (config.RPC_RETRY_RATIO < 0 || config.RPC_RETRY_RATIO > 1) throw new ConfigError("Invalid configuration: RPC_RETRY_RATIO must be from 0 to 1");
   if (config.RPC_RESOLVE_INTERVAL_MS < 100) throw new ConfigError("Invalid configuration: RPC_RESOLVE_INTERVAL_MS must be at least 100");
   // Each is spliced into the page's Content-Security-Policy header: no directive separators.

@@ -138,7 +138,6 @@ export function createServer(deps: GatewayDeps): Gateway {
     isStopping: () => httpServer.isStopping(),
   });
   registerDocsRoutes(router);
-  registerWebSupportRoutes(router, webSupportOptions(config));
   registerGameLogoRoutes(router, { content: clients.content, logos: caches.logos });
   registerAgentConsoleRoutes(router, agentConsoleOptions(config));
   registerRatingPageRoutes(router, { email: clients.email });
@@ -171,7 +170,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   const presenceBoard = live && deps.nc ? new PresenceBoard({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, logger }) : undefined;
   const streams = new TicketStreamHub();
   const sessions = createSessionCache({ max: config.SESSION_CACHE_MAX, maxBytes: config.SESSION_CACHE_MAX_BYTES });
-  registerPlayerSideRoutes(api, {
+  const playerSide = registerPlayerSideRoutes(api, {
     players: clients.players,
     content: clients.content,
     tickets: clients.tickets,
@@ -190,6 +189,8 @@ export function createServer(deps: GatewayDeps): Gateway {
     },
     logger,
   });
+  // The page at /support/ carries its session's first data (the player side reads it).
+  registerWebSupportRoutes(router, webSupportOptions(config), { pageData: playerSide.pageData, logger });
   // The support application's door; sign-in attempts count per client address on the shared
   // counters (like the public session endpoints), apart from every other bucket.
   const agentGuards = registerAgentApiRoutes(api, {

@@ -1,5 +1,6 @@
 // The error contract for faults through the real stack: a stopped service, a service behind a
-// service that is stopped, and a service that never answers.
+// service that is stopped, a service that never answers, and a flood over a service's admission
+// limit.
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStack, type Stack, type TenantResult } from "./stack.ts";
@@ -85,6 +86,31 @@ describe("faults through the real stack", () => {
       expect(write.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);
     } finally {
       await stack.startService("tickets");
+    }
+  });
+
+  it("refuses calls over a service's admission limit at once with 503 busy, writes nothing for them, and keeps the breaker closed", async () => {
+    const gateway = await stack.startGateway({ RPC_MAX_IN_FLIGHT: 2, RPC_MAX_QUEUED: 2, RPC_MAX_WAIT_MS: 10 });
+    try {
+      const newest = async () => Number(((await gateway.request("/tickets?order=desc&limit=1", { key })).body as { tickets: { runningId: number }[] }).tickets[0]?.runningId ?? 0);
+      const before = await newest();
+      const answers = await Promise.all(Array.from({ length: 40 }, () => gateway.request("/tickets", { method: "POST", key, json: ticket() })));
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.every((status) => status === 200 || status === 503), statuses.join(" ")).toBe(true);
+      const refused = answers.filter((answer) => answer.status === 503);
+      expect(refused.length).toBeGreaterThan(0);
+      expect(refused.length).toBeLessThan(40);
+      for (const answer of refused) {
+        expect(answer.body).toEqual({ code: "unavailable", message: "The service is busy; nothing was done. Retry shortly" });
+        expect(answer.headers.get("retry-after")).toBe("2");
+      }
+      // Running ids are gapless per company: exactly the accepted creations were written.
+      expect((await newest()) - before).toBe(40 - refused.length);
+      const dependencies = (await gateway.request("/healthz/dependencies")).body as { services: Record<string, { breaker: string }> };
+      expect(dependencies.services.tickets!.breaker).toBe("closed");
+      expect((await gateway.request("/tickets", { method: "POST", key, json: ticket() })).status).toBe(200);
+    } finally {
+      await gateway.stop();
     }
   });
 });

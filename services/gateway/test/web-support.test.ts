@@ -1,4 +1,5 @@
-// The API of the web support page through the real stack: the session's page data with
+// The API of the web support page through the real stack: the session's page data (and the page
+// served with it at /support/?sid=) with
 // localized resources, collector answers checked against the game's definition, the live
 // ticket stream (Server-Sent Events: replay, resume with Last-Event-ID without loss or
 // duplicates, live updates through tickets' NATS events, isolation between players and
@@ -6,6 +7,9 @@
 // configured origins only. Every JSON answer is checked against the OpenAPI document by
 // stack.request; the streams are read with fetch() like the page reads them.
 import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startStack, type RequestOptions, type Stack, type StackResponse, type TenantResult } from "./stack.ts";
 
@@ -253,6 +257,87 @@ describe("the web support API through the real stack", () => {
       expect((await as(de, "/player-api/resources/nope")).status).toBe(404);
       expect((await as(await session({}, web, "farm"), "/player-api/resources/faq")).status).toBe(404);
       expect((await stack.request("/player-api/resources/faq")).status).toBe(403);
+    });
+  });
+
+  describe("the page served with its session's data (GET /support/?sid=)", () => {
+    const INDEX = '<!doctype html><html><head><script type="module" crossorigin src="./assets/index-abc.js"></script></head><body><div id="app"></div></body></html>';
+    let dir: string;
+    let page: Awaited<ReturnType<Stack["startGateway"]>>;
+
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), "web-support-page-"));
+      await mkdir(join(dir, "assets"));
+      await writeFile(join(dir, "index.html"), INDEX);
+      await writeFile(join(dir, "assets", "index-abc.js"), "export {};");
+      await writeFile(join(dir, "assets", "fr-abc12345.js"), "export const fr = {};");
+      // As the page's build writes it: lower-case tags (aliases included) to their catalog chunk.
+      await writeFile(join(dir, "catalogs.json"), JSON.stringify({ fr: "assets/fr-abc12345.js", de: "assets/de-abc12345.js" }));
+      page = await stack.startGateway({ WEB_SUPPORT_DIR: dir, PLAYER_API_RATE_LIMIT_PER_SESSION: 4 });
+    });
+    afterAll(async () => {
+      await page?.stop();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    /** The page as a browser gets it (not an operation of the API: not checked against the document). */
+    const get = async (path: string) => {
+      const response = await fetch(`${page.url}${path}`);
+      return { status: response.status, headers: response.headers, text: await response.text() };
+    };
+
+    /** The JSON data block of a served page, or undefined. */
+    const dataOf = (html: string) => {
+      const found = /<script type="application\/json" id="support-page-data">(.*?)<\/script>/s.exec(html);
+      return found ? (JSON.parse(found[1]!) as { session: unknown; tickets: unknown[] }) : undefined;
+    };
+
+    it("carries the session and the conversations as the player API answers them, never stored, and preloads the session language's catalog", async () => {
+      const code = await session({ language: "fr", player: { id: "page-1", name: "Zoé" } });
+      const ticketId = await open(code, "My ship is gone");
+      const response = await get(`/support/?sid=${encodeURIComponent(code)}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      expect(response.headers.get("content-security-policy")).toContain("script-src 'self';");
+      const data = dataOf(response.text);
+      expect(data).toBeDefined();
+      const [sessionAnswer, ticketsAnswer] = await Promise.all([as(code, "/player-api/session"), as(code, "/player-api/tickets")]);
+      expect(data!.session).toEqual(sessionAnswer.body);
+      expect(data!.tickets).toEqual((ticketsAnswer.body as { tickets: unknown[] }).tickets);
+      expect(data!.tickets).toMatchObject([{ id: ticketId, lastMessage: { preview: "My ship is gone" } }]);
+      expect(response.text).toContain('<link rel="modulepreload" crossorigin href="./assets/fr-abc12345.js">');
+      // The page's own markup is untouched around it.
+      expect(response.text.startsWith(INDEX.slice(0, INDEX.indexOf("</head>")))).toBe(true);
+      expect(response.text.endsWith(INDEX.slice(INDEX.indexOf("</head>")))).toBe(true);
+    });
+
+    it("preloads nothing for English (its texts are in the page's own script)", async () => {
+      const english = await get(`/support/?sid=${encodeURIComponent(await session({ language: "en" }))}`);
+      expect(dataOf(english.text)).toMatchObject({ session: { language: "en" }, tickets: [] });
+      expect(english.text).not.toContain("modulepreload");
+    });
+
+    it("keeps text that could end the data block inert", async () => {
+      const code = await session({ player: { id: "page-2", name: "</script><script>alert(1)</script><!--" } });
+      const response = await get(`/support/?sid=${encodeURIComponent(code)}`);
+      expect(response.text).not.toContain("<script>alert(1)");
+      expect(response.text.match(/<\/script>/g)).toHaveLength(2);
+      expect(dataOf(response.text)!.session).toMatchObject({ player: { name: "</script><script>alert(1)</script><!--" } });
+    });
+
+    it("serves the page as it is for an unknown code, another path's code or none, and counts the data against the session's limit", async () => {
+      for (const path of ["/support/?sid=made-up-code", "/support/", `/support/?sid=${"x".repeat(300)}`]) {
+        const response = await get(path);
+        expect(response.status, path).toBe(200);
+        expect(response.text, path).toBe(INDEX);
+        expect(response.headers.get("cache-control"), path).toBe("no-cache");
+      }
+      // Four requests per session and window on this replica: the fifth page comes without data.
+      const code = await session({ player: { id: "page-3" } });
+      for (let served = 0; served < 4; served++) expect(dataOf((await get(`/support/?sid=${encodeURIComponent(code)}`)).text)).toBeDefined();
+      const limited = await get(`/support/?sid=${encodeURIComponent(code)}`);
+      expect(limited.status).toBe(200);
+      expect(limited.text).toBe(INDEX);
     });
   });
 

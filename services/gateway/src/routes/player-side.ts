@@ -37,6 +37,7 @@ import type { OperationId, Schemas } from "../openapi/types.ts";
 import type { OperationHandler } from "../types.ts";
 import { respond, type ApiRoutes } from "./api.ts";
 import { answerEventStream } from "./event-stream.ts";
+import type { PlayerPageData } from "./web-support.ts";
 import { playersRateLimitStore } from "./sessions.ts";
 
 /** What a live session code stands for. */
@@ -169,6 +170,26 @@ interface PlayerSideState {
  * the session, even on a replica that has not heard of it yet.
  */
 export function createSessionAuth(players: PlayersClient, cache: SessionCache, options: { fresh?: boolean } = {}): Middleware {
+  const sessionOf = createSessionLoader(players, cache, options);
+  return async (ctx, next) => {
+    const receivedAt = Date.now();
+    const code = sessionCodeOf(ctx.headers.authorization);
+    if (code === undefined) throw sessionRequired();
+    const session = await sessionOf(code);
+    if (session === undefined) throw sessionRequired();
+    const state: PlayerSideState & { companyId: string } = ctx.state;
+    state.session = session;
+    state.receivedAt = receivedAt;
+    state.companyId = session.companyId;
+    await next();
+  };
+}
+
+/**
+ * The live session a code stands for, or undefined (unknown, ended or expired), through the
+ * cache; an outage propagates. With `fresh`, read from players whatever the cache holds.
+ */
+export function createSessionLoader(players: PlayersClient, cache: SessionCache, options: { fresh?: boolean } = {}): (code: string) => Promise<PlayerSession | undefined> {
   const load = async (code: string): Promise<PlayerSession> => {
     try {
       const loadedAt = Date.now();
@@ -181,10 +202,7 @@ export function createSessionAuth(players: PlayersClient, cache: SessionCache, o
       throw error;
     }
   };
-  return async (ctx, next) => {
-    const receivedAt = Date.now();
-    const code = sessionCodeOf(ctx.headers.authorization);
-    if (code === undefined) throw sessionRequired();
+  return async (code) => {
     // Keyed by the code's hash (like API keys): the cache never holds the credential itself.
     const key = hashSessionCode(code);
     if (options.fresh) cache.evict(key);
@@ -195,12 +213,8 @@ export function createSessionAuth(players: PlayersClient, cache: SessionCache, o
       const reloaded = cache.get(key, () => load(code));
       session = reloaded instanceof Promise ? await reloaded : reloaded;
     }
-    if (session === UNKNOWN_SESSION || session.expiresAt <= Date.now()) throw sessionRequired();
-    const state: PlayerSideState & { companyId: string } = ctx.state;
-    state.session = session;
-    state.receivedAt = receivedAt;
-    state.companyId = session.companyId;
-    await next();
+    if (session === UNKNOWN_SESSION || session.expiresAt <= Date.now()) return undefined;
+    return session;
   };
 }
 
@@ -314,13 +328,14 @@ function visibleAttachmentIds(events: StreamEvent[]): Set<string> {
   return ids;
 }
 
-export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesDeps): void {
+export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesDeps): { pageData: PlayerPageData } {
   const { tickets, media, playerSide, content, agentAccess } = deps;
   const streams = deps.streams ?? new TicketStreamHub();
   const streamSettings = deps.streamSettings ?? DEFAULT_STREAM_SETTINGS;
   const sessions = deps.sessions ?? createSessionCache();
   const authenticate = createSessionAuth(deps.players, sessions);
   const authenticateFresh = createSessionAuth(deps.players, sessions, { fresh: true });
+  const sessionOf = createSessionLoader(deps.players, sessions);
   const body = jsonBody(deps.bodyLimitBytes);
 
   const limits: Middleware[] = deps.limiter
@@ -372,8 +387,8 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
 
   const localizationOf = (session: PlayerSession, gameLanguages: readonly string[]) => ({ language: sessionLanguage(session.language, gameLanguages), gameLanguages });
 
-  mount("getPlayerSession", async (ctx) => {
-    const { session } = ctx.state;
+  /** The session as the page sees it (GET /player-api/session). */
+  const sessionView = async (session: PlayerSession): Promise<Schemas["PlayerSession"]> => {
     const [details, { collectors }, resolved] = await Promise.all([
       content.getGame({ companyId: session.companyId, gameId: session.gameId }),
       content.listCollectors({ companyId: session.companyId, gameId: session.gameId }),
@@ -387,8 +402,7 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
     if (session.player.id !== undefined) player.id = session.player.id;
     if (session.player.name !== undefined) player.name = session.player.name;
     if (session.player.email !== undefined) player.email = session.player.email;
-    ctx.set("Cache-Control", "no-store");
-    respond(ctx, 200, {
+    return {
       verification: verificationStatus(session),
       // content only stores the document's language codes.
       game: { id: details.game.id, name: details.game.name, languages: details.game.languages as Schemas["Language"][] },
@@ -401,7 +415,19 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
       resource: opened ? toPlayerResourceDto(opened, l10n) : null,
       contactForm: contactForm ? toCollectorDefinitionDto(contactForm) : null,
       branding: toPlayerBrandingDto(details.game.id, details.branding),
-    });
+    };
+  };
+
+  /** The player's conversations (GET /player-api/tickets). */
+  const ticketList = async (session: PlayerSession): Promise<{ tickets: Schemas["PlayerTicketSummary"][] }> => {
+    const response = await playerSide.listPlayerTickets({ owner: owner(session) });
+    const activity = new Map(response.activity.map((item) => [item.ticketId, item]));
+    return { tickets: response.tickets.map((ticket) => toPlayerTicketSummaryDto(ticket, activity.get(ticket.id))) };
+  };
+
+  mount("getPlayerSession", async (ctx) => {
+    ctx.set("Cache-Control", "no-store");
+    respond(ctx, 200, await sessionView(ctx.state.session));
   });
 
   mount("getPlayerResource", async (ctx) => {
@@ -521,10 +547,8 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
   });
 
   mount("listPlayerTickets", async (ctx) => {
-    const response = await playerSide.listPlayerTickets({ owner: owner(ctx.state.session) });
     ctx.set("Cache-Control", "no-store");
-    const activity = new Map(response.activity.map((item) => [item.ticketId, item]));
-    respond(ctx, 200, { tickets: response.tickets.map((ticket) => toPlayerTicketSummaryDto(ticket, activity.get(ticket.id))) });
+    respond(ctx, 200, await ticketList(ctx.state.session));
   });
 
   mount("markPlayerTicketRead", async (ctx) => {
@@ -652,4 +676,23 @@ export function registerPlayerSideRoutes(api: ApiRoutes, deps: PlayerSideRoutesD
     ctx.set("Cache-Control", "no-store");
     respond(ctx, 200, { verification: verificationStatus(verified) });
   });
+
+  /**
+   * The session and the conversations for the page served with a fresh code (GET /support/?sid=),
+   * as GET /player-api/session and /player-api/tickets answer them, counted against the same
+   * limits as those two requests would be; undefined for a code that is not live.
+   */
+  const pageData: PlayerPageData = async (ctx, code) => {
+    let data: { session: Schemas["PlayerSession"]; tickets: Schemas["PlayerTicketSummary"][] } | undefined;
+    const read = async () => {
+      const session = await sessionOf(code);
+      if (!session) return;
+      const [view, { tickets: list }] = await Promise.all([sessionView(session), ticketList(session)]);
+      data = { session: view, tickets: list };
+    };
+    if (deps.limiter) await deps.limiter.middleware(() => hashSessionCode(code))(ctx as Parameters<Middleware>[0], read);
+    else await read();
+    return data;
+  };
+  return { pageData };
 }

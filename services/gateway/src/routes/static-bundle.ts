@@ -3,7 +3,8 @@
 // Content-Security-Policy and the headers every page of ours carries.
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
-import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { brotliCompress, brotliCompressSync, constants as zlib, gzip as gzipCallback, gzipSync } from "node:zlib";
 import type { GatewayState } from "../types.ts";
 import type Koa from "koa";
 
@@ -17,7 +18,7 @@ const TYPES: Record<string, string> = {
   ".json": "application/json",
 };
 
-interface StaticFile {
+export interface StaticFile {
   type: string;
   raw: Buffer;
   gzip: Buffer;
@@ -50,6 +51,8 @@ function createBundle(dir: string) {
       files.set("index.html", await read(join(dir, "index.html")));
       // The app's icon (its <link rel="icon">), when the bundle has one.
       await read(join(dir, "favicon.svg")).then((file) => files.set("favicon.svg", file), () => undefined);
+      // Facts of the build the server reads (never answered by a route: no handler names it).
+      await read(join(dir, "catalogs.json")).then((file) => files.set("catalogs.json", file), () => undefined);
       const assets = await readdir(join(dir, "assets")).catch(() => [] as string[]);
       for (const name of assets) files.set(`assets/${name}`, await read(join(dir, "assets", name)));
       loaded = { mtimeMs, files };
@@ -59,6 +62,18 @@ function createBundle(dir: string) {
 }
 
 type Context = Koa.ParameterizedContext<GatewayState>;
+
+const brotli = promisify(brotliCompress);
+const gzip = promisify(gzipCallback);
+
+/** The bundle's files by name ("index.html", "assets/x.js"). */
+export type BundleFiles = ReadonlyMap<string, StaticFile>;
+
+/**
+ * The page answered instead of the file as it is, for this request (e.g. with the data of the
+ * session it is opened for), or undefined for the file itself. Such an answer is never stored.
+ */
+export type Personalize = (ctx: Context, file: StaticFile, files: BundleFiles) => Promise<string | undefined>;
 
 export interface StaticBundleOptions {
   /** Folder of the built bundle. */
@@ -74,7 +89,7 @@ export interface StaticBundleOptions {
  */
 export function staticBundle(options: StaticBundleOptions) {
   const bundle = createBundle(resolve(options.dir));
-  return (name: (ctx: Context) => string) => async (ctx: Context) => {
+  return (name: (ctx: Context) => string, personalize?: Personalize) => async (ctx: Context) => {
     ctx.set("Content-Security-Policy", options.contentSecurityPolicy);
     ctx.set("X-Content-Type-Options", "nosniff");
     ctx.set("Referrer-Policy", "no-referrer");
@@ -95,12 +110,28 @@ export function staticBundle(options: StaticBundleOptions) {
       ctx.body = "Not found";
       return;
     }
-    // Hashed asset names never change content; index.html is asked for again every time.
-    ctx.set("Cache-Control", name(ctx).startsWith("assets/") ? "public, max-age=31536000, immutable" : "no-cache");
     ctx.set("Vary", "Accept-Encoding");
     ctx.type = file.type;
     // Brotli when the browser takes it (smaller), else gzip; not the client's order of equals.
     const accepted = ctx.acceptsEncodings("br") === "br" ? "br" : ctx.acceptsEncodings("gzip") === "gzip" ? "gzip" : "identity";
+    const personal = personalize && (await personalize(ctx, file, files));
+    if (personal !== undefined) {
+      ctx.set("Cache-Control", "no-store");
+      const raw = Buffer.from(personal);
+      // Compressed per answer, quickly: a few kilobytes, on the path to the page's first paint.
+      if (accepted === "br") {
+        ctx.set("Content-Encoding", "br");
+        ctx.body = await brotli(raw, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } });
+      } else if (accepted === "gzip") {
+        ctx.set("Content-Encoding", "gzip");
+        ctx.body = await gzip(raw, { level: 6 });
+      } else {
+        ctx.body = raw;
+      }
+      return;
+    }
+    // Hashed asset names never change content; index.html is asked for again every time.
+    ctx.set("Cache-Control", name(ctx).startsWith("assets/") ? "public, max-age=31536000, immutable" : "no-cache");
     if (accepted === "br") {
       ctx.set("Content-Encoding", "br");
       ctx.body = file.brotli;

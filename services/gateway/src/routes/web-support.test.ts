@@ -9,7 +9,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadGatewayConfig } from "../config.ts";
 import { startTestGateway, type TestGateway } from "../test-helpers.ts";
-import { contentSecurityPolicy } from "./web-support.ts";
+import { catalogFileFor, contentSecurityPolicy, jsonForHtml } from "./web-support.ts";
 
 const INDEX = '<!doctype html><html><head><script type="module" src="./assets/index-abc.js"></script></head><body><div id="app"></div></body></html>';
 const SCRIPT = `console.log(${JSON.stringify("x".repeat(2000))});`;
@@ -130,5 +130,30 @@ describe("the web support page at /support/", () => {
     expect(() => loadGatewayConfig({ WEB_SUPPORT_CONNECT_SRC: "https://a.example; script-src *" })).toThrow(/WEB_SUPPORT_CONNECT_SRC/);
     expect(() => loadGatewayConfig({ WEB_SUPPORT_FRAME_ANCESTORS: "'self', https://x" })).toThrow(/WEB_SUPPORT_FRAME_ANCESTORS/);
     expect(contentSecurityPolicy({ connectSources: [], frameAncestors: "https://game.example" })).toContain("frame-ancestors https://game.example");
+  });
+});
+
+describe("the session's data in the page", () => {
+  const files = (catalogs: string | undefined) =>
+    new Map(catalogs === undefined ? [] : [["catalogs.json", { type: "application/json", raw: Buffer.from(catalogs), gzip: Buffer.alloc(0), brotli: Buffer.alloc(0) }]]);
+
+  it("finds the catalog chunk of a language by its tag in any case, else its base language, else none", () => {
+    const built = files(JSON.stringify({ es: "assets/es-1.js", "zh-hant": "assets/zh-Hant-2.js", zh: "assets/zh-Hans-3.js", "pt-br": "assets/pt-BR-4.js" }));
+    expect(catalogFileFor(built, "es")).toBe("assets/es-1.js");
+    expect(catalogFileFor(built, "es-MX")).toBe("assets/es-1.js");
+    expect(catalogFileFor(built, "zh-Hant")).toBe("assets/zh-Hant-2.js");
+    expect(catalogFileFor(built, "zh")).toBe("assets/zh-Hans-3.js");
+    expect(catalogFileFor(built, "pt-BR")).toBe("assets/pt-BR-4.js");
+    expect(catalogFileFor(built, "en")).toBeUndefined();
+    // A bundle built without the map, or with a broken one, preloads nothing.
+    expect(catalogFileFor(files(undefined), "es")).toBeUndefined();
+    expect(catalogFileFor(files("{not json"), "es")).toBeUndefined();
+  });
+
+  it("writes JSON that no text inside can end or comment out, and that reads back the same", () => {
+    const value = { name: "</script><script>alert(1)</script><!-- \u2028\u2029", n: 1 };
+    const written = jsonForHtml(value);
+    expect(written).not.toMatch(/[<\u2028\u2029]/);
+    expect(JSON.parse(written)).toEqual(value);
   });
 });
