@@ -1,4 +1,4 @@
-// `pnpm bench [full|reads|create|actions|list|player|sessions|reference|tickets|soak|agent-streams|workspace|flood|triage]`: throughput and latency of the request path, each
+// `pnpm bench [full|reads|create|actions|list|player|sessions|reference|tickets|soak|agent-streams|workspace|flood|triage|routing]`: throughput and latency of the request path, each
 // layer measured in the same run so the ratios mean something on whatever machine runs it. Not a
 // test. Without an argument: `full`, the production-like set (production.ts). Each run gets a
 // directory scripts/bench/results/runs/<UTC time>-<suite>/ (results.json, the services' logs,
@@ -17,6 +17,7 @@ import { ticketsSuite } from "./tickets.ts";
 import { workspaceSuite } from "./workspace.ts";
 import { triageSuite } from "./triage.ts";
 import { floodSuite } from "./flood.ts";
+import { routingSuite } from "./routing.ts";
 
 const here = import.meta.dirname;
 
@@ -100,6 +101,7 @@ const suites: Record<string, () => Promise<SuiteResult>> = {
   flood: floodSuite,
   // In-process, no stack: the triage classifier on its labelled corpus.
   triage: triageSuite,
+  routing: routingSuite,
 };
 const runSuite = suites[suite];
 if (!runSuite) {

@@ -71,7 +71,8 @@ export type Role = "admin" | "agent";
 
 export interface Me {
   /** skills: names of the company's skill tags; empty when none. */
-  user: { id: string; name: string; displayName: string; email: string; role: Role; skills: string[] };
+  /** available, languages, capacity: routing's settings of the user (docs/automation.md). */
+  user: { id: string; name: string; displayName: string; email: string; role: Role; skills: string[]; available: boolean; languages: string[]; capacity: number };
   companyId: string;
   gameIds: string[];
   csrfToken: string;
@@ -282,6 +283,10 @@ export interface TeamMember {
   role: "admin" | "agent";
   gameIds: string[];
   skills: string[];
+  /** Ticket languages the user speaks; empty: every language. */
+  languages: string[];
+  capacity: number;
+  available: boolean;
   twoFactorEnabled: boolean;
   state: "invited" | "invitation_expired" | "active" | "deactivated";
   invitationExpiresAt: string | null;
@@ -313,6 +318,7 @@ export interface GameSettings {
   slug: string;
   languages: string[];
   blockUnverifiedPlayers: boolean;
+  routingEnabled: boolean;
   metadataJwks: { keys: Record<string, unknown>[] } | null;
   createdAt: string;
   updatedAt: string;
@@ -334,4 +340,12 @@ export interface MetadataTokenCheck {
   kid: string | null;
   expiresAt: string | null;
   metadata: Record<string, unknown> | null;
+}
+
+/** One change of a ticket's assignee (GET /tickets/{id}/assignments). */
+export interface AssignmentChange {
+  at: string;
+  fromUserId: string | null;
+  toUserId: string | null;
+  by: { type: "user" | "api_key" | "player" | "system"; id: string | null };
 }

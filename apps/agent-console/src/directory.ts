@@ -37,6 +37,8 @@ export interface GameInfo {
   name: string;
   slug: string;
   languages: string[];
+  /** Routing assigns the game's tickets: the ticket view offers "unassign for automatic assignment". */
+  routingEnabled: boolean;
 }
 
 export const colleagues = signal<ReadonlyMap<string, Colleague>>(new Map());

@@ -158,6 +158,17 @@ describe("tenant file", () => {
     expect(issuesOf(withSkills("billing"))).toEqual([{ path: "users/0/skills", message: "must be array" }]);
   });
 
+  it("takes a user's routing settings: ticket languages each once, a capacity from 0 to 1000, a game's routing switch", () => {
+    const withUser = (user: Record<string, unknown>) => ({ ...minimal(), users: [{ ref: "alice", name: "Alice", email: "alice@example.com", ...user }] });
+    expect(issuesOf(withUser({ languages: ["en", "de"], capacity: 0 }))).toEqual([]);
+    expect(issuesOf(withUser({ languages: ["en", "de", "en"] }))).toEqual([{ path: "users/0/languages/2", message: "duplicates the language at users/0/languages/0" }]);
+    expect(issuesOf(withUser({ capacity: -1 }))).toEqual([{ path: "users/0/capacity", message: "must be >= 0" }]);
+    expect(issuesOf(withUser({ capacity: 1001 }))).toEqual([{ path: "users/0/capacity", message: "must be <= 1000" }]);
+    expect(issuesOf(withUser({ capacity: 2.5 }))).toEqual([{ path: "users/0/capacity", message: "must be integer" }]);
+    expect(issuesOf({ ...minimal(), games: [{ ...minimal().games[0]!, routing: true }] })).toEqual([]);
+    expect(issuesOf({ ...minimal(), games: [{ ...minimal().games[0]!, routing: "yes" }] })).toEqual([{ path: "games/0/routing", message: "must be boolean" }]);
+  });
+
   it("allows the same tag name company-wide and per game", () => {
     const file = minimal();
     file.tags = [{ name: "bug", game: null }, { name: "bug", game: "g" as unknown as null }];

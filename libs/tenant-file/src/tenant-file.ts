@@ -38,10 +38,11 @@ export interface TenantFile {
     collectors?: TenantCollector[];
     metadataJwks?: { keys: Record<string, unknown>[] };
     blockUnverifiedPlayers?: boolean;
+    routing?: boolean;
     /** The web support page's look (the logo is uploaded in the console). */
     branding?: { accentColor?: string | null; colorScheme?: "light" | "dark" | "system" };
   }[];
-  users?: { ref: string; name: string; email: string; role?: "admin" | "agent"; displayName?: string; games?: string[]; skills?: string[] }[];
+  users?: { ref: string; name: string; email: string; role?: "admin" | "agent"; displayName?: string; games?: string[]; skills?: string[]; languages?: string[]; capacity?: number }[];
   tags?: { name: string; game: string | null; description?: string | null; isAiTag?: boolean; isSkill?: boolean }[];
   fields?: {
     key: string;
@@ -195,6 +196,7 @@ function crossReferenceIssues(file: TenantFile): TenantFileIssue[] {
       ...(user.games ?? []).flatMap((ref, i) => unknownGame(ref, `users/${u}/games/${i}`)),
       ...duplicates(user.games ?? [], (ref) => ref, (i) => `users/${u}/games/${i}`, "the game ref at"),
       ...duplicates(user.skills ?? [], (name) => name.trim(), (i) => `users/${u}/skills/${i}`, "the skill at"),
+      ...duplicates(user.languages ?? [], (code) => code, (i) => `users/${u}/languages/${i}`, "the language at"),
     ]),
     ...(file.tags ?? []).flatMap((tag, i) => unknownGame(tag.game, `tags/${i}/game`)),
     ...duplicates(file.tags ?? [], (t) => `${scopeOf(t.game)}\u0000${t.name.trim()}`, (i) => `tags/${i}/name`, "the tag (same name and game) at"),

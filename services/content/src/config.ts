@@ -16,6 +16,11 @@ export const configSpecs = {
   }),
   // The support application's sign-in (docs/agents.md).
   AGENT_SESSION_IDLE_SECONDS: num({ default: 43_200, desc: "A support application session unused this long ends (12 hours)" }),
+  AGENT_AWAY_AFTER_SECONDS: num({
+    default: 300,
+    desc: "An available user none of whose sessions was used this long (the console closed without signing out) is set away for routing (0: never); an open console uses its session every minute",
+  }),
+  AGENT_AWAY_SWEEP_INTERVAL_MS: num({ default: 30_000, desc: "How often content looks for available users whose consoles went quiet (AGENT_AWAY_AFTER_SECONDS)" }),
   AGENT_SESSION_MAX_SECONDS: num({ default: 604_800, desc: "A support application session ends this long after sign-in, used or not (7 days)" }),
   SIGN_IN_MAX_FAILURES_PER_ACCOUNT: num({ default: 5, desc: "Failed sign-ins to one email within SIGN_IN_FAILURE_WINDOW_MINUTES that lock it" }),
   SIGN_IN_MAX_FAILURES_PER_ADDRESS: num({ default: 50, desc: "Failed sign-ins from one client address within the window that lock the address" }),

@@ -30,6 +30,7 @@ import type { ContentDeps } from "./context.ts";
 import type { Tag } from "./tags/tag.ts";
 import { listTags } from "./tags/tag.service.ts";
 import { checkUserAccess } from "./users/user.service.ts";
+import { getGameRouting } from "./routing/routing.service.ts";
 
 function companyMessage(company: Company): MessageInitShape<typeof CompanySchema> {
   return {
@@ -54,6 +55,7 @@ function gameMessage(game: Game): MessageInitShape<typeof GameSchema> {
     updatedAt: timestampFromDate(game.updatedAt),
     blockUnverifiedPlayers: game.blockUnverifiedPlayers,
     metadataJwks: game.metadataJwks === null ? undefined : (game.metadataJwks as unknown as JsonObject),
+    routingEnabled: game.routingEnabled,
   };
 }
 
@@ -198,6 +200,8 @@ export function registerRoutes(router: ConnectRouter, deps: ContentDeps): void {
     },
 
     checkUserAccess: async (req) => ({ hasAccess: await checkUserAccess(db, req.companyId, req.userId, req.gameId) }),
+
+    getGameRouting: async (req) => await getGameRouting(db, req.companyId, req.gameId),
 
     searchArticles: async (req) => ({ hits: await searchArticles(db, req.companyId, req.gameId, req.shown, req.query, req.limit || undefined) }),
 

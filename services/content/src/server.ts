@@ -1,4 +1,5 @@
 // Builds the content service from its dependencies; no globals, so tests start it in-process.
+import { createAwayJob } from "./routing/away.job.ts";
 import { createIdempotencyPurgeJobFromConfig } from "@support/idempotency";
 import { createMailer } from "@support/mail";
 import { createMetricsRegistry } from "@support/metrics";
@@ -44,6 +45,11 @@ export function createServer(given: ContentDeps): ServiceHost {
       registerSettingsRoutes(router, deps);
       registerAdminRoutes(router, deps);
     },
-    workers: [serviceAudit, createIdempotencyPurgeJobFromConfig(deps.db, deps.config, deps.logger), { start: async () => {}, stop: async () => mailer.close() }],
+    workers: [
+      serviceAudit,
+      createIdempotencyPurgeJobFromConfig(deps.db, deps.config, deps.logger),
+      createAwayJob(deps.db, { intervalMs: deps.config.AGENT_AWAY_SWEEP_INTERVAL_MS, awayAfterSeconds: deps.config.AGENT_AWAY_AFTER_SECONDS, logger: deps.logger }),
+      { start: async () => {}, stop: async () => mailer.close() },
+    ],
   });
 }

@@ -65,6 +65,7 @@ describe("outbox events", () => {
       "content.game.branding_updated",
       "content.game.created",
       "content.game.deleted",
+      "content.game.routing_changed",
       "content.game.updated",
       "content.resource.created",
       "content.resource.removed",
@@ -72,8 +73,10 @@ describe("outbox events", () => {
       "content.tag.created",
       "content.tag.retired",
       "content.tag.updated",
+      "content.user.availability_changed",
       "content.user.created",
       "content.user.deactivated",
+      "content.user.updated",
     ]);
   });
 

@@ -165,6 +165,10 @@ interface FakeAgentUser {
   role: string;
   gameIds: string[];
   skills: string[];
+  /** Routing's settings of the user (the fake keeps what content would answer). */
+  available: boolean;
+  languages: string[];
+  capacity: number;
   password: string;
   /** Two-factor on: the one code the fake accepts (once per sign-in) and the recovery codes left. */
   twoFactor?: { code: string; recoveryCodes: string[] } | undefined;
@@ -212,7 +216,7 @@ export class FakeAgentAccess {
   addUser(overrides: Partial<FakeAgentUser> = {}): FakeAgentUser {
     const user = {
       id: randomUUID(), companyId: randomUUID(), name: "Ada Lovelace", displayName: "Ada", email: `ada-${randomUUID().slice(0, 8)}@example.com`,
-      role: "agent", gameIds: [randomUUID()], skills: [], password: "correct horse battery staple", ...overrides,
+      role: "agent", gameIds: [randomUUID()], skills: [], available: false, languages: [], capacity: 10, password: "correct horse battery staple", ...overrides,
     };
     this.users.push(user);
     return user;
@@ -232,7 +236,7 @@ export class FakeAgentAccess {
     const user = this.users.find((u) => u.id === session.userId)!;
     return {
       id: session.id,
-      user: { id: user.id, companyId: user.companyId, name: user.name, displayName: user.displayName, email: user.email, role: user.role, gameIds: user.gameIds, skills: user.skills },
+      user: { id: user.id, companyId: user.companyId, name: user.name, displayName: user.displayName, email: user.email, role: user.role, gameIds: user.gameIds, skills: user.skills, available: user.available, languages: user.languages, capacity: user.capacity },
       csrfToken: session.csrfToken,
       createdAt: timestampFromDate(session.createdAt),
       idleExpiresAt: timestampFromDate(session.idleExpiresAt),

@@ -73,6 +73,8 @@ export interface Stack {
   stopService(name: ServiceName): Promise<void>;
   /** Starts a stopped service again, a new instance on the same port, database and NATS prefix (a restart). */
   startService(name: Exclude<ServiceName, "gateway">): Promise<void>;
+  /** Starts one more instance of a service on its own port, same database and NATS prefix (a second replica); stopped with the stack. */
+  startServiceReplica(name: Exclude<ServiceName, "gateway">): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -195,8 +197,11 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
   const replicas: Gateway[] = [];
   const replicaConnections: Awaited<ReturnType<typeof connectBus>>[] = [];
 
+  const serviceReplicas: ServiceHost[] = [];
+
   const stopAll = async () => {
     await Promise.all(replicas.map((replica) => replica.stop()));
+    await Promise.allSettled(serviceReplicas.map((host) => host.stop()));
     await Promise.all(replicaConnections.map((nc) => (nc.isClosed() ? undefined : nc.drain())));
     await gateway?.stop();
     if (gatewayNc && !gatewayNc.isClosed()) await gatewayNc.drain();
@@ -265,6 +270,11 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
       request: requestTo(url),
       admin,
       applyTenant: (file) => admin<TenantResult>(["apply", "-"], JSON.stringify(file)),
+      async startServiceReplica(name) {
+        const service = services.find((candidate) => candidate.name === name)!;
+        const { host } = await service.start({ ...env, ...urls, ...identities?.env(name), PORT: String(await freePort()) }, logger);
+        serviceReplicas.push(host);
+      },
       async startGateway(overrides = {}, replicaOptions = {}) {
         const replicaConfig: GatewayConfig = { ...config, ...overrides, PORT: 0 };
         const nc = replicaOptions.nats ? await connectBus(infra.natsUrl, "gateway-replica") : undefined;

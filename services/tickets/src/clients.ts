@@ -9,10 +9,12 @@ import { balancingOf, createServiceClient, loadServiceCaller, type ServiceIdenti
 import type { TicketsConfig } from "./config.ts";
 import type { AttachmentClaims, KnownPlayer, PlayerContact, PlayerDirectory } from "./context.ts";
 import type { ContentSource } from "./reference/content-reference.ts";
+import type { RoutingSource } from "./routing/routing.service.ts";
 import type { FieldType } from "./tickets/field-values.ts";
 
 export interface TicketsClients {
   content: ContentSource;
+  routing: RoutingSource;
   players: PlayerDirectory;
   media: AttachmentClaims;
 }
@@ -39,6 +41,15 @@ export function contentSource(content: Client<typeof ContentService>): ContentSo
     async hasGameAccess(companyId, userId, gameId) {
       const { hasAccess } = await content.checkUserAccess({ companyId, userId, gameId });
       return hasAccess;
+    },
+  };
+}
+
+export function routingSource(content: Client<typeof ContentService>): RoutingSource {
+  return {
+    async gameRouting(companyId, gameId) {
+      const { enabled, agents, skillTags } = await content.getGameRouting({ companyId, gameId });
+      return { enabled, skillTags, agents: agents.map((agent) => ({ userId: agent.userId, skills: agent.skills, languages: agent.languages, capacity: agent.capacity })) };
     },
   };
 }
@@ -91,7 +102,7 @@ export function createClients(
 ): TicketsClients {
   const options = { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry, identity: loadServiceCaller("tickets", config) };
   return {
-    content: contentSource(createServiceClient(ContentService, config.CONTENT_URL, options)),
+    ...((content) => ({ content: contentSource(content), routing: routingSource(content) }))(createServiceClient(ContentService, config.CONTENT_URL, options)),
     players: playerDirectory(createServiceClient(PlayersService, config.PLAYERS_URL, options)),
     media: attachmentClaims(createServiceClient(MediaService, config.MEDIA_URL, options)),
   };

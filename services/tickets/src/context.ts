@@ -6,6 +6,8 @@ import type { Kysely } from "@support/db";
 import type { Logger } from "@support/logging";
 import type { TicketsDatabase } from "./database.ts";
 import type { ContentReference } from "./reference/content-reference.ts";
+import type { RoutingMetrics } from "./routing/routing.metrics.ts";
+import type { RoutingSource } from "./routing/routing.service.ts";
 
 /** A player as the players service knows it. */
 export interface KnownPlayer {
@@ -74,4 +76,7 @@ export interface TicketsContext {
   supportAppUrl: string;
   /** HMAC key of list cursors. */
   cursorSecret: string;
+  /** What routing asks content (a game's switch, its eligible agents, the skill tags). */
+  routing: RoutingSource;
+  routingMetrics: RoutingMetrics;
 }

@@ -7,5 +7,6 @@ import type { TicketEventTables } from "./ticket-events/event.table.ts";
 import type { TicketReadTables } from "./reads/ticket-read.table.ts";
 import type { SavedViewTables } from "./saved-views/saved-view.table.ts";
 import type { TicketTables } from "./tickets/ticket.table.ts";
+import type { RoutingTables } from "./routing/routing.table.ts";
 
-export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketReadTables & SavedViewTables & TicketBreadcrumbTables & ErasedPlayerTables & SessionTicketTables & PlayerTicketReadTables;
+export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketReadTables & SavedViewTables & TicketBreadcrumbTables & ErasedPlayerTables & SessionTicketTables & PlayerTicketReadTables & RoutingTables;

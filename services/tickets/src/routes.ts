@@ -11,7 +11,8 @@ import { addTicketBreadcrumbs, listTicketBreadcrumbs } from "./breadcrumbs/bread
 import type { TicketsContext } from "./context.ts";
 import { erasePlayerTickets } from "./erasure/erasure.service.ts";
 import type { MergedFrom, TicketEvent } from "./ticket-events/event.ts";
-import { listTicketEvents } from "./ticket-events/event.service.ts";
+import { listAssignmentHistory, listTicketEvents } from "./ticket-events/event.service.ts";
+import { requeueTicket } from "./routing/routing.service.ts";
 import { addEmailReply, openEmailTicket } from "./tickets/email-reply.service.ts";
 import { rateTicket } from "./player-side/player-side.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
@@ -265,6 +266,20 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
     },
 
     listTicketEvents: async (req) => ({ events: (await listTicketEvents(ctx, company(req.companyId), req.ticketId)).map(eventMessage) }),
+
+    requeueTicket: async (req) => {
+      await requeueTicket(ctx, company(req.companyId), req.ticketId, req.actingUserId);
+      return {};
+    },
+
+    listAssignmentHistory: async (req) => ({
+      changes: (await listAssignmentHistory(ctx, company(req.companyId), req.ticketId)).map((change) => ({
+        createdAt: timestampFromDate(change.createdAt),
+        fromUserId: change.from ?? undefined,
+        toUserId: change.to ?? undefined,
+        actor: { type: change.actor.type, id: change.actor.id ?? undefined },
+      })),
+    }),
 
     listTicketBreadcrumbs: async (req) => {
       const { breadcrumbs, clientClockOffsetMs } = await listTicketBreadcrumbs(ctx, company(req.companyId), req.ticketId);

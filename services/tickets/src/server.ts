@@ -11,6 +11,8 @@ import type { TicketsConfig } from "./config.ts";
 import type { TicketsContext } from "./context.ts";
 import type { TicketsDatabase } from "./database.ts";
 import { createContentChangedConsumer } from "./events/content-changed.consumer.ts";
+import { createRoutingConsumers } from "./events/routing.consumer.ts";
+import { registerRoutingMetrics } from "./routing/routing.metrics.ts";
 import { createContentReference, type ContentReference } from "./reference/content-reference.ts";
 import { registerPlayerSideRoutes } from "./player-side/player-side.routes.ts";
 import { registerRoutes } from "./routes.ts";
@@ -45,7 +47,10 @@ export function createServer(deps: TicketsDeps): TicketsServer {
     media: clients.media,
     supportAppUrl: config.SUPPORT_APP_URL,
     cursorSecret: config.cursorSecret,
+    routing: clients.routing,
+    routingMetrics: registerRoutingMetrics(registry, deps.db, logger),
   };
+  const routing = createRoutingConsumers(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
   const autoClose = createAutoCloseJob(ctx, { intervalMs: config.AUTO_CLOSE_INTERVAL_MS, logger });
   const host = createServiceHost({
     name: "tickets",
@@ -59,7 +64,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
       registerRoutes(router, ctx);
       registerPlayerSideRoutes(router, ctx);
     },
-    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), autoClose, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
+    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), routing, autoClose, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
   });
   return Object.assign(host, { autoClose, reference });
 }

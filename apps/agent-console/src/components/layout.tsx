@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { currentPath, navigate } from "../router.ts";
 import { connected } from "../live.ts";
-import { me, signOut } from "../session.ts";
+import { me, setAvailable, signOut, STILL_HERE_EVERY_MS, stillHere } from "../session.ts";
 import { Alert } from "./form.tsx";
 import { GlobalShortcuts } from "./shortcuts-dialog.tsx";
 
@@ -63,6 +63,38 @@ export function Loading() {
   );
 }
 
+/**
+ * The user's availability for routing, always in sight: a switch whose visible text says the
+ * state (available or away), so that nobody takes tickets, or stops, without knowing it.
+ */
+function AvailabilitySwitch({ available, onError }: { available: boolean; onError: () => void }) {
+  const [busy, setBusy] = useState(false);
+  // While the console is open its session is used now and then, so that only a console closed
+  // without signing out goes away by itself.
+  useEffect(() => {
+    const timer = setInterval(() => void stillHere().catch(() => undefined), STILL_HERE_EVERY_MS);
+    return () => clearInterval(timer);
+  }, []);
+  return (
+    <button
+      type="button"
+      role="switch"
+      aria-checked={available}
+      aria-label={t("availability.label")}
+      title={t("availability.hint")}
+      class={available ? "availability available" : "availability away"}
+      disabled={busy}
+      onClick={() => {
+        setBusy(true);
+        setAvailable(!available).catch(onError).finally(() => setBusy(false));
+      }}
+    >
+      <span class="availability-dot" aria-hidden="true" />
+      {available ? t("availability.available") : t("availability.away")}
+    </button>
+  );
+}
+
 /** Pages of a signed-in user. */
 export function AppLayout({ children, wide = false }: { children: ComponentChildren; wide?: boolean }) {
   const user = me.value;
@@ -84,6 +116,7 @@ export function AppLayout({ children, wide = false }: { children: ComponentChild
           <Link to="/security">{t("nav.security")}</Link>
         </nav>
         <span class="who">{user ? t("nav.signedInAs", { name: user.user.displayName || user.user.name }) : ""}</span>
+        {user && !limited && <AvailabilitySwitch available={user.user.available} onError={() => setError(t("app.error"))} />}
         <button type="button" class="button small" onClick={() => void signOut(false).catch(() => setError(t("app.error")))}>
           {t("nav.signOut")}
         </button>

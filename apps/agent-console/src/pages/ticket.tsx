@@ -4,7 +4,7 @@
 // "viewing" while it is open and "typing" while its user writes, so the other agents see it;
 // it reads the ticket again when the live stream says the ticket changed.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, call, type CannedActions, type ConversationItem, type TicketCannedResponse, type TicketView } from "../api.ts";
+import { ApiError, call, type AssignmentChange, type CannedActions, type ConversationItem, type TicketCannedResponse, type TicketView } from "../api.ts";
 import { ComposerFilesField, useComposerFiles } from "../components/composer-files.tsx";
 import { EmailDeliveryLine, HeldMails } from "../components/email-delivery.tsx";
 import { ConversationFiles } from "../components/conversation-files.tsx";
@@ -15,7 +15,7 @@ import { TicketFields } from "../components/ticket-fields.tsx";
 import { formatDateTime } from "../format.ts";
 import { t } from "../i18n.ts";
 import { lastChange, presence, reloads } from "../live.ts";
-import { assignable, colleagues, tagsFor } from "../directory.ts";
+import { assignable, colleagues, games, tagsFor } from "../directory.ts";
 import { me } from "../session.ts";
 import { statusName } from "./inbox.tsx";
 import { dialogOpen } from "../components/shortcuts-dialog.tsx";
@@ -36,6 +36,25 @@ function authorName(item: ConversationItem, userId: string | undefined): string 
   if (author.type === "api_key") return t("author.integration");
   if (author.id === userId) return t("author.you");
   return (author.id && colleagues.value.get(author.id)?.displayName) || t("author.agent");
+}
+
+/** A user's name as the history shows it: "you" for the signed-in user (as the one assigned, or as the one who did it). */
+function userName(id: string, userId: string | undefined, role: "to" | "by"): string {
+  if (id === userId) return role === "to" ? t("history.you") : t("history.byYou");
+  return colleagues.value.get(id)?.displayName ?? t("author.agent");
+}
+
+/** One line of the assignment history: "Assigned to Mia by routing", "Unassigned by you". */
+export function assignmentLine(change: AssignmentChange, userId: string | undefined): string {
+  const by = change.by.type === "system"
+    ? change.by.id === "routing" ? t("history.byRouting") : t("author.system")
+    : change.by.type === "api_key"
+      ? t("author.integration")
+      : change.by.type === "user" && change.by.id
+        ? userName(change.by.id, userId, "by")
+        : t("author.system");
+  if (change.toUserId === null) return t("history.unassigned", { by });
+  return t("history.assigned", { name: userName(change.toUserId, userId, "to"), by });
 }
 
 /** The actions a canned response adds to its reply, in the order the ticket takes them. */
@@ -67,6 +86,7 @@ function announce(ticketId: string, state: "viewing" | "typing" | "left"): void 
 
 export function TicketPage({ ticketId }: { ticketId: string }) {
   const [view, setView] = useState<TicketView | null>();
+  const [assignments, setAssignments] = useState<AssignmentChange[]>([]);
   const [error, setError] = useState<string>();
   const [mode, setMode] = useState<Mode>("reply");
   const [text, setText] = useState("");
@@ -97,6 +117,10 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
     try {
       const { body } = await call<TicketView>("GET", `/tickets/${ticketId}`);
       setView(body);
+      void call<{ changes: AssignmentChange[] }>("GET", `/tickets/${ticketId}/assignments`).then(
+        ({ body: history }) => setAssignments(history.changes),
+        () => undefined,
+      );
     } catch (caught) {
       setView(caught instanceof ApiError && caught.status === 404 ? null : view);
       if (!(caught instanceof ApiError && caught.status === 404)) setError(t("app.error"));
@@ -177,6 +201,20 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
     }
   }
 
+  /** "Unassign for automatic assignment": routing gives the ticket to someone else who can take it. */
+  async function requeue() {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await call("POST", `/tickets/${ticketId}/requeue`);
+      await load();
+    } catch (caught) {
+      setError(caught instanceof ApiError && caught.status === 409 ? t("ticket.closedAlready") : t("app.error"));
+    } finally {
+      setBusy(false);
+    }
+  }
+
   async function act(actions: Record<string, unknown>[], after?: () => void) {
     setBusy(true);
     setError(undefined);
@@ -219,6 +257,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
 
   const { ticket } = view;
   const closed = ticket.status === "closed";
+  const routed = games.value.some((game) => game.id === ticket.gameId && game.routingEnabled);
   resolveRef.current = () => {
     if (!closed && !busy) void act([{ type: "resolveTicket" }]);
   };
@@ -433,6 +472,11 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
                 </button>
               )}
               {!closed && <MergeButton ticket={ticket} candidates={view.player.otherTickets} disabled={busy} />}
+              {!closed && routed && (
+                <button type="button" class="button" disabled={busy} title={t("action.requeueHint")} onClick={() => void requeue()}>
+                  {t("action.requeue")}
+                </button>
+              )}
             </div>
             <div class="assign">
               <label for="assign-to">{t("action.assignTo")}</label>
@@ -454,6 +498,18 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
               </select>
             </div>
           </section>
+          )}
+          {assignments.length > 0 && (
+            <section aria-labelledby="history-title">
+              <h2 id="history-title">{t("history.title")}</h2>
+              <ol class="assignment-history">
+                {assignments.map((change) => (
+                  <li key={change.at + (change.toUserId ?? "")}>
+                    {assignmentLine(change, userId)} <time dateTime={change.at}>{formatDateTime(change.at)}</time>
+                  </li>
+                ))}
+              </ol>
+            </section>
           )}
           <TicketFields ticket={ticket} busy={busy} closed={closed} onSave={(fields) => void act([{ type: "setFields", fields }])} />
           <section aria-labelledby="player-title">

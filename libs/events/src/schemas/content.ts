@@ -381,15 +381,58 @@ export const auditRecorded = defineEvent({
   }),
 });
 
+export const userUpdated = defineEvent({
+  type: "content.user.updated",
+  description:
+    "An admin (settings) or a tenant file changed a user's role, games, skills, ticket languages or capacity: the user as it is now, in the shape of content.user.created. Routing hands out queued tickets the user can now take.",
+  version: 1,
+  schema: Type.Object({
+    id: Uuid(),
+    name: Type.String(),
+    displayName: Type.String({ description: "The name players see on the user's replies" }),
+    email: Type.String(),
+    role: OneOf(["admin", "agent"]),
+    active: Type.Boolean(),
+    gameIds: Type.Array(Uuid(), { description: "Games the user has access to (an admin has every game)" }),
+    skills: Type.Array(Type.String(), { description: "Names of the company's tags marked isSkill" }),
+    languages: Type.Array(Type.String(), { description: "The ticket languages the user speaks (routing); empty: every language" }),
+    capacity: Type.Integer({ minimum: 0, description: "The most open tickets routing assigns to the user" }),
+    createdAt: DateTime(),
+    updatedAt: DateTime(),
+  }),
+});
+
+export const userAvailabilityChanged = defineEvent({
+  type: "content.user.availability_changed",
+  description:
+    "A user became available for routing (their console toggle) or away (the toggle, signing out of their last session, deactivation, or a console closed without signing out). Routing assigns queued tickets to an available agent and puts an away agent's tickets without an agent reply back in the queue.",
+  version: 1,
+  schema: Type.Object({
+    userId: Uuid(),
+    available: Type.Boolean(),
+    reason: OneOf(
+      ["agent", "signed_out", "deactivated", "idle"],
+      "agent: the user's own toggle; signed_out: their last live session ended; deactivated: an admin or operator deactivated them; idle: none of their sessions was used for AGENT_AWAY_AFTER_SECONDS (the console closed without signing out)",
+    ),
+  }),
+});
+
+export const gameRoutingChanged = defineEvent({
+  type: "content.game.routing_changed",
+  description: "An admin (settings or tenant file) turned a game's routing on or off. Turned on, routing assigns the game's queued tickets.",
+  version: 1,
+  schema: Type.Object({ gameId: Uuid(), enabled: Type.Boolean() }),
+});
+
 /**
  * Content events that change no reference data (company settings, games, environments, tags,
  * fields, announcements, collectors): caches of reference data keep their entries on them.
  */
-export const contentEventsKeepingReference: ReadonlySet<string> = new Set(["content.agent_sessions.ended", "content.audit.recorded"]);
+export const contentEventsKeepingReference: ReadonlySet<string> = new Set(["content.agent_sessions.ended", "content.audit.recorded", "content.user.availability_changed"]);
 
 export const contentEvents = [
   companyCreated, apiKeyCreated, apiKeyRevoked, gameCreated, gameUpdated, gameDeleted, environmentCreated, environmentTokenRotated, resourceCreated,
   collectorCreated, userCreated, tagCreated, fieldCreated, announcementUpdated, announcementCleared, userDeactivated, agentSessionsEnded,
   auditRecorded, tagUpdated, tagRetired, fieldUpdated, fieldRetired, gameBrandingUpdated, collectorUpdated, collectorRetired,
-  resourceUpdated, resourceRemoved,
+  resourceUpdated, resourceRemoved, userAvailabilityChanged, gameRoutingChanged, userUpdated,
 ] as const;

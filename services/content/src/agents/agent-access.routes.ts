@@ -8,13 +8,14 @@ import type { ContentDeps } from "../context.ts";
 import { isUuid } from "../common/validation.ts";
 import { listActiveUsers } from "../users/user.repository.ts";
 import { displayNameOf, type User } from "../users/user.ts";
+import { setAvailability } from "../routing/routing.service.ts";
 import { beginSignIn, getAgentSession, readAuditLog, signOut, signOutEverywhere, type LiveAgentSession } from "./agent-access.service.ts";
 import { singleSignOnContextOf, singleSignOnHandlers } from "./single-sign-on.routes.ts";
 import { twoFactorContextOf, twoFactorHandlers } from "./two-factor.routes.ts";
 import { inspectLink, redeemLink, requestPasswordReset, type UserLinksContext } from "./user-links.service.ts";
 
 function userMessage(user: User) {
-  return { id: user.id, companyId: user.companyId, name: user.name, displayName: displayNameOf(user), email: user.email, role: user.role, gameIds: user.gameIds, skills: user.skills };
+  return { id: user.id, companyId: user.companyId, name: user.name, displayName: displayNameOf(user), email: user.email, role: user.role, gameIds: user.gameIds, skills: user.skills, available: user.available, languages: user.languages, capacity: user.capacity };
 }
 
 function sessionMessage({ session, user, twoFactor }: LiveAgentSession): MessageInitShape<typeof AgentSessionSchema> {
@@ -47,6 +48,7 @@ export function registerAgentAccessRoutes(router: ConnectRouter, deps: ContentDe
       return {};
     },
     signOutEverywhere: async (req) => ({ ended: await signOutEverywhere(ctx, req.sessionToken, req.clientAddress) }),
+    setAvailability: async (req) => ({ available: await setAvailability(deps.db, req.companyId, req.userId, req.available) }),
     requestPasswordReset: async (req) => {
       await requestPasswordReset(links, req.email, req.clientAddress);
       return {};

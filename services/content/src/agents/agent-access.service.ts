@@ -2,6 +2,7 @@
 // change writes its audit entry, and each ending of sessions its domain event, in the same
 // transaction.
 import { writeEvents } from "@support/bus";
+import { awayWithoutSessions } from "../routing/routing.service.ts";
 import { newEvent } from "@support/events";
 import { AppError, failedPrecondition, notFound, permissionDenied, unauthenticated, validationError } from "@support/errors";
 import type { Kysely } from "kysely";
@@ -207,7 +208,10 @@ export async function getAgentSession(ctx: AgentAccessContext, token: string, no
 
 export async function endAndAnnounce(trx: Db, user: Pick<User, "id" | "companyId">, which: { sessionId: string } | { userId: string }, reason: SessionEndReason, now: Date): Promise<string[]> {
   const ended = await endSessions(trx, which, reason, now);
-  if (ended.length > 0) await writeEvents(trx, [newEvent("content.agent_sessions.ended", user.companyId, { userId: user.id, sessionIds: ended, reason })]);
+  if (ended.length > 0) {
+    await writeEvents(trx, [newEvent("content.agent_sessions.ended", user.companyId, { userId: user.id, sessionIds: ended, reason })]);
+    await awayWithoutSessions(trx, user, reason === "deactivated" ? "deactivated" : "signed_out", now);
+  }
   return ended;
 }
 

@@ -45,6 +45,7 @@ export type AuditAction =
   | "game.created"
   | "game.updated"
   | "game.metadata_keys_changed"
+  | "game.routing_changed"
   | "environment.created"
   | "environment.token_rotated"
   // A game's branding of the web support page (games/branding.service.ts).

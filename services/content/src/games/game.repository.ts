@@ -10,7 +10,7 @@ type Db = Kysely<ContentDatabase>;
 // The columns each row is read from. Named rather than `*`: Postgres prepares a statement once per
 // connection only when its result cannot change under it (a migration adding a column would).
 const GAME_COLUMNS = [
-  "id", "company_id", "name", "slug", "languages", "block_unverified_players", "metadata_jwks", "created_at", "updated_at", "deleted_at",
+  "id", "company_id", "name", "slug", "languages", "block_unverified_players", "routing_enabled", "metadata_jwks", "created_at", "updated_at", "deleted_at",
 ] as const satisfies readonly (keyof GameTable)[];
 const ENVIRONMENT_COLUMNS = [
   "id", "company_id", "game_id", "name", "token", "previous_token", "previous_token_expires_at", "token_rotated_at", "created_at",
@@ -25,6 +25,7 @@ function toGame(row: Pick<Selectable<GameTable>, (typeof GAME_COLUMNS)[number]>)
     slug: row.slug,
     languages: row.languages as LanguageCode[],
     blockUnverifiedPlayers: row.block_unverified_players,
+    routingEnabled: row.routing_enabled,
     metadataJwks: row.metadata_jwks,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -11,6 +11,8 @@ export interface GameTable {
   /** Written as JSON text, read back as an object. */
   metadata_jwks: ColumnType<Jwks | null, string | null, string | null>;
   block_unverified_players: boolean;
+  /** Whether routing assigns the game's tickets to agents (default off). */
+  routing_enabled: Generated<boolean>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   /** Soft delete: a deleted game is "game not found" everywhere. */

@@ -17,6 +17,8 @@ export interface Game {
   slug: string;
   languages: LanguageCode[];
   blockUnverifiedPlayers: boolean;
+  /** Whether routing assigns the game's tickets (default off). */
+  routingEnabled: boolean;
   metadataJwks: Jwks | null;
   createdAt: Date;
   updatedAt: Date;

@@ -22,6 +22,7 @@ import * as gameBranding from "./2026_12_03_00_00_00_game_branding.ts";
 import * as auditSourceEvents from "./2026_12_04_02_00_00_audit_source_events.ts";
 import * as articleSections from "./2026_12_04_03_00_00_article_sections.ts";
 import * as articleSearch from "./2026_12_06_00_00_00_article_search.ts";
+import * as routing from "./2026_12_07_00_00_00_routing.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_01_00_create_content": createContent,
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   "2026_12_04_02_00_00_audit_source_events": auditSourceEvents,
   "2026_12_04_03_00_00_article_sections": articleSections,
   "2026_12_06_00_00_00_article_search": articleSearch,
+  "2026_12_07_00_00_00_routing": routing,
 };

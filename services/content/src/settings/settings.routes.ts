@@ -1,6 +1,7 @@
 // content.v1.CompanySettingsService: what a company's admins change in the support
 // application's settings, mapped onto the use cases of the folders that own each object. Every
 // call first checks that the acting user is an active admin of the company.
+import { setGameRouting } from "../routing/routing.service.ts";
 import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
@@ -62,6 +63,9 @@ function teamMemberMessage(member: TeamMember): MessageInitShape<typeof TeamMemb
     role: user.role,
     gameIds: user.gameIds,
     skills: user.skills,
+    languages: user.languages,
+    capacity: user.capacity,
+    available: user.available,
     twoFactorEnabled: member.twoFactorEnabled,
     state: member.state,
     invitationExpiresAt: member.invitationExpiresAt ? timestampFromDate(member.invitationExpiresAt) : undefined,
@@ -91,6 +95,7 @@ function gameMessage(game: Game, environments: GameEnvironment[]): MessageInitSh
     slug: game.slug,
     languages: game.languages,
     blockUnverifiedPlayers: game.blockUnverifiedPlayers,
+    routingEnabled: game.routingEnabled,
     metadataJwks: game.metadataJwks === null ? undefined : (game.metadataJwks as unknown as JsonObject),
     createdAt: timestampFromDate(game.createdAt),
     updatedAt: timestampFromDate(game.updatedAt),
@@ -235,7 +240,10 @@ export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<Content
 
     updateTeamMember: async (req) => {
       const origin = await adminChange(db, req.change, "changes its team");
-      const user = await updateUser(db, origin.companyId, req.userId, { role: req.role, gameIds: req.setGameIds ? req.gameIds : undefined, skills: req.setSkills ? req.skills : undefined }, origin);
+      const user = await updateUser(db, origin.companyId, req.userId, {
+        role: req.role, gameIds: req.setGameIds ? req.gameIds : undefined, skills: req.setSkills ? req.skills : undefined,
+        languages: req.setLanguages ? req.languages : undefined, capacity: req.capacity,
+      }, origin);
       return memberOf(origin.companyId, user.id);
     },
 
@@ -267,6 +275,7 @@ export function registerSettingsRoutes(router: ConnectRouter, deps: Pick<Content
     },
     updateCompanyGame: async (req) => {
       const origin = await adminChange(db, req.change, "changes games");
+      if (req.routingEnabled !== undefined) await setGameRouting(db, origin.companyId, req.gameId, req.routingEnabled, origin);
       const game = await updateGame(db, origin.companyId, req.gameId, { name: req.name, languages: req.languages?.codes, blockUnverifiedPlayers: req.blockUnverifiedPlayers }, origin);
       return { game: gameMessage(game, await listEnvironments(db, origin.companyId, game.id)) };
     },

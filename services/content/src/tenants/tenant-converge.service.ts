@@ -25,6 +25,7 @@ import { changeField, createField, listFields } from "../fields/field.service.ts
 import { changeArticle } from "../games/article.service.ts";
 import { getGameBranding, setGameBranding } from "../games/branding.service.ts";
 import { parseResourceChange, type Game, type GameEnvironment } from "../games/game.ts";
+import { setGameRoutingIn } from "../routing/routing.service.ts";
 import { createEnvironment, createGame, createResource, listGamesWithEnvironments, setGameMetadataKeys, updateGame } from "../games/game.service.ts";
 import { listResources } from "../games/game.repository.ts";
 import { changeTag, createTag, listTags } from "../tags/tag.service.ts";
@@ -146,6 +147,8 @@ async function convergeGames(trx: Db, companyId: string, primaryLanguage: Langua
     if (!existing) {
       game = await at(path, () => createGame(trx, companyId, input));
       report.created.push(item("game", game.slug, path, game.id));
+      const created = game.id;
+      if (input.routing) await at(`${path}/routing`, () => setGameRoutingIn(trx, companyId, created, true));
       const branding = input.branding;
       const gameId = game.id;
       if (branding) await at(`${path}/branding`, () => setGameBranding(trx, companyId, gameId, branding, CHANGE));
@@ -173,6 +176,11 @@ async function convergeGames(trx: Db, companyId: string, primaryLanguage: Langua
         const wanted = { accentColor: "accentColor" in branding ? branding.accentColor : before.accentColor, colorScheme: branding.colorScheme ?? before.colorScheme };
         const after = await at(`${path}/branding`, () => setGameBranding(trx, companyId, gameId, wanted, CHANGE));
         if (after.accentColor !== before.accentColor || after.colorScheme !== before.colorScheme) changed.push("branding");
+      }
+      const routing = input.routing;
+      if (routing !== undefined && routing !== current.routingEnabled) {
+        await at(`${path}/routing`, () => setGameRoutingIn(trx, companyId, current.id, routing));
+        changed.push("routing");
       }
       report[changed.length > 0 ? "changed" : "unchanged"].push(item("game", game.slug, path, game.id, { attributes: changed }));
     }
@@ -319,7 +327,7 @@ async function convergeUsers(trx: Db, companyId: string, file: TenantFile, gameI
     const gameIds = user.games?.map((ref) => gameIdOf(ref)!);
     const found = existing.find((candidate) => candidate.email.toLowerCase() === user.email.toLowerCase());
     if (!found) {
-      const created = await at(path, () => createUser(trx, companyId, { name: user.name, email: user.email, role: user.role, displayName: user.displayName, gameIds: gameIds ?? [], skills: user.skills }));
+      const created = await at(path, () => createUser(trx, companyId, { name: user.name, email: user.email, role: user.role, displayName: user.displayName, gameIds: gameIds ?? [], skills: user.skills, languages: user.languages, capacity: user.capacity }));
       result.users.push({ ref: user.ref, userId: created.id });
       report.created.push(item("user", created.email, path, created.id));
       continue;
@@ -336,9 +344,11 @@ async function convergeUsers(trx: Db, companyId: string, file: TenantFile, gameI
       ...(user.role !== undefined && user.role !== found.role ? ["role"] : []),
       ...(gameIds !== undefined && !sameSet(gameIds, found.gameIds) ? ["games"] : []),
       ...(user.skills !== undefined && !sameJson(user.skills.map((skill) => skill.trim()), found.skills) ? ["skills"] : []),
+      ...(user.languages !== undefined && !sameJson(user.languages, found.languages) ? ["languages"] : []),
+      ...(user.capacity !== undefined && user.capacity !== found.capacity ? ["capacity"] : []),
     ];
     if (changed.length > 0) {
-      await at(path, () => updateUser(trx, companyId, found.id, { role: user.role, gameIds, skills: user.skills }, OPERATOR_ORIGIN));
+      await at(path, () => updateUser(trx, companyId, found.id, { role: user.role, gameIds, skills: user.skills, languages: user.languages, capacity: user.capacity }, OPERATOR_ORIGIN));
     }
     report[changed.length > 0 ? "changed" : "unchanged"].push(item("user", found.email, path, found.id, { attributes: changed }));
   }

@@ -20,6 +20,7 @@ import { isUuid } from "../common/validation.ts";
 import { createCompany, setCompanyEmailSender } from "../companies/company.service.ts";
 import { createField } from "../fields/field.service.ts";
 import { setGameBranding } from "../games/branding.service.ts";
+import { setGameRoutingIn } from "../routing/routing.service.ts";
 import { createEnvironment, createGame, createResource } from "../games/game.service.ts";
 import { createTag } from "../tags/tag.service.ts";
 import { createUser } from "../users/user.service.ts";
@@ -138,6 +139,7 @@ async function createTenant(trx: Kysely<ContentDatabase>, file: TenantFile): Pro
     const game = await at(`games/${g}`, () => createGame(trx, companyId, input));
     gameIds.set(input.ref, game.id);
     report.created.push(item("game", game.slug, `games/${g}`, game.id));
+    if (input.routing) await at(`games/${g}/routing`, () => setGameRoutingIn(trx, companyId, game.id, true));
     const branding = input.branding;
     if (branding) {
       await at(`games/${g}/branding`, () => setGameBranding(trx, companyId, game.id, branding, { actor: OPERATOR }));
@@ -182,7 +184,7 @@ async function createTenant(trx: Kysely<ContentDatabase>, file: TenantFile): Pro
 
   for (const [u, user] of (file.users ?? []).entries()) {
     const created = await at(`users/${u}`, () =>
-      createUser(trx, companyId, { name: user.name, email: user.email, role: user.role, displayName: user.displayName, gameIds: (user.games ?? []).map((ref) => gameIdOf(ref)!), skills: user.skills }),
+      createUser(trx, companyId, { name: user.name, email: user.email, role: user.role, displayName: user.displayName, gameIds: (user.games ?? []).map((ref) => gameIdOf(ref)!), skills: user.skills, languages: user.languages, capacity: user.capacity }),
     );
     result.users.push({ ref: user.ref, userId: created.id });
     report.created.push(item("user", created.email, `users/${u}`, created.id));

@@ -8,7 +8,7 @@ type Db = Kysely<ContentDatabase>;
 export async function insertUser(db: Db, companyId: string, user: NewUser): Promise<User> {
   const row = await db
     .insertInto("users")
-    .values({ company_id: companyId, name: user.name, email: user.email, role: user.role, display_name: user.displayName, skills: [...user.skills] })
+    .values({ company_id: companyId, name: user.name, email: user.email, role: user.role, display_name: user.displayName, skills: [...user.skills], ...(user.languages ? { languages: [...user.languages] } : {}), ...(user.capacity !== undefined ? { capacity: user.capacity } : {}) })
     .returningAll()
     .executeTakeFirstOrThrow();
   if (user.gameIds.length > 0) {
@@ -33,6 +33,9 @@ function userOf(row: UserRow, gameIds: string[]): User {
     active: row.active,
     gameIds,
     skills: row.skills,
+    available: row.available,
+    languages: row.languages,
+    capacity: row.capacity,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -115,10 +118,10 @@ export async function lockActiveAdmins(db: Db, companyId: string): Promise<strin
 }
 
 /** Sets the role and skills given; replaces the game access when gameIds is given. */
-export async function updateUserRow(db: Db, user: Pick<User, "id" | "companyId">, change: Partial<Pick<User, "role" | "gameIds" | "skills">>, now: Date): Promise<void> {
+export async function updateUserRow(db: Db, user: Pick<User, "id" | "companyId">, change: Partial<Pick<User, "role" | "gameIds" | "skills" | "languages" | "capacity">>, now: Date): Promise<void> {
   await db
     .updateTable("users")
-    .set({ updated_at: now, ...(change.role ? { role: change.role } : {}), ...(change.skills ? { skills: [...change.skills] } : {}) })
+    .set({ updated_at: now, ...(change.role ? { role: change.role } : {}), ...(change.skills ? { skills: [...change.skills] } : {}), ...(change.languages ? { languages: [...change.languages] } : {}), ...(change.capacity !== undefined ? { capacity: change.capacity } : {}) })
     .where("id", "=", user.id)
     .execute();
   if (change.gameIds === undefined) return;

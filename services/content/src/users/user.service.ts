@@ -94,6 +94,7 @@ export async function updateUser(db: Db, companyId: string, userId: string, inpu
     const before = userAuditView(user);
     const after = userAuditView(updated);
     if (JSON.stringify(before) !== JSON.stringify(after)) {
+      await writeEvents(trx, [newEvent("content.user.updated", companyId, { ...userEventData(updated), languages: updated.languages, capacity: updated.capacity })]);
       await writeAudit(trx, { action: "user.updated", companyId, userId: user.id, actor: origin.actor, clientAddress: origin.clientAddress ?? null, target: { type: "user", id: user.id }, before, after }, now);
     }
     return updated;

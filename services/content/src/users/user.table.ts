@@ -10,6 +10,12 @@ export interface UserTable {
   active: Generated<boolean>;
   /** Names of the company's skill tags (tags with is_skill), in the order they were given. */
   skills: Generated<string[]>;
+  /** Whether routing may assign the user tickets: their own toggle (false: away). */
+  available: Generated<boolean>;
+  /** Ticket languages the user speaks (API language codes); empty: every language. */
+  languages: Generated<string[]>;
+  /** The most open tickets routing assigns to the user. */
+  capacity: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AppError } from "@support/errors";
-import { parseNewUser, skillIssues, type NewUserInput } from "./user.ts";
+import { parseNewUser, parseUserChange, skillIssues, type NewUserInput } from "./user.ts";
 
 const user = (skills: unknown): NewUserInput => ({ name: "Ada", email: "ada@example.com", gameIds: [], skills: skills as string[] });
 
@@ -43,5 +43,20 @@ describe("a user's skills", () => {
       { path: "/skills/2", message: 'must be a skill tag of the company; the tag "bug" is not marked isSkill' },
       { path: "/skills/3", message: 'must be a skill tag of the company; no tag is named "Billing"' },
     ]);
+  });
+});
+
+describe("a user's routing settings", () => {
+  it("default to none (every language) and no capacity of their own, and take language codes each once and a capacity from 0 to 1000", () => {
+    const base = { name: "Ada", email: "ada@example.com", gameIds: [] };
+    expect(parseNewUser(base)).not.toHaveProperty("languages");
+    expect(parseNewUser({ ...base, languages: ["en", "pt-BR"], capacity: 0 })).toMatchObject({ languages: ["en", "pt-BR"], capacity: 0 });
+    expect(issuesOf({ ...base, languages: ["en", "xx", "en"], capacity: 1001 })).toEqual([
+      { path: "/languages/1", message: "must be a language code" },
+      { path: "/languages/2", message: "is listed twice" },
+      { path: "/capacity", message: "must be an integer from 0 to 1000" },
+    ]);
+    expect(parseUserChange({ languages: [], capacity: 3 })).toEqual({ languages: [], capacity: 3 });
+    expect(() => parseUserChange({ capacity: 1.5 })).toThrow();
   });
 });

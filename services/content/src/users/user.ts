@@ -1,6 +1,7 @@
 // Service users of a company: agents, with access to a set of its games, and admins, with the
 // whole company. They sign in to the support application (agents/).
 import { isEmail, isUuid, requiredText, throwIfInvalid, type ValidationIssue } from "../common/validation.ts";
+import { isLanguageCode } from "../common/language.ts";
 import { checkTagName, type Tag } from "../tags/tag.ts";
 
 export const USER_ROLES = ["admin", "agent"] as const;
@@ -22,6 +23,12 @@ export interface User {
    * order given: what routing will match a ticket's tags against.
    */
   skills: string[];
+  /** Whether routing may assign the user tickets (their own toggle; default away). */
+  available: boolean;
+  /** Ticket languages the user speaks; empty (the default): every language. */
+  languages: string[];
+  /** The most open tickets routing assigns to the user (default 10). */
+  capacity: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -34,9 +41,18 @@ export interface NewUserInput {
   gameIds: readonly string[];
   /** Default: none. */
   skills?: readonly string[] | undefined;
+  /** Default: none (every language). */
+  languages?: readonly string[] | undefined;
+  /** Default: DEFAULT_CAPACITY. */
+  capacity?: number | undefined;
 }
 
-export type NewUser = Pick<User, "name" | "email" | "role" | "displayName" | "gameIds" | "skills">;
+export type NewUser = Pick<User, "name" | "email" | "role" | "displayName" | "gameIds" | "skills"> & Partial<Pick<User, "languages" | "capacity">>;
+
+/** Open tickets routing gives a user who has no capacity of their own (the column's default). */
+export const DEFAULT_CAPACITY = 10;
+/** The most open tickets a capacity may name: beyond it routing would be no limit at all. */
+export const MAX_CAPACITY = 1000;
 
 /** The name players see. */
 export const displayNameOf = (user: Pick<User, "name" | "displayName">): string => user.displayName ?? user.name;
@@ -54,8 +70,11 @@ export function parseNewUser(input: NewUserInput): NewUser {
   const displayName = input.displayName === undefined ? null : requiredText(input.displayName, "/displayName", issues, 100);
   const gameIds = parseGameIds(input.gameIds, issues);
   const skills = input.skills === undefined ? [] : parseSkills(input.skills, issues);
+  const routing: Partial<Pick<User, "languages" | "capacity">> = {};
+  if (input.languages !== undefined) routing.languages = parseLanguages(input.languages, issues);
+  if (input.capacity !== undefined) routing.capacity = parseCapacity(input.capacity, issues);
   throwIfInvalid(issues);
-  return { name, email, role: role as UserRole, displayName, gameIds, skills };
+  return { name, email, role: role as UserRole, displayName, gameIds, skills, ...routing };
 }
 
 function parseGameIds(input: unknown, issues: ValidationIssue[]): string[] {
@@ -85,14 +104,38 @@ function parseSkills(input: unknown, issues: ValidationIssue[]): string[] {
   return skills;
 }
 
+/** The ticket languages a user speaks: language codes of the API, each once. */
+function parseLanguages(input: unknown, issues: ValidationIssue[]): string[] {
+  const languages: string[] = [];
+  if (!Array.isArray(input)) issues.push({ path: "/languages", message: "must be an array of language codes" });
+  else {
+    input.forEach((value: unknown, index) => {
+      if (typeof value !== "string" || !isLanguageCode(value)) issues.push({ path: `/languages/${index}`, message: "must be a language code" });
+      else if (languages.includes(value)) issues.push({ path: `/languages/${index}`, message: "is listed twice" });
+      else languages.push(value);
+    });
+  }
+  return languages;
+}
+
+function parseCapacity(input: unknown, issues: ValidationIssue[]): number {
+  if (typeof input !== "number" || !Number.isInteger(input) || input < 0 || input > MAX_CAPACITY) {
+    issues.push({ path: "/capacity", message: `must be an integer from 0 to ${MAX_CAPACITY}` });
+    return DEFAULT_CAPACITY;
+  }
+  return input;
+}
+
 /** What an admin changes of a user in the team settings: each part when given. */
 export interface UserChangeInput {
   role?: string | undefined;
   gameIds?: readonly string[] | undefined;
   skills?: readonly string[] | undefined;
+  languages?: readonly string[] | undefined;
+  capacity?: number | undefined;
 }
 
-export type UserChange = Partial<Pick<User, "role" | "gameIds" | "skills">>;
+export type UserChange = Partial<Pick<User, "role" | "gameIds" | "skills" | "languages" | "capacity">>;
 
 export function parseUserChange(input: UserChangeInput): UserChange {
   const issues: ValidationIssue[] = [];
@@ -103,13 +146,15 @@ export function parseUserChange(input: UserChangeInput): UserChange {
   }
   if (input.gameIds !== undefined) change.gameIds = parseGameIds(input.gameIds, issues);
   if (input.skills !== undefined) change.skills = parseSkills(input.skills, issues);
+  if (input.languages !== undefined) change.languages = parseLanguages(input.languages, issues);
+  if (input.capacity !== undefined) change.capacity = parseCapacity(input.capacity, issues);
   throwIfInvalid(issues);
   return change;
 }
 
 /** A user as the audit log records them before and after a change (never a credential). */
 export function userAuditView(user: User): Record<string, unknown> {
-  return { name: user.name, displayName: user.displayName, email: user.email, role: user.role, active: user.active, gameIds: user.gameIds, skills: user.skills };
+  return { name: user.name, displayName: user.displayName, email: user.email, role: user.role, active: user.active, gameIds: user.gameIds, skills: user.skills, languages: user.languages, capacity: user.capacity };
 }
 
 /**

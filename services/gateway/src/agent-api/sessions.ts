@@ -18,8 +18,8 @@ import { HttpProblem } from "../middleware/errors.ts";
 /** A live session of the support application (never its token). Times in ms since the epoch. */
 export interface AgentSessionView {
   id: string;
-  /** skills: names of the company's skill tags, for routing. */
-  user: { id: string; name: string; displayName: string; email: string; role: string; skills: string[] };
+  /** skills: names of the company's skill tags, for routing; available, languages, capacity: routing's settings of the user. */
+  user: { id: string; name: string; displayName: string; email: string; role: string; skills: string[]; available: boolean; languages: string[]; capacity: number };
   companyId: string;
   gameIds: string[];
   csrfToken: string;
@@ -35,7 +35,7 @@ export interface AgentSessionView {
 
 /** Cached answer for a token content does not know (or whose session ended). */
 const UNKNOWN_SESSION: AgentSessionView = Object.freeze({
-  id: "", user: { id: "", name: "", displayName: "", email: "", role: "", skills: [] }, companyId: "", gameIds: [], csrfToken: "", createdAt: 0, idleExpiresAt: 0, expiresAt: 0, scope: "", twoFactor: { enabled: false, required: false }, loadedAt: 0,
+  id: "", user: { id: "", name: "", displayName: "", email: "", role: "", skills: [], available: false, languages: [], capacity: 0 }, companyId: "", gameIds: [], csrfToken: "", createdAt: 0, idleExpiresAt: 0, expiresAt: 0, scope: "", twoFactor: { enabled: false, required: false }, loadedAt: 0,
 });
 
 export const AGENT_SESSION_CACHE_TTL_MS = 10_000;
@@ -80,7 +80,7 @@ export function toAgentSessionView(session: AgentSessionMessage, loadedAt: numbe
   if (!user || !session.createdAt || !session.idleExpiresAt || !session.expiresAt) throw new Error("content returned an incomplete agent session");
   return {
     id: session.id,
-    user: { id: user.id, name: user.name, displayName: user.displayName, email: user.email, role: user.role, skills: [...user.skills] },
+    user: { id: user.id, name: user.name, displayName: user.displayName, email: user.email, role: user.role, skills: [...user.skills], available: user.available, languages: [...user.languages], capacity: user.capacity },
     companyId: user.companyId,
     gameIds: [...user.gameIds],
     csrfToken: session.csrfToken,

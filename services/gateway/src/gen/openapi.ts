@@ -1431,7 +1431,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a user's role, games or skills (admins)
+         * Change a user's role, games, skills, languages or capacity (admins)
          * @description Sets what is given. An admin cannot change their own role (**409**, `details.type`
          *     `OWN_ROLE`), and the company keeps at least one active admin (**409**, `LAST_ADMIN`).
          *     The user's open sessions see the change within the gateway's session cache time (10 s).
@@ -1555,7 +1555,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename a game or change its languages and blockUnverifiedPlayers (admins)
+         * Rename a game or change its languages, blockUnverifiedPlayers and routing (admins)
          * @description Changes what the body names; the rest stays (the slug never changes: it is in links
          *     and file names). The languages follow the rules of a new game. Removing a language
          *     deletes no text: announcements and help articles keep their texts in it, and a player
@@ -2282,6 +2282,76 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/me/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Become available for routing, or away
+         * @description The signed-in user's own toggle (the console's header): `available` true lets routing
+         *     assign them tickets of their games with routing on; false (away) stops it, and their open
+         *     tickets in `assigned` that no agent has answered yet go back to the queue. Signing out of
+         *     the last session sets away too. Setting the current value changes nothing. Answers
+         *     **200** with the availability as stored. See docs/automation.md.
+         */
+        put: operations["setAgentAvailability"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/tickets/{ticketId}/requeue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unassign for automatic assignment
+         * @description Unassigns the ticket (as the signed-in user) and puts it back in routing's queue, which
+         *     assigns it again at once when an agent can take it: another agent when anyone else can,
+         *     the same one only when nobody else can. Only in a game with routing on (otherwise **400**
+         *     `details.type` `ROUTING_OFF`); a closed ticket is **409**. Same scope as every ticket
+         *     route (**404** outside). Answers **204**.
+         */
+        post: operations["requeueAgentTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/tickets/{ticketId}/assignments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ticket's assignment history
+         * @description Every change of the ticket's assignee, oldest first: when, from whom, to whom and by
+         *     whom (`by.type` `user`, `api_key`, or `system` with `by.id` `routing` for routing). Same
+         *     scope as every ticket route (**404** outside).
+         */
+        get: operations["listAgentTicketAssignments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/stream": {
         parameters: {
             query?: never;
@@ -2971,6 +3041,8 @@ export interface components {
             slug: string;
             languages: components["schemas"]["Language"][];
             blockUnverifiedPlayers: boolean;
+            /** @description Routing assigns the game's new and unassigned tickets to available agents (default false). */
+            routingEnabled: boolean;
             /** @description The public keys (JWKS) verifying signed metadata tokens; null: none. */
             metadataJwks: {
                 [key: string]: unknown;
@@ -3215,6 +3287,41 @@ export interface components {
                 notHelpful: number;
             }[];
         };
+        AgentAvailability: {
+            /** @description true: available for routing; false: away. */
+            available: boolean;
+        };
+        AgentAssignmentChange: {
+            /** Format: date-time */
+            at: string;
+            /**
+             * Format: uuid
+             * @description The assignee before; null: nobody.
+             */
+            fromUserId: string | null;
+            /**
+             * Format: uuid
+             * @description The assignee after; null: nobody (unassigned).
+             */
+            toUserId: string | null;
+            by: {
+                /** @enum {string} */
+                type: "user" | "api_key" | "player" | "system";
+                /** @description The user's id, the API key's id (when known), or for system `routing` (or `auto-close`). */
+                id: string | null;
+            };
+        };
+        /**
+         * ROUTING_OFF
+         * @description `POST /agent-api/tickets/{ticketId}/requeue` on a ticket of a game with routing off: there is no queue to put it back in.
+         */
+        RoutingOffDetails: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ROUTING_OFF";
+        };
         AgentTicketCannedResponse: {
             /** Format: uuid */
             id: string;
@@ -3327,6 +3434,12 @@ export interface components {
             /** @description The live games the user has access to (an admin: every one). */
             gameIds: string[];
             skills: string[];
+            /** @description The ticket languages the user speaks (routing); empty: every language. */
+            languages: string[];
+            /** @description The most open tickets routing assigns to the user (default 10). */
+            capacity: number;
+            /** @description The user is available for routing now (their own toggle; away when signed out). */
+            available: boolean;
             twoFactorEnabled: boolean;
             /**
              * @description `invited`: no password yet, an invitation that still works; `invitation_expired`: no password yet and no working invitation (send a new one); `active`; `deactivated`: cannot sign in.
@@ -3455,6 +3568,12 @@ export interface components {
                 role: "admin" | "agent";
                 /** @description The user's skills: names of the company's tags marked `isSkill` (company-wide or of a game), in the order the company's tenant file gave them; empty when none. Routing will match them against tickets' tags. */
                 skills: string[];
+                /** @description Whether routing assigns the user tickets: their own toggle (`PUT /agent-api/me/availability`), false when they sign out of their last session. Default false. */
+                available: boolean;
+                /** @description The ticket languages the user speaks (routing); empty: every language. */
+                languages: string[];
+                /** @description The most open tickets routing assigns to the user. */
+                capacity: number;
             };
             /** Format: uuid */
             companyId: string;
@@ -4353,7 +4472,7 @@ export interface components {
             code: "invalid_argument" | "failed_precondition" | "not_found" | "unauthenticated" | "permission_denied" | "conflict" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "rate_limited" | "internal" | "unavailable" | "deadline_exceeded" | "method_not_allowed";
             /** @description Human-readable explanation; may change. */
             message: string;
-            details?: components["schemas"]["ValidationErrorDetails"] | components["schemas"]["PlayerBlockedDetails"] | components["schemas"]["DuplicateOpenTicketDetails"] | components["schemas"]["EmailVerificationDetails"] | components["schemas"]["TwoFactorEnrolmentDetails"] | components["schemas"]["TeamRuleDetails"];
+            details?: components["schemas"]["ValidationErrorDetails"] | components["schemas"]["PlayerBlockedDetails"] | components["schemas"]["DuplicateOpenTicketDetails"] | components["schemas"]["EmailVerificationDetails"] | components["schemas"]["TwoFactorEnrolmentDetails"] | components["schemas"]["TeamRuleDetails"] | components["schemas"]["RoutingOffDetails"];
         };
         /**
          * Team change refused
@@ -7737,6 +7856,10 @@ export interface operations {
                     role?: "admin" | "agent";
                     gameIds?: string[];
                     skills?: string[];
+                    /** @description The ticket languages the user speaks, which routing matches; empty: every language. */
+                    languages?: components["schemas"]["Language"][];
+                    /** @description The most open tickets routing assigns to the user (0: none). */
+                    capacity?: number;
                 };
             };
         };
@@ -8029,6 +8152,8 @@ export interface operations {
                     name?: string;
                     languages?: components["schemas"]["Language"][];
                     blockUnverifiedPlayers?: boolean;
+                    /** @description Turns routing on or off: on, new and unassigned tickets of the game are assigned to available agents (docs/automation.md). */
+                    routingEnabled?: boolean;
                 };
             };
         };
@@ -9468,6 +9593,117 @@ export interface operations {
             504: components["responses"]["DeadlineExceeded"];
         };
     };
+    setAgentAvailability: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentAvailability"];
+            };
+        };
+        responses: {
+            /** @description The availability as stored. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentAvailability"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    requeueAgentTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Back in the queue. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["NotFound"];
+            /** @description The ticket is closed. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentTicketAssignments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        changes: components["schemas"]["AgentAssignmentChange"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
     streamAgentChanges: {
         parameters: {
             query?: {
@@ -9847,6 +10083,8 @@ export interface operations {
                             name: string;
                             slug: string;
                             languages: string[];
+                            /** @description Routing assigns the game's tickets; the console offers "Unassign for automatic assignment" then. */
+                            routingEnabled: boolean;
                         }[];
                     };
                 };

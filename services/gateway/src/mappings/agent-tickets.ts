@@ -15,7 +15,7 @@ import { toBreadcrumbsDto, toEventDto, toTicketDto } from "./tickets.ts";
 const AUTHOR_TYPES: ReadonlySet<string> = new Set(["user", "api_key", "player", "system"]);
 
 /** Who caused an event. An actor type this gateway does not know is shown as the system's. */
-export function toEventAuthorDto(event: TicketEvent): Schemas["AgentEventAuthor"] {
+export function toEventAuthorDto(event: Pick<TicketEvent, "actor">): Schemas["AgentEventAuthor"] {
   const type = event.actor?.type ?? "";
   return AUTHOR_TYPES.has(type) ? { type: type as Schemas["AgentEventAuthor"]["type"], id: event.actor?.id ?? null } : { type: "system", id: null };
 }

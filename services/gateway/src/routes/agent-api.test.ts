@@ -114,7 +114,7 @@ describe("/agent-api on plain http on a loopback address (the request's own orig
     const response = await call(t, "getAgentMe", "/agent-api/me", { headers: { cookie } });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      user: { id: user.id, name: user.name, displayName: user.displayName, email: user.email, role: "admin", skills: ["billing", "crash"] },
+      user: { id: user.id, name: user.name, displayName: user.displayName, email: user.email, role: "admin", skills: ["billing", "crash"], available: false, languages: [], capacity: 10 },
       companyId: user.companyId,
       gameIds: user.gameIds,
       csrfToken: stored.csrfToken,

@@ -75,7 +75,9 @@ async function call<T>(run: () => Promise<T>): Promise<T> {
 function toAgentMe(session: AgentSessionView): Schemas["AgentMe"] {
   const { user } = session;
   return {
-    user: { id: user.id, name: user.name, displayName: user.displayName, email: user.email, role: user.role as Schemas["AgentMe"]["user"]["role"], skills: [...user.skills] },
+    user: { id: user.id, name: user.name, displayName: user.displayName, email: user.email, role: user.role as Schemas["AgentMe"]["user"]["role"], skills: [...user.skills],
+      available: user.available, languages: [...user.languages], capacity: user.capacity,
+    },
     companyId: session.companyId,
     gameIds: session.gameIds,
     csrfToken: session.csrfToken,
@@ -344,6 +346,21 @@ export function registerAgentApiRoutes(api: ApiRoutes, deps: AgentApiRoutesDeps)
       respond(ctx, 204, "");
     },
     { before: linkGuards },
+  );
+
+  // The user's own availability toggle (routing). The session's cached copy is dropped so that
+  // the next `me` reads the new value; other browsers of the user see it within the cache time.
+  api.operation<"setAgentAvailability", AgentSessionState>(
+    "setAgentAvailability",
+    async (ctx) => {
+      const { agentSession, agentSessionToken } = ctx.state;
+      const { available } = await call(() =>
+        agentAccess.setAvailability({ companyId: agentSession.companyId, userId: agentSession.user.id, available: ctx.state.validated.body.available }),
+      );
+      sessions.evict(hashSessionToken(agentSessionToken));
+      respond(ctx, 200, { available });
+    },
+    { before: [noAuthorization, sameOrigin, session, csrfToken, requireFullSession, jsonBody(deps.config.BODY_LIMIT_BYTES)] },
   );
 
   api.operation<"getAgentMe", AgentSessionState>(

@@ -48,7 +48,7 @@ export function registerAgentDirectoryRoutes(api: ApiRoutes, deps: AgentDirector
       respond(ctx, 200, {
         games: games
           .filter((game) => seesGame(session, game.id))
-          .map((game) => ({ id: game.id, name: game.name, slug: game.slug, languages: [...game.languages] }))
+          .map((game) => ({ id: game.id, name: game.name, slug: game.slug, languages: [...game.languages], routingEnabled: game.routingEnabled }))
           .sort((a, b) => a.name.localeCompare(b.name)),
       });
     },

@@ -42,6 +42,7 @@ export function gameDto(game: CompanyGame): Schemas["AgentGame"] {
     slug: game.slug,
     languages: game.languages as Schemas["Language"][],
     blockUnverifiedPlayers: game.blockUnverifiedPlayers,
+    routingEnabled: game.routingEnabled,
     metadataJwks: (game.metadataJwks as Record<string, unknown> | undefined) ?? null,
     createdAt: isoTimestamp(game.createdAt, "content", "game createdAt"),
     updatedAt: isoTimestamp(game.updatedAt, "content", "game updatedAt"),
@@ -90,13 +91,14 @@ export function registerAgentSettingsGamesRoutes(api: ApiRoutes, deps: AgentSett
   api.operation<"updateAgentSettingsGame", AgentSessionState>(
     "updateAgentSettingsGame",
     async (ctx) => {
-      const { name, languages, blockUnverifiedPlayers } = ctx.state.validated.body;
+      const { name, languages, blockUnverifiedPlayers, routingEnabled } = ctx.state.validated.body;
       const { game } = await companySettings.updateCompanyGame({
         change: changeOf(ctx),
         gameId: ctx.state.validated.params.gameId,
         name,
         languages: languages === undefined ? undefined : { codes: languages },
         blockUnverifiedPlayers,
+        routingEnabled,
       });
       respond(ctx, 200, gameDto(game!));
     },

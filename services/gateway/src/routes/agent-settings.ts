@@ -188,6 +188,9 @@ export function registerAgentSettingsRoutes(api: ApiRoutes, deps: AgentSettingsR
       role: user.role as Schemas["AgentTeamMember"]["role"],
       gameIds: user.gameIds,
       skills: user.skills,
+      languages: user.languages,
+      capacity: user.capacity,
+      available: user.available,
       twoFactorEnabled: user.twoFactorEnabled,
       state: user.state as Schemas["AgentTeamMember"]["state"],
       invitationExpiresAt: isoTimestampOrNull(user.invitationExpiresAt),
@@ -219,10 +222,11 @@ export function registerAgentSettingsRoutes(api: ApiRoutes, deps: AgentSettingsR
   api.operation<"updateAgentTeamMember", AgentSessionState>(
     "updateAgentTeamMember",
     async (ctx) => {
-      const { role, gameIds, skills } = ctx.state.validated.body;
+      const { role, gameIds, skills, languages, capacity } = ctx.state.validated.body;
       const updated = await companySettings.updateTeamMember({
         change: changeOf(ctx), userId: ctx.state.validated.params.userId, role,
         setGameIds: gameIds !== undefined, gameIds: gameIds ?? [], setSkills: skills !== undefined, skills: skills ?? [],
+        setLanguages: languages !== undefined, languages: languages ?? [], capacity,
       });
       respond(ctx, 200, teamMemberDto(updated.user));
     },

@@ -11,8 +11,9 @@ import type { Middleware } from "koa";
 import { seesGame, type AgentSessionState, type AgentSessionView } from "../agent-api/sessions.ts";
 import type { EmailClient, MediaClient, PlayersClient, TicketsClient } from "../clients.ts";
 import { toCreateAttachmentUploadRequest, toUploadInstructionDto } from "../mappings/attachments.ts";
-import { conversationAttachmentIds, toTicketListItemDto, toTicketViewDto, toViewCountDto } from "../mappings/agent-tickets.ts";
+import { conversationAttachmentIds, toEventAuthorDto, toTicketListItemDto, toTicketViewDto, toViewCountDto } from "../mappings/agent-tickets.ts";
 import { toActionMessage, toTicketDto } from "../mappings/tickets.ts";
+import { isoTimestamp } from "../mappings/timestamps.ts";
 import { idempotencyKey } from "../middleware/idempotency.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { getOperation } from "../openapi/operations.ts";
@@ -252,6 +253,37 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
       respond(ctx, 204, "");
     },
     { before: guards.write },
+  );
+
+  // "Unassign for automatic assignment" (docs/automation.md): the tickets service checks the
+  // game's routing and the ticket's state; routing assigns it again right after.
+  api.operation<"requeueAgentTicket", AgentSessionState>(
+    "requeueAgentTicket",
+    async (ctx) => {
+      const session = ctx.state.agentSession;
+      const ticket = await ticketInScope(session, ctx.state.validated.params.ticketId);
+      await tickets.requeueTicket({ companyId: session.companyId, ticketId: ticket.id, actingUserId: session.user.id });
+      respond(ctx, 204, "");
+    },
+    { before: guards.write },
+  );
+
+  api.operation<"listAgentTicketAssignments", AgentSessionState>(
+    "listAgentTicketAssignments",
+    async (ctx) => {
+      const session = ctx.state.agentSession;
+      const ticket = await ticketInScope(session, ctx.state.validated.params.ticketId);
+      const { changes } = await tickets.listAssignmentHistory({ companyId: session.companyId, ticketId: ticket.id });
+      respond(ctx, 200, {
+        changes: changes.map((change) => ({
+          at: isoTimestamp(change.createdAt, "tickets", "assignment createdAt"),
+          fromUserId: change.fromUserId ?? null,
+          toUserId: change.toUserId ?? null,
+          by: toEventAuthorDto(change),
+        })),
+      });
+    },
+    { before: guards.read },
   );
 
   api.operation<"markAgentTicketRead", AgentSessionState>(

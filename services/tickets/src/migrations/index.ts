@@ -12,6 +12,7 @@ import * as ticketReads from "./2026_11_30_00_01_00_ticket_reads.ts";
 import * as savedViews from "./2026_11_30_00_02_00_saved_views.ts";
 import * as searchByTicketBlocks from "./2026_12_01_00_00_00_search_by_ticket_blocks.ts";
 import * as playerTicketReads from "./2026_12_05_00_00_00_player_ticket_reads.ts";
+import * as routing from "./2026_12_07_00_00_00_routing.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_00_00_create_outbox": createOutboxMigration,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   "2026_11_30_00_02_00_saved_views": savedViews,
   "2026_12_01_00_00_00_search_by_ticket_blocks": searchByTicketBlocks,
   "2026_12_05_00_00_00_player_ticket_reads": playerTicketReads,
+  "2026_12_07_00_00_00_routing": routing,
 };

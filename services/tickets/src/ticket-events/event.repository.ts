@@ -1,5 +1,6 @@
 // Queries on ticket events.
 import { sql, type Kysely, type RawBuilder } from "kysely";
+import type { Actor } from "../tickets/ticket.ts";
 import type { TicketsDatabase } from "../database.ts";
 import { PUBLIC_EVENT_TYPES, type RecordedEvent, type TicketEvent } from "./event.ts";
 
@@ -51,4 +52,16 @@ export async function listPublicEvents(db: Db, ticketId: string): Promise<Ticket
     .orderBy("seq")
     .execute();
   return rows.map((row) => ({ id: row.id, type: row.type, createdAt: row.created_at, data: row.data, actor: row.actor }) as TicketEvent);
+}
+
+/** The ticket's assignee changes (ASSIGNEE_CHANGED), oldest first. */
+export async function listAssigneeChanges(db: Db, ticketId: string): Promise<{ createdAt: Date; from: string | null; to: string | null; actor: Actor }[]> {
+  const rows = await db
+    .selectFrom("ticket_events")
+    .select(["data", "actor", "created_at"])
+    .where("ticket_id", "=", ticketId)
+    .where("type", "=", "ASSIGNEE_CHANGED")
+    .orderBy("seq")
+    .execute();
+  return rows.map((row) => ({ createdAt: row.created_at, from: (row.data.from as string | null) ?? null, to: (row.data.to as string | null) ?? null, actor: row.actor }));
 }

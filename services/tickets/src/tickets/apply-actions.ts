@@ -26,6 +26,8 @@ export interface ActionContext {
   hasAccess: (userId: string) => boolean;
   /** Tag and field definitions of the company; needed by addTags, removeTags and setFields. */
   definitions: Definitions | undefined;
+  /** Who every action is attributed to, whatever the actions say: the service itself (routing). */
+  actor?: Actor | undefined;
 }
 
 export interface ActionPlan {
@@ -69,11 +71,13 @@ export function applyActions(original: Ticket, actions: readonly TicketAction[],
         throw validationError([{ path, message: "must be a user of the company with access to the ticket's game" }]);
       }
     }
-    const actor: Actor = "userId" in action && action.userId !== undefined
-      ? { type: "user", id: action.userId }
-      : actingUserId !== null
-        ? { type: "user", id: actingUserId }
-        : { type: "api_key", id: context.apiKeyId };
+    const actor: Actor = context.actor !== undefined
+      ? context.actor
+      : "userId" in action && action.userId !== undefined
+        ? { type: "user", id: action.userId }
+        : actingUserId !== null
+          ? { type: "user", id: actingUserId }
+          : { type: "api_key", id: context.apiKeyId };
 
     // Status, assignee and resolution: the state machine.
     const trigger: StateTrigger = action.type === "setStatus"

@@ -39,6 +39,8 @@ export interface TicketTable {
   last_activity_at: Date | null;
   /** When the ticket was closed; null while it is open. */
   closed_at: Date | null;
+  /** The agent who put the ticket back in routing's queue; routing passes over them for it while someone else can take it. */
+  routing_excluded_user_id: Generated<string | null>;
   updated_at: Generated<Date>;
 }
 

@@ -33,6 +33,7 @@ function GameForm({ game, onSaved }: { game: GameSettings; onSaved: (game: GameS
   const [name, setName] = useState(game.name);
   const [languages, setLanguages] = useState(game.languages.join(", "));
   const [block, setBlock] = useState(game.blockUnverifiedPlayers);
+  const [routing, setRouting] = useState(game.routingEnabled);
   const [fieldErrors, setFieldErrors] = useState<GameFormErrors>({});
   const [notice, setNotice] = useState<string>();
   const [error, setError] = useState<string>();
@@ -49,7 +50,7 @@ function GameForm({ game, onSaved }: { game: GameSettings; onSaved: (game: GameS
     if (errors.name || errors.languages) return;
     setBusy(true);
     try {
-      const { body } = await call<GameSettings>("PATCH", `/settings/games/${game.id}`, { name: name.trim(), languages: languagesOf(languages), blockUnverifiedPlayers: block });
+      const { body } = await call<GameSettings>("PATCH", `/settings/games/${game.id}`, { name: name.trim(), languages: languagesOf(languages), blockUnverifiedPlayers: block, routingEnabled: routing });
       onSaved(body);
       const removed = game.languages.filter((code) => !body.languages.includes(code));
       setNotice(removed.length > 0 ? t("games.savedRemoved", { languages: removed.join(", ") }) : t("games.saved"));
@@ -70,6 +71,7 @@ function GameForm({ game, onSaved }: { game: GameSettings; onSaved: (game: GameS
       <Field id="game-name" label={t("games.name")} value={name} onInput={setName} error={fieldErrors.name} />
       <Field id="game-languages" label={t("games.languages")} hint={t("games.languagesEditHint")} value={languages} onInput={setLanguages} error={fieldErrors.languages} />
       <Checkbox id="game-block" label={t("games.block")} hint={t("games.blockHint")} checked={block} onChange={setBlock} />
+      <Checkbox id="game-routing" label={t("games.routing")} hint={t("games.routingHint")} checked={routing} onChange={setRouting} />
       <button type="submit" class="button primary" disabled={busy}>
         {t("games.save")}
       </button>

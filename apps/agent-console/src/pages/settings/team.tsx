@@ -148,6 +148,9 @@ function EditForm({ team, user, self, onDone, onCancel }: { team: Team; user: Te
   const [role, setRole] = useState<Role>(user.role);
   const [gameIds, setGameIds] = useState<string[]>(user.role === "admin" ? [] : user.gameIds);
   const [skills, setSkills] = useState<string[]>(user.skills);
+  const [languages, setLanguages] = useState(user.languages.join(", "));
+  const [capacity, setCapacity] = useState(String(user.capacity));
+  const [fieldErrors, setFieldErrors] = useState<{ languages?: string; capacity?: string }>({});
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
@@ -158,11 +161,22 @@ function EditForm({ team, user, self, onDone, onCancel }: { team: Team; user: Te
     setError(undefined);
     setBusy(true);
     try {
-      const change = { ...(self ? {} : { role }), ...(role === "agent" ? { gameIds } : {}), ...(team.skillTags.length > 0 ? { skills } : {}) };
+      const codes = languages.split(",").map((code) => code.trim()).filter((code) => code !== "");
+      const change = {
+        ...(self ? {} : { role }), ...(role === "agent" ? { gameIds } : {}), ...(team.skillTags.length > 0 ? { skills } : {}),
+        languages: codes, capacity: /^\d+$/.test(capacity.trim()) ? Number(capacity.trim()) : -1,
+      };
+      setFieldErrors({});
       const { body } = await call<TeamMember>("PATCH", `/settings/users/${user.id}`, change);
       await onDone(body);
     } catch (caught) {
-      setError(caught instanceof ApiError && caught.status === 400 ? t("team.gamesInvalid") : refusal(caught));
+      const paths = caught instanceof ApiError ? caught.paths : [];
+      const routingErrors = {
+        ...(paths.some((path) => path.startsWith("/languages")) ? { languages: t("team.languagesInvalid") } : {}),
+        ...(paths.some((path) => path.startsWith("/capacity")) ? { capacity: t("team.capacityInvalid") } : {}),
+      };
+      setFieldErrors(routingErrors);
+      if (Object.keys(routingErrors).length === 0) setError(caught instanceof ApiError && caught.status === 400 ? t("team.gamesInvalid") : refusal(caught));
     } finally {
       setBusy(false);
     }
@@ -183,6 +197,8 @@ function EditForm({ team, user, self, onDone, onCancel }: { team: Team; user: Te
       {team.skillTags.length > 0 && (
         <Choices id="edit-skills" legend={t("team.skills")} hint={t("team.skillsHint")} options={team.skillTags.map((tag) => ({ value: tag, label: tag }))} chosen={skills} onChange={setSkills} />
       )}
+      <Field id="edit-languages" label={t("team.languages")} hint={t("team.languagesHint")} value={languages} onInput={setLanguages} error={fieldErrors.languages} required={false} />
+      <Field id="edit-capacity" label={t("team.capacity")} hint={t("team.capacityHint")} inputMode="numeric" value={capacity} onInput={setCapacity} error={fieldErrors.capacity} />
       <div class="dialog-buttons">
         <button type="submit" class="button primary" disabled={busy}>
           {t("team.save")}
@@ -289,11 +305,15 @@ export function TeamPage() {
                   <td>
                     {user.role === "admin" ? t("team.everyGame") : user.gameIds.length === 0 ? <span class="muted">{t("team.noGames")}</span> : user.gameIds.map((id) => gameNames.get(id) ?? id).join(", ")}
                     {user.skills.length > 0 && <span class="subject">{t("team.skillsList", { skills: user.skills.join(", ") })}</span>}
+                    <span class="subject">
+                      {t("team.routingList", { languages: user.languages.length > 0 ? user.languages.join(", ") : t("team.everyLanguage"), capacity: user.capacity })}
+                    </span>
                   </td>
                   <td>{user.twoFactorEnabled ? t("team.on") : t("team.off")}</td>
                   <td>
                     {stateOf(user)}
                     {user.signedInNow && <span class="badge">{t("team.signedInNow")}</span>}
+                    {user.available && <span class="badge">{t("team.available")}</span>}
                   </td>
                   <td class="when">{user.lastSignedInAt ? <time dateTime={user.lastSignedInAt}>{dateTime.format(new Date(user.lastSignedInAt))}</time> : t("team.never")}</td>
                   <td>

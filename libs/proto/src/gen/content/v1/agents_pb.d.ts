@@ -370,6 +370,27 @@ export declare type AgentUser = Message<"content.v1.AgentUser"> & {
    * @generated from field: repeated string skills = 8;
    */
   skills: string[];
+
+  /**
+   * Whether routing may assign tickets to the user (the user's own toggle).
+   *
+   * @generated from field: bool available = 9;
+   */
+  available: boolean;
+
+  /**
+   * The ticket languages the user speaks; empty: every language.
+   *
+   * @generated from field: repeated string languages = 10;
+   */
+  languages: string[];
+
+  /**
+   * The most open tickets routing assigns to the user.
+   *
+   * @generated from field: int32 capacity = 11;
+   */
+  capacity: number;
 };
 
 /**
@@ -991,6 +1012,52 @@ export declare type ListCompanyUsersResponse = Message<"content.v1.ListCompanyUs
 export declare const ListCompanyUsersResponseSchema: GenMessage<ListCompanyUsersResponse>;
 
 /**
+ * SetAvailabilityRequest names the company's user and what they are now.
+ *
+ * @generated from message content.v1.SetAvailabilityRequest
+ */
+export declare type SetAvailabilityRequest = Message<"content.v1.SetAvailabilityRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string user_id = 2;
+   */
+  userId: string;
+
+  /**
+   * @generated from field: bool available = 3;
+   */
+  available: boolean;
+};
+
+/**
+ * Describes the message content.v1.SetAvailabilityRequest.
+ * Use `create(SetAvailabilityRequestSchema)` to create a new message.
+ */
+export declare const SetAvailabilityRequestSchema: GenMessage<SetAvailabilityRequest>;
+
+/**
+ * SetAvailabilityResponse answers the user's availability as stored.
+ *
+ * @generated from message content.v1.SetAvailabilityResponse
+ */
+export declare type SetAvailabilityResponse = Message<"content.v1.SetAvailabilityResponse"> & {
+  /**
+   * @generated from field: bool available = 1;
+   */
+  available: boolean;
+};
+
+/**
+ * Describes the message content.v1.SetAvailabilityResponse.
+ * Use `create(SetAvailabilityResponseSchema)` to create a new message.
+ */
+export declare const SetAvailabilityResponseSchema: GenMessage<SetAvailabilityResponse>;
+
+/**
  * AgentAccessService signs the company's users (agents and admins) in to the support
  * application and keeps their sessions. Content owns the users, so it owns their credentials
  * and sessions too (one writer). Only the gateway calls it, for /agent-api; a session token or
@@ -1173,6 +1240,18 @@ export declare const AgentAccessService: GenService<{
     methodKind: "unary";
     input: typeof CompleteSingleSignOnRequestSchema;
     output: typeof CompleteSingleSignOnResponseSchema;
+  },
+  /**
+   * SetAvailability sets whether the user takes tickets from routing (available) or not (away);
+   * a change publishes content.user.availability_changed. Setting the current value changes
+   * nothing. NOT_FOUND for another company's user or none.
+   *
+   * @generated from rpc content.v1.AgentAccessService.SetAvailability
+   */
+  setAvailability: {
+    methodKind: "unary";
+    input: typeof SetAvailabilityRequestSchema;
+    output: typeof SetAvailabilityResponseSchema;
   },
 }>;
 

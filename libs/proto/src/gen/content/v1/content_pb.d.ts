@@ -119,6 +119,13 @@ export declare type Game = Message<"content.v1.Game"> & {
    * @generated from field: optional google.protobuf.Struct metadata_jwks = 9;
    */
   metadataJwks?: JsonObject | undefined;
+
+  /**
+   * Whether routing assigns the game's new and unassigned tickets to available agents.
+   *
+   * @generated from field: bool routing_enabled = 10;
+   */
+  routingEnabled: boolean;
 };
 
 /**
@@ -1571,6 +1578,99 @@ export declare type ArticleFeedbackCount = Message<"content.v1.ArticleFeedbackCo
 export declare const ArticleFeedbackCountSchema: GenMessage<ArticleFeedbackCount>;
 
 /**
+ * GetGameRoutingRequest names a game of the company.
+ *
+ * @generated from message content.v1.GetGameRoutingRequest
+ */
+export declare type GetGameRoutingRequest = Message<"content.v1.GetGameRoutingRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message content.v1.GetGameRoutingRequest.
+ * Use `create(GetGameRoutingRequestSchema)` to create a new message.
+ */
+export declare const GetGameRoutingRequestSchema: GenMessage<GetGameRoutingRequest>;
+
+/**
+ * RoutingAgent is an agent routing may assign tickets to, with what it matches them on.
+ *
+ * @generated from message content.v1.RoutingAgent
+ */
+export declare type RoutingAgent = Message<"content.v1.RoutingAgent"> & {
+  /**
+   * @generated from field: string user_id = 1;
+   */
+  userId: string;
+
+  /**
+   * Names of the company's skill tags the agent has.
+   *
+   * @generated from field: repeated string skills = 2;
+   */
+  skills: string[];
+
+  /**
+   * The ticket languages the agent speaks; empty: every language.
+   *
+   * @generated from field: repeated string languages = 3;
+   */
+  languages: string[];
+
+  /**
+   * The most open tickets routing assigns to the agent.
+   *
+   * @generated from field: int32 capacity = 4;
+   */
+  capacity: number;
+};
+
+/**
+ * Describes the message content.v1.RoutingAgent.
+ * Use `create(RoutingAgentSchema)` to create a new message.
+ */
+export declare const RoutingAgentSchema: GenMessage<RoutingAgent>;
+
+/**
+ * GetGameRoutingResponse answers it; agents is empty when routing is off.
+ *
+ * @generated from message content.v1.GetGameRoutingResponse
+ */
+export declare type GetGameRoutingResponse = Message<"content.v1.GetGameRoutingResponse"> & {
+  /**
+   * @generated from field: bool enabled = 1;
+   */
+  enabled: boolean;
+
+  /**
+   * @generated from field: repeated content.v1.RoutingAgent agents = 2;
+   */
+  agents: RoutingAgent[];
+
+  /**
+   * Names of the company's tags marked is_skill (company-wide or of any game): the tags of a
+   * ticket that an agent must have as skills.
+   *
+   * @generated from field: repeated string skill_tags = 3;
+   */
+  skillTags: string[];
+};
+
+/**
+ * Describes the message content.v1.GetGameRoutingResponse.
+ * Use `create(GetGameRoutingResponseSchema)` to create a new message.
+ */
+export declare const GetGameRoutingResponseSchema: GenMessage<GetGameRoutingResponse>;
+
+/**
  * ContentService owns tenancy (companies, API keys, users) and reference data (games,
  * environments, resources, tags, field definitions, announcements). Every request that
  * reads tenant data carries the caller's company_id; data of another company is NOT_FOUND.
@@ -1798,6 +1898,18 @@ export declare const ContentService: GenService<{
     methodKind: "unary";
     input: typeof RecordArticleFeedbackRequestSchema;
     output: typeof RecordArticleFeedbackResponseSchema;
+  },
+  /**
+   * GetGameRouting answers what routing needs of a game: whether it is on, and the agents it may
+   * assign tickets to now (active, signed in, available, with access to the game). NOT_FOUND for
+   * another company's game or none.
+   *
+   * @generated from rpc content.v1.ContentService.GetGameRouting
+   */
+  getGameRouting: {
+    methodKind: "unary";
+    input: typeof GetGameRoutingRequestSchema;
+    output: typeof GetGameRoutingResponseSchema;
   },
 }>;
 

@@ -695,6 +695,27 @@ export declare type TeamMember = Message<"content.v1.TeamMember"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 13;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * The ticket languages the user speaks (routing); empty: every language.
+   *
+   * @generated from field: repeated string languages = 14;
+   */
+  languages: string[];
+
+  /**
+   * The most open tickets routing assigns to the user.
+   *
+   * @generated from field: int32 capacity = 15;
+   */
+  capacity: number;
+
+  /**
+   * Whether the user is available for routing now (their own toggle).
+   *
+   * @generated from field: bool available = 16;
+   */
+  available: boolean;
 };
 
 /**
@@ -1011,6 +1032,25 @@ export declare type UpdateTeamMemberRequest = Message<"content.v1.UpdateTeamMemb
    * @generated from field: repeated string skills = 7;
    */
   skills: string[];
+
+  /**
+   * Set: the ticket languages the user speaks become these (none: every language).
+   *
+   * @generated from field: bool set_languages = 8;
+   */
+  setLanguages: boolean;
+
+  /**
+   * @generated from field: repeated string languages = 9;
+   */
+  languages: string[];
+
+  /**
+   * The most open tickets routing assigns to the user.
+   *
+   * @generated from field: optional int32 capacity = 10;
+   */
+  capacity?: number | undefined;
 };
 
 /**
@@ -1124,6 +1164,13 @@ export declare type CompanyGame = Message<"content.v1.CompanyGame"> & {
    * @generated from field: repeated content.v1.CompanyEnvironment environments = 9;
    */
   environments: CompanyEnvironment[];
+
+  /**
+   * Whether routing assigns the game's tickets to available agents.
+   *
+   * @generated from field: bool routing_enabled = 10;
+   */
+  routingEnabled: boolean;
 };
 
 /**
@@ -1299,6 +1346,13 @@ export declare type UpdateCompanyGameRequest = Message<"content.v1.UpdateCompany
    * @generated from field: optional bool block_unverified_players = 5;
    */
   blockUnverifiedPlayers?: boolean | undefined;
+
+  /**
+   * Turns routing on or off for the game.
+   *
+   * @generated from field: optional bool routing_enabled = 6;
+   */
+  routingEnabled?: boolean | undefined;
 };
 
 /**

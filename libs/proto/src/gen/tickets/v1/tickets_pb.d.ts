@@ -2324,6 +2324,128 @@ export declare type DeleteSavedViewResponse = Message<"tickets.v1.DeleteSavedVie
 export declare const DeleteSavedViewResponseSchema: GenMessage<DeleteSavedViewResponse>;
 
 /**
+ * RequeueTicketRequest names the ticket and the signed-in user who puts it back in the queue.
+ *
+ * @generated from message tickets.v1.RequeueTicketRequest
+ */
+export declare type RequeueTicketRequest = Message<"tickets.v1.RequeueTicketRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string ticket_id = 2;
+   */
+  ticketId: string;
+
+  /**
+   * @generated from field: string acting_user_id = 3;
+   */
+  actingUserId: string;
+};
+
+/**
+ * Describes the message tickets.v1.RequeueTicketRequest.
+ * Use `create(RequeueTicketRequestSchema)` to create a new message.
+ */
+export declare const RequeueTicketRequestSchema: GenMessage<RequeueTicketRequest>;
+
+/**
+ * RequeueTicketResponse answers nothing: routing assigns the ticket shortly after.
+ *
+ * @generated from message tickets.v1.RequeueTicketResponse
+ */
+export declare type RequeueTicketResponse = Message<"tickets.v1.RequeueTicketResponse"> & {
+};
+
+/**
+ * Describes the message tickets.v1.RequeueTicketResponse.
+ * Use `create(RequeueTicketResponseSchema)` to create a new message.
+ */
+export declare const RequeueTicketResponseSchema: GenMessage<RequeueTicketResponse>;
+
+/**
+ * ListAssignmentHistoryRequest names a ticket of the company.
+ *
+ * @generated from message tickets.v1.ListAssignmentHistoryRequest
+ */
+export declare type ListAssignmentHistoryRequest = Message<"tickets.v1.ListAssignmentHistoryRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string ticket_id = 2;
+   */
+  ticketId: string;
+};
+
+/**
+ * Describes the message tickets.v1.ListAssignmentHistoryRequest.
+ * Use `create(ListAssignmentHistoryRequestSchema)` to create a new message.
+ */
+export declare const ListAssignmentHistoryRequestSchema: GenMessage<ListAssignmentHistoryRequest>;
+
+/**
+ * AssignmentChange is one change of a ticket's assignee.
+ *
+ * @generated from message tickets.v1.AssignmentChange
+ */
+export declare type AssignmentChange = Message<"tickets.v1.AssignmentChange"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 1;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * The user the ticket was assigned to before; absent: nobody.
+   *
+   * @generated from field: optional string from_user_id = 2;
+   */
+  fromUserId?: string | undefined;
+
+  /**
+   * The user it is assigned to now; absent: nobody.
+   *
+   * @generated from field: optional string to_user_id = 3;
+   */
+  toUserId?: string | undefined;
+
+  /**
+   * Who made the change: a user, an API key, or the system (id "routing" for routing).
+   *
+   * @generated from field: tickets.v1.TicketEventActor actor = 4;
+   */
+  actor?: TicketEventActor | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.AssignmentChange.
+ * Use `create(AssignmentChangeSchema)` to create a new message.
+ */
+export declare const AssignmentChangeSchema: GenMessage<AssignmentChange>;
+
+/**
+ * ListAssignmentHistoryResponse lists the changes, oldest first.
+ *
+ * @generated from message tickets.v1.ListAssignmentHistoryResponse
+ */
+export declare type ListAssignmentHistoryResponse = Message<"tickets.v1.ListAssignmentHistoryResponse"> & {
+  /**
+   * @generated from field: repeated tickets.v1.AssignmentChange changes = 1;
+   */
+  changes: AssignmentChange[];
+};
+
+/**
+ * Describes the message tickets.v1.ListAssignmentHistoryResponse.
+ * Use `create(ListAssignmentHistoryResponseSchema)` to create a new message.
+ */
+export declare const ListAssignmentHistoryResponseSchema: GenMessage<ListAssignmentHistoryResponse>;
+
+/**
  * TicketsService owns tickets: their state, their events and their SDK breadcrumbs. Every
  * request carries the caller's company_id; a ticket of another company is NOT_FOUND, exactly
  * like one that does not exist.
@@ -2537,6 +2659,31 @@ export declare const TicketsService: GenService<{
     methodKind: "unary";
     input: typeof CreateEmailTicketRequestSchema;
     output: typeof CreateEmailTicketResponseSchema;
+  },
+  /**
+   * RequeueTicket is "unassign for automatic assignment": the signed-in user unassigns an open
+   * ticket of a game with routing on, and routing assigns it again, to another eligible agent
+   * when there is one. NOT_FOUND for an unknown ticket or one of a game the user cannot act on;
+   * FAILED_PRECONDITION ROUTING_OFF when the game's routing is off; ABORTED (conflict) for a
+   * closed ticket.
+   *
+   * @generated from rpc tickets.v1.TicketsService.RequeueTicket
+   */
+  requeueTicket: {
+    methodKind: "unary";
+    input: typeof RequeueTicketRequestSchema;
+    output: typeof RequeueTicketResponseSchema;
+  },
+  /**
+   * ListAssignmentHistory lists who a ticket was assigned to, when and by whom (a user, the API
+   * or routing), oldest first.
+   *
+   * @generated from rpc tickets.v1.TicketsService.ListAssignmentHistory
+   */
+  listAssignmentHistory: {
+    methodKind: "unary";
+    input: typeof ListAssignmentHistoryRequestSchema;
+    output: typeof ListAssignmentHistoryResponseSchema;
   },
 }>;
 

@@ -1,0 +1,151 @@
+// `pnpm bench routing`: what routing costs per ticket creation (docs/automation.md). The whole
+// stack as processes; one company with three games alike but for routing: "plain" (off),
+// "unstaffed" (on, but no agent has access: each pass asks content and stops, the cost of the
+// decision alone) and "routed" (on, four agents signed in through the gateway and available,
+// capacity high enough that every ticket is assigned: the decision plus the assignment, which
+// costs what an agent's assignment costs, with its events). Tickets are created one after
+// another in batches (plain, unstaffed, routed, plain again to see drift), each waited for until
+// its events are handled. CPU of every process and of the bench database's Postgres backends per
+// ticket, from /proc, less what each process spends idle (measured first, per second, times the
+// batch's duration). Target (issue 27): routing adds at most 1 ms of CPU per ticket creation.
+import { randomUUID } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { cpuMeter, type CpuSnapshot } from "./cpu.ts";
+import type { Row, SuiteResult } from "./measure.ts";
+import { progress, runDirectory, startStack } from "./stack.ts";
+
+type Game = "plain" | "unstaffed" | "routed";
+
+const TICKETS = Number(process.env.BENCH_ROUTING_TICKETS ?? 300);
+const PASSWORD = "a quiet harbour at dawn, 2026";
+const AGENTS = 4;
+const TARGET_MICROS = 1000;
+/** The processes routing runs in, or asks: what the target counts. */
+const ROUTING_PROCESSES = ["tickets", "content", "postgres"];
+
+export async function routingSuite(): Promise<SuiteResult> {
+  const stack = await startStack();
+  const suffix = randomUUID().slice(0, 8);
+  const emails = Array.from({ length: AGENTS }, (_, i) => `agent${i}-${suffix}@bench.example`);
+  const file = path.join(runDirectory(), "routing-tenant.json");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      company: { name: `Routing bench ${suffix}` },
+      apiKeys: [{ name: "main" }],
+      games: [
+        { ref: "plain", name: "Plain", slug: `plain-${suffix}`, languages: ["en"], environments: [{ ref: "plain-prod", name: "production" }] },
+        { ref: "routed", name: "Routed", slug: `routed-${suffix}`, languages: ["en"], routing: true, environments: [{ ref: "routed-prod", name: "production" }] },
+        { ref: "unstaffed", name: "Unstaffed", slug: `unstaffed-${suffix}`, languages: ["en"], routing: true, environments: [{ ref: "unstaffed-prod", name: "production" }] },
+      ],
+      tags: [{ name: "billing", game: null, isSkill: true }],
+      users: emails.map((email, i) => ({ ref: `agent${i}`, name: `Agent ${i}`, email, games: ["plain", "routed"], capacity: 1000 })),
+    }),
+  );
+  const tenant = await stack.applyTenant(file);
+  const key = Object.values(tenant.apiKeys)[0]!;
+  const origin = new URL(stack.gateway).origin;
+  for (const email of emails) {
+    await stack.admin(["users", "set-password", "--email", email], `${PASSWORD}\n`);
+    const signedIn = await fetch(`${stack.gateway}/agent-api/sign-in`, { method: "POST", headers: { origin, "content-type": "application/json" }, body: JSON.stringify({ email, password: PASSWORD }) });
+    const cookie = /^(support_session=[^;]+)/.exec(signedIn.headers.get("set-cookie") ?? "")?.[1];
+    if (!cookie) throw new Error(`sign-in of ${email} answered ${signedIn.status}`);
+    const { csrfToken } = (await (await fetch(`${stack.gateway}/agent-api/me`, { headers: { cookie } })).json()) as { csrfToken: string };
+    const set = await fetch(`${stack.gateway}/agent-api/me/availability`, {
+      method: "PUT", headers: { cookie, origin, "x-csrf-token": csrfToken, "content-type": "application/json" }, body: JSON.stringify({ available: true }),
+    });
+    if (set.status !== 200) throw new Error(`availability of ${email} answered ${set.status}`);
+  }
+
+  const admin = new pg.Client({ connectionString: stack.adminUrl });
+  await admin.connect();
+  const db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  const meter = cpuMeter(() => stack.processes.map(({ name, child }) => ({ name, pid: child.pid! })), admin, new URL(stack.databaseUrl).pathname.slice(1));
+
+  async function createTickets(game: Game): Promise<void> {
+    for (let i = 0; i < TICKETS; i += 1) {
+      const response = await fetch(`${stack.gateway}/tickets`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          gameId: tenant.games[game]!.id, message: `Bench ticket ${randomUUID()}`, language: "en", channels: ["email"],
+          metadata: { player: { id: `p-${randomUUID()}`, email: `${randomUUID()}@players.example` } },
+        }),
+      });
+      if (response.status !== 200) throw new Error(`POST /tickets answered ${response.status}: ${await response.text()}`);
+      await response.arrayBuffer();
+    }
+  }
+
+  /** Waits until nothing is left for the services to do: the outboxes empty and, for the routed game, every ticket assigned. */
+  async function settled(game: Game): Promise<void> {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const { rows } = await db.query<{ waiting: string }>(
+        "select count(*) as waiting from tickets.tickets where game_id = $1 and assignee_id is null",
+        [tenant.games[game]!.id],
+      );
+      if (game !== "routed" || Number(rows[0]!.waiting) === 0) break;
+      if (Date.now() > deadline) throw new Error(`${rows[0]!.waiting} tickets of the routed game still unassigned`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    // The consumers (webhooks, email, the gateway's live feed, routing's) finish what the last
+    // events started.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+  }
+
+  /** What each process spends doing nothing (heartbeats, polls, sweeps), in µs per second. */
+  let idlePerSecond: Record<string, number> = {};
+  async function measureIdle(seconds: number): Promise<void> {
+    const before = await meter.snapshot();
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    const after = await meter.snapshot();
+    const per = meter.perRequest(before, after, 1);
+    idlePerSecond = Object.fromEntries(Object.entries(per).map(([name, micros]) => [name, micros / seconds]));
+  }
+
+  async function batch(game: Game): Promise<Record<string, number>> {
+    progress(`${TICKETS} tickets in the ${game} game`);
+    const before: CpuSnapshot = await meter.snapshot();
+    const started = Date.now();
+    await createTickets(game);
+    await settled(game);
+    const after = await meter.snapshot();
+    const seconds = (Date.now() - started) / 1000;
+    const per = meter.perRequest(before, after, TICKETS);
+    return Object.fromEntries(Object.entries(per).map(([name, micros]) => [name, Math.round(micros - ((idlePerSecond[name] ?? 0) * seconds) / TICKETS)]));
+  }
+
+  // A warm-up batch, not counted: the first requests compile code and fill caches.
+  await createTickets("plain");
+  await settled("plain");
+  await measureIdle(10);
+  const first = await batch("plain");
+  const unstaffed = await batch("unstaffed");
+  const routed = await batch("routed");
+  const last = await batch("plain");
+  await db.end();
+  await admin.end();
+
+  const names = [...new Set([...Object.keys(first), ...Object.keys(routed), ...Object.keys(last)])].filter((name) => name !== "client").sort();
+  const plain = (name: string) => ((first[name] ?? 0) + (last[name] ?? 0)) / 2;
+  const added = (of: Record<string, number>, name: string) => Math.round((of[name] ?? 0) - plain(name));
+  const sum = (of: Record<string, number>, list: string[]) => list.reduce((total, name) => total + added(of, name), 0);
+  const decisionMicros = sum(unstaffed, ROUTING_PROCESSES);
+  const routingMicros = sum(routed, ROUTING_PROCESSES);
+  const allMicros = sum(routed, names);
+  const rows: Row[] = [];
+  const table = [
+    `| process | CPU µs/ticket, routing off | on, nobody eligible | on, assigned | off again | added: decision only | added: decision + assignment |`,
+    `|---|---|---|---|---|---|---|`,
+    ...names.map((name) => `| ${name} | ${first[name] ?? "-"} | ${unstaffed[name] ?? "-"} | ${routed[name] ?? "-"} | ${last[name] ?? "-"} | ${added(unstaffed, name)} | ${added(routed, name)} |`),
+    `| **tickets + content + postgres** | | | | | **${decisionMicros}** | **${routingMicros}** (target ≤ ${TARGET_MICROS}) |`,
+    `| all processes (with the assignment's events to webhooks, email, the gateway) | | | | | ${sum(unstaffed, names)} | ${allMicros} |`,
+  ].join("\n");
+  const result: SuiteResult = { rows, table, details: { tickets: TICKETS, agents: AGENTS, idlePerSecond, perTicket: { plainBefore: first, unstaffed, routed, plainAfter: last }, decisionMicrosPerTicket: decisionMicros, routingMicrosPerTicket: routingMicros, allMicrosPerTicket: allMicros, targetMicros: TARGET_MICROS } };
+  if (routingMicros > TARGET_MICROS) throw Object.assign(new Error(`routing costs ${routingMicros} µs of CPU per ticket, more than ${TARGET_MICROS}`), { result });
+  return result;
+}
