@@ -48,7 +48,8 @@ describe("gateway graceful stop", () => {
   afterAll(() => t?.stop());
 
   it("answers every request under 32 keep-alive connections, tells each client Connection: close, and ends within the window", async () => {
-    t = await startTestGateway({ config: { SHUTDOWN_TIMEOUT_MS } });
+    // 33 writes at once: above the door's default admission of writes (32), which is not under test here.
+    t = await startTestGateway({ config: { SHUTDOWN_TIMEOUT_MS, MAX_WRITES_IN_PROGRESS: 64 } });
     const gateway = t;
     const key = gateway.content.addKey(COMPANY);
     gateway.content.delayMs = 100; // every write is in flight for a while

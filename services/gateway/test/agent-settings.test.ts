@@ -329,7 +329,7 @@ describe("tags and custom fields in the settings", () => {
 
   it("lists each user's games by name (GET /agent-api/games)", async () => {
     const games = (user: SignedInAgent) => read(user, "/agent-api/games").then((r) => (r.body as { games: { id: string; name: string; languages: string[] }[] }).games);
-    expect(await games(users.abe)).toEqual([{ id: tenant.games.galaxy!.id, name: "Galaxy", slug: `galaxy-${suffix}`, languages: ["en"] }]);
+    expect(await games(users.abe)).toEqual([{ id: tenant.games.galaxy!.id, name: "Galaxy", slug: `galaxy-${suffix}`, languages: ["en"], routingEnabled: false }]);
     expect((await games(users.ada)).map((game) => game.name)).toEqual(["Galaxy"]);
     expect(await games(users.oto)).toEqual([]);
   });
