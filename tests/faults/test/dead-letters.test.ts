@@ -163,14 +163,23 @@ describe("bad messages on every consumed subject", () => {
       [`${prefix}content.game.created`, "unparseable"],
       [`${prefix}content.game.created`, "unknown_version"],
     ]);
-    expect(deadLetters).toHaveLength(12);
+    // Routing (in tickets) reads the tickets' and content's streams.
+    expect(kept("tickets-routing")).toEqual([
+      [`${prefix}tickets.ticket.created`, "unparseable"],
+      [`${prefix}tickets.ticket.created`, "unknown_version"],
+    ]);
+    expect(kept("tickets-routing-content")).toEqual([
+      [`${prefix}content.game.created`, "unparseable"],
+      [`${prefix}content.game.created`, "unknown_version"],
+    ]);
+    expect(deadLetters).toHaveLength(16);
 
     // Each process counted what it set aside, the plain subscriptions included.
     const expected: Record<string, string[]> = {
       webhooks: ["webhooks-tickets", "webhooks-players"],
       players: ["players-deletion"],
       gateway: ["gateway-content-changed", "gateway-ticket-events", "gateway-session-changed"],
-      tickets: ["tickets-content-changed"],
+      tickets: ["tickets-content-changed", "tickets-routing", "tickets-routing-content"],
       email: ["email-tickets", "email-content"],
     };
     for (const [process, consumers] of Object.entries(expected)) {
