@@ -33,6 +33,8 @@ export interface LoadResult {
   closed: { request: string; at: number; error: string }[];
   /** Answers outside the contract (a status other than 2xx/503/504, a body that leaks internals). */
   violations: Violation[];
+  /** Milliseconds each answer took, by status. */
+  timesByStatus: Record<string, number[]>;
 }
 
 export interface LoadTarget {
@@ -85,7 +87,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs the load until both conditions of `options` hold; never throws. */
 export async function runLoad(target: LoadTarget, options: LoadOptions): Promise<LoadResult> {
-  const result: LoadResult = { created: [], attempts: { create: 0, action: 0 }, statuses: {}, closed: [], violations: [] };
+  const result: LoadResult = { created: [], attempts: { create: 0, action: 0 }, statuses: {}, closed: [], violations: [], timesByStatus: {} };
   const run = randomBytes(3).toString("hex");
   let faultsOver = options.until === undefined;
   void options.until?.finally(() => (faultsOver = true));
@@ -94,6 +96,7 @@ export async function runLoad(target: LoadTarget, options: LoadOptions): Promise
 
   const send = async (request: string, path: string, json: unknown): Promise<{ status: number; body: string } | undefined> => {
     let response: Response;
+    const sent = performance.now();
     try {
       response = await fetch(target.gateway + path, {
         method: "POST",
@@ -118,6 +121,7 @@ export async function runLoad(target: LoadTarget, options: LoadOptions): Promise
       return undefined;
     }
     result.statuses[response.status] = (result.statuses[response.status] ?? 0) + 1;
+    (result.timesByStatus[response.status] ??= []).push(performance.now() - sent);
     if (response.status < 200 || response.status > 299) {
       const problem = errorBodyProblem(response.status, body);
       if (problem) result.violations.push({ request, status: response.status, detail: `${problem}: ${body.slice(0, 300)}` });

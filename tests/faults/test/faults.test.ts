@@ -1,6 +1,6 @@
 // The fault suite: real processes on a private stack (its own Postgres, NATS and S3, the four
 // services and the gateway), one fault per scenario under a load of ticket creations and
-// actions through the gateway. Each scenario checks that no other process exits, that clients
+// actions through the gateway, and a flood on a healthy stack. Each scenario checks that no other process exits, that clients
 // only see 2xx answers or the 503/504 error contract, and, once the stack has recovered, that
 // every committed ticket is whole, gapless and published exactly once. The scenarios share the
 // stack (starting it costs most of the time); run one with `-t "<scenario name>"`.
@@ -65,6 +65,37 @@ describe("fault suite", () => {
 
     it("answers every request with a 2xx or a 503/504 error body, never a closed connection", () => {
       expectContractKept(load);
+    });
+
+    it("leaves every committed ticket whole, gapless and published exactly once", async () => {
+      await expectRecovered();
+    });
+  });
+
+  describe("a flood of creations on a healthy stack: 160 clients, five times the writes the gateway takes at once", () => {
+    let load: LoadResult;
+    let breakers: Record<string, string>;
+    beforeAll(async () => {
+      load = await runLoad(target, { clients: 160, minCreates: 1500 });
+      answered.push(...load.created);
+      const report = (await (await fetch(`${target.gateway}/healthz/dependencies`)).json()) as { services: Record<string, { breaker: string }> };
+      breakers = Object.fromEntries(Object.entries(report.services).map(([name, service]) => [name, service.breaker]));
+    });
+
+    it("keeps every process running", () => {
+      expect(stack.unexpectedExits).toEqual([]);
+    });
+
+    it("answers 2xx or the busy 503 with Retry-After, sooner than a creation, and never a 504", () => {
+      expectContractKept(load);
+      expect(Object.keys(load.statuses).sort()).toEqual(["200", "503"]);
+      const median = (times: number[]) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+      // Refused before any work: no refusal waits as long as a typical creation.
+      expect(median(load.timesByStatus["503"]!)).toBeLessThan(median(load.timesByStatus["200"]!));
+    });
+
+    it("opens no circuit breaker on the busy services", () => {
+      expect(breakers).toEqual(Object.fromEntries(Object.keys(breakers).map((name) => [name, "closed"])));
     });
 
     it("leaves every committed ticket whole, gapless and published exactly once", async () => {
