@@ -113,6 +113,22 @@ export function loadLocale(tag: string | undefined | null): Promise<Locale> {
   return locale;
 }
 
+const momentFormats = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * A moment as the page shows it everywhere (the conversations on the home page, each message of
+ * a chat): the locale's medium date and short time ("28 nov. 2026, 05:05" in French), one
+ * format for one language.
+ */
+export function formatMoment(locale: Pick<Locale, "language">, value: string): string {
+  let format = momentFormats.get(locale.language);
+  if (!format) {
+    format = new Intl.DateTimeFormat(locale.language, { dateStyle: "medium", timeStyle: "short" });
+    momentFormats.set(locale.language, format);
+  }
+  return format.format(new Date(value));
+}
+
 /** The language the browser prefers, for pages shown before any session is known. */
 export function browserLanguage(): string {
   return navigator.languages?.[0] ?? navigator.language ?? "en";

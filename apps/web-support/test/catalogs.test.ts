@@ -2,7 +2,7 @@
 // fallback, not a substitute), placeholders match, and the language choice and fallback work.
 import { readdir } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { CATALOG_LANGUAGES, catalogLanguage, directionOf, loadLocale } from "../src/i18n.ts";
+import { CATALOG_LANGUAGES, catalogLanguage, directionOf, formatMoment, loadLocale } from "../src/i18n.ts";
 import { en, type Catalog } from "../src/messages/en.ts";
 import { API_LANGUAGES } from "./api-languages.ts";
 
@@ -90,5 +90,11 @@ describe("message catalogs", () => {
     const unknown = await loadLocale("xx");
     expect(unknown.language).toBe("en");
     expect(unknown.t("home.unread", { n: 3 })).toBe("3 new");
+  });
+
+  it("shows a moment one way in a language, the conversations' list and the chat alike: medium date, short time", () => {
+    const moment = "2026-11-28T05:05:00Z";
+    const local = (language: string) => new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" }).format(new Date(moment));
+    for (const language of ["fr", "ja", "ar", "en"]) expect(formatMoment({ language }, moment), language).toBe(local(language));
   });
 });

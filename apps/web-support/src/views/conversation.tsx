@@ -6,6 +6,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { ApiError, type PlayerTicket, type TicketEvent } from "../api.ts";
 import { BackHome, href, useApp, usePageHeading } from "../app-context.tsx";
+import { formatMoment } from "../i18n.ts";
 import { followTicket } from "../live-events.ts";
 import { isConnectionFailure, useOutbox, type Outbox } from "../outbox.ts";
 import type { MessageKey } from "../messages/en.ts";
@@ -350,7 +351,7 @@ function ChatItem({ event, ticketId, continued = false }: { event: TicketEvent; 
   const writtenAt = mergedFrom?.createdAt ?? event.createdAt;
   const time = (
     <time class="muted" dateTime={writtenAt}>
-      {new Intl.DateTimeFormat(locale.language, { timeStyle: "short", dateStyle: "short" }).format(new Date(writtenAt))}
+      {formatMoment(locale, writtenAt)}
     </time>
   );
   const origin = mergedFrom && <p class="merged-from muted">{t("chat.mergedFrom", { number: mergedFrom.runningId })}</p>;

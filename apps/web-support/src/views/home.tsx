@@ -6,7 +6,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { PlayerTicket, ResourceSummary } from "../api.ts";
 import { href, useApp, usePageHeading } from "../app-context.tsx";
 import type { MessageKey } from "../messages/en.ts";
-import { directionOf } from "../i18n.ts";
+import { directionOf, formatMoment } from "../i18n.ts";
 import { HelpSearch, HelpSearchResults, type SearchState } from "./help-search.tsx";
 import { VerifyEmail } from "./verify-email.tsx";
 
@@ -106,7 +106,7 @@ export function HomeView() {
                   </a>{" "}
                   <span class="status">{t(playerStatusKey(ticket, ticket.lastMessage?.from))}</span>{" "}
                   <time class="muted" dateTime={ticket.lastActivityAt ?? ticket.createdAt}>
-                    {new Intl.DateTimeFormat(locale.language, { dateStyle: "medium", timeStyle: "short" }).format(new Date(ticket.lastActivityAt ?? ticket.createdAt))}
+                    {formatMoment(locale, ticket.lastActivityAt ?? ticket.createdAt)}
                   </time>
                 </p>
                 {ticket.lastMessage && (
