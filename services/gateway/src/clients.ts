@@ -94,6 +94,7 @@ export function createClients(config: ClientConfig, registry?: Registry): Gatewa
     webhooks: config.WEBHOOKS_URL,
     email: config.EMAIL_URL,
   };
+  const refusals = registry && rpcClientRefusals(registry);
   const transports = Object.fromEntries(
     SERVICE_NAMES.map((name) => {
       const balanced = createServiceTransport(urls[name], options);
@@ -104,7 +105,6 @@ export function createClients(config: ClientConfig, registry?: Registry): Gatewa
       });
       // Admission outside the breaker: a call refused for the gateway's own limit never reaches
       // the breaker or the retry budget.
-      const refusals = registry && rpcClientRefusals(registry);
       const admitted = createAdmissionTransport(resilient, {
         maxInFlight: config.RPC_MAX_IN_FLIGHT,
         maxQueued: config.RPC_MAX_QUEUED,

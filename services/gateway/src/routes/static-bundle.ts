@@ -115,31 +115,18 @@ export function staticBundle(options: StaticBundleOptions) {
     // Brotli when the browser takes it (smaller), else gzip; not the client's order of equals.
     const accepted = ctx.acceptsEncodings("br") === "br" ? "br" : ctx.acceptsEncodings("gzip") === "gzip" ? "gzip" : "identity";
     const personal = personalize && (await personalize(ctx, file, files));
+    let body: Buffer;
     if (personal !== undefined) {
       ctx.set("Cache-Control", "no-store");
-      const raw = Buffer.from(personal);
       // Compressed per answer, quickly: a few kilobytes, on the path to the page's first paint.
-      if (accepted === "br") {
-        ctx.set("Content-Encoding", "br");
-        ctx.body = await brotli(raw, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } });
-      } else if (accepted === "gzip") {
-        ctx.set("Content-Encoding", "gzip");
-        ctx.body = await gzip(raw, { level: 6 });
-      } else {
-        ctx.body = raw;
-      }
-      return;
-    }
-    // Hashed asset names never change content; index.html is asked for again every time.
-    ctx.set("Cache-Control", name(ctx).startsWith("assets/") ? "public, max-age=31536000, immutable" : "no-cache");
-    if (accepted === "br") {
-      ctx.set("Content-Encoding", "br");
-      ctx.body = file.brotli;
-    } else if (accepted === "gzip") {
-      ctx.set("Content-Encoding", "gzip");
-      ctx.body = file.gzip;
+      const raw = Buffer.from(personal);
+      body = accepted === "br" ? await brotli(raw, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } }) : accepted === "gzip" ? await gzip(raw, { level: 6 }) : raw;
     } else {
-      ctx.body = file.raw;
+      // Hashed asset names never change content; index.html is asked for again every time.
+      ctx.set("Cache-Control", name(ctx).startsWith("assets/") ? "public, max-age=31536000, immutable" : "no-cache");
+      body = accepted === "br" ? file.brotli : accepted === "gzip" ? file.gzip : file.raw;
     }
+    if (accepted !== "identity") ctx.set("Content-Encoding", accepted);
+    ctx.body = body;
   };
 }
