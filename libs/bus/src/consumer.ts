@@ -31,6 +31,15 @@ export const term = (reason: string): Verdict => ({ term: reason });
  */
 export const DEFAULT_MAX_DELIVERIES = 25;
 
+/**
+ * How long one pull request of a consumer waits on the server. The server sends a heartbeat
+ * every half of it, and the client pulls anew after two are missed: a pull request lost with the
+ * server that held it (the consumer's leader died in a JetStream cluster, a route broke) is
+ * replaced after about this long, where the client's default (30 s) left the consumer idle
+ * for half a minute after each failover. Costs one pull request per consumer every 5 s when idle.
+ */
+export const PULL_EXPIRES_MS = 5_000;
+
 export interface ConsumerSettings<E = EventEnvelope> {
   nc: NatsConnection;
   /** The deployment's NATS_PREFIX: where the dead-letter store is (deadLetterStreamName). */
@@ -183,7 +192,7 @@ export function createConsumer<E = EventEnvelope>(settings: ConsumerSettings<E>)
       try {
         const consumer = opened ?? (await jetstream(settings.nc).consumers.get(settings.stream, settings.durable));
         opened = undefined;
-        messages = await consumer.consume({ max_messages: pullSize });
+        messages = await consumer.consume({ max_messages: pullSize, expires: PULL_EXPIRES_MS });
         if (stopped) await messages.close();
         // Messages fetched but not handled when the consumer stops: the iterator still yields
         // them all, then ends (leaving it early would leave them to their AckWait, up to a

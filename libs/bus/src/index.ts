@@ -8,7 +8,7 @@ export {
   addOutboxTraceparent, createOutboxRelay, createOutboxTable, dropOutboxTraceparent, registerOutboxMetrics, writeEvents, type OutboxRelay, type OutboxRelaySettings, type OutboxTable,
 } from "./outbox.ts";
 export {
-  ack, coreEventReader, createConsumer, DEFAULT_MAX_DELIVERIES, retryIn, term, type Consumer, type ConsumerSettings, type CoreEventSettings, type CoreRead, type Verdict,
+  ack, coreEventReader, createConsumer, DEFAULT_MAX_DELIVERIES, PULL_EXPIRES_MS, retryIn, term, type Consumer, type ConsumerSettings, type CoreEventSettings, type CoreRead, type Verdict,
 } from "./consumer.ts";
 export {
   DEAD_LETTER_MAX_AGE_MS, DEAD_LETTER_MAX_BYTES, DEAD_LETTER_REASONS, DeadLetterNotFoundError, deadLetterHeader, deadLetterStreamName, deadLetterSubject, deleteDeadLetter, ensureDeadLetterStream,

@@ -60,6 +60,8 @@ export interface NatsServerOptions {
   removeOnStop?: boolean;
   /** Start in its own process group so a terminal's Ctrl-C does not reach it (local stack). */
   detached?: boolean;
+  /** More arguments (a server name, clustering). */
+  args?: string[];
 }
 
 export interface NatsServer {
@@ -75,7 +77,7 @@ export async function startNatsServer(options: NatsServerOptions): Promise<NatsS
   if (!bin) throw new Error("no nats-server binary on PATH or in /usr/sbin (apt-get install nats-server)");
   const port = options.port ?? (await freePort());
   mkdirSync(options.storeDir, { recursive: true });
-  const child = spawn(bin, ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", options.storeDir], {
+  const child = spawn(bin, ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", options.storeDir, ...(options.args ?? [])], {
     stdio: ["ignore", "ignore", "pipe"],
     detached: options.detached ?? false,
   });

@@ -7,7 +7,7 @@ import { jetstream } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { streamNameFor, subjectFor } from "@support/bus";
 import type { CreatedTicket } from "./load.ts";
-import { waitUntil, type FaultStack } from "./stack.ts";
+import { progress, waitUntil, type FaultStack } from "./stack.ts";
 
 export interface ConsistencyReport {
   tickets: number;
@@ -25,9 +25,25 @@ export interface ConsistencyReport {
   outboxLeft: number;
 }
 
-/** Every `tickets.ticket.created` event on the stack's TICKETS_EVENTS stream: ticket id -> count. */
-export async function createdEvents(stack: FaultStack): Promise<Map<string, number>> {
-  const nc = await connect({ servers: stack.natsUrl, timeout: 5000 });
+/**
+ * Every `tickets.ticket.created` event on the stack's TICKETS_EVENTS stream (of one company when
+ * `companyId` is given): ticket id -> count.
+ */
+export async function createdEvents(stack: FaultStack, companyId?: string): Promise<Map<string, number>> {
+  // Read again when a read fails: in a JetStream cluster with a node down, creating the reading
+  // (ephemeral) consumer may time out while the cluster places it.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await readCreatedEvents(stack, companyId);
+    } catch (error) {
+      if (attempt === 5) throw error;
+      progress(`reading the created events failed (${String(error)}); again`);
+    }
+  }
+}
+
+async function readCreatedEvents(stack: FaultStack, companyId?: string): Promise<Map<string, number>> {
+  const nc = await connect({ servers: stack.natsUrl.split(","), timeout: 5000 });
   try {
     const js = jetstream(nc);
     // Every message, filtered here: the server may predate consumer subject filters.
@@ -40,7 +56,8 @@ export async function createdEvents(stack: FaultStack): Promise<Map<string, numb
       for await (const message of batch) {
         got++;
         if (message.subject !== subject) continue;
-        const envelope = message.json<{ data: { id: string } }>();
+        const envelope = message.json<{ companyId: string; data: { id: string } }>();
+        if (companyId !== undefined && envelope.companyId !== companyId) continue;
         counts.set(envelope.data.id, (counts.get(envelope.data.id) ?? 0) + 1);
       }
       if (got === 0) break;
@@ -58,13 +75,17 @@ async function outboxRows(stack: FaultStack): Promise<number> {
   return rows[0]!.n;
 }
 
-/** Waits (up to `timeoutMs`) until the outbox relays have published everything, then checks. */
-export async function checkConsistency(stack: FaultStack, answered: CreatedTicket[], timeoutMs = 30_000): Promise<ConsistencyReport> {
+/**
+ * Waits (up to `timeoutMs`) until the outbox relays have published everything, then checks (the
+ * tickets and events of one company when `companyId` is given: another may have erased players).
+ */
+export async function checkConsistency(stack: FaultStack, answered: CreatedTicket[], timeoutMs = 30_000, companyId?: string): Promise<ConsistencyReport> {
   await waitUntil("the outboxes to drain", async () => (await outboxRows(stack)) === 0, timeoutMs).catch(() => undefined);
   const outboxLeft = await outboxRows(stack);
 
   const tickets = await stack.query<{ id: string; company_id: string; running_id: string }>(
-    "select id, company_id, running_id from tickets.tickets",
+    "select id, company_id, running_id from tickets.tickets where $1::uuid is null or company_id = $1",
+    [companyId ?? null],
   );
   const byCompany = new Map<string, number[]>();
   for (const t of tickets) byCompany.set(t.company_id, [...(byCompany.get(t.company_id) ?? []), Number(t.running_id)]);
@@ -79,21 +100,23 @@ export async function checkConsistency(stack: FaultStack, answered: CreatedTicke
 
   const withoutPlayerMessage = (
     await stack.query<{ id: string }>(
-      `select t.id from tickets.tickets t where not exists
+      `select t.id from tickets.tickets t where ($1::uuid is null or t.company_id = $1) and not exists
          (select 1 from tickets.ticket_events e where e.ticket_id = t.id and e.type = 'PLAYER_MESSAGE')`,
+      [companyId ?? null],
     )
   ).map((r) => r.id);
   const withoutPlayer = (
     await stack.query<{ id: string }>(
-      `select t.id from tickets.tickets t where t.service_player_id is null
-         or not exists (select 1 from players.players p where p.id = t.service_player_id)`,
+      `select t.id from tickets.tickets t where ($1::uuid is null or t.company_id = $1) and (t.service_player_id is null
+         or not exists (select 1 from players.players p where p.id = t.service_player_id))`,
+      [companyId ?? null],
     )
   ).map((r) => r.id);
 
   const committed = new Map(tickets.map((t) => [t.id, Number(t.running_id)]));
   const answeredButMissing = answered.filter((a) => committed.get(a.ticketId) !== a.runningId);
 
-  const events = await createdEvents(stack);
+  const events = await createdEvents(stack, companyId);
   const eventCounts = tickets.map((t) => ({ ticketId: t.id, events: events.get(t.id) ?? 0 })).filter((c) => c.events !== 1);
   const eventsWithoutTicket = [...events.keys()].filter((id) => !committed.has(id));
 

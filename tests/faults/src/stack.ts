@@ -1,6 +1,6 @@
 // A whole stack of real processes for one fault scenario, private to it: its own Postgres
 // (initdb into a temp dir, its own port), its own nats-server (JetStream, temp store dir, its
-// own port), its own S3 server, then content, tickets, media, players, webhooks and the gateway as child
+// own port; or a JetStream cluster of three), its own S3 server, then content, tickets, media, players, webhooks and the gateway as child
 // processes. A fault touches only what this stack started; the machine's shared Postgres and
 // NATS are never used. Every child's exit is watched: an exit the scenario did not cause is
 // recorded in `unexpectedExits`. A process may run as several named instances (replicas on
@@ -10,7 +10,10 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import pg from "pg";
+import { streamNameFor } from "@support/bus";
 import {
   findPostgresBinDir,
   freePort,
@@ -42,6 +45,36 @@ export interface ExitRecord {
   code: number | null;
   signal: NodeJS.Signals | null;
   stderr: string;
+}
+
+/** One nats-server of the stack: alone, or a node of its JetStream cluster. */
+interface NatsNode {
+  /** `nats-server` alone; the server name (`n1`...) in a cluster. */
+  name: string;
+  port: number;
+  storeDir: string;
+  /** Its arguments beyond the port and store dir: the server name and the cluster routes. */
+  args: string[];
+  server: NatsServer | undefined;
+  /** Set before the scenario stops or kills it: its exit is then expected. */
+  expected: boolean;
+}
+
+/** The nodes of a stack's NATS: one server, or `size` servers clustered with JetStream on free ports. */
+async function natsNodes(tempDir: string, size: number): Promise<NatsNode[]> {
+  if (size === 1) return [{ name: "nats-server", port: await freePort(), storeDir: path.join(tempDir, "nats"), args: [], server: undefined, expected: false }];
+  const ports: { client: number; cluster: number }[] = [];
+  for (let i = 0; i < size; i++) ports.push({ client: await freePort(), cluster: await freePort() });
+  const routes = ports.map((p) => `nats://127.0.0.1:${p.cluster}`).join(",");
+  return ports.map((p, i) => ({
+    name: `n${i + 1}`,
+    port: p.client,
+    storeDir: path.join(tempDir, `nats-n${i + 1}`),
+    // A JetStream cluster needs a server name per node and one cluster name.
+    args: ["-n", `n${i + 1}`, "--cluster_name", "faults", "--cluster", `nats://127.0.0.1:${p.cluster}`, "--routes", routes],
+    server: undefined,
+    expected: false,
+  }));
 }
 
 interface Running {
@@ -103,10 +136,24 @@ export async function waitUntil(what: string, check: () => Promise<boolean>, tim
   }
 }
 
+/** Waits until JetStream answers on a new cluster: a metadata leader is elected. */
+async function waitUntilJetStreamAnswers(servers: string[]): Promise<void> {
+  await waitUntil("the JetStream cluster to elect its metadata leader", async () => {
+    const nc = await connect({ servers, timeout: 2000, reconnect: false });
+    try {
+      await (await jetstreamManager(nc, { timeout: 2000 })).getAccountInfo();
+      return true;
+    } finally {
+      await nc.close().catch(() => undefined);
+    }
+  }, 30_000);
+}
+
 export class FaultStack {
   readonly env: Record<string, string>;
   readonly gateway: string;
   readonly databaseUrl: string;
+  /** Every NATS server's URL, comma-separated (as NATS_URL takes them). */
   readonly natsUrl: string;
   readonly natsPrefix: string;
   readonly ports: Record<ProcessName, number>;
@@ -119,17 +166,14 @@ export class FaultStack {
   /** Each process's service identity key and the trust of them all, made for this run. */
   private readonly identities = createTestServiceIdentities();
   private readonly postgres: PostgresServer;
-  private nats: NatsServer;
-  private natsExpected = false;
-  private readonly natsStoreDir: string;
+  private readonly natsNodes: NatsNode[];
   private readonly s3: S3rverServer;
   private readonly tempDir: string;
   private readonly gatewayEnv: Record<string, string>;
 
   private constructor(parts: {
     postgres: PostgresServer;
-    nats: NatsServer;
-    natsStoreDir: string;
+    natsNodes: NatsNode[];
     s3: S3rverServer;
     tempDir: string;
     ports: Record<ProcessName, number>;
@@ -137,14 +181,13 @@ export class FaultStack {
     env: Record<string, string>;
   }) {
     this.postgres = parts.postgres;
-    this.nats = parts.nats;
-    this.natsStoreDir = parts.natsStoreDir;
+    this.natsNodes = parts.natsNodes;
     this.s3 = parts.s3;
     this.tempDir = parts.tempDir;
     this.ports = parts.ports;
     this.gatewayEnv = parts.gatewayEnv;
     this.databaseUrl = parts.postgres.adminUrl;
-    this.natsUrl = parts.nats.url;
+    this.natsUrl = parts.natsNodes.map((node) => `nats://127.0.0.1:${node.port}`).join(",");
     this.natsPrefix = `faults_${randomBytes(3).toString("hex")}_`;
     this.gateway = `http://127.0.0.1:${parts.ports.gateway}`;
     const url = (name: ProcessName) => `http://127.0.0.1:${parts.ports[name]}`;
@@ -175,18 +218,24 @@ export class FaultStack {
       // The scenarios send thousands of requests a minute for one company: the API-key rate
       // limits stay on (counted and synced) but far above that, so faults are what is measured.
       API_RATE_LIMIT_PER_MINUTE: "1000000000",
+      // Every stream on every node of a cluster.
+      NATS_STREAM_REPLICAS: String(parts.natsNodes.length),
       ...parts.env,
     };
-    this.watchNats();
+    for (const node of this.natsNodes) this.watchNats(node);
   }
 
   /**
    * Starts the private Postgres, NATS and S3, migrates every service, starts the five services
    * and the gateway (with `gatewayEnv` added) and waits until the gateway reports every service
    * up. `options.env` is added to every process's environment; `options.start` limits what is
-   * started (the caller starts the rest, e.g. as replicas).
+   * started (the caller starts the rest, e.g. as replicas). `options.natsCluster` runs NATS as a
+   * JetStream cluster of that many nodes, every stream replicated on each.
    */
-  static async start(gatewayEnv: Record<string, string> = {}, options: { env?: Record<string, string>; start?: readonly ProcessName[] } = {}): Promise<FaultStack> {
+  static async start(
+    gatewayEnv: Record<string, string> = {},
+    options: { env?: Record<string, string>; start?: readonly ProcessName[]; natsCluster?: number } = {},
+  ): Promise<FaultStack> {
     const tempDir = mkdtempSync(path.join(tmpdir(), "fault-suite-"));
     // Postgres runs as the `postgres` OS user when we are root: it must reach its data dir.
     chmodSync(tempDir, 0o755);
@@ -194,9 +243,12 @@ export class FaultStack {
     try {
       const postgres = await startPostgresServer({ dataDir: path.join(tempDir, "pg"), removeOnStop: false });
       cleanups.push(() => postgres.stop());
-      const natsStoreDir = path.join(tempDir, "nats");
-      const nats = await startNatsServer({ storeDir: natsStoreDir });
-      cleanups.push(() => nats.stop());
+      const nodes = await natsNodes(tempDir, options.natsCluster ?? 1);
+      for (const node of nodes) {
+        node.server = await startNatsServer({ storeDir: node.storeDir, port: node.port, args: node.args });
+        cleanups.push(() => node.server!.stop());
+      }
+      if (nodes.length > 1) await waitUntilJetStreamAnswers(nodes.map((node) => node.server!.url));
       const s3 = await startS3rver({ directory: path.join(tempDir, "s3"), bucket: "fault-suite" });
       cleanups.push(() => s3.stop());
       const ports = {
@@ -208,8 +260,8 @@ export class FaultStack {
         email: await freePort(),
         gateway: await freePort(),
       };
-      progress("private Postgres, NATS and S3 up");
-      const stack = new FaultStack({ postgres, nats, natsStoreDir, s3, tempDir, ports, gatewayEnv, env: options.env ?? {} });
+      progress(`private Postgres, NATS${nodes.length > 1 ? ` (a cluster of ${nodes.length})` : ""} and S3 up`);
+      const stack = new FaultStack({ postgres, natsNodes: nodes, s3, tempDir, ports, gatewayEnv, env: options.env ?? {} });
       cleanups.length = 0;
       try {
         await Promise.all(SERVICES.map((service) => runScript(path.join(root, `services/${service}/src/migrate.ts`), [], stack.env)));
@@ -232,11 +284,58 @@ export class FaultStack {
     }
   }
 
-  private watchNats(): void {
-    const server = this.nats;
-    server.child.once("exit", (code, signal) => {
-      if (!this.natsExpected) this.unexpectedExits.push({ name: "nats-server", code, signal, stderr: "" });
+  private watchNats(node: NatsNode): void {
+    node.server!.child.once("exit", (code, signal) => {
+      if (!node.expected) this.unexpectedExits.push({ name: node.name, code, signal, stderr: "" });
     });
+  }
+
+  private natsNode(name: string): NatsNode {
+    const node = this.natsNodes.find((n) => n.name === name);
+    if (!node) throw new Error(`no NATS node ${name}`);
+    return node;
+  }
+
+  /** The names of the NATS nodes (`nats-server` alone, `n1`... in a cluster). */
+  get natsNodeNames(): string[] {
+    return this.natsNodes.map((node) => node.name);
+  }
+
+  /** SIGKILLs one NATS node (its exit is expected) and waits until it is gone. */
+  async killNatsNode(name: string): Promise<void> {
+    const node = this.natsNode(name);
+    const server = node.server;
+    if (!server) throw new Error(`NATS node ${name} does not run`);
+    node.expected = true;
+    const exited = new Promise((resolve) => server.child.once("exit", resolve));
+    server.child.kill("SIGKILL");
+    await exited;
+    await server.stop();
+    node.server = undefined;
+  }
+
+  /** Starts a killed NATS node again on its port and store dir (in its cluster again). */
+  async startNatsNode(name: string): Promise<void> {
+    const node = this.natsNode(name);
+    if (node.server) throw new Error(`NATS node ${name} runs already`);
+    node.server = await startNatsServer({ storeDir: node.storeDir, port: node.port, args: node.args });
+    node.expected = false;
+    this.watchNats(node);
+  }
+
+  /**
+   * The server name of the cluster node that leads a service's stream (undefined while there is
+   * none, e.g. during an election) and those of its followers that are current.
+   */
+  async natsStreamLeader(service: string): Promise<{ leader: string | undefined; current: string[] }> {
+    const nc = await connect({ servers: this.natsUrl.split(","), timeout: 3000, reconnect: false });
+    try {
+      const jsm = await jetstreamManager(nc, { timeout: 3000 });
+      const info = await jsm.streams.info(streamNameFor(this.natsPrefix, service));
+      return { leader: info.cluster?.leader || undefined, current: (info.cluster?.replicas ?? []).filter((r) => r.current && !r.offline).map((r) => r.name) };
+    } finally {
+      await nc.close().catch(() => undefined);
+    }
   }
 
   /**
@@ -340,25 +439,20 @@ export class FaultStack {
 
   /** SIGKILLs this stack's nats-server and starts it again on the same port and store dir. */
   async killAndRestartNats(downMs: number): Promise<void> {
-    const old = this.nats;
-    this.natsExpected = true;
-    const exited = new Promise((resolve) => old.child.once("exit", resolve));
-    old.child.kill("SIGKILL");
-    await exited;
-    await old.stop();
+    const name = this.natsNodes[0]!.name;
+    await this.killNatsNode(name);
     await sleep(downMs);
-    this.nats = await startNatsServer({ storeDir: this.natsStoreDir, port: old.port });
-    this.natsExpected = false;
-    this.watchNats();
+    await this.startNatsNode(name);
   }
 
   /** SIGSTOPs this stack's nats-server for `ms`, then SIGCONTs it. */
   async stallNats(ms: number): Promise<void> {
-    this.nats.child.kill("SIGSTOP");
+    const child = this.natsNodes[0]!.server!.child;
+    child.kill("SIGSTOP");
     try {
       await sleep(ms);
     } finally {
-      this.nats.child.kill("SIGCONT");
+      child.kill("SIGCONT");
     }
   }
 
@@ -383,9 +477,11 @@ export class FaultStack {
     const gateways = [...this.running.keys()].filter((instance) => instance.startsWith("gateway"));
     await Promise.all(gateways.map(stopOne));
     await Promise.all([...this.running.keys()].map(stopOne));
-    this.natsExpected = true;
-    this.nats.child.kill("SIGCONT");
-    await this.nats.stop().catch(() => undefined);
+    for (const node of this.natsNodes) {
+      node.expected = true;
+      node.server?.child.kill("SIGCONT");
+    }
+    await Promise.all(this.natsNodes.map((node) => node.server?.stop().catch(() => undefined)));
     await this.s3.stop().catch(() => undefined);
     await this.postgres.stop().catch(() => undefined);
     rmSync(this.tempDir, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 // every change after it: from the replica's memory of the most recent changes, else read again
 // from the stream, or, when the stream no longer holds them, a "reload" answer.
 import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages } from "@nats-io/jetstream";
-import { ensureStream, readEnvelope, streamNameFor, type NatsConnection } from "@support/bus";
+import { ensureStream, PULL_EXPIRES_MS, readEnvelope, streamNameFor, type NatsConnection } from "@support/bus";
 import { readEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 import { KeyedListeners } from "../keyed-listeners.ts";
@@ -128,7 +128,9 @@ export class AgentLiveFeed {
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: startSeq,
     });
-    const messages = await consumer.consume();
+    // Short pulls: an ordered consumer whose server died (a cluster node) is made anew after
+    // two missed heartbeats, a few seconds rather than the client's default half minute.
+    const messages = await consumer.consume({ expires: PULL_EXPIRES_MS });
     this.messages = messages;
     this.running = (async () => {
       for await (const message of messages) {
