@@ -2,9 +2,10 @@
 // describe, and a relay publishes them to JetStream after commit with Nats-Msg-Id = event id,
 // so an event is published at least once and a re-publish is dropped by the stream.
 import { sql, type Kysely, type Transaction } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import { jetstream } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
+import { createClient } from "@support/db";
 import { backoffDelay, createFailureEpisode, type Logger } from "@support/logging";
 import { addScrapeSource, sharedForScrape, type Registry } from "@support/metrics";
 import { createEnvelope, subjectFor, type EventEnvelope, type NewEvent } from "./envelope.ts";
@@ -178,7 +179,8 @@ export function createOutboxRelay(settings: OutboxRelaySettings): OutboxRelay {
   // connection is lost (a Postgres restart) it is opened again with backoff.
   async function listen(): Promise<void> {
     if (!running) return;
-    const client = new pg.Client({
+    // With several hosts in the URL, to the one that takes writes: a standby sends no NOTIFY.
+    const client = createClient({
       connectionString: settings.databaseUrl,
       connectionTimeoutMillis: 5000,
       application_name: `outbox-relay-${settings.schema}`,

@@ -9,10 +9,12 @@ import { parseTimestamptz } from "./timestamps.ts";
 import { traceQueries } from "./tracing.ts";
 import { boundWaitingLine } from "./admission.ts";
 import { defaultPreparedStatementsMax, prepareStatements, StatementNames } from "./prepared-statements.ts";
+import { parseMultiHostUrl, writableClientClass, WritableHost } from "./hosts.ts";
 
 export { sql };
 export { PLANNED_EACH_TIME } from "./prepared-statements.ts";
 export { POOL_DEADLINE_MESSAGE } from "./admission.ts";
+export { NoWritableHostError, parseMultiHostUrl, type DatabaseHost, type MultiHostUrl } from "./hosts.ts";
 export type { Generated, Kysely, Migration };
 
 // Return int8 (bigint, counts) as numbers: our counters stay far below 2^53.
@@ -64,10 +66,40 @@ function databaseNameOf(url: string): string {
   }
 }
 
+/**
+ * Where the connections of a URL naming several hosts go: one finder per URL in this process,
+ * shared by its pools and dedicated connections (see hosts.ts), so they agree on the primary.
+ */
+const writableHosts = new Map<string, WritableHost>();
+
+function writableHostOf(url: string, connectTimeoutMs: number): { writable: WritableHost; firstUrl: string } | undefined {
+  const parsed = parseMultiHostUrl(url);
+  if (!parsed) return undefined;
+  let writable = writableHosts.get(url);
+  if (!writable) {
+    writable = new WritableHost(parsed, connectTimeoutMs);
+    writableHosts.set(url, writable);
+  }
+  return { writable, firstUrl: parsed.urlFor(parsed.hosts[0]!) };
+}
+
+/**
+ * A dedicated connection (not pooled: a LISTEN) to the server of `config.connectionString`; with
+ * several hosts in it, to the one that takes writes (see hosts.ts).
+ */
+export function createClient(config: pg.ClientConfig & { connectionString: string }): pg.Client {
+  const multi = writableHostOf(config.connectionString, config.connectionTimeoutMillis ?? 5_000);
+  if (!multi) return new pg.Client(config);
+  const Client = writableClientClass(multi.writable);
+  return new Client({ ...config, connectionString: multi.firstUrl });
+}
+
 export function createPool(settings: DatabaseSettings): pg.Pool {
   assertSchemaName(settings.schema);
+  const multi = writableHostOf(settings.url, settings.connectTimeoutMs ?? 5_000);
   const pool = new pg.Pool({
-    connectionString: settings.url,
+    connectionString: multi?.firstUrl ?? settings.url,
+    ...(multi ? { Client: writableClientClass(multi.writable) } : {}),
     max: settings.maxConnections ?? 10,
     application_name: settings.applicationName ?? settings.schema,
     // Unqualified names resolve in the service's schema first; `public` holds extensions.
@@ -155,6 +187,11 @@ export async function migrateToLatest(
 
 /** Creates the database named in `url` when it does not exist (local stack and tests). */
 export async function ensureDatabase(url: string): Promise<void> {
+  const multi = writableHostOf(url, 5_000);
+  if (multi) {
+    const parsed = parseMultiHostUrl(url)!;
+    url = parsed.urlFor(await multi.writable.find());
+  }
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.slice(1));
   const admin = new URL(url);

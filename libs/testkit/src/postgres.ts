@@ -93,6 +93,8 @@ export interface PostgresServerOptions {
   durable?: boolean;
   /** Remove dataDir after stopping (temp instances). */
   removeOnStop?: boolean;
+  /** More server settings (`name=value`), after the others: a later one wins. */
+  settings?: string[];
 }
 
 export interface PostgresServer {
@@ -241,6 +243,7 @@ export async function startPostgresServer(options: PostgresServerOptions): Promi
     "-c unix_socket_directories=''",
     "-c max_connections=200",
     ...(options.durable ? [] : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
+    ...(options.settings ?? []).map((setting) => `-c ${setting}`),
   ].join(" ");
   const pgCtl = join(bin, "pg_ctl");
   const logFile = join(dataDir, "server.log");

@@ -7,7 +7,7 @@
 // other addresses or ports).
 import { fork, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, chownSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { jetstreamManager } from "@nats-io/jetstream";
@@ -149,9 +149,34 @@ async function waitUntilJetStreamAnswers(servers: string[]): Promise<void> {
   }, 30_000);
 }
 
+/** The standby's name on the primary (synchronous_standby_names, the standby's application_name). */
+export const STANDBY_NAME = "standby1";
+
+/** The OS user our Postgres runs as: `postgres` when we are root (it refuses root). */
+function postgresUser(): { uid: number; gid: number; name: string } | undefined {
+  return isRoot() ? (lookupUser("postgres") ?? lookupUser("nobody")) : undefined;
+}
+
+/**
+ * A streaming standby of `primary` in `dataDir`: pg_basebackup with -R (standby.signal and the
+ * primary's conninfo, named STANDBY_NAME), then started like any server of the stack.
+ */
+async function startStandby(primary: PostgresServer, dataDir: string, logFile: string): Promise<PostgresServer> {
+  const bin = findPostgresBinDir()!;
+  const user = postgresUser();
+  mkdirSync(dataDir, { mode: 0o700 });
+  if (user) chownSync(dataDir, user.uid, user.gid);
+  const conninfo = `host=127.0.0.1 port=${primary.port} user=postgres application_name=${STANDBY_NAME}`;
+  await run(path.join(bin, "pg_basebackup"), ["-D", dataDir, "-d", conninfo, "-X", "stream", "-R", "--no-sync"], logFile, user);
+  // The conninfo -R wrote may leave out the application name the primary waits for: the last line wins.
+  appendFileSync(path.join(dataDir, "postgresql.auto.conf"), `primary_conninfo = '${conninfo}'\n`);
+  return startPostgresServer({ dataDir, removeOnStop: false });
+}
+
 export class FaultStack {
   readonly env: Record<string, string>;
   readonly gateway: string;
+  /** What the services get: the one server, or both (primary first) with target_session_attrs=read-write. */
   readonly databaseUrl: string;
   /** Every NATS server's URL, comma-separated (as NATS_URL takes them). */
   readonly natsUrl: string;
@@ -166,6 +191,10 @@ export class FaultStack {
   /** Each process's service identity key and the trust of them all, made for this run. */
   private readonly identities = createTestServiceIdentities();
   private readonly postgres: PostgresServer;
+  /** The streaming standby (synchronous), when the stack has one. */
+  private readonly standby: PostgresServer | undefined;
+  /** The server that takes writes now: the primary, or the standby once promoted. */
+  private current: PostgresServer;
   private readonly natsNodes: NatsNode[];
   private readonly s3: S3rverServer;
   private readonly tempDir: string;
@@ -173,6 +202,7 @@ export class FaultStack {
 
   private constructor(parts: {
     postgres: PostgresServer;
+    standby: PostgresServer | undefined;
     natsNodes: NatsNode[];
     s3: S3rverServer;
     tempDir: string;
@@ -181,12 +211,16 @@ export class FaultStack {
     env: Record<string, string>;
   }) {
     this.postgres = parts.postgres;
+    this.standby = parts.standby;
+    this.current = parts.postgres;
     this.natsNodes = parts.natsNodes;
     this.s3 = parts.s3;
     this.tempDir = parts.tempDir;
     this.ports = parts.ports;
     this.gatewayEnv = parts.gatewayEnv;
-    this.databaseUrl = parts.postgres.adminUrl;
+    this.databaseUrl = parts.standby
+      ? `postgres://postgres@127.0.0.1:${parts.postgres.port},127.0.0.1:${parts.standby.port}/postgres?target_session_attrs=read-write`
+      : parts.postgres.adminUrl;
     this.natsUrl = parts.natsNodes.map((node) => `nats://127.0.0.1:${node.port}`).join(",");
     this.natsPrefix = `faults_${randomBytes(3).toString("hex")}_`;
     this.gateway = `http://127.0.0.1:${parts.ports.gateway}`;
@@ -230,19 +264,32 @@ export class FaultStack {
    * and the gateway (with `gatewayEnv` added) and waits until the gateway reports every service
    * up. `options.env` is added to every process's environment; `options.start` limits what is
    * started (the caller starts the rest, e.g. as replicas). `options.natsCluster` runs NATS as a
-   * JetStream cluster of that many nodes, every stream replicated on each.
+   * JetStream cluster of that many nodes, every stream replicated on each. `options.standby`
+   * adds a streaming standby of Postgres (pg_basebackup), replicated synchronously unless
+   * `"async"`, and gives the services both servers in DATABASE_URL.
    */
   static async start(
     gatewayEnv: Record<string, string> = {},
-    options: { env?: Record<string, string>; start?: readonly ProcessName[]; natsCluster?: number } = {},
+    options: { env?: Record<string, string>; start?: readonly ProcessName[]; natsCluster?: number; standby?: "sync" | "async" } = {},
   ): Promise<FaultStack> {
     const tempDir = mkdtempSync(path.join(tmpdir(), "fault-suite-"));
     // Postgres runs as the `postgres` OS user when we are root: it must reach its data dir.
     chmodSync(tempDir, 0o755);
     const cleanups: (() => Promise<void>)[] = [];
     try {
-      const postgres = await startPostgresServer({ dataDir: path.join(tempDir, "pg"), removeOnStop: false });
+      const postgres = await startPostgresServer({
+        dataDir: path.join(tempDir, "pg"),
+        removeOnStop: false,
+        // A commit waits for the standby's flush: nothing acknowledged is lost when it takes over.
+        settings: options.standby === "sync" ? ["synchronous_commit=on", `synchronous_standby_names=${STANDBY_NAME}`] : [],
+      });
       cleanups.push(() => postgres.stop());
+      let standby: PostgresServer | undefined;
+      if (options.standby) {
+        standby = await startStandby(postgres, path.join(tempDir, "pg-standby"), path.join(tempDir, "pg_basebackup.log"));
+        const server = standby;
+        cleanups.push(() => server.stop());
+      }
       const nodes = await natsNodes(tempDir, options.natsCluster ?? 1);
       for (const node of nodes) {
         node.server = await startNatsServer({ storeDir: node.storeDir, port: node.port, args: node.args });
@@ -261,7 +308,7 @@ export class FaultStack {
         gateway: await freePort(),
       };
       progress(`private Postgres, NATS${nodes.length > 1 ? ` (a cluster of ${nodes.length})` : ""} and S3 up`);
-      const stack = new FaultStack({ postgres, natsNodes: nodes, s3, tempDir, ports, gatewayEnv, env: options.env ?? {} });
+      const stack = new FaultStack({ postgres, standby, natsNodes: nodes, s3, tempDir, ports, gatewayEnv, env: options.env ?? {} });
       cleanups.length = 0;
       try {
         await Promise.all(SERVICES.map((service) => runScript(path.join(root, `services/${service}/src/migrate.ts`), [], stack.env)));
@@ -437,6 +484,23 @@ export class FaultStack {
     await run(path.join(bin, "pg_ctl"), ["-D", this.postgres.dataDir, "-l", log, "-m", "fast", "-w", "-t", "30", "restart"], path.join(this.tempDir, "pg_ctl.log"), user);
   }
 
+  /**
+   * Stops the primary as a crash does (`pg_ctl stop -m immediate`: every connection cut, no
+   * shutdown checkpoint); it stays down.
+   */
+  async killPrimary(): Promise<void> {
+    const bin = findPostgresBinDir()!;
+    await run(path.join(bin, "pg_ctl"), ["-D", this.postgres.dataDir, "-m", "immediate", "-w", "stop"], path.join(this.tempDir, "pg_ctl.log"), postgresUser());
+  }
+
+  /** Promotes the standby (`pg_ctl promote`, waiting until it takes writes); it is the server from then on. */
+  async promoteStandby(): Promise<void> {
+    if (!this.standby) throw new Error("the stack has no standby");
+    const bin = findPostgresBinDir()!;
+    await run(path.join(bin, "pg_ctl"), ["-D", this.standby.dataDir, "-w", "-t", "30", "promote"], path.join(this.tempDir, "pg_ctl.log"), postgresUser());
+    this.current = this.standby;
+  }
+
   /** SIGKILLs this stack's nats-server and starts it again on the same port and store dir. */
   async killAndRestartNats(downMs: number): Promise<void> {
     const name = this.natsNodes[0]!.name;
@@ -458,7 +522,7 @@ export class FaultStack {
 
   /** A client of this stack's own database (its `tickets` and `players` schemas). */
   async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
-    const client = new pg.Client({ connectionString: this.databaseUrl, connectionTimeoutMillis: 5000 });
+    const client = new pg.Client({ connectionString: this.current.adminUrl, connectionTimeoutMillis: 5000 });
     client.on("error", () => undefined);
     await client.connect();
     try {
@@ -484,6 +548,7 @@ export class FaultStack {
     await Promise.all(this.natsNodes.map((node) => node.server?.stop().catch(() => undefined)));
     await this.s3.stop().catch(() => undefined);
     await this.postgres.stop().catch(() => undefined);
+    await this.standby?.stop().catch(() => undefined);
     rmSync(this.tempDir, { recursive: true, force: true });
   }
 }
