@@ -4,7 +4,9 @@
 # Most packages run two test files at a time (vitest.shared.ts), one package after another.
 # Four run one file at a time and would leave a core idle: deploy (image builds), web-support
 # and agent-console (a browser each) run one after the other beside the others, and tests/faults (a whole
-# stack of real processes per file, with timing-sensitive scenarios) runs last, alone.
+# stack of real processes per file, with timing-sensitive scenarios) runs last, alone. Its two
+# failover scenarios (a NATS cluster, a Postgres standby: bounds of seconds, not timing races)
+# run at the end of the beside lane instead (`test:failover`, their own report).
 # Every lane runs even when another failed; the exit code is non-zero when any failed.
 # The generated code is made first, once: two lanes must not write it at the same time.
 set -uo pipefail
@@ -16,7 +18,12 @@ others=(--filter='!@support/deploy' --filter='!@support/web-support' --filter='!
 
 status=0
 turbo run generate || status=1
-turbo run test --only --concurrency=1 --continue "${beside[@]}" &
+(
+  lane=0
+  turbo run test --only --concurrency=1 --continue "${beside[@]}" || lane=1
+  pnpm --filter @support/fault-tests run test:failover || lane=1
+  exit "$lane"
+) &
 beside_lane=$!
 turbo run test --only --concurrency=1 --continue "${others[@]}" || status=1
 wait "$beside_lane" || status=1

@@ -19,6 +19,8 @@ type Shape = "string" | "number" | "boolean" | { [field: string]: Shape } | [Sha
 const SECRET_KEY: Shape = { name: "string", key: "string" };
 const CLUSTER_SPEC: Shape = {
   instances: "number",
+  minSyncReplicas: "number",
+  maxSyncReplicas: "number",
   imageName: "string",
   primaryUpdateStrategy: "string",
   enableSuperuserAccess: "boolean",
@@ -84,6 +86,8 @@ describe("overlay production-cnpg (Postgres by CloudNativePG)", () => {
   it("runs 3 instances apart, with room for the platform's connections, backed up, with credentials only by reference", () => {
     const cluster = find<Cluster>(objects, "Cluster", "support-postgres");
     expect(cluster.spec.instances).toBe(3);
+    // Synchronous to one replica: what the fault suite's failover scenario proves loses nothing.
+    expect(cluster.spec).toMatchObject({ minSyncReplicas: 1, maxSyncReplicas: 1 });
     expect(cluster.spec.affinity.enablePodAntiAffinity).toBe(true);
     // deploy/README.md, "Scaling": up to about 400 connections at the production maxima.
     expect(Number(cluster.spec.postgresql.parameters.max_connections)).toBeGreaterThanOrEqual(400);
