@@ -136,17 +136,24 @@ export async function waitUntil(what: string, check: () => Promise<boolean>, tim
   }
 }
 
-/** Waits until JetStream answers on a new cluster: a metadata leader is elected. */
+/**
+ * Waits until a new cluster can place a stream on every node: a metadata leader is elected and
+ * every node has joined (before that, a service's stream of NATS_STREAM_REPLICAS copies is
+ * refused with "insufficient resources" and the service stops at start).
+ */
 async function waitUntilJetStreamAnswers(servers: string[]): Promise<void> {
-  await waitUntil("the JetStream cluster to elect its metadata leader", async () => {
+  await waitUntil("the JetStream cluster to place a stream on every node", async () => {
     const nc = await connect({ servers, timeout: 2000, reconnect: false });
     try {
-      await (await jetstreamManager(nc, { timeout: 2000 })).getAccountInfo();
+      const jsm = await jetstreamManager(nc, { timeout: 5000 });
+      const name = `CLUSTER_PROBE_${randomBytes(3).toString("hex")}`;
+      await jsm.streams.add({ name, subjects: [`cluster-probe.${name}`], num_replicas: servers.length });
+      await jsm.streams.delete(name);
       return true;
     } finally {
       await nc.close().catch(() => undefined);
     }
-  }, 30_000);
+  }, 30_000, 500);
 }
 
 /** The standby's name on the primary (synchronous_standby_names, the standby's application_name). */
@@ -316,7 +323,9 @@ export class FaultStack {
         const started = options.start ?? [...SERVICES, "gateway"];
         for (const name of started) stack.startProcess(name);
         if (started.includes("gateway")) {
-          await stack.waitUntilReady(60_000);
+          await stack.waitUntilReady(60_000).catch((error: Error) => {
+            throw new Error(`${error.message}; processes that exited: ${JSON.stringify(stack.unexpectedExits.map((e) => ({ ...e, stderr: e.stderr.slice(-1500) })))}`);
+          });
           progress(`stack ready, gateway ${stack.gateway}`);
         }
       } catch (error) {
