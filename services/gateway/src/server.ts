@@ -42,6 +42,7 @@ import { registerAgentTicketRoutes } from "./routes/agent-tickets.ts";
 import { registerAgentLiveRoutes } from "./routes/agent-live.ts";
 import { registerAgentAuditLogRoutes } from "./routes/agent-audit-log.ts";
 import { registerAgentCannedResponseRoutes } from "./routes/agent-canned-responses.ts";
+import { registerAgentIncidentRoutes } from "./routes/agent-incidents.ts";
 import { registerAgentSettingsRoutes } from "./routes/agent-settings.ts";
 import { registerAgentSettingsGamesRoutes } from "./routes/agent-settings-games.ts";
 import { registerAgentSettingsCollectorsRoutes } from "./routes/agent-settings-collectors.ts";
@@ -221,6 +222,14 @@ export function createServer(deps: GatewayDeps): Gateway {
     cannedResponses: clients.cannedResponses,
     tickets: clients.tickets,
     content: clients.content,
+    guards: agentGuards,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+  });
+  registerAgentIncidentRoutes(api, {
+    tickets: clients.tickets,
+    cannedResponses: clients.cannedResponses,
+    content: clients.content,
+    companySettings: clients.companySettings,
     guards: agentGuards,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
   });

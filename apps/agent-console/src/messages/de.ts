@@ -956,6 +956,7 @@ export const de: Catalog = {
   "webhooks.event.ticket.fields_changed": "Die eigenen Felder eines Tickets haben sich geändert.",
   "webhooks.event.ticket.collector_result_added": "Ein Spieler hat in einem Ticket ein Formular ausgefüllt.",
   "webhooks.event.ticket.deleted": "Ein Ticket wurde gelöscht.",
+  "webhooks.event.incident.opened": "Die Ausbruchserkennung hat einen Vorfall eröffnet.",
   "webhooks.event.player.deleted": "Die Daten eines Spielers wurden gelöscht (lösche sie auch bei dir).",
   "webhooks.event.audit.recorded": "Ein Eintrag wurde diesem Protokoll hinzugefügt.",
   "webhooks.event.webhook.disabled": "Wir haben das Senden an diese URL gestoppt, nachdem es tagelang fehlschlug.",

@@ -954,6 +954,7 @@ export const en = {
   "webhooks.event.ticket.fields_changed": "A ticket's custom fields changed.",
   "webhooks.event.ticket.collector_result_added": "A player filled in a form on a ticket.",
   "webhooks.event.ticket.deleted": "A ticket was deleted.",
+  "webhooks.event.incident.opened": "Outbreak detection opened an incident.",
   "webhooks.event.player.deleted": "A player's data was erased (delete it on your side too).",
   "webhooks.event.audit.recorded": "An entry was added to this audit log.",
   "webhooks.event.webhook.disabled": "We stopped sending to this URL after it failed for days.",
