@@ -49,7 +49,7 @@ describe("outbreak detection", () => {
     // Two replicas' outbox relays may both publish one outbox row (the stream keeps it once, by
     // its id): one event means one id.
     expect(new Set(opened.map((event) => event.id)).size, JSON.stringify(opened)).toBe(1);
-    const read = readEvent(opened[0]);
+    const read = readEvent(opened[0]!);
     const data = ("event" in read ? read.event.data : read) as { incidentId: string; gameId: string; ticketIds: string[] };
     expect(data).toMatchObject({ incidentId: incidents[0]!.id, gameId: tenant.games.galaxy!.id });
     // The tickets that opened it (at least the minimum); the others joined after.

@@ -5,7 +5,7 @@ import { ack, createConsumer, streamOfService, type Consumer, type NatsConnectio
 import { readEvent } from "@support/events";
 import type { Logger } from "@support/logging";
 import type { Registry } from "@support/metrics";
-import { detectOutbreak, type OutbreaksContext } from "../outbreaks/outbreaks.service.ts";
+import { createSettingsCache, createVectorCache, detectOutbreak, type OutbreaksContext } from "../outbreaks/outbreaks.service.ts";
 
 export interface OutbreaksConsumerSettings {
   nc: NatsConnection;
@@ -17,6 +17,8 @@ export interface OutbreaksConsumerSettings {
 
 export function createOutbreaksConsumer(ctx: OutbreaksContext, settings: OutbreaksConsumerSettings): { start(): Promise<void>; stop(): Promise<void> } {
   let consumer: Consumer | undefined;
+  const vectors = createVectorCache();
+  const settingsCache = createSettingsCache(ctx.db);
   return {
     async start() {
       consumer = createConsumer({
@@ -33,7 +35,7 @@ export function createOutbreaksConsumer(ctx: OutbreaksContext, settings: Outbrea
         registry: settings.registry,
         read: readEvent,
         async handle(event) {
-          if (event.type === "tickets.ticket.created") await detectOutbreak(ctx, event.companyId, event.data.id, event.data.gameId);
+          if (event.type === "tickets.ticket.created") await detectOutbreak({ ...ctx, vectors, settings: settingsCache }, event.companyId, event.data.id, event.data.gameId);
           return ack;
         },
       });

@@ -30,53 +30,56 @@ export async function lockGameOutbreaks(trx: Db, companyId: string, gameId: stri
   await sql`select pg_advisory_xact_lock(hashtextextended(${`outbreaks:${companyId}:${gameId}`}, 0))`.execute(trx);
 }
 
+/** The new ticket's creation time and first player message ("" without one); undefined when it is gone. */
+export async function ticketText(db: Db, ticketId: string): Promise<{ createdAt: Date; text: string } | undefined> {
+  const { rows } = await sql<{ created_at: Date; message: string | null }>`
+    select t.created_at,
+      (select e.data->>'message' from ticket_events e where e.ticket_id = t.id and e.type = 'PLAYER_MESSAGE' order by e.seq limit 1) as message
+    from tickets t where t.id = ${ticketId}`.execute(db);
+  const row = rows[0];
+  return row ? { createdAt: row.created_at, text: row.message ?? "" } : undefined;
+}
+
 /** The text detection compares: the ticket's first player message ("" without one). */
 export async function firstPlayerMessage(db: Db, ticketId: string): Promise<string> {
-  const row = await db
-    .selectFrom("ticket_events")
-    .select(sql<string>`data->>'message'`.as("message"))
-    .where("ticket_id", "=", ticketId)
-    .where("type", "=", "PLAYER_MESSAGE")
-    .orderBy("seq")
-    .limit(1)
-    .executeTakeFirst();
-  return row?.message ?? "";
+  return (await ticketText(db, ticketId))?.text ?? "";
 }
 
-export async function hasVector(db: Db, ticketId: string): Promise<boolean> {
-  return (await db.selectFrom("outbreak_vectors").select("ticket_id").where("ticket_id", "=", ticketId).executeTakeFirst()) !== undefined;
+/**
+ * In one statement, under the game's lock: whether the ticket was decided already, the open
+ * incidents of the game with their vectors, and the ids of its tickets since `since` not in an
+ * incident, newest first (their vectors come from the cache).
+ */
+export async function gameState(db: Db, companyId: string, gameId: string, ticketId: string, since: Date, limit: number): Promise<{ decided: boolean; open: { id: string; vector: Buffer }[]; recentIds: string[] }> {
+  const { rows } = await sql<{ kind: "d" | "i" | "r"; id: string; vector: Buffer | null }>`
+    select 'd' as kind, ticket_id as id, null::bytea as vector from outbreak_vectors where ticket_id = ${ticketId}
+    union all
+    select 'i', id, vector from incidents where company_id = ${companyId} and game_id = ${gameId} and status = 'open'
+    union all
+    (select 'r', ticket_id, null from outbreak_vectors
+      where company_id = ${companyId} and game_id = ${gameId} and created_at >= ${since} and incident_id is null and ticket_id <> ${ticketId}
+      order by created_at desc limit ${limit})`.execute(db);
+  return {
+    decided: rows.some((row) => row.kind === "d"),
+    open: rows.filter((row) => row.kind === "i").map((row) => ({ id: row.id, vector: row.vector! })),
+    recentIds: rows.filter((row) => row.kind === "r").map((row) => row.id),
+  };
 }
 
-/** Deletes the game's vectors older than the window: the table holds the window only. */
-export async function sweepVectors(db: Db, companyId: string, gameId: string, since: Date): Promise<void> {
-  await db.deleteFrom("outbreak_vectors").where("company_id", "=", companyId).where("game_id", "=", gameId).where("created_at", "<", since).execute();
+/** The stored vectors of these tickets. */
+export async function vectorsOf(db: Db, ticketIds: readonly string[]): Promise<Map<string, Buffer>> {
+  if (ticketIds.length === 0) return new Map();
+  const rows = await db.selectFrom("outbreak_vectors").select(["ticket_id", "vector"]).where("ticket_id", "in", [...ticketIds]).execute();
+  return new Map(rows.map((row) => [row.ticket_id, row.vector]));
 }
 
-/** The game's tickets since `since` not in an incident, newest first. */
-export async function recentVectors(db: Db, companyId: string, gameId: string, since: Date, limit: number): Promise<{ ticketId: string; vector: Buffer }[]> {
-  const rows = await db
-    .selectFrom("outbreak_vectors")
-    .select(["ticket_id", "vector"])
-    .where("company_id", "=", companyId)
-    .where("game_id", "=", gameId)
-    .where("created_at", ">=", since)
-    .where("incident_id", "is", null)
-    .orderBy("created_at", "desc")
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({ ticketId: row.ticket_id, vector: row.vector }));
-}
-
-export async function openIncidentVectors(db: Db, companyId: string, gameId: string): Promise<{ id: string; vector: Buffer }[]> {
-  return db.selectFrom("incidents").select(["id", "vector"]).where("company_id", "=", companyId).where("game_id", "=", gameId).where("status", "=", "open").execute();
-}
-
-export async function insertVector(db: Db, row: { ticketId: string; companyId: string; gameId: string; createdAt: Date; vector: Buffer }): Promise<void> {
-  await db
-    .insertInto("outbreak_vectors")
-    .values({ ticket_id: row.ticketId, company_id: row.companyId, game_id: row.gameId, created_at: row.createdAt, vector: row.vector })
-    .onConflict((oc) => oc.column("ticket_id").doNothing())
-    .execute();
+/** Stores the ticket's vector and deletes the game's vectors older than the window (the table holds the window only), in one statement. */
+export async function insertVector(db: Db, row: { ticketId: string; companyId: string; gameId: string; createdAt: Date; vector: Buffer; since: Date }): Promise<void> {
+  await sql`
+    with swept as (delete from outbreak_vectors where company_id = ${row.companyId} and game_id = ${row.gameId} and created_at < ${row.since})
+    insert into outbreak_vectors (ticket_id, company_id, game_id, created_at, vector)
+    values (${row.ticketId}, ${row.companyId}, ${row.gameId}, ${row.createdAt}, ${row.vector})
+    on conflict (ticket_id) do nothing`.execute(db);
 }
 
 export async function insertIncident(db: Db, incident: Omit<IncidentTable, "closed_at" | "closed_by_user_id">): Promise<void> {

@@ -5,6 +5,8 @@
 // ticket whose vector is stored was decided already (a redelivered event does nothing).
 import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
+import type { SparseVector } from "@support/triage";
+import { LRUCache } from "lru-cache";
 import { isUuid, notFound, validationError, type ValidationIssue } from "@support/errors";
 import { newEvent } from "@support/events";
 import type { Kysely } from "kysely";
@@ -14,8 +16,8 @@ import { insertEvents } from "../ticket-events/event.repository.ts";
 import { findTicket } from "../tickets/ticket.repository.ts";
 import type { Actor, Ticket } from "../tickets/ticket.ts";
 import {
-  closeIncidentRow, findIncident, firstPlayerMessage, hasVector, incidentTicketIds, insertIncident, insertVector, linkTickets, listIncidents, lockGameOutbreaks,
-  openIncidentVectors, readSettings, recentVectors, sweepVectors, writeSettings, type IncidentRow,
+  closeIncidentRow, findIncident, firstPlayerMessage, gameState, incidentTicketIds, insertIncident, insertVector, linkTickets, listIncidents, lockGameOutbreaks,
+  readSettings, ticketText, vectorsOf, writeSettings, type IncidentRow,
 } from "./outbreaks.repository.ts";
 import { decide, decodeVector, encodeVector, incidentTitle, OUTBREAK_LIMITS, outbreakVector, RECENT_LIMIT, type OutbreakDecision, type OutbreakSettings } from "./outbreaks.ts";
 
@@ -30,6 +32,45 @@ const LIST_LIMIT = 100;
 export const INCIDENT_TICKETS_LIMIT = 500;
 
 export type OutbreaksContext = Pick<TicketsContext, "db" | "logger">;
+
+/** Decoded vectors of recent tickets by ticket id, so that each replica reads a ticket's vector once. */
+export type VectorCache = LRUCache<string, SparseVector>;
+
+/**
+ * Room for the recent tickets of many busy games: about 1.2 KB a ticket (100 features), so
+ * 20,000 entries hold about 24 MB. A vector never changes, so an entry is never stale.
+ */
+export function createVectorCache(max = 20_000): VectorCache {
+  return new LRUCache<string, SparseVector>({ max });
+}
+
+/** Each company's settings, read again after a few seconds (a change reaches every replica within them). */
+export type SettingsCache = LRUCache<string, OutbreakSettings, unknown>;
+
+/** How long a replica keeps a company's settings: a change takes effect for tickets created this much later at most. */
+export const SETTINGS_TTL_MS = 5_000;
+
+export function createSettingsCache(db: Db): SettingsCache {
+  return new LRUCache<string, OutbreakSettings, unknown>({ max: 10_000, ttl: SETTINGS_TTL_MS, fetchMethod: (companyId) => readSettings(db, companyId) });
+}
+
+/** The vectors of these tickets, from the cache or else the table (then cached); in the same order, without any gone meanwhile. */
+async function recentOf(db: Db, ids: readonly string[], cache: VectorCache | undefined): Promise<{ ticketId: string; vector: SparseVector }[]> {
+  const missing = cache ? ids.filter((id) => !cache.has(id)) : ids;
+  const read = await vectorsOf(db, missing);
+  const found: { ticketId: string; vector: SparseVector }[] = [];
+  for (const id of ids) {
+    let vector = cache?.get(id);
+    if (!vector) {
+      const stored = read.get(id);
+      if (!stored) continue;
+      vector = decodeVector(stored);
+      cache?.set(id, vector);
+    }
+    found.push({ ticketId: id, vector });
+  }
+  return found;
+}
 
 /** Records "joined incident X" in each ticket's history (an internal event, like an assignment's). */
 async function recordLinked(trx: Db, companyId: string, incidentId: string, links: readonly { ticketId: string; similarity: number }[]): Promise<void> {
@@ -49,28 +90,24 @@ async function recordLinked(trx: Db, companyId: string, incidentId: string, link
  * Decides a new ticket: nothing when the company's detection is off or the ticket has no text;
  * otherwise joins it to an open incident of its game or opens one. Answers the decision.
  */
-export async function detectOutbreak(ctx: OutbreaksContext, companyId: string, ticketId: string, gameId: string): Promise<OutbreakDecision> {
-  const settings = await readSettings(ctx.db, companyId);
-  if (!settings.enabled) return { kind: "none" };
-  const text = await firstPlayerMessage(ctx.db, ticketId);
+export async function detectOutbreak(ctx: OutbreaksContext & { vectors?: VectorCache; settings?: SettingsCache }, companyId: string, ticketId: string, gameId: string): Promise<OutbreakDecision> {
+  const settings = ctx.settings ? await ctx.settings.fetch(companyId) : await readSettings(ctx.db, companyId);
+  if (!settings?.enabled) return { kind: "none" };
+  const ticket = await ticketText(ctx.db, ticketId);
+  if (!ticket) return { kind: "none" };
+  const { text } = ticket;
   const vector = outbreakVector(text);
   if (vector.indices.length === 0) return { kind: "none" };
   const decision = await ctx.db.transaction().execute(async (trx) => {
     await lockGameOutbreaks(trx, companyId, gameId);
-    if (await hasVector(trx, ticketId)) return { kind: "none" } as const;
-    const created = await trx.selectFrom("tickets").select("created_at").where("id", "=", ticketId).executeTakeFirst();
-    if (!created) return { kind: "none" } as const;
     const now = new Date();
     const since = new Date(now.getTime() - settings.windowMinutes * 60_000);
-    await sweepVectors(trx, companyId, gameId, since);
-    const [open, recent] = await Promise.all([openIncidentVectors(trx, companyId, gameId), recentVectors(trx, companyId, gameId, since, RECENT_LIMIT)]);
-    const decided = decide(
-      vector,
-      open.map((incident) => ({ id: incident.id, vector: decodeVector(incident.vector) })),
-      recent.filter((row) => row.ticketId !== ticketId).map((row) => ({ ticketId: row.ticketId, vector: decodeVector(row.vector) })),
-      settings,
-    );
-    await insertVector(trx, { ticketId, companyId, gameId, createdAt: created.created_at, vector: encodeVector(vector) });
+    const state = await gameState(trx, companyId, gameId, ticketId, since, RECENT_LIMIT);
+    if (state.decided) return { kind: "none" } as const;
+    const recent = await recentOf(trx, state.recentIds, ctx.vectors);
+    const decided = decide(vector, state.open.map((incident) => ({ id: incident.id, vector: decodeVector(incident.vector) })), recent, settings);
+    await insertVector(trx, { ticketId, companyId, gameId, createdAt: ticket.createdAt, vector: encodeVector(vector), since });
+    ctx.vectors?.set(ticketId, vector);
     if (decided.kind === "join") {
       const linked = await linkTickets(trx, decided.incidentId, [ticketId], now);
       await recordLinked(trx, companyId, decided.incidentId, linked.map((id) => ({ ticketId: id, similarity: decided.similarity })));

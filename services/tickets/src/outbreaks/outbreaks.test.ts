@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { centroid, decide, decodeVector, encodeVector, incidentTitle, outbreakVector, similarity } from "./outbreaks.ts";
+import { centroid, decide, decodeVector, encodeVector, incidentTitle, outbreakVector, similarities, similarity } from "./outbreaks.ts";
 
 const settings = { minTickets: 3, similarity: 0.6 };
 const recent = (texts: string[]) => texts.map((text, index) => ({ ticketId: `t${index}`, vector: outbreakVector(text) }));
@@ -13,6 +13,17 @@ describe("outbreak rules", () => {
     expect(similarity(a, b)).toBeGreaterThan(0.6);
     expect(similarity(a, c)).toBeLessThan(0.2);
     expect(similarity(a, b)).toBeCloseTo(similarity(b, a), 12);
+  });
+
+  it("computes many similarities at once exactly as pair by pair, and leaves its scratch space clean", () => {
+    const texts = ["server error 503 can't log in", "サーバーに接続できません 503", "refund please, charged twice", "", "Der Server ist down, Fehler 503"];
+    const vectors = texts.map(outbreakVector);
+    for (const vector of vectors) {
+      const many = similarities(vector, vectors);
+      vectors.forEach((other, index) => expect(many[index]).toBeCloseTo(similarity(vector, other), 12));
+    }
+    // A vector sharing nothing with the previous call's sees no leftover of it.
+    expect(similarities(outbreakVector("zzz qqq"), [outbreakVector("server error 503 can't log in")])).toEqual([0]);
   });
 
   it("opens an incident with the alike recent tickets once there are enough, the new one included", () => {
