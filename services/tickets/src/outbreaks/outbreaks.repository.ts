@@ -46,23 +46,31 @@ export async function firstPlayerMessage(db: Db, ticketId: string): Promise<stri
 }
 
 /**
- * In one statement, under the game's lock: whether the ticket was decided already, the open
- * incidents of the game with their vectors, and the ids of its tickets since `since` not in an
- * incident, newest first (their vectors come from the cache).
+ * In one statement, under the game's lock: the ticket's creation time and first player message
+ * (undefined when the ticket is gone), whether it was decided already, the open incidents of the
+ * game with their vectors, and the ids of its tickets since `since` not in an incident, newest
+ * first, as one array (their vectors come from the cache).
  */
-export async function gameState(db: Db, companyId: string, gameId: string, ticketId: string, since: Date, limit: number): Promise<{ decided: boolean; open: { id: string; vector: Buffer }[]; recentIds: string[] }> {
-  const { rows } = await sql<{ kind: "d" | "i" | "r"; id: string; vector: Buffer | null }>`
-    select 'd' as kind, ticket_id as id, null::bytea as vector from outbreak_vectors where ticket_id = ${ticketId}
+export async function gameState(
+  db: Db, companyId: string, gameId: string, ticketId: string, since: Date, limit: number,
+): Promise<{ ticket: { createdAt: Date; text: string } | undefined; decided: boolean; open: { id: string; vector: Buffer }[]; recentIds: string[] }> {
+  const { rows } = await sql<{ kind: "t" | "i"; id: string | null; created_at: Date | null; message: string | null; decided: boolean | null; recent: string[] | null; vector: Buffer | null }>`
+    select 't' as kind, null::uuid as id, t.created_at,
+      (select e.data->>'message' from ticket_events e where e.ticket_id = t.id and e.type = 'PLAYER_MESSAGE' order by e.seq limit 1) as message,
+      exists (select 1 from outbreak_vectors v where v.ticket_id = t.id) as decided,
+      array(select v.ticket_id from outbreak_vectors v
+        where v.company_id = ${companyId} and v.game_id = ${gameId} and v.created_at >= ${since} and v.incident_id is null and v.ticket_id <> t.id
+        order by v.created_at desc limit ${limit}) as recent,
+      null::bytea as vector
+    from tickets t where t.id = ${ticketId}
     union all
-    select 'i', id, vector from incidents where company_id = ${companyId} and game_id = ${gameId} and status = 'open'
-    union all
-    (select 'r', ticket_id, null from outbreak_vectors
-      where company_id = ${companyId} and game_id = ${gameId} and created_at >= ${since} and incident_id is null and ticket_id <> ${ticketId}
-      order by created_at desc limit ${limit})`.execute(db);
+    select 'i', id, null, null, null, null, vector from incidents where company_id = ${companyId} and game_id = ${gameId} and status = 'open'`.execute(db);
+  const head = rows.find((row) => row.kind === "t");
   return {
-    decided: rows.some((row) => row.kind === "d"),
-    open: rows.filter((row) => row.kind === "i").map((row) => ({ id: row.id, vector: row.vector! })),
-    recentIds: rows.filter((row) => row.kind === "r").map((row) => row.id),
+    ticket: head ? { createdAt: head.created_at!, text: head.message ?? "" } : undefined,
+    decided: head?.decided ?? false,
+    open: rows.filter((row) => row.kind === "i").map((row) => ({ id: row.id!, vector: row.vector! })),
+    recentIds: head?.recent ?? [],
   };
 }
 

@@ -17,7 +17,7 @@ import { findTicket } from "../tickets/ticket.repository.ts";
 import type { Actor, Ticket } from "../tickets/ticket.ts";
 import {
   closeIncidentRow, findIncident, firstPlayerMessage, gameState, incidentTicketIds, insertIncident, insertVector, linkTickets, listIncidents, lockGameOutbreaks,
-  readSettings, ticketText, vectorsOf, writeSettings, type IncidentRow,
+  readSettings, vectorsOf, writeSettings, type IncidentRow,
 } from "./outbreaks.repository.ts";
 import { decide, decodeVector, encodeVector, incidentTitle, OUTBREAK_LIMITS, outbreakVector, RECENT_LIMIT, type OutbreakDecision, type OutbreakSettings } from "./outbreaks.ts";
 
@@ -93,17 +93,17 @@ async function recordLinked(trx: Db, companyId: string, incidentId: string, link
 export async function detectOutbreak(ctx: OutbreaksContext & { vectors?: VectorCache; settings?: SettingsCache }, companyId: string, ticketId: string, gameId: string): Promise<OutbreakDecision> {
   const settings = ctx.settings ? await ctx.settings.fetch(companyId) : await readSettings(ctx.db, companyId);
   if (!settings?.enabled) return { kind: "none" };
-  const ticket = await ticketText(ctx.db, ticketId);
-  if (!ticket) return { kind: "none" };
-  const { text } = ticket;
-  const vector = outbreakVector(text);
-  if (vector.indices.length === 0) return { kind: "none" };
   const decision = await ctx.db.transaction().execute(async (trx) => {
     await lockGameOutbreaks(trx, companyId, gameId);
     const now = new Date();
     const since = new Date(now.getTime() - settings.windowMinutes * 60_000);
     const state = await gameState(trx, companyId, gameId, ticketId, since, RECENT_LIMIT);
-    if (state.decided) return { kind: "none" } as const;
+    const ticket = state.ticket;
+    if (!ticket || state.decided) return { kind: "none" } as const;
+    const { text } = ticket;
+    const vector = outbreakVector(text);
+    // Without text (a ticket opened by a form without a message) there is nothing to compare.
+    if (vector.indices.length === 0) return { kind: "none" } as const;
     const recent = await recentOf(trx, state.recentIds, ctx.vectors);
     const decided = decide(vector, state.open.map((incident) => ({ id: incident.id, vector: decodeVector(incident.vector) })), recent, settings);
     await insertVector(trx, { ticketId, companyId, gameId, createdAt: ticket.createdAt, vector: encodeVector(vector), since });
