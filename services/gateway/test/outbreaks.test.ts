@@ -184,14 +184,22 @@ describe("outbreaks through the real stack", () => {
     const cannedId = (canned.body as { id: string }).id;
     expect((await agentWrite(stack, agents.ada, "POST", `/agent-api/incidents/${incidentId}/answer`, { cannedResponseId: randomUUID() })).status).toBe(404);
 
+    // A ticket resolved meanwhile is left alone.
+    const resolved = burstTickets[1]!;
+    expect((await agentWrite(stack, agents.ada, "POST", `/agent-api/tickets/${resolved}/actions`, { actions: [{ type: "resolveTicket" }] })).status).toBe(200);
+
     const answered = await agentWrite(stack, agents.ada, "POST", `/agent-api/incidents/${incidentId}/answer`, { cannedResponseId: cannedId });
     expect(answered.status, answered.text).toBe(200);
-    expect(answered.body).toEqual({ answered: burstTickets, skipped: [], failed: [] });
+    expect(answered.body).toEqual({ answered: burstTickets.filter((id) => id !== resolved), skipped: [resolved], failed: [] });
 
     for (const [index, ticketId] of burstTickets.entries()) {
       const someone = burstPlayers[index];
       if (!someone) continue;
       const events = (await someone.ask(`/player-api/tickets/${ticketId}/events`)).body as { events: { type: string; message?: string }[] };
+      if (ticketId === resolved) {
+        expect(events.events.map((event) => event.type)).not.toContain("AGENT_MESSAGE");
+        continue;
+      }
       expect(events.events.map((event) => event.type)).toEqual(["PLAYER_MESSAGE", "AGENT_MESSAGE"]);
       expect(events.events[1]!.message).toBe(`Hi ${someone.name}, the login servers are back: please restart the game. Ada`);
     }
