@@ -23,6 +23,8 @@ import { GamesPage } from "./pages/settings/games.tsx";
 import { TagsAndFieldsPage } from "./pages/settings/tags-and-fields.tsx";
 import { TeamPage } from "./pages/settings/team.tsx";
 import { TicketPage } from "./pages/ticket.tsx";
+import { IncidentPage } from "./pages/incident.tsx";
+import { OutbreaksPage } from "./pages/settings/outbreaks.tsx";
 import { ForgotPassword } from "./pages/forgot-password.tsx";
 import { NotFound } from "./pages/not-found.tsx";
 import { Security } from "./pages/security.tsx";
@@ -71,6 +73,8 @@ export function App() {
   if (view && VIEW_IDS.has(view[1]!)) return <Inbox view={view[1]!} />;
   const ticket = /^\/tickets\/([0-9a-f-]{36})$/i.exec(path);
   if (ticket) return <TicketPage ticketId={ticket[1]!.toLowerCase()} />;
+  const incident = /^\/incidents\/([0-9a-f-]{36})$/i.exec(path);
+  if (incident) return <IncidentPage incidentId={incident[1]!.toLowerCase()} />;
   if (path === "/search") return <SearchPage />;
   if (path === "/security") return <Security user={user} />;
   if (path === "/settings" || path.startsWith("/settings/")) {
@@ -86,6 +90,7 @@ export function App() {
     if (path === "/settings/collectors") return <CollectorsPage />;
     if (path === "/settings/webhooks") return <WebhooksPage />;
     if (path === "/settings/players") return <PlayersPage />;
+    if (path === "/settings/outbreaks") return <OutbreaksPage />;
     if (path === "/settings/team") return <TeamPage />;
     if (path === "/settings") return <Loading />;
   }

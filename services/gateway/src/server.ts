@@ -42,6 +42,7 @@ import { registerAgentTicketRoutes } from "./routes/agent-tickets.ts";
 import { registerAgentLiveRoutes } from "./routes/agent-live.ts";
 import { registerAgentAuditLogRoutes } from "./routes/agent-audit-log.ts";
 import { registerAgentCannedResponseRoutes } from "./routes/agent-canned-responses.ts";
+import { ANSWER_INCIDENT_TIMEOUT_MS, registerAgentIncidentRoutes } from "./routes/agent-incidents.ts";
 import { registerAgentSettingsRoutes } from "./routes/agent-settings.ts";
 import { registerAgentSettingsGamesRoutes } from "./routes/agent-settings-games.ts";
 import { registerAgentSettingsCollectorsRoutes } from "./routes/agent-settings-collectors.ts";
@@ -224,6 +225,14 @@ export function createServer(deps: GatewayDeps): Gateway {
     guards: agentGuards,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
   });
+  registerAgentIncidentRoutes(api, {
+    tickets: clients.tickets,
+    cannedResponses: clients.cannedResponses,
+    content: clients.content,
+    companySettings: clients.companySettings,
+    guards: agentGuards,
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+  });
   registerAgentDirectoryRoutes(api, { agentAccess: clients.agentAccess, content: clients.content, guards: agentGuards });
   registerAgentAuditLogRoutes(api, { agentAccess: clients.agentAccess, guards: agentGuards });
   registerAgentSettingsRoutes(api, {
@@ -259,6 +268,9 @@ export function createServer(deps: GatewayDeps): Gateway {
   // DELETE /player waits for the erasure in every service, longer than any other request.
   app.use(
     requestContext((ctx) => {
+      // "Answer all" of an incident sends one reply per ticket (up to 500): it has the longer
+      // deadline of ANSWER_INCIDENT_TIMEOUT_MS, found by its path without a route match.
+      if (ctx.method === "POST" && ctx.path.startsWith("/agent-api/incidents/") && ctx.path.endsWith("/answer")) return Math.max(config.REQUEST_TIMEOUT_MS, ANSWER_INCIDENT_TIMEOUT_MS);
       // Only a DELETE can be deletePlayer: other requests skip a second route match.
       if (ctx.method !== "DELETE") return config.REQUEST_TIMEOUT_MS;
       const operation = router.match(ctx.path, ctx.method).pathAndMethod.find((layer) => layer.name !== undefined)?.name;

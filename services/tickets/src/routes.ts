@@ -5,7 +5,7 @@ import { timestampDate, timestampFromDate, ValueSchema } from "@bufbuild/protobu
 import type { ConnectRouter } from "@connectrpc/connect";
 import { isUuid, validationError } from "@support/errors";
 import { idempotent } from "@support/idempotency";
-import { TicketsService, type ListAgentTicketsRequest, type ListTicketsRequest, type TicketAction as TicketActionMessage, type TicketEventSchema, type TicketSchema } from "@support/proto";
+import { TicketsService, type ListAgentTicketsRequest, type ListTicketsRequest, type TicketAction as TicketActionMessage, type TicketEventSchema, type TicketSchema, type IncidentSchema } from "@support/proto";
 import type { RawListQuery } from "./tickets/list-query.ts";
 import { addTicketBreadcrumbs, listTicketBreadcrumbs } from "./breadcrumbs/breadcrumb.service.ts";
 import type { TicketsContext } from "./context.ts";
@@ -13,6 +13,9 @@ import { erasePlayerTickets } from "./erasure/erasure.service.ts";
 import type { MergedFrom, TicketEvent } from "./ticket-events/event.ts";
 import { listAssignmentHistory, listTicketEvents } from "./ticket-events/event.service.ts";
 import { requeueTicket } from "./routing/routing.service.ts";
+import { closeIncident, getIncident, getOutbreakSettings, listCompanyIncidents, updateOutbreakSettings } from "./outbreaks/outbreaks.service.ts";
+import type { IncidentRow } from "./outbreaks/outbreaks.repository.ts";
+import type { OutbreakSettings } from "./outbreaks/outbreaks.ts";
 import { addEmailReply, openEmailTicket } from "./tickets/email-reply.service.ts";
 import { rateTicket } from "./player-side/player-side.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
@@ -27,6 +30,24 @@ import { ticketUrl, type Ticket } from "./tickets/ticket.ts";
 function company(companyId: string): string {
   if (!isUuid(companyId)) throw validationError([{ path: "/companyId", message: "must be a uuid" }]);
   return companyId.toLowerCase();
+}
+
+function incidentMessage(incident: IncidentRow): MessageInitShape<typeof IncidentSchema> {
+  return {
+    id: incident.id,
+    gameId: incident.gameId,
+    title: incident.title,
+    status: incident.status,
+    openedAt: timestampFromDate(incident.openedAt),
+    closedAt: incident.closedAt === null ? undefined : timestampFromDate(incident.closedAt),
+    closedByUserId: incident.closedByUserId ?? undefined,
+    ticketCount: incident.ticketCount,
+  };
+}
+
+/** An empty list of games means "no games" for an agent, so the gateway always sends the session's; absent only for internal callers. */
+function gamesOf(gameIds: readonly string[]): string[] {
+  return gameIds.map((id) => id.toLowerCase());
 }
 
 export function ticketMessage(ticket: Ticket, supportAppUrl: string): MessageInitShape<typeof TicketSchema> {
@@ -271,6 +292,31 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
       await requeueTicket(ctx, company(req.companyId), req.ticketId, req.actingUserId);
       return {};
     },
+
+    getOutbreakSettings: async (req) => ({ settings: await getOutbreakSettings(ctx, company(req.companyId)) }),
+
+    updateOutbreakSettings: async (req) => {
+      const input: OutbreakSettings = {
+        enabled: req.settings?.enabled ?? false,
+        minTickets: req.settings?.minTickets ?? Number.NaN,
+        windowMinutes: req.settings?.windowMinutes ?? Number.NaN,
+        similarity: req.settings?.similarity ?? Number.NaN,
+      };
+      return { settings: await updateOutbreakSettings(ctx, company(req.companyId), input) };
+    },
+
+    listIncidents: async (req) => ({
+      incidents: (await listCompanyIncidents(ctx, company(req.companyId), gamesOf(req.gameIds), req.includeClosed)).map(incidentMessage),
+    }),
+
+    getIncident: async (req) => {
+      const { incident, tickets } = await getIncident(ctx, company(req.companyId), req.incidentId, gamesOf(req.gameIds));
+      return { incident: incidentMessage(incident), tickets: tickets.map((ticket) => ticketMessage(ticket, ctx.supportAppUrl)) };
+    },
+
+    closeIncident: async (req) => ({
+      incident: incidentMessage(await closeIncident(ctx, company(req.companyId), req.incidentId, req.actingUserId, gamesOf(req.gameIds))),
+    }),
 
     listAssignmentHistory: async (req) => ({
       changes: (await listAssignmentHistory(ctx, company(req.companyId), req.ticketId)).map((change) => ({

@@ -6,6 +6,8 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { currentPath, navigate } from "../router.ts";
 import { connected } from "../live.ts";
+import { gameName } from "../directory.ts";
+import { INCIDENTS_EVERY_MS, loadIncidents, openIncidents } from "../incidents.ts";
 import { me, setAvailable, signOut, STILL_HERE_EVERY_MS, stillHere } from "../session.ts";
 import { Alert } from "./form.tsx";
 import { GlobalShortcuts } from "./shortcuts-dialog.tsx";
@@ -95,6 +97,36 @@ function AvailabilitySwitch({ available, onError }: { available: boolean; onErro
   );
 }
 
+/**
+ * The banner of open incidents (docs/automation.md, "Outbreaks") on every page of a signed-in
+ * user: an outbreak in one of their games, the number of its tickets and a link to the
+ * incident. Read again when the page changes and every minute.
+ */
+function IncidentBanner() {
+  const path = currentPath.value;
+  useEffect(() => {
+    void loadIncidents().catch(() => undefined);
+  }, [path]);
+  useEffect(() => {
+    const timer = setInterval(() => void loadIncidents().catch(() => undefined), INCIDENTS_EVERY_MS);
+    return () => clearInterval(timer);
+  }, []);
+  const incidents = openIncidents.value;
+  if (incidents.length === 0) return null;
+  return (
+    <section class="incident-banner" aria-label={t("incidents.banner")}>
+      <ul>
+        {incidents.map((incident) => (
+          <li key={incident.id}>
+            <strong>{t("incidents.open", { game: gameName(incident.gameId) })}</strong>{" "}
+            <Link to={`/incidents/${incident.id}`}>{incident.title}</Link> <span>{t("incidents.tickets", { count: incident.ticketCount })}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** Pages of a signed-in user. */
 export function AppLayout({ children, wide = false }: { children: ComponentChildren; wide?: boolean }) {
   const user = me.value;
@@ -122,6 +154,7 @@ export function AppLayout({ children, wide = false }: { children: ComponentChild
         </button>
       </header>
       {connected.value === false && !limited && <p class="offline" role="status">{t("live.offline")}</p>}
+      {user && !limited && <IncidentBanner />}
       <main class={wide ? "page wide" : "page"}>
         {error && <Alert>{error}</Alert>}
         {children}

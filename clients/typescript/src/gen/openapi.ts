@@ -2352,6 +2352,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/settings/outbreaks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's outbreak detection settings (admins)
+         * @description The defaults until an admin changes them: off, 10 tickets, 30 minutes, similarity 0.6
+         *     (docs/automation.md, "Outbreaks").
+         */
+        get: operations["getAgentSettingsOutbreaks"];
+        /**
+         * Replace the outbreak detection settings (admins)
+         * @description Every value is required. A value out of its range is **400** at its path
+         *     (`/minTickets` 3..1000, `/windowMinutes` 5..1440, `/similarity` 0.2..0.95). Takes
+         *     effect for the next new ticket.
+         */
+        put: operations["setAgentSettingsOutbreaks"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/incidents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Incidents of the user's games
+         * @description Outbreaks (docs/automation.md, "Outbreaks"): the open incidents of the signed-in user's
+         *     games, newest first, at most 100; with `includeClosed=true` the closed ones too.
+         */
+        get: operations["listAgentIncidents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/incidents/{incidentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An incident with its tickets
+         * @description The incident and its linked tickets in the order they were linked (at most 500). An
+         *     incident of another company or of a game outside the user's is **404**.
+         */
+        get: operations["getAgentIncident"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/incidents/{incidentId}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close an incident
+         * @description New tickets no longer join it; its tickets stay as they are. Closing a closed incident
+         *     changes nothing. Same scope as reading it (**404** outside).
+         */
+        post: operations["closeAgentIncident"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/incidents/{incidentId}/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer every ticket of the incident with a canned response
+         * @description Sends the canned response, filled in for each ticket in its language (as the ticket
+         *     view's picker does), as the signed-in user's reply to every linked ticket that is not
+         *     closed, with the response's actions (tags, status, resolve), one ticket after the
+         *     other through the ticket actions: each player gets it by their channel. Closed
+         *     tickets are `skipped`; a ticket whose action fails (changed meanwhile) is listed in
+         *     `failed` with the error and the others go on. A canned response that is not the
+         *     company's or not available for the incident's game is **404** before anything is
+         *     sent. Takes an `Idempotency-Key` (a repeated click answers the first result).
+         */
+        post: operations["answerAgentIncident"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/incidents/{incidentId}/announcement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish the incident's game announcement (admins)
+         * @description Sets the announcement of the incident's game (as `PUT /agent-api/settings/announcements`
+         *     with its `gameId`, recorded in the audit log): players see it on the web support page
+         *     and in the game. `shortContent` must be nonblank in the company's primary language
+         *     (**400** at `/shortContent/<language>`). Agents are **403**, as for every announcement.
+         */
+        post: operations["publishAgentIncidentAnnouncement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/stream": {
         parameters: {
             query?: never;
@@ -3321,6 +3461,45 @@ export interface components {
              * @enum {string}
              */
             type: "ROUTING_OFF";
+        };
+        AgentOutbreakSettings: {
+            /** @description Outbreak detection on for every game of the company. */
+            enabled: boolean;
+            /** @description Tickets alike, the new one included, that open an incident (3..1000). */
+            minTickets: number;
+            /** @description How far back tickets count, in minutes (5..1440). */
+            windowMinutes: number;
+            /** @description Cosine similarity of two tickets' texts from which they are alike (0.2..0.95). */
+            similarity: number;
+        };
+        AgentIncident: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            gameId: string;
+            /** @description The first line of the first ticket's message, at most 120 characters. */
+            title: string;
+            /** @enum {string} */
+            status: "open" | "closed";
+            /** Format: date-time */
+            openedAt: string;
+            /** Format: date-time */
+            closedAt: string | null;
+            /** Format: uuid */
+            closedByUserId: string | null;
+            ticketCount: number;
+        };
+        AgentIncidentAnswer: {
+            /** @description The tickets that got the reply. */
+            answered: string[];
+            /** @description Closed tickets, left alone. */
+            skipped: string[];
+            failed: {
+                /** Format: uuid */
+                ticketId: string;
+                code: string;
+                message: string;
+            }[];
         };
         AgentTicketCannedResponse: {
             /** Format: uuid */
@@ -4794,7 +4973,7 @@ export interface components {
          *     be added: receivers must ignore types they do not know.
          * @enum {string}
          */
-        WebhookEventType: "ticket.created" | "ticket.message_added" | "ticket.private_note_added" | "ticket.status_changed" | "ticket.resolved" | "ticket.closed" | "ticket.assigned" | "ticket.rated" | "ticket.tags_changed" | "ticket.fields_changed" | "ticket.collector_result_added" | "ticket.deleted" | "player.deleted" | "audit.recorded" | "webhook.test" | "webhook.disabled";
+        WebhookEventType: "ticket.created" | "ticket.message_added" | "ticket.private_note_added" | "ticket.status_changed" | "ticket.resolved" | "ticket.closed" | "ticket.assigned" | "ticket.rated" | "ticket.tags_changed" | "ticket.fields_changed" | "ticket.collector_result_added" | "ticket.deleted" | "incident.opened" | "player.deleted" | "audit.recorded" | "webhook.test" | "webhook.disabled";
         /**
          * Format: uri
          * @description Where the events are POSTed: an `https` URL without credentials that resolves to
@@ -5443,6 +5622,7 @@ export interface components {
         /** @description Page size. */
         ListLimit: number;
         TicketIdPath: string;
+        IncidentIdPath: string;
         WebhookIdPath: string;
     };
     requestBodies: never;
@@ -9698,6 +9878,271 @@ export interface operations {
             401: components["responses"]["AgentUnauthenticated"];
             403: components["responses"]["AgentEnrolFirst"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getAgentSettingsOutbreaks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentOutbreakSettings"];
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    setAgentSettingsOutbreaks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentOutbreakSettings"];
+            };
+        };
+        responses: {
+            /** @description The settings as they are now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentOutbreakSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentIncidents: {
+        parameters: {
+            query?: {
+                includeClosed?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The incidents. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        incidents: components["schemas"]["AgentIncident"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getAgentIncident: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                incidentId: components["parameters"]["IncidentIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The incident. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        incident: components["schemas"]["AgentIncident"];
+                        tickets: components["schemas"]["Ticket"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    closeAgentIncident: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                incidentId: components["parameters"]["IncidentIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The incident as it is now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIncident"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    answerAgentIncident: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+                /** @description A key of the client's choosing for this request (see "Idempotent requests"): the same key with the same request within 24 hours answers with the first answer without doing the work again. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                incidentId: components["parameters"]["IncidentIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    cannedResponseId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What was sent (or, with `Idempotent-Replayed`, what the key's first request sent). */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIncidentAnswer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["NotFound"];
+            /** @description A request with the same Idempotency-Key is still being handled (`idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    publishAgentIncidentAnnouncement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                incidentId: components["parameters"]["IncidentIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    shortContent: {
+                        [key: string]: string | null;
+                    };
+                    longContent?: {
+                        [key: string]: string | null;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The game's announcement as it is now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSettingsAnnouncement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

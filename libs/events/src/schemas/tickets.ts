@@ -184,7 +184,21 @@ export const ticketMerged = defineEvent({
   }),
 });
 
+export const incidentOpened = defineEvent({
+  type: "tickets.incident.opened",
+  description:
+    "Outbreak detection opened an incident: at least the company's `minTickets` new tickets of one game within its window are alike (docs/automation.md#outbreaks). `ticketIds` are the tickets linked when it opened, oldest first; tickets that join it later are recorded in their history, not published here.",
+  version: 1,
+  schema: Type.Object({
+    incidentId: Uuid(),
+    gameId: Uuid(),
+    title: Type.String({ description: "The first line of the first ticket's message, at most 120 characters" }),
+    openedAt: DateTime(),
+    ticketIds: Type.Array(Uuid()),
+  }),
+});
+
 export const ticketsEvents = [
   ticketCreated, statusChanged, ticketClosed, ticketAssigned, messageAdded, tagsChanged, fieldsChanged, ticketRated,
-  collectorResultAdded, ticketDeleted, ticketMerged,
+  collectorResultAdded, ticketDeleted, ticketMerged, incidentOpened,
 ] as const;

@@ -19,7 +19,7 @@ describe("Idempotency-Key in the document", () => {
       ].sort(),
     );
     // The agent API's actions take it too, mounted by their route (the principal is the session's user).
-    const keyedAgentOperations = new Set(["performAgentTicketActions", "createAgentTicketAttachment"]);
+    const keyedAgentOperations = new Set(["performAgentTicketActions", "createAgentTicketAttachment", "answerAgentIncident"]);
     for (const operation of operations.values()) {
       const keyed = takesIdempotencyKey(operation) || keyedAgentOperations.has(operation.operationId);
       const declared = (operation.parameters ?? []).some((parameter) => parameter.in === "header" && parameter.name === "Idempotency-Key");

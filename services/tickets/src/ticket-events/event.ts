@@ -43,7 +43,8 @@ export type NewTicketEvent =
   | { type: "ASSIGNEE_CHANGED"; data: { from: string | null; to: string | null } }
   | { type: "TAGS_CHANGED"; data: { added: string[]; removed: string[] } }
   | { type: "FIELDS_CHANGED"; data: { changed: FieldValues } }
-  | { type: "PLAYER_INFO_CHANGED"; data: { name?: string; tier?: number } };
+  | { type: "PLAYER_INFO_CHANGED"; data: { name?: string; tier?: number } }
+  | { type: "INCIDENT_LINKED"; data: { incidentId: string; similarity: number } };
 
 /** An event ready to store: what happened and who did it. */
 export type RecordedEvent = NewTicketEvent & { id: string; actor: Actor };

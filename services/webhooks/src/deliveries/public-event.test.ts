@@ -39,6 +39,14 @@ describe("public events", () => {
     expect(merged).toEqual([]);
   });
 
+  it("passes on an incident of outbreak detection as incident.opened, of its game", () => {
+    const incidentId = randomUUID();
+    const data = { incidentId, gameId: ref.gameId, title: "Can't log in", openedAt: "2026-11-28T12:00:00.000Z", ticketIds: [ref.ticketId, randomUUID()] };
+    expect(publicEventsOf(envelope("tickets.incident.opened", data))).toEqual([
+      { type: "incident.opened", gameId: ref.gameId, orderingKey: `incident:${incidentId}`, ticketId: null, playerId: null, data },
+    ]);
+  });
+
   it("passes on ids and counts of an erasure, not who asked", () => {
     const [deleted] = publicEventsOf(
       envelope("players.player.deleted", {

@@ -87,6 +87,20 @@ export function publicEventsOf(event: DomainEvent): PublicEvent[] {
       }
     }
   }
+  if (event.type === "tickets.incident.opened") {
+    const { data } = event;
+    // Outbreak detection opened an incident (docs/automation.md, "Outbreaks"): as the event says it.
+    return [
+      {
+        type: "incident.opened",
+        gameId: data.gameId,
+        orderingKey: `incident:${data.incidentId}`,
+        ticketId: null,
+        playerId: null,
+        data: { incidentId: data.incidentId, gameId: data.gameId, title: data.title, openedAt: data.openedAt, ticketIds: data.ticketIds },
+      },
+    ];
+  }
   if (event.type === "players.player.deleted") {
     const { data } = event;
     return [

@@ -29,6 +29,9 @@ export function createDomainEventsConsumer(ctx: Pick<WebhooksContext, "db" | "wa
   const consumers: Consumer[] = [];
   const sources = [
     { service: "tickets", durable: "webhooks-tickets", filter: "tickets.ticket.>" },
+    // Incidents of outbreak detection: a durable of their own, so that the tickets' consumer
+    // (and its order) stays as it is.
+    { service: "tickets", durable: "webhooks-tickets-incidents", filter: "tickets.incident.>" },
     // players.deletion.started (erasure begins) and players.player.deleted (done) matter; the
     // rest is acknowledged without effect.
     { service: "players", durable: "webhooks-players", filter: "players.>" },

@@ -16,6 +16,7 @@ export const publicEventTypes = [
   "ticket.fields_changed",
   "ticket.collector_result_added",
   "ticket.deleted",
+  "incident.opened",
   "player.deleted",
   "audit.recorded",
   "webhook.test",

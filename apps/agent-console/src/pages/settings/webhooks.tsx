@@ -29,6 +29,7 @@ const EVENT_TYPES = [
   "ticket.fields_changed",
   "ticket.collector_result_added",
   "ticket.deleted",
+  "incident.opened",
   "player.deleted",
   "audit.recorded",
   "webhook.disabled",

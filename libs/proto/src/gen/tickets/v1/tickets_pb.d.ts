@@ -2446,6 +2446,314 @@ export declare type ListAssignmentHistoryResponse = Message<"tickets.v1.ListAssi
 export declare const ListAssignmentHistoryResponseSchema: GenMessage<ListAssignmentHistoryResponse>;
 
 /**
+ * OutbreakSettings are a company's outbreak detection settings.
+ *
+ * @generated from message tickets.v1.OutbreakSettings
+ */
+export declare type OutbreakSettings = Message<"tickets.v1.OutbreakSettings"> & {
+  /**
+   * @generated from field: bool enabled = 1;
+   */
+  enabled: boolean;
+
+  /**
+   * Tickets alike, the new one included, that open an incident (3..1000).
+   *
+   * @generated from field: int32 min_tickets = 2;
+   */
+  minTickets: number;
+
+  /**
+   * How far back tickets count, in minutes (5..1440).
+   *
+   * @generated from field: int32 window_minutes = 3;
+   */
+  windowMinutes: number;
+
+  /**
+   * Cosine similarity from which two tickets are alike (0.2..0.95).
+   *
+   * @generated from field: double similarity = 4;
+   */
+  similarity: number;
+};
+
+/**
+ * Describes the message tickets.v1.OutbreakSettings.
+ * Use `create(OutbreakSettingsSchema)` to create a new message.
+ */
+export declare const OutbreakSettingsSchema: GenMessage<OutbreakSettings>;
+
+/**
+ * @generated from message tickets.v1.GetOutbreakSettingsRequest
+ */
+export declare type GetOutbreakSettingsRequest = Message<"tickets.v1.GetOutbreakSettingsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message tickets.v1.GetOutbreakSettingsRequest.
+ * Use `create(GetOutbreakSettingsRequestSchema)` to create a new message.
+ */
+export declare const GetOutbreakSettingsRequestSchema: GenMessage<GetOutbreakSettingsRequest>;
+
+/**
+ * @generated from message tickets.v1.GetOutbreakSettingsResponse
+ */
+export declare type GetOutbreakSettingsResponse = Message<"tickets.v1.GetOutbreakSettingsResponse"> & {
+  /**
+   * @generated from field: tickets.v1.OutbreakSettings settings = 1;
+   */
+  settings?: OutbreakSettings | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.GetOutbreakSettingsResponse.
+ * Use `create(GetOutbreakSettingsResponseSchema)` to create a new message.
+ */
+export declare const GetOutbreakSettingsResponseSchema: GenMessage<GetOutbreakSettingsResponse>;
+
+/**
+ * @generated from message tickets.v1.UpdateOutbreakSettingsRequest
+ */
+export declare type UpdateOutbreakSettingsRequest = Message<"tickets.v1.UpdateOutbreakSettingsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: tickets.v1.OutbreakSettings settings = 2;
+   */
+  settings?: OutbreakSettings | undefined;
+
+  /**
+   * @generated from field: string acting_user_id = 3;
+   */
+  actingUserId: string;
+};
+
+/**
+ * Describes the message tickets.v1.UpdateOutbreakSettingsRequest.
+ * Use `create(UpdateOutbreakSettingsRequestSchema)` to create a new message.
+ */
+export declare const UpdateOutbreakSettingsRequestSchema: GenMessage<UpdateOutbreakSettingsRequest>;
+
+/**
+ * @generated from message tickets.v1.UpdateOutbreakSettingsResponse
+ */
+export declare type UpdateOutbreakSettingsResponse = Message<"tickets.v1.UpdateOutbreakSettingsResponse"> & {
+  /**
+   * @generated from field: tickets.v1.OutbreakSettings settings = 1;
+   */
+  settings?: OutbreakSettings | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.UpdateOutbreakSettingsResponse.
+ * Use `create(UpdateOutbreakSettingsResponseSchema)` to create a new message.
+ */
+export declare const UpdateOutbreakSettingsResponseSchema: GenMessage<UpdateOutbreakSettingsResponse>;
+
+/**
+ * Incident is an outbreak: tickets of one game alike each other within the window.
+ *
+ * @generated from message tickets.v1.Incident
+ */
+export declare type Incident = Message<"tickets.v1.Incident"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string title = 3;
+   */
+  title: string;
+
+  /**
+   * "open" or "closed".
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp opened_at = 5;
+   */
+  openedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp closed_at = 6;
+   */
+  closedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional string closed_by_user_id = 7;
+   */
+  closedByUserId?: string | undefined;
+
+  /**
+   * @generated from field: int32 ticket_count = 8;
+   */
+  ticketCount: number;
+};
+
+/**
+ * Describes the message tickets.v1.Incident.
+ * Use `create(IncidentSchema)` to create a new message.
+ */
+export declare const IncidentSchema: GenMessage<Incident>;
+
+/**
+ * @generated from message tickets.v1.ListIncidentsRequest
+ */
+export declare type ListIncidentsRequest = Message<"tickets.v1.ListIncidentsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: repeated string game_ids = 2;
+   */
+  gameIds: string[];
+
+  /**
+   * @generated from field: bool include_closed = 3;
+   */
+  includeClosed: boolean;
+};
+
+/**
+ * Describes the message tickets.v1.ListIncidentsRequest.
+ * Use `create(ListIncidentsRequestSchema)` to create a new message.
+ */
+export declare const ListIncidentsRequestSchema: GenMessage<ListIncidentsRequest>;
+
+/**
+ * @generated from message tickets.v1.ListIncidentsResponse
+ */
+export declare type ListIncidentsResponse = Message<"tickets.v1.ListIncidentsResponse"> & {
+  /**
+   * @generated from field: repeated tickets.v1.Incident incidents = 1;
+   */
+  incidents: Incident[];
+};
+
+/**
+ * Describes the message tickets.v1.ListIncidentsResponse.
+ * Use `create(ListIncidentsResponseSchema)` to create a new message.
+ */
+export declare const ListIncidentsResponseSchema: GenMessage<ListIncidentsResponse>;
+
+/**
+ * @generated from message tickets.v1.GetIncidentRequest
+ */
+export declare type GetIncidentRequest = Message<"tickets.v1.GetIncidentRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string incident_id = 2;
+   */
+  incidentId: string;
+
+  /**
+   * When given, an incident of another game is NOT_FOUND.
+   *
+   * @generated from field: repeated string game_ids = 3;
+   */
+  gameIds: string[];
+};
+
+/**
+ * Describes the message tickets.v1.GetIncidentRequest.
+ * Use `create(GetIncidentRequestSchema)` to create a new message.
+ */
+export declare const GetIncidentRequestSchema: GenMessage<GetIncidentRequest>;
+
+/**
+ * @generated from message tickets.v1.GetIncidentResponse
+ */
+export declare type GetIncidentResponse = Message<"tickets.v1.GetIncidentResponse"> & {
+  /**
+   * @generated from field: tickets.v1.Incident incident = 1;
+   */
+  incident?: Incident | undefined;
+
+  /**
+   * The linked tickets, in the order they were linked.
+   *
+   * @generated from field: repeated tickets.v1.Ticket tickets = 2;
+   */
+  tickets: Ticket[];
+};
+
+/**
+ * Describes the message tickets.v1.GetIncidentResponse.
+ * Use `create(GetIncidentResponseSchema)` to create a new message.
+ */
+export declare const GetIncidentResponseSchema: GenMessage<GetIncidentResponse>;
+
+/**
+ * @generated from message tickets.v1.CloseIncidentRequest
+ */
+export declare type CloseIncidentRequest = Message<"tickets.v1.CloseIncidentRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string incident_id = 2;
+   */
+  incidentId: string;
+
+  /**
+   * @generated from field: string acting_user_id = 3;
+   */
+  actingUserId: string;
+
+  /**
+   * @generated from field: repeated string game_ids = 4;
+   */
+  gameIds: string[];
+};
+
+/**
+ * Describes the message tickets.v1.CloseIncidentRequest.
+ * Use `create(CloseIncidentRequestSchema)` to create a new message.
+ */
+export declare const CloseIncidentRequestSchema: GenMessage<CloseIncidentRequest>;
+
+/**
+ * @generated from message tickets.v1.CloseIncidentResponse
+ */
+export declare type CloseIncidentResponse = Message<"tickets.v1.CloseIncidentResponse"> & {
+  /**
+   * @generated from field: tickets.v1.Incident incident = 1;
+   */
+  incident?: Incident | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.CloseIncidentResponse.
+ * Use `create(CloseIncidentResponseSchema)` to create a new message.
+ */
+export declare const CloseIncidentResponseSchema: GenMessage<CloseIncidentResponse>;
+
+/**
  * TicketsService owns tickets: their state, their events and their SDK breadcrumbs. Every
  * request carries the caller's company_id; a ticket of another company is NOT_FOUND, exactly
  * like one that does not exist.
@@ -2684,6 +2992,61 @@ export declare const TicketsService: GenService<{
     methodKind: "unary";
     input: typeof ListAssignmentHistoryRequestSchema;
     output: typeof ListAssignmentHistoryResponseSchema;
+  },
+  /**
+   * GetOutbreakSettings answers the company's outbreak detection settings (the defaults until an
+   * admin changes them). docs/automation.md#outbreaks.
+   *
+   * @generated from rpc tickets.v1.TicketsService.GetOutbreakSettings
+   */
+  getOutbreakSettings: {
+    methodKind: "unary";
+    input: typeof GetOutbreakSettingsRequestSchema;
+    output: typeof GetOutbreakSettingsResponseSchema;
+  },
+  /**
+   * UpdateOutbreakSettings replaces the company's settings; INVALID_ARGUMENT with the path of a
+   * value out of its range.
+   *
+   * @generated from rpc tickets.v1.TicketsService.UpdateOutbreakSettings
+   */
+  updateOutbreakSettings: {
+    methodKind: "unary";
+    input: typeof UpdateOutbreakSettingsRequestSchema;
+    output: typeof UpdateOutbreakSettingsResponseSchema;
+  },
+  /**
+   * ListIncidents lists the company's incidents of the given games, newest first (open only
+   * unless include_closed).
+   *
+   * @generated from rpc tickets.v1.TicketsService.ListIncidents
+   */
+  listIncidents: {
+    methodKind: "unary";
+    input: typeof ListIncidentsRequestSchema;
+    output: typeof ListIncidentsResponseSchema;
+  },
+  /**
+   * GetIncident answers an incident with its linked tickets; NOT_FOUND for another company's or
+   * one of a game outside game_ids (when given).
+   *
+   * @generated from rpc tickets.v1.TicketsService.GetIncident
+   */
+  getIncident: {
+    methodKind: "unary";
+    input: typeof GetIncidentRequestSchema;
+    output: typeof GetIncidentResponseSchema;
+  },
+  /**
+   * CloseIncident closes an open incident (new tickets no longer join it); closing a closed one
+   * changes nothing.
+   *
+   * @generated from rpc tickets.v1.TicketsService.CloseIncident
+   */
+  closeIncident: {
+    methodKind: "unary";
+    input: typeof CloseIncidentRequestSchema;
+    output: typeof CloseIncidentResponseSchema;
   },
 }>;
 
