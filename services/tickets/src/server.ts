@@ -12,6 +12,9 @@ import type { TicketsContext } from "./context.ts";
 import type { TicketsDatabase } from "./database.ts";
 import { createContentChangedConsumer } from "./events/content-changed.consumer.ts";
 import { createRoutingConsumers } from "./events/routing.consumer.ts";
+import { createTriageConsumers } from "./events/triage.consumer.ts";
+import { createTriageTrainingJob, type TriageTrainingJob } from "./jobs/triage-training.job.ts";
+import { createTriageModels } from "./triage/triage.service.ts";
 import { registerRoutingMetrics } from "./routing/routing.metrics.ts";
 import { createContentReference, type ContentReference } from "./reference/content-reference.ts";
 import { registerPlayerSideRoutes } from "./player-side/player-side.routes.ts";
@@ -31,6 +34,8 @@ export interface TicketsServer extends ServiceHost {
   autoClose: AutoCloseJob;
   /** The cached reference data of content. */
   reference: ContentReference;
+  /** The triage's training of every company's model, for tests (runOnce) and operators. */
+  triageTraining: TriageTrainingJob;
 }
 
 export function createServer(deps: TicketsDeps): TicketsServer {
@@ -49,9 +54,12 @@ export function createServer(deps: TicketsDeps): TicketsServer {
     cursorSecret: config.cursorSecret,
     routing: clients.routing,
     routingMetrics: registerRoutingMetrics(registry, deps.db, logger),
+    triage: createTriageModels(),
   };
   const routing = createRoutingConsumers(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
   const autoClose = createAutoCloseJob(ctx, { intervalMs: config.AUTO_CLOSE_INTERVAL_MS, logger });
+  const triage = createTriageConsumers(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
+  const triageTraining = createTriageTrainingJob(ctx, { intervalMs: config.TRIAGE_TRAIN_INTERVAL_MS, logger });
   const host = createServiceHost({
     name: "tickets",
     rpcServiceName: "tickets.v1.TicketsService",
@@ -64,7 +72,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
       registerRoutes(router, ctx);
       registerPlayerSideRoutes(router, ctx);
     },
-    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), routing, autoClose, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
+    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), routing, triage, autoClose, triageTraining, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
   });
-  return Object.assign(host, { autoClose, reference });
+  return Object.assign(host, { autoClose, reference, triageTraining });
 }
