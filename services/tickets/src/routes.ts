@@ -337,12 +337,12 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
       return {};
     },
 
-    getTriageSettings: async (req) => triageSettingsMessage(await triageReport(ctx, company(req.companyId))),
+    getTriageSettings: async (req) => ({ settings: triageSettingsMessage(await triageReport(ctx, company(req.companyId))) }),
 
     updateTriageSettings: async (req) => {
       const companyId = company(req.companyId);
       await setThreshold(ctx, companyId, req.threshold);
-      return triageSettingsMessage(await triageReport(ctx, companyId));
+      return { settings: triageSettingsMessage(await triageReport(ctx, companyId)) };
     },
 
     trainTriageModel: async (req) => trainCompany(ctx, company(req.companyId)),

@@ -22,15 +22,18 @@ describe("triage of the AI flags", () => {
   let ctx: TicketsTestContext;
   let tenant: TenantResult;
   let alice: string;
+  let file: ReturnType<typeof triageTenant>;
 
   const newTicket = async (message: string) => (await createTicket(ctx, tenant, { message })).ticketId;
   const classified = (ticketId: string) => eventually(async () => (await ctx.db.selectFrom("triage_runs").select("ticket_id").where("ticket_id", "=", ticketId).executeTakeFirst()) !== undefined);
   const tagChanges = (ticketId: string) => ctx.db.selectFrom("ticket_events").select(["actor", "data"]).where("ticket_id", "=", ticketId).where("type", "=", "TAGS_CHANGED").orderBy("seq").execute();
+  const settingsOf = async (companyId: string) => (await ctx.tickets.getTriageSettings({ companyId })).settings!;
   const predictionsOf = async (ticketId: string, userId = alice) => (await ctx.tickets.listTicketTriage({ companyId: tenant.companyId, ticketId, actingUserId: userId })).predictions;
 
   beforeAll(async () => {
     ctx = await startTickets();
-    tenant = await ctx.applyTenant(triageTenant());
+    file = triageTenant();
+    tenant = await ctx.applyTenant(file);
     alice = tenant.users.alice!;
     // 56 tickets an agent labelled and resolved, and 4 whose only tag came from an integration
     // (an API key): those teach nothing, so their wrong tag must not reach the model.
@@ -58,13 +61,13 @@ describe("triage of the AI flags", () => {
   it("trains on what agents decided, and refuses a threshold outside 0.5..1", async () => {
     const trained = await ctx.tickets.trainTriageModel({ companyId: tenant.companyId });
     expect(trained).toMatchObject({ tickets: 60, labelled: 56, trained: true });
-    const settings = await ctx.tickets.getTriageSettings({ companyId: tenant.companyId });
+    const settings = await settingsOf(tenant.companyId);
     expect(settings).toMatchObject({ threshold: 0.8, modelTickets: 56, modelTags: ["bug", "payment"], modelFields: ["category"] });
     for (const threshold of [0.49, 1.01, Number.NaN]) {
       const refused = await failureOf(ctx.tickets.updateTriageSettings({ companyId: tenant.companyId, threshold }));
       expect(refused).toMatchObject({ code: "invalid_argument", details: { issues: [{ path: "/threshold" }] } });
     }
-    expect((await ctx.tickets.updateTriageSettings({ companyId: tenant.companyId, threshold: 0.9 })).threshold).toBe(0.9);
+    expect((await ctx.tickets.updateTriageSettings({ companyId: tenant.companyId, threshold: 0.9 })).settings!.threshold).toBe(0.9);
   });
 
   it("sets values above the threshold as the triage, and suggests those below", async () => {
@@ -118,7 +121,7 @@ describe("triage of the AI flags", () => {
   });
 
   it("counts agents' corrections and decisions in the online precision, per company", async () => {
-    const before = await ctx.tickets.getTriageSettings({ companyId: tenant.companyId });
+    const before = await settingsOf(tenant.companyId);
     // A value the triage set, removed by an agent: wrong at once.
     const corrected = await newTicket("The game crashes every time I open the map");
     await classified(corrected);
@@ -130,7 +133,7 @@ describe("triage of the AI flags", () => {
     const suggestion = (await predictionsOf(dismissed)).find((p) => p.name === "bug")!;
     await ctx.tickets.dismissTriageSuggestion({ companyId: tenant.companyId, ticketId: dismissed, suggestionId: suggestion.id, actingUserId: alice });
 
-    const after = await ctx.tickets.getTriageSettings({ companyId: tenant.companyId });
+    const after = await settingsOf(tenant.companyId);
     expect(after.set!.wrong).toBe(before.set!.wrong + 1);
     expect(after.suggest!.wrong).toBe(before.suggest!.wrong + 1);
     const bug = after.byName.find((entry) => entry.kind === "tag" && entry.name === "bug")!;
@@ -139,15 +142,33 @@ describe("triage of the AI flags", () => {
     expect(after.suggest!.right).toBeGreaterThanOrEqual(1);
     expect(after.suggest!.precision).toBeCloseTo(after.suggest!.right / (after.suggest!.right + after.suggest!.wrong));
 
-    // Another company learns only from its own tickets (none): its model knows nothing, its
-    // tickets get nothing, and its report is its own.
+    // Another company learns only from its own tickets: one resolved ticket an agent tagged
+    // teaches its model too little to put anything forward on the same text, and its report is its own.
     const other = await ctx.applyTenant(triageTenant());
-    expect(await ctx.tickets.trainTriageModel({ companyId: other.companyId })).toMatchObject({ tickets: 0, labelled: 0, trained: true });
+    const labelled = (await createTicket(ctx, other, { message: "Refund please" })).ticketId;
+    await ctx.tickets.performTicketActions({
+      companyId: other.companyId, ticketId: labelled, actingUserId: other.users.alice!,
+      actions: [{ action: { case: "addTags", value: { tagNames: ["payment"] } } }, { action: { case: "resolveTicket", value: {} } }],
+    });
+    expect(await ctx.tickets.trainTriageModel({ companyId: other.companyId })).toMatchObject({ tickets: 1, labelled: 1, trained: true });
     const foreign = (await createTicket(ctx, other, { message: "The game crashes every time I open the map" })).ticketId;
     await classified(foreign);
     expect((await getTicket(ctx, other, foreign)).tags).toEqual([]);
     expect((await ctx.tickets.listTicketTriage({ companyId: other.companyId, ticketId: foreign, actingUserId: other.users.alice! })).predictions).toEqual([]);
-    expect(await ctx.tickets.getTriageSettings({ companyId: other.companyId })).toMatchObject({ threshold: 0.8, modelTickets: 0, set: { right: 0, wrong: 0 } });
+    expect(await settingsOf(other.companyId)).toMatchObject({ threshold: 0.8, modelTickets: 1, set: { right: 0, wrong: 0 }, suggest: { right: 0, wrong: 0 } });
     expect((await failureOf(ctx.tickets.listTicketTriage({ companyId: other.companyId, ticketId: corrected, actingUserId: alice }))).code).toBe("not_found");
+  });
+
+  it("retrains when an AI flag changes, and in the periodic training", async () => {
+    const before = await settingsOf(tenant.companyId);
+    // An admin marks vip as an AI tag (here through the tenant file): the model follows at once.
+    const edited = { ...file, tags: file.tags.map((tag) => (tag.name === "vip" ? { ...tag, isAiTag: true } : tag)) };
+    await ctx.admin(["apply", "--company", tenant.companyId, "-"], JSON.stringify(edited));
+    await eventually(async () => (await settingsOf(tenant.companyId)).modelTags.includes("vip"));
+    const after = await settingsOf(tenant.companyId);
+    expect(after.modelTags).toEqual(["bug", "payment", "vip"]);
+    expect(after.modelTrainedAt!.seconds).toBeGreaterThanOrEqual(before.modelTrainedAt!.seconds);
+    // The daily job trains every company with resolved tickets: both of this file's.
+    expect(await ctx.server.triageTraining.runOnce()).toBeGreaterThanOrEqual(2);
   });
 });

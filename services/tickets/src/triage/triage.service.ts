@@ -66,13 +66,14 @@ export interface TrainingResult {
   /** Resolved tickets read, and how many of them taught something (an agent's AI tags or fields). */
   tickets: number;
   labelled: number;
-  /** False when the company has no AI tag or field: its model, if any, was removed. */
+  /** False when the company has no AI tag or field, or no ticket an agent labelled: it has no model then. */
   trained: boolean;
 }
 
 /**
  * Trains the company's model on its tickets resolved in the last HISTORY_DAYS and replaces the
- * stored one. A company without AI tags or closed-set AI fields has no model.
+ * stored one. A company without AI tags or closed-set AI fields, or without a resolved ticket an
+ * agent labelled, has no model.
  */
 export async function trainCompany(ctx: TriageContext, companyId: string, now: Date = new Date()): Promise<TrainingResult> {
   const definitions = await ctx.reference.getDefinitions(companyId, { fresh: true });
@@ -85,6 +86,11 @@ export async function trainCompany(ctx: TriageContext, companyId: string, now: D
   // Oldest first, so that the same history always gives the same model (the SGD's order is seeded on it).
   const tickets = history.reverse().map((ticket) => labelledTicket(ticket, schema));
   const labelled = tickets.filter((t) => t.tags !== null || Object.keys(t.fields).length > 0);
+  // Nothing an agent decided yet: no model (a model of nothing would classify every ticket for naught).
+  if (labelled.length === 0) {
+    await deleteModel(ctx.db, companyId);
+    return { tickets: history.length, labelled: 0, trained: false };
+  }
   const started = process.cpuUsage();
   const model = trainTriageModel(schema, labelled);
   const cpu = process.cpuUsage(started);
@@ -93,12 +99,16 @@ export async function trainCompany(ctx: TriageContext, companyId: string, now: D
   return { tickets: history.length, labelled: labelled.length, trained: true };
 }
 
-/** Retrains when the company's AI tags or fields no longer match its model's (a flag or an option changed). */
+/**
+ * Retrains the company's model when its AI tags or fields no longer match the model's (a flag or
+ * an option changed). A company without a model waits for its first training (the daily job, or
+ * an admin's "Train now"): its tags and fields are often still being set up, one event each.
+ */
 export async function retrainIfSchemaChanged(ctx: TriageContext, companyId: string): Promise<boolean> {
   const stored = await findModel(ctx.db, companyId);
+  if (!stored) return false;
   const schema = triageSchema(await ctx.reference.getDefinitions(companyId, { fresh: true }));
-  if (stored && sameSchema((stored.model as SerializedTriageModel).schema, schema)) return false;
-  if (!stored && schemaIsEmpty(schema)) return false;
+  if (sameSchema((stored.model as SerializedTriageModel).schema, schema)) return false;
   await trainCompany(ctx, companyId);
   return true;
 }

@@ -2732,11 +2732,47 @@ export declare type TriagePrecisionOf = Message<"tickets.v1.TriagePrecisionOf"> 
 export declare const TriagePrecisionOfSchema: GenMessage<TriagePrecisionOf>;
 
 /**
- * GetTriageSettingsResponse is the threshold, the model (absent: none trained yet) and the precision.
+ * GetTriageSettingsResponse is the company's triage settings.
  *
  * @generated from message tickets.v1.GetTriageSettingsResponse
  */
 export declare type GetTriageSettingsResponse = Message<"tickets.v1.GetTriageSettingsResponse"> & {
+  /**
+   * @generated from field: tickets.v1.TriageSettings settings = 1;
+   */
+  settings?: TriageSettings | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.GetTriageSettingsResponse.
+ * Use `create(GetTriageSettingsResponseSchema)` to create a new message.
+ */
+export declare const GetTriageSettingsResponseSchema: GenMessage<GetTriageSettingsResponse>;
+
+/**
+ * UpdateTriageSettingsResponse is the company's triage settings afterwards.
+ *
+ * @generated from message tickets.v1.UpdateTriageSettingsResponse
+ */
+export declare type UpdateTriageSettingsResponse = Message<"tickets.v1.UpdateTriageSettingsResponse"> & {
+  /**
+   * @generated from field: tickets.v1.TriageSettings settings = 1;
+   */
+  settings?: TriageSettings | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.UpdateTriageSettingsResponse.
+ * Use `create(UpdateTriageSettingsResponseSchema)` to create a new message.
+ */
+export declare const UpdateTriageSettingsResponseSchema: GenMessage<UpdateTriageSettingsResponse>;
+
+/**
+ * TriageSettings is the threshold, the model (absent: none trained yet) and the precision.
+ *
+ * @generated from message tickets.v1.TriageSettings
+ */
+export declare type TriageSettings = Message<"tickets.v1.TriageSettings"> & {
   /**
    * @generated from field: double threshold = 1;
    */
@@ -2783,10 +2819,10 @@ export declare type GetTriageSettingsResponse = Message<"tickets.v1.GetTriageSet
 };
 
 /**
- * Describes the message tickets.v1.GetTriageSettingsResponse.
- * Use `create(GetTriageSettingsResponseSchema)` to create a new message.
+ * Describes the message tickets.v1.TriageSettings.
+ * Use `create(TriageSettingsSchema)` to create a new message.
  */
-export declare const GetTriageSettingsResponseSchema: GenMessage<GetTriageSettingsResponse>;
+export declare const TriageSettingsSchema: GenMessage<TriageSettings>;
 
 /**
  * UpdateTriageSettingsRequest sets the company's threshold.
@@ -2846,7 +2882,8 @@ export declare type TrainTriageModelResponse = Message<"tickets.v1.TrainTriageMo
   labelled: number;
 
   /**
-   * False when the company has no AI tag or closed-set AI field (no model).
+   * False when the company has no AI tag or closed-set AI field, or no resolved ticket an agent
+   * labelled (no model).
    *
    * @generated from field: bool trained = 3;
    */
@@ -3113,7 +3150,7 @@ export declare const TicketsService: GenService<{
   /**
    * ApplyTriageSuggestion applies a pending suggestion as the user (an addTags or setFields
    * action of theirs) and records it applied. NOT_FOUND for an unknown suggestion; ABORTED
-   * (conflict) SUGGESTION_DECIDED when it was applied or dismissed already.
+   * (conflict) when it was applied or dismissed already.
    *
    * @generated from rpc tickets.v1.TicketsService.ApplyTriageSuggestion
    */
@@ -3150,7 +3187,7 @@ export declare const TicketsService: GenService<{
   updateTriageSettings: {
     methodKind: "unary";
     input: typeof UpdateTriageSettingsRequestSchema;
-    output: typeof GetTriageSettingsResponseSchema;
+    output: typeof UpdateTriageSettingsResponseSchema;
   },
   /**
    * TrainTriageModel trains the company's model now on its resolved tickets (as the daily job does).
