@@ -100,6 +100,11 @@ export async function saveThreshold(db: Db, companyId: string, threshold: number
     .execute();
 }
 
+/** Whether the ticket was classified already (a later player message: nothing more to do). */
+export async function hasRun(db: Db, ticketId: string): Promise<boolean> {
+  return (await db.selectFrom("triage_runs").select("ticket_id").where("ticket_id", "=", ticketId).executeTakeFirst()) !== undefined;
+}
+
 /** Records that the ticket is being classified; false when it was already (a redelivery, a second player message). */
 export async function claimRun(db: Db, companyId: string, ticketId: string, modelTrainedAt: Date | null): Promise<boolean> {
   const row = await db

@@ -16,7 +16,7 @@ import { findTicket, updateTicket } from "../tickets/ticket.repository.ts";
 import { getTicket, performTicketActions } from "../tickets/ticket.service.ts";
 import type { Actor, Ticket } from "../tickets/ticket.ts";
 import {
-  claimRun, companiesWithResolvedTickets, decidePrediction, deleteModel, findModel, findModelTime, findPrediction, findThreshold,
+  claimRun, companiesWithResolvedTickets, hasRun, decidePrediction, deleteModel, findModel, findModelTime, findPrediction, findThreshold,
   insertPredictions, listPredictionOutcomes, listTicketPredictions, listTrainingTickets, saveModel, saveThreshold, type Prediction,
 } from "./triage.repository.ts";
 import { DEFAULT_THRESHOLD, labelledTicket, planTriage, predictionOutcome, sameSchema, schemaIsEmpty, suggestionAction, SUGGEST_THRESHOLD, triageSchema } from "./triage.ts";
@@ -136,7 +136,9 @@ export async function companyThreshold(db: Db, companyId: string): Promise<numbe
  * classified before, is closed or gone, or the company has no model.
  */
 export async function classifyNewTicket(ctx: TriageContext, companyId: string, ticketId: string, message: string): Promise<{ set: number; suggested: number } | undefined> {
-  if (message.trim() === "") return undefined;
+  if (message.trim() === "" || !isUuid(ticketId)) return undefined;
+  // Most player messages are not a ticket's first: one primary-key read settles them.
+  if (await hasRun(ctx.db, ticketId)) return undefined;
   const current = await ctx.triage.get(ctx.db, companyId);
   if (!current) return undefined;
   const [threshold, definitions] = await Promise.all([companyThreshold(ctx.db, companyId), ctx.reference.getDefinitions(companyId)]);

@@ -75,7 +75,8 @@ describe("planTriage", () => {
 });
 
 describe("predictionOutcome", () => {
-  const prediction = (over: Partial<Prediction>): Prediction & { ticketClosed: boolean; tags: string[]; fields: Record<string, string> } => ({
+  type Judged = Prediction & { ticketClosed: boolean; tags: string[]; fields: Record<string, string> };
+  const prediction = (over: Partial<Judged>): Judged => ({
     id: "p", ticketId: "t", kind: "tag", name: "bug", value: "bug", confidence: 0.9, decision: "set", state: "set", createdAt: new Date(), ticketClosed: false, tags: ["bug"], fields: {}, ...over,
   });
 
