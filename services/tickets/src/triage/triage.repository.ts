@@ -67,11 +67,6 @@ export interface StoredModel {
   model: unknown;
 }
 
-export async function findModelTime(db: Db, companyId: string): Promise<{ trainedAt: Date; tickets: number } | undefined> {
-  const row = await db.selectFrom("triage_models").select(["trained_at", "tickets"]).where("company_id", "=", companyId).executeTakeFirst();
-  return row ? { trainedAt: row.trained_at, tickets: row.tickets } : undefined;
-}
-
 export async function findModel(db: Db, companyId: string): Promise<StoredModel | undefined> {
   const row = await db.selectFrom("triage_models").select(["format", "trained_at", "tickets", "model"]).where("company_id", "=", companyId).executeTakeFirst();
   return row ? { format: row.format, trainedAt: row.trained_at, tickets: row.tickets, model: row.model } : undefined;
@@ -100,9 +95,18 @@ export async function saveThreshold(db: Db, companyId: string, threshold: number
     .execute();
 }
 
-/** Whether the ticket was classified already (a later player message: nothing more to do). */
-export async function hasRun(db: Db, ticketId: string): Promise<boolean> {
-  return (await db.selectFrom("triage_runs").select("ticket_id").where("ticket_id", "=", ticketId).executeTakeFirst()) !== undefined;
+/**
+ * What a classification needs to know first, in one round trip: whether the ticket was
+ * classified already (a later player message), when the company's model was stored (null: none)
+ * and its threshold (null: the default).
+ */
+export async function findTriageState(db: Db, companyId: string, ticketId: string): Promise<{ classified: boolean; trainedAt: Date | null; threshold: number | null }> {
+  const { rows } = await sql<{ classified: boolean; trained_at: Date | null; threshold: number | null }>`
+    select exists (select 1 from triage_runs where ticket_id = ${ticketId}) as classified,
+      (select trained_at from triage_models where company_id = ${companyId}) as trained_at,
+      (select threshold from triage_settings where company_id = ${companyId}) as threshold`.execute(db);
+  const row = rows[0]!;
+  return { classified: row.classified, trainedAt: row.trained_at, threshold: row.threshold };
 }
 
 /** Records that the ticket is being classified; false when it was already (a redelivery, a second player message). */

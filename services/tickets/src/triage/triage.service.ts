@@ -16,7 +16,7 @@ import { findTicket, updateTicket } from "../tickets/ticket.repository.ts";
 import { getTicket, performTicketActions } from "../tickets/ticket.service.ts";
 import type { Actor, Ticket } from "../tickets/ticket.ts";
 import {
-  claimRun, companiesWithResolvedTickets, hasRun, decidePrediction, deleteModel, findModel, findModelTime, findPrediction, findThreshold,
+  claimRun, companiesWithResolvedTickets, decidePrediction, deleteModel, findModel, findPrediction, findThreshold, findTriageState,
   insertPredictions, listPredictionOutcomes, listTicketPredictions, listTrainingTickets, saveModel, saveThreshold, type Prediction,
 } from "./triage.repository.ts";
 import { DEFAULT_THRESHOLD, labelledTicket, planTriage, predictionOutcome, sameSchema, schemaIsEmpty, suggestionAction, SUGGEST_THRESHOLD, triageSchema } from "./triage.ts";
@@ -37,25 +37,26 @@ const TRAINING_LIMIT = 20_000;
  * when a newer one was written, by this replica's job or another's.
  */
 export interface TriageModels {
-  get(db: Db, companyId: string): Promise<{ model: TriageModel; trainedAt: Date } | undefined>;
+  /** The company's model stored at `trainedAt` (read by the caller), loaded when this replica has an older one. */
+  get(db: Db, companyId: string, trainedAt: Date): Promise<{ model: TriageModel; trainedAt: Date } | undefined>;
+  /** The company has no model (any more): its loaded one is dropped. */
+  forget(companyId: string): void;
 }
 
 export function createTriageModels(): TriageModels {
   const loaded = new Map<string, { model: TriageModel; trainedAt: Date }>();
   return {
-    async get(db, companyId) {
-      const stored = await findModelTime(db, companyId);
-      if (!stored) {
-        loaded.delete(companyId);
-        return undefined;
-      }
+    async get(db, companyId, trainedAt) {
       const cached = loaded.get(companyId);
-      if (cached && cached.trainedAt.getTime() === stored.trainedAt.getTime()) return cached;
+      if (cached && cached.trainedAt.getTime() === trainedAt.getTime()) return cached;
       const row = await findModel(db, companyId);
       if (!row || row.format !== TRIAGE_MODEL_FORMAT) return undefined;
       const entry = { model: loadTriageModel(row.model as SerializedTriageModel), trainedAt: row.trainedAt };
       loaded.set(companyId, entry);
       return entry;
+    },
+    forget(companyId) {
+      loaded.delete(companyId);
     },
   };
 }
@@ -137,11 +138,14 @@ export async function companyThreshold(db: Db, companyId: string): Promise<numbe
  */
 export async function classifyNewTicket(ctx: TriageContext, companyId: string, ticketId: string, message: string): Promise<{ set: number; suggested: number } | undefined> {
   if (message.trim() === "" || !isUuid(ticketId)) return undefined;
-  // Most player messages are not a ticket's first: one primary-key read settles them.
-  if (await hasRun(ctx.db, ticketId)) return undefined;
-  const current = await ctx.triage.get(ctx.db, companyId);
+  // One round trip settles most player messages (not a ticket's first) and companies without a model.
+  const state = await findTriageState(ctx.db, companyId, ticketId);
+  if (state.trainedAt === null) ctx.triage.forget(companyId);
+  if (state.classified || state.trainedAt === null) return undefined;
+  const current = await ctx.triage.get(ctx.db, companyId, state.trainedAt);
   if (!current) return undefined;
-  const [threshold, definitions] = await Promise.all([companyThreshold(ctx.db, companyId), ctx.reference.getDefinitions(companyId)]);
+  const threshold = state.threshold ?? DEFAULT_THRESHOLD;
+  const definitions = await ctx.reference.getDefinitions(companyId);
   return ctx.db.transaction().execute(async (trx) => {
     const ticket = await findTicket(trx, companyId, ticketId, true);
     if (!ticket || ticket.status === "closed") return undefined;
