@@ -44,6 +44,7 @@ import { registerAgentAuditLogRoutes } from "./routes/agent-audit-log.ts";
 import { registerAgentCannedResponseRoutes } from "./routes/agent-canned-responses.ts";
 import { ANSWER_INCIDENT_TIMEOUT_MS, registerAgentIncidentRoutes } from "./routes/agent-incidents.ts";
 import { registerAgentSettingsRoutes } from "./routes/agent-settings.ts";
+import { registerAgentTriageRoutes } from "./routes/agent-triage.ts";
 import { registerAgentSettingsGamesRoutes } from "./routes/agent-settings-games.ts";
 import { registerAgentSettingsCollectorsRoutes } from "./routes/agent-settings-collectors.ts";
 import { registerAgentSettingsArticlesRoutes } from "./routes/agent-settings-articles.ts";
@@ -218,6 +219,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     guards: agentGuards,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
   });
+  registerAgentTriageRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentCannedResponseRoutes(api, {
     cannedResponses: clients.cannedResponses,
     tickets: clients.tickets,

@@ -34,8 +34,8 @@ export function contentSource(content: Client<typeof ContentService>): ContentSo
     async definitions(companyId) {
       const [{ tags }, { fields }] = await Promise.all([content.listTags({ companyId }), content.listFields({ companyId })]);
       return {
-        tags: tags.map((tag) => ({ gameId: tag.gameId ?? null, name: tag.name })),
-        fields: fields.map((field) => ({ gameId: field.gameId ?? null, key: field.key, type: field.type as FieldType, options: field.options })),
+        tags: tags.map((tag) => ({ gameId: tag.gameId ?? null, name: tag.name, ai: tag.isAiTag })),
+        fields: fields.map((field) => ({ gameId: field.gameId ?? null, key: field.key, type: field.type as FieldType, options: field.options, ai: field.isAiField })),
       };
     },
     async hasGameAccess(companyId, userId, gameId) {

@@ -8,6 +8,7 @@ import type { TicketsDatabase } from "./database.ts";
 import type { ContentReference } from "./reference/content-reference.ts";
 import type { RoutingMetrics } from "./routing/routing.metrics.ts";
 import type { RoutingSource } from "./routing/routing.service.ts";
+import type { TriageModels } from "./triage/triage.service.ts";
 
 /** A player as the players service knows it. */
 export interface KnownPlayer {
@@ -79,4 +80,6 @@ export interface TicketsContext {
   /** What routing asks content (a game's switch, its eligible agents, the skill tags). */
   routing: RoutingSource;
   routingMetrics: RoutingMetrics;
+  /** The companies' triage models, loaded once per stored version. */
+  triage: TriageModels;
 }

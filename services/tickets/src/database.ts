@@ -9,5 +9,6 @@ import type { SavedViewTables } from "./saved-views/saved-view.table.ts";
 import type { TicketTables } from "./tickets/ticket.table.ts";
 import type { RoutingTables } from "./routing/routing.table.ts";
 import type { OutbreakTables } from "./outbreaks/outbreaks.table.ts";
+import type { TriageTables } from "./triage/triage.table.ts";
 
-export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketReadTables & SavedViewTables & TicketBreadcrumbTables & ErasedPlayerTables & SessionTicketTables & PlayerTicketReadTables & RoutingTables & OutbreakTables;
+export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketReadTables & SavedViewTables & TicketBreadcrumbTables & ErasedPlayerTables & SessionTicketTables & PlayerTicketReadTables & RoutingTables & OutbreakTables & TriageTables;

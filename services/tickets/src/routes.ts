@@ -16,6 +16,7 @@ import { requeueTicket } from "./routing/routing.service.ts";
 import { closeIncident, getIncident, getOutbreakSettings, listCompanyIncidents, updateOutbreakSettings } from "./outbreaks/outbreaks.service.ts";
 import type { IncidentRow } from "./outbreaks/outbreaks.repository.ts";
 import type { OutbreakSettings } from "./outbreaks/outbreaks.ts";
+import { applySuggestion, dismissSuggestion, listTicketTriage, setThreshold, trainCompany, triageReport, type TriageReport } from "./triage/triage.service.ts";
 import { addEmailReply, openEmailTicket } from "./tickets/email-reply.service.ts";
 import { rateTicket } from "./player-side/player-side.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
@@ -25,6 +26,24 @@ import {
 import type { SavedView } from "./saved-views/saved-view.ts";
 import { deleteView, listViews, saveView } from "./saved-views/saved-view.service.ts";
 import { ticketUrl, type Ticket } from "./tickets/ticket.ts";
+import type { PrecisionCount } from "@support/triage";
+
+function precisionMessage(count: PrecisionCount) {
+  return { right: count.right, wrong: count.wrong, precision: count.precision ?? undefined };
+}
+
+function triageSettingsMessage(report: TriageReport) {
+  return {
+    threshold: report.threshold,
+    modelTrainedAt: report.model ? timestampFromDate(report.model.trainedAt) : undefined,
+    modelTickets: report.model?.tickets ?? 0,
+    modelTags: report.model?.schema.tags ?? [],
+    modelFields: report.model?.schema.fields.map((field) => field.key) ?? [],
+    set: precisionMessage(report.set),
+    suggest: precisionMessage(report.suggest),
+    byName: report.byName.map((entry) => ({ kind: entry.kind, name: entry.name, set: precisionMessage(entry.set), suggest: precisionMessage(entry.suggest) })),
+  };
+}
 
 /** Every request names the caller's company; the gateway always sends a uuid, so anything else is a caller's bug. */
 function company(companyId: string): string {
@@ -344,6 +363,35 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
       });
       return { added };
     },
+
+    listTicketTriage: async (req) => {
+      const predictions = await listTicketTriage(ctx, company(req.companyId), req.ticketId, req.actingUserId);
+      return {
+        predictions: predictions.map((p) => ({
+          id: p.id, kind: p.kind, name: p.name, value: p.value, confidence: p.confidence, decision: p.decision, state: p.state, createdAt: timestampFromDate(p.createdAt),
+        })),
+      };
+    },
+
+    applyTriageSuggestion: async (req) => {
+      const ticket = await applySuggestion(ctx, company(req.companyId), req.ticketId, req.suggestionId, req.actingUserId);
+      return { ticket: ticketMessage(ticket, ctx.supportAppUrl) };
+    },
+
+    dismissTriageSuggestion: async (req) => {
+      await dismissSuggestion(ctx, company(req.companyId), req.ticketId, req.suggestionId, req.actingUserId);
+      return {};
+    },
+
+    getTriageSettings: async (req) => ({ settings: triageSettingsMessage(await triageReport(ctx, company(req.companyId))) }),
+
+    updateTriageSettings: async (req) => {
+      const companyId = company(req.companyId);
+      await setThreshold(ctx, companyId, req.threshold);
+      return { settings: triageSettingsMessage(await triageReport(ctx, companyId)) };
+    },
+
+    trainTriageModel: async (req) => trainCompany(ctx, company(req.companyId)),
 
     erasePlayerTickets: async (req) => {
       const counts = await erasePlayerTickets(ctx, { companyId: company(req.companyId), servicePlayerId: req.servicePlayerId });

@@ -13,6 +13,9 @@ import type { TicketsDatabase } from "./database.ts";
 import { createContentChangedConsumer } from "./events/content-changed.consumer.ts";
 import { createOutbreaksConsumer } from "./events/outbreaks.consumer.ts";
 import { createRoutingConsumers } from "./events/routing.consumer.ts";
+import { createTriageConsumers } from "./events/triage.consumer.ts";
+import { createTriageTrainingJob, type TriageTrainingJob } from "./jobs/triage-training.job.ts";
+import { createTriageModels } from "./triage/triage.service.ts";
 import { registerRoutingMetrics } from "./routing/routing.metrics.ts";
 import { createContentReference, type ContentReference } from "./reference/content-reference.ts";
 import { registerPlayerSideRoutes } from "./player-side/player-side.routes.ts";
@@ -32,6 +35,8 @@ export interface TicketsServer extends ServiceHost {
   autoClose: AutoCloseJob;
   /** The cached reference data of content. */
   reference: ContentReference;
+  /** The triage's training of every company's model, for tests (runOnce) and operators. */
+  triageTraining: TriageTrainingJob;
 }
 
 export function createServer(deps: TicketsDeps): TicketsServer {
@@ -50,10 +55,13 @@ export function createServer(deps: TicketsDeps): TicketsServer {
     cursorSecret: config.cursorSecret,
     routing: clients.routing,
     routingMetrics: registerRoutingMetrics(registry, deps.db, logger),
+    triage: createTriageModels(),
   };
   const routing = createRoutingConsumers(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
   const outbreaks = createOutbreaksConsumer(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
   const autoClose = createAutoCloseJob(ctx, { intervalMs: config.AUTO_CLOSE_INTERVAL_MS, logger });
+  const triage = createTriageConsumers(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
+  const triageTraining = createTriageTrainingJob(ctx, { intervalMs: config.TRIAGE_TRAIN_INTERVAL_MS, logger });
   const host = createServiceHost({
     name: "tickets",
     rpcServiceName: "tickets.v1.TicketsService",
@@ -66,7 +74,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
       registerRoutes(router, ctx);
       registerPlayerSideRoutes(router, ctx);
     },
-    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), routing, outbreaks, autoClose, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
+    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), routing, triage, outbreaks, autoClose, triageTraining, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
   });
-  return Object.assign(host, { autoClose, reference });
+  return Object.assign(host, { autoClose, reference, triageTraining });
 }

@@ -18,7 +18,7 @@ interface FieldProps {
   value: string;
   onInput: (value: string) => void;
   autoComplete?: string;
-  inputMode?: "text" | "numeric" | "email";
+  inputMode?: "text" | "numeric" | "decimal" | "email";
   error?: string | undefined;
   hint?: string | undefined;
   required?: boolean;

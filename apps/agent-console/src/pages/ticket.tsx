@@ -16,6 +16,7 @@ import { formatDateTime } from "../format.ts";
 import { t } from "../i18n.ts";
 import { lastChange, presence, reloads } from "../live.ts";
 import { assignable, colleagues, games, tagsFor } from "../directory.ts";
+import { TriageSuggestions, type TriagePrediction } from "../components/triage-suggestions.tsx";
 import { me } from "../session.ts";
 import { statusName } from "./inbox.tsx";
 import { dialogOpen } from "../components/shortcuts-dialog.tsx";
@@ -87,6 +88,7 @@ function announce(ticketId: string, state: "viewing" | "typing" | "left"): void 
 export function TicketPage({ ticketId }: { ticketId: string }) {
   const [view, setView] = useState<TicketView | null>();
   const [assignments, setAssignments] = useState<AssignmentChange[]>([]);
+  const [predictions, setPredictions] = useState<TriagePrediction[]>([]);
   const [error, setError] = useState<string>();
   const [mode, setMode] = useState<Mode>("reply");
   const [text, setText] = useState("");
@@ -119,6 +121,10 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
       setView(body);
       void call<{ changes: AssignmentChange[] }>("GET", `/tickets/${ticketId}/assignments`).then(
         ({ body: history }) => setAssignments(history.changes),
+        () => undefined,
+      );
+      void call<{ predictions: TriagePrediction[] }>("GET", `/tickets/${ticketId}/triage`).then(
+        ({ body: triage }) => setPredictions(triage.predictions),
         () => undefined,
       );
     } catch (caught) {
@@ -210,6 +216,23 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
       await load();
     } catch (caught) {
       setError(caught instanceof ApiError && caught.status === 409 ? t("ticket.closedAlready") : t("app.error"));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  /** One click on a suggestion: the tag or value is applied as this agent's change, or the suggestion goes away. */
+  async function decide(prediction: TriagePrediction, decision: "apply" | "dismiss") {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await call("POST", `/tickets/${ticketId}/triage/${prediction.id}/${decision}`);
+      // The suggestion goes at once, not after the reload: the tag it added must not show beside it.
+      setPredictions((current) => current.map((p) => (p.id === prediction.id ? { ...p, state: decision === "apply" ? "applied" : "dismissed" } : p)));
+      await load();
+    } catch (caught) {
+      setError(caught instanceof ApiError && caught.status === 409 ? t("triage.decided") : t("app.error"));
+      await load();
     } finally {
       setBusy(false);
     }
@@ -499,6 +522,15 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
             </div>
           </section>
           )}
+          {!closed && (
+            <TriageSuggestions
+              predictions={predictions}
+              gameId={ticket.gameId}
+              busy={busy}
+              onApply={(prediction) => void decide(prediction, "apply")}
+              onDismiss={(prediction) => void decide(prediction, "dismiss")}
+            />
+          )}
           {assignments.length > 0 && (
             <section aria-labelledby="history-title">
               <h2 id="history-title">{t("history.title")}</h2>
@@ -579,6 +611,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
               {ticket.tags.map((tag) => (
                 <li key={tag}>
                   <span>{tag}</span>
+                  {predictions.some((p) => p.kind === "tag" && p.name === tag && p.state === "set") && <span class="muted set-by-triage">({t("triage.setByTriage")})</span>}
                   {!closed && (
                     <button type="button" class="remove-tag" aria-label={t("ticket.removeTag", { tag })} disabled={busy} onClick={() => void act([{ type: "removeTags", tagNames: [tag] }])}>
                       ×

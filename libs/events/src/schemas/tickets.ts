@@ -42,7 +42,7 @@ const Actor = Type.Object(
   { type: OneOf(["user", "api_key", "player", "system"]), id: Nullable(Type.String()) },
   {
     description:
-      "Who caused the change: a service user (userId of the action), the API key of the request (id null when the caller did not say which), the player, or the service itself (`id` auto-close or routing)",
+      "Who caused the change: a service user (userId of the action), the API key of the request (id null when the caller did not say which), the player, or the service itself (`id` auto-close, routing or triage)",
   },
 );
 

@@ -2492,6 +2492,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/tickets/{ticketId}/triage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the triage set or suggested on the ticket
+         * @description The AI tags and fields the triage (docs/automation.md) put forward on the ticket when it
+         *     was created, most confident first: `decision` `set` (applied by the triage, attributed
+         *     to `{"type": "system", "id": "triage"}`) or `suggest` (below the company's threshold;
+         *     `state` `pending` until an agent applies or dismisses it). Same scope as every ticket
+         *     route (**404** outside).
+         */
+        get: operations["listAgentTicketTriage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/tickets/{ticketId}/triage/{predictionId}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a suggestion
+         * @description Applies a pending suggestion as the signed-in user (their `addTags` or `setFields`, in
+         *     the history like a tag they added) and records it applied, which the online precision
+         *     counts as right. A suggestion already applied or dismissed is **409**; one of another
+         *     ticket, or a ticket outside the user's scope, **404**. Answers **204**.
+         */
+        post: operations["applyAgentTicketTriage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/tickets/{ticketId}/triage/{predictionId}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dismiss a suggestion
+         * @description Records a pending suggestion dismissed: the console stops showing it, and the online
+         *     precision counts it as wrong. Same answers as applying it; **204**.
+         */
+        post: operations["dismissAgentTicketTriage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/triage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The triage's threshold, model and online precision (admins)
+         * @description The company's threshold (a value at or above it is set on a new ticket, one from 0.5 up
+         *     to it is suggested; 0.8 until changed), its model (when it was trained, on how many
+         *     labelled tickets, which AI tags and fields it predicts; `model` null before the first
+         *     training) and the online precision over the last 180 days: a value the triage set counts
+         *     right when it is still there once the ticket is closed, wrong as soon as an agent removes
+         *     or changes it; a suggestion counts right when applied (or the ticket ends with it),
+         *     wrong when dismissed or absent at closing.
+         */
+        get: operations["getAgentTriageSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the triage's threshold (admins)
+         * @description `threshold` from 0.5 to 1 (**400** at `/threshold` otherwise): higher sets fewer values,
+         *     more of them right; the rest are suggested. Applies to tickets created from then on.
+         */
+        patch: operations["updateAgentTriageSettings"];
+        trace?: never;
+    };
+    "/agent-api/settings/triage/train": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Train the triage's model now (admins)
+         * @description Trains the company's model on its tickets resolved in the last 180 days, as the daily
+         *     training does (after new AI tags, say), and answers the settings with the new model.
+         */
+        post: operations["trainAgentTriageModel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/stream": {
         parameters: {
             query?: never;
@@ -3461,6 +3581,49 @@ export interface components {
              * @enum {string}
              */
             type: "ROUTING_OFF";
+        };
+        AgentTriagePrediction: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "tag" | "field";
+            /** @description The tag's name or the field's key. */
+            name: string;
+            /** @description The tag's name, or the field's value as text (`true`/`false` for a boolean field). */
+            value: string;
+            confidence: number;
+            /** @enum {string} */
+            decision: "set" | "suggest";
+            /** @enum {string} */
+            state: "set" | "pending" | "applied" | "dismissed";
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AgentTriagePrecision: {
+            right: number;
+            wrong: number;
+            /** @description right / (right + wrong); null when nothing was counted. */
+            precision: number | null;
+        };
+        AgentTriageSettings: {
+            threshold: number;
+            model: null | {
+                /** Format: date-time */
+                trainedAt: string;
+                /** @description Labelled tickets it learned from. */
+                tickets: number;
+                tags: string[];
+                fields: string[];
+            };
+            set: components["schemas"]["AgentTriagePrecision"];
+            suggest: components["schemas"]["AgentTriagePrecision"];
+            byName: {
+                /** @enum {string} */
+                kind: "tag" | "field";
+                name: string;
+                set: components["schemas"]["AgentTriagePrecision"];
+                suggest: components["schemas"]["AgentTriagePrecision"];
+            }[];
         };
         AgentOutbreakSettings: {
             /** @description Outbreak detection on for every game of the company. */
@@ -5623,6 +5786,7 @@ export interface components {
         ListLimit: number;
         TicketIdPath: string;
         IncidentIdPath: string;
+        TriagePredictionIdPath: string;
         WebhookIdPath: string;
     };
     requestBodies: never;
@@ -10143,6 +10307,221 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentTicketTriage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The predictions. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        predictions: components["schemas"]["AgentTriagePrediction"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    applyAgentTicketTriage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+                predictionId: components["parameters"]["TriagePredictionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Applied. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["NotFound"];
+            /** @description The suggestion was applied or dismissed already, or its field no longer takes the value. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    dismissAgentTicketTriage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+                predictionId: components["parameters"]["TriagePredictionIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Dismissed. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentCsrfRefused"];
+            404: components["responses"]["NotFound"];
+            /** @description The suggestion was applied or dismissed already. */
+            409: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getAgentTriageSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTriageSettings"];
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    updateAgentTriageSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    threshold: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTriageSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    trainAgentTriageModel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Trained. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTriageSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

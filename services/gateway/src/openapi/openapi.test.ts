@@ -106,6 +106,12 @@ const AGENT_OPERATIONS = [
   ["post", "/agent-api/incidents/{incidentId}/close", "closeAgentIncident"],
   ["post", "/agent-api/incidents/{incidentId}/answer", "answerAgentIncident"],
   ["post", "/agent-api/incidents/{incidentId}/announcement", "publishAgentIncidentAnnouncement"],
+  ["get", "/agent-api/tickets/{ticketId}/triage", "listAgentTicketTriage"],
+  ["post", "/agent-api/tickets/{ticketId}/triage/{predictionId}/apply", "applyAgentTicketTriage"],
+  ["post", "/agent-api/tickets/{ticketId}/triage/{predictionId}/dismiss", "dismissAgentTicketTriage"],
+  ["get", "/agent-api/settings/triage", "getAgentTriageSettings"],
+  ["patch", "/agent-api/settings/triage", "updateAgentTriageSettings"],
+  ["post", "/agent-api/settings/triage/train", "trainAgentTriageModel"],
   ["get", "/agent-api/saved-views", "listAgentSavedViews"],
   ["post", "/agent-api/saved-views", "createAgentSavedView"],
   ["delete", "/agent-api/saved-views/{savedViewId}", "deleteAgentSavedView"],
@@ -172,7 +178,7 @@ const AGENT_OPERATIONS = [
   ["delete", "/agent-api/settings/scheduled-deletions/{servicePlayerId}", "cancelAgentSettingsPlayerDeletion"],
 ] as const;
 // Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
-const AGENT_FULL_SESSION_READS = new Set<string>(["getAgentSettingsOutbreaks", "listAgentIncidents", "getAgentIncident", "listAgentTicketAssignments", "listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding", "listAgentSettingsArticles", "listAgentSettingsAnnouncements", "listAgentSettingsWebhooks", "listAgentSettingsWebhookDeliveries", "getAgentSettingsImmediateDeletion", "listAgentSettingsBlockedPlayers", "listAgentSettingsScheduledDeletions"]);
+const AGENT_FULL_SESSION_READS = new Set<string>(["getAgentSettingsOutbreaks", "listAgentIncidents", "getAgentIncident", "listAgentTicketAssignments", "listAgentTicketTriage", "getAgentTriageSettings", "listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding", "listAgentSettingsArticles", "listAgentSettingsAnnouncements", "listAgentSettingsWebhooks", "listAgentSettingsWebhookDeliveries", "getAgentSettingsImmediateDeletion", "listAgentSettingsBlockedPlayers", "listAgentSettingsScheduledDeletions"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
   "listAgentSettingsArticles", "createAgentSettingsArticle", "reorderAgentSettingsArticles", "updateAgentSettingsArticle", "removeAgentSettingsArticle",
   "listAgentSettingsAnnouncements", "setAgentSettingsAnnouncement", "clearAgentSettingsAnnouncement",
@@ -191,6 +197,7 @@ const AGENT_SESSION_OPERATIONS = new Set<string>([
   "listAgentSettingsScheduledDeletions", "cancelAgentSettingsPlayerDeletion",
   "setAgentAvailability", "requeueAgentTicket", "listAgentTicketAssignments",
   "getAgentSettingsOutbreaks", "setAgentSettingsOutbreaks", "listAgentIncidents", "getAgentIncident", "closeAgentIncident", "answerAgentIncident", "publishAgentIncidentAnnouncement",
+  "listAgentTicketTriage", "applyAgentTicketTriage", "dismissAgentTicketTriage", "getAgentTriageSettings", "updateAgentTriageSettings", "trainAgentTriageModel",
 ]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
@@ -222,7 +229,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 102 of the agent API, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 108 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });

@@ -8,6 +8,8 @@ export interface TagDefinition {
   /** null: company-wide. */
   gameId: string | null;
   name: string;
+  /** isAiTag: the triage sets or suggests it. */
+  ai?: boolean;
 }
 
 export type FieldType = "text" | "number" | "date" | "boolean" | "dropdown";
@@ -18,6 +20,8 @@ export interface FieldDefinition {
   type: FieldType;
   /** Dropdown options. */
   options: string[];
+  /** isAiField: the triage sets or suggests it (dropdown and boolean fields only). */
+  ai?: boolean;
 }
 
 export interface Definitions {

@@ -5,6 +5,8 @@
 // ones that write (resolving the player) come after every check that can refuse the request.
 import { randomUUID } from "node:crypto";
 import { writeEvents } from "@support/bus";
+import type { Kysely } from "@support/db";
+import type { TicketsDatabase } from "../database.ts";
 import { AppError, failedPrecondition, isAppError, isUuid, notFound, validationError } from "@support/errors";
 import { recordSessionTicket, setLastPlayerMessageAt, shareSessionTickets } from "../player-side/player-side.repository.ts";
 import type { AttachmentClaim, TicketsContext } from "../context.ts";
@@ -341,7 +343,15 @@ function namesUnknownDefinition(actions: readonly TicketAction[], definitions: D
 
 export async function performTicketActions(
   ctx: TicketsContext,
-  input: { companyId: string; ticketId: string; actions: TicketActionInput[]; apiKeyId: string | null; actingUserId?: string | null },
+  input: {
+    companyId: string;
+    ticketId: string;
+    actions: TicketActionInput[];
+    apiKeyId: string | null;
+    actingUserId?: string | null;
+    /** Runs in the actions' transaction after they are written (the triage marks its suggestion applied there). */
+    afterApply?: (trx: Kysely<TicketsDatabase>, ticket: Ticket) => Promise<void>;
+  },
 ): Promise<Ticket> {
   const actingUserId = input.actingUserId ? input.actingUserId.toLowerCase() : null;
   const actions = checkActions(input.actions, { actingUserId });
@@ -389,6 +399,7 @@ export async function performTicketActions(
     });
     const updated = await updateTicket(trx, locked.id, plan.changes, { ticket: locked, events: plan.events });
     await writeEvents(trx, plan.domainEvents);
+    if (input.afterApply) await input.afterApply(trx, updated);
     // Last, so that a failure of any earlier step leaves the player untouched; a failure here
     // rolls the ticket back.
     if (plan.playerInfo && locked.servicePlayerId !== null) {

@@ -2754,6 +2754,457 @@ export declare type CloseIncidentResponse = Message<"tickets.v1.CloseIncidentRes
 export declare const CloseIncidentResponseSchema: GenMessage<CloseIncidentResponse>;
 
 /**
+ * ListTicketTriageRequest names a ticket and the signed-in user asking.
+ *
+ * @generated from message tickets.v1.ListTicketTriageRequest
+ */
+export declare type ListTicketTriageRequest = Message<"tickets.v1.ListTicketTriageRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string ticket_id = 2;
+   */
+  ticketId: string;
+
+  /**
+   * @generated from field: string acting_user_id = 3;
+   */
+  actingUserId: string;
+};
+
+/**
+ * Describes the message tickets.v1.ListTicketTriageRequest.
+ * Use `create(ListTicketTriageRequestSchema)` to create a new message.
+ */
+export declare const ListTicketTriageRequestSchema: GenMessage<ListTicketTriageRequest>;
+
+/**
+ * TriagePrediction is one value the triage put forward on a ticket.
+ *
+ * @generated from message tickets.v1.TriagePrediction
+ */
+export declare type TriagePrediction = Message<"tickets.v1.TriagePrediction"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * "tag" or "field".
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * The tag's name or the field's key.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * The tag's name, or the field's value as text ("true"/"false" for a boolean field).
+   *
+   * @generated from field: string value = 4;
+   */
+  value: string;
+
+  /**
+   * @generated from field: double confidence = 5;
+   */
+  confidence: number;
+
+  /**
+   * "set" (applied by the triage) or "suggest".
+   *
+   * @generated from field: string decision = 6;
+   */
+  decision: string;
+
+  /**
+   * "set", "pending" (a suggestion not acted on), "applied" or "dismissed".
+   *
+   * @generated from field: string state = 7;
+   */
+  state: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 8;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.TriagePrediction.
+ * Use `create(TriagePredictionSchema)` to create a new message.
+ */
+export declare const TriagePredictionSchema: GenMessage<TriagePrediction>;
+
+/**
+ * ListTicketTriageResponse lists the predictions, most confident first.
+ *
+ * @generated from message tickets.v1.ListTicketTriageResponse
+ */
+export declare type ListTicketTriageResponse = Message<"tickets.v1.ListTicketTriageResponse"> & {
+  /**
+   * @generated from field: repeated tickets.v1.TriagePrediction predictions = 1;
+   */
+  predictions: TriagePrediction[];
+};
+
+/**
+ * Describes the message tickets.v1.ListTicketTriageResponse.
+ * Use `create(ListTicketTriageResponseSchema)` to create a new message.
+ */
+export declare const ListTicketTriageResponseSchema: GenMessage<ListTicketTriageResponse>;
+
+/**
+ * ApplyTriageSuggestionRequest names a suggestion of a ticket and the user applying it.
+ *
+ * @generated from message tickets.v1.ApplyTriageSuggestionRequest
+ */
+export declare type ApplyTriageSuggestionRequest = Message<"tickets.v1.ApplyTriageSuggestionRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string ticket_id = 2;
+   */
+  ticketId: string;
+
+  /**
+   * @generated from field: string suggestion_id = 3;
+   */
+  suggestionId: string;
+
+  /**
+   * @generated from field: string acting_user_id = 4;
+   */
+  actingUserId: string;
+};
+
+/**
+ * Describes the message tickets.v1.ApplyTriageSuggestionRequest.
+ * Use `create(ApplyTriageSuggestionRequestSchema)` to create a new message.
+ */
+export declare const ApplyTriageSuggestionRequestSchema: GenMessage<ApplyTriageSuggestionRequest>;
+
+/**
+ * ApplyTriageSuggestionResponse is the ticket afterwards.
+ *
+ * @generated from message tickets.v1.ApplyTriageSuggestionResponse
+ */
+export declare type ApplyTriageSuggestionResponse = Message<"tickets.v1.ApplyTriageSuggestionResponse"> & {
+  /**
+   * @generated from field: tickets.v1.Ticket ticket = 1;
+   */
+  ticket?: Ticket | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.ApplyTriageSuggestionResponse.
+ * Use `create(ApplyTriageSuggestionResponseSchema)` to create a new message.
+ */
+export declare const ApplyTriageSuggestionResponseSchema: GenMessage<ApplyTriageSuggestionResponse>;
+
+/**
+ * DismissTriageSuggestionRequest names a suggestion of a ticket and the user dismissing it.
+ *
+ * @generated from message tickets.v1.DismissTriageSuggestionRequest
+ */
+export declare type DismissTriageSuggestionRequest = Message<"tickets.v1.DismissTriageSuggestionRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string ticket_id = 2;
+   */
+  ticketId: string;
+
+  /**
+   * @generated from field: string suggestion_id = 3;
+   */
+  suggestionId: string;
+
+  /**
+   * @generated from field: string acting_user_id = 4;
+   */
+  actingUserId: string;
+};
+
+/**
+ * Describes the message tickets.v1.DismissTriageSuggestionRequest.
+ * Use `create(DismissTriageSuggestionRequestSchema)` to create a new message.
+ */
+export declare const DismissTriageSuggestionRequestSchema: GenMessage<DismissTriageSuggestionRequest>;
+
+/**
+ * DismissTriageSuggestionResponse answers nothing.
+ *
+ * @generated from message tickets.v1.DismissTriageSuggestionResponse
+ */
+export declare type DismissTriageSuggestionResponse = Message<"tickets.v1.DismissTriageSuggestionResponse"> & {
+};
+
+/**
+ * Describes the message tickets.v1.DismissTriageSuggestionResponse.
+ * Use `create(DismissTriageSuggestionResponseSchema)` to create a new message.
+ */
+export declare const DismissTriageSuggestionResponseSchema: GenMessage<DismissTriageSuggestionResponse>;
+
+/**
+ * GetTriageSettingsRequest names the company.
+ *
+ * @generated from message tickets.v1.GetTriageSettingsRequest
+ */
+export declare type GetTriageSettingsRequest = Message<"tickets.v1.GetTriageSettingsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message tickets.v1.GetTriageSettingsRequest.
+ * Use `create(GetTriageSettingsRequestSchema)` to create a new message.
+ */
+export declare const GetTriageSettingsRequestSchema: GenMessage<GetTriageSettingsRequest>;
+
+/**
+ * TriagePrecision counts predictions judged right and wrong; precision is absent when none were.
+ *
+ * @generated from message tickets.v1.TriagePrecision
+ */
+export declare type TriagePrecision = Message<"tickets.v1.TriagePrecision"> & {
+  /**
+   * @generated from field: int32 right = 1;
+   */
+  right: number;
+
+  /**
+   * @generated from field: int32 wrong = 2;
+   */
+  wrong: number;
+
+  /**
+   * @generated from field: optional double precision = 3;
+   */
+  precision?: number | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.TriagePrecision.
+ * Use `create(TriagePrecisionSchema)` to create a new message.
+ */
+export declare const TriagePrecisionSchema: GenMessage<TriagePrecision>;
+
+/**
+ * TriagePrecisionOf is the online precision of one tag or field.
+ *
+ * @generated from message tickets.v1.TriagePrecisionOf
+ */
+export declare type TriagePrecisionOf = Message<"tickets.v1.TriagePrecisionOf"> & {
+  /**
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: tickets.v1.TriagePrecision set = 3;
+   */
+  set?: TriagePrecision | undefined;
+
+  /**
+   * @generated from field: tickets.v1.TriagePrecision suggest = 4;
+   */
+  suggest?: TriagePrecision | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.TriagePrecisionOf.
+ * Use `create(TriagePrecisionOfSchema)` to create a new message.
+ */
+export declare const TriagePrecisionOfSchema: GenMessage<TriagePrecisionOf>;
+
+/**
+ * GetTriageSettingsResponse is the company's triage settings.
+ *
+ * @generated from message tickets.v1.GetTriageSettingsResponse
+ */
+export declare type GetTriageSettingsResponse = Message<"tickets.v1.GetTriageSettingsResponse"> & {
+  /**
+   * @generated from field: tickets.v1.TriageSettings settings = 1;
+   */
+  settings?: TriageSettings | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.GetTriageSettingsResponse.
+ * Use `create(GetTriageSettingsResponseSchema)` to create a new message.
+ */
+export declare const GetTriageSettingsResponseSchema: GenMessage<GetTriageSettingsResponse>;
+
+/**
+ * UpdateTriageSettingsResponse is the company's triage settings afterwards.
+ *
+ * @generated from message tickets.v1.UpdateTriageSettingsResponse
+ */
+export declare type UpdateTriageSettingsResponse = Message<"tickets.v1.UpdateTriageSettingsResponse"> & {
+  /**
+   * @generated from field: tickets.v1.TriageSettings settings = 1;
+   */
+  settings?: TriageSettings | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.UpdateTriageSettingsResponse.
+ * Use `create(UpdateTriageSettingsResponseSchema)` to create a new message.
+ */
+export declare const UpdateTriageSettingsResponseSchema: GenMessage<UpdateTriageSettingsResponse>;
+
+/**
+ * TriageSettings is the threshold, the model (absent: none trained yet) and the precision.
+ *
+ * @generated from message tickets.v1.TriageSettings
+ */
+export declare type TriageSettings = Message<"tickets.v1.TriageSettings"> & {
+  /**
+   * @generated from field: double threshold = 1;
+   */
+  threshold: number;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp model_trained_at = 2;
+   */
+  modelTrainedAt?: Timestamp | undefined;
+
+  /**
+   * Labelled tickets the model learned from.
+   *
+   * @generated from field: int32 model_tickets = 3;
+   */
+  modelTickets: number;
+
+  /**
+   * The AI tags and field keys the model predicts.
+   *
+   * @generated from field: repeated string model_tags = 4;
+   */
+  modelTags: string[];
+
+  /**
+   * @generated from field: repeated string model_fields = 5;
+   */
+  modelFields: string[];
+
+  /**
+   * @generated from field: tickets.v1.TriagePrecision set = 6;
+   */
+  set?: TriagePrecision | undefined;
+
+  /**
+   * @generated from field: tickets.v1.TriagePrecision suggest = 7;
+   */
+  suggest?: TriagePrecision | undefined;
+
+  /**
+   * @generated from field: repeated tickets.v1.TriagePrecisionOf by_name = 8;
+   */
+  byName: TriagePrecisionOf[];
+};
+
+/**
+ * Describes the message tickets.v1.TriageSettings.
+ * Use `create(TriageSettingsSchema)` to create a new message.
+ */
+export declare const TriageSettingsSchema: GenMessage<TriageSettings>;
+
+/**
+ * UpdateTriageSettingsRequest sets the company's threshold.
+ *
+ * @generated from message tickets.v1.UpdateTriageSettingsRequest
+ */
+export declare type UpdateTriageSettingsRequest = Message<"tickets.v1.UpdateTriageSettingsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: double threshold = 2;
+   */
+  threshold: number;
+};
+
+/**
+ * Describes the message tickets.v1.UpdateTriageSettingsRequest.
+ * Use `create(UpdateTriageSettingsRequestSchema)` to create a new message.
+ */
+export declare const UpdateTriageSettingsRequestSchema: GenMessage<UpdateTriageSettingsRequest>;
+
+/**
+ * TrainTriageModelRequest names the company.
+ *
+ * @generated from message tickets.v1.TrainTriageModelRequest
+ */
+export declare type TrainTriageModelRequest = Message<"tickets.v1.TrainTriageModelRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message tickets.v1.TrainTriageModelRequest.
+ * Use `create(TrainTriageModelRequestSchema)` to create a new message.
+ */
+export declare const TrainTriageModelRequestSchema: GenMessage<TrainTriageModelRequest>;
+
+/**
+ * TrainTriageModelResponse counts the resolved tickets read and those that taught something.
+ *
+ * @generated from message tickets.v1.TrainTriageModelResponse
+ */
+export declare type TrainTriageModelResponse = Message<"tickets.v1.TrainTriageModelResponse"> & {
+  /**
+   * @generated from field: int32 tickets = 1;
+   */
+  tickets: number;
+
+  /**
+   * @generated from field: int32 labelled = 2;
+   */
+  labelled: number;
+
+  /**
+   * False when the company has no AI tag or closed-set AI field, or no resolved ticket an agent
+   * labelled (no model).
+   *
+   * @generated from field: bool trained = 3;
+   */
+  trained: boolean;
+};
+
+/**
+ * Describes the message tickets.v1.TrainTriageModelResponse.
+ * Use `create(TrainTriageModelResponseSchema)` to create a new message.
+ */
+export declare const TrainTriageModelResponseSchema: GenMessage<TrainTriageModelResponse>;
+
+/**
  * TicketsService owns tickets: their state, their events and their SDK breadcrumbs. Every
  * request carries the caller's company_id; a ticket of another company is NOT_FOUND, exactly
  * like one that does not exist.
@@ -3047,6 +3498,69 @@ export declare const TicketsService: GenService<{
     methodKind: "unary";
     input: typeof CloseIncidentRequestSchema;
     output: typeof CloseIncidentResponseSchema;
+  },
+  /**
+   * ListTicketTriage lists what the triage set or suggested on a ticket (AI tags and fields) and
+   * what became of each suggestion. NOT_FOUND for a ticket of a game the user cannot act on.
+   *
+   * @generated from rpc tickets.v1.TicketsService.ListTicketTriage
+   */
+  listTicketTriage: {
+    methodKind: "unary";
+    input: typeof ListTicketTriageRequestSchema;
+    output: typeof ListTicketTriageResponseSchema;
+  },
+  /**
+   * ApplyTriageSuggestion applies a pending suggestion as the user (an addTags or setFields
+   * action of theirs) and records it applied. NOT_FOUND for an unknown suggestion; ABORTED
+   * (conflict) when it was applied or dismissed already.
+   *
+   * @generated from rpc tickets.v1.TicketsService.ApplyTriageSuggestion
+   */
+  applyTriageSuggestion: {
+    methodKind: "unary";
+    input: typeof ApplyTriageSuggestionRequestSchema;
+    output: typeof ApplyTriageSuggestionResponseSchema;
+  },
+  /**
+   * DismissTriageSuggestion records a pending suggestion dismissed (counted as wrong).
+   *
+   * @generated from rpc tickets.v1.TicketsService.DismissTriageSuggestion
+   */
+  dismissTriageSuggestion: {
+    methodKind: "unary";
+    input: typeof DismissTriageSuggestionRequestSchema;
+    output: typeof DismissTriageSuggestionResponseSchema;
+  },
+  /**
+   * GetTriageSettings answers the company's threshold, its model and the online precision.
+   *
+   * @generated from rpc tickets.v1.TicketsService.GetTriageSettings
+   */
+  getTriageSettings: {
+    methodKind: "unary";
+    input: typeof GetTriageSettingsRequestSchema;
+    output: typeof GetTriageSettingsResponseSchema;
+  },
+  /**
+   * UpdateTriageSettings sets the company's threshold (0.5 to 1; INVALID_ARGUMENT /threshold otherwise).
+   *
+   * @generated from rpc tickets.v1.TicketsService.UpdateTriageSettings
+   */
+  updateTriageSettings: {
+    methodKind: "unary";
+    input: typeof UpdateTriageSettingsRequestSchema;
+    output: typeof UpdateTriageSettingsResponseSchema;
+  },
+  /**
+   * TrainTriageModel trains the company's model now on its resolved tickets (as the daily job does).
+   *
+   * @generated from rpc tickets.v1.TicketsService.TrainTriageModel
+   */
+  trainTriageModel: {
+    methodKind: "unary";
+    input: typeof TrainTriageModelRequestSchema;
+    output: typeof TrainTriageModelResponseSchema;
   },
 }>;
 
