@@ -13,6 +13,7 @@ import { erasePlayerTickets } from "./erasure/erasure.service.ts";
 import type { MergedFrom, TicketEvent } from "./ticket-events/event.ts";
 import { listAssignmentHistory, listTicketEvents } from "./ticket-events/event.service.ts";
 import { requeueTicket } from "./routing/routing.service.ts";
+import { ruleHandlers } from "./rules/rule.routes.ts";
 import { addEmailReply, openEmailTicket } from "./tickets/email-reply.service.ts";
 import { rateTicket } from "./player-side/player-side.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
@@ -309,5 +310,7 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         deletedFieldValues: counts.fieldValues,
       };
     },
+
+    ...ruleHandlers(ctx),
   });
 }
