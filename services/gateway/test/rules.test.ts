@@ -158,6 +158,14 @@ describe("managing rules", () => {
     const changed = ok(await write(users.ada, "PATCH", `/agent-api/settings/rules/${rules.seen!.id}`, { name: "Seen by rules" })) as RuleDto;
     expect(changed).toMatchObject({ name: "Seen by rules", position: 3, enabled: true, actions: [{ type: "addTags", tagNames: ["seen"] }] });
     expect((await listed()).map((rule) => rule.name)).toEqual(["VIP refunds", "Escalate VIP refunds", "Seen by rules"]);
+
+    // A time rule (its sweep is tested with an injected clock in the tickets service's tests).
+    const timed = ok(await write(users.ada, "POST", "/agent-api/settings/rules", {
+      name: "Nudge", trigger: { type: "time", status: "waiting", hours: 48 }, actions: [{ type: "sendMessage", message: "Are you still there?" }],
+    }), 201) as RuleDto;
+    expect(timed).toMatchObject({ trigger: { type: "time", status: "waiting", hours: 48 }, position: 4 });
+    expect(issuePaths(await write(users.ada, "PATCH", `/agent-api/settings/rules/${timed.id}`, { trigger: { type: "time", status: "closed", hours: 48 } }))).toEqual(["/trigger/status"]);
+    expect((await write(users.ada, "DELETE", `/agent-api/settings/rules/${timed.id}`)).status).toBe(204);
   });
 });
 

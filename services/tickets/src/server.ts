@@ -6,6 +6,7 @@ import type { Logger } from "@support/logging";
 import { createMetricsRegistry } from "@support/metrics";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import { createAutoCloseJob, type AutoCloseJob } from "./jobs/auto-close.job.ts";
+import { createRulesSweepJob, type RulesSweepJob } from "./jobs/rules-sweep.job.ts";
 import { createClients, type TicketsClients } from "./clients.ts";
 import type { TicketsConfig } from "./config.ts";
 import type { TicketsContext } from "./context.ts";
@@ -30,6 +31,8 @@ export interface TicketsDeps {
 export interface TicketsServer extends ServiceHost {
   /** The auto-close sweep, for tests (runOnce) and operators. */
   autoClose: AutoCloseJob;
+  /** The time rules' sweep, for tests (runOnce) and operators. */
+  rulesSweep: RulesSweepJob;
   /** The cached reference data of content. */
   reference: ContentReference;
 }
@@ -53,6 +56,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
   };
   const routing = createRoutingConsumers(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
   const rules = createRulesConsumer(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
+  const rulesSweep = createRulesSweepJob(ctx, { intervalMs: config.RULES_SWEEP_INTERVAL_MS, logger });
   const autoClose = createAutoCloseJob(ctx, { intervalMs: config.AUTO_CLOSE_INTERVAL_MS, logger });
   const host = createServiceHost({
     name: "tickets",
@@ -66,7 +70,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
       registerRoutes(router, ctx);
       registerPlayerSideRoutes(router, ctx);
     },
-    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), routing, rules, autoClose, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
+    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), routing, rules, rulesSweep, autoClose, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
   });
-  return Object.assign(host, { autoClose, reference });
+  return Object.assign(host, { autoClose, rulesSweep, reference });
 }

@@ -3428,13 +3428,17 @@ export interface components {
         /**
          * @description What runs the rule: `ticket_created`, `player_message` (a player's message on an existing
          *     ticket, not its first), `status_changed` (to `to` when given, any status otherwise),
-         *     `ticket_closed`.
+         *     `ticket_closed`, or `time`: the ticket has been in `status` for `hours` without a player
+         *     message since it entered it (once per entry into the status; checked every minute).
          */
         AgentRuleTrigger: {
             /** @enum {string} */
-            type: "ticket_created" | "player_message" | "status_changed" | "ticket_closed";
+            type: "ticket_created" | "player_message" | "status_changed" | "ticket_closed" | "time";
             /** @enum {string} */
             to?: "new" | "assigned" | "unassigned" | "waiting" | "on_hold" | "closed";
+            /** @enum {string} */
+            status?: "new" | "assigned" | "unassigned" | "waiting" | "on_hold";
+            hours?: number;
         };
         /**
          * @description One condition; all of a rule's must hold, `not: true` negates one. `game`, `language`,

@@ -207,3 +207,31 @@ export async function firstMessageOf(db: Db, ticketId: string): Promise<string> 
   const row = await db.selectFrom("tickets").select("first_message").where("id", "=", ticketId).executeTakeFirst();
   return row?.first_message ?? "";
 }
+
+/** Every company's enabled time rules (the sweep's work list), in each company's order. */
+export async function listEnabledTimeRules(db: Db): Promise<Rule[]> {
+  const rows = await db.selectFrom("rules").selectAll().where("trigger_type", "=", "time").where("enabled", "=", true).orderBy("company_id").orderBy("position").execute();
+  return rows.map(toRule);
+}
+
+/**
+ * Open tickets of the company in `status` since at least `due` (when the last status change led
+ * there, or their creation), with no player message since they entered it, on which the rule has
+ * not run since: oldest entry first.
+ */
+export async function dueForTimeRule(db: Db, rule: Rule, status: string, due: Date, limit: number): Promise<{ ticketId: string; enteredAt: Date }[]> {
+  const result = await sql<{ id: string; entered_at: Date }>`
+    select t.id, coalesce(sc.at, t.created_at) as entered_at
+    from tickets t
+    left join lateral (select max(e.created_at) as at from ticket_events e where e.ticket_id = t.id and e.type = 'STATUS_CHANGED') sc on true
+    where t.company_id = ${rule.companyId} and t.status = ${status}
+      and coalesce(sc.at, t.created_at) <= ${due}
+      and (t.last_player_message_at is null or t.last_player_message_at <= coalesce(sc.at, t.created_at))
+      and not exists (
+        select 1 from rule_runs r
+        where r.rule_id = ${rule.id} and r.ticket_id = t.id and r.trigger = 'time' and r.created_at >= coalesce(sc.at, t.created_at)
+      )
+    order by entered_at
+    limit ${limit}`.execute(db);
+  return result.rows.map((row) => ({ ticketId: row.id, enteredAt: row.entered_at }));
+}

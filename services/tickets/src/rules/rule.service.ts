@@ -10,6 +10,7 @@
 // loop_refused); a chain through other rules is bounded by MAX_RULE_DEPTH (recorded as
 // depth_limit). The depth of an event caused by rule R is one more than R's last applied run on
 // the ticket.
+import { createHash } from "node:crypto";
 import { writeEvents } from "@support/bus";
 import { failedPrecondition, isAppError, isUuid, notFound, validationError } from "@support/errors";
 import type { TicketsContext } from "../context.ts";
@@ -129,13 +130,29 @@ function needsDefinitions(actions: readonly TicketAction[]): boolean {
   return actions.some((action) => action.type === "addTags" || action.type === "removeTags" || action.type === "setFields");
 }
 
-/** Answers how many rules applied their actions. */
-export async function runRules(ctx: RulesContext, moment: TriggerEvent, now: () => Date = () => new Date()): Promise<number> {
+/** Runs the company's enabled rules of the moment's trigger; answers how many applied their actions. */
+export async function runRules(ctx: RulesContext, moment: TriggerEvent): Promise<number> {
   const { companyId, ticketId } = moment;
   const rules = (await listEnabledRules(ctx.db, companyId, moment.trigger)).filter((rule) => triggerMatches(rule.trigger, moment));
   if (rules.length === 0) return 0;
   // A ticket's first message is its creation, not a player's answer.
   if (moment.trigger === "player_message" && (await isFirstPlayerMessage(ctx.db, ticketId, moment.messageEventId!))) return 0;
+  return runOnTicket(ctx, moment, rules);
+}
+
+/**
+ * A time rule's run on a ticket that has been in the rule's status long enough: its moment's id
+ * is derived from the rule, the ticket and when the ticket entered the status, so that every
+ * replica's sweep agrees on it and the rule runs once per entry.
+ */
+export async function runTimeRule(ctx: RulesContext, rule: Rule, ticketId: string, enteredAt: Date): Promise<number> {
+  const digest = createHash("sha256").update(`${rule.id}:${ticketId}:${enteredAt.toISOString()}`).digest("hex");
+  const eventId = `${digest.slice(0, 8)}-${digest.slice(8, 12)}-5${digest.slice(13, 16)}-8${digest.slice(17, 20)}-${digest.slice(20, 32)}`;
+  return runOnTicket(ctx, { trigger: "time", eventId, companyId: rule.companyId, ticketId, actor: { type: "system", id: "rules-sweep" } }, [rule]);
+}
+
+async function runOnTicket(ctx: RulesContext, moment: TriggerEvent, rules: Rule[]): Promise<number> {
+  const { companyId, ticketId } = moment;
   const current = await findTicket(ctx.db, companyId, ticketId);
   if (!current) return 0;
 
@@ -154,6 +171,8 @@ export async function runRules(ctx: RulesContext, moment: TriggerEvent, now: () 
     let applied = 0;
     for (const rule of rules) {
       if (done.has(rule.id)) continue;
+      // A time rule's ticket may have left the status since the sweep read it.
+      if (rule.trigger.type === "time" && ticket.status !== rule.trigger.status) continue;
       if (!conditionsMatch(rule.conditions, { ticket, text })) continue;
       const run = { companyId, rule, ticketId, trigger: moment.trigger, eventId: moment.eventId, depth };
       if (causedBy === rule.id) {
@@ -166,7 +185,7 @@ export async function runRules(ctx: RulesContext, moment: TriggerEvent, now: () 
       }
       let plan;
       try {
-        plan = applyActions(ticket, rule.actions, { now: now(), apiKeyId: null, actor: ruleActor(rule.id), hasAccess: (userId) => access.get(userId) === true, definitions });
+        plan = applyActions(ticket, rule.actions, { now: new Date(), apiKeyId: null, actor: ruleActor(rule.id), hasAccess: (userId) => access.get(userId) === true, definitions });
       } catch (error) {
         // The rule's actions do not fit the ticket now (a closed ticket, a tag not of its game, an
         // assignee without the game): nothing of this rule is written, the next rules run.

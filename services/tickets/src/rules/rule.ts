@@ -28,7 +28,7 @@ export const MAX_RULE_DEPTH = 5;
  * reads); a trigger whose event is not built yet (SLA warning and breach, outbreak) is added
  * there and here by a line each.
  */
-export const RULE_TRIGGERS = ["ticket_created", "player_message", "status_changed", "ticket_closed"] as const;
+export const RULE_TRIGGERS = ["ticket_created", "player_message", "status_changed", "ticket_closed", "time"] as const;
 export type RuleTriggerType = (typeof RULE_TRIGGERS)[number];
 
 export type RuleTrigger =
@@ -36,7 +36,18 @@ export type RuleTrigger =
   | { type: "player_message" }
   /** `to`: only changes to this status; absent: every change. */
   | { type: "status_changed"; to?: TicketStatus }
-  | { type: "ticket_closed" };
+  | { type: "ticket_closed" }
+  /**
+   * The ticket has been in `status` for at least `hours` without a player message since it
+   * entered it; fires once per ticket each time it enters the status (the sweep, rule.job.ts).
+   */
+  | { type: "time"; status: OpenStatus; hours: number };
+
+/** Statuses a ticket can stay in (closed is the end: "time" rules act on open tickets). */
+export const OPEN_STATUSES = TICKET_STATUSES.filter((status) => status !== "closed") as Exclude<TicketStatus, "closed">[];
+export type OpenStatus = Exclude<TicketStatus, "closed">;
+/** Longest a time trigger waits: a year. */
+export const MAX_TRIGGER_HOURS = 8760;
 
 /** Every condition may be negated with `not: true`. All conditions of a rule must hold. */
 export type RuleCondition = { not?: boolean } & (
@@ -178,6 +189,16 @@ function checkTrigger(value: Json, issues: ValidationIssue[]): RuleTrigger {
       return { type: "status_changed" };
     }
     return { type: "status_changed", to: value.to as TicketStatus };
+  }
+  if (value.type === "time") {
+    unknownKeys(value, ["type", "status", "hours"], path, issues);
+    if (typeof value.status !== "string" || !(OPEN_STATUSES as readonly string[]).includes(value.status)) {
+      issues.push({ path: `${path}/status`, message: `must be one of ${OPEN_STATUSES.join(", ")}` });
+    }
+    if (typeof value.hours !== "number" || !Number.isFinite(value.hours) || value.hours <= 0 || value.hours > MAX_TRIGGER_HOURS) {
+      issues.push({ path: `${path}/hours`, message: `must be a number of hours above 0, at most ${MAX_TRIGGER_HOURS}` });
+    }
+    return { type: "time", status: value.status as OpenStatus, hours: value.hours as number };
   }
   unknownKeys(value, ["type"], path, issues);
   return { type: value.type as "ticket_created" };
