@@ -18,6 +18,7 @@ import { workspaceSuite } from "./workspace.ts";
 import { triageSuite } from "./triage.ts";
 import { floodSuite } from "./flood.ts";
 import { routingSuite } from "./routing.ts";
+import { rulesSuite } from "./rules.ts";
 
 const here = import.meta.dirname;
 
@@ -102,6 +103,7 @@ const suites: Record<string, () => Promise<SuiteResult>> = {
   // In-process, no stack: the triage classifier on its labelled corpus.
   triage: triageSuite,
   routing: routingSuite,
+  rules: rulesSuite,
 };
 const runSuite = suites[suite];
 if (!runSuite) {

@@ -156,9 +156,15 @@ async function runOnTicket(ctx: RulesContext, moment: TriggerEvent, rules: Rule[
   const current = await findTicket(ctx.db, companyId, ticketId);
   if (!current) return 0;
 
+  const readsText = rules.some((rule) => rule.conditions.some((condition) => condition.type === "text"));
+  const text = moment.message ?? (readsText ? await firstMessageOf(ctx.db, ticketId) : "");
+  // Nothing changes the ticket unless a rule holds on it as it is: when none does, no later rule
+  // can hold either, and the event costs no transaction. Under the lock the conditions are
+  // evaluated again on the ticket as it is then.
+  if (!rules.some((rule) => conditionsMatch(rule.conditions, { ticket: current, text }))) return 0;
+
   const causedBy = ruleOfActor(moment.actor);
   const depth = causedBy === null ? 0 : ((await lastAppliedDepth(ctx.db, causedBy, ticketId)) ?? 0) + 1;
-  const text = moment.message ?? (await firstMessageOf(ctx.db, ticketId));
   // Read-only lookups before the row lock, as an agent's actions do.
   const definitions: Definitions | undefined = rules.some((rule) => needsDefinitions(rule.actions)) ? await ctx.reference.getDefinitions(companyId) : undefined;
   const assignees = [...new Set(rules.flatMap((rule) => rule.actions.flatMap((action, index) => referencedUsers(action, index).map((user) => user.userId))))];
