@@ -2506,6 +2506,8 @@ export declare type Rule = Message<"tickets.v1.Rule"> & {
 export declare const RuleSchema: GenMessage<Rule>;
 
 /**
+ * ListRulesRequest names the company.
+ *
  * @generated from message tickets.v1.ListRulesRequest
  */
 export declare type ListRulesRequest = Message<"tickets.v1.ListRulesRequest"> & {
@@ -2522,6 +2524,8 @@ export declare type ListRulesRequest = Message<"tickets.v1.ListRulesRequest"> & 
 export declare const ListRulesRequestSchema: GenMessage<ListRulesRequest>;
 
 /**
+ * ListRulesResponse lists the company's rules in their order.
+ *
  * @generated from message tickets.v1.ListRulesResponse
  */
 export declare type ListRulesResponse = Message<"tickets.v1.ListRulesResponse"> & {
@@ -2538,6 +2542,8 @@ export declare type ListRulesResponse = Message<"tickets.v1.ListRulesResponse"> 
 export declare const ListRulesResponseSchema: GenMessage<ListRulesResponse>;
 
 /**
+ * CreateRuleRequest is a new rule; it goes last in the order.
+ *
  * @generated from message tickets.v1.CreateRuleRequest
  */
 export declare type CreateRuleRequest = Message<"tickets.v1.CreateRuleRequest"> & {
@@ -2579,6 +2585,8 @@ export declare type CreateRuleRequest = Message<"tickets.v1.CreateRuleRequest"> 
 export declare const CreateRuleRequestSchema: GenMessage<CreateRuleRequest>;
 
 /**
+ * CreateRuleResponse is the stored rule.
+ *
  * @generated from message tickets.v1.CreateRuleResponse
  */
 export declare type CreateRuleResponse = Message<"tickets.v1.CreateRuleResponse"> & {
@@ -2654,6 +2662,8 @@ export declare type UpdateRuleRequest = Message<"tickets.v1.UpdateRuleRequest"> 
 export declare const UpdateRuleRequestSchema: GenMessage<UpdateRuleRequest>;
 
 /**
+ * UpdateRuleResponse is the rule as it is now.
+ *
  * @generated from message tickets.v1.UpdateRuleResponse
  */
 export declare type UpdateRuleResponse = Message<"tickets.v1.UpdateRuleResponse"> & {
@@ -2670,6 +2680,8 @@ export declare type UpdateRuleResponse = Message<"tickets.v1.UpdateRuleResponse"
 export declare const UpdateRuleResponseSchema: GenMessage<UpdateRuleResponse>;
 
 /**
+ * DeleteRuleRequest names the rule; the rules after it move up.
+ *
  * @generated from message tickets.v1.DeleteRuleRequest
  */
 export declare type DeleteRuleRequest = Message<"tickets.v1.DeleteRuleRequest"> & {
@@ -2691,6 +2703,8 @@ export declare type DeleteRuleRequest = Message<"tickets.v1.DeleteRuleRequest"> 
 export declare const DeleteRuleRequestSchema: GenMessage<DeleteRuleRequest>;
 
 /**
+ * DeleteRuleResponse answers nothing.
+ *
  * @generated from message tickets.v1.DeleteRuleResponse
  */
 export declare type DeleteRuleResponse = Message<"tickets.v1.DeleteRuleResponse"> & {
@@ -2703,6 +2717,8 @@ export declare type DeleteRuleResponse = Message<"tickets.v1.DeleteRuleResponse"
 export declare const DeleteRuleResponseSchema: GenMessage<DeleteRuleResponse>;
 
 /**
+ * ReorderRulesRequest names every rule of the company once, first to run first.
+ *
  * @generated from message tickets.v1.ReorderRulesRequest
  */
 export declare type ReorderRulesRequest = Message<"tickets.v1.ReorderRulesRequest"> & {
@@ -2724,6 +2740,8 @@ export declare type ReorderRulesRequest = Message<"tickets.v1.ReorderRulesReques
 export declare const ReorderRulesRequestSchema: GenMessage<ReorderRulesRequest>;
 
 /**
+ * ReorderRulesResponse lists the rules in their new order.
+ *
  * @generated from message tickets.v1.ReorderRulesResponse
  */
 export declare type ReorderRulesResponse = Message<"tickets.v1.ReorderRulesResponse"> & {
@@ -2740,6 +2758,8 @@ export declare type ReorderRulesResponse = Message<"tickets.v1.ReorderRulesRespo
 export declare const ReorderRulesResponseSchema: GenMessage<ReorderRulesResponse>;
 
 /**
+ * ListRuleRunsRequest filters the run history by rule and/or ticket.
+ *
  * @generated from message tickets.v1.ListRuleRunsRequest
  */
 export declare type ListRuleRunsRequest = Message<"tickets.v1.ListRuleRunsRequest"> & {
@@ -2853,6 +2873,8 @@ export declare type RuleRun = Message<"tickets.v1.RuleRun"> & {
 export declare const RuleRunSchema: GenMessage<RuleRun>;
 
 /**
+ * ListRuleRunsResponse lists the runs, newest first.
+ *
  * @generated from message tickets.v1.ListRuleRunsResponse
  */
 export declare type ListRuleRunsResponse = Message<"tickets.v1.ListRuleRunsResponse"> & {
