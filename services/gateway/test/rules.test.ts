@@ -200,6 +200,13 @@ describe("event triggers", () => {
     ]);
     expect(history.find((run) => run.ruleId === rules.vip!.id)?.actions).toEqual(rules.vip!.actions);
     expect(await runs(`ticketId=${plain}&ruleId=${rules.vip!.id}`)).toEqual([]);
+    // Another company's admin sees none of it, by ticket or by rule.
+    for (const query of [`ticketId=${vip}`, `ruleId=${rules.vip!.id}`]) {
+      const theirs = await read(users.oto, `/agent-api/settings/rule-runs?${query}`);
+      expect(theirs.status, theirs.text).toBe(200);
+      expect((theirs.body as { runs: RunDto[] }).runs).toEqual([]);
+    }
+    expect(issuePaths(await read(users.ada, "/agent-api/settings/rule-runs?limit=0"))).toEqual(["/query/limit"]);
   });
 
   it("player_message: the player's answer on an open ticket, not the message that opened it", async () => {
