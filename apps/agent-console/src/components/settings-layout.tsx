@@ -13,6 +13,7 @@ export const SETTINGS_SECTIONS = [
   { path: "/settings/games", label: "settings.games" },
   { path: "/settings/team", label: "settings.team" },
   { path: "/settings/tags-and-fields", label: "settings.tagsAndFields" },
+  { path: "/settings/rules", label: "settings.rules" },
   { path: "/settings/collectors", label: "settings.collectors" },
   { path: "/settings/articles", label: "settings.articles" },
   { path: "/settings/announcements", label: "settings.announcements" },
