@@ -1,4 +1,4 @@
-// `pnpm bench [full|reads|create|actions|list|player|sessions|reference|tickets|soak|agent-streams|workspace|flood|triage|triage-cost|routing|outbreaks]`: throughput and latency of the request path, each
+// `pnpm bench [full|reads|create|actions|list|player|sessions|reference|tickets|soak|agent-streams|workspace|flood|triage|triage-cost|routing|outbreaks|rules]`: throughput and latency of the request path, each
 // layer measured in the same run so the ratios mean something on whatever machine runs it. Not a
 // test. Without an argument: `full`, the production-like set (production.ts). Each run gets a
 // directory scripts/bench/results/runs/<UTC time>-<suite>/ (results.json, the services' logs,
@@ -20,6 +20,7 @@ import { floodSuite } from "./flood.ts";
 import { routingSuite } from "./routing.ts";
 import { outbreaksSuite } from "./outbreaks.ts";
 import { triageCostSuite } from "./triage-cost.ts";
+import { rulesSuite } from "./rules.ts";
 
 const here = import.meta.dirname;
 
@@ -107,6 +108,7 @@ const suites: Record<string, () => Promise<SuiteResult>> = {
   outbreaks: outbreaksSuite,
   // The whole stack: what classifying a new ticket adds per creation.
   "triage-cost": triageCostSuite,
+  rules: rulesSuite,
 };
 const runSuite = suites[suite];
 if (!runSuite) {

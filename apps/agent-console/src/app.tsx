@@ -17,6 +17,7 @@ import { CollectorsPage } from "./pages/settings/collectors.tsx";
 import { ArticlesPage } from "./pages/settings/articles.tsx";
 import { AnnouncementsPage } from "./pages/settings/announcements.tsx";
 import { WebhooksPage } from "./pages/settings/webhooks.tsx";
+import { RulesPage } from "./pages/settings/rules.tsx";
 import { PlayersPage } from "./pages/settings/players.tsx";
 import { GamePage } from "./pages/settings/game.tsx";
 import { GamesPage } from "./pages/settings/games.tsx";
@@ -90,6 +91,7 @@ export function App() {
     if (path === "/settings/announcements") return <AnnouncementsPage />;
     if (path === "/settings/collectors") return <CollectorsPage />;
     if (path === "/settings/webhooks") return <WebhooksPage />;
+    if (path === "/settings/rules") return <RulesPage />;
     if (path === "/settings/players") return <PlayersPage />;
     if (path === "/settings/outbreaks") return <OutbreaksPage />;
     if (path === "/settings/team") return <TeamPage />;

@@ -23,6 +23,7 @@ export const configSpecs = {
   CONTENT_CACHE_MAX_ENTRIES: num({ default: 10_000, desc: "Most cached content entries (three per company and one per game used); the least recently used go first" }),
   AUTO_CLOSE_INTERVAL_MS: num({ default: 60_000, desc: "Period of the sweep closing waiting tickets (0 disables it)" }),
   TRIAGE_TRAIN_INTERVAL_MS: num({ default: 86_400_000, desc: "Period of the triage's training of every company's model on its resolved tickets (0 disables it)" }),
+  RULES_SWEEP_INTERVAL_MS: num({ default: 60_000, desc: "Period of the sweep running time rules (0 disables it)" }),
 };
 
 function loadRaw(env: Record<string, string | undefined>) {

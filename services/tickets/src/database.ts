@@ -10,5 +10,6 @@ import type { TicketTables } from "./tickets/ticket.table.ts";
 import type { RoutingTables } from "./routing/routing.table.ts";
 import type { OutbreakTables } from "./outbreaks/outbreaks.table.ts";
 import type { TriageTables } from "./triage/triage.table.ts";
+import type { RuleTables } from "./rules/rule.table.ts";
 
-export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketReadTables & SavedViewTables & TicketBreadcrumbTables & ErasedPlayerTables & SessionTicketTables & PlayerTicketReadTables & RoutingTables & OutbreakTables & TriageTables;
+export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketReadTables & SavedViewTables & TicketBreadcrumbTables & ErasedPlayerTables & SessionTicketTables & PlayerTicketReadTables & RoutingTables & OutbreakTables & TriageTables & RuleTables;

@@ -17,6 +17,7 @@ import { closeIncident, getIncident, getOutbreakSettings, listCompanyIncidents, 
 import type { IncidentRow } from "./outbreaks/outbreaks.repository.ts";
 import type { OutbreakSettings } from "./outbreaks/outbreaks.ts";
 import { applySuggestion, dismissSuggestion, listTicketTriage, setThreshold, trainCompany, triageReport, type TriageReport } from "./triage/triage.service.ts";
+import { ruleHandlers } from "./rules/rule.routes.ts";
 import { addEmailReply, openEmailTicket } from "./tickets/email-reply.service.ts";
 import { rateTicket } from "./player-side/player-side.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
@@ -403,5 +404,7 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         deletedFieldValues: counts.fieldValues,
       };
     },
+
+    ...ruleHandlers(ctx),
   });
 }

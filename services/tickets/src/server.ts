@@ -6,6 +6,7 @@ import type { Logger } from "@support/logging";
 import { createMetricsRegistry } from "@support/metrics";
 import { createServiceHost, type ServiceHost } from "@support/runtime";
 import { createAutoCloseJob, type AutoCloseJob } from "./jobs/auto-close.job.ts";
+import { createRulesSweepJob, type RulesSweepJob } from "./jobs/rules-sweep.job.ts";
 import { createClients, type TicketsClients } from "./clients.ts";
 import type { TicketsConfig } from "./config.ts";
 import type { TicketsContext } from "./context.ts";
@@ -16,6 +17,7 @@ import { createRoutingConsumers } from "./events/routing.consumer.ts";
 import { createTriageConsumers } from "./events/triage.consumer.ts";
 import { createTriageTrainingJob, type TriageTrainingJob } from "./jobs/triage-training.job.ts";
 import { createTriageModels } from "./triage/triage.service.ts";
+import { createRulesConsumer } from "./events/rules.consumer.ts";
 import { registerRoutingMetrics } from "./routing/routing.metrics.ts";
 import { createContentReference, type ContentReference } from "./reference/content-reference.ts";
 import { registerPlayerSideRoutes } from "./player-side/player-side.routes.ts";
@@ -33,6 +35,8 @@ export interface TicketsDeps {
 export interface TicketsServer extends ServiceHost {
   /** The auto-close sweep, for tests (runOnce) and operators. */
   autoClose: AutoCloseJob;
+  /** The time rules' sweep, for tests (runOnce) and operators. */
+  rulesSweep: RulesSweepJob;
   /** The cached reference data of content. */
   reference: ContentReference;
   /** The triage's training of every company's model, for tests (runOnce) and operators. */
@@ -59,6 +63,8 @@ export function createServer(deps: TicketsDeps): TicketsServer {
   };
   const routing = createRoutingConsumers(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
   const outbreaks = createOutbreaksConsumer(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
+  const rules = createRulesConsumer(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
+  const rulesSweep = createRulesSweepJob(ctx, { intervalMs: config.RULES_SWEEP_INTERVAL_MS, logger });
   const autoClose = createAutoCloseJob(ctx, { intervalMs: config.AUTO_CLOSE_INTERVAL_MS, logger });
   const triage = createTriageConsumers(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
   const triageTraining = createTriageTrainingJob(ctx, { intervalMs: config.TRIAGE_TRAIN_INTERVAL_MS, logger });
@@ -74,7 +80,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
       registerRoutes(router, ctx);
       registerPlayerSideRoutes(router, ctx);
     },
-    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), routing, triage, outbreaks, autoClose, triageTraining, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
+    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), routing, triage, outbreaks, rules, rulesSweep, autoClose, triageTraining, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
   });
-  return Object.assign(host, { autoClose, reference, triageTraining });
+  return Object.assign(host, { autoClose, rulesSweep, reference, triageTraining });
 }

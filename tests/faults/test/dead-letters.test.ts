@@ -178,14 +178,19 @@ describe("bad messages on every consumed subject", () => {
       [`${prefix}content.game.created`, "unparseable"],
       [`${prefix}content.game.created`, "unknown_version"],
     ]);
-    expect(deadLetters).toHaveLength(18);
+    // Rules (in tickets) read the tickets' stream.
+    expect(kept("tickets-rules")).toEqual([
+      [`${prefix}tickets.ticket.created`, "unparseable"],
+      [`${prefix}tickets.ticket.created`, "unknown_version"],
+    ]);
+    expect(deadLetters).toHaveLength(20);
 
     // Each process counted what it set aside, the plain subscriptions included.
     const expected: Record<string, string[]> = {
       webhooks: ["webhooks-tickets", "webhooks-players"],
       players: ["players-deletion"],
       gateway: ["gateway-content-changed", "gateway-ticket-events", "gateway-session-changed"],
-      tickets: ["tickets-content-changed", "tickets-routing", "tickets-routing-content", "tickets-triage-content"],
+      tickets: ["tickets-content-changed", "tickets-routing", "tickets-routing-content", "tickets-triage-content", "tickets-rules"],
       email: ["email-tickets", "email-content"],
     };
     for (const [process, consumers] of Object.entries(expected)) {

@@ -14,6 +14,7 @@ export const SETTINGS_SECTIONS = [
   { path: "/settings/team", label: "settings.team" },
   { path: "/settings/tags-and-fields", label: "settings.tagsAndFields" },
   { path: "/settings/triage", label: "settings.triage" },
+  { path: "/settings/rules", label: "settings.rules" },
   { path: "/settings/collectors", label: "settings.collectors" },
   { path: "/settings/articles", label: "settings.articles" },
   { path: "/settings/announcements", label: "settings.announcements" },

@@ -20,6 +20,7 @@ import { TriageSuggestions, type TriagePrediction } from "../components/triage-s
 import { me } from "../session.ts";
 import { statusName } from "./inbox.tsx";
 import { dialogOpen } from "../components/shortcuts-dialog.tsx";
+import { actionText, outcomeText, type RuleRun } from "./settings/rules.tsx";
 
 const VIEWING_EVERY_MS = 10_000;
 /** How often, and how many times, an email ticket is read again while an agent message's mail is not sent yet. */
@@ -29,11 +30,23 @@ const TYPING_EVERY_MS = 3_000;
 
 type Mode = "reply" | "note";
 
-function authorName(item: ConversationItem, userId: string | undefined): string {
+/** The names of the rules that ran on the ticket, by id (an admin reads them from the rule runs; an agent does not). */
+type RuleNames = ReadonlyMap<string, string>;
+
+/** A system actor's name: a rule (`rule:<ruleId>`) by its name when known, else the system. */
+function systemName(id: string | undefined, rules: RuleNames): string {
+  if (id?.startsWith("rule:")) {
+    const name = rules.get(id.slice("rule:".length));
+    return name === undefined ? t("author.someRule") : t("author.rule", { name });
+  }
+  return t("author.system");
+}
+
+function authorName(item: ConversationItem, userId: string | undefined, rules: RuleNames): string {
   const author = item.author;
   if (!author) return "";
   if (author.type === "player") return t("author.player");
-  if (author.type === "system") return t("author.system");
+  if (author.type === "system") return systemName(author.id ?? undefined, rules);
   if (author.type === "api_key") return t("author.integration");
   if (author.id === userId) return t("author.you");
   return (author.id && colleagues.value.get(author.id)?.displayName) || t("author.agent");
@@ -46,9 +59,9 @@ function userName(id: string, userId: string | undefined, role: "to" | "by"): st
 }
 
 /** One line of the assignment history: "Assigned to Mia by routing", "Unassigned by you". */
-export function assignmentLine(change: AssignmentChange, userId: string | undefined): string {
+export function assignmentLine(change: AssignmentChange, userId: string | undefined, rules: RuleNames = new Map()): string {
   const by = change.by.type === "system"
-    ? change.by.id === "routing" ? t("history.byRouting") : t("author.system")
+    ? change.by.id === "routing" ? t("history.byRouting") : systemName(change.by.id ?? undefined, rules)
     : change.by.type === "api_key"
       ? t("author.integration")
       : change.by.type === "user" && change.by.id
@@ -89,6 +102,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
   const [view, setView] = useState<TicketView | null>();
   const [assignments, setAssignments] = useState<AssignmentChange[]>([]);
   const [predictions, setPredictions] = useState<TriagePrediction[]>([]);
+  const [ruleRuns, setRuleRuns] = useState<RuleRun[]>([]);
   const [error, setError] = useState<string>();
   const [mode, setMode] = useState<Mode>("reply");
   const [text, setText] = useState("");
@@ -112,6 +126,8 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
     }
   });
   const userId = me.value?.user.id;
+  // Newest last, so that a renamed rule goes by its latest name.
+  const ruleNames: RuleNames = new Map([...ruleRuns].reverse().map((run) => [run.ruleId, run.ruleName]));
   const change = lastChange.value;
   const reload = reloads.value;
 
@@ -127,6 +143,13 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
         ({ body: triage }) => setPredictions(triage.predictions),
         () => undefined,
       );
+      // The rules that ran on the ticket, with their names: the run history is the admins' (Settings → Rules).
+      if (me.value?.user.role === "admin") {
+        void call<{ runs: RuleRun[] }>("GET", `/settings/rule-runs?ticketId=${ticketId}&limit=50`).then(
+          ({ body: history }) => setRuleRuns(history.runs),
+          () => undefined,
+        );
+      }
     } catch (caught) {
       setView(caught instanceof ApiError && caught.status === 404 ? null : view);
       if (!(caught instanceof ApiError && caught.status === 404)) setError(t("app.error"));
@@ -334,7 +357,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
                   </p>
                 )}
                 <p class="event-head">
-                  <strong>{item.event.type === "PRIVATE_NOTE" ? t("event.note", { author: authorName(item, userId) }) : authorName(item, userId) || t(`event.${item.event.type}` as never)}</strong>
+                  <strong>{item.event.type === "PRIVATE_NOTE" ? t("event.note", { author: authorName(item, userId, ruleNames) }) : authorName(item, userId, ruleNames) || t(`event.${item.event.type}` as never)}</strong>
                   <time dateTime={item.event.createdAt}> {formatDateTime(item.event.createdAt)}</time>
                 </p>
                 {item.event.message ? <p class="text">{item.event.message}</p> : null}
@@ -531,13 +554,27 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
               onDismiss={(prediction) => void decide(prediction, "dismiss")}
             />
           )}
+          {ruleRuns.length > 0 && (
+            <section aria-labelledby="rule-runs-title">
+              <h2 id="rule-runs-title">{t("history.rulesTitle")}</h2>
+              <ol class="rule-runs-list">
+                {ruleRuns.map((run) => (
+                  <li key={run.id}>
+                    {t("history.ruleRun", { name: run.ruleName, outcome: outcomeText(run.outcome) })}
+                    {run.actions.length > 0 && ` (${run.actions.map((action) => actionText(action.type)).join(", ")})`}
+                    {run.error && <span class="rule-run-error">{run.error}</span>} <time dateTime={run.createdAt}>{formatDateTime(run.createdAt)}</time>
+                  </li>
+                ))}
+              </ol>
+            </section>
+          )}
           {assignments.length > 0 && (
             <section aria-labelledby="history-title">
               <h2 id="history-title">{t("history.title")}</h2>
               <ol class="assignment-history">
                 {assignments.map((change) => (
                   <li key={change.at + (change.toUserId ?? "")}>
-                    {assignmentLine(change, userId)} <time dateTime={change.at}>{formatDateTime(change.at)}</time>
+                    {assignmentLine(change, userId, ruleNames)} <time dateTime={change.at}>{formatDateTime(change.at)}</time>
                   </li>
                 ))}
               </ol>

@@ -2612,6 +2612,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/settings/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's automation rules, in order (admins)
+         * @description Every rule of the company in the order they run (`position` 1, 2, ...): its trigger, its
+         *     conditions (all must hold) and its actions (the ticket actions of
+         *     `POST /tickets/{ticketId}/actions`, applied as the system actor `rule:<ruleId>`). What each
+         *     trigger, condition and action means is in the automation documentation.
+         */
+        get: operations["listAgentSettingsRules"];
+        put?: never;
+        /**
+         * Add an automation rule (admins)
+         * @description The new rule goes last in the order. Each problem is a **400** at its path (`/trigger/type`,
+         *     `/conditions/1/matches` for a pattern RE2 does not accept, `/actions/0/tagNames/2` for a tag
+         *     the company does not define, `/actions/1/userId`: a rule's actions are the rule's). A
+         *     company has at most 100 rules (**400** `TOO_MANY_RULES`).
+         */
+        post: operations["createAgentSettingsRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/rules/{ruleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an automation rule (admins)
+         * @description The rules after it move up one place. Its run history stays (with its name).
+         */
+        delete: operations["deleteAgentSettingsRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an automation rule, or turn it on or off (admins)
+         * @description The given properties change, the others stay (`conditions` and `actions` are replaced
+         *     whole); the rule is then checked as a whole, as on creation. `{"enabled": false}` turns
+         *     it off: it runs no more until turned on, and keeps its place.
+         */
+        patch: operations["updateAgentSettingsRule"];
+        trace?: never;
+    };
+    "/agent-api/settings/rule-order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the order the rules run in (admins)
+         * @description `ruleIds` names every rule of the company once, first to run first; an unknown or repeated
+         *     id is a **400** at `/ruleIds/<i>`, a missing one at `/ruleIds`.
+         */
+        put: operations["reorderAgentSettingsRules"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/rule-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What rules did on tickets (admins)
+         * @description The run history, newest first: one entry per rule and triggering event where the rule's
+         *     conditions held: `applied` (with the actions), `failed` (the actions did not fit the
+         *     ticket, with the reason; nothing of the rule was written), `loop_refused` (the event
+         *     came from this rule's own actions) or `depth_limit` (a chain of rules past 5). Filter by
+         *     `ruleId` and/or `ticketId`.
+         */
+        get: operations["listAgentSettingsRuleRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/stream": {
         parameters: {
             query?: never;
@@ -3663,6 +3766,95 @@ export interface components {
                 code: string;
                 message: string;
             }[];
+        };
+        /**
+         * @description What runs the rule: `ticket_created`, `player_message` (a player's message on an existing
+         *     ticket, not its first), `status_changed` (to `to` when given, any status otherwise),
+         *     `ticket_closed`, or `time`: the ticket has been in `status` for `hours` without a player
+         *     message since it entered it (once per entry into the status; checked every minute).
+         */
+        AgentRuleTrigger: {
+            /** @enum {string} */
+            type: "ticket_created" | "player_message" | "status_changed" | "ticket_closed" | "time";
+            /** @enum {string} */
+            to?: "new" | "assigned" | "unassigned" | "waiting" | "on_hold" | "closed";
+            /** @enum {string} */
+            status?: "new" | "assigned" | "unassigned" | "waiting" | "on_hold";
+            hours?: number;
+        };
+        /**
+         * @description One condition; all of a rule's must hold, `not: true` negates one. `game`, `language`,
+         *     `tier`, `channel`, `status`: the ticket's is one of `in`; `tags`: the ticket has one of
+         *     `any`; `field`, `metadata`: the value at `key` is one of `in` (for a list value, one of its
+         *     items); `text`: the text `contains` the words (ignoring case) or `matches` the RE2 pattern
+         *     (ignoring case). The text is the player's message for `player_message` and the ticket's
+         *     first message for the other triggers.
+         */
+        AgentRuleCondition: {
+            /** @enum {string} */
+            type: "game" | "language" | "tier" | "channel" | "status" | "tags" | "field" | "metadata" | "text";
+            not?: boolean;
+            in?: (string | number | boolean)[];
+            any?: string[];
+            key?: string;
+            contains?: string;
+            matches?: string;
+        };
+        AgentRuleRequest: {
+            name: string;
+            /** @default true */
+            enabled: boolean;
+            trigger: components["schemas"]["AgentRuleTrigger"];
+            conditions?: components["schemas"]["AgentRuleCondition"][];
+            /** @description The ticket actions, in order, without `userId` or attachments. */
+            actions: components["schemas"]["Action"][];
+        };
+        AgentRuleUpdate: {
+            name?: string;
+            enabled?: boolean;
+            trigger?: components["schemas"]["AgentRuleTrigger"];
+            conditions?: components["schemas"]["AgentRuleCondition"][];
+            actions?: components["schemas"]["Action"][];
+        };
+        AgentRule: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            enabled: boolean;
+            /** @description Its place in the order, from 1. */
+            position: number;
+            trigger: components["schemas"]["AgentRuleTrigger"];
+            conditions: components["schemas"]["AgentRuleCondition"][];
+            actions: components["schemas"]["Action"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        AgentRuleRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            ruleId: string;
+            /** @description The rule's name when it ran. */
+            ruleName: string;
+            /** Format: uuid */
+            ticketId: string;
+            trigger: string;
+            /**
+             * Format: uuid
+             * @description The domain event that triggered the run.
+             */
+            eventId: string;
+            /** @enum {string} */
+            outcome: "applied" | "failed" | "loop_refused" | "depth_limit";
+            /** @description How many rules' actions led to the run; 0: a person's, the API's or the player's event. */
+            depth: number;
+            actions: components["schemas"]["Action"][];
+            /** @description Why the actions did not apply (failed). */
+            error: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
         AgentTicketCannedResponse: {
             /** Format: uuid */
@@ -10517,6 +10709,216 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AgentTriageSettings"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentSettingsRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rules, in order. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        rules: components["schemas"]["AgentRule"][];
+                    };
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    createAgentSettingsRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentRuleRequest"];
+            };
+        };
+        responses: {
+            /** @description The rule. */
+            201: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    deleteAgentSettingsRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    updateAgentSettingsRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path: {
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentRuleUpdate"];
+            };
+        };
+        responses: {
+            /** @description The rule as it is now. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    reorderAgentSettingsRules: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    ruleIds: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The rules in their new order. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        rules: components["schemas"]["AgentRule"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    listAgentSettingsRuleRuns: {
+        parameters: {
+            query?: {
+                ruleId?: string;
+                ticketId?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The runs, newest first. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runs: components["schemas"]["AgentRuleRun"][];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

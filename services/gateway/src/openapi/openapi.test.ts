@@ -176,9 +176,16 @@ const AGENT_OPERATIONS = [
   ["post", "/agent-api/settings/games/{gameId}/player-erasures", "deleteAgentSettingsPlayer"],
   ["get", "/agent-api/settings/scheduled-deletions", "listAgentSettingsScheduledDeletions"],
   ["delete", "/agent-api/settings/scheduled-deletions/{servicePlayerId}", "cancelAgentSettingsPlayerDeletion"],
+  // Settings → Rules.
+  ["get", "/agent-api/settings/rules", "listAgentSettingsRules"],
+  ["post", "/agent-api/settings/rules", "createAgentSettingsRule"],
+  ["patch", "/agent-api/settings/rules/{ruleId}", "updateAgentSettingsRule"],
+  ["delete", "/agent-api/settings/rules/{ruleId}", "deleteAgentSettingsRule"],
+  ["put", "/agent-api/settings/rule-order", "reorderAgentSettingsRules"],
+  ["get", "/agent-api/settings/rule-runs", "listAgentSettingsRuleRuns"],
 ] as const;
 // Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
-const AGENT_FULL_SESSION_READS = new Set<string>(["getAgentSettingsOutbreaks", "listAgentIncidents", "getAgentIncident", "listAgentTicketAssignments", "listAgentTicketTriage", "getAgentTriageSettings", "listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding", "listAgentSettingsArticles", "listAgentSettingsAnnouncements", "listAgentSettingsWebhooks", "listAgentSettingsWebhookDeliveries", "getAgentSettingsImmediateDeletion", "listAgentSettingsBlockedPlayers", "listAgentSettingsScheduledDeletions"]);
+const AGENT_FULL_SESSION_READS = new Set<string>(["getAgentSettingsOutbreaks", "listAgentIncidents", "getAgentIncident", "listAgentTicketAssignments", "listAgentSettingsRules", "listAgentSettingsRuleRuns", "listAgentTicketTriage", "getAgentTriageSettings", "listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding", "listAgentSettingsArticles", "listAgentSettingsAnnouncements", "listAgentSettingsWebhooks", "listAgentSettingsWebhookDeliveries", "getAgentSettingsImmediateDeletion", "listAgentSettingsBlockedPlayers", "listAgentSettingsScheduledDeletions"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
   "listAgentSettingsArticles", "createAgentSettingsArticle", "reorderAgentSettingsArticles", "updateAgentSettingsArticle", "removeAgentSettingsArticle",
   "listAgentSettingsAnnouncements", "setAgentSettingsAnnouncement", "clearAgentSettingsAnnouncement",
@@ -198,6 +205,7 @@ const AGENT_SESSION_OPERATIONS = new Set<string>([
   "setAgentAvailability", "requeueAgentTicket", "listAgentTicketAssignments",
   "getAgentSettingsOutbreaks", "setAgentSettingsOutbreaks", "listAgentIncidents", "getAgentIncident", "closeAgentIncident", "answerAgentIncident", "publishAgentIncidentAnnouncement",
   "listAgentTicketTriage", "applyAgentTicketTriage", "dismissAgentTicketTriage", "getAgentTriageSettings", "updateAgentTriageSettings", "trainAgentTriageModel",
+  "listAgentSettingsRules", "createAgentSettingsRule", "updateAgentSettingsRule", "deleteAgentSettingsRule", "reorderAgentSettingsRules", "listAgentSettingsRuleRuns",
 ]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
@@ -229,7 +237,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 108 of the agent API, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 114 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });

@@ -3205,6 +3205,451 @@ export declare type TrainTriageModelResponse = Message<"tickets.v1.TrainTriageMo
 export declare const TrainTriageModelResponseSchema: GenMessage<TrainTriageModelResponse>;
 
 /**
+ * Rule is one automation rule; trigger, conditions and actions are the agent API's JSON.
+ *
+ * @generated from message tickets.v1.Rule
+ */
+export declare type Rule = Message<"tickets.v1.Rule"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: bool enabled = 3;
+   */
+  enabled: boolean;
+
+  /**
+   * 1-based place in the company's order.
+   *
+   * @generated from field: int32 position = 4;
+   */
+  position: number;
+
+  /**
+   * @generated from field: google.protobuf.Struct trigger = 5;
+   */
+  trigger?: JsonObject | undefined;
+
+  /**
+   * @generated from field: repeated google.protobuf.Struct conditions = 6;
+   */
+  conditions: JsonObject[];
+
+  /**
+   * @generated from field: repeated google.protobuf.Struct actions = 7;
+   */
+  actions: JsonObject[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 8;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 9;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.Rule.
+ * Use `create(RuleSchema)` to create a new message.
+ */
+export declare const RuleSchema: GenMessage<Rule>;
+
+/**
+ * ListRulesRequest names the company.
+ *
+ * @generated from message tickets.v1.ListRulesRequest
+ */
+export declare type ListRulesRequest = Message<"tickets.v1.ListRulesRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message tickets.v1.ListRulesRequest.
+ * Use `create(ListRulesRequestSchema)` to create a new message.
+ */
+export declare const ListRulesRequestSchema: GenMessage<ListRulesRequest>;
+
+/**
+ * ListRulesResponse lists the company's rules in their order.
+ *
+ * @generated from message tickets.v1.ListRulesResponse
+ */
+export declare type ListRulesResponse = Message<"tickets.v1.ListRulesResponse"> & {
+  /**
+   * @generated from field: repeated tickets.v1.Rule rules = 1;
+   */
+  rules: Rule[];
+};
+
+/**
+ * Describes the message tickets.v1.ListRulesResponse.
+ * Use `create(ListRulesResponseSchema)` to create a new message.
+ */
+export declare const ListRulesResponseSchema: GenMessage<ListRulesResponse>;
+
+/**
+ * CreateRuleRequest is a new rule; it goes last in the order.
+ *
+ * @generated from message tickets.v1.CreateRuleRequest
+ */
+export declare type CreateRuleRequest = Message<"tickets.v1.CreateRuleRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: bool enabled = 3;
+   */
+  enabled: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Struct trigger = 4;
+   */
+  trigger?: JsonObject | undefined;
+
+  /**
+   * @generated from field: repeated google.protobuf.Struct conditions = 5;
+   */
+  conditions: JsonObject[];
+
+  /**
+   * @generated from field: repeated google.protobuf.Struct actions = 6;
+   */
+  actions: JsonObject[];
+};
+
+/**
+ * Describes the message tickets.v1.CreateRuleRequest.
+ * Use `create(CreateRuleRequestSchema)` to create a new message.
+ */
+export declare const CreateRuleRequestSchema: GenMessage<CreateRuleRequest>;
+
+/**
+ * CreateRuleResponse is the stored rule.
+ *
+ * @generated from message tickets.v1.CreateRuleResponse
+ */
+export declare type CreateRuleResponse = Message<"tickets.v1.CreateRuleResponse"> & {
+  /**
+   * @generated from field: tickets.v1.Rule rule = 1;
+   */
+  rule?: Rule | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.CreateRuleResponse.
+ * Use `create(CreateRuleResponseSchema)` to create a new message.
+ */
+export declare const CreateRuleResponseSchema: GenMessage<CreateRuleResponse>;
+
+/**
+ * UpdateRuleRequest changes what it carries; conditions and actions replace the lists when their
+ * has_ flag is set (an empty list clears the conditions).
+ *
+ * @generated from message tickets.v1.UpdateRuleRequest
+ */
+export declare type UpdateRuleRequest = Message<"tickets.v1.UpdateRuleRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string rule_id = 2;
+   */
+  ruleId: string;
+
+  /**
+   * @generated from field: optional string name = 3;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: optional bool enabled = 4;
+   */
+  enabled?: boolean | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Struct trigger = 5;
+   */
+  trigger?: JsonObject | undefined;
+
+  /**
+   * @generated from field: bool has_conditions = 6;
+   */
+  hasConditions: boolean;
+
+  /**
+   * @generated from field: repeated google.protobuf.Struct conditions = 7;
+   */
+  conditions: JsonObject[];
+
+  /**
+   * @generated from field: bool has_actions = 8;
+   */
+  hasActions: boolean;
+
+  /**
+   * @generated from field: repeated google.protobuf.Struct actions = 9;
+   */
+  actions: JsonObject[];
+};
+
+/**
+ * Describes the message tickets.v1.UpdateRuleRequest.
+ * Use `create(UpdateRuleRequestSchema)` to create a new message.
+ */
+export declare const UpdateRuleRequestSchema: GenMessage<UpdateRuleRequest>;
+
+/**
+ * UpdateRuleResponse is the rule as it is now.
+ *
+ * @generated from message tickets.v1.UpdateRuleResponse
+ */
+export declare type UpdateRuleResponse = Message<"tickets.v1.UpdateRuleResponse"> & {
+  /**
+   * @generated from field: tickets.v1.Rule rule = 1;
+   */
+  rule?: Rule | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.UpdateRuleResponse.
+ * Use `create(UpdateRuleResponseSchema)` to create a new message.
+ */
+export declare const UpdateRuleResponseSchema: GenMessage<UpdateRuleResponse>;
+
+/**
+ * DeleteRuleRequest names the rule; the rules after it move up.
+ *
+ * @generated from message tickets.v1.DeleteRuleRequest
+ */
+export declare type DeleteRuleRequest = Message<"tickets.v1.DeleteRuleRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string rule_id = 2;
+   */
+  ruleId: string;
+};
+
+/**
+ * Describes the message tickets.v1.DeleteRuleRequest.
+ * Use `create(DeleteRuleRequestSchema)` to create a new message.
+ */
+export declare const DeleteRuleRequestSchema: GenMessage<DeleteRuleRequest>;
+
+/**
+ * DeleteRuleResponse answers nothing.
+ *
+ * @generated from message tickets.v1.DeleteRuleResponse
+ */
+export declare type DeleteRuleResponse = Message<"tickets.v1.DeleteRuleResponse"> & {
+};
+
+/**
+ * Describes the message tickets.v1.DeleteRuleResponse.
+ * Use `create(DeleteRuleResponseSchema)` to create a new message.
+ */
+export declare const DeleteRuleResponseSchema: GenMessage<DeleteRuleResponse>;
+
+/**
+ * ReorderRulesRequest names every rule of the company once, first to run first.
+ *
+ * @generated from message tickets.v1.ReorderRulesRequest
+ */
+export declare type ReorderRulesRequest = Message<"tickets.v1.ReorderRulesRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: repeated string rule_ids = 2;
+   */
+  ruleIds: string[];
+};
+
+/**
+ * Describes the message tickets.v1.ReorderRulesRequest.
+ * Use `create(ReorderRulesRequestSchema)` to create a new message.
+ */
+export declare const ReorderRulesRequestSchema: GenMessage<ReorderRulesRequest>;
+
+/**
+ * ReorderRulesResponse lists the rules in their new order.
+ *
+ * @generated from message tickets.v1.ReorderRulesResponse
+ */
+export declare type ReorderRulesResponse = Message<"tickets.v1.ReorderRulesResponse"> & {
+  /**
+   * @generated from field: repeated tickets.v1.Rule rules = 1;
+   */
+  rules: Rule[];
+};
+
+/**
+ * Describes the message tickets.v1.ReorderRulesResponse.
+ * Use `create(ReorderRulesResponseSchema)` to create a new message.
+ */
+export declare const ReorderRulesResponseSchema: GenMessage<ReorderRulesResponse>;
+
+/**
+ * ListRuleRunsRequest filters the run history by rule and/or ticket.
+ *
+ * @generated from message tickets.v1.ListRuleRunsRequest
+ */
+export declare type ListRuleRunsRequest = Message<"tickets.v1.ListRuleRunsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: optional string rule_id = 2;
+   */
+  ruleId?: string | undefined;
+
+  /**
+   * @generated from field: optional string ticket_id = 3;
+   */
+  ticketId?: string | undefined;
+
+  /**
+   * 1..200; 0: 50.
+   *
+   * @generated from field: int32 limit = 4;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message tickets.v1.ListRuleRunsRequest.
+ * Use `create(ListRuleRunsRequestSchema)` to create a new message.
+ */
+export declare const ListRuleRunsRequestSchema: GenMessage<ListRuleRunsRequest>;
+
+/**
+ * RuleRun is one run of a rule on a ticket for one triggering event.
+ *
+ * @generated from message tickets.v1.RuleRun
+ */
+export declare type RuleRun = Message<"tickets.v1.RuleRun"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string rule_id = 2;
+   */
+  ruleId: string;
+
+  /**
+   * @generated from field: string rule_name = 3;
+   */
+  ruleName: string;
+
+  /**
+   * @generated from field: string ticket_id = 4;
+   */
+  ticketId: string;
+
+  /**
+   * The trigger type (ticket_created, player_message, status_changed, ticket_closed, ...).
+   *
+   * @generated from field: string trigger = 5;
+   */
+  trigger: string;
+
+  /**
+   * The domain event that triggered the run.
+   *
+   * @generated from field: string event_id = 6;
+   */
+  eventId: string;
+
+  /**
+   * applied, failed, loop_refused or depth_limit.
+   *
+   * @generated from field: string outcome = 7;
+   */
+  outcome: string;
+
+  /**
+   * How many rules' actions led to this run (0: an event of a person, the API or the player).
+   *
+   * @generated from field: int32 depth = 8;
+   */
+  depth: number;
+
+  /**
+   * The actions applied (applied), as the rule has them.
+   *
+   * @generated from field: repeated google.protobuf.Struct actions = 9;
+   */
+  actions: JsonObject[];
+
+  /**
+   * Why the actions were not applied (failed).
+   *
+   * @generated from field: optional string error = 10;
+   */
+  error?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 11;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.RuleRun.
+ * Use `create(RuleRunSchema)` to create a new message.
+ */
+export declare const RuleRunSchema: GenMessage<RuleRun>;
+
+/**
+ * ListRuleRunsResponse lists the runs, newest first.
+ *
+ * @generated from message tickets.v1.ListRuleRunsResponse
+ */
+export declare type ListRuleRunsResponse = Message<"tickets.v1.ListRuleRunsResponse"> & {
+  /**
+   * @generated from field: repeated tickets.v1.RuleRun runs = 1;
+   */
+  runs: RuleRun[];
+};
+
+/**
+ * Describes the message tickets.v1.ListRuleRunsResponse.
+ * Use `create(ListRuleRunsResponseSchema)` to create a new message.
+ */
+export declare const ListRuleRunsResponseSchema: GenMessage<ListRuleRunsResponse>;
+
+/**
  * TicketsService owns tickets: their state, their events and their SDK breadcrumbs. Every
  * request carries the caller's company_id; a ticket of another company is NOT_FOUND, exactly
  * like one that does not exist.
@@ -3561,6 +4006,64 @@ export declare const TicketsService: GenService<{
     methodKind: "unary";
     input: typeof TrainTriageModelRequestSchema;
     output: typeof TrainTriageModelResponseSchema;
+  },
+  /**
+   * Rules (automation): a company's rules in their order, each a trigger, conditions and actions
+   * given as the JSON of the agent API (docs/automation.md). Bad input is INVALID_ARGUMENT naming
+   * its path; an unknown rule or one of another company NOT_FOUND; past 100 rules
+   * FAILED_PRECONDITION. A new rule goes last.
+   *
+   * @generated from rpc tickets.v1.TicketsService.ListRules
+   */
+  listRules: {
+    methodKind: "unary";
+    input: typeof ListRulesRequestSchema;
+    output: typeof ListRulesResponseSchema;
+  },
+  /**
+   * @generated from rpc tickets.v1.TicketsService.CreateRule
+   */
+  createRule: {
+    methodKind: "unary";
+    input: typeof CreateRuleRequestSchema;
+    output: typeof CreateRuleResponseSchema;
+  },
+  /**
+   * @generated from rpc tickets.v1.TicketsService.UpdateRule
+   */
+  updateRule: {
+    methodKind: "unary";
+    input: typeof UpdateRuleRequestSchema;
+    output: typeof UpdateRuleResponseSchema;
+  },
+  /**
+   * @generated from rpc tickets.v1.TicketsService.DeleteRule
+   */
+  deleteRule: {
+    methodKind: "unary";
+    input: typeof DeleteRuleRequestSchema;
+    output: typeof DeleteRuleResponseSchema;
+  },
+  /**
+   * ReorderRules sets the order: rule_ids must name every rule of the company once.
+   *
+   * @generated from rpc tickets.v1.TicketsService.ReorderRules
+   */
+  reorderRules: {
+    methodKind: "unary";
+    input: typeof ReorderRulesRequestSchema;
+    output: typeof ReorderRulesResponseSchema;
+  },
+  /**
+   * ListRuleRuns lists what rules did (or were refused from doing) on tickets, newest first, of
+   * one rule and/or one ticket.
+   *
+   * @generated from rpc tickets.v1.TicketsService.ListRuleRuns
+   */
+  listRuleRuns: {
+    methodKind: "unary";
+    input: typeof ListRuleRunsRequestSchema;
+    output: typeof ListRuleRunsResponseSchema;
   },
 }>;
 

@@ -1,0 +1,155 @@
+// `pnpm bench rules`: what automation rules cost per ticket creation (docs/automation.md). The
+// whole stack as processes; three companies alike but for their rules: "none" (no rules),
+// "nomatch" (ten enabled ticket_created rules whose conditions do not hold: text patterns, tags,
+// tiers, languages: the lookup and the evaluation alone) and "applies" (the same ten plus one
+// that holds and adds a tag: the evaluation plus a change through the ticket's actions, with its
+// events). Tickets are created one after another in batches (none, nomatch, applies, none again
+// to see drift), each waited for until its events are handled. CPU of every process and of the
+// bench database's Postgres backends per ticket, from /proc, less what each process spends idle.
+// Target: rules add at most 1 ms of CPU per ticket creation.
+import { randomUUID } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { cpuMeter, type CpuSnapshot } from "./cpu.ts";
+import type { Row, SuiteResult } from "./measure.ts";
+import { progress, runDirectory, startStack } from "./stack.ts";
+
+type Company = "none" | "nomatch" | "applies";
+
+const TICKETS = Number(process.env.BENCH_RULES_TICKETS ?? 300);
+const PASSWORD = "a quiet harbour at dawn, 2026";
+const TARGET_MICROS = 1000;
+/** The processes rules run in, or ask: what the target counts. */
+const RULES_PROCESSES = ["tickets", "content", "postgres"];
+
+/** Ten rules whose conditions never hold for the bench's tickets (English, tier 1, no tags, "Bench ticket <uuid>"). */
+const NOT_MATCHING = [
+  { conditions: [{ type: "text", matches: "refund|charge ?back|stolen account" }] },
+  { conditions: [{ type: "text", contains: "crash" }] },
+  { conditions: [{ type: "tier", in: [3] }] },
+  { conditions: [{ type: "language", in: ["de", "fr", "ja"] }] },
+  { conditions: [{ type: "tags", any: ["bug"] }] },
+  { conditions: [{ type: "channel", in: ["chat"] }] },
+  { conditions: [{ type: "metadata", key: "playerTier", in: [2, 3] }] },
+  { conditions: [{ type: "text", matches: "^(?:hello|hi) .*urgent" }, { type: "tier", in: [1] }] },
+  { conditions: [{ type: "tags", any: ["seen"] }] },
+  { conditions: [{ type: "text", contains: "payment" }, { type: "language", in: ["en"] }] },
+].map((rule, i) => ({ name: `Not matching ${i}`, trigger: { type: "ticket_created" }, actions: [{ type: "addTags", tagNames: ["bug"] }], ...rule }));
+
+export async function rulesSuite(): Promise<SuiteResult> {
+  const stack = await startStack();
+  const suffix = randomUUID().slice(0, 8);
+  const origin = new URL(stack.gateway).origin;
+  const tenants = {} as Record<Company, { key: string; companyId: string; gameId: string }>;
+  for (const company of ["none", "nomatch", "applies"] as Company[]) {
+    const email = `admin-${company}-${suffix}@bench.example`;
+    const file = path.join(runDirectory(), `rules-${company}-tenant.json`);
+    writeFileSync(file, JSON.stringify({
+      company: { name: `Rules bench ${company} ${suffix}` },
+      apiKeys: [{ name: "main" }],
+      games: [{ ref: "game", name: "Game", slug: `rules-${company}-${suffix}`, languages: ["en"], environments: [{ ref: "prod", name: "production" }] }],
+      tags: [{ name: "bug", game: null }, { name: "seen", game: null }],
+      users: [{ ref: "admin", name: "Admin", email, role: "admin" }],
+    }));
+    const tenant = await stack.applyTenant(file);
+    tenants[company] = { key: Object.values(tenant.apiKeys)[0]!, companyId: tenant.companyId, gameId: tenant.games.game!.id };
+    if (company === "none") continue;
+    await stack.admin(["users", "set-password", "--email", email], `${PASSWORD}\n`);
+    const signedIn = await fetch(`${stack.gateway}/agent-api/sign-in`, { method: "POST", headers: { origin, "content-type": "application/json" }, body: JSON.stringify({ email, password: PASSWORD }) });
+    const cookie = /^(support_session=[^;]+)/.exec(signedIn.headers.get("set-cookie") ?? "")?.[1];
+    if (!cookie) throw new Error(`sign-in of ${email} answered ${signedIn.status}`);
+    const { csrfToken } = (await (await fetch(`${stack.gateway}/agent-api/me`, { headers: { cookie } })).json()) as { csrfToken: string };
+    const rules = company === "applies" ? [...NOT_MATCHING, { name: "Seen", trigger: { type: "ticket_created" }, conditions: [{ type: "language", in: ["en"] }], actions: [{ type: "addTags", tagNames: ["seen"] }] }] : NOT_MATCHING;
+    for (const rule of rules) {
+      const created = await fetch(`${stack.gateway}/agent-api/settings/rules`, {
+        method: "POST", headers: { cookie, origin, "x-csrf-token": csrfToken, "content-type": "application/json" }, body: JSON.stringify(rule),
+      });
+      if (created.status !== 201) throw new Error(`creating a rule answered ${created.status}: ${await created.text()}`);
+    }
+  }
+
+  const admin = new pg.Client({ connectionString: stack.adminUrl });
+  await admin.connect();
+  const db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  const meter = cpuMeter(() => stack.processes.map(({ name, child }) => ({ name, pid: child.pid! })), admin, new URL(stack.databaseUrl).pathname.slice(1));
+
+  async function createTickets(company: Company): Promise<void> {
+    const { key, gameId } = tenants[company];
+    for (let i = 0; i < TICKETS; i += 1) {
+      const response = await fetch(`${stack.gateway}/tickets`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          gameId, message: `Bench ticket ${randomUUID()}`, language: "en", channels: ["email"],
+          metadata: { player: { id: `p-${randomUUID()}`, email: `${randomUUID()}@players.example` } },
+        }),
+      });
+      if (response.status !== 200) throw new Error(`POST /tickets answered ${response.status}: ${await response.text()}`);
+      await response.arrayBuffer();
+    }
+  }
+
+  /** Waits until the rules are done: for "applies", every ticket tagged; then the consumers finish. */
+  async function settled(company: Company): Promise<void> {
+    const deadline = Date.now() + 120_000;
+    while (company === "applies") {
+      const { rows } = await db.query<{ left: string }>("select count(*) as left from tickets.tickets where company_id = $1 and not ('seen' = any(tags))", [tenants[company].companyId]);
+      if (Number(rows[0]!.left) === 0) break;
+      if (Date.now() > deadline) throw new Error(`${rows[0]!.left} tickets not yet tagged by the rule`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+  }
+
+  let idlePerSecond: Record<string, number> = {};
+  async function measureIdle(seconds: number): Promise<void> {
+    const before = await meter.snapshot();
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    const after = await meter.snapshot();
+    const per = meter.perRequest(before, after, 1);
+    idlePerSecond = Object.fromEntries(Object.entries(per).map(([name, micros]) => [name, micros / seconds]));
+  }
+
+  async function batch(company: Company): Promise<Record<string, number>> {
+    progress(`${TICKETS} tickets of the company "${company}"`);
+    const before: CpuSnapshot = await meter.snapshot();
+    const started = Date.now();
+    await createTickets(company);
+    await settled(company);
+    const after = await meter.snapshot();
+    const seconds = (Date.now() - started) / 1000;
+    const per = meter.perRequest(before, after, TICKETS);
+    return Object.fromEntries(Object.entries(per).map(([name, micros]) => [name, Math.round(micros - ((idlePerSecond[name] ?? 0) * seconds) / TICKETS)]));
+  }
+
+  // A warm-up batch of each, not counted: the first requests compile code and fill caches.
+  for (const company of ["none", "nomatch", "applies"] as Company[]) {
+    await createTickets(company);
+    await settled(company);
+  }
+  await measureIdle(10);
+  const first = await batch("none");
+  const nomatch = await batch("nomatch");
+  const applies = await batch("applies");
+  const last = await batch("none");
+  await db.end();
+  await admin.end();
+
+  const names = [...new Set([...Object.keys(first), ...Object.keys(applies), ...Object.keys(last)])].filter((name) => name !== "client").sort();
+  const plain = (name: string) => ((first[name] ?? 0) + (last[name] ?? 0)) / 2;
+  const added = (of: Record<string, number>, name: string) => Math.round((of[name] ?? 0) - plain(name));
+  const sum = (of: Record<string, number>, list: string[]) => list.reduce((total, name) => total + added(of, name), 0);
+  const evaluationMicros = sum(nomatch, RULES_PROCESSES);
+  const appliedMicros = sum(applies, RULES_PROCESSES);
+  const rows: Row[] = [];
+  const table = [
+    `| process | CPU µs/ticket, no rules | 10 rules, none holds | 11 rules, one applies | no rules again | added: evaluation only | added: evaluation + one rule's change |`,
+    `|---|---|---|---|---|---|---|`,
+    ...names.map((name) => `| ${name} | ${first[name] ?? "-"} | ${nomatch[name] ?? "-"} | ${applies[name] ?? "-"} | ${last[name] ?? "-"} | ${added(nomatch, name)} | ${added(applies, name)} |`),
+    `| **tickets + content + postgres** | | | | | **${evaluationMicros}** (target ≤ ${TARGET_MICROS}) | **${appliedMicros}** |`,
+    `| all processes | | | | | ${sum(nomatch, names)} | ${sum(applies, names)} |`,
+  ].join("\n");
+  return { rows, table, details: { tickets: TICKETS, idlePerSecond, perTicket: { noneBefore: first, nomatch, applies, noneAfter: last }, evaluationMicrosPerTicket: evaluationMicros, appliedMicrosPerTicket: appliedMicros, targetMicros: TARGET_MICROS } };
+}

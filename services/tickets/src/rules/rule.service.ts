@@ -1,0 +1,211 @@
+// Rules' use cases: an admin's management of the company's rules (list, create, change, delete,
+// order, history), and the engine that runs them. A triggering event runs the company's enabled
+// rules of its trigger in their order, in one transaction under the ticket's row lock: each rule
+// sees the ticket as the rules before it left it, its actions go through the ticket's state
+// machine (apply-actions) as the rule's system actor, with the same ticket events and outbox
+// events as an agent's, and each run is recorded. A redelivered event finds its runs recorded and
+// runs nothing twice.
+//
+// Loops: an event caused by a rule's own actions never runs that rule again (recorded as
+// loop_refused); a chain through other rules is bounded by MAX_RULE_DEPTH (recorded as
+// depth_limit). The depth of an event caused by rule R is one more than R's last applied run on
+// the ticket.
+import { createHash } from "node:crypto";
+import { writeEvents } from "@support/bus";
+import { failedPrecondition, isAppError, isUuid, notFound, validationError } from "@support/errors";
+import type { TicketsContext } from "../context.ts";
+import { applyActions } from "../tickets/apply-actions.ts";
+import type { Definitions } from "../tickets/field-values.ts";
+import { referencedUsers, type TicketAction } from "../tickets/ticket-actions.ts";
+import { findTicket, updateTicket } from "../tickets/ticket.repository.ts";
+import type { Ticket } from "../tickets/ticket.ts";
+import {
+  countRules, deleteRuleRow, findRule, firstMessageOf, insertRule, insertRun, isFirstPlayerMessage, lastAppliedDepth, listEnabledRules, listRules, listRuns,
+  lockCompanyRules, rulesRunForEvent, setPositions, updateRuleRow, type RuleRun,
+} from "./rule.repository.ts";
+import {
+  checkRule, conditionsMatch, MAX_RULE_DEPTH, MAX_RULES, ruleActor, ruleOfActor, triggerMatches, type Rule, type RuleDefinition, type RuleInput, type TriggerEvent,
+} from "./rule.ts";
+
+export type RulesContext = Pick<TicketsContext, "db" | "logger" | "reference" | "players">;
+
+function ruleId(id: string): string {
+  if (!isUuid(id)) throw notFound("rule not found");
+  return id.toLowerCase();
+}
+
+/** Tags and fields a rule's actions name must exist in the company (for some game): a typo is a 400 now, not a failed run later. */
+async function checkNames(ctx: RulesContext, companyId: string, rule: RuleDefinition): Promise<void> {
+  if (!rule.actions.some((action) => action.type === "addTags" || action.type === "removeTags" || action.type === "setFields")) return;
+  const definitions = await ctx.reference.getDefinitions(companyId, { fresh: true });
+  const tags = new Set(definitions.tags.map((tag) => tag.name));
+  const fields = new Set(definitions.fields.map((field) => field.key));
+  const issues: { path: string; message: string }[] = [];
+  rule.actions.forEach((action, index) => {
+    if (action.type === "addTags" || action.type === "removeTags") {
+      action.tagNames.forEach((name, at) => {
+        if (!tags.has(name)) issues.push({ path: `/actions/${index}/tagNames/${at}`, message: `tag "${name}" is not defined` });
+      });
+    } else if (action.type === "setFields") {
+      for (const key of Object.keys(action.fields)) if (!fields.has(key)) issues.push({ path: `/actions/${index}/fields/${key}`, message: `field "${key}" is not defined` });
+    }
+  });
+  if (issues.length > 0) throw validationError(issues);
+}
+
+export function listCompanyRules(ctx: RulesContext, companyId: string): Promise<Rule[]> {
+  return listRules(ctx.db, companyId);
+}
+
+export async function createRule(ctx: RulesContext, companyId: string, input: RuleInput): Promise<Rule> {
+  const rule = checkRule(input);
+  await checkNames(ctx, companyId, rule);
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockCompanyRules(trx, companyId);
+    const count = await countRules(trx, companyId);
+    if (count >= MAX_RULES) throw failedPrecondition(`A company has at most ${MAX_RULES} rules: delete one first`, { type: "TOO_MANY_RULES" });
+    return insertRule(trx, companyId, rule, count + 1);
+  });
+}
+
+/** Changes the parts given; the result is checked as a whole. */
+export async function updateRule(ctx: RulesContext, companyId: string, id: string, input: RuleInput): Promise<Rule> {
+  const current = await findRule(ctx.db, companyId, ruleId(id));
+  if (!current) throw notFound("rule not found");
+  const rule = checkRule({
+    name: input.name ?? current.name,
+    enabled: input.enabled ?? current.enabled,
+    trigger: input.trigger ?? current.trigger,
+    conditions: input.conditions ?? current.conditions,
+    // Stored actions are the checked ones; checked again they come out the same.
+    actions: input.actions ?? current.actions,
+  });
+  await checkNames(ctx, companyId, rule);
+  const updated = await updateRuleRow(ctx.db, companyId, current.id, rule);
+  if (!updated) throw notFound("rule not found");
+  return updated;
+}
+
+export async function deleteRule(ctx: RulesContext, companyId: string, id: string): Promise<void> {
+  const key = ruleId(id);
+  const deleted = await ctx.db.transaction().execute(async (trx) => {
+    await lockCompanyRules(trx, companyId);
+    return deleteRuleRow(trx, companyId, key);
+  });
+  if (!deleted) throw notFound("rule not found");
+}
+
+/** Sets the order; the list must name every rule of the company exactly once. */
+export async function reorderRules(ctx: RulesContext, companyId: string, ruleIds: readonly string[]): Promise<Rule[]> {
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockCompanyRules(trx, companyId);
+    const rules = await listRules(trx, companyId);
+    const known = new Set(rules.map((rule) => rule.id));
+    const given = ruleIds.map((id) => id.toLowerCase());
+    const issues: { path: string; message: string }[] = [];
+    const seen = new Set<string>();
+    given.forEach((id, index) => {
+      if (!known.has(id)) issues.push({ path: `/ruleIds/${index}`, message: "is not a rule of the company" });
+      else if (seen.has(id)) issues.push({ path: `/ruleIds/${index}`, message: "is given twice" });
+      seen.add(id);
+    });
+    if (issues.length === 0 && seen.size !== known.size) issues.push({ path: "/ruleIds", message: `must name every rule of the company (${known.size}) once` });
+    if (issues.length > 0) throw validationError(issues);
+    await setPositions(trx, companyId, given);
+    return listRules(trx, companyId);
+  });
+}
+
+export async function listRuleRuns(ctx: RulesContext, companyId: string, filter: { ruleId?: string | undefined; ticketId?: string | undefined; limit?: number | undefined }): Promise<RuleRun[]> {
+  const issues: { path: string; message: string }[] = [];
+  if (filter.ruleId !== undefined && !isUuid(filter.ruleId)) issues.push({ path: "/query/ruleId", message: "must be a uuid" });
+  if (filter.ticketId !== undefined && !isUuid(filter.ticketId)) issues.push({ path: "/query/ticketId", message: "must be a uuid" });
+  const limit = filter.limit === undefined || filter.limit === 0 ? 50 : filter.limit;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200) issues.push({ path: "/query/limit", message: "must be an integer from 1 to 200" });
+  if (issues.length > 0) throw validationError(issues);
+  return listRuns(ctx.db, companyId, { ruleId: filter.ruleId?.toLowerCase(), ticketId: filter.ticketId?.toLowerCase(), limit });
+}
+
+function needsDefinitions(actions: readonly TicketAction[]): boolean {
+  return actions.some((action) => action.type === "addTags" || action.type === "removeTags" || action.type === "setFields");
+}
+
+/** Runs the company's enabled rules of the moment's trigger; answers how many applied their actions. */
+export async function runRules(ctx: RulesContext, moment: TriggerEvent): Promise<number> {
+  const { companyId, ticketId } = moment;
+  const rules = (await listEnabledRules(ctx.db, companyId, moment.trigger)).filter((rule) => triggerMatches(rule.trigger, moment));
+  if (rules.length === 0) return 0;
+  // A ticket's first message is its creation, not a player's answer.
+  if (moment.trigger === "player_message" && (await isFirstPlayerMessage(ctx.db, ticketId, moment.messageEventId!))) return 0;
+  return runOnTicket(ctx, moment, rules);
+}
+
+/**
+ * A time rule's run on a ticket that has been in the rule's status long enough: its moment's id
+ * is derived from the rule, the ticket and when the ticket entered the status, so that every
+ * replica's sweep agrees on it and the rule runs once per entry.
+ */
+export async function runTimeRule(ctx: RulesContext, rule: Rule, ticketId: string, enteredAt: Date): Promise<number> {
+  const digest = createHash("sha256").update(`${rule.id}:${ticketId}:${enteredAt.toISOString()}`).digest("hex");
+  const eventId = `${digest.slice(0, 8)}-${digest.slice(8, 12)}-5${digest.slice(13, 16)}-8${digest.slice(17, 20)}-${digest.slice(20, 32)}`;
+  return runOnTicket(ctx, { trigger: "time", eventId, companyId: rule.companyId, ticketId, actor: { type: "system", id: "rules-sweep" } }, [rule]);
+}
+
+async function runOnTicket(ctx: RulesContext, moment: TriggerEvent, rules: Rule[]): Promise<number> {
+  const { companyId, ticketId } = moment;
+  const current = await findTicket(ctx.db, companyId, ticketId);
+  if (!current) return 0;
+
+  const readsText = rules.some((rule) => rule.conditions.some((condition) => condition.type === "text"));
+  const text = moment.message ?? (readsText ? await firstMessageOf(ctx.db, ticketId) : "");
+  // Nothing changes the ticket unless a rule holds on it as it is: when none does, no later rule
+  // can hold either, and the event costs no transaction. Under the lock the conditions are
+  // evaluated again on the ticket as it is then.
+  if (!rules.some((rule) => conditionsMatch(rule.conditions, { ticket: current, text }))) return 0;
+
+  const causedBy = ruleOfActor(moment.actor);
+  const depth = causedBy === null ? 0 : ((await lastAppliedDepth(ctx.db, causedBy, ticketId)) ?? 0) + 1;
+  // Read-only lookups before the row lock, as an agent's actions do.
+  const definitions: Definitions | undefined = rules.some((rule) => needsDefinitions(rule.actions)) ? await ctx.reference.getDefinitions(companyId) : undefined;
+  const assignees = [...new Set(rules.flatMap((rule) => rule.actions.flatMap((action, index) => referencedUsers(action, index).map((user) => user.userId))))];
+  const access = new Map(await Promise.all(assignees.map(async (userId) => [userId, await ctx.reference.hasGameAccess(companyId, userId, current.gameId)] as const)));
+
+  return ctx.db.transaction().execute(async (trx) => {
+    let ticket: Ticket | undefined = await findTicket(trx, companyId, ticketId, true);
+    if (!ticket) return 0;
+    const done = await rulesRunForEvent(trx, moment.eventId);
+    let applied = 0;
+    for (const rule of rules) {
+      if (done.has(rule.id)) continue;
+      // A time rule's ticket may have left the status since the sweep read it.
+      if (rule.trigger.type === "time" && ticket.status !== rule.trigger.status) continue;
+      if (!conditionsMatch(rule.conditions, { ticket, text })) continue;
+      const run = { companyId, rule, ticketId, trigger: moment.trigger, eventId: moment.eventId, depth };
+      if (causedBy === rule.id) {
+        await insertRun(trx, { ...run, outcome: "loop_refused", actions: [], error: null });
+        continue;
+      }
+      if (depth >= MAX_RULE_DEPTH) {
+        await insertRun(trx, { ...run, outcome: "depth_limit", actions: [], error: null });
+        continue;
+      }
+      let plan;
+      try {
+        plan = applyActions(ticket, rule.actions, { now: new Date(), apiKeyId: null, actor: ruleActor(rule.id), hasAccess: (userId) => access.get(userId) === true, definitions });
+      } catch (error) {
+        // The rule's actions do not fit the ticket now (a closed ticket, a tag not of its game, an
+        // assignee without the game): nothing of this rule is written, the next rules run.
+        if (!isAppError(error)) throw error;
+        await insertRun(trx, { ...run, outcome: "failed", actions: [], error: error.message });
+        continue;
+      }
+      const before: Ticket = ticket;
+      ticket = await updateTicket(trx, before.id, plan.changes, { ticket: before, events: plan.events });
+      await writeEvents(trx, plan.domainEvents);
+      if (plan.playerInfo && before.servicePlayerId !== null) await ctx.players.setPlayerInfo(companyId, before.servicePlayerId, plan.playerInfo);
+      await insertRun(trx, { ...run, outcome: "applied", actions: rule.actions, error: null });
+      applied += 1;
+    }
+    return applied;
+  });
+}
