@@ -52,6 +52,7 @@ import { registerAgentSettingsBrandingRoutes } from "./routes/agent-settings-bra
 import { createLogoCache, registerGameLogoRoutes, type LogoCache } from "./routes/game-logos.ts";
 import { registerAgentDirectoryRoutes } from "./routes/agent-directory.ts";
 import { registerAgentSavedViewRoutes } from "./routes/agent-saved-views.ts";
+import { registerAgentSettingsSlaRoutes } from "./routes/agent-settings-sla.ts";
 import { AgentLiveFeed } from "./agent-api/live-feed.ts";
 import { PresenceBoard } from "./agent-api/presence.ts";
 import { registerAnnouncementRoutes } from "./routes/announcements.ts";
@@ -239,6 +240,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerAgentSettingsWebhooksRoutes(api, { webhooks: clients.webhooks, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSettingsPlayersRoutes(api, { players: clients.players, content: clients.content, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSavedViewRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  registerAgentSettingsSlaRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   const liveFeed = live && deps.nc
     ? new AgentLiveFeed({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, logger, capacity: config.AGENT_LIVE_FEED_CAPACITY })
     : undefined;

@@ -22,6 +22,7 @@ export const configSpecs = {
   CONTENT_CACHE_TTL_MS: num({ default: 30_000, desc: "Longest staleness of cached company settings, games, tags and fields" }),
   CONTENT_CACHE_MAX_ENTRIES: num({ default: 10_000, desc: "Most cached content entries (three per company and one per game used); the least recently used go first" }),
   AUTO_CLOSE_INTERVAL_MS: num({ default: 60_000, desc: "Period of the sweep closing waiting tickets (0 disables it)" }),
+  SLA_SWEEP_INTERVAL_MS: num({ default: 30_000, desc: "Period of the sweep announcing SLA warnings and breaches (0 disables it); a notice comes at most this late" }),
 };
 
 function loadRaw(env: Record<string, string | undefined>) {

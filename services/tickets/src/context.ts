@@ -79,4 +79,6 @@ export interface TicketsContext {
   /** What routing asks content (a game's switch, its eligible agents, the skill tags). */
   routing: RoutingSource;
   routingMetrics: RoutingMetrics;
+  /** The clock of SLA clocks and the SLA sweep; tests move it. */
+  now: () => Date;
 }

@@ -8,5 +8,6 @@ import type { TicketReadTables } from "./reads/ticket-read.table.ts";
 import type { SavedViewTables } from "./saved-views/saved-view.table.ts";
 import type { TicketTables } from "./tickets/ticket.table.ts";
 import type { RoutingTables } from "./routing/routing.table.ts";
+import type { SlaTables } from "./sla/sla.table.ts";
 
-export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketReadTables & SavedViewTables & TicketBreadcrumbTables & ErasedPlayerTables & SessionTicketTables & PlayerTicketReadTables & RoutingTables;
+export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketReadTables & SavedViewTables & TicketBreadcrumbTables & ErasedPlayerTables & SessionTicketTables & PlayerTicketReadTables & RoutingTables & SlaTables;

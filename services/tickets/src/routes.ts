@@ -13,6 +13,8 @@ import { erasePlayerTickets } from "./erasure/erasure.service.ts";
 import type { MergedFrom, TicketEvent } from "./ticket-events/event.ts";
 import { listAssignmentHistory, listTicketEvents } from "./ticket-events/event.service.ts";
 import { requeueTicket } from "./routing/routing.service.ts";
+import { getSlaSettings, putSlaSettings, ticketSlaClocks } from "./sla/sla.service.ts";
+import type { SlaSettings } from "./sla/sla.ts";
 import { addEmailReply, openEmailTicket } from "./tickets/email-reply.service.ts";
 import { rateTicket } from "./player-side/player-side.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
@@ -22,6 +24,11 @@ import {
 import type { SavedView } from "./saved-views/saved-view.ts";
 import { deleteView, listViews, saveView } from "./saved-views/saved-view.service.ts";
 import { ticketUrl, type Ticket } from "./tickets/ticket.ts";
+
+/** The settings as the agent API shows them: a JSON object. */
+function slaSettingsJson(settings: SlaSettings): JsonObject {
+  return { calendar: settings.calendar, policies: settings.policies } as unknown as JsonObject;
+}
 
 /** Every request names the caller's company; the gateway always sends a uuid, so anything else is a caller's bug. */
 function company(companyId: string): string {
@@ -280,6 +287,28 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         actor: { type: change.actor.type, id: change.actor.id ?? undefined },
       })),
     }),
+
+    getSlaSettings: async (req) => {
+      const settings = await getSlaSettings(ctx, company(req.companyId));
+      return { settings: slaSettingsJson(settings), updatedAt: settings.updatedAt === null ? undefined : timestampFromDate(settings.updatedAt) };
+    },
+
+    setSlaSettings: async (req) => {
+      const saved = await putSlaSettings(ctx, company(req.companyId), req.settings ?? null);
+      return { settings: slaSettingsJson(saved), updatedAt: timestampFromDate(saved.updatedAt) };
+    },
+
+    getTicketSla: async (req) => {
+      const { policy, clocks } = await ticketSlaClocks(ctx, company(req.companyId), req.ticketId);
+      return {
+        policyId: policy?.id,
+        policyName: policy?.name,
+        clocks: clocks.map((c) => ({
+          metric: c.metric, cycle: c.cycle, state: c.state, startedAt: timestampFromDate(c.startedAt), stoppedAt: c.stoppedAt === null ? undefined : timestampFromDate(c.stoppedAt),
+          targetMinutes: c.targetMinutes, elapsedSeconds: BigInt(Math.floor(c.elapsedMs / 1000)), dueAt: c.dueAt === null ? undefined : timestampFromDate(c.dueAt),
+        })),
+      };
+    },
 
     listTicketBreadcrumbs: async (req) => {
       const { breadcrumbs, clientClockOffsetMs } = await listTicketBreadcrumbs(ctx, company(req.companyId), req.ticketId);

@@ -13,6 +13,7 @@ import type { TicketsDatabase } from "./database.ts";
 import { createContentChangedConsumer } from "./events/content-changed.consumer.ts";
 import { createRoutingConsumers } from "./events/routing.consumer.ts";
 import { registerRoutingMetrics } from "./routing/routing.metrics.ts";
+import { createSlaJob, type SlaJob } from "./sla/sla.service.ts";
 import { createContentReference, type ContentReference } from "./reference/content-reference.ts";
 import { registerPlayerSideRoutes } from "./player-side/player-side.routes.ts";
 import { registerRoutes } from "./routes.ts";
@@ -24,11 +25,15 @@ export interface TicketsDeps {
   nc: NatsConnection;
   /** Clients of content, players and media; by default Connect clients of CONTENT_URL, PLAYERS_URL and MEDIA_URL. */
   clients?: TicketsClients;
+  /** The clock of the SLA sweep; tests move it. */
+  now?: () => Date;
 }
 
 export interface TicketsServer extends ServiceHost {
   /** The auto-close sweep, for tests (runOnce) and operators. */
   autoClose: AutoCloseJob;
+  /** The SLA sweep, for tests (runOnce) and operators. */
+  sla: SlaJob;
   /** The cached reference data of content. */
   reference: ContentReference;
 }
@@ -49,9 +54,11 @@ export function createServer(deps: TicketsDeps): TicketsServer {
     cursorSecret: config.cursorSecret,
     routing: clients.routing,
     routingMetrics: registerRoutingMetrics(registry, deps.db, logger),
+    now: deps.now ?? (() => new Date()),
   };
   const routing = createRoutingConsumers(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
   const autoClose = createAutoCloseJob(ctx, { intervalMs: config.AUTO_CLOSE_INTERVAL_MS, logger });
+  const sla = createSlaJob(ctx, { intervalMs: config.SLA_SWEEP_INTERVAL_MS, logger });
   const host = createServiceHost({
     name: "tickets",
     rpcServiceName: "tickets.v1.TicketsService",
@@ -64,7 +71,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
       registerRoutes(router, ctx);
       registerPlayerSideRoutes(router, ctx);
     },
-    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), routing, autoClose, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
+    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), routing, autoClose, sla, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
   });
-  return Object.assign(host, { autoClose, reference });
+  return Object.assign(host, { autoClose, sla, reference });
 }

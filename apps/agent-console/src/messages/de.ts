@@ -955,6 +955,8 @@ export const de: Catalog = {
   "webhooks.event.ticket.tags_changed": "Die Tags eines Tickets haben sich geändert.",
   "webhooks.event.ticket.fields_changed": "Die eigenen Felder eines Tickets haben sich geändert.",
   "webhooks.event.ticket.collector_result_added": "Ein Spieler hat in einem Ticket ein Formular ausgefüllt.",
+  "webhooks.event.ticket.sla_warning": "Ein SLA-Ziel eines Tickets ist bald fällig.",
+  "webhooks.event.ticket.sla_breached": "Ein Ticket hat ein SLA-Ziel verfehlt.",
   "webhooks.event.ticket.deleted": "Ein Ticket wurde gelöscht.",
   "webhooks.event.player.deleted": "Die Daten eines Spielers wurden gelöscht (lösche sie auch bei dir).",
   "webhooks.event.audit.recorded": "Ein Eintrag wurde diesem Protokoll hinzugefügt.",

@@ -953,6 +953,8 @@ export const en = {
   "webhooks.event.ticket.tags_changed": "A ticket's tags changed.",
   "webhooks.event.ticket.fields_changed": "A ticket's custom fields changed.",
   "webhooks.event.ticket.collector_result_added": "A player filled in a form on a ticket.",
+  "webhooks.event.ticket.sla_warning": "A ticket's SLA target is due soon.",
+  "webhooks.event.ticket.sla_breached": "A ticket missed an SLA target.",
   "webhooks.event.ticket.deleted": "A ticket was deleted.",
   "webhooks.event.player.deleted": "A player's data was erased (delete it on your side too).",
   "webhooks.event.audit.recorded": "An entry was added to this audit log.",

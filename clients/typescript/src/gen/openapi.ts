@@ -2352,6 +2352,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/tickets/{ticketId}/sla": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ticket's SLA policy and clocks
+         * @description The SLA policy that applies to the ticket (the first of the company's policies whose
+         *     conditions hold; `null`: none) and its clocks as of now: first response, the latest next
+         *     response, resolution, each with its state, the working time counted and when it is or
+         *     was due (see docs/automation.md, "SLA policies"). Same scope as every ticket route
+         *     (**404** outside).
+         */
+        get: operations["getAgentTicketSla"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/sla": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's SLA calendar and policies (admins)
+         * @description The company calendar (time zone, weekly hours, holidays; `null`: none) and the SLA
+         *     policies in the order they are tried. None saved: no calendar and no policies, so no
+         *     ticket has SLA clocks.
+         */
+        get: operations["getAgentSettingsSla"];
+        /**
+         * Replace the company's SLA calendar and policies (admins)
+         * @description Replaces the calendar and every policy at once. A problem anywhere is **400** with every
+         *     issue by JSON pointer (an unknown time zone at `/calendar/timeZone`, overlapping hours,
+         *     a policy counting business hours without a calendar, a policy id used twice, ...), and
+         *     nothing is changed. Warnings and breaches due before this save are not announced.
+         */
+        put: operations["setAgentSettingsSla"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/stream": {
         parameters: {
             query?: never;
@@ -3321,6 +3374,89 @@ export interface components {
              * @enum {string}
              */
             type: "ROUTING_OFF";
+        };
+        /** @description The company calendar policies with `businessHours` count in. */
+        AgentSlaCalendar: {
+            /**
+             * @description An IANA time zone, e.g. Europe/Berlin
+             * @example Europe/Berlin
+             */
+            timeZone: string;
+            /** @description Working spans per day of the week, in the time zone; spans of one day may not overlap. No span on a day: no working time that day. */
+            hours: {
+                /** @description 1 Monday .. 7 Sunday */
+                day: number;
+                /** @example 09:00 */
+                start: string;
+                /**
+                 * @description After start; 24:00 is the end of the day
+                 * @example 17:00
+                 */
+                end: string;
+            }[];
+            /** @description Days without working time, as dates in the time zone. */
+            holidays?: string[];
+        };
+        AgentSlaPolicy: {
+            /** @description Stable key, named by events and reports */
+            id: string;
+            name: string;
+            /** @description The ticket's game is one of these; empty or absent: any game */
+            gameIds?: string[];
+            /** @description The player's tier is one of these (no tier counts as 1); empty: any */
+            tiers?: number[];
+            /** @description The ticket has at least one of these tags; empty: any */
+            tags?: string[];
+            /** @description Minutes of working time; null or absent: no target for that metric. At least one. */
+            targets: {
+                firstResponseMinutes?: number | null;
+                nextResponseMinutes?: number | null;
+                resolutionMinutes?: number | null;
+            };
+            /** @description Count only the company calendar's working time (default false: around the clock) */
+            businessHours?: boolean;
+            /** @description Stop the clocks while the ticket waits for the player (default true); on hold always stops them */
+            pauseWhileWaiting?: boolean;
+            /** @description Announce ticket.sla_warning this many minutes of working time before a target (default 0: no warning) */
+            warnBeforeMinutes?: number;
+        };
+        AgentSlaSettings: {
+            calendar: components["schemas"]["AgentSlaCalendar"] | null;
+            /** @description Tried in order; the first whose conditions all hold applies to a ticket. */
+            policies: components["schemas"]["AgentSlaPolicy"][];
+        };
+        AgentSlaSettingsSaved: {
+            calendar: components["schemas"]["AgentSlaCalendar"] | null;
+            policies: components["schemas"]["AgentSlaPolicy"][];
+            /**
+             * Format: date-time
+             * @description When they were last saved; null: never
+             */
+            updatedAt: string | null;
+        };
+        AgentTicketSla: {
+            policyId: string | null;
+            policyName: string | null;
+            clocks: {
+                /** @enum {string} */
+                metric: "first_response" | "next_response" | "resolution";
+                /** @description ticket, or for next_response the id of the player message that started it */
+                cycle: string;
+                /** @enum {string} */
+                state: "running" | "paused" | "met" | "breached";
+                /** Format: date-time */
+                startedAt: string;
+                /** Format: date-time */
+                stoppedAt: string | null;
+                targetMinutes: number;
+                /** @description Working time counted so far */
+                elapsedSeconds: number;
+                /**
+                 * Format: date-time
+                 * @description When the target is or was due; null while paused before it, or when met
+                 */
+                dueAt: string | null;
+            }[];
         };
         AgentTicketCannedResponse: {
             /** Format: uuid */
@@ -4794,7 +4930,7 @@ export interface components {
          *     be added: receivers must ignore types they do not know.
          * @enum {string}
          */
-        WebhookEventType: "ticket.created" | "ticket.message_added" | "ticket.private_note_added" | "ticket.status_changed" | "ticket.resolved" | "ticket.closed" | "ticket.assigned" | "ticket.rated" | "ticket.tags_changed" | "ticket.fields_changed" | "ticket.collector_result_added" | "ticket.deleted" | "player.deleted" | "audit.recorded" | "webhook.test" | "webhook.disabled";
+        WebhookEventType: "ticket.created" | "ticket.message_added" | "ticket.private_note_added" | "ticket.status_changed" | "ticket.resolved" | "ticket.closed" | "ticket.assigned" | "ticket.rated" | "ticket.tags_changed" | "ticket.fields_changed" | "ticket.collector_result_added" | "ticket.deleted" | "ticket.sla_warning" | "ticket.sla_breached" | "player.deleted" | "audit.recorded" | "webhook.test" | "webhook.disabled";
         /**
          * Format: uri
          * @description Where the events are POSTed: an `https` URL without credentials that resolves to
@@ -9698,6 +9834,100 @@ export interface operations {
             401: components["responses"]["AgentUnauthenticated"];
             403: components["responses"]["AgentEnrolFirst"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getAgentTicketSla: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy and the clocks. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTicketSla"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getAgentSettingsSla: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSlaSettingsSaved"];
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    setAgentSettingsSla: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSlaSettings"];
+            };
+        };
+        responses: {
+            /** @description The settings as saved. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSlaSettingsSaved"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

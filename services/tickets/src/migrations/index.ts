@@ -13,6 +13,7 @@ import * as savedViews from "./2026_11_30_00_02_00_saved_views.ts";
 import * as searchByTicketBlocks from "./2026_12_01_00_00_00_search_by_ticket_blocks.ts";
 import * as playerTicketReads from "./2026_12_05_00_00_00_player_ticket_reads.ts";
 import * as routing from "./2026_12_07_00_00_00_routing.ts";
+import * as sla from "./2026_12_08_00_00_00_sla.ts";
 
 export const migrations: Record<string, Migration> = {
   "2026_11_22_00_00_00_create_outbox": createOutboxMigration,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   "2026_12_01_00_00_00_search_by_ticket_blocks": searchByTicketBlocks,
   "2026_12_05_00_00_00_player_ticket_reads": playerTicketReads,
   "2026_12_07_00_00_00_routing": routing,
+  "2026_12_08_00_00_00_sla": sla,
 };

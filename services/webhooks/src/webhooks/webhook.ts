@@ -16,6 +16,8 @@ export const publicEventTypes = [
   "ticket.fields_changed",
   "ticket.collector_result_added",
   "ticket.deleted",
+  "ticket.sla_warning",
+  "ticket.sla_breached",
   "player.deleted",
   "audit.recorded",
   "webhook.test",

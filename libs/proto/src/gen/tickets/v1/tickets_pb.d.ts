@@ -2446,6 +2446,202 @@ export declare type ListAssignmentHistoryResponse = Message<"tickets.v1.ListAssi
 export declare const ListAssignmentHistoryResponseSchema: GenMessage<ListAssignmentHistoryResponse>;
 
 /**
+ * @generated from message tickets.v1.GetSlaSettingsRequest
+ */
+export declare type GetSlaSettingsRequest = Message<"tickets.v1.GetSlaSettingsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message tickets.v1.GetSlaSettingsRequest.
+ * Use `create(GetSlaSettingsRequestSchema)` to create a new message.
+ */
+export declare const GetSlaSettingsRequestSchema: GenMessage<GetSlaSettingsRequest>;
+
+/**
+ * SlaSettings: `calendar` (null or {timeZone, hours, holidays}) and `policies`, as the agent API
+ * shows them (docs/automation.md, "SLA policies").
+ *
+ * @generated from message tickets.v1.GetSlaSettingsResponse
+ */
+export declare type GetSlaSettingsResponse = Message<"tickets.v1.GetSlaSettingsResponse"> & {
+  /**
+   * @generated from field: google.protobuf.Struct settings = 1;
+   */
+  settings?: JsonObject | undefined;
+
+  /**
+   * When they were last saved; absent: never.
+   *
+   * @generated from field: optional google.protobuf.Timestamp updated_at = 2;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.GetSlaSettingsResponse.
+ * Use `create(GetSlaSettingsResponseSchema)` to create a new message.
+ */
+export declare const GetSlaSettingsResponseSchema: GenMessage<GetSlaSettingsResponse>;
+
+/**
+ * @generated from message tickets.v1.SetSlaSettingsRequest
+ */
+export declare type SetSlaSettingsRequest = Message<"tickets.v1.SetSlaSettingsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: google.protobuf.Struct settings = 2;
+   */
+  settings?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.SetSlaSettingsRequest.
+ * Use `create(SetSlaSettingsRequestSchema)` to create a new message.
+ */
+export declare const SetSlaSettingsRequestSchema: GenMessage<SetSlaSettingsRequest>;
+
+/**
+ * @generated from message tickets.v1.SetSlaSettingsResponse
+ */
+export declare type SetSlaSettingsResponse = Message<"tickets.v1.SetSlaSettingsResponse"> & {
+  /**
+   * @generated from field: google.protobuf.Struct settings = 1;
+   */
+  settings?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 2;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.SetSlaSettingsResponse.
+ * Use `create(SetSlaSettingsResponseSchema)` to create a new message.
+ */
+export declare const SetSlaSettingsResponseSchema: GenMessage<SetSlaSettingsResponse>;
+
+/**
+ * @generated from message tickets.v1.GetTicketSlaRequest
+ */
+export declare type GetTicketSlaRequest = Message<"tickets.v1.GetTicketSlaRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string ticket_id = 2;
+   */
+  ticketId: string;
+};
+
+/**
+ * Describes the message tickets.v1.GetTicketSlaRequest.
+ * Use `create(GetTicketSlaRequestSchema)` to create a new message.
+ */
+export declare const GetTicketSlaRequestSchema: GenMessage<GetTicketSlaRequest>;
+
+/**
+ * SlaClock is one clock of a ticket: a metric's target under the ticket's policy.
+ *
+ * @generated from message tickets.v1.SlaClock
+ */
+export declare type SlaClock = Message<"tickets.v1.SlaClock"> & {
+  /**
+   * first_response, next_response or resolution.
+   *
+   * @generated from field: string metric = 1;
+   */
+  metric: string;
+
+  /**
+   * "ticket", or for next_response the id of the player message that started it.
+   *
+   * @generated from field: string cycle = 2;
+   */
+  cycle: string;
+
+  /**
+   * running, paused, met or breached.
+   *
+   * @generated from field: string state = 3;
+   */
+  state: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp started_at = 4;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp stopped_at = 5;
+   */
+  stoppedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: int32 target_minutes = 6;
+   */
+  targetMinutes: number;
+
+  /**
+   * Working time counted so far, in seconds.
+   *
+   * @generated from field: int64 elapsed_seconds = 7;
+   */
+  elapsedSeconds: bigint;
+
+  /**
+   * When the target is or was due; absent while paused before it, or when met.
+   *
+   * @generated from field: optional google.protobuf.Timestamp due_at = 8;
+   */
+  dueAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.SlaClock.
+ * Use `create(SlaClockSchema)` to create a new message.
+ */
+export declare const SlaClockSchema: GenMessage<SlaClock>;
+
+/**
+ * @generated from message tickets.v1.GetTicketSlaResponse
+ */
+export declare type GetTicketSlaResponse = Message<"tickets.v1.GetTicketSlaResponse"> & {
+  /**
+   * The policy that applies; absent: none.
+   *
+   * @generated from field: optional string policy_id = 1;
+   */
+  policyId?: string | undefined;
+
+  /**
+   * @generated from field: optional string policy_name = 2;
+   */
+  policyName?: string | undefined;
+
+  /**
+   * @generated from field: repeated tickets.v1.SlaClock clocks = 3;
+   */
+  clocks: SlaClock[];
+};
+
+/**
+ * Describes the message tickets.v1.GetTicketSlaResponse.
+ * Use `create(GetTicketSlaResponseSchema)` to create a new message.
+ */
+export declare const GetTicketSlaResponseSchema: GenMessage<GetTicketSlaResponse>;
+
+/**
  * TicketsService owns tickets: their state, their events and their SDK breadcrumbs. Every
  * request carries the caller's company_id; a ticket of another company is NOT_FOUND, exactly
  * like one that does not exist.
@@ -2684,6 +2880,39 @@ export declare const TicketsService: GenService<{
     methodKind: "unary";
     input: typeof ListAssignmentHistoryRequestSchema;
     output: typeof ListAssignmentHistoryResponseSchema;
+  },
+  /**
+   * GetSlaSettings answers the company's SLA calendar and policies (the JSON shape of
+   * GET /agent-api/settings/sla); none saved: no calendar, no policies.
+   *
+   * @generated from rpc tickets.v1.TicketsService.GetSlaSettings
+   */
+  getSlaSettings: {
+    methodKind: "unary";
+    input: typeof GetSlaSettingsRequestSchema;
+    output: typeof GetSlaSettingsResponseSchema;
+  },
+  /**
+   * SetSlaSettings replaces the company's SLA calendar and policies as a whole. Invalid settings:
+   * INVALID_ARGUMENT naming every problem by JSON pointer, and nothing is stored.
+   *
+   * @generated from rpc tickets.v1.TicketsService.SetSlaSettings
+   */
+  setSlaSettings: {
+    methodKind: "unary";
+    input: typeof SetSlaSettingsRequestSchema;
+    output: typeof SetSlaSettingsResponseSchema;
+  },
+  /**
+   * GetTicketSla answers the policy that applies to the ticket and its clocks as of now; a ticket
+   * of another company: NOT_FOUND.
+   *
+   * @generated from rpc tickets.v1.TicketsService.GetTicketSla
+   */
+  getTicketSla: {
+    methodKind: "unary";
+    input: typeof GetTicketSlaRequestSchema;
+    output: typeof GetTicketSlaResponseSchema;
   },
 }>;
 
