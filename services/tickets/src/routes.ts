@@ -210,7 +210,9 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         tickets: tickets.map(toMessage),
         nextCursor: nextCursor ?? undefined,
         matches: [...matches].map(([ticketId, match]) => ({ ticketId, field: match.field, eventId: match.eventId ?? undefined, snippet: match.snippet })),
-        summaries: [...summaries].map(([ticketId, summary]) => ({ ticketId, subject: summary.subject, unread: summary.unread })),
+        summaries: [...summaries].map(([ticketId, summary]) => ({
+          ticketId, subject: summary.subject, unread: summary.unread, slaDueAt: summary.slaDueAt === null ? undefined : timestampFromDate(summary.slaDueAt),
+        })),
       };
     },
 

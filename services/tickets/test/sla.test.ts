@@ -142,4 +142,29 @@ describe("SLA policies", () => {
     expect(await ctx.server.sla.runOnce(new Date())).toEqual({ warnings: 0, breaches: 0 });
     expect((await ctx.tickets.getTicketSla({ companyId: tenant.companyId, ticketId })).clocks[0]!.state).toBe("breached");
   });
+
+  it("sorts the agent list by the next due time, most overdue first and tickets without a running clock last, page by page", async () => {
+    ctx.setNow(null);
+    const vip = (await createTicket(ctx, tenant, { tags: ["vip"] })).ticketId;
+    const held = (await createTicket(ctx, tenant, { tags: ["vip"] })).ticketId;
+    await act(ctx, tenant, held, [{ action: { case: "setOnHold", value: { onHold: true } } }]);
+    await ctx.server.sla.runOnce();
+    const galaxy = tenant.games.galaxy!.id;
+    const dues = new Map((await sql<{ id: string; sla_due_at: Date | null }>`select id, sla_due_at from tickets where game_id = ${galaxy} and closed_at is null`.execute(ctx.db)).rows.map((r) => [r.id, r.sla_due_at]));
+    expect(dues.get(held)).toBeNull();
+    expect(dues.get(vip)).not.toBeNull();
+
+    const listed: { id: string; due: string | undefined }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await ctx.tickets.listAgentTickets({ companyId: tenant.companyId, userId: tenant.users.alice!, gameIds: [galaxy], view: "open", sort: "slaDueAt", order: "asc", limit: 2, cursor });
+      const summaries = new Map(page.summaries.map((summary) => [summary.ticketId, summary.slaDueAt]));
+      listed.push(...page.tickets.map((ticket) => ({ id: ticket.id, due: summaries.get(ticket.id) && new Date(Number(summaries.get(ticket.id)!.seconds) * 1000).toISOString() })));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    expect(listed.map((t) => t.id).sort()).toEqual([...dues.keys()].sort());
+    const expected = [...dues].sort(([idA, a], [idB, b]) => (a?.getTime() ?? Infinity) - (b?.getTime() ?? Infinity) || (idA < idB ? -1 : 1));
+    expect(listed.map((t) => dues.get(t.id)?.getTime() ?? null)).toEqual(expected.map(([, due]) => due?.getTime() ?? null));
+    expect(listed.at(-1)!.due).toBeUndefined();
+  });
 });

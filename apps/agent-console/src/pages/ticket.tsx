@@ -4,7 +4,8 @@
 // "viewing" while it is open and "typing" while its user writes, so the other agents see it;
 // it reads the ticket again when the live stream says the ticket changed.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, call, type AssignmentChange, type CannedActions, type ConversationItem, type TicketCannedResponse, type TicketView } from "../api.ts";
+import { ApiError, call, type AssignmentChange, type CannedActions, type ConversationItem, type TicketCannedResponse, type TicketSla, type TicketView } from "../api.ts";
+import { SlaPanel } from "../components/sla-panel.tsx";
 import { ComposerFilesField, useComposerFiles } from "../components/composer-files.tsx";
 import { EmailDeliveryLine, HeldMails } from "../components/email-delivery.tsx";
 import { ConversationFiles } from "../components/conversation-files.tsx";
@@ -87,6 +88,7 @@ function announce(ticketId: string, state: "viewing" | "typing" | "left"): void 
 export function TicketPage({ ticketId }: { ticketId: string }) {
   const [view, setView] = useState<TicketView | null>();
   const [assignments, setAssignments] = useState<AssignmentChange[]>([]);
+  const [sla, setSla] = useState<TicketSla>();
   const [error, setError] = useState<string>();
   const [mode, setMode] = useState<Mode>("reply");
   const [text, setText] = useState("");
@@ -119,6 +121,10 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
       setView(body);
       void call<{ changes: AssignmentChange[] }>("GET", `/tickets/${ticketId}/assignments`).then(
         ({ body: history }) => setAssignments(history.changes),
+        () => undefined,
+      );
+      void call<TicketSla>("GET", `/tickets/${ticketId}/sla`).then(
+        ({ body: clocks }) => setSla(clocks),
         () => undefined,
       );
     } catch (caught) {
@@ -499,6 +505,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
             </div>
           </section>
           )}
+          {sla !== undefined && sla.policyName !== null && <SlaPanel sla={sla} />}
           {assignments.length > 0 && (
             <section aria-labelledby="history-title">
               <h2 id="history-title">{t("history.title")}</h2>

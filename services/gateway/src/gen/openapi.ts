@@ -3754,6 +3754,11 @@ export interface components {
         AgentTicketListItem: {
             ticket: components["schemas"]["Ticket"];
             /**
+             * Format: date-time
+             * @description When the ticket's open SLA clock due soonest is (in the past: was) due, as the SLA sweep last computed it (at most SLA_SWEEP_INTERVAL_MS old); null when no clock runs (no policy, paused, or every target met).
+             */
+            slaDueAt: string | null;
+            /**
              * Format: uuid
              * @description The user the ticket is assigned to; null when nobody.
              */
@@ -10647,8 +10652,8 @@ export interface operations {
                  *     Each listed ticket then has `match`: where it matched, as a snippet.
                  */
                 q?: string;
-                /** @description What the list is sorted by (then by running number). */
-                sort?: "createdAt" | "lastActivityAt";
+                /** @description What the list is sorted by (then by running number). `slaDueAt`: by when the ticket's SLA clock due soonest is due (`slaDueAt` of each item; with `order=asc` the most overdue first), tickets without a running clock last. */
+                sort?: "createdAt" | "lastActivityAt" | "slaDueAt";
                 /** @description `desc` lists the newest (or most recently active) first. */
                 order?: "asc" | "desc";
                 /** @description External player id given by the game. */

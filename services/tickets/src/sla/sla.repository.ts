@@ -42,6 +42,8 @@ export interface SweptTicket {
   tier: number | null;
   assigneeId: string | null;
   createdAt: Date;
+  /** The due time stored by the last sweep. */
+  slaDueAt: Date | null;
 }
 
 const tier = sql<number | null>`case when jsonb_typeof(metadata->'playerTier') = 'number' then (metadata->>'playerTier')::numeric end`;
@@ -50,7 +52,7 @@ const tier = sql<number | null>`case when jsonb_typeof(metadata->'playerTier') =
 export async function listSweepTickets(db: Db, companyId: string, closedSince: Date, afterId: string | null, limit: number): Promise<SweptTicket[]> {
   let query = db
     .selectFrom("tickets")
-    .select(["id", "company_id", "running_id", "game_id", "status", "tags", "assignee_id", "created_at", tier.as("tier")])
+    .select(["id", "company_id", "running_id", "game_id", "status", "tags", "assignee_id", "created_at", "sla_due_at", tier.as("tier")])
     .where("company_id", "=", companyId)
     .where((eb) => eb.or([eb("closed_at", "is", null), eb("closed_at", ">=", closedSince)]))
     .orderBy("id")
@@ -59,7 +61,7 @@ export async function listSweepTickets(db: Db, companyId: string, closedSince: D
   const rows = await query.execute();
   return rows.map((row) => ({
     id: row.id, companyId: row.company_id, runningId: row.running_id, gameId: row.game_id, status: row.status as TicketStatus, tags: row.tags,
-    tier: row.tier === null ? null : Number(row.tier), assigneeId: row.assignee_id, createdAt: row.created_at,
+    tier: row.tier === null ? null : Number(row.tier), assigneeId: row.assignee_id, createdAt: row.created_at, slaDueAt: row.sla_due_at,
   }));
 }
 
@@ -83,6 +85,21 @@ export async function listHistories(db: Db, ticketIds: readonly string[]): Promi
     histories.get(row.ticket_id)!.push(entry);
   }
   return histories;
+}
+
+/** Stores each ticket's next SLA due time where it changed (null: no clock running). */
+export async function saveDueTimes(db: Db, dues: ReadonlyMap<string, Date | null>, previous: ReadonlyMap<string, Date | null>): Promise<void> {
+  const changed = [...dues].filter(([id, due]) => (previous.get(id)?.getTime() ?? null) !== (due?.getTime() ?? null));
+  if (changed.length === 0) return;
+  await sql`
+    update tickets t set sla_due_at = c.due
+    from unnest(${changed.map(([id]) => id)}::uuid[], ${changed.map(([, due]) => due?.toISOString() ?? null)}::timestamptz[]) as c(id, due)
+    where t.id = c.id`.execute(db);
+}
+
+/** Clears the due times of a company's tickets (it has no SLA policy any more). */
+export async function clearDueTimes(db: Db, companyId: string): Promise<void> {
+  await db.updateTable("tickets").set({ sla_due_at: null }).where("company_id", "=", companyId).where("sla_due_at", "is not", null).execute();
 }
 
 /** Records the notice; false when it was recorded before (by this or another replica). */

@@ -11,8 +11,8 @@ import type { TicketsContext } from "../context.ts";
 import { TICKET_EVENT_TYPES } from "../tickets/domain-events.ts";
 import { findTicket } from "../tickets/ticket.repository.ts";
 import { parseSlaSettings } from "./sla-settings.ts";
-import { claimNotice, companiesWithSla, findSlaSettings, listHistories, listSweepTickets, saveSlaSettings, type StoredSlaSettings, type SweptTicket } from "./sla.repository.ts";
-import { computeClocks, NO_SLA_SETTINGS, policyFor, type SlaClock, type SlaPolicy, type SlaSettings } from "./sla.ts";
+import { claimNotice, clearDueTimes, companiesWithSla, saveDueTimes, findSlaSettings, listHistories, listSweepTickets, saveSlaSettings, type StoredSlaSettings, type SweptTicket } from "./sla.repository.ts";
+import { computeClocks, nextDue, NO_SLA_SETTINGS, policyFor, type SlaClock, type SlaPolicy, type SlaSettings } from "./sla.ts";
 
 export const SLA_ACTOR = { type: "system", id: "sla" } as const;
 
@@ -26,7 +26,10 @@ export async function getSlaSettings(ctx: SlaContext, companyId: string): Promis
 /** Replaces the company's settings as a whole after checking them (INVALID_ARGUMENT naming every problem; nothing stored then). */
 export async function putSlaSettings(ctx: SlaContext, companyId: string, raw: unknown): Promise<StoredSlaSettings> {
   const settings = parseSlaSettings(raw);
-  return saveSlaSettings(ctx.db, companyId, settings, ctx.now());
+  const saved = await saveSlaSettings(ctx.db, companyId, settings, ctx.now());
+  // Without policies no sweep looks at the company's tickets again: their due times go now.
+  if (settings.policies.length === 0) await clearDueTimes(ctx.db, companyId);
+  return saved;
 }
 
 /** The ticket's policy and clocks as of `now` (no policy: none). */
@@ -87,10 +90,15 @@ export function createSlaJob(ctx: SlaContext, settings: { intervalMs: number; lo
       if (tickets.length === 0) return;
       afterId = tickets.at(-1)!.id;
       const histories = await listHistories(ctx.db, tickets.map((t) => t.id));
+      const dues = new Map<string, Date | null>();
       for (const ticket of tickets) {
         const policy = policyFor(stored, ticket);
-        if (!policy) continue;
+        if (!policy) {
+          dues.set(ticket.id, null);
+          continue;
+        }
         const clocks = computeClocks(policy, stored.calendar, { createdAt: ticket.createdAt, status: ticket.status, entries: histories.get(ticket.id)! }, now);
+        dues.set(ticket.id, nextDue(clocks)?.dueAt ?? null);
         for (const c of clocks) {
           if (c.state === "breached" && c.dueAt !== null && c.dueAt.getTime() >= since) {
             if (await announce(ticket, policy, c, "breach")) {
@@ -105,6 +113,7 @@ export function createSlaJob(ctx: SlaContext, settings: { intervalMs: number; lo
           }
         }
       }
+      await saveDueTimes(ctx.db, dues, new Map(tickets.map((t) => [t.id, t.slaDueAt])));
       if (tickets.length < BATCH) return;
     }
   }

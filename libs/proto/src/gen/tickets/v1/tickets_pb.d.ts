@@ -862,6 +862,14 @@ export declare type AgentTicketSummary = Message<"tickets.v1.AgentTicketSummary"
    * @generated from field: bool unread = 3;
    */
   unread: boolean;
+
+  /**
+   * When the ticket's open SLA clock due soonest is (or was) due, as the SLA sweep last computed
+   * it; absent: no clock running.
+   *
+   * @generated from field: optional google.protobuf.Timestamp sla_due_at = 4;
+   */
+  slaDueAt?: Timestamp | undefined;
 };
 
 /**
