@@ -13,6 +13,7 @@ import type { TicketsDatabase } from "./database.ts";
 import { createContentChangedConsumer } from "./events/content-changed.consumer.ts";
 import { createRoutingConsumers } from "./events/routing.consumer.ts";
 import { registerRoutingMetrics } from "./routing/routing.metrics.ts";
+import { registerSlaMetrics } from "./sla/sla.metrics.ts";
 import { createSlaJob, type SlaJob } from "./sla/sla.service.ts";
 import { createContentReference, type ContentReference } from "./reference/content-reference.ts";
 import { registerPlayerSideRoutes } from "./player-side/player-side.routes.ts";
@@ -58,7 +59,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
   };
   const routing = createRoutingConsumers(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
   const autoClose = createAutoCloseJob(ctx, { intervalMs: config.AUTO_CLOSE_INTERVAL_MS, logger });
-  const sla = createSlaJob(ctx, { intervalMs: config.SLA_SWEEP_INTERVAL_MS, logger });
+  const sla = createSlaJob(ctx, { intervalMs: config.SLA_SWEEP_INTERVAL_MS, logger, onNotice: registerSlaMetrics(registry) });
   const host = createServiceHost({
     name: "tickets",
     rpcServiceName: "tickets.v1.TicketsService",

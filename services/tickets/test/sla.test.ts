@@ -105,6 +105,16 @@ describe("SLA policies", () => {
     ]);
     expect(slaEvents(ticketId)[1]!.data).toMatchObject({ policyId: "standard", policyName: "Standard", cycle: "ticket", targetMinutes: 120, assigneeId: null, actor: { type: "system", id: "sla" } });
     expect(slaEvents(untouched.ticketId)).toEqual([]);
+    // support_sla_notices_total counts each notice once, on the replica that announced it.
+    const counted = async (kind: string) => {
+      let sum = 0;
+      for (const host of [ctx.server, replica]) {
+        const metric = (await host.registry.getMetricsAsJSON()).find((m) => m.name === "support_sla_notices_total");
+        for (const value of metric?.values ?? []) if (value.labels.kind === kind && value.labels.metric === "first_response") sum += value.value;
+      }
+      return sum;
+    };
+    expect([await counted("warning"), await counted("breach")]).toEqual([1, 1]);
     await replica.stop();
   });
 
