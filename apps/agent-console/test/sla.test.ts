@@ -2,7 +2,7 @@
 // admin saves a policy with the agent API (a bad one is refused with its path); the sweep dates
 // each ticket's next target; the inbox, sorted by the keyboard to "SLA due soonest first", lists
 // the overdue ticket first with how long it is overdue; the ticket view shows its clocks, and an
-// answer meets the first response. axe on every page, a screenshot of every step (280–283) in
+// answer meets the first response; the report counts the week's targets met and breached. axe on every page, a screenshot of every step (280–283) in
 // .ci/out/agent-console/.
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
@@ -141,6 +141,17 @@ describe("SLA clocks in Chromium", () => {
     }, { timeout: 20_000 }).toEqual([expect.stringMatching(/^First response met/), expect.stringMatching(/^Resolution SLA due in 2 days/)]);
     await screenshot(page, "282-sla-ticket-met");
     await expectAccessible(page, "a ticket whose first response met its target");
+
+    // The report through the agent API (admins): the VIP first response breached and the standard
+    // one met; the resolution is not decided yet. Two weeks: the VIP ticket, two hours older, may
+    // fall in the week before (its row then still comes first).
+    const report = await stack.request("/agent-api/settings/sla/report?weeks=2", { headers: admin });
+    expect(report.status, report.text).toBe(200);
+    expect((report.body as { rows: unknown[] }).rows).toEqual([
+      { week: expect.stringMatching(/^\d{4}-W\d{2}$/), policyId: "vip", policyName: "VIP", metric: "first_response", met: 0, breached: 1, shareMet: 0 },
+      { week: expect.stringMatching(/^\d{4}-W\d{2}$/), policyId: "standard", policyName: "Standard", metric: "first_response", met: 1, breached: 0, shareMet: 1 },
+    ]);
+    expect((await stack.request("/agent-api/settings/sla/report?weeks=30", { headers: admin })).status).toBe(400);
 
     expect(agent.problems).toEqual([]);
     await agent.context.close();

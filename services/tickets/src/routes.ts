@@ -13,7 +13,7 @@ import { erasePlayerTickets } from "./erasure/erasure.service.ts";
 import type { MergedFrom, TicketEvent } from "./ticket-events/event.ts";
 import { listAssignmentHistory, listTicketEvents } from "./ticket-events/event.service.ts";
 import { requeueTicket } from "./routing/routing.service.ts";
-import { getSlaSettings, putSlaSettings, ticketSlaClocks } from "./sla/sla.service.ts";
+import { getSlaSettings, putSlaSettings, slaReport, ticketSlaClocks } from "./sla/sla.service.ts";
 import type { SlaSettings } from "./sla/sla.ts";
 import { addEmailReply, openEmailTicket } from "./tickets/email-reply.service.ts";
 import { rateTicket } from "./player-side/player-side.service.ts";
@@ -311,6 +311,8 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         })),
       };
     },
+
+    getSlaReport: async (req) => ({ rows: await slaReport(ctx, company(req.companyId), req.weeks) }),
 
     listTicketBreadcrumbs: async (req) => {
       const { breadcrumbs, clientClockOffsetMs } = await listTicketBreadcrumbs(ctx, company(req.companyId), req.ticketId);

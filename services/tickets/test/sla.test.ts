@@ -177,4 +177,21 @@ describe("SLA policies", () => {
     expect(listed.map((t) => dues.get(t.id)?.getTime() ?? null)).toEqual(expected.map(([, due]) => due?.getTime() ?? null));
     expect(listed.at(-1)!.due).toBeUndefined();
   });
+
+  it("reports the targets met and breached per ISO week, policy and metric", async () => {
+    // Wednesday 23 December: the weeks of 14 and 21 December (Berlin). The ticket of Friday
+    // 18th missed its first response and its resolution; the VIP ticket of the 22nd had its
+    // first response in time and missed the next one.
+    ctx.setNow(new Date("2026-12-23T12:00:00Z"));
+    const { rows } = await ctx.tickets.getSlaReport({ companyId: tenant.companyId, weeks: 2 });
+    expect(rows.map((r) => [r.week, r.policyId, r.metric, r.met, r.breached])).toEqual([
+      ["2026-W51", "standard", "first_response", 0, 1],
+      ["2026-W51", "standard", "resolution", 0, 1],
+      ["2026-W52", "vip-around-the-clock", "first_response", 1, 0],
+      ["2026-W52", "vip-around-the-clock", "next_response", 0, 1],
+    ]);
+    expect((await failureOf(ctx.tickets.getSlaReport({ companyId: tenant.companyId, weeks: 27 }))).details?.issues).toEqual([{ path: "/weeks", message: "must be a whole number from 1 to 26" }]);
+    expect((await ctx.tickets.getSlaReport({ companyId: other.companyId, weeks: 2 })).rows).toEqual([]);
+    ctx.setNow(null);
+  });
 });

@@ -2405,6 +2405,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/settings/sla/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The share of SLA targets met per policy and ISO week (admins)
+         * @description For the tickets created in the last `weeks` ISO weeks (the current one included; weeks in
+         *     the company calendar's time zone, UTC without one): per week, policy and metric, how many
+         *     targets were met and how many breached (stopped late, or open and past due), and the
+         *     share met. Computed now under the current policies; targets not yet decided (running or
+         *     paused within their target) do not count. Rows by week, then policy order, then metric.
+         */
+        get: operations["getAgentSlaReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/stream": {
         parameters: {
             query?: never;
@@ -3457,6 +3481,21 @@ export interface components {
                  */
                 dueAt: string | null;
             }[];
+        };
+        AgentSlaReportRow: {
+            /**
+             * @description ISO week
+             * @example 2026-W52
+             */
+            week: string;
+            policyId: string;
+            policyName: string;
+            /** @enum {string} */
+            metric: "first_response" | "next_response" | "resolution";
+            met: number;
+            breached: number;
+            /** @description met / (met + breached) */
+            shareMet: number;
         };
         AgentTicketCannedResponse: {
             /** Format: uuid */
@@ -9933,6 +9972,39 @@ export interface operations {
             401: components["responses"]["AgentUnauthenticated"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getAgentSlaReport: {
+        parameters: {
+            query?: {
+                /** @description How many ISO weeks, the current one included. */
+                weeks?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        rows: components["schemas"]["AgentSlaReportRow"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -43,4 +43,18 @@ export function registerAgentSettingsSlaRoutes(api: ApiRoutes, deps: AgentSettin
     },
     { before: [...guards.write, requireAdmin, jsonBody(deps.bodyLimitBytes)] },
   );
+
+  api.operation<"getAgentSlaReport", AgentSessionState>(
+    "getAgentSlaReport",
+    async (ctx) => {
+      const { rows } = await tickets.getSlaReport({ companyId: ctx.state.agentSession.companyId, weeks: ctx.state.validated.query.weeks ?? 8 });
+      respond(ctx, 200, {
+        rows: rows.map((row) => ({
+          week: row.week, policyId: row.policyId, policyName: row.policyName, metric: row.metric as Schemas["AgentSlaReportRow"]["metric"],
+          met: row.met, breached: row.breached, shareMet: row.met + row.breached === 0 ? 0 : row.met / (row.met + row.breached),
+        })),
+      });
+    },
+    { before: [...guards.read, requireAdmin] },
+  );
 }

@@ -65,6 +65,24 @@ export async function listSweepTickets(db: Db, companyId: string, closedSince: D
   }));
 }
 
+/** The company's tickets created in [from, to), after `afterId` in id order. */
+export async function listCreatedTickets(db: Db, companyId: string, from: Date, to: Date, afterId: string | null, limit: number): Promise<SweptTicket[]> {
+  let query = db
+    .selectFrom("tickets")
+    .select(["id", "company_id", "running_id", "game_id", "status", "tags", "assignee_id", "created_at", "sla_due_at", tier.as("tier")])
+    .where("company_id", "=", companyId)
+    .where("created_at", ">=", from)
+    .where("created_at", "<", to)
+    .orderBy("id")
+    .limit(limit);
+  if (afterId !== null) query = query.where("id", ">", afterId);
+  const rows = await query.execute();
+  return rows.map((row) => ({
+    id: row.id, companyId: row.company_id, runningId: row.running_id, gameId: row.game_id, status: row.status as TicketStatus, tags: row.tags,
+    tier: row.tier === null ? null : Number(row.tier), assigneeId: row.assignee_id, createdAt: row.created_at, slaDueAt: row.sla_due_at,
+  }));
+}
+
 /** The messages and status changes of the tickets, in order (private notes and other events do not move a clock). */
 export async function listHistories(db: Db, ticketIds: readonly string[]): Promise<Map<string, SlaHistoryEntry[]>> {
   const histories = new Map<string, SlaHistoryEntry[]>(ticketIds.map((id) => [id, []]));

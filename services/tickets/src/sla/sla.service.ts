@@ -4,15 +4,16 @@
 // writes its domain event to the outbox, so whichever replica claims it first announces it, once.
 import { newEvent } from "@support/events";
 import { writeEvents } from "@support/bus";
-import { isUuid, notFound } from "@support/errors";
+import { isUuid, notFound, validationError } from "@support/errors";
+import { DateTime } from "luxon";
 import type { Logger } from "@support/logging";
 import { createPeriodicJob, type Startable } from "@support/runtime";
 import type { TicketsContext } from "../context.ts";
 import { TICKET_EVENT_TYPES } from "../tickets/domain-events.ts";
 import { findTicket } from "../tickets/ticket.repository.ts";
 import { parseSlaSettings } from "./sla-settings.ts";
-import { claimNotice, clearDueTimes, companiesWithSla, saveDueTimes, findSlaSettings, listHistories, listSweepTickets, saveSlaSettings, type StoredSlaSettings, type SweptTicket } from "./sla.repository.ts";
-import { computeClocks, nextDue, NO_SLA_SETTINGS, policyFor, type SlaClock, type SlaPolicy, type SlaSettings } from "./sla.ts";
+import { claimNotice, clearDueTimes, companiesWithSla, listCreatedTickets, saveDueTimes, findSlaSettings, listHistories, listSweepTickets, saveSlaSettings, type StoredSlaSettings, type SweptTicket } from "./sla.repository.ts";
+import { computeClocks, nextDue, NO_SLA_SETTINGS, policyFor, SLA_METRICS, tallyClocks, type SlaReportRow, type SlaClock, type SlaPolicy, type SlaSettings } from "./sla.ts";
 
 export const SLA_ACTOR = { type: "system", id: "sla" } as const;
 
@@ -44,6 +45,37 @@ export async function ticketSlaClocks(ctx: SlaContext, companyId: string, ticket
   if (!policy) return { policy: null, clocks: [] };
   const history = (await listHistories(ctx.db, [ticket.id])).get(ticket.id)!;
   return { policy, clocks: computeClocks(policy, settings.calendar, { createdAt: ticket.createdAt, status: ticket.status, entries: history }, now) };
+}
+
+/**
+ * The report of the last `weeks` ISO weeks (the current one included) for the tickets created in
+ * them: per week, policy and metric, the targets met and breached, under the current policies
+ * and as of now. Weeks are the company calendar's (its time zone), UTC without one.
+ */
+export async function slaReport(ctx: SlaContext, companyId: string, weeks: number): Promise<SlaReportRow[]> {
+  if (!Number.isInteger(weeks) || weeks < 1 || weeks > 26) throw validationError([{ path: "/weeks", message: "must be a whole number from 1 to 26" }]);
+  const settings = await findSlaSettings(ctx.db, companyId);
+  if (!settings || settings.policies.length === 0) return [];
+  const now = ctx.now();
+  const zone = settings.calendar?.timeZone ?? "UTC";
+  const from = DateTime.fromJSDate(now, { zone }).startOf("week").minus({ weeks: weeks - 1 }).toJSDate();
+  const weekOf = (at: Date) => DateTime.fromJSDate(at, { zone }).toFormat("kkkk-'W'WW");
+  const rows = new Map<string, SlaReportRow>();
+  let afterId: string | null = null;
+  for (;;) {
+    const tickets = await listCreatedTickets(ctx.db, companyId, from, now, afterId, BATCH);
+    if (tickets.length === 0) break;
+    afterId = tickets.at(-1)!.id;
+    const histories = await listHistories(ctx.db, tickets.map((t) => t.id));
+    for (const ticket of tickets) {
+      const policy = policyFor(settings, ticket);
+      if (!policy) continue;
+      tallyClocks(rows, policy, computeClocks(policy, settings.calendar, { createdAt: ticket.createdAt, status: ticket.status, entries: histories.get(ticket.id)! }, now), weekOf);
+    }
+    if (tickets.length < BATCH) break;
+  }
+  const order = new Map(settings.policies.map((policy, i) => [policy.id, i]));
+  return [...rows.values()].sort((a, b) => a.week.localeCompare(b.week) || order.get(a.policyId)! - order.get(b.policyId)! || SLA_METRICS.indexOf(a.metric) - SLA_METRICS.indexOf(b.metric));
 }
 
 export interface SlaSweepResult {

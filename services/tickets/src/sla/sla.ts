@@ -212,3 +212,30 @@ export function nextDue(clocks: readonly SlaClock[]): SlaClock | undefined {
     .filter((clock) => clock.stoppedAt === null && clock.dueAt !== null)
     .sort((a, b) => a.dueAt!.getTime() - b.dueAt!.getTime())[0];
 }
+
+/** One line of the report: a week's finished clocks of a policy's metric. */
+export interface SlaReportRow {
+  week: string;
+  policyId: string;
+  policyName: string;
+  metric: SlaMetric;
+  met: number;
+  breached: number;
+}
+
+/**
+ * Adds a ticket's finished clocks to the report rows (keyed by week, policy and metric): met, or
+ * breached (stopped late, or open and past due). Clocks still within their target are not
+ * decided yet and do not count. `weekOf` names the ISO week a clock started in.
+ */
+export function tallyClocks(rows: Map<string, SlaReportRow>, policy: SlaPolicy, clocks: readonly SlaClock[], weekOf: (at: Date) => string): void {
+  for (const clock of clocks) {
+    if (clock.state !== "met" && clock.state !== "breached") continue;
+    const week = weekOf(clock.startedAt);
+    const key = `${week}\n${policy.id}\n${clock.metric}`;
+    const row = rows.get(key) ?? { week, policyId: policy.id, policyName: policy.name, metric: clock.metric, met: 0, breached: 0 };
+    if (clock.state === "met") row.met += 1;
+    else row.breached += 1;
+    rows.set(key, row);
+  }
+}

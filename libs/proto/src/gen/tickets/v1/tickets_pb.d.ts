@@ -2650,6 +2650,88 @@ export declare type GetTicketSlaResponse = Message<"tickets.v1.GetTicketSlaRespo
 export declare const GetTicketSlaResponseSchema: GenMessage<GetTicketSlaResponse>;
 
 /**
+ * @generated from message tickets.v1.GetSlaReportRequest
+ */
+export declare type GetSlaReportRequest = Message<"tickets.v1.GetSlaReportRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: int32 weeks = 2;
+   */
+  weeks: number;
+};
+
+/**
+ * Describes the message tickets.v1.GetSlaReportRequest.
+ * Use `create(GetSlaReportRequestSchema)` to create a new message.
+ */
+export declare const GetSlaReportRequestSchema: GenMessage<GetSlaReportRequest>;
+
+/**
+ * SlaReportRow: one ISO week, policy and metric.
+ *
+ * @generated from message tickets.v1.SlaReportRow
+ */
+export declare type SlaReportRow = Message<"tickets.v1.SlaReportRow"> & {
+  /**
+   * ISO week, e.g. "2026-W52".
+   *
+   * @generated from field: string week = 1;
+   */
+  week: string;
+
+  /**
+   * @generated from field: string policy_id = 2;
+   */
+  policyId: string;
+
+  /**
+   * @generated from field: string policy_name = 3;
+   */
+  policyName: string;
+
+  /**
+   * @generated from field: string metric = 4;
+   */
+  metric: string;
+
+  /**
+   * @generated from field: int32 met = 5;
+   */
+  met: number;
+
+  /**
+   * @generated from field: int32 breached = 6;
+   */
+  breached: number;
+};
+
+/**
+ * Describes the message tickets.v1.SlaReportRow.
+ * Use `create(SlaReportRowSchema)` to create a new message.
+ */
+export declare const SlaReportRowSchema: GenMessage<SlaReportRow>;
+
+/**
+ * @generated from message tickets.v1.GetSlaReportResponse
+ */
+export declare type GetSlaReportResponse = Message<"tickets.v1.GetSlaReportResponse"> & {
+  /**
+   * @generated from field: repeated tickets.v1.SlaReportRow rows = 1;
+   */
+  rows: SlaReportRow[];
+};
+
+/**
+ * Describes the message tickets.v1.GetSlaReportResponse.
+ * Use `create(GetSlaReportResponseSchema)` to create a new message.
+ */
+export declare const GetSlaReportResponseSchema: GenMessage<GetSlaReportResponse>;
+
+/**
  * TicketsService owns tickets: their state, their events and their SDK breadcrumbs. Every
  * request carries the caller's company_id; a ticket of another company is NOT_FOUND, exactly
  * like one that does not exist.
@@ -2921,6 +3003,19 @@ export declare const TicketsService: GenService<{
     methodKind: "unary";
     input: typeof GetTicketSlaRequestSchema;
     output: typeof GetTicketSlaResponseSchema;
+  },
+  /**
+   * GetSlaReport answers, for the tickets created in the last `weeks` ISO weeks (1 to 26, the
+   * current one included; weeks in the company calendar's zone, UTC without one), how many of
+   * each policy's targets were met and how many breached, per week, policy and metric.
+   * Weeks outside 1..26: INVALID_ARGUMENT at /weeks.
+   *
+   * @generated from rpc tickets.v1.TicketsService.GetSlaReport
+   */
+  getSlaReport: {
+    methodKind: "unary";
+    input: typeof GetSlaReportRequestSchema;
+    output: typeof GetSlaReportResponseSchema;
   },
 }>;
 
