@@ -22,6 +22,7 @@ import { GamePage } from "./pages/settings/game.tsx";
 import { GamesPage } from "./pages/settings/games.tsx";
 import { TagsAndFieldsPage } from "./pages/settings/tags-and-fields.tsx";
 import { TeamPage } from "./pages/settings/team.tsx";
+import { SlaReportPage } from "./pages/settings/sla-report.tsx";
 import { TicketPage } from "./pages/ticket.tsx";
 import { ForgotPassword } from "./pages/forgot-password.tsx";
 import { NotFound } from "./pages/not-found.tsx";
@@ -87,6 +88,7 @@ export function App() {
     if (path === "/settings/webhooks") return <WebhooksPage />;
     if (path === "/settings/players") return <PlayersPage />;
     if (path === "/settings/team") return <TeamPage />;
+    if (path === "/settings/sla-report") return <SlaReportPage />;
     if (path === "/settings") return <Loading />;
   }
   if (path === "/") return <Loading />;

@@ -2,7 +2,8 @@
 // admin saves a policy with the agent API (a bad one is refused with its path); the sweep dates
 // each ticket's next target; the inbox, sorted by the keyboard to "SLA due soonest first", lists
 // the overdue ticket first with how long it is overdue; the ticket view shows its clocks, and an
-// answer meets the first response; the report counts the week's targets met and breached. axe on every page, a screenshot of every step (280–283) in
+// answer meets the first response; the report (agent API and Settings → SLA report) counts the
+// weeks' targets met and breached. axe on every page, a screenshot of every step (280–283) in
 // .ci/out/agent-console/.
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
@@ -153,7 +154,23 @@ describe("SLA clocks in Chromium", () => {
     ]);
     expect((await stack.request("/agent-api/settings/sla/report?weeks=30", { headers: admin })).status).toBe(400);
 
+    // The same report in the console's settings, by keyboard: the admin chooses the weeks.
+    const adminBrowser = await signedInPage(browser, base, adam, PASSWORD);
+    const adminPage = adminBrowser.page;
+    await adminPage.goto(`${base}/app/settings/sla-report`);
+    const table = adminPage.getByRole("table", { name: "SLA targets of the last 8 weeks" });
+    await table.waitFor();
+    await adminPage.getByLabel("Weeks").focus();
+    await adminPage.keyboard.press("ArrowUp");
+    const fewer = adminPage.getByRole("table", { name: "SLA targets of the last 4 weeks" });
+    await fewer.waitFor();
+    expect(await fewer.locator("tbody tr").allTextContents()).toEqual([expect.stringMatching(/^\d{4}-W\d{2}VIPFirst response010%$/), expect.stringMatching(/^\d{4}-W\d{2}StandardFirst response10100%$/)]);
+    await screenshot(adminPage, "283-sla-report");
+    await expectAccessible(adminPage, "the SLA report");
+
     expect(agent.problems).toEqual([]);
+    expect(adminBrowser.problems).toEqual([]);
     await agent.context.close();
+    await adminBrowser.context.close();
   }, 180_000);
 });
