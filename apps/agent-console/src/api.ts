@@ -125,6 +125,22 @@ export interface Ticket {
   metadata: { platform?: string; playerTier?: number; articleKey?: string; articleTitle?: string };
 }
 
+/** A ticket's SLA policy and clocks (GET /agent-api/tickets/{ticketId}/sla). */
+export interface TicketSla {
+  policyId: string | null;
+  policyName: string | null;
+  clocks: {
+    metric: "first_response" | "next_response" | "resolution";
+    cycle: string;
+    state: "running" | "paused" | "met" | "breached";
+    startedAt: string;
+    stoppedAt: string | null;
+    targetMinutes: number;
+    elapsedSeconds: number;
+    dueAt: string | null;
+  }[];
+}
+
 export interface TicketListItem {
   ticket: Ticket;
   assigneeId: string | null;
@@ -132,6 +148,8 @@ export interface TicketListItem {
   subject: string;
   /** A player wrote since the user last looked at the ticket. */
   unread: boolean;
+  /** When the ticket's SLA clock due soonest is (or was) due; null: no clock running. */
+  slaDueAt: string | null;
   /** With a search (`q`): where the ticket matched. */
   match?: SearchMatch;
 }

@@ -24,6 +24,7 @@ import { GamesPage } from "./pages/settings/games.tsx";
 import { TagsAndFieldsPage } from "./pages/settings/tags-and-fields.tsx";
 import { TeamPage } from "./pages/settings/team.tsx";
 import { TriagePage } from "./pages/settings/triage.tsx";
+import { SlaReportPage } from "./pages/settings/sla-report.tsx";
 import { TicketPage } from "./pages/ticket.tsx";
 import { IncidentPage } from "./pages/incident.tsx";
 import { OutbreaksPage } from "./pages/settings/outbreaks.tsx";
@@ -96,6 +97,7 @@ export function App() {
     if (path === "/settings/outbreaks") return <OutbreaksPage />;
     if (path === "/settings/team") return <TeamPage />;
     if (path === "/settings/triage") return <TriagePage />;
+    if (path === "/settings/sla-report") return <SlaReportPage />;
     if (path === "/settings") return <Loading />;
   }
   if (path === "/") return <Loading />;

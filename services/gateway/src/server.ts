@@ -55,6 +55,7 @@ import { createLogoCache, registerGameLogoRoutes, type LogoCache } from "./route
 import { registerAgentDirectoryRoutes } from "./routes/agent-directory.ts";
 import { registerAgentSavedViewRoutes } from "./routes/agent-saved-views.ts";
 import { registerAgentSettingsRulesRoutes } from "./routes/agent-settings-rules.ts";
+import { registerAgentSettingsSlaRoutes } from "./routes/agent-settings-sla.ts";
 import { AgentLiveFeed } from "./agent-api/live-feed.ts";
 import { PresenceBoard } from "./agent-api/presence.ts";
 import { registerAnnouncementRoutes } from "./routes/announcements.ts";
@@ -252,6 +253,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerAgentSettingsPlayersRoutes(api, { players: clients.players, content: clients.content, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSavedViewRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSettingsRulesRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  registerAgentSettingsSlaRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   const liveFeed = live && deps.nc
     ? new AgentLiveFeed({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, logger, capacity: config.AGENT_LIVE_FEED_CAPACITY })
     : undefined;

@@ -24,6 +24,7 @@ export const configSpecs = {
   AUTO_CLOSE_INTERVAL_MS: num({ default: 60_000, desc: "Period of the sweep closing waiting tickets (0 disables it)" }),
   TRIAGE_TRAIN_INTERVAL_MS: num({ default: 86_400_000, desc: "Period of the triage's training of every company's model on its resolved tickets (0 disables it)" }),
   RULES_SWEEP_INTERVAL_MS: num({ default: 60_000, desc: "Period of the sweep running time rules (0 disables it)" }),
+  SLA_SWEEP_INTERVAL_MS: num({ default: 30_000, desc: "Period of the sweep announcing SLA warnings and breaches (0 disables it); a notice comes at most this late" }),
 };
 
 function loadRaw(env: Record<string, string | undefined>) {

@@ -82,4 +82,6 @@ export interface TicketsContext {
   routingMetrics: RoutingMetrics;
   /** The companies' triage models, loaded once per stored version. */
   triage: TriageModels;
+  /** The clock of SLA clocks and the SLA sweep; tests move it. */
+  now: () => Date;
 }

@@ -11,5 +11,6 @@ import type { RoutingTables } from "./routing/routing.table.ts";
 import type { OutbreakTables } from "./outbreaks/outbreaks.table.ts";
 import type { TriageTables } from "./triage/triage.table.ts";
 import type { RuleTables } from "./rules/rule.table.ts";
+import type { SlaTables } from "./sla/sla.table.ts";
 
-export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketReadTables & SavedViewTables & TicketBreadcrumbTables & ErasedPlayerTables & SessionTicketTables & PlayerTicketReadTables & RoutingTables & OutbreakTables & TriageTables & RuleTables;
+export type TicketsDatabase = OutboxTable & TicketTables & TicketEventTables & TicketReadTables & SavedViewTables & TicketBreadcrumbTables & ErasedPlayerTables & SessionTicketTables & PlayerTicketReadTables & RoutingTables & OutbreakTables & TriageTables & RuleTables & SlaTables;

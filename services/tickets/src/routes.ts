@@ -18,6 +18,8 @@ import type { IncidentRow } from "./outbreaks/outbreaks.repository.ts";
 import type { OutbreakSettings } from "./outbreaks/outbreaks.ts";
 import { applySuggestion, dismissSuggestion, listTicketTriage, setThreshold, trainCompany, triageReport, type TriageReport } from "./triage/triage.service.ts";
 import { ruleHandlers } from "./rules/rule.routes.ts";
+import { getSlaSettings, putSlaSettings, slaReport, ticketSlaClocks } from "./sla/sla.service.ts";
+import type { SlaSettings } from "./sla/sla.ts";
 import { addEmailReply, openEmailTicket } from "./tickets/email-reply.service.ts";
 import { rateTicket } from "./player-side/player-side.service.ts";
 import type { TicketActionInput } from "./tickets/ticket-actions.ts";
@@ -44,6 +46,11 @@ function triageSettingsMessage(report: TriageReport) {
     suggest: precisionMessage(report.suggest),
     byName: report.byName.map((entry) => ({ kind: entry.kind, name: entry.name, set: precisionMessage(entry.set), suggest: precisionMessage(entry.suggest) })),
   };
+}
+
+/** The settings as the agent API shows them: a JSON object. */
+function slaSettingsJson(settings: SlaSettings): JsonObject {
+  return { calendar: settings.calendar, policies: settings.policies } as unknown as JsonObject;
 }
 
 /** Every request names the caller's company; the gateway always sends a uuid, so anything else is a caller's bug. */
@@ -244,7 +251,9 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         tickets: tickets.map(toMessage),
         nextCursor: nextCursor ?? undefined,
         matches: [...matches].map(([ticketId, match]) => ({ ticketId, field: match.field, eventId: match.eventId ?? undefined, snippet: match.snippet })),
-        summaries: [...summaries].map(([ticketId, summary]) => ({ ticketId, subject: summary.subject, unread: summary.unread })),
+        summaries: [...summaries].map(([ticketId, summary]) => ({
+          ticketId, subject: summary.subject, unread: summary.unread, slaDueAt: summary.slaDueAt === null ? undefined : timestampFromDate(summary.slaDueAt),
+        })),
       };
     },
 
@@ -346,6 +355,30 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         actor: { type: change.actor.type, id: change.actor.id ?? undefined },
       })),
     }),
+
+    getSlaSettings: async (req) => {
+      const settings = await getSlaSettings(ctx, company(req.companyId));
+      return { settings: slaSettingsJson(settings), updatedAt: settings.updatedAt === null ? undefined : timestampFromDate(settings.updatedAt) };
+    },
+
+    setSlaSettings: async (req) => {
+      const saved = await putSlaSettings(ctx, company(req.companyId), req.settings ?? null);
+      return { settings: slaSettingsJson(saved), updatedAt: timestampFromDate(saved.updatedAt) };
+    },
+
+    getTicketSla: async (req) => {
+      const { policy, clocks } = await ticketSlaClocks(ctx, company(req.companyId), req.ticketId);
+      return {
+        policyId: policy?.id,
+        policyName: policy?.name,
+        clocks: clocks.map((c) => ({
+          metric: c.metric, cycle: c.cycle, state: c.state, startedAt: timestampFromDate(c.startedAt), stoppedAt: c.stoppedAt === null ? undefined : timestampFromDate(c.stoppedAt),
+          targetMinutes: c.targetMinutes, elapsedSeconds: BigInt(Math.floor(c.elapsedMs / 1000)), dueAt: c.dueAt === null ? undefined : timestampFromDate(c.dueAt),
+        })),
+      };
+    },
+
+    getSlaReport: async (req) => ({ rows: await slaReport(ctx, company(req.companyId), req.weeks) }),
 
     listTicketBreadcrumbs: async (req) => {
       const { breadcrumbs, clientClockOffsetMs } = await listTicketBreadcrumbs(ctx, company(req.companyId), req.ticketId);

@@ -19,6 +19,8 @@ import { createTriageTrainingJob, type TriageTrainingJob } from "./jobs/triage-t
 import { createTriageModels } from "./triage/triage.service.ts";
 import { createRulesConsumer } from "./events/rules.consumer.ts";
 import { registerRoutingMetrics } from "./routing/routing.metrics.ts";
+import { registerSlaMetrics } from "./sla/sla.metrics.ts";
+import { createSlaJob, type SlaJob } from "./sla/sla.service.ts";
 import { createContentReference, type ContentReference } from "./reference/content-reference.ts";
 import { registerPlayerSideRoutes } from "./player-side/player-side.routes.ts";
 import { registerRoutes } from "./routes.ts";
@@ -30,6 +32,8 @@ export interface TicketsDeps {
   nc: NatsConnection;
   /** Clients of content, players and media; by default Connect clients of CONTENT_URL, PLAYERS_URL and MEDIA_URL. */
   clients?: TicketsClients;
+  /** The clock of the SLA sweep; tests move it. */
+  now?: () => Date;
 }
 
 export interface TicketsServer extends ServiceHost {
@@ -37,6 +41,8 @@ export interface TicketsServer extends ServiceHost {
   autoClose: AutoCloseJob;
   /** The time rules' sweep, for tests (runOnce) and operators. */
   rulesSweep: RulesSweepJob;
+  /** The SLA sweep, for tests (runOnce) and operators. */
+  sla: SlaJob;
   /** The cached reference data of content. */
   reference: ContentReference;
   /** The triage's training of every company's model, for tests (runOnce) and operators. */
@@ -60,6 +66,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
     routing: clients.routing,
     routingMetrics: registerRoutingMetrics(registry, deps.db, logger),
     triage: createTriageModels(),
+    now: deps.now ?? (() => new Date()),
   };
   const routing = createRoutingConsumers(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
   const outbreaks = createOutbreaksConsumer(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
@@ -68,6 +75,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
   const autoClose = createAutoCloseJob(ctx, { intervalMs: config.AUTO_CLOSE_INTERVAL_MS, logger });
   const triage = createTriageConsumers(ctx, { nc: deps.nc, natsPrefix: config.NATS_PREFIX, streamReplicas: config.NATS_STREAM_REPLICAS, logger, registry });
   const triageTraining = createTriageTrainingJob(ctx, { intervalMs: config.TRIAGE_TRAIN_INTERVAL_MS, logger });
+  const sla = createSlaJob(ctx, { intervalMs: config.SLA_SWEEP_INTERVAL_MS, logger, onNotice: registerSlaMetrics(registry) });
   const host = createServiceHost({
     name: "tickets",
     rpcServiceName: "tickets.v1.TicketsService",
@@ -80,7 +88,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
       registerRoutes(router, ctx);
       registerPlayerSideRoutes(router, ctx);
     },
-    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), routing, triage, outbreaks, rules, rulesSweep, autoClose, triageTraining, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
+    workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), routing, triage, outbreaks, rules, rulesSweep, autoClose, sla, triageTraining, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
   });
-  return Object.assign(host, { autoClose, rulesSweep, reference, triageTraining });
+  return Object.assign(host, { autoClose, rulesSweep, sla, reference, triageTraining });
 }

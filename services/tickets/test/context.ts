@@ -41,6 +41,8 @@ export interface TicketsTestContext {
   applyTenant(file: unknown): Promise<TenantResult>;
   /** Starts one more tickets replica on the same database (several replicas). */
   startReplica(overrides?: Partial<TicketsConfig>): Promise<TicketsServer>;
+  /** Moves the clock of SLA clocks and sweeps on every replica of this context; null: real time again. */
+  setNow(at: Date | null): void;
   stop(): Promise<void>;
 }
 
@@ -107,16 +109,18 @@ export async function startTickets(overrides: Partial<TicketsConfig> = {}): Prom
       PORT: 0,
       ...overrides,
     };
+    let movedNow: Date | null = null;
+    const now = () => movedNow ?? new Date();
     const startReplica = async (replicaOverrides: Partial<TicketsConfig> = {}) => {
       const server = createServer({
-        config: { ...config, ...replicaOverrides }, logger, db: createDb<TicketsDatabase>({ url: infra.databaseUrl, schema: "tickets", maxConnections: 10 }), nc: await connectBus(infra.natsUrl, "tickets"),
+        config: { ...config, ...replicaOverrides }, logger, db: createDb<TicketsDatabase>({ url: infra.databaseUrl, schema: "tickets", maxConnections: 10 }), nc: await connectBus(infra.natsUrl, "tickets"), now,
       });
       hosts.push(server);
       await server.start();
       return server;
     };
     const server = createServer({
-      config, logger, db: createDb<TicketsDatabase>({ url: infra.databaseUrl, schema: "tickets", maxConnections: 10 }), nc: await connectBus(infra.natsUrl, "tickets"),
+      config, logger, db: createDb<TicketsDatabase>({ url: infra.databaseUrl, schema: "tickets", maxConnections: 10 }), nc: await connectBus(infra.natsUrl, "tickets"), now,
     });
     hosts.push(server);
     const { port } = await server.start();
@@ -148,6 +152,7 @@ export async function startTickets(overrides: Partial<TicketsConfig> = {}): Prom
       admin,
       applyTenant: (file) => admin<TenantResult>(["apply", "-"], JSON.stringify(file)),
       startReplica,
+      setNow: (at) => void (movedNow = at),
       stop,
     };
   } catch (error) {

@@ -1,6 +1,6 @@
 // The domain events actually published match the event contract (libs/events): every event of
 // a realistic run (creation, every action, auto-close, a player's collector answer and CSAT, a
-// player's erasure, a merge) is checked against its type's definition, exactly as a producer must write it.
+// player's erasure, a merge, an SLA warning and breach) is checked against its type's definition, exactly as a producer must write it.
 import { EVENT_DEFINITIONS, publishedEventProblems, type EnvelopeLike } from "@support/events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TICKET_EVENT_TYPES } from "../src/tickets/domain-events.ts";
@@ -54,6 +54,13 @@ describe("published events against the event contract", () => {
     const target = await createTicket(ctx, tenant, { player, message: "first of two" });
     const source = await createTicket(ctx, tenant, { player, message: "second of two", tags: ["crash"], skipDuplicateCheck: true });
     await ctx.tickets.mergeTickets({ companyId: tenant.companyId, sourceTicketId: source.ticketId, targetTicketId: target.ticketId, actingUserId: alice });
+    // An SLA policy: 2 minutes to the first answer, a warning 1 minute before; the sweep's clock moves on.
+    await ctx.tickets.setSlaSettings({ companyId: tenant.companyId, settings: { calendar: null, policies: [{ id: "fast", name: "Fast", targets: { firstResponseMinutes: 2 }, warnBeforeMinutes: 1 }] } });
+    const timed = await createTicket(ctx, tenant, { player: { id: "timed-player", email: "timed@example.com" } });
+    await ctx.tickets.performTicketActions({ companyId: tenant.companyId, ticketId: timed.ticketId, actions: [{ action: { case: "assignTicket", value: { assigneeId: alice } } }] });
+    await ctx.server.sla.runOnce(new Date(Date.now() + 90_000));
+    await ctx.server.sla.runOnce(new Date(Date.now() + 180_000));
+    await eventually(() => ctx.published.some((e) => e.type === "tickets.ticket.sla_breached"));
     await eventually(() => ctx.published.filter((e) => e.type === "tickets.ticket.closed").length === 4);
     await eventually(() => ctx.published.some((e) => e.type === "tickets.ticket.merged"));
     await eventually(() => ctx.published.some((e) => e.type === "tickets.ticket.deleted"));

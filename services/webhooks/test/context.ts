@@ -18,7 +18,7 @@ import { PlayersService, TicketsService, WebhooksAdminService, WebhooksService }
 import { connectToAppError, createServiceClient } from "@support/rpc";
 import type { ServiceHost } from "@support/runtime";
 import { createTestInfra, freePort, type TestInfra } from "@support/testkit";
-import { createServer as createTicketsServer, loadTicketsConfig, migrations as ticketsMigrations } from "@support/tickets";
+import { createServer as createTicketsServer, loadTicketsConfig, migrations as ticketsMigrations, type TicketsServer } from "@support/tickets";
 import { createServer, loadWebhooksConfig, migrations, type WebhooksConfig, type WebhooksDatabase, type WebhooksServer } from "../src/index.ts";
 
 export interface TenantResult {
@@ -55,6 +55,8 @@ export interface WebhooksTestContext {
   admin: Client<typeof WebhooksAdminService>;
   adminToken: string;
   tickets: Client<typeof TicketsService>;
+  /** The in-process tickets service (its SLA sweep, for one). */
+  ticketsServer: TicketsServer;
   players: Client<typeof PlayersService>;
   /** A separate pool on the webhooks schema, for assertions. */
   db: Kysely<WebhooksDatabase>;
@@ -205,6 +207,7 @@ export async function startWebhooks(overrides: Record<string, string> = {}): Pro
       admin: createServiceClient(WebhooksAdminService, webhooksUrl),
       adminToken,
       tickets: createServiceClient(TicketsService, urls.TICKETS_URL),
+      ticketsServer: ticketsHost,
       players: createServiceClient(PlayersService, urls.PLAYERS_URL),
       db,
       applyTenant: () =>

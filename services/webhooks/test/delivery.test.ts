@@ -196,3 +196,26 @@ describe("delivery of ticket events", () => {
     }
   });
 });
+
+describe("delivery of SLA events", () => {
+  it("delivers ticket.sla_breached from the tickets service's sweep to a subscription that asked for it", async () => {
+    const tenant = await ctx.applyTenant();
+    const receiver = await ctx.receiver();
+    await ctx.webhooks.createWebhook({ companyId: tenant.companyId, url: receiver.url, eventTypes: ["ticket.sla_warning", "ticket.sla_breached"] });
+    await ctx.tickets.setSlaSettings({
+      companyId: tenant.companyId,
+      settings: { calendar: null, policies: [{ id: "fast", name: "Fast", targets: { firstResponseMinutes: 1 }, warnBeforeMinutes: 0 }] },
+    });
+    const ticketId = await newTicket(tenant);
+    // Two minutes later by the sweep's clock, nobody has answered.
+    await ctx.ticketsServer.sla.runOnce(new Date(Date.now() + 2 * 60_000));
+    await eventually(() => distinct(receiver).length >= 1);
+    const [body] = distinct(receiver).map((request) => JSON.parse(request.body));
+    expect(body.type).toBe("ticket.sla_breached");
+    expect(body.data).toMatchObject({
+      ticketId, gameId: tenant.games.galaxy!.id, policyId: "fast", policyName: "Fast", metric: "first_response", cycle: "ticket", targetMinutes: 1, assigneeId: null,
+      actor: { type: "system", id: "sla" },
+    });
+    expect(Date.parse(body.data.dueAt)).toBeGreaterThan(Date.now() - 120_000);
+  });
+});

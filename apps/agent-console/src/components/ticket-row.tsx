@@ -1,9 +1,9 @@
 // A ticket as one row of a list (the inbox's views and search results): status, number (with
 // a dot when a player wrote since the user last looked), player, language and tier, tags,
-// assignee, age, who else is on it, and the subject line under it.
+// assignee, age, who else is on it, and under it the SLA clock due soonest and the subject line.
 import type { TicketListItem } from "../api.ts";
 import { colleagues } from "../directory.ts";
-import { formatAge } from "../format.ts";
+import { formatAge, formatDuration } from "../format.ts";
 import { t } from "../i18n.ts";
 import type { MessageKey } from "../messages/en.ts";
 import { presence } from "../live.ts";
@@ -28,7 +28,15 @@ export function TicketRowContent({ item, userId }: { item: TicketListItem; userI
       <span class="assignee">{assignee}</span>
       <span class="age">{formatAge(item.ticket.lastActivityAt ?? item.ticket.createdAt)}</span>
       {onTicket.length > 0 ? <span class="presence-dot" title={onTicket.map((agent) => agent.displayName).join(", ")} aria-label={t("presence.onTicket", { names: onTicket.map((agent) => agent.displayName).join(", ") })} /> : <span />}
+      {item.slaDueAt !== null && <SlaDue dueAt={item.slaDueAt} />}
       {item.subject !== "" && <span class="subject">{item.subject}</span>}
     </>
   );
+}
+
+/** The ticket's next SLA target: how long until it is due, or how long it is overdue. */
+export function SlaDue({ dueAt }: { dueAt: string }) {
+  const overdue = new Date(dueAt).getTime() <= Date.now();
+  const duration = formatDuration(dueAt);
+  return <span class={`sla${overdue ? " sla-overdue" : ""}`}>{overdue ? t("sla.overdue", { duration }) : t("sla.dueIn", { duration })}</span>;
 }

@@ -16,6 +16,18 @@ import { deleteSavedView, savedViewPath, savedViews } from "../saved-views.ts";
 import { me } from "../session.ts";
 
 const VIEWS = ["mine", "unassigned", "open", "waiting", "on_hold", "closed_7d"] as const;
+/** The list's orders: latest activity first, or the SLA target due soonest first (the most overdue first). */
+const SORTS = { activity: "sort=lastActivityAt&order=desc", sla: "sort=slaDueAt&order=asc" } as const;
+type Sort = keyof typeof SORTS;
+/** The user's chosen order is kept in the browser: it stays across views and reloads. */
+const SORT_KEY = "inbox.sort";
+function storedSort(): Sort {
+  try {
+    return localStorage.getItem(SORT_KEY) === "sla" ? "sla" : "activity";
+  } catch {
+    return "activity";
+  }
+}
 const PAGE = 100;
 
 /** The view's name in the interface's language. */
@@ -41,6 +53,15 @@ export function Inbox({ view }: { view: string }) {
   const [cursor, setCursor] = useState<string | null>(null);
   const [selected, setSelected] = useState(0);
   const [error, setError] = useState(false);
+  const [sort, setSortState] = useState<Sort>(storedSort);
+  const setSort = (next: Sort) => {
+    setSortState(next);
+    try {
+      localStorage.setItem(SORT_KEY, next);
+    } catch {
+      // Storage refused (a private window's quota): the order holds for this page only.
+    }
+  };
   const list = useRef<VListHandle>(null);
   const loadingMore = useRef(false);
   const tick = useLiveRefresh(500);
@@ -55,7 +76,7 @@ export function Inbox({ view }: { view: string }) {
 
   useEffect(() => {
     let current = true;
-    call<TicketPage>("GET", `/tickets?view=${encodeURIComponent(view)}&sort=lastActivityAt&limit=${PAGE}`).then(
+    call<TicketPage>("GET", `/tickets?view=${encodeURIComponent(view)}&${SORTS[sort]}&limit=${PAGE}`).then(
       ({ body }) => {
         if (!current) return;
         setItems(body.tickets);
@@ -67,15 +88,15 @@ export function Inbox({ view }: { view: string }) {
     return () => {
       current = false;
     };
-  }, [view, tick]);
+  }, [view, tick, sort]);
 
-  useEffect(() => setSelected(0), [view]);
+  useEffect(() => setSelected(0), [view, sort]);
 
   async function loadMore() {
     if (cursor === null || loadingMore.current) return;
     loadingMore.current = true;
     try {
-      const { body } = await call<TicketPage>("GET", `/tickets?view=${encodeURIComponent(view)}&sort=lastActivityAt&limit=${PAGE}&cursor=${encodeURIComponent(cursor)}`);
+      const { body } = await call<TicketPage>("GET", `/tickets?view=${encodeURIComponent(view)}&${SORTS[sort]}&limit=${PAGE}&cursor=${encodeURIComponent(cursor)}`);
       setItems((before) => [...(before ?? []), ...body.tickets.filter((item) => !before?.some((b) => b.ticket.id === item.ticket.id))]);
       setCursor(body.pagination.cursor);
     } finally {
@@ -147,6 +168,13 @@ export function Inbox({ view }: { view: string }) {
         <section class="list-pane" aria-labelledby="list-title">
           <SearchForm />
           <PageTitle id="list-title">{viewName(view)}</PageTitle>
+          <div class="inbox-sort">
+            <label for="inbox-sort">{t("inbox.sort")}</label>
+            <select id="inbox-sort" value={sort} onChange={(event) => setSort((event.target as HTMLSelectElement).value as Sort)}>
+              <option value="activity">{t("inbox.sortActivity")}</option>
+              <option value="sla">{t("inbox.sortSla")}</option>
+            </select>
+          </div>
           {error && <p role="alert" class="alert error">{t("app.error")}</p>}
           {items === undefined ? (
             <p role="status">{t("app.loading")}</p>

@@ -4,7 +4,8 @@
 // "viewing" while it is open and "typing" while its user writes, so the other agents see it;
 // it reads the ticket again when the live stream says the ticket changed.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, call, type AssignmentChange, type CannedActions, type ConversationItem, type TicketCannedResponse, type TicketView } from "../api.ts";
+import { ApiError, call, type AssignmentChange, type CannedActions, type ConversationItem, type TicketCannedResponse, type TicketSla, type TicketView } from "../api.ts";
+import { SlaPanel } from "../components/sla-panel.tsx";
 import { ComposerFilesField, useComposerFiles } from "../components/composer-files.tsx";
 import { EmailDeliveryLine, HeldMails } from "../components/email-delivery.tsx";
 import { ConversationFiles } from "../components/conversation-files.tsx";
@@ -103,6 +104,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
   const [assignments, setAssignments] = useState<AssignmentChange[]>([]);
   const [predictions, setPredictions] = useState<TriagePrediction[]>([]);
   const [ruleRuns, setRuleRuns] = useState<RuleRun[]>([]);
+  const [sla, setSla] = useState<TicketSla>();
   const [error, setError] = useState<string>();
   const [mode, setMode] = useState<Mode>("reply");
   const [text, setText] = useState("");
@@ -150,6 +152,10 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
           () => undefined,
         );
       }
+      void call<TicketSla>("GET", `/tickets/${ticketId}/sla`).then(
+        ({ body: clocks }) => setSla(clocks),
+        () => undefined,
+      );
     } catch (caught) {
       setView(caught instanceof ApiError && caught.status === 404 ? null : view);
       if (!(caught instanceof ApiError && caught.status === 404)) setError(t("app.error"));
@@ -568,6 +574,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
               </ol>
             </section>
           )}
+          {sla !== undefined && sla.policyName !== null && <SlaPanel sla={sla} />}
           {assignments.length > 0 && (
             <section aria-labelledby="history-title">
               <h2 id="history-title">{t("history.title")}</h2>

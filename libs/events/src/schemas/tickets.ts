@@ -198,7 +198,34 @@ export const incidentOpened = defineEvent({
   }),
 });
 
+const SlaNotice = {
+  policyId: Type.String({ description: "The SLA policy's id (GET /agent-api/settings/sla)" }),
+  policyName: Type.String(),
+  metric: OneOf(["first_response", "next_response", "resolution"], "Which target: the first agent message, the agent's answer to the player's latest message, or the close"),
+  cycle: Type.String({ description: "`ticket` for first_response and resolution; for next_response the id of the player message that started the clock" }),
+  dueAt: DateTime("When the target is due (sla_warning) or was due (sla_breached), in the policy's working time"),
+  targetMinutes: Type.Integer({ minimum: 1, description: "The policy's target, in minutes of working time (the company calendar's hours, or around the clock)" }),
+  assigneeId: Nullable(Uuid()),
+  actor: Actor,
+};
+
+export const slaWarning = defineEvent({
+  type: "tickets.ticket.sla_warning",
+  description:
+    "An SLA clock of the ticket comes within its policy's `warnBeforeMinutes` of its target (announced once per ticket, metric and cycle, by the SLA sweep; actor `{type: system, id: sla}`). Not sent when the clock is already past its target (then only `sla_breached`).",
+  version: 1,
+  schema: Type.Object({ ...ticketRef, ...SlaNotice }),
+});
+
+export const slaBreached = defineEvent({
+  type: "tickets.ticket.sla_breached",
+  description:
+    "An SLA clock of the ticket passed its target: no agent message (first_response, next_response) or no close (resolution) within the policy's working time. Announced once per ticket, metric and cycle, by the SLA sweep (within its interval of the due time); actor `{type: system, id: sla}`.",
+  version: 1,
+  schema: Type.Object({ ...ticketRef, ...SlaNotice }),
+});
+
 export const ticketsEvents = [
   ticketCreated, statusChanged, ticketClosed, ticketAssigned, messageAdded, tagsChanged, fieldsChanged, ticketRated,
-  collectorResultAdded, ticketDeleted, ticketMerged, incidentOpened,
+  collectorResultAdded, ticketDeleted, ticketMerged, incidentOpened, slaWarning, slaBreached,
 ] as const;

@@ -2715,6 +2715,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agent-api/tickets/{ticketId}/sla": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The ticket's SLA policy and clocks
+         * @description The SLA policy that applies to the ticket (the first of the company's policies whose
+         *     conditions hold; `null`: none) and its clocks as of now: first response, the latest next
+         *     response, resolution, each with its state, the working time counted and when it is or
+         *     was due (see docs/automation.md, "SLA policies"). Same scope as every ticket route
+         *     (**404** outside).
+         */
+        get: operations["getAgentTicketSla"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/sla": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's SLA calendar and policies (admins)
+         * @description The company calendar (time zone, weekly hours, holidays; `null`: none) and the SLA
+         *     policies in the order they are tried. None saved: no calendar and no policies, so no
+         *     ticket has SLA clocks.
+         */
+        get: operations["getAgentSettingsSla"];
+        /**
+         * Replace the company's SLA calendar and policies (admins)
+         * @description Replaces the calendar and every policy at once. A problem anywhere is **400** with every
+         *     issue by JSON pointer (an unknown time zone at `/calendar/timeZone`, overlapping hours,
+         *     a policy counting business hours without a calendar, a policy id used twice, ...), and
+         *     nothing is changed. Warnings and breaches due before this save are not announced.
+         */
+        put: operations["setAgentSettingsSla"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/sla/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The share of SLA targets met per policy and ISO week (admins)
+         * @description For the tickets created in the last `weeks` ISO weeks (the current one included; weeks in
+         *     the company calendar's time zone, UTC without one): per week, policy and metric, how many
+         *     targets were met and how many breached (stopped late, or open and past due), and the
+         *     share met. Computed now under the current policies; targets not yet decided (running or
+         *     paused within their target) do not count. Rows by week, then policy order, then metric.
+         */
+        get: operations["getAgentSlaReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agent-api/stream": {
         parameters: {
             query?: never;
@@ -3856,6 +3933,104 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        /** @description The company calendar policies with `businessHours` count in. */
+        AgentSlaCalendar: {
+            /**
+             * @description An IANA time zone, e.g. Europe/Berlin
+             * @example Europe/Berlin
+             */
+            timeZone: string;
+            /** @description Working spans per day of the week, in the time zone; spans of one day may not overlap. No span on a day: no working time that day. */
+            hours: {
+                /** @description 1 Monday .. 7 Sunday */
+                day: number;
+                /** @example 09:00 */
+                start: string;
+                /**
+                 * @description After start; 24:00 is the end of the day
+                 * @example 17:00
+                 */
+                end: string;
+            }[];
+            /** @description Days without working time, as dates in the time zone. */
+            holidays?: string[];
+        };
+        AgentSlaPolicy: {
+            /** @description Stable key, named by events and reports */
+            id: string;
+            name: string;
+            /** @description The ticket's game is one of these; empty or absent: any game */
+            gameIds?: string[];
+            /** @description The player's tier is one of these (no tier counts as 1); empty: any */
+            tiers?: number[];
+            /** @description The ticket has at least one of these tags; empty: any */
+            tags?: string[];
+            /** @description Minutes of working time; null or absent: no target for that metric. At least one. */
+            targets: {
+                firstResponseMinutes?: number | null;
+                nextResponseMinutes?: number | null;
+                resolutionMinutes?: number | null;
+            };
+            /** @description Count only the company calendar's working time (default false: around the clock) */
+            businessHours?: boolean;
+            /** @description Stop the clocks while the ticket waits for the player (default true); on hold always stops them */
+            pauseWhileWaiting?: boolean;
+            /** @description Announce ticket.sla_warning this many minutes of working time before a target (default 0: no warning) */
+            warnBeforeMinutes?: number;
+        };
+        AgentSlaSettings: {
+            calendar: components["schemas"]["AgentSlaCalendar"] | null;
+            /** @description Tried in order; the first whose conditions all hold applies to a ticket. */
+            policies: components["schemas"]["AgentSlaPolicy"][];
+        };
+        AgentSlaSettingsSaved: {
+            calendar: components["schemas"]["AgentSlaCalendar"] | null;
+            policies: components["schemas"]["AgentSlaPolicy"][];
+            /**
+             * Format: date-time
+             * @description When they were last saved; null: never
+             */
+            updatedAt: string | null;
+        };
+        AgentTicketSla: {
+            policyId: string | null;
+            policyName: string | null;
+            clocks: {
+                /** @enum {string} */
+                metric: "first_response" | "next_response" | "resolution";
+                /** @description ticket, or for next_response the id of the player message that started it */
+                cycle: string;
+                /** @enum {string} */
+                state: "running" | "paused" | "met" | "breached";
+                /** Format: date-time */
+                startedAt: string;
+                /** Format: date-time */
+                stoppedAt: string | null;
+                targetMinutes: number;
+                /** @description Working time counted so far */
+                elapsedSeconds: number;
+                /**
+                 * Format: date-time
+                 * @description When the target is or was due; null while paused before it, or when met
+                 */
+                dueAt: string | null;
+            }[];
+        };
+        AgentSlaReportRow: {
+            /**
+             * @description ISO week
+             * @example 2026-W52
+             */
+            week: string;
+            policyId: string;
+            policyName: string;
+            /** @enum {string} */
+            metric: "first_response" | "next_response" | "resolution";
+            met: number;
+            breached: number;
+            /** @description met / (met + breached) */
+            shareMet: number;
+        };
         AgentTicketCannedResponse: {
             /** Format: uuid */
             id: string;
@@ -4151,6 +4326,11 @@ export interface components {
         /** @description A listed ticket (the public projection) and its assignee. */
         AgentTicketListItem: {
             ticket: components["schemas"]["Ticket"];
+            /**
+             * Format: date-time
+             * @description When the ticket's open SLA clock due soonest is (in the past: was) due, as the SLA sweep last computed it (at most SLA_SWEEP_INTERVAL_MS old); null when no clock runs (no policy, paused, or every target met).
+             */
+            slaDueAt: string | null;
             /**
              * Format: uuid
              * @description The user the ticket is assigned to; null when nobody.
@@ -5328,7 +5508,7 @@ export interface components {
          *     be added: receivers must ignore types they do not know.
          * @enum {string}
          */
-        WebhookEventType: "ticket.created" | "ticket.message_added" | "ticket.private_note_added" | "ticket.status_changed" | "ticket.resolved" | "ticket.closed" | "ticket.assigned" | "ticket.rated" | "ticket.tags_changed" | "ticket.fields_changed" | "ticket.collector_result_added" | "ticket.deleted" | "incident.opened" | "player.deleted" | "audit.recorded" | "webhook.test" | "webhook.disabled";
+        WebhookEventType: "ticket.created" | "ticket.message_added" | "ticket.private_note_added" | "ticket.status_changed" | "ticket.resolved" | "ticket.closed" | "ticket.assigned" | "ticket.rated" | "ticket.tags_changed" | "ticket.fields_changed" | "ticket.collector_result_added" | "ticket.deleted" | "ticket.sla_warning" | "ticket.sla_breached" | "incident.opened" | "player.deleted" | "audit.recorded" | "webhook.test" | "webhook.disabled";
         /**
          * Format: uri
          * @description Where the events are POSTed: an `https` URL without credentials that resolves to
@@ -10930,6 +11110,133 @@ export interface operations {
             504: components["responses"]["DeadlineExceeded"];
         };
     };
+    getAgentTicketSla: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ticketId: components["parameters"]["TicketIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy and the clocks. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentTicketSla"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["AgentEnrolFirst"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getAgentSettingsSla: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSlaSettingsSaved"];
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    setAgentSettingsSla: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSlaSettings"];
+            };
+        };
+        responses: {
+            /** @description The settings as saved. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSlaSettingsSaved"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getAgentSlaReport: {
+        parameters: {
+            query?: {
+                /** @description How many ISO weeks, the current one included. */
+                weeks?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        rows: components["schemas"]["AgentSlaReportRow"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
     streamAgentChanges: {
         parameters: {
             query?: {
@@ -11643,8 +11950,8 @@ export interface operations {
                  *     Each listed ticket then has `match`: where it matched, as a snippet.
                  */
                 q?: string;
-                /** @description What the list is sorted by (then by running number). */
-                sort?: "createdAt" | "lastActivityAt";
+                /** @description What the list is sorted by (then by running number). `slaDueAt`: by when the ticket's SLA clock due soonest is due (`slaDueAt` of each item; with `order=asc` the most overdue first), tickets without a running clock last. */
+                sort?: "createdAt" | "lastActivityAt" | "slaDueAt";
                 /** @description `desc` lists the newest (or most recently active) first. */
                 order?: "asc" | "desc";
                 /** @description External player id given by the game. */

@@ -11,6 +11,7 @@ import {
 } from "@support/proto";
 import type { Schemas } from "../openapi/types.ts";
 import { toBreadcrumbsDto, toEventDto, toTicketDto } from "./tickets.ts";
+import { isoTimestampOrNull } from "./timestamps.ts";
 
 const AUTHOR_TYPES: ReadonlySet<string> = new Set(["user", "api_key", "player", "system"]);
 
@@ -70,6 +71,7 @@ export function toTicketListItemDto(ticket: Ticket, summary: AgentTicketSummary 
     assigneeId: ticket.assigneeId ?? null,
     subject: summary?.subject ?? "",
     unread: summary?.unread ?? false,
+    slaDueAt: isoTimestampOrNull(summary?.slaDueAt),
   };
   if (match !== undefined) item.match = toSearchMatchDto(match);
   return item;

@@ -112,6 +112,10 @@ const AGENT_OPERATIONS = [
   ["get", "/agent-api/settings/triage", "getAgentTriageSettings"],
   ["patch", "/agent-api/settings/triage", "updateAgentTriageSettings"],
   ["post", "/agent-api/settings/triage/train", "trainAgentTriageModel"],
+  ["get", "/agent-api/tickets/{ticketId}/sla", "getAgentTicketSla"],
+  ["get", "/agent-api/settings/sla", "getAgentSettingsSla"],
+  ["put", "/agent-api/settings/sla", "setAgentSettingsSla"],
+  ["get", "/agent-api/settings/sla/report", "getAgentSlaReport"],
   ["get", "/agent-api/saved-views", "listAgentSavedViews"],
   ["post", "/agent-api/saved-views", "createAgentSavedView"],
   ["delete", "/agent-api/saved-views/{savedViewId}", "deleteAgentSavedView"],
@@ -185,7 +189,7 @@ const AGENT_OPERATIONS = [
   ["get", "/agent-api/settings/rule-runs", "listAgentSettingsRuleRuns"],
 ] as const;
 // Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
-const AGENT_FULL_SESSION_READS = new Set<string>(["getAgentSettingsOutbreaks", "listAgentIncidents", "getAgentIncident", "listAgentTicketAssignments", "listAgentSettingsRules", "listAgentSettingsRuleRuns", "listAgentTicketTriage", "getAgentTriageSettings", "listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding", "listAgentSettingsArticles", "listAgentSettingsAnnouncements", "listAgentSettingsWebhooks", "listAgentSettingsWebhookDeliveries", "getAgentSettingsImmediateDeletion", "listAgentSettingsBlockedPlayers", "listAgentSettingsScheduledDeletions"]);
+const AGENT_FULL_SESSION_READS = new Set<string>(["getAgentSettingsOutbreaks", "listAgentIncidents", "getAgentIncident", "listAgentTicketAssignments", "getAgentTicketSla", "getAgentSettingsSla", "getAgentSlaReport", "listAgentSettingsRules", "listAgentSettingsRuleRuns", "listAgentTicketTriage", "getAgentTriageSettings", "listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding", "listAgentSettingsArticles", "listAgentSettingsAnnouncements", "listAgentSettingsWebhooks", "listAgentSettingsWebhookDeliveries", "getAgentSettingsImmediateDeletion", "listAgentSettingsBlockedPlayers", "listAgentSettingsScheduledDeletions"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
   "listAgentSettingsArticles", "createAgentSettingsArticle", "reorderAgentSettingsArticles", "updateAgentSettingsArticle", "removeAgentSettingsArticle",
   "listAgentSettingsAnnouncements", "setAgentSettingsAnnouncement", "clearAgentSettingsAnnouncement",
@@ -206,6 +210,7 @@ const AGENT_SESSION_OPERATIONS = new Set<string>([
   "getAgentSettingsOutbreaks", "setAgentSettingsOutbreaks", "listAgentIncidents", "getAgentIncident", "closeAgentIncident", "answerAgentIncident", "publishAgentIncidentAnnouncement",
   "listAgentTicketTriage", "applyAgentTicketTriage", "dismissAgentTicketTriage", "getAgentTriageSettings", "updateAgentTriageSettings", "trainAgentTriageModel",
   "listAgentSettingsRules", "createAgentSettingsRule", "updateAgentSettingsRule", "deleteAgentSettingsRule", "reorderAgentSettingsRules", "listAgentSettingsRuleRuns",
+  "getAgentTicketSla", "getAgentSettingsSla", "setAgentSettingsSla", "getAgentSlaReport",
 ]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
 
@@ -237,7 +242,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 114 of the agent API, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 118 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });

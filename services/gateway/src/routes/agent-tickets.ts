@@ -13,7 +13,7 @@ import type { EmailClient, MediaClient, PlayersClient, TicketsClient } from "../
 import { toCreateAttachmentUploadRequest, toUploadInstructionDto } from "../mappings/attachments.ts";
 import { conversationAttachmentIds, toEventAuthorDto, toTicketListItemDto, toTicketViewDto, toViewCountDto } from "../mappings/agent-tickets.ts";
 import { toActionMessage, toTicketDto } from "../mappings/tickets.ts";
-import { isoTimestamp } from "../mappings/timestamps.ts";
+import { isoTimestamp, isoTimestampOrNull } from "../mappings/timestamps.ts";
 import { idempotencyKey } from "../middleware/idempotency.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { getOperation } from "../openapi/operations.ts";
@@ -266,6 +266,30 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
       respond(ctx, 204, "");
     },
     { before: guards.write },
+  );
+
+  api.operation<"getAgentTicketSla", AgentSessionState>(
+    "getAgentTicketSla",
+    async (ctx) => {
+      const session = ctx.state.agentSession;
+      const ticket = await ticketInScope(session, ctx.state.validated.params.ticketId);
+      const sla = await tickets.getTicketSla({ companyId: session.companyId, ticketId: ticket.id });
+      respond(ctx, 200, {
+        policyId: sla.policyId ?? null,
+        policyName: sla.policyName ?? null,
+        clocks: sla.clocks.map((c) => ({
+          metric: c.metric as "first_response" | "next_response" | "resolution",
+          cycle: c.cycle,
+          state: c.state as "running" | "paused" | "met" | "breached",
+          startedAt: isoTimestamp(c.startedAt, "tickets", "SLA clock startedAt"),
+          stoppedAt: isoTimestampOrNull(c.stoppedAt),
+          targetMinutes: c.targetMinutes,
+          elapsedSeconds: Number(c.elapsedSeconds),
+          dueAt: isoTimestampOrNull(c.dueAt),
+        })),
+      });
+    },
+    { before: guards.read },
   );
 
   api.operation<"listAgentTicketAssignments", AgentSessionState>(

@@ -88,8 +88,8 @@ export function parseAgentListQuery(
   const issues: ValidationIssue[] = [];
   let sort: ListSort = "createdAt";
   if (raw.sort !== undefined) {
-    if (raw.sort === "createdAt" || raw.sort === "lastActivityAt") sort = raw.sort;
-    else issues.push({ path: "/query/sort", message: "must be createdAt or lastActivityAt" });
+    if (raw.sort === "createdAt" || raw.sort === "lastActivityAt" || raw.sort === "slaDueAt") sort = raw.sort;
+    else issues.push({ path: "/query/sort", message: "must be createdAt, lastActivityAt or slaDueAt" });
   }
 
   let base: ListQuery | undefined;

@@ -12,7 +12,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 export type ListOrder = "asc" | "desc";
 
 /** What a scan is sorted by (then by running id). */
-export type ListSort = "createdAt" | "lastActivityAt";
+export type ListSort = "createdAt" | "lastActivityAt" | "slaDueAt";
 
 /**
  * The position after which (asc) or before which (desc) the next page starts. `createdAt` is
@@ -30,8 +30,12 @@ function mac(secret: string, companyId: string, payload: string): Buffer {
   return createHmac("sha256", secret).update(`${companyId}\n${payload}`).digest().subarray(0, MAC_BYTES);
 }
 
+/** The key of a ticket without an SLA due time in a cursor of a list sorted by it. */
+const NO_DUE = "infinity";
+
 export function encodeCursor(secret: string, companyId: string, order: ListOrder, key: CursorKey, sort: ListSort = "createdAt"): string {
-  const body = { v: VERSION, o: order, k: [key.createdAt.toISOString(), key.runningId], ...(sort === "createdAt" ? {} : { s: sort }) };
+  const time = key.createdAt.getTime() >= 8.64e15 ? NO_DUE : key.createdAt.toISOString();
+  const body = { v: VERSION, o: order, k: [time, key.runningId], ...(sort === "createdAt" ? {} : { s: sort }) };
   const payload = Buffer.from(JSON.stringify(body)).toString("base64url");
   return `${payload}.${mac(secret, companyId, payload).toString("base64url")}`;
 }
@@ -57,14 +61,15 @@ export function decodeCursor(secret: string, companyId: string, order: ListOrder
   }
   const { v, o, k, s = "createdAt" } = (parsed ?? {}) as { v?: unknown; o?: unknown; k?: unknown; s?: unknown };
   if (v !== VERSION || (o !== "asc" && o !== "desc") || !Array.isArray(k) || k.length !== 2) return invalid;
-  if (s !== "createdAt" && s !== "lastActivityAt") return invalid;
+  if (s !== "createdAt" && s !== "lastActivityAt" && s !== "slaDueAt") return invalid;
   if (o !== order) return { ok: false, reason: `was obtained with order=${o}; use it with the same order` };
   if (s !== sort) return { ok: false, reason: `was obtained with sort=${s}; use it with the same sort` };
   const [createdAt, runningId] = k as [unknown, unknown];
-  if (typeof createdAt !== "string" || !isoMillis.test(createdAt) || !Number.isSafeInteger(runningId) || (runningId as number) < 1) {
+  if (typeof createdAt !== "string" || (!isoMillis.test(createdAt) && createdAt !== NO_DUE) || !Number.isSafeInteger(runningId) || (runningId as number) < 1) {
     return invalid;
   }
-  const date = new Date(createdAt);
+  // A ticket without an SLA clock sorts after every due time: its key is "infinity".
+  const date = createdAt === NO_DUE ? new Date(8.64e15) : new Date(createdAt);
   if (Number.isNaN(date.getTime())) return invalid;
   return { ok: true, key: { createdAt: date, runningId: runningId as number } };
 }

@@ -17,6 +17,9 @@ export const TICKET_EVENT_TYPES = {
   rated: "tickets.ticket.rated",
   collectorResultAdded: "tickets.ticket.collector_result_added",
   merged: "tickets.ticket.merged",
+  // Written by the SLA sweep (sla/sla.service.ts).
+  slaWarning: "tickets.ticket.sla_warning",
+  slaBreached: "tickets.ticket.sla_breached",
 } as const;
 
 function base(ticket: Ticket) {

@@ -433,6 +433,7 @@ export async function searchEventHits(db: Db, ticketIds: readonly string[], word
 
 /** The time an agent list is sorted by (then by running id). */
 function sortKeySql(sort: ListSort): RawBuilder<Date> {
+  if (sort === "slaDueAt") return sql<Date>`coalesce(sla_due_at, 'infinity'::timestamptz)`;
   return sort === "lastActivityAt" ? sql<Date>`coalesce(last_activity_at, created_at)` : sql<Date>`created_at`;
 }
 
@@ -452,7 +453,9 @@ function agentListParts(db: Db, companyId: string, query: AgentListQuery) {
     if (query.channel !== undefined) select = select.where(sql<boolean>`channels @> array[${query.channel}]::text[]`);
     if (query.cursor !== undefined) {
       const { createdAt, runningId } = query.cursor;
-      select = select.where(sql<boolean>`(${sortKey}, running_id) ${sql.raw(descending ? "<" : ">")} (${createdAt}::timestamptz, ${runningId}::bigint)`);
+      // Past the last due time: tickets without an SLA clock, keyed "infinity".
+      const key = createdAt.getTime() >= 8.64e15 ? "infinity" : createdAt;
+      select = select.where(sql<boolean>`(${sortKey}, running_id) ${sql.raw(descending ? "<" : ">")} (${key}::timestamptz, ${runningId}::bigint)`);
     }
     return select;
   };
@@ -627,7 +630,7 @@ async function listedUpTo(db: Db, companyId: string, query: AgentListQuery, most
 }
 
 /** One page of an agent list (limit + 1 rows), with each row's sort time for the next cursor. */
-export async function listAgentTickets(db: Db, companyId: string, query: AgentListQuery): Promise<{ ticket: Ticket; sortedAt: Date }[]> {
+export async function listAgentTickets(db: Db, companyId: string, query: AgentListQuery): Promise<{ ticket: Ticket; sortedAt: Date; slaDueAt: Date | null }[]> {
   const { search } = query;
   let rows: Selectable<TicketTable>[] | undefined;
   // A page as long as the walk could never be filled by it.
@@ -654,7 +657,11 @@ export async function listAgentTickets(db: Db, companyId: string, query: AgentLi
       const wordsPage = search.words !== "" && query.sort === "createdAt" ? await searchWordsByBlocks(trx, companyId, { ...query, search }) : undefined;
       return listAgentTicketsQuery(trx, companyId, query, wordsPage).execute();
     });
-  return rows.map((row) => ({ ticket: toTicket(row), sortedAt: query.sort === "lastActivityAt" ? (row.last_activity_at ?? row.created_at) : row.created_at }));
+  return rows.map((row) => ({
+    ticket: toTicket(row),
+    slaDueAt: row.sla_due_at,
+    sortedAt: query.sort === "lastActivityAt" ? (row.last_activity_at ?? row.created_at) : query.sort === "slaDueAt" ? (row.sla_due_at ?? new Date(8.64e15)) : row.created_at,
+  }));
 }
 
 /**

@@ -273,7 +273,7 @@ export async function listAgentTickets(
   ctx: TicketsContext,
   companyId: string,
   input: { userId: string; gameIds: readonly string[]; raw: RawAgentListQuery; now?: Date },
-): Promise<{ tickets: Ticket[]; nextCursor: string | null; matches: Map<string, TicketMatch>; summaries: Map<string, { subject: string; unread: boolean }> }> {
+): Promise<{ tickets: Ticket[]; nextCursor: string | null; matches: Map<string, TicketMatch>; summaries: Map<string, { subject: string; unread: boolean; slaDueAt: Date | null }> }> {
   const userId = checkedUserId(input.userId);
   const query = parseAgentListQuery(input.raw, { companyId, userId, gameIds: input.gameIds, cursorSecret: ctx.cursorSecret, now: input.now ?? new Date() });
   if (query.gameIds.length === 0) return { tickets: [], nextCursor: null, matches: new Map(), summaries: new Map() };
@@ -295,8 +295,9 @@ export async function listAgentTickets(
   }
   const ids = tickets.map((ticket) => ticket.id);
   const [firsts, reads] = await Promise.all([firstPlayerMessages(ctx.db, ids), readTimes(ctx.db, userId, ids)]);
+  const dues = new Map(page.map((row) => [row.ticket.id, row.slaDueAt]));
   const summaries = new Map(
-    tickets.map((ticket) => [ticket.id, { subject: subjectOf(firsts.get(ticket.id) ?? ""), unread: isUnread(ticket.lastPlayerMessageAt, reads.get(ticket.id)) }]),
+    tickets.map((ticket) => [ticket.id, { subject: subjectOf(firsts.get(ticket.id) ?? ""), unread: isUnread(ticket.lastPlayerMessageAt, reads.get(ticket.id)), slaDueAt: dues.get(ticket.id) ?? null }]),
   );
   return { tickets, nextCursor, matches, summaries };
 }

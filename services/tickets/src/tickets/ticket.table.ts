@@ -41,6 +41,8 @@ export interface TicketTable {
   closed_at: Date | null;
   /** The agent who put the ticket back in routing's queue; routing passes over them for it while someone else can take it. */
   routing_excluded_user_id: Generated<string | null>;
+  /** When the ticket's open SLA clock due soonest is due, as the SLA sweep last computed it; null: none. */
+  sla_due_at: Generated<Date | null>;
   updated_at: Generated<Date>;
 }
 

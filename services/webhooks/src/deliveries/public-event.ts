@@ -44,6 +44,8 @@ const ticketEventFields = {
   "tickets.ticket.rated": { type: "ticket.rated", fields: ["eventId", "score", "review", "actor"] },
   "tickets.ticket.collector_result_added": { type: "ticket.collector_result_added", fields: ["eventId", "collectorId", "resultId", "title", "fields", "actor"] },
   "tickets.ticket.deleted": { type: "ticket.deleted", fields: ["reason"] },
+  "tickets.ticket.sla_warning": { type: "ticket.sla_warning", fields: ["policyId", "policyName", "metric", "cycle", "dueAt", "targetMinutes", "assigneeId", "actor"] },
+  "tickets.ticket.sla_breached": { type: "ticket.sla_breached", fields: ["policyId", "policyName", "metric", "cycle", "dueAt", "targetMinutes", "assigneeId", "actor"] },
 } as const satisfies {
   [T in Exclude<TicketEvent["type"], "tickets.ticket.message_added" | "tickets.ticket.closed" | "tickets.ticket.merged">]: { type: PublicEventType; fields: readonly (keyof EventData<T>)[] };
 };

@@ -17,6 +17,8 @@ export const publicEventTypes = [
   "ticket.collector_result_added",
   "ticket.deleted",
   "incident.opened",
+  "ticket.sla_warning",
+  "ticket.sla_breached",
   "player.deleted",
   "audit.recorded",
   "webhook.test",

@@ -28,6 +28,8 @@ const EVENT_TYPES = [
   "ticket.tags_changed",
   "ticket.fields_changed",
   "ticket.collector_result_added",
+  "ticket.sla_warning",
+  "ticket.sla_breached",
   "ticket.deleted",
   "incident.opened",
   "player.deleted",

@@ -862,6 +862,14 @@ export declare type AgentTicketSummary = Message<"tickets.v1.AgentTicketSummary"
    * @generated from field: bool unread = 3;
    */
   unread: boolean;
+
+  /**
+   * When the ticket's open SLA clock due soonest is (or was) due, as the SLA sweep last computed
+   * it; absent: no clock running.
+   *
+   * @generated from field: optional google.protobuf.Timestamp sla_due_at = 4;
+   */
+  slaDueAt?: Timestamp | undefined;
 };
 
 /**
@@ -3650,6 +3658,284 @@ export declare type ListRuleRunsResponse = Message<"tickets.v1.ListRuleRunsRespo
 export declare const ListRuleRunsResponseSchema: GenMessage<ListRuleRunsResponse>;
 
 /**
+ * @generated from message tickets.v1.GetSlaSettingsRequest
+ */
+export declare type GetSlaSettingsRequest = Message<"tickets.v1.GetSlaSettingsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message tickets.v1.GetSlaSettingsRequest.
+ * Use `create(GetSlaSettingsRequestSchema)` to create a new message.
+ */
+export declare const GetSlaSettingsRequestSchema: GenMessage<GetSlaSettingsRequest>;
+
+/**
+ * SlaSettings: `calendar` (null or {timeZone, hours, holidays}) and `policies`, as the agent API
+ * shows them (docs/automation.md, "SLA policies").
+ *
+ * @generated from message tickets.v1.GetSlaSettingsResponse
+ */
+export declare type GetSlaSettingsResponse = Message<"tickets.v1.GetSlaSettingsResponse"> & {
+  /**
+   * @generated from field: google.protobuf.Struct settings = 1;
+   */
+  settings?: JsonObject | undefined;
+
+  /**
+   * When they were last saved; absent: never.
+   *
+   * @generated from field: optional google.protobuf.Timestamp updated_at = 2;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.GetSlaSettingsResponse.
+ * Use `create(GetSlaSettingsResponseSchema)` to create a new message.
+ */
+export declare const GetSlaSettingsResponseSchema: GenMessage<GetSlaSettingsResponse>;
+
+/**
+ * @generated from message tickets.v1.SetSlaSettingsRequest
+ */
+export declare type SetSlaSettingsRequest = Message<"tickets.v1.SetSlaSettingsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: google.protobuf.Struct settings = 2;
+   */
+  settings?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.SetSlaSettingsRequest.
+ * Use `create(SetSlaSettingsRequestSchema)` to create a new message.
+ */
+export declare const SetSlaSettingsRequestSchema: GenMessage<SetSlaSettingsRequest>;
+
+/**
+ * @generated from message tickets.v1.SetSlaSettingsResponse
+ */
+export declare type SetSlaSettingsResponse = Message<"tickets.v1.SetSlaSettingsResponse"> & {
+  /**
+   * @generated from field: google.protobuf.Struct settings = 1;
+   */
+  settings?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 2;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.SetSlaSettingsResponse.
+ * Use `create(SetSlaSettingsResponseSchema)` to create a new message.
+ */
+export declare const SetSlaSettingsResponseSchema: GenMessage<SetSlaSettingsResponse>;
+
+/**
+ * @generated from message tickets.v1.GetTicketSlaRequest
+ */
+export declare type GetTicketSlaRequest = Message<"tickets.v1.GetTicketSlaRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string ticket_id = 2;
+   */
+  ticketId: string;
+};
+
+/**
+ * Describes the message tickets.v1.GetTicketSlaRequest.
+ * Use `create(GetTicketSlaRequestSchema)` to create a new message.
+ */
+export declare const GetTicketSlaRequestSchema: GenMessage<GetTicketSlaRequest>;
+
+/**
+ * SlaClock is one clock of a ticket: a metric's target under the ticket's policy.
+ *
+ * @generated from message tickets.v1.SlaClock
+ */
+export declare type SlaClock = Message<"tickets.v1.SlaClock"> & {
+  /**
+   * first_response, next_response or resolution.
+   *
+   * @generated from field: string metric = 1;
+   */
+  metric: string;
+
+  /**
+   * "ticket", or for next_response the id of the player message that started it.
+   *
+   * @generated from field: string cycle = 2;
+   */
+  cycle: string;
+
+  /**
+   * running, paused, met or breached.
+   *
+   * @generated from field: string state = 3;
+   */
+  state: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp started_at = 4;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: optional google.protobuf.Timestamp stopped_at = 5;
+   */
+  stoppedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: int32 target_minutes = 6;
+   */
+  targetMinutes: number;
+
+  /**
+   * Working time counted so far, in seconds.
+   *
+   * @generated from field: int64 elapsed_seconds = 7;
+   */
+  elapsedSeconds: bigint;
+
+  /**
+   * When the target is or was due; absent while paused before it, or when met.
+   *
+   * @generated from field: optional google.protobuf.Timestamp due_at = 8;
+   */
+  dueAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tickets.v1.SlaClock.
+ * Use `create(SlaClockSchema)` to create a new message.
+ */
+export declare const SlaClockSchema: GenMessage<SlaClock>;
+
+/**
+ * @generated from message tickets.v1.GetTicketSlaResponse
+ */
+export declare type GetTicketSlaResponse = Message<"tickets.v1.GetTicketSlaResponse"> & {
+  /**
+   * The policy that applies; absent: none.
+   *
+   * @generated from field: optional string policy_id = 1;
+   */
+  policyId?: string | undefined;
+
+  /**
+   * @generated from field: optional string policy_name = 2;
+   */
+  policyName?: string | undefined;
+
+  /**
+   * @generated from field: repeated tickets.v1.SlaClock clocks = 3;
+   */
+  clocks: SlaClock[];
+};
+
+/**
+ * Describes the message tickets.v1.GetTicketSlaResponse.
+ * Use `create(GetTicketSlaResponseSchema)` to create a new message.
+ */
+export declare const GetTicketSlaResponseSchema: GenMessage<GetTicketSlaResponse>;
+
+/**
+ * @generated from message tickets.v1.GetSlaReportRequest
+ */
+export declare type GetSlaReportRequest = Message<"tickets.v1.GetSlaReportRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: int32 weeks = 2;
+   */
+  weeks: number;
+};
+
+/**
+ * Describes the message tickets.v1.GetSlaReportRequest.
+ * Use `create(GetSlaReportRequestSchema)` to create a new message.
+ */
+export declare const GetSlaReportRequestSchema: GenMessage<GetSlaReportRequest>;
+
+/**
+ * SlaReportRow: one ISO week, policy and metric.
+ *
+ * @generated from message tickets.v1.SlaReportRow
+ */
+export declare type SlaReportRow = Message<"tickets.v1.SlaReportRow"> & {
+  /**
+   * ISO week, e.g. "2026-W52".
+   *
+   * @generated from field: string week = 1;
+   */
+  week: string;
+
+  /**
+   * @generated from field: string policy_id = 2;
+   */
+  policyId: string;
+
+  /**
+   * @generated from field: string policy_name = 3;
+   */
+  policyName: string;
+
+  /**
+   * @generated from field: string metric = 4;
+   */
+  metric: string;
+
+  /**
+   * @generated from field: int32 met = 5;
+   */
+  met: number;
+
+  /**
+   * @generated from field: int32 breached = 6;
+   */
+  breached: number;
+};
+
+/**
+ * Describes the message tickets.v1.SlaReportRow.
+ * Use `create(SlaReportRowSchema)` to create a new message.
+ */
+export declare const SlaReportRowSchema: GenMessage<SlaReportRow>;
+
+/**
+ * @generated from message tickets.v1.GetSlaReportResponse
+ */
+export declare type GetSlaReportResponse = Message<"tickets.v1.GetSlaReportResponse"> & {
+  /**
+   * @generated from field: repeated tickets.v1.SlaReportRow rows = 1;
+   */
+  rows: SlaReportRow[];
+};
+
+/**
+ * Describes the message tickets.v1.GetSlaReportResponse.
+ * Use `create(GetSlaReportResponseSchema)` to create a new message.
+ */
+export declare const GetSlaReportResponseSchema: GenMessage<GetSlaReportResponse>;
+
+/**
  * TicketsService owns tickets: their state, their events and their SDK breadcrumbs. Every
  * request carries the caller's company_id; a ticket of another company is NOT_FOUND, exactly
  * like one that does not exist.
@@ -4064,6 +4350,52 @@ export declare const TicketsService: GenService<{
     methodKind: "unary";
     input: typeof ListRuleRunsRequestSchema;
     output: typeof ListRuleRunsResponseSchema;
+  },
+  /**
+   * GetSlaSettings answers the company's SLA calendar and policies (the JSON shape of
+   * GET /agent-api/settings/sla); none saved: no calendar, no policies.
+   *
+   * @generated from rpc tickets.v1.TicketsService.GetSlaSettings
+   */
+  getSlaSettings: {
+    methodKind: "unary";
+    input: typeof GetSlaSettingsRequestSchema;
+    output: typeof GetSlaSettingsResponseSchema;
+  },
+  /**
+   * SetSlaSettings replaces the company's SLA calendar and policies as a whole. Invalid settings:
+   * INVALID_ARGUMENT naming every problem by JSON pointer, and nothing is stored.
+   *
+   * @generated from rpc tickets.v1.TicketsService.SetSlaSettings
+   */
+  setSlaSettings: {
+    methodKind: "unary";
+    input: typeof SetSlaSettingsRequestSchema;
+    output: typeof SetSlaSettingsResponseSchema;
+  },
+  /**
+   * GetTicketSla answers the policy that applies to the ticket and its clocks as of now; a ticket
+   * of another company: NOT_FOUND.
+   *
+   * @generated from rpc tickets.v1.TicketsService.GetTicketSla
+   */
+  getTicketSla: {
+    methodKind: "unary";
+    input: typeof GetTicketSlaRequestSchema;
+    output: typeof GetTicketSlaResponseSchema;
+  },
+  /**
+   * GetSlaReport answers, for the tickets created in the last `weeks` ISO weeks (1 to 26, the
+   * current one included; weeks in the company calendar's zone, UTC without one), how many of
+   * each policy's targets were met and how many breached, per week, policy and metric.
+   * Weeks outside 1..26: INVALID_ARGUMENT at /weeks.
+   *
+   * @generated from rpc tickets.v1.TicketsService.GetSlaReport
+   */
+  getSlaReport: {
+    methodKind: "unary";
+    input: typeof GetSlaReportRequestSchema;
+    output: typeof GetSlaReportResponseSchema;
   },
 }>;
 
