@@ -17,7 +17,7 @@ mkdir -p .ci/out
 # The budget of the whole command on the 2-core machine, printed at the end against the time
 # it took (TEST_BUDGET_SECONDS overrides it); watched, never enforced.
 started=$(date +%s)
-budget=${TEST_BUDGET_SECONDS:-720}
+budget=${TEST_BUDGET_SECONDS:-900}
 
 failed_steps=()
 tests_ok=false

@@ -183,14 +183,19 @@ describe("bad messages on every consumed subject", () => {
       [`${prefix}tickets.ticket.created`, "unparseable"],
       [`${prefix}tickets.ticket.created`, "unknown_version"],
     ]);
-    expect(deadLetters).toHaveLength(20);
+    // Outbreak detection (in tickets) reads the new tickets.
+    expect(kept("tickets-outbreaks")).toEqual([
+      [`${prefix}tickets.ticket.created`, "unparseable"],
+      [`${prefix}tickets.ticket.created`, "unknown_version"],
+    ]);
+    expect(deadLetters).toHaveLength(22);
 
     // Each process counted what it set aside, the plain subscriptions included.
     const expected: Record<string, string[]> = {
       webhooks: ["webhooks-tickets", "webhooks-players"],
       players: ["players-deletion"],
       gateway: ["gateway-content-changed", "gateway-ticket-events", "gateway-session-changed"],
-      tickets: ["tickets-content-changed", "tickets-routing", "tickets-routing-content", "tickets-triage-content", "tickets-rules"],
+      tickets: ["tickets-content-changed", "tickets-routing", "tickets-routing-content", "tickets-triage-content", "tickets-rules", "tickets-outbreaks"],
       email: ["email-tickets", "email-content"],
     };
     for (const [process, consumers] of Object.entries(expected)) {
