@@ -194,4 +194,27 @@ describe("SLA policies", () => {
     expect((await ctx.tickets.getSlaReport({ companyId: other.companyId, weeks: 2 })).rows).toEqual([]);
     ctx.setNow(null);
   });
+  it("runs the rules whose trigger is sla_breached on the ticket that missed its target, as the rule", async () => {
+    const third = await ctx.applyTenant(tenantFile());
+    await ctx.tickets.setSlaSettings({
+      companyId: third.companyId,
+      settings: { calendar: null, policies: [{ id: "all", name: "All", targets: { firstResponseMinutes: 60 }, businessHours: false, warnBeforeMinutes: 10 }] },
+    });
+    const rule = async (name: string, type: string) =>
+      (await ctx.tickets.createRule({ companyId: third.companyId, name, enabled: true, trigger: { type }, conditions: [], actions: [{ type: "addPrivateNote", message: `${type} seen` }] })).rule!.id;
+    const warningRule = await rule("Warned", "sla_warning");
+    const breachRule = await rule("Breached", "sla_breached");
+    const { ticketId } = await at("2027-01-04T10:00:00Z", () => createTicket(ctx, third));
+    const notes = async () =>
+      (await ctx.tickets.listTicketEvents({ companyId: third.companyId, ticketId })).events.flatMap((e) => (e.payload.case === "privateNote" ? [[e.actor?.id, e.payload.value.message]] : []));
+
+    await ctx.server.sla.runOnce(new Date("2027-01-04T10:55:00Z"));
+    await eventually(async () => (await notes()).length === 1);
+    await ctx.server.sla.runOnce(new Date("2027-01-04T11:01:00Z"));
+    await eventually(async () => (await notes()).length === 2);
+    await settle();
+    expect(await notes()).toEqual([[`rule:${warningRule}`, "sla_warning seen"], [`rule:${breachRule}`, "sla_breached seen"]]);
+    const runs = (await ctx.tickets.listRuleRuns({ companyId: third.companyId, ticketId, limit: 10 })).runs;
+    expect(runs.map((run) => [run.ruleName, run.trigger, run.outcome]).sort()).toEqual([["Breached", "sla_breached", "applied"], ["Warned", "sla_warning", "applied"]]);
+  });
 });

@@ -25,10 +25,9 @@ export const MAX_RULE_DEPTH = 5;
 
 /**
  * The triggers. Each event trigger is one line of EVENT_TRIGGERS below (the domain event it
- * reads); a trigger whose event is not built yet (SLA warning and breach, outbreak) is added
- * there and here by a line each.
+ * reads) and a name here.
  */
-export const RULE_TRIGGERS = ["ticket_created", "player_message", "status_changed", "ticket_closed", "time"] as const;
+export const RULE_TRIGGERS = ["ticket_created", "player_message", "status_changed", "ticket_closed", "sla_warning", "sla_breached", "time"] as const;
 export type RuleTriggerType = (typeof RULE_TRIGGERS)[number];
 
 export type RuleTrigger =
@@ -37,6 +36,9 @@ export type RuleTrigger =
   /** `to`: only changes to this status; absent: every change. */
   | { type: "status_changed"; to?: TicketStatus }
   | { type: "ticket_closed" }
+  /** An SLA clock of the ticket comes within its policy's warning time of its target, or passes it (any metric). */
+  | { type: "sla_warning" }
+  | { type: "sla_breached" }
   /**
    * The ticket has been in `status` for at least `hours` without a player message since it
    * entered it; fires once per ticket each time it enters the status (the sweep, rule.job.ts).
@@ -122,6 +124,8 @@ const EVENT_TRIGGERS: { [T in DomainEvent["type"]]?: TriggerReader<T> } = {
     e.data.type === "PLAYER_MESSAGE" ? { trigger: "player_message", ticketId: e.data.ticketId, actor: e.data.actor, messageEventId: e.data.eventId, message: e.data.message } : undefined,
   "tickets.ticket.status_changed": (e) => ({ trigger: "status_changed", ticketId: e.data.ticketId, actor: e.data.actor, status: e.data.to }),
   "tickets.ticket.closed": (e) => ({ trigger: "ticket_closed", ticketId: e.data.ticketId, actor: e.data.actor }),
+  "tickets.ticket.sla_warning": (e) => ({ trigger: "sla_warning", ticketId: e.data.ticketId, actor: e.data.actor }),
+  "tickets.ticket.sla_breached": (e) => ({ trigger: "sla_breached", ticketId: e.data.ticketId, actor: e.data.actor }),
 };
 
 /** The event types rules listen to (the consumer's filter). */
