@@ -1,6 +1,6 @@
 // CPU accounting of a run: /proc/<pid>/stat parsing and µs per request between two snapshots.
 import { describe, expect, it } from "vitest";
-import { cpuMicros, cpuPerRequest, parseStatTicks } from "./cpu.ts";
+import { cpuMicros, cpuPerRequest, idleCorrectedMeter, parseStatTicks } from "./cpu.ts";
 
 describe("parseStatTicks", () => {
   it("adds utime and stime, counting fields after the command name", () => {
@@ -34,5 +34,28 @@ describe("cpuPerRequest", () => {
   it("leaves out Postgres when no backend was visible", () => {
     const snap = { processes: { gateway: 0 }, postgres: new Map<number, number>(), client: 0 };
     expect(cpuPerRequest(snap, { ...snap, processes: { gateway: 50 } }, 0)).toEqual({ gateway: 50, client: 0 });
+  });
+});
+
+describe("idleCorrectedMeter", () => {
+  it("takes each process's idle CPU over the batch's duration out of its CPU per unit", async () => {
+    // A meter over a process burning 1,000 µs per wall-clock millisecond idle; the work adds 400,000 µs.
+    let busy = 0;
+    const started = Date.now();
+    const meter = {
+      async snapshot() {
+        return { processes: { tickets: (Date.now() - started) * 1000 + busy }, postgres: new Map<number, number>(), client: 0 };
+      },
+      perRequest: cpuPerRequest,
+    };
+    const cpu = idleCorrectedMeter(meter);
+    await cpu.measureIdle(0.2);
+    const per = await cpu.perUnit(100, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      busy += 400_000;
+    });
+    // 4,000 µs of work per unit; the idle burn of ~150 ms (1,500 µs per unit) is taken out, within timer slack.
+    expect(per.tickets).toBeGreaterThan(3_900);
+    expect(per.tickets).toBeLessThan(4_100);
   });
 });

@@ -90,6 +90,45 @@ export function cpuMeter(processes: () => Watched[], admin?: pg.Client, database
   };
 }
 
+/** CPU per unit of work of each process, less what it spends idle (heartbeats, polls, sweeps). */
+export interface IdleCorrectedMeter {
+  /** Measures each process's idle CPU over `seconds` of nothing: call it once, after a warm-up. */
+  measureIdle(seconds: number): Promise<void>;
+  /** Runs `work` (`units` of it, to its end) and answers µs per unit of each process, idle CPU of the same time taken out. */
+  perUnit(units: number, work: () => Promise<void>): Promise<Record<string, number>>;
+  /** What measureIdle found: µs per second of each process. */
+  readonly idlePerSecond: Record<string, number>;
+}
+
+/**
+ * The automation benches' measure (routing, rules, triage, outbreaks): what one ticket creation
+ * costs each process with a feature on against off, where the processes' own idle work over a
+ * batch of seconds would otherwise weigh as much as the feature.
+ */
+export function idleCorrectedMeter(meter: CpuMeter): IdleCorrectedMeter {
+  let idlePerSecond: Record<string, number> = {};
+  return {
+    get idlePerSecond() {
+      return idlePerSecond;
+    },
+    async measureIdle(seconds) {
+      const before = await meter.snapshot();
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      const after = await meter.snapshot();
+      idlePerSecond = Object.fromEntries(Object.entries(meter.perRequest(before, after, 1)).map(([name, micros]) => [name, micros / seconds]));
+    },
+    async perUnit(units, work) {
+      const before = await meter.snapshot();
+      const started = Date.now();
+      await work();
+      const after = await meter.snapshot();
+      const seconds = (Date.now() - started) / 1000;
+      const per = meter.perRequest(before, after, units);
+      return Object.fromEntries(Object.entries(per).map(([name, micros]) => [name, Math.round(micros - ((idlePerSecond[name] ?? 0) * seconds) / units)]));
+    },
+  };
+}
+
 /**
  * µs per request of each process between two snapshots. A backend that appeared in between
  * counts from zero (its whole life is inside the window); one that disappeared is lost.

@@ -19,7 +19,7 @@ import { readCorpusFile } from "../../libs/triage/corpus/generate.ts";
 import { PHRASES } from "../../libs/triage/corpus/phrases.ts";
 import { decide, outbreakVector, RECENT_LIMIT, similarity, type RecentTicket } from "../../services/tickets/src/outbreaks/outbreaks.ts";
 import { SETTINGS_TTL_MS } from "../../services/tickets/src/outbreaks/outbreaks.service.ts";
-import { cpuMeter, type CpuSnapshot } from "./cpu.ts";
+import { cpuMeter, idleCorrectedMeter } from "./cpu.ts";
 import type { Row, SuiteResult } from "./measure.ts";
 import { progress, runDirectory, startStack } from "./stack.ts";
 
@@ -189,30 +189,19 @@ export async function outbreaksSuite(): Promise<SuiteResult> {
     await new Promise((resolve) => setTimeout(resolve, 3000));
   }
 
-  let idlePerSecond: Record<string, number> = {};
-  async function measureIdle(seconds: number): Promise<void> {
-    const before = await meter.snapshot();
-    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-    const after = await meter.snapshot();
-    idlePerSecond = Object.fromEntries(Object.entries(meter.perRequest(before, after, 1)).map(([name, micros]) => [name, micros / seconds]));
-  }
-
+  const cpu = idleCorrectedMeter(meter);
   async function batch(name: string, expectedVectors: number): Promise<Record<string, number>> {
     progress(`${TICKETS} tickets, detection ${name}`);
-    const before: CpuSnapshot = await meter.snapshot();
-    const started = Date.now();
-    await createTickets();
-    await settled(expectedVectors);
-    const after = await meter.snapshot();
-    const seconds = (Date.now() - started) / 1000;
-    const per = meter.perRequest(before, after, TICKETS);
-    return Object.fromEntries(Object.entries(per).map(([process, micros]) => [process, Math.round(micros - ((idlePerSecond[process] ?? 0) * seconds) / TICKETS)]));
+    return cpu.perUnit(TICKETS, async () => {
+      await createTickets();
+      await settled(expectedVectors);
+    });
   }
 
   // A warm-up batch, not counted.
   await createTickets();
   await settled(0);
-  await measureIdle(10);
+  await cpu.measureIdle(10);
   const first = await batch("off", 0);
   await setEnabled(true);
   const on = await batch("on", TICKETS);
@@ -239,7 +228,7 @@ export async function outbreaksSuite(): Promise<SuiteResult> {
     "",
     `Incidents opened on the ${TICKETS} corpus tickets of the "on" batch: ${incidents}.`,
   ].join("\n");
-  const result: SuiteResult = { rows, table, details: { tickets: TICKETS, idlePerSecond, perTicket: { off: first, on, offAgain: last }, detectionMicrosPerTicket: detection, decision: inProcess, incidents, ...measured.details } };
+  const result: SuiteResult = { rows, table, details: { tickets: TICKETS, idlePerSecond: cpu.idlePerSecond, perTicket: { off: first, on, offAgain: last }, detectionMicrosPerTicket: detection, decision: inProcess, incidents, ...measured.details } };
   if (detection > TARGET_MICROS) throw Object.assign(new Error(`detection costs ${detection} µs of CPU per ticket, more than ${TARGET_MICROS}`), { result });
   return result;
 }

@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { cpuMeter, type CpuSnapshot } from "./cpu.ts";
+import { cpuMeter, idleCorrectedMeter } from "./cpu.ts";
 import type { Row, SuiteResult } from "./measure.ts";
 import { progress, runDirectory, startStack } from "./stack.ts";
 
@@ -97,32 +97,19 @@ export async function routingSuite(): Promise<SuiteResult> {
     await new Promise((resolve) => setTimeout(resolve, 3000));
   }
 
-  /** What each process spends doing nothing (heartbeats, polls, sweeps), in µs per second. */
-  let idlePerSecond: Record<string, number> = {};
-  async function measureIdle(seconds: number): Promise<void> {
-    const before = await meter.snapshot();
-    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-    const after = await meter.snapshot();
-    const per = meter.perRequest(before, after, 1);
-    idlePerSecond = Object.fromEntries(Object.entries(per).map(([name, micros]) => [name, micros / seconds]));
-  }
-
+  const cpu = idleCorrectedMeter(meter);
   async function batch(game: Game): Promise<Record<string, number>> {
     progress(`${TICKETS} tickets in the ${game} game`);
-    const before: CpuSnapshot = await meter.snapshot();
-    const started = Date.now();
-    await createTickets(game);
-    await settled(game);
-    const after = await meter.snapshot();
-    const seconds = (Date.now() - started) / 1000;
-    const per = meter.perRequest(before, after, TICKETS);
-    return Object.fromEntries(Object.entries(per).map(([name, micros]) => [name, Math.round(micros - ((idlePerSecond[name] ?? 0) * seconds) / TICKETS)]));
+    return cpu.perUnit(TICKETS, async () => {
+      await createTickets(game);
+      await settled(game);
+    });
   }
 
   // A warm-up batch, not counted: the first requests compile code and fill caches.
   await createTickets("plain");
   await settled("plain");
-  await measureIdle(10);
+  await cpu.measureIdle(10);
   const first = await batch("plain");
   const unstaffed = await batch("unstaffed");
   const routed = await batch("routed");
@@ -145,7 +132,7 @@ export async function routingSuite(): Promise<SuiteResult> {
     `| **tickets + content + postgres** | | | | | **${decisionMicros}** | **${routingMicros}** (target ≤ ${TARGET_MICROS}) |`,
     `| all processes (with the assignment's events to webhooks, email, the gateway) | | | | | ${sum(unstaffed, names)} | ${allMicros} |`,
   ].join("\n");
-  const result: SuiteResult = { rows, table, details: { tickets: TICKETS, agents: AGENTS, idlePerSecond, perTicket: { plainBefore: first, unstaffed, routed, plainAfter: last }, decisionMicrosPerTicket: decisionMicros, routingMicrosPerTicket: routingMicros, allMicrosPerTicket: allMicros, targetMicros: TARGET_MICROS } };
+  const result: SuiteResult = { rows, table, details: { tickets: TICKETS, agents: AGENTS, idlePerSecond: cpu.idlePerSecond, perTicket: { plainBefore: first, unstaffed, routed, plainAfter: last }, decisionMicrosPerTicket: decisionMicros, routingMicrosPerTicket: routingMicros, allMicrosPerTicket: allMicros, targetMicros: TARGET_MICROS } };
   if (routingMicros > TARGET_MICROS) throw Object.assign(new Error(`routing costs ${routingMicros} µs of CPU per ticket, more than ${TARGET_MICROS}`), { result });
   return result;
 }

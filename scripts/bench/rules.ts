@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { cpuMeter, type CpuSnapshot } from "./cpu.ts";
+import { cpuMeter, idleCorrectedMeter } from "./cpu.ts";
 import type { Row, SuiteResult } from "./measure.ts";
 import { progress, runDirectory, startStack } from "./stack.ts";
 
@@ -103,25 +103,13 @@ export async function rulesSuite(): Promise<SuiteResult> {
     await new Promise((resolve) => setTimeout(resolve, 3000));
   }
 
-  let idlePerSecond: Record<string, number> = {};
-  async function measureIdle(seconds: number): Promise<void> {
-    const before = await meter.snapshot();
-    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-    const after = await meter.snapshot();
-    const per = meter.perRequest(before, after, 1);
-    idlePerSecond = Object.fromEntries(Object.entries(per).map(([name, micros]) => [name, micros / seconds]));
-  }
-
+  const cpu = idleCorrectedMeter(meter);
   async function batch(company: Company): Promise<Record<string, number>> {
     progress(`${TICKETS} tickets of the company "${company}"`);
-    const before: CpuSnapshot = await meter.snapshot();
-    const started = Date.now();
-    await createTickets(company);
-    await settled(company);
-    const after = await meter.snapshot();
-    const seconds = (Date.now() - started) / 1000;
-    const per = meter.perRequest(before, after, TICKETS);
-    return Object.fromEntries(Object.entries(per).map(([name, micros]) => [name, Math.round(micros - ((idlePerSecond[name] ?? 0) * seconds) / TICKETS)]));
+    return cpu.perUnit(TICKETS, async () => {
+      await createTickets(company);
+      await settled(company);
+    });
   }
 
   // A warm-up batch of each, not counted: the first requests compile code and fill caches.
@@ -129,7 +117,7 @@ export async function rulesSuite(): Promise<SuiteResult> {
     await createTickets(company);
     await settled(company);
   }
-  await measureIdle(10);
+  await cpu.measureIdle(10);
   const first = await batch("none");
   const nomatch = await batch("nomatch");
   const applies = await batch("applies");
@@ -151,5 +139,5 @@ export async function rulesSuite(): Promise<SuiteResult> {
     `| **tickets + content + postgres** | | | | | **${evaluationMicros}** (target ≤ ${TARGET_MICROS}) | **${appliedMicros}** |`,
     `| all processes | | | | | ${sum(nomatch, names)} | ${sum(applies, names)} |`,
   ].join("\n");
-  return { rows, table, details: { tickets: TICKETS, idlePerSecond, perTicket: { noneBefore: first, nomatch, applies, noneAfter: last }, evaluationMicrosPerTicket: evaluationMicros, appliedMicrosPerTicket: appliedMicros, targetMicros: TARGET_MICROS } };
+  return { rows, table, details: { tickets: TICKETS, idlePerSecond: cpu.idlePerSecond, perTicket: { noneBefore: first, nomatch, applies, noneAfter: last }, evaluationMicrosPerTicket: evaluationMicros, appliedMicrosPerTicket: appliedMicros, targetMicros: TARGET_MICROS } };
 }

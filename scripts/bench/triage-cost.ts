@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { cpuMeter, type CpuSnapshot } from "./cpu.ts";
+import { cpuMeter, idleCorrectedMeter } from "./cpu.ts";
 import type { Row, SuiteResult } from "./measure.ts";
 import { progress, runDirectory, startStack, type TenantResult } from "./stack.ts";
 
@@ -114,30 +114,18 @@ export async function triageCostSuite(): Promise<SuiteResult> {
     await new Promise((resolve) => setTimeout(resolve, 3000));
   }
 
-  let idlePerSecond: Record<string, number> = {};
-  async function measureIdle(seconds: number): Promise<void> {
-    const before = await meter.snapshot();
-    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-    const after = await meter.snapshot();
-    const per = meter.perRequest(before, after, 1);
-    idlePerSecond = Object.fromEntries(Object.entries(per).map(([name, micros]) => [name, micros / seconds]));
-  }
-
+  const cpu = idleCorrectedMeter(meter);
   async function batch(company: Company): Promise<Record<string, number>> {
     progress(`${TICKETS} tickets of the ${company} company`);
-    const before: CpuSnapshot = await meter.snapshot();
-    const started = Date.now();
-    const ids = await createTickets(company);
-    await settled(company, ids);
-    const after = await meter.snapshot();
-    const seconds = (Date.now() - started) / 1000;
-    const per = meter.perRequest(before, after, TICKETS);
-    return Object.fromEntries(Object.entries(per).map(([name, micros]) => [name, Math.round(micros - ((idlePerSecond[name] ?? 0) * seconds) / TICKETS)]));
+    return cpu.perUnit(TICKETS, async () => {
+      const ids = await createTickets(company);
+      await settled(company, ids);
+    });
   }
 
   // A warm-up batch, not counted: the first requests compile code and fill caches.
   await settled("plain", await createTickets("plain"));
-  await measureIdle(10);
+  await cpu.measureIdle(10);
   const first = await batch("plain");
   const suggesting = await batch("suggesting");
   const setting = await batch("setting");
@@ -165,5 +153,5 @@ export async function triageCostSuite(): Promise<SuiteResult> {
     "",
     `Predictions stored (both companies, history included): ${decided.map((row) => `${row.decision} ${row.count}`).join(", ")}.`,
   ].join("\n");
-  return { rows, table, details: { tickets: TICKETS, idlePerSecond, perTicket: { plainBefore: first, suggesting, setting, plainAfter: last }, suggestMicrosPerTicket: suggestMicros, setMicrosPerTicket: setMicros, targetMicros: TARGET_MICROS, decided } };
+  return { rows, table, details: { tickets: TICKETS, idlePerSecond: cpu.idlePerSecond, perTicket: { plainBefore: first, suggesting, setting, plainAfter: last }, suggestMicrosPerTicket: suggestMicros, setMicrosPerTicket: setMicros, targetMicros: TARGET_MICROS, decided } };
 }
