@@ -44,7 +44,7 @@ const DATA = join(ROOT, ".data");
 const PG_DATA = join(DATA, "postgres");
 const DEMO_TENANT_FILE = join(ROOT, "scripts", "demo-tenant.json");
 const DEMO_TENANT_RECORD = join(DATA, "demo-tenant.json");
-// The admin token of the local stack: content, players and webhooks get it as ADMIN_TOKEN, and the admin
+// The admin token of the local stack: content, players, tickets and webhooks get it as ADMIN_TOKEN, and the admin
 // tool (`pnpm admin`) reads it from this file when ADMIN_TOKEN is unset.
 const ADMIN_TOKEN_FILE = join(DATA, "admin-token");
 const ADMIN_CLI = join(ROOT, "tools", "admin", "src", "cli.ts");
@@ -80,7 +80,7 @@ const GATEWAY_PORT = Number(process.env.PORT ?? 8080);
 const SERVICES: Service[] = [
   // Agents' invitation and reset links lead to the support application this gateway serves.
   { name: "content", port: 50051, metricsPort: 9465, urlVar: "CONTENT_URL", admin: true, env: { SUPPORT_APP_URL: supportAppUrl() } },
-  { name: "tickets", port: 50052, metricsPort: 9466, urlVar: "TICKETS_URL" },
+  { name: "tickets", port: 50052, metricsPort: 9466, urlVar: "TICKETS_URL", admin: true },
   { name: "media", port: 50053, metricsPort: 9467, urlVar: "MEDIA_URL" },
   { name: "players", port: 50054, metricsPort: 9468, urlVar: "PLAYERS_URL", admin: true },
   // Local receivers are plain http on this machine: allowed here only, never in production.

@@ -88,11 +88,12 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     expect(allowed(adminTool, pod("content"), PORT.content)).toBe(true);
     expect(allowed(adminTool, pod("players"), PORT.players)).toBe(true);
     expect(allowed(adminTool, pod("webhooks"), PORT.webhooks)).toBe(true);
+    expect(allowed(adminTool, pod("tickets"), PORT.tickets)).toBe(true);
     expect(allowed(adminTool, KUBE_DNS, 53, "UDP")).toBe(true);
   });
 
-  it("lets the admin tool reach content, players, webhooks and NATS (its dead-letters verbs) only, and nothing reach it", () => {
-    for (const service of ["gateway", "tickets", "media"] as const) {
+  it("lets the admin tool reach content, players, webhooks, tickets and NATS (its dead-letters verbs) only, and nothing reach it", () => {
+    for (const service of ["gateway", "media"] as const) {
       expect(allowed(adminTool, pod(service), PORT[service]), `admin -> ${service}`).toBe(false);
     }
     expect(allowed(adminTool, POSTGRES, 5432)).toBe(false);

@@ -284,7 +284,7 @@ export async function startStack(env: Record<string, string> = {}, options: Stac
   });
   for (const service of services) {
     await runProcess(path.join(root, `services/${service}/src/migrate.ts`), [], common);
-    const admin: Record<string, string> = service === "content" || service === "players" || service === "webhooks" ? { ADMIN_TOKEN: adminToken } : {};
+    const admin: Record<string, string> = service === "content" || service === "players" || service === "webhooks" || service === "tickets" ? { ADMIN_TOKEN: adminToken } : {};
     const child = start(path.join(root, `services/${service}/src/main.ts`), { ...common, ...admin, ...identities.env(service), PORT: String(ports[service]), METRICS_PORT: String(metricsPorts[service]) }, true, startOptions(service));
     processes.push({ name: service, child });
   }

@@ -6,6 +6,7 @@ export * from "./gen/media/v1/media_pb.js";
 export * from "./gen/players/v1/players_pb.js";
 export * from "./gen/tickets/v1/tickets_pb.js";
 export * from "./gen/tickets/v1/player_side_pb.js";
+export * from "./gen/tickets/v1/admin_pb.js";
 export * from "./gen/content/v1/admin_pb.js";
 export * from "./gen/content/v1/agents_pb.js";
 export * from "./gen/content/v1/canned_pb.js";

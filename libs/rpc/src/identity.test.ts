@@ -12,7 +12,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@support/logging";
 import {
-  AgentAccessService, ContentAdminService, ContentService, MediaService, PlayerSideService, PlayersAdminService, PlayersService, TicketsService, WebhooksAdminService,
+  AgentAccessService, ContentAdminService, ContentService, MediaService, PlayerSideService, PlayersAdminService, PlayersService, TicketsAdminService, TicketsService, WebhooksAdminService,
   WebhooksService, health,
 } from "@support/proto";
 import {
@@ -169,7 +169,7 @@ function handMadeToken(claims: Record<string, unknown>, key: ReturnType<typeof g
 // check is answered `unimplemented` by the handler, one that does not is refused before it.
 const SERVICES: DescService[] = [
   ContentService, ContentAdminService, AgentAccessService, TicketsService, PlayerSideService, MediaService, PlayersService, PlayersAdminService, WebhooksService,
-  WebhooksAdminService,
+  WebhooksAdminService, TicketsAdminService,
 ];
 
 describe.each(SERVICES.map((service) => [service.typeName, service] as const))("%s over h2c", (typeName, service) => {

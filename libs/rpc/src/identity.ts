@@ -40,6 +40,7 @@ export const ALLOWED_CALLERS: Readonly<Record<string, readonly IdentityName[]>> 
   "players.v1.PlayersAdminService": ["admin"],
   "webhooks.v1.WebhooksService": ["gateway"],
   "webhooks.v1.WebhooksAdminService": ["admin"],
+  "tickets.v1.TicketsAdminService": ["admin"],
   "email.v1.EmailService": ["gateway"],
 };
 

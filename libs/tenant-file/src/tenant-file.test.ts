@@ -262,4 +262,58 @@ describe("tenant file", () => {
       { path: "webhooks/2/games/1", message: 'unknown game ref "nope" (not in games)' },
     ]);
   });
+
+  it("accepts the tickets service's rules, sla, triage and outbreaks, and names each bad value's path", () => {
+    const file = {
+      ...minimal(),
+      rules: [
+        { name: "Crashes", trigger: { type: "ticket_created" }, conditions: [{ type: "game", in: ["g"] }, { type: "text", contains: "crash" }], actions: [{ type: "addTags", tagNames: ["bug"] }] },
+        { name: "Nudge", enabled: false, trigger: { type: "time", status: "waiting", hours: 48 }, actions: [{ type: "sendMessage", message: "Still there?" }] },
+      ],
+      sla: {
+        calendar: { timeZone: "Europe/Berlin", hours: [{ day: 1, start: "09:00", end: "24:00" }], holidays: ["2026-12-25"] },
+        policies: [{ id: "std", name: "Standard", games: ["g"], tiers: [1], targets: { firstResponseMinutes: 60 }, businessHours: true }],
+      },
+      triage: { threshold: 0.85 },
+      outbreaks: { enabled: true, minTickets: 5 },
+    };
+    expect(issuesOf(file)).toEqual([]);
+    expect(issuesOf({ ...file, sla: { calendar: null, policies: [] }, outbreaks: {} })).toEqual([]);
+    expect(
+      issuesOf({
+        ...file,
+        rules: [...file.rules, { name: "Crashes", trigger: { type: "sometimes" }, conditions: [{ type: "game", in: ["nope"] }], actions: [], extra: 1 }],
+        sla: { calendar: { timeZone: "UTC", hours: [{ day: 8, start: "9:00", end: "17:00" }] }, policies: [{ id: "Std!", name: "x", targets: {} }] },
+        triage: { threshold: 0.3 },
+        outbreaks: { minTickets: 2, similarity: 0.99, often: true },
+      }),
+    ).toEqual(
+      expect.arrayContaining([
+        { path: "rules/2/extra", message: "is not allowed here" },
+        { path: "rules/2/trigger/type", message: "must be equal to one of the allowed values" },
+        { path: "rules/2/actions", message: "must NOT have fewer than 1 items" },
+        { path: "sla/calendar/hours/0/day", message: "must be <= 7" },
+        { path: "sla/calendar/hours/0/start", message: "must be a time HH:MM" },
+        { path: "sla/policies/0/id", message: "must be 1-64 of a-z, 0-9, '-' and '_'" },
+        { path: "sla/policies/0/targets", message: "must NOT have fewer than 1 properties" },
+        { path: "triage/threshold", message: "must be >= 0.5" },
+        { path: "outbreaks/minTickets", message: "must be >= 3" },
+        { path: "outbreaks/similarity", message: "must be <= 0.95" },
+        { path: "outbreaks/often", message: "is not allowed here" },
+      ]),
+    );
+    // Cross-references: names unique, game refs of the file.
+    expect(
+      issuesOf({
+        ...file,
+        rules: [...file.rules, { name: "Crashes", trigger: { type: "ticket_created" }, conditions: [{ type: "game", in: ["nope"] }], actions: [{ type: "unassignTicket" }] }],
+        sla: { policies: [file.sla.policies[0], { ...file.sla.policies[0], games: ["g", "nope"] }] },
+      }),
+    ).toEqual([
+      { path: "rules/2/name", message: "duplicates the name of rules/0/name" },
+      { path: "rules/2/conditions/0/in/0", message: 'unknown game ref "nope" (not in games)' },
+      { path: "sla/policies/1/id", message: "duplicates the id of sla/policies/0/id" },
+      { path: "sla/policies/1/games/1", message: 'unknown game ref "nope" (not in games)' },
+    ]);
+  });
 });

@@ -56,6 +56,38 @@ export interface TenantFile {
   blockedPlayers?: { game: string; playerId?: string; email?: string }[];
   /** Webhook subscriptions, matched by url (webhooks service). */
   webhooks?: { url: string; description?: string; events: string[]; games?: string[]; enabled?: boolean }[];
+  /** Automation rules, matched by name (tickets service; checked in full there). */
+  rules?: TenantRule[];
+  /** SLA calendar and policies, replaced whole (tickets service). */
+  sla?: {
+    calendar?: { timeZone: string; hours: { day: number; start: string; end: string }[]; holidays?: string[] } | null;
+    policies: TenantSlaPolicy[];
+  };
+  triage?: { threshold: number };
+  /** Outbreak detection; a value left out keeps the company's. */
+  outbreaks?: { enabled?: boolean; minTickets?: number; windowMinutes?: number; similarity?: number };
+}
+
+/** A rule as the settings take it; a `game` condition names refs of the file's games. */
+export interface TenantRule {
+  name: string;
+  enabled?: boolean;
+  trigger: { type: string; [key: string]: unknown };
+  conditions?: { type: string; not?: boolean; [key: string]: unknown }[];
+  actions: { type: string; [key: string]: unknown }[];
+}
+
+/** An SLA policy as the settings take it, with `games` (refs of the file's games) for `gameIds`. */
+export interface TenantSlaPolicy {
+  id: string;
+  name: string;
+  games?: string[];
+  tiers?: number[];
+  tags?: string[];
+  targets: { firstResponseMinutes?: number; nextResponseMinutes?: number; resolutionMinutes?: number };
+  businessHours?: boolean;
+  pauseWhileWaiting?: boolean;
+  warnBeforeMinutes?: number;
 }
 
 /** The eight field types of a collector result. */
@@ -102,6 +134,9 @@ const patternMessages: Record<string, string> = {
   url: "must be an http(s) URL",
   senderName: "must be 1-100 characters without line breaks, not blank",
   senderAddress: "must be a plain email address (name@example.com)",
+  id: "must be 1-64 of a-z, 0-9, '-' and '_'",
+  start: "must be a time HH:MM",
+  end: "must be a time HH:MM (24:00: the end of the day)",
 };
 
 // ajv's oneOf message ("must match exactly one schema in oneOf") does not say which; keyed by
@@ -205,6 +240,16 @@ function crossReferenceIssues(file: TenantFile): TenantFileIssue[] {
     ...(file.blockedPlayers ?? []).flatMap((entry, i) => unknownGame(entry.game, `blockedPlayers/${i}/game`)),
     ...duplicates(file.webhooks ?? [], (w) => w.url, (i) => `webhooks/${i}/url`, "the url of"),
     ...(file.webhooks ?? []).flatMap((webhook, w) => (webhook.games ?? []).flatMap((ref, i) => unknownGame(ref, `webhooks/${w}/games/${i}`))),
+    ...duplicates(file.rules ?? [], (r) => r.name.trim(), (i) => `rules/${i}/name`, "the name of"),
+    ...(file.rules ?? []).flatMap((rule, r) =>
+      (rule.conditions ?? []).flatMap((condition, c) => {
+        if (condition.type !== "game") return [];
+        if (!Array.isArray(condition.in)) return [{ path: `rules/${r}/conditions/${c}/in`, message: "must be a list of game refs" }];
+        return condition.in.flatMap((ref, i) => (typeof ref === "string" ? unknownGame(ref, `rules/${r}/conditions/${c}/in/${i}`) : [{ path: `rules/${r}/conditions/${c}/in/${i}`, message: "must be a game ref" }]));
+      }),
+    ),
+    ...duplicates(file.sla?.policies ?? [], (p) => p.id, (i) => `sla/policies/${i}/id`, "the id of"),
+    ...(file.sla?.policies ?? []).flatMap((policy, p) => (policy.games ?? []).flatMap((ref, i) => unknownGame(ref, `sla/policies/${p}/games/${i}`))),
   ];
 }
 

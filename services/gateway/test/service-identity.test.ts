@@ -6,7 +6,7 @@
 import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import {
-  ContentAdminService, ContentService, MediaService, PlayerSideService, PlayersAdminService, PlayersService, TicketsService, WebhooksAdminService,
+  ContentAdminService, ContentService, MediaService, PlayerSideService, PlayersAdminService, PlayersService, TicketsAdminService, TicketsService, WebhooksAdminService,
   WebhooksService, health,
 } from "@support/proto";
 import {
@@ -24,6 +24,7 @@ const SERVICES: { name: ServiceName; service: DescService }[] = [
   { name: "content", service: ContentAdminService },
   { name: "tickets", service: TicketsService },
   { name: "tickets", service: PlayerSideService },
+  { name: "tickets", service: TicketsAdminService },
   { name: "media", service: MediaService },
   { name: "players", service: PlayersService },
   { name: "players", service: PlayersAdminService },

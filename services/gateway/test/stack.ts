@@ -246,7 +246,7 @@ export async function startStack(options: { gateway?: Partial<GatewayConfig>; en
     const url = `http://127.0.0.1:${port}`;
 
     const admin = <T>(args: string[], stdin?: string): Promise<T> =>
-      runAdmin<T>(args, { CONTENT_URL: urls.CONTENT_URL, PLAYERS_URL: urls.PLAYERS_URL, WEBHOOKS_URL: urls.WEBHOOKS_URL, ADMIN_TOKEN: adminToken, ...identities?.env("admin"), LOG_LEVEL: "warn" }, stdin);
+      runAdmin<T>(args, { CONTENT_URL: urls.CONTENT_URL, PLAYERS_URL: urls.PLAYERS_URL, WEBHOOKS_URL: urls.WEBHOOKS_URL, TICKETS_URL: urls.TICKETS_URL, ADMIN_TOKEN: adminToken, ...identities?.env("admin"), LOG_LEVEL: "warn" }, stdin);
 
     return {
       infra,

@@ -1,7 +1,7 @@
 // The tickets service's configuration, from environment variables only.
 import { createHmac } from "node:crypto";
 import { ConfigError, loadConfig, num, str } from "@support/config";
-import { portSpec, rpcClientConfigSpecs, serviceConfigSpecs } from "@support/runtime";
+import { adminTokenSpec, portSpec, rpcClientConfigSpecs, serviceConfigSpecs } from "@support/runtime";
 import { idempotencyConfigSpecs } from "@support/idempotency";
 
 export const configSpecs = {
@@ -9,6 +9,7 @@ export const configSpecs = {
   ...idempotencyConfigSpecs,
   ...rpcClientConfigSpecs,
   PORT: portSpec(50052),
+  ADMIN_TOKEN: adminTokenSpec,
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers" }),
   PLAYERS_URL: str({ default: "http://127.0.0.1:50054", desc: "Where the players service answers" }),
   MEDIA_URL: str({ default: "http://127.0.0.1:50053", desc: "Where the media service answers (attachments of new tickets)" }),

@@ -23,6 +23,7 @@ import { registerSlaMetrics } from "./sla/sla.metrics.ts";
 import { createSlaJob, type SlaJob } from "./sla/sla.service.ts";
 import { createContentReference, type ContentReference } from "./reference/content-reference.ts";
 import { registerPlayerSideRoutes } from "./player-side/player-side.routes.ts";
+import { registerAdminRoutes } from "./admin-routes.ts";
 import { registerRoutes } from "./routes.ts";
 
 export interface TicketsDeps {
@@ -87,6 +88,7 @@ export function createServer(deps: TicketsDeps): TicketsServer {
     routes: (router) => {
       registerRoutes(router, ctx);
       registerPlayerSideRoutes(router, ctx);
+      registerAdminRoutes(router, ctx, config.ADMIN_TOKEN);
     },
     workers: [createContentChangedConsumer({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, reference, logger, registry }), routing, triage, outbreaks, rules, rulesSweep, autoClose, sla, triageTraining, createIdempotencyPurgeJobFromConfig(deps.db, config, logger)],
   });

@@ -36,7 +36,7 @@ export interface TicketsTestContext {
   db: Kysely<TicketsDatabase>;
   /** Domain events published on NATS under this run's prefix, in arrival order. */
   published: EventEnvelope[];
-  /** Runs the admin tool against the run's content and players services. */
+  /** Runs the admin tool against the run's content, players and tickets services. */
   admin<T = Record<string, unknown>>(args: string[], stdin?: string): Promise<T>;
   applyTenant(file: unknown): Promise<TenantResult>;
   /** Starts one more tickets replica on the same database (several replicas). */
@@ -137,7 +137,11 @@ export async function startTickets(overrides: Partial<TicketsConfig> = {}): Prom
     pools.push(db as Kysely<unknown>);
 
     const admin = <T>(args: string[], stdin?: string): Promise<T> =>
-      runAdmin<T>(args, { CONTENT_URL: `http://127.0.0.1:${contentPort}`, PLAYERS_URL: `http://127.0.0.1:${playersPort}`, ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" }, stdin);
+      runAdmin<T>(
+        args,
+        { CONTENT_URL: `http://127.0.0.1:${contentPort}`, PLAYERS_URL: `http://127.0.0.1:${playersPort}`, TICKETS_URL: `http://127.0.0.1:${port}`, ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" },
+        stdin,
+      );
 
     return {
       infra,

@@ -11,6 +11,10 @@
 // (created, updated or deleted by URL on every run), so a file whose webhooks changed applies
 // them to the company it created before. It leaves `company.email` out for the same reason:
 // content sets the sender on the company the digest names.
+// The automation the tickets service owns (rules, sla, triage, outbreaks) is applied last, once
+// content has made the games its rules and policies name: one call, one transaction in tickets,
+// declarative per company like the webhooks (rules matched by name) and left out of the digest
+// for the same reason.
 // An edited file is applied to the company an earlier file created by naming it (`--company`):
 // content then converges that company on the file and reports, object by object, what it
 // created, changed and left alone, what it refused (conflicts: then nothing was written) and
@@ -66,6 +70,10 @@ export interface TenantOutput {
    * secret of a subscription this run created, printed this once.
    */
   webhooks?: { url: string; id: string; action: string; enabled: boolean; secret?: string }[];
+  /** What the tickets part did to each rule (only when the file has `rules`). */
+  rules?: { name: string; id: string; action: string }[];
+  /** What the tickets part did to each settings section the file has: "updated" or "unchanged". */
+  automation?: Record<string, string>;
 }
 
 export interface RetryPolicy {
@@ -83,13 +91,16 @@ export class PartialApplyError extends Error {
   readonly applied: TenantOutput;
   readonly rerun: string;
   readonly issues: ValidationIssue[] | undefined;
-  constructor(cause: AppError, applied: TenantOutput, rerun: string, issues: ValidationIssue[] | undefined, part: "blockedPlayers" | "webhooks" = "blockedPlayers") {
+  constructor(cause: AppError, applied: TenantOutput, rerun: string, issues: ValidationIssue[] | undefined, part: "blockedPlayers" | "webhooks" | "automation" = "blockedPlayers") {
     super(
       part === "blockedPlayers"
         ? `content's part of the tenant file was applied (company ${applied.companyId}), but blocking its blockedPlayers failed: ${cause.message}. ` +
             `Run \`${rerun}\` again to finish: it creates nothing new in content and blocks the players again.`
-        : `content's and players' parts of the tenant file were applied (company ${applied.companyId}), but applying its webhooks failed: ${cause.message}. ` +
-            `Fix the file and run \`${rerun}\` again: it creates nothing new in content and applies the webhooks again.`,
+        : part === "webhooks"
+          ? `content's and players' parts of the tenant file were applied (company ${applied.companyId}), but applying its webhooks failed: ${cause.message}. ` +
+            `Fix the file and run \`${rerun}\` again: it creates nothing new in content and applies the webhooks again.`
+          : `content's, players' and webhooks' parts of the tenant file were applied (company ${applied.companyId}), but applying its rules and automation settings failed (nothing of them was written): ${cause.message}. ` +
+            `Fix the file and run \`${rerun}\` again: it creates nothing new in content and applies them again.`,
     );
     this.name = "PartialApplyError";
     this.cause = cause;
@@ -201,7 +212,8 @@ export async function applyTenantFile(clients: AdminClients, file: TenantFile, o
   // Content's part leaves `webhooks` out, digest included: editing only a file's webhooks and
   // applying it again finds the company the file created and updates its subscriptions,
   // instead of creating another company.
-  const { webhooks: _webhooks, ...contentPart } = file;
+  // The tickets service's sections are left out the same way.
+  const { webhooks: _webhooks, rules: _rules, sla: _sla, triage: _triage, outbreaks: _outbreaks, ...contentPart } = file;
   // company.email (the sender of the company's mails) is sent but left out of the digest too, so
   // that an edited sender is set on the company the file created rather than making another.
   const { email: _email, ...digestedCompany } = contentPart.company;
@@ -257,7 +269,57 @@ export async function applyTenantFile(clients: AdminClients, file: TenantFile, o
     }
   }
   if (file.webhooks !== undefined) output.webhooks = await applyWebhooks(clients, file, output, options);
+  if (file.rules !== undefined || file.sla !== undefined || file.triage !== undefined || file.outbreaks !== undefined) {
+    Object.assign(output, await applyAutomation(clients, file, output, options));
+  }
   return output;
+}
+
+/**
+ * The tickets sections as the tickets service takes them: refs of the file's games turned into
+ * ids (a rule's `game` condition, a policy's `games` as `gameIds`) and an assignTicket's
+ * assigneeId that is a user ref of the file into that user's id.
+ */
+export function automationRequest(file: TenantFile, output: Pick<TenantOutput, "games" | "users">): JsonObject {
+  const gameId = (ref: string) => output.games[ref]?.id ?? ref;
+  const automation: Record<string, unknown> = {};
+  if (file.rules !== undefined) {
+    automation.rules = file.rules.map((rule) => ({
+      ...rule,
+      ...(rule.conditions
+        ? { conditions: rule.conditions.map((condition) => (condition.type === "game" && Array.isArray(condition.in) ? { ...condition, in: condition.in.map((ref) => gameId(String(ref))) } : condition)) }
+        : {}),
+      actions: rule.actions.map((action) =>
+        action.type === "assignTicket" && typeof action.assigneeId === "string" && output.users[action.assigneeId] !== undefined ? { ...action, assigneeId: output.users[action.assigneeId] } : action,
+      ),
+    }));
+  }
+  if (file.sla !== undefined) {
+    automation.sla = {
+      calendar: file.sla.calendar ?? null,
+      policies: file.sla.policies.map(({ games, ...policy }) => ({ ...policy, ...(games ? { gameIds: games.map(gameId) } : {}) })),
+    };
+  }
+  if (file.triage !== undefined) automation.triage = file.triage;
+  if (file.outbreaks !== undefined) automation.outbreaks = file.outbreaks;
+  return automation as JsonObject;
+}
+
+// The service names the request's pointers; the operator wrote the file's.
+const automationIssuePath = (path: string) => path.replace(/^\/sla\/policies\/(\d+)\/gameIds/, "/sla/policies/$1/games").replace(/^\//, "");
+
+async function applyAutomation(clients: AdminClients, file: TenantFile, output: TenantOutput, options: { rerun: string }): Promise<Pick<TenantOutput, "rules" | "automation">> {
+  try {
+    const response = await clients.tickets.applyAutomation({ companyId: output.companyId, automation: automationRequest(file, output) });
+    return {
+      ...(file.rules !== undefined ? { rules: response.rules.map(({ name, id, action }) => ({ name, id, action })) } : {}),
+      ...(response.settings.length > 0 ? { automation: Object.fromEntries(response.settings.map((setting) => [setting.section, setting.action])) } : {}),
+    };
+  } catch (error) {
+    const appError = connectToAppError(error);
+    const issues = appError.details?.issues?.map((issue) => ({ path: automationIssuePath(issue.path), message: issue.message }));
+    throw new PartialApplyError(appError, output, options.rerun, issues, "automation");
+  }
 }
 
 // The service names the request's pointers; the operator wrote the file's.

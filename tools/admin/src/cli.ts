@@ -109,6 +109,7 @@ Environment:
   CONTENT_URL       content service (default http://127.0.0.1:50051)
   PLAYERS_URL       players service (default http://127.0.0.1:50054)
   WEBHOOKS_URL      webhooks service (default http://127.0.0.1:50055; apply of a file with "webhooks")
+  TICKETS_URL       tickets service (default http://127.0.0.1:50052; apply of a file with "rules", "sla", "triage" or "outbreaks")
   ADMIN_TOKEN       the services' admin token; unset, it is read from ADMIN_TOKEN_FILE
                     (default .data/admin-token, written by \`make up\`)
   SERVICE_IDENTITY_KEY  the tool's service identity key (\`admin\`); unset, it is read from

@@ -1,6 +1,6 @@
-// Clients of the three admin services, each call carrying the admin token and the tool's service identity.
+// Clients of the four admin services, each call carrying the admin token and the tool's service identity.
 import type { Client } from "@connectrpc/connect";
-import { ContentAdminService, PlayersAdminService, WebhooksAdminService } from "@support/proto";
+import { ContentAdminService, PlayersAdminService, TicketsAdminService, WebhooksAdminService } from "@support/proto";
 import { adminTokenHeader, createServiceClient } from "@support/rpc";
 import type { AdminConfig } from "./config.ts";
 
@@ -8,6 +8,7 @@ export interface AdminClients {
   content: Client<typeof ContentAdminService>;
   players: Client<typeof PlayersAdminService>;
   webhooks: Client<typeof WebhooksAdminService>;
+  tickets: Client<typeof TicketsAdminService>;
 }
 
 export function createAdminClients(config: AdminConfig): AdminClients {
@@ -16,5 +17,6 @@ export function createAdminClients(config: AdminConfig): AdminClients {
     content: createServiceClient(ContentAdminService, config.contentUrl, options),
     players: createServiceClient(PlayersAdminService, config.playersUrl, options),
     webhooks: createServiceClient(WebhooksAdminService, config.webhooksUrl, options),
+    tickets: createServiceClient(TicketsAdminService, config.ticketsUrl, options),
   };
 }

@@ -11,6 +11,10 @@ export const configSpecs = {
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers (Connect)" }),
   PLAYERS_URL: str({ default: "http://127.0.0.1:50054", desc: "Where the players service answers (Connect)" }),
   WEBHOOKS_URL: str({ default: "http://127.0.0.1:50055", desc: "Where the webhooks service answers (Connect); only `apply` of a file with `webhooks` calls it" }),
+  TICKETS_URL: str({
+    default: "http://127.0.0.1:50052",
+    desc: "Where the tickets service answers (Connect); only `apply` of a file with `rules`, `sla`, `triage` or `outbreaks` calls it",
+  }),
   ADMIN_TOKEN: str({ default: "", desc: "The services' admin token (their ADMIN_TOKEN)" }),
   ADMIN_TOKEN_FILE: str({ default: ".data/admin-token", desc: "Read for the token when ADMIN_TOKEN is unset (relative to the working directory)" }),
   SERVICE_IDENTITY_KEY: str({ default: "", desc: "The admin tool's service identity key (PKCS#8 PEM Ed25519), trusted by the services as `admin`" }),
@@ -29,6 +33,7 @@ export interface AdminConfig {
   contentUrl: string;
   playersUrl: string;
   webhooksUrl: string;
+  ticketsUrl: string;
   adminToken: string;
   /** Signs the calls' service identity (`admin`). */
   identity: ServiceCaller;
@@ -67,6 +72,7 @@ export function loadAdminConfig(env: Record<string, string | undefined>, cwd: st
     contentUrl: config.CONTENT_URL,
     playersUrl: config.PLAYERS_URL,
     webhooksUrl: config.WEBHOOKS_URL,
+    ticketsUrl: config.TICKETS_URL,
     adminToken: token,
     identity,
     timeoutMs: config.RPC_TIMEOUT_MS,

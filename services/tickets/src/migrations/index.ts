@@ -16,6 +16,7 @@ import * as routing from "./2026_12_07_00_00_00_routing.ts";
 import * as outbreaks from "./2026_12_08_00_00_00_outbreaks.ts";
 import * as triage from "./2026_12_08_00_00_00_triage.ts";
 import * as rules from "./2026_12_09_00_00_00_rules.ts";
+import * as ruleSource from "./2026_12_10_00_00_00_rule_source.ts";
 import * as sla from "./2026_12_08_00_00_00_sla.ts";
 
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   "2026_12_08_00_00_00_triage": triage,
   "2026_12_09_00_00_00_rules": rules,
   "2026_12_08_00_00_00_sla": sla,
+  "2026_12_10_00_00_00_rule_source": ruleSource,
 };

@@ -159,6 +159,24 @@ export async function updateOutbreakSettings(ctx: OutbreaksContext, companyId: s
   return readSettings(ctx.db, companyId);
 }
 
+/**
+ * The company's settings with the values a tenant file gives over them, checked: the settings or
+ * the issues under `/outbreaks`.
+ */
+export async function fileOutbreakSettings(ctx: OutbreaksContext, companyId: string, given: Partial<OutbreakSettings>): Promise<{ settings: OutbreakSettings; issues: ValidationIssue[] }> {
+  const settings = { ...(await readSettings(ctx.db, companyId)), ...given };
+  return { settings, issues: settingsIssues(settings).map((issue) => ({ path: `/outbreaks${issue.path}`, message: issue.message })) };
+}
+
+/** Writes settings from fileOutbreakSettings; the same again writes nothing. Run inside the caller's transaction (ctx.db). */
+export async function applyFileOutbreakSettings(ctx: OutbreaksContext, companyId: string, settings: OutbreakSettings): Promise<"updated" | "unchanged"> {
+  const current = await readSettings(ctx.db, companyId);
+  if (current.enabled === settings.enabled && current.minTickets === settings.minTickets && current.windowMinutes === settings.windowMinutes && current.similarity === settings.similarity) return "unchanged";
+  await writeSettings(ctx.db, companyId, settings);
+  ctx.logger.info({ companyId, settings }, "outbreak settings changed by a tenant file");
+  return "updated";
+}
+
 export async function listCompanyIncidents(ctx: OutbreaksContext, companyId: string, gameIds: readonly string[] | undefined, includeClosed: boolean): Promise<IncidentRow[]> {
   return listIncidents(ctx.db, companyId, gameIds, includeClosed, LIST_LIMIT);
 }

@@ -97,8 +97,14 @@ function definitionValues(rule: RuleDefinition) {
   };
 }
 
-export async function insertRule(trx: Db, companyId: string, rule: RuleDefinition, position: number): Promise<Rule> {
-  const row = await trx.insertInto("rules").values({ company_id: companyId, position, ...definitionValues(rule) }).returningAll().executeTakeFirstOrThrow();
+/** The rules a tenant file created (the only ones a file changes or deletes). */
+export async function listFileRules(db: Db, companyId: string): Promise<Rule[]> {
+  const rows = await db.selectFrom("rules").selectAll().where("company_id", "=", companyId).where("source", "=", "tenant_file").orderBy("position").execute();
+  return rows.map(toRule);
+}
+
+export async function insertRule(trx: Db, companyId: string, rule: RuleDefinition, position: number, source: "console" | "tenant_file" = "console"): Promise<Rule> {
+  const row = await trx.insertInto("rules").values({ company_id: companyId, position, source, ...definitionValues(rule) }).returningAll().executeTakeFirstOrThrow();
   return toRule(row);
 }
 

@@ -11,8 +11,9 @@
 // depth_limit). The depth of an event caused by rule R is one more than R's last applied run on
 // the ticket.
 import { createHash } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
 import { writeEvents } from "@support/bus";
-import { failedPrecondition, isAppError, isUuid, notFound, validationError } from "@support/errors";
+import { failedPrecondition, isAppError, isUuid, notFound, validationError, type ValidationIssue } from "@support/errors";
 import type { TicketsContext } from "../context.ts";
 import { applyActions } from "../tickets/apply-actions.ts";
 import type { Definitions } from "../tickets/field-values.ts";
@@ -20,7 +21,7 @@ import { referencedUsers, type TicketAction } from "../tickets/ticket-actions.ts
 import { findTicket, updateTicket } from "../tickets/ticket.repository.ts";
 import type { Ticket } from "../tickets/ticket.ts";
 import {
-  countRules, deleteRuleRow, findRule, firstMessageOf, insertRule, insertRun, isFirstPlayerMessage, lastAppliedDepth, listEnabledRules, listRules, listRuns,
+  countRules, deleteRuleRow, findRule, listFileRules, firstMessageOf, insertRule, insertRun, isFirstPlayerMessage, lastAppliedDepth, listEnabledRules, listRules, listRuns,
   lockCompanyRules, rulesRunForEvent, setPositions, updateRuleRow, type RuleRun,
 } from "./rule.repository.ts";
 import {
@@ -51,6 +52,78 @@ async function checkNames(ctx: RulesContext, companyId: string, rule: RuleDefini
     }
   });
   if (issues.length > 0) throw validationError(issues);
+}
+
+/** The issues of a VALIDATION_ERROR under `prefix` (another error is thrown on). */
+function issuesUnder(error: unknown, prefix: string): ValidationIssue[] {
+  const issues = isAppError(error) ? error.details?.issues : undefined;
+  if (!issues) throw error;
+  return issues.map((issue) => ({ path: `${prefix}${issue.path}`, message: issue.message }));
+}
+
+/**
+ * Checks a tenant file's rules (the same checks as the settings', names unique in the list) and
+ * answers them or every issue by its path under /rules/<i>; nothing is written.
+ */
+export async function checkFileRules(ctx: RulesContext, companyId: string, raw: unknown): Promise<{ rules: RuleDefinition[]; issues: ValidationIssue[] }> {
+  if (!Array.isArray(raw)) return { rules: [], issues: [{ path: "/rules", message: "must be a list of rules" }] };
+  const issues: ValidationIssue[] = [];
+  const rules: RuleDefinition[] = [];
+  const names = new Map<string, number>();
+  for (const [index, input] of raw.entries()) {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) {
+      issues.push({ path: `/rules/${index}`, message: "must be a rule object" });
+      continue;
+    }
+    try {
+      const rule = checkRule(input as RuleInput);
+      await checkNames(ctx, companyId, rule);
+      const earlier = names.get(rule.name);
+      if (earlier !== undefined) issues.push({ path: `/rules/${index}/name`, message: `duplicates the name of /rules/${earlier}/name` });
+      names.set(rule.name, index);
+      rules.push(rule);
+    } catch (error) {
+      issues.push(...issuesUnder(error, `/rules/${index}`));
+    }
+  }
+  return { rules, issues };
+}
+
+export type FileRuleAction = "created" | "updated" | "unchanged" | "deleted";
+
+const definitionOf = (rule: RuleDefinition) => JSON.parse(JSON.stringify({ name: rule.name, enabled: rule.enabled, trigger: rule.trigger, conditions: rule.conditions, actions: rule.actions })) as unknown;
+
+/**
+ * Makes the company's tenant-file rules match `rules` (checked by checkFileRules), by name: a
+ * new name is created last in the order, a listed one updated in place (its position and
+ * history kept), and one an earlier file created that is no longer listed deleted. Rules made in
+ * the settings are never touched. Run inside the caller's transaction (ctx.db).
+ */
+export async function applyFileRules(ctx: RulesContext, companyId: string, rules: readonly RuleDefinition[]): Promise<{ name: string; id: string; action: FileRuleAction }[]> {
+  await lockCompanyRules(ctx.db, companyId);
+  const existing = new Map((await listFileRules(ctx.db, companyId)).map((rule) => [rule.name, rule]));
+  const results: { name: string; id: string; action: FileRuleAction }[] = [];
+  const listed = new Set(rules.map((rule) => rule.name));
+  // Deleted first, so a file that swaps rules never passes the company's limit on the way.
+  const gone = [...existing.values()].filter((rule) => !listed.has(rule.name));
+  for (const rule of gone) await deleteRuleRow(ctx.db, companyId, rule.id);
+  let count = await countRules(ctx.db, companyId);
+  for (const rule of rules) {
+    const current = existing.get(rule.name);
+    if (!current) {
+      if (count >= MAX_RULES) throw failedPrecondition(`A company has at most ${MAX_RULES} rules: the file's rules and the settings' together`, { type: "TOO_MANY_RULES" });
+      count += 1;
+      const created = await insertRule(ctx.db, companyId, rule, count, "tenant_file");
+      results.push({ name: rule.name, id: created.id, action: "created" });
+    } else if (isDeepStrictEqual(definitionOf(current), definitionOf(rule))) {
+      results.push({ name: rule.name, id: current.id, action: "unchanged" });
+    } else {
+      await updateRuleRow(ctx.db, companyId, current.id, rule);
+      results.push({ name: rule.name, id: current.id, action: "updated" });
+    }
+  }
+  for (const rule of gone) results.push({ name: rule.name, id: rule.id, action: "deleted" });
+  return results;
 }
 
 export function listCompanyRules(ctx: RulesContext, companyId: string): Promise<Rule[]> {

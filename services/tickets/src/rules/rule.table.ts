@@ -15,6 +15,8 @@ export interface RuleTable {
   trigger: Json<unknown>;
   conditions: Json<unknown[]>;
   actions: Json<unknown[]>;
+  /** "console" (the settings) or "tenant_file" (the admin tool's file, which owns only these). */
+  source: Generated<string>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

@@ -2,6 +2,7 @@
 // announces warnings and breaches. The sweep runs every SLA_SWEEP_INTERVAL_MS on every replica:
 // each notice is claimed by its primary key (ticket, metric, cycle, kind) in the transaction that
 // writes its domain event to the outbox, so whichever replica claims it first announces it, once.
+import { isDeepStrictEqual } from "node:util";
 import { newEvent } from "@support/events";
 import { writeEvents } from "@support/bus";
 import { isUuid, notFound, validationError } from "@support/errors";
@@ -31,6 +32,20 @@ export async function putSlaSettings(ctx: SlaContext, companyId: string, raw: un
   // Without policies no sweep looks at the company's tickets again: their due times go now.
   if (settings.policies.length === 0) await clearDueTimes(ctx.db, companyId);
   return saved;
+}
+
+/**
+ * Sets settings a tenant file gives (checked by parseSlaSettings), replaced whole as by an admin;
+ * the same settings again write nothing. Run inside the caller's transaction (ctx.db).
+ */
+export async function applyFileSla(ctx: SlaContext, companyId: string, settings: SlaSettings): Promise<"updated" | "unchanged"> {
+  const current = await findSlaSettings(ctx.db, companyId);
+  // Compared as JSON values: jsonb keeps its own key order and drops nothing the parser left undefined.
+  const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+  if (current && isDeepStrictEqual(plain({ calendar: current.calendar, policies: current.policies }), plain({ calendar: settings.calendar, policies: settings.policies }))) return "unchanged";
+  await saveSlaSettings(ctx.db, companyId, settings, ctx.now());
+  if (settings.policies.length === 0) await clearDueTimes(ctx.db, companyId);
+  return "updated";
 }
 
 /** The ticket's policy and clocks as of `now` (no policy: none). */

@@ -251,3 +251,10 @@ export async function setThreshold(ctx: Pick<TicketsContext, "db">, companyId: s
   }
   await saveThreshold(ctx.db, companyId, threshold);
 }
+
+/** Sets a tenant file's threshold (checked as setThreshold does); the same again writes nothing. */
+export async function applyFileThreshold(ctx: Pick<TicketsContext, "db">, companyId: string, threshold: number): Promise<"updated" | "unchanged"> {
+  if ((await findThreshold(ctx.db, companyId)) === threshold) return "unchanged";
+  await setThreshold(ctx, companyId, threshold);
+  return "updated";
+}
