@@ -141,7 +141,7 @@ describe("Settings → SLA in Chromium", () => {
     await page.getByLabel("Friday from").nth(1).fill("14:00");
     await page.getByLabel("Friday until").nth(1).fill("18:00");
     await page.getByRole("button", { name: "Save the SLA settings" }).click();
-    const overlap = page.getByText("Not accepted: overlaps hours 4 of the same day");
+    const overlap = page.getByText("Not accepted: overlaps the hours 09:00–15:00 of the same day");
     await overlap.waitFor();
     expect(await page.getByLabel("Friday from").nth(1).getAttribute("aria-invalid")).toBe("true");
     expect(await page.getByLabel("Friday from").nth(0).getAttribute("aria-invalid")).toBe(null);

@@ -375,6 +375,7 @@ export const de: Catalog = {
   "slaSettings.save": "SLA-Einstellungen speichern",
   "slaSettings.saved": "Die SLA-Einstellungen sind gespeichert ({count} Richtlinie(n)).",
   "slaSettings.refused": "Nicht angenommen: {reason}",
+  "slaSettings.overlaps": "überschneidet sich mit den Zeiten {start}–{end} desselben Tages",
   "slaSettings.refusedSummary": "Nichts wurde gespeichert: {count} Problem(e), bei ihren Feldern angezeigt.",
   "settings.slaReport": "SLA-Bericht",
   "slaReport.title": "SLA-Bericht",

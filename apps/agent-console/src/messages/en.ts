@@ -373,6 +373,7 @@ export const en = {
   "slaSettings.save": "Save the SLA settings",
   "slaSettings.saved": "The SLA settings are saved ({count} policy(ies)).",
   "slaSettings.refused": "Not accepted: {reason}",
+  "slaSettings.overlaps": "overlaps the hours {start}–{end} of the same day",
   "slaSettings.refusedSummary": "Nothing was saved: {count} problem(s), shown at their fields.",
   "settings.slaReport": "SLA report",
   "slaReport.title": "SLA report",

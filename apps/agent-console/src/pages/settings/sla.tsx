@@ -199,11 +199,19 @@ export function fieldOf(pointer: string): string {
 
 type Errors = Record<string, string>;
 
-function errorsOf(issues: { path?: string; message?: string }[]): Errors {
+/** The API names overlapping hours by their index in the list ("overlaps hours 4 of the same day"): the page says which hours those are. */
+function messageOf(issue: { message?: string }, draft: Draft): string {
+  const text = issue.message ?? "";
+  const overlapping = /^overlaps hours (\d+) of the same day$/.exec(text);
+  const other = overlapping ? draft.hours[Number(overlapping[1])] : undefined;
+  return other ? t("slaSettings.overlaps", { start: other.start, end: other.end }) : text;
+}
+
+function errorsOf(issues: { path?: string; message?: string }[], draft: Draft): Errors {
   const errors: Errors = {};
   for (const issue of issues) {
     const at = fieldOf(issue.path ?? "");
-    const text = issue.message ?? "";
+    const text = messageOf(issue, draft);
     errors[at] = errors[at] ? `${errors[at]} ${text}` : text;
   }
   return errors;
@@ -522,7 +530,7 @@ export function SlaSettingsPage() {
     } catch (caught) {
       if (caught instanceof ApiError && caught.status === 400) {
         const issues = caught.details?.issues ?? [];
-        const found = issues.length > 0 ? errorsOf(issues) : { form: caught.message };
+        const found = issues.length > 0 ? errorsOf(issues, draft) : { form: caught.message };
         setErrors(found);
         setFailure(t("slaSettings.refusedSummary", { count: issues.length || 1 }));
       } else setFailure(t("app.error"));
