@@ -25,6 +25,7 @@ import { TagsAndFieldsPage } from "./pages/settings/tags-and-fields.tsx";
 import { TeamPage } from "./pages/settings/team.tsx";
 import { TriagePage } from "./pages/settings/triage.tsx";
 import { SlaReportPage } from "./pages/settings/sla-report.tsx";
+import { SlaSettingsPage } from "./pages/settings/sla.tsx";
 import { TicketPage } from "./pages/ticket.tsx";
 import { IncidentPage } from "./pages/incident.tsx";
 import { OutbreaksPage } from "./pages/settings/outbreaks.tsx";
@@ -97,6 +98,7 @@ export function App() {
     if (path === "/settings/outbreaks") return <OutbreaksPage />;
     if (path === "/settings/team") return <TeamPage />;
     if (path === "/settings/triage") return <TriagePage />;
+    if (path === "/settings/sla") return <SlaSettingsPage />;
     if (path === "/settings/sla-report") return <SlaReportPage />;
     if (path === "/settings") return <Loading />;
   }

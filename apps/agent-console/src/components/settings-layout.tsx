@@ -21,6 +21,7 @@ export const SETTINGS_SECTIONS = [
   { path: "/settings/webhooks", label: "settings.webhooks" },
   { path: "/settings/players", label: "settings.players" },
   { path: "/settings/outbreaks", label: "settings.outbreaks" },
+  { path: "/settings/sla", label: "settings.sla" },
   { path: "/settings/sla-report", label: "settings.slaReport" },
   { path: "/settings/audit-log", label: "settings.auditLog" },
 ] as const satisfies readonly { path: string; label: MessageKey }[];
