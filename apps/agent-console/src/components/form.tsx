@@ -2,6 +2,7 @@
 // (aria-describedby, aria-invalid), and an alert announced when it appears.
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
+import { t } from "../i18n.ts";
 
 export function Alert({ children, kind = "error" }: { children: ComponentChildren; kind?: "error" | "success" }) {
   return (
@@ -61,5 +62,33 @@ export function Field({ id, label, type = "text", value, onInput, autoComplete, 
         </p>
       )}
     </div>
+  );
+}
+
+/**
+ * The API's validation issues grouped by the part of a form each belongs to: `partOf` maps an
+ * issue's JSON pointer to a part's key, `text` gives its message; two issues of one part are joined.
+ */
+export function issuesByPart(
+  issues: { path?: string; message?: string }[],
+  partOf: (path: string) => string,
+  text: (issue: { path?: string; message?: string }) => string = (issue) => issue.message ?? "",
+): Record<string, string> {
+  const parts: Record<string, string> = {};
+  for (const issue of issues) {
+    const at = partOf(issue.path ?? "");
+    const message = text(issue);
+    parts[at] = parts[at] ? `${parts[at]} ${message}` : message;
+  }
+  return parts;
+}
+
+/** What the API refused at a part of a form, under it (its id for the part's aria-describedby). */
+export function RefusedAt({ id, error }: { id: string; error: string | undefined }) {
+  if (!error) return null;
+  return (
+    <p class="field-error" id={id}>
+      {t("form.refused", { reason: error })}
+    </p>
   );
 }

@@ -6,7 +6,7 @@
 // path (/trigger/hours, /conditions/1/matches, /actions/0/tagNames/2), shown at that part of the form.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, call } from "../../api.ts";
-import { Alert, Field } from "../../components/form.tsx";
+import { Alert, Field, issuesByPart, RefusedAt } from "../../components/form.tsx";
 import { Link } from "../../components/layout.tsx";
 import { SettingsLayout } from "../../components/settings-layout.tsx";
 import { games, loadDirectory } from "../../directory.ts";
@@ -172,23 +172,11 @@ function triggerBody(draft: Draft): Rule["trigger"] {
 type DraftErrors = Record<string, string>;
 
 function errorsOf(issues: { path?: string; message?: string }[]): DraftErrors {
-  const errors: DraftErrors = {};
-  for (const issue of issues) {
-    const parts = (issue.path ?? "").split("/").filter(Boolean);
-    const at = parts[0] === "conditions" || parts[0] === "actions" ? (parts[1] === undefined ? parts[0] : `${parts[0]}/${parts[1]}`) : parts[0] === "trigger" ? "trigger" : parts[0] === "name" ? "name" : "form";
-    const text = issue.message ?? "";
-    errors[at] = errors[at] ? `${errors[at]} ${text}` : text;
-  }
-  return errors;
-}
-
-function FieldError({ id, error }: { id: string; error: string | undefined }) {
-  if (!error) return null;
-  return (
-    <p class="field-error" id={id}>
-      {t("rules.refused", { reason: error })}
-    </p>
-  );
+  return issuesByPart(issues, (path) => {
+    const parts = path.split("/").filter(Boolean);
+    if (parts[0] === "conditions" || parts[0] === "actions") return parts[1] === undefined ? parts[0] : `${parts[0]}/${parts[1]}`;
+    return parts[0] === "trigger" || parts[0] === "name" ? parts[0] : "form";
+  });
 }
 
 function ConditionRow({ index, draft, error, onChange, onRemove }: { index: number; draft: ConditionDraft; error: string | undefined; onChange: (changes: Partial<ConditionDraft>) => void; onRemove: () => void }) {
@@ -230,7 +218,7 @@ function ConditionRow({ index, draft, error, onChange, onRemove }: { index: numb
           {t("rules.remove")}
         </button>
       </div>
-      <FieldError id={`${id}-error`} error={error} />
+      <RefusedAt id={`${id}-error`} error={error} />
     </fieldset>
   );
 }
@@ -308,7 +296,7 @@ function ActionRow({ index, draft, error, onChange, onRemove }: { index: number;
           {t("rules.remove")}
         </button>
       </div>
-      <FieldError id={`${id}-error`} error={error} />
+      <RefusedAt id={`${id}-error`} error={error} />
     </fieldset>
   );
 }
@@ -354,8 +342,8 @@ function RuleForm({ editing, onSaved, onCancel }: { editing: Rule | undefined; o
     <form class="rule-form" onSubmit={submit} noValidate aria-labelledby="rule-form-title">
       <h2 id="rule-form-title">{editing ? t("rules.editTitle", { name: editing.name }) : t("rules.newTitle")}</h2>
       {failure && <Alert>{failure}</Alert>}
-      {errors.form && <Alert>{t("rules.refused", { reason: errors.form })}</Alert>}
-      <Field id="rule-name" label={t("rules.name")} value={draft.name} onInput={(name) => set({ name })} autoFocus={editing !== undefined} error={errors.name && (errors.name === t("rules.nameMissing") ? errors.name : t("rules.refused", { reason: errors.name }))} />
+      {errors.form && <Alert>{t("form.refused", { reason: errors.form })}</Alert>}
+      <Field id="rule-name" label={t("rules.name")} value={draft.name} onInput={(name) => set({ name })} autoFocus={editing !== undefined} error={errors.name && (errors.name === t("rules.nameMissing") ? errors.name : t("form.refused", { reason: errors.name }))} />
       <div class="check">
         <input id="rule-enabled" type="checkbox" checked={draft.enabled} onChange={(event) => set({ enabled: (event.currentTarget as HTMLInputElement).checked })} />
         <label for="rule-enabled">{t("rules.enabled")}</label>
@@ -406,7 +394,7 @@ function RuleForm({ editing, onSaved, onCancel }: { editing: Rule | undefined; o
           )}
         </div>
         <p class="hint">{t(`rules.triggerHint.${draft.trigger}` as MessageKey)}</p>
-        <FieldError id="rule-trigger-error" error={errors.trigger} />
+        <RefusedAt id="rule-trigger-error" error={errors.trigger} />
       </fieldset>
       <h3>{t("rules.ifTitle")}</h3>
       {draft.conditions.length === 0 && <p class="hint">{t("rules.conditionsHint")}</p>}
@@ -420,7 +408,7 @@ function RuleForm({ editing, onSaved, onCancel }: { editing: Rule | undefined; o
           onRemove={() => set({ conditions: draft.conditions.filter((_, at) => at !== index) })}
         />
       ))}
-      {errors.conditions && <p class="field-error">{t("rules.refused", { reason: errors.conditions })}</p>}
+      {errors.conditions && <p class="field-error">{t("form.refused", { reason: errors.conditions })}</p>}
       <button type="button" class="button small" onClick={() => set({ conditions: [...draft.conditions, { kind: "contains", not: false, key: "", values: "" }] })}>
         {t("rules.addCondition")}
       </button>
@@ -435,7 +423,7 @@ function RuleForm({ editing, onSaved, onCancel }: { editing: Rule | undefined; o
           onRemove={() => set({ actions: draft.actions.filter((_, at) => at !== index) })}
         />
       ))}
-      {errors.actions && <p class="field-error">{errors.actions === t("rules.actionsMissing") ? errors.actions : t("rules.refused", { reason: errors.actions })}</p>}
+      {errors.actions && <p class="field-error">{errors.actions === t("rules.actionsMissing") ? errors.actions : t("form.refused", { reason: errors.actions })}</p>}
       <button type="button" class="button small" onClick={() => set({ actions: [...draft.actions, { kind: "addPrivateNote", value: "" }] })}>
         {t("rules.addAction")}
       </button>

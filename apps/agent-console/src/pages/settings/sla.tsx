@@ -7,7 +7,7 @@
 // shown at that field; a refused save changes nothing.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, call } from "../../api.ts";
-import { Alert } from "../../components/form.tsx";
+import { Alert, issuesByPart, RefusedAt } from "../../components/form.tsx";
 import { Link } from "../../components/layout.tsx";
 import { SettingsLayout } from "../../components/settings-layout.tsx";
 import { games, loadDirectory } from "../../directory.ts";
@@ -208,22 +208,7 @@ function messageOf(issue: { message?: string }, draft: Draft): string {
 }
 
 function errorsOf(issues: { path?: string; message?: string }[], draft: Draft): Errors {
-  const errors: Errors = {};
-  for (const issue of issues) {
-    const at = fieldOf(issue.path ?? "");
-    const text = messageOf(issue, draft);
-    errors[at] = errors[at] ? `${errors[at]} ${text}` : text;
-  }
-  return errors;
-}
-
-function FieldError({ id, error }: { id: string; error: string | undefined }) {
-  if (!error) return null;
-  return (
-    <p class="field-error" id={id}>
-      {t("slaSettings.refused", { reason: error })}
-    </p>
-  );
+  return issuesByPart(issues, fieldOf, (issue) => messageOf(issue, draft));
 }
 
 /** The attributes tying an input to its refusal. */
@@ -243,7 +228,7 @@ function AmountField({ id, label, amount, error, onChange }: { id: string; label
           <option value="hours">{t("slaSettings.hours")}</option>
         </select>
       </div>
-      <FieldError id={`${id}-error`} error={error} />
+      <RefusedAt id={`${id}-error`} error={error} />
     </div>
   );
 }
@@ -281,7 +266,7 @@ function PolicyEditor({
         </p>
       )}
       <input id={`${id}-${field}`} type="text" value={draft[field]} {...invalid(`${id}-${field}`, error(field), hint ? `${id}-${field}-hint` : undefined)} onInput={(event) => onChange({ [field]: (event.currentTarget as HTMLInputElement).value } as Partial<PolicyDraft>)} />
-      <FieldError id={`${id}-${field}-error`} error={error(field)} />
+      <RefusedAt id={`${id}-${field}-error`} error={error(field)} />
     </div>
   );
   return (
@@ -311,7 +296,7 @@ function PolicyEditor({
               <label for={`${id}-game-${game.id}`}>{game.name}</label>
             </div>
           ))}
-          <FieldError id={`${id}-gameIds-error`} error={error("gameIds")} />
+          <RefusedAt id={`${id}-gameIds-error`} error={error("gameIds")} />
         </fieldset>
         <div class="rule-part-fields">
           {text("tiers", t("slaSettings.tiers"), t("slaSettings.tiersHint"))}
@@ -324,7 +309,7 @@ function PolicyEditor({
             <AmountField key={metric} id={`${id}-${metric}`} label={t(`slaSettings.metric.${metric}` as MessageKey)} amount={draft.targets[metric]} error={error(`targets/${metric}`)} onChange={(amount) => onChange({ targets: { ...draft.targets, [metric]: amount } })} />
           ))}
         </div>
-        <FieldError id={`${id}-targets-error`} error={error("targets")} />
+        <RefusedAt id={`${id}-targets-error`} error={error("targets")} />
         <div class="rule-part-fields">
           <div class="field">
             <label for={`${id}-count`}>{t("slaSettings.count")}</label>
@@ -332,7 +317,7 @@ function PolicyEditor({
               <option value="always">{t("slaSettings.aroundTheClock")}</option>
               <option value="business">{t("slaSettings.businessHours")}</option>
             </select>
-            <FieldError id={`${id}-businessHours-error`} error={error("businessHours")} />
+            <RefusedAt id={`${id}-businessHours-error`} error={error("businessHours")} />
           </div>
           <AmountField id={`${id}-warn`} label={t("slaSettings.warnBefore")} amount={draft.warnBefore} error={error("warnBeforeMinutes")} onChange={(warnBefore) => onChange({ warnBefore })} />
         </div>
@@ -340,7 +325,7 @@ function PolicyEditor({
           <input id={`${id}-pause`} type="checkbox" checked={draft.pauseWhileWaiting} onChange={(event) => onChange({ pauseWhileWaiting: (event.currentTarget as HTMLInputElement).checked })} />
           <label for={`${id}-pause`}>{t("slaSettings.pauseWhileWaiting")}</label>
         </div>
-        <FieldError id={`${id}-error`} error={errors[at]} />
+        <RefusedAt id={`${id}-error`} error={errors[at]} />
         <div class="webhook-actions">
           <button type="button" id={`${id}-up`} class="button small" disabled={index === 0} onClick={() => onMove(-1)} aria-label={t("slaSettings.moveUpLabel", { name: title })}>
             {t("slaSettings.moveUp")}
@@ -381,11 +366,11 @@ function CalendarEditor({ draft, errors, set }: { draft: Draft; errors: Errors; 
             </option>
           ))}
         </select>
-        <FieldError id="sla-time-zone-error" error={zoneError} />
+        <RefusedAt id="sla-time-zone-error" error={zoneError} />
       </div>
       <h3 id="sla-hours-title">{t("slaSettings.hoursTitle")}</h3>
       <p class="hint">{t("slaSettings.hoursHint")}</p>
-      <FieldError id="sla-hours-error" error={errors["calendar/hours"]} />
+      <RefusedAt id="sla-hours-error" error={errors["calendar/hours"]} />
       <ul class="sla-days" aria-labelledby="sla-hours-title">
         {DAYS.map((day) => {
           const dayName = t(`slaSettings.day.${day}` as MessageKey);
@@ -412,7 +397,7 @@ function CalendarEditor({ draft, errors, set }: { draft: Draft; errors: Errors; 
                       <button type="button" class="button small" onClick={() => set({ hours: draft.hours.filter((_, at) => at !== index) })} aria-label={t("slaSettings.removeHoursLabel", { day: dayName, start: span.start, end: span.end })}>
                         {t("slaSettings.remove")}
                       </button>
-                      <FieldError id={`${id}-error`} error={error} />
+                      <RefusedAt id={`${id}-error`} error={error} />
                     </span>
                   );
                 })}
@@ -435,12 +420,12 @@ function CalendarEditor({ draft, errors, set }: { draft: Draft; errors: Errors; 
               <button type="button" class="button small" onClick={() => set({ holidays: draft.holidays.filter((_, at) => at !== index) })} aria-label={t("slaSettings.removeHolidayLabel", { date })}>
                 {t("slaSettings.remove")}
               </button>
-              <FieldError id={`sla-holiday-${index}-error`} error={errors[`calendar/holidays/${index}`]} />
+              <RefusedAt id={`sla-holiday-${index}-error`} error={errors[`calendar/holidays/${index}`]} />
             </li>
           ))}
         </ul>
       )}
-      <FieldError id="sla-holidays-error" error={errors["calendar/holidays"]} />
+      <RefusedAt id="sla-holidays-error" error={errors["calendar/holidays"]} />
       <div class="rule-part-fields">
         <div class="field">
           <label for="sla-holiday">{t("slaSettings.holiday")}</label>
@@ -559,7 +544,7 @@ export function SlaSettingsPage() {
             <p class="hint" id="sla-use-calendar-hint">
               {t("slaSettings.useCalendarHint")}
             </p>
-            <FieldError id="sla-calendar-error" error={errors.calendar} />
+            <RefusedAt id="sla-calendar-error" error={errors.calendar} />
             {draft.useCalendar && <CalendarEditor draft={draft} errors={errors} set={set} />}
           </section>
           <section aria-labelledby="sla-policies-title">
@@ -583,12 +568,12 @@ export function SlaSettingsPage() {
                 ))}
               </ol>
             )}
-            <FieldError id="sla-policies-error" error={errors.policies} />
+            <RefusedAt id="sla-policies-error" error={errors.policies} />
             <button type="button" id="sla-add-policy" class="button small" onClick={addPolicy}>
               {t("slaSettings.addPolicy")}
             </button>
           </section>
-          {errors.form && <Alert>{t("slaSettings.refused", { reason: errors.form })}</Alert>}
+          {errors.form && <Alert>{t("form.refused", { reason: errors.form })}</Alert>}
           {failure && <Alert>{failure}</Alert>}
           {notice && <Alert kind="success">{notice}</Alert>}
           <div class="form-actions">
