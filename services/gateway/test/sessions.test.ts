@@ -365,6 +365,15 @@ describe("public web support sessions through the real stack", () => {
     let octet = 0;
     const newAddress = () => `203.0.113.${++octet}`;
     const from = (address: string) => ({ "x-forwarded-for": `${address}, 10.0.0.1` });
+    /**
+     * The limits count per fixed window of PUBLIC_RATE_LIMIT_WINDOW_SECONDS (60 s, aligned to the
+     * clock): requests that straddle two windows see the count start again, which a slow machine
+     * makes likely near a window's end. Waits for the next window when less than 10 s are left.
+     */
+    const awayFromWindowEnd = async () => {
+      const left = 60_000 - (Date.now() % 60_000);
+      if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 250));
+    };
 
     function expectRateLimited(response: StackResponse, what: RegExp) {
       expect(response.status, response.text).toBe(429);
@@ -378,6 +387,7 @@ describe("public web support sessions through the real stack", () => {
     it("limits each client address, with one count shared by two gateway replicas", async () => {
       const settings = { PUBLIC_RATE_LIMIT_PER_ADDRESS: 3, PUBLIC_RATE_LIMIT_PER_TOKEN: 1_000_000, TRUST_PROXY: "true" };
       const [a, b] = await Promise.all([stack.startGateway(settings), stack.startGateway(settings)]);
+      await awayFromWindowEnd();
       const address = newAddress();
       const post = (replica: typeof a) => replica.request("/support/sessions", { method: "POST", json: { token: openToken }, headers: from(address) });
       expect((await post(a)).status).toBe(200);
@@ -393,6 +403,7 @@ describe("public web support sessions through the real stack", () => {
     it("limits each environment token across addresses and replicas", async () => {
       const settings = { PUBLIC_RATE_LIMIT_PER_ADDRESS: 1_000_000, PUBLIC_RATE_LIMIT_PER_TOKEN: 4, TRUST_PROXY: "true" };
       const [a, b] = await Promise.all([stack.startGateway(settings), stack.startGateway(settings)]);
+      await awayFromWindowEnd();
       for (const replica of [a, b, a, b]) {
         expect((await replica.request(`/support/sessions/redirect?token=${limitedToken}`, { headers: from(newAddress()) })).status).toBe(307);
       }
@@ -404,6 +415,7 @@ describe("public web support sessions through the real stack", () => {
 
     it("counts malformed requests too", async () => {
       const gateway = await stack.startGateway({ PUBLIC_RATE_LIMIT_PER_ADDRESS: 2, TRUST_PROXY: "true" });
+      await awayFromWindowEnd();
       const address = newAddress();
       expect((await gateway.request("/support/sessions", { method: "POST", json: { token: openToken, language: "xx" }, headers: from(address) })).status).toBe(400);
       expect((await gateway.request("/support/sessions/redirect?token=nope", { headers: from(address) })).status).toBe(400);
@@ -414,6 +426,7 @@ describe("public web support sessions through the real stack", () => {
       // A token of its own: counts are shared by every gateway, so a token used elsewhere in this window has a count already.
       const token = tenant.games.limited!.environments["flood-prod"]!.token;
       const gateway = await stack.startGateway({ PUBLIC_RATE_LIMIT_PER_ADDRESS: 1, PUBLIC_RATE_LIMIT_PER_TOKEN: 3, TRUST_PROXY: "true" });
+      await awayFromWindowEnd();
       const flooder = newAddress();
       const statuses = [];
       for (let i = 0; i < 6; i++) statuses.push((await gateway.request("/support/sessions", { method: "POST", json: { token }, headers: from(flooder) })).status);
