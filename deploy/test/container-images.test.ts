@@ -386,9 +386,14 @@ describe("the services as containers", () => {
       SERVICES.map(async (image) => {
         const id = containers.get(image.name)!;
         await engine!.docker(["stop", "--time", "30", id]);
-        return [image.name, await inspect<number>(id, ".State.ExitCode")] as const;
+        const code = await inspect<number>(id, ".State.ExitCode");
+        // A non-zero exit names its cause in the service's last log lines: kept for the failure's message.
+        const output = code === 0 ? undefined : await engine!.docker(["logs", "--tail", "20", id], { allowFailure: true });
+        const logs = output ? output.stdout + output.stderr : "";
+        return [image.name, code, logs] as const;
       }),
     );
-    expect(Object.fromEntries(codes)).toEqual(Object.fromEntries(SERVICES.map((image) => [image.name, 0])));
+    const failed = codes.filter(([, code]) => code !== 0).map(([name, code, logs]) => `${name} exited ${code}:\n${logs}`).join("\n");
+    expect(Object.fromEntries(codes.map(([name, code]) => [name, code])), failed).toEqual(Object.fromEntries(SERVICES.map((image) => [image.name, 0])));
   }, 60_000);
 });
