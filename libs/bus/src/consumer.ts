@@ -15,6 +15,7 @@ import { addScrapeSource, eventsDeadLettered, jetstreamRedeliveries, jetstreamTe
 import { DEAD_LETTER_REASONS, ensureDeadLetterStream, publishDeadLetter, type DeadLetterReason } from "./dead-letters.ts";
 import { readEnvelope, UNREADABLE_REASONS, type ContractRead, type EventEnvelope } from "./envelope.ts";
 import { withConsumerSpan } from "./tracing.ts";
+import { JETSTREAM_SETUP_TIMEOUT_MS } from "./nats.ts";
 
 export type Verdict = { ack: true } | { retryInMs: number } | { term: string };
 
@@ -237,7 +238,7 @@ export function createConsumer<E = EventEnvelope>(settings: ConsumerSettings<E>)
 
   return {
     async start() {
-      const jsm = await jetstreamManager(settings.nc);
+      const jsm = await jetstreamManager(settings.nc, { timeout: JETSTREAM_SETUP_TIMEOUT_MS });
       // The store has as many replicas as the stream consumed: it is as precious.
       const replicas = (await jsm.streams.info(settings.stream)).config.num_replicas || 1;
       await ensureDeadLetterStream(settings.nc, settings.natsPrefix, replicas);
@@ -250,9 +251,10 @@ export function createConsumer<E = EventEnvelope>(settings: ConsumerSettings<E>)
         max_deliver: settings.maxDeliver ?? -1,
         max_ack_pending: maxAckPending,
       });
-      const consumer = await jetstream(settings.nc).consumers.get(settings.stream, settings.durable);
+      const consumer = await jetstream(settings.nc, { timeout: JETSTREAM_SETUP_TIMEOUT_MS }).consumers.get(settings.stream, settings.durable);
       removeGauges?.();
-      if (settings.registry) removeGauges = registerConsumerGauges(settings.registry, jsm, settings);
+      // The gauges' scrapes keep the client's default timeout: a scrape must not wait 20 s.
+      if (settings.registry) removeGauges = registerConsumerGauges(settings.registry, await jetstreamManager(settings.nc), settings);
       loop = consumeLoop(consumer);
     },
     async stop() {

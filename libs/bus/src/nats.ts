@@ -44,8 +44,16 @@ export type StreamOutcome = "created" | "updated" | "unchanged";
  * replicas): a changed setting takes effect at the next start of any replica, with no manual
  * NATS step. Retention and storage cannot change in place; NATS refuses, and the error says so.
  */
+/**
+ * How long a JetStream API request of a service's setup (a stream's or a consumer's info, add,
+ * update) may take. The client's default, 5 s, is shorter than a JetStream cluster may take to
+ * place a replicated stream or consumer while it elects leaders on a busy machine: a service
+ * that gave up then exited at start instead of waiting.
+ */
+export const JETSTREAM_SETUP_TIMEOUT_MS = 20_000;
+
 export async function ensureStream(nc: NatsConnection, settings: StreamSettings): Promise<StreamOutcome> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await jetstreamManager(nc, { timeout: JETSTREAM_SETUP_TIMEOUT_MS });
   const replicas = settings.replicas ?? 1;
   if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) {
     throw new Error(`stream ${settings.name}: replicas must be an integer from 1 to 5 (NATS_STREAM_REPLICAS), got ${replicas}`);
@@ -128,7 +136,7 @@ export function isBusConnected(nc: NatsConnection): boolean {
  */
 export async function streamOfService(nc: NatsConnection, settings: { natsPrefix: string; service: string; replicas: number }): Promise<string> {
   const name = streamNameFor(settings.natsPrefix, settings.service);
-  const jsm = await jetstreamManager(nc);
+  const jsm = await jetstreamManager(nc, { timeout: JETSTREAM_SETUP_TIMEOUT_MS });
   try {
     await jsm.streams.info(name);
   } catch (error) {
