@@ -92,3 +92,22 @@ export function RefusedAt({ id, error }: { id: string; error: string | undefined
     </p>
   );
 }
+
+/**
+ * A delete's second step in place of its button: "Really delete" (focused, so Enter confirms) and
+ * "Cancel". `label` names what goes, for screen readers.
+ */
+export function ConfirmDelete({ label, confirmText, cancelText, onConfirm, onCancel }: { label: string; confirmText: string; cancelText: string; onConfirm: () => void; onCancel: () => void }) {
+  const confirm = useRef<HTMLButtonElement>(null);
+  useEffect(() => confirm.current?.focus(), []);
+  return (
+    <span class="confirm">
+      <button type="button" ref={confirm} class="button small danger" onClick={onConfirm} aria-label={label}>
+        {confirmText}
+      </button>
+      <button type="button" class="button small" onClick={onCancel}>
+        {cancelText}
+      </button>
+    </span>
+  );
+}

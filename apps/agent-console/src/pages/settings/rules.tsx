@@ -6,7 +6,7 @@
 // path (/trigger/hours, /conditions/1/matches, /actions/0/tagNames/2), shown at that part of the form.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, call } from "../../api.ts";
-import { Alert, Field, issuesByPart, RefusedAt } from "../../components/form.tsx";
+import { Alert, ConfirmDelete, Field, issuesByPart, RefusedAt } from "../../components/form.tsx";
 import { Link } from "../../components/layout.tsx";
 import { SettingsLayout } from "../../components/settings-layout.tsx";
 import { games, loadDirectory } from "../../directory.ts";
@@ -500,21 +500,6 @@ function RunHistory({ rule }: { rule: Rule }) {
   );
 }
 
-function ConfirmDelete({ rule, onConfirm, onCancel }: { rule: Rule; onConfirm: () => void; onCancel: () => void }) {
-  const confirm = useRef<HTMLButtonElement>(null);
-  useEffect(() => confirm.current?.focus(), []);
-  return (
-    <span class="confirm">
-      <button type="button" ref={confirm} class="button small danger" onClick={onConfirm} aria-label={t("rules.deleteConfirmLabel", { name: rule.name })}>
-        {t("rules.deleteConfirm")}
-      </button>
-      <button type="button" class="button small" onClick={onCancel}>
-        {t("rules.cancel")}
-      </button>
-    </span>
-  );
-}
-
 /** One line of what a rule does, for the list: "When a ticket is created · 2 conditions · Add tags, Add a private note". */
 function summary(rule: Rule): string {
   const when = rule.trigger.type === "time" ? t("rules.summaryTime", { status: t(`status.${rule.trigger.status}` as MessageKey), hours: rule.trigger.hours ?? 0 }) : triggerText(rule.trigger.type);
@@ -637,7 +622,7 @@ export function RulesPage() {
                   {t("rules.history")}
                 </button>
                 {confirming === rule.id ? (
-                  <ConfirmDelete rule={rule} onConfirm={() => void remove(rule)} onCancel={() => setConfirming(undefined)} />
+                  <ConfirmDelete label={t("rules.deleteConfirmLabel", { name: rule.name })} confirmText={t("rules.deleteConfirm")} cancelText={t("rules.cancel")} onConfirm={() => void remove(rule)} onCancel={() => setConfirming(undefined)} />
                 ) : (
                   <button type="button" class="button small" onClick={() => setConfirming(rule.id)} aria-label={t("rules.deleteLabel", { name: rule.name })}>
                     {t("rules.delete")}

@@ -6,9 +6,9 @@
 // came, filtered by status, with "send again" on a delivery. The same subscriptions as the REST
 // API's (/webhooks): the webhooks service answers both, and records every change made here in the
 // audit log.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { ApiError, call } from "../../api.ts";
-import { Alert, Field } from "../../components/form.tsx";
+import { Alert, ConfirmDelete, Field } from "../../components/form.tsx";
 import { SecretOnce } from "../../components/secret-once.tsx";
 import { SettingsLayout } from "../../components/settings-layout.tsx";
 import { games, loadDirectory } from "../../directory.ts";
@@ -367,21 +367,6 @@ function DeliveryLog({ webhook, refresh }: { webhook: Webhook; refresh: number }
 }
 
 /** The second click of a deletion; it takes the focus, so that a keyboard user confirms with Enter again. */
-function ConfirmDelete({ webhook, onConfirm, onCancel }: { webhook: Webhook; onConfirm: () => void; onCancel: () => void }) {
-  const confirm = useRef<HTMLButtonElement>(null);
-  useEffect(() => confirm.current?.focus(), []);
-  return (
-    <span class="confirm">
-      <button type="button" ref={confirm} class="button small danger" onClick={onConfirm} aria-label={t("webhooks.deleteConfirmLabel", { url: webhook.url })}>
-        {t("webhooks.deleteConfirm")}
-      </button>
-      <button type="button" class="button small" onClick={onCancel}>
-        {t("webhooks.cancel")}
-      </button>
-    </span>
-  );
-}
-
 function gameNames(webhook: Webhook): string {
   if (webhook.gameIds.length === 0) return t("webhooks.allGames");
   return webhook.gameIds.map((id) => games.value.find((game) => game.id === id)?.name ?? id).join(", ");
@@ -549,7 +534,7 @@ export function WebhooksPage() {
                       {t("webhooks.rotate")}
                     </button>
                     {confirming === webhook.id ? (
-                      <ConfirmDelete webhook={webhook} onConfirm={() => void remove(webhook)} onCancel={() => setConfirming(undefined)} />
+                      <ConfirmDelete label={t("webhooks.deleteConfirmLabel", { url: webhook.url })} confirmText={t("webhooks.deleteConfirm")} cancelText={t("webhooks.cancel")} onConfirm={() => void remove(webhook)} onCancel={() => setConfirming(undefined)} />
                     ) : (
                       <button type="button" class="button small" onClick={() => setConfirming(webhook.id)} aria-label={t("webhooks.deleteLabel", { url: webhook.url })}>
                         {t("webhooks.delete")}
