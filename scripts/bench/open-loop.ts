@@ -5,7 +5,10 @@
 // omission"). Here each request's latency counts from its due time to the end of its answer:
 // time spent waiting for a free connection or behind the load generator is included.
 import { Pool } from "undici";
+import { percentile } from "./closed-loop.ts";
 import { onBeforeStop } from "./stack.ts";
+
+export { percentile };
 
 export interface OpenLoopRequest {
   method: "GET" | "POST";
@@ -70,12 +73,6 @@ export function totalRequests(rate: number, durationSeconds: number): number {
   return Math.max(1, Math.floor(rate * durationSeconds));
 }
 
-/** Nearest-rank percentile (0 < p <= 100) of values sorted ascending; NaN when empty. */
-export function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) return NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
-}
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 

@@ -72,7 +72,10 @@ export async function getGameRouting(db: Db, companyId: string, gameId: string, 
   const enabled = await findGameRouting(db, companyId, gameId);
   if (enabled === undefined) throw notFound("game not found");
   if (!enabled) return { enabled, agents: [], skillTags: [] };
-  const [agents, tags] = await Promise.all([listRoutableAgents(db, companyId, gameId, now), listLiveTags(db, companyId)]);
+  const agents = await listRoutableAgents(db, companyId, gameId, now);
+  // Nobody to route to (everyone away or signed out, a common state): the skill tags are not read.
+  if (agents.length === 0) return { enabled, agents, skillTags: [] };
+  const tags = await listLiveTags(db, companyId);
   return { enabled, agents, skillTags: [...new Set(tags.filter((tag) => tag.isSkill).map((tag) => tag.name))] };
 }
 
