@@ -3,8 +3,9 @@
 // rule, moves it up and down (the order kept on reload), turns it off; a new ticket runs the rule
 // that is on (and not the one that is off), the rule's run history shows it, and the ticket's
 // conversation and history name the rule (an agent, who cannot read the rules, sees "An
-// automation rule"); the admin renames a rule and deletes the other. A rule made, moved and deleted
-// by keyboard alone. axe on every page, screenshots 340-359 in .ci/out/agent-console/.
+// automation rule"); the admin renames a rule and deletes the other. A rule on the outbreak trigger
+// made and read back. A rule made, moved and deleted by keyboard alone. axe on every page,
+// screenshots 340-359 and 380-381 in .ci/out/agent-console/.
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { startStack, type Stack, type TenantResult } from "@support/gateway/test-stack";
@@ -199,6 +200,34 @@ describe("Settings → Rules in Chromium", () => {
     await page.getByText("The rule Tag check is deleted.").waitFor();
     await expect.poll(() => names(page)).toEqual(["VIP refunds (payments)"]);
     await screenshot(page, "350-settings-rules-after-delete");
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("offers the outbreak trigger: a rule on the tickets of an incident", async () => {
+    const { context, page, problems } = await signedInPage(browser, base, rita, PASSWORD);
+    await page.goto(`${base}/app/settings/rules`);
+    await page.locator(".rules-list").waitFor();
+    await page.getByLabel("Name", { exact: true }).fill("Outage tickets");
+    await page.locator("#rule-trigger").selectOption({ label: "A ticket becomes part of an incident" });
+    await page.getByText("Runs once on each ticket of an incident of outbreak detection: the tickets it opens with, and each ticket that joins it later.").waitFor();
+    await page.getByLabel("Tags", { exact: true }).fill("vip-refund");
+    await screenshot(page, "380-settings-rules-outbreak-trigger");
+    await expectAccessible(page, "a rule with the outbreak trigger");
+    await page.getByRole("button", { name: "Create the rule" }).click();
+    await page.getByText("The rule Outage tickets is saved.").waitFor();
+    expect(await itemOf(page, "Outage tickets").locator(".rule-summary").textContent()).toBe("A ticket becomes part of an incident · 0 condition(s) · Add tags");
+    // Stored as the outbreak trigger: the form reads it back.
+    await page.getByRole("button", { name: "Change the rule Outage tickets" }).click();
+    await page.getByRole("heading", { name: "Change the rule Outage tickets", level: 2 }).waitFor();
+    expect(await page.locator("#rule-trigger").inputValue()).toBe("outbreak");
+    await screenshot(page, "381-settings-rules-outbreak-editing");
+
+    // Deleted again: the next test starts from the list as it was.
+    await page.goto(`${base}/app/settings/rules`);
+    await page.getByRole("button", { name: "Delete the rule Outage tickets" }).click();
+    await page.getByRole("button", { name: "Really delete the rule Outage tickets (its runs stay in the tickets' history)" }).click();
+    await page.getByText("The rule Outage tickets is deleted.").waitFor();
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -269,6 +269,8 @@ describe("tenant file", () => {
       rules: [
         { name: "Crashes", trigger: { type: "ticket_created" }, conditions: [{ type: "game", in: ["g"] }, { type: "text", contains: "crash" }], actions: [{ type: "addTags", tagNames: ["bug"] }] },
         { name: "Nudge", enabled: false, trigger: { type: "time", status: "waiting", hours: 48 }, actions: [{ type: "sendMessage", message: "Still there?" }] },
+        { name: "Outage", trigger: { type: "outbreak" }, actions: [{ type: "addTags", tagNames: ["outage"] }] },
+        { name: "Missed", trigger: { type: "sla_breached" }, actions: [{ type: "addPrivateNote", message: "SLA missed." }] },
       ],
       sla: {
         calendar: { timeZone: "Europe/Berlin", hours: [{ day: 1, start: "09:00", end: "24:00" }], holidays: ["2026-12-25"] },
@@ -289,9 +291,9 @@ describe("tenant file", () => {
       }),
     ).toEqual(
       expect.arrayContaining([
-        { path: "rules/2/extra", message: "is not allowed here" },
-        { path: "rules/2/trigger/type", message: "must be equal to one of the allowed values" },
-        { path: "rules/2/actions", message: "must NOT have fewer than 1 items" },
+        { path: "rules/4/extra", message: "is not allowed here" },
+        { path: "rules/4/trigger/type", message: "must be equal to one of the allowed values" },
+        { path: "rules/4/actions", message: "must NOT have fewer than 1 items" },
         { path: "sla/calendar/hours/0/day", message: "must be <= 7" },
         { path: "sla/calendar/hours/0/start", message: "must be a time HH:MM" },
         { path: "sla/policies/0/id", message: "must be 1-64 of a-z, 0-9, '-' and '_'" },
@@ -310,8 +312,8 @@ describe("tenant file", () => {
         sla: { policies: [file.sla.policies[0], { ...file.sla.policies[0], games: ["g", "nope"] }] },
       }),
     ).toEqual([
-      { path: "rules/2/name", message: "duplicates the name of rules/0/name" },
-      { path: "rules/2/conditions/0/in/0", message: 'unknown game ref "nope" (not in games)' },
+      { path: "rules/4/name", message: "duplicates the name of rules/0/name" },
+      { path: "rules/4/conditions/0/in/0", message: 'unknown game ref "nope" (not in games)' },
       { path: "sla/policies/1/id", message: "duplicates the id of sla/policies/0/id" },
       { path: "sla/policies/1/games/1", message: 'unknown game ref "nope" (not in games)' },
     ]);

@@ -1,7 +1,8 @@
 // Outbreaks end to end (docs/automation.md, "Outbreaks"): an admin turns detection on; players
 // write through the web support page; a burst of alike tickets (different wording) opens exactly
 // one incident, delivered as the incident.opened webhook, while other topics stay out; a later
-// alike ticket joins it; an agent answers every ticket with one canned response and each player
+// alike ticket joins it; an admin's rule with the outbreak trigger tags each of the incident's
+// tickets once (those it opened with and those that joined); an agent answers every ticket with one canned response and each player
 // reads the reply through the player API; closing; the game's announcement; scope and roles.
 import { randomUUID } from "node:crypto";
 import { startWebhookReceiver, type WebhookReceiver } from "@support/testkit";
@@ -121,6 +122,10 @@ describe("outbreaks through the real stack", () => {
   it("opens exactly one incident for a burst of alike tickets, sends incident.opened, keeps other topics out, and a later alike ticket joins", async () => {
     const hook = await stack.request("/webhooks", { method: "POST", key: tenant.apiKeys.main!, json: { url: receiver.url, eventTypes: ["incident.opened"], gameIds: [tenant.games.arena!.id] } });
     expect(hook.status, hook.text).toBe(200);
+    const rule = await agentWrite(stack, agents.dana, "POST", "/agent-api/settings/rules", { name: "Outage", trigger: { type: "outbreak" }, actions: [{ type: "addTags", tagNames: ["outage"] }] });
+    expect(rule.status, rule.text).toBe(201);
+    const ruleId = (rule.body as { id: string; trigger: unknown }).id;
+    expect((rule.body as { trigger: unknown }).trigger).toEqual({ type: "outbreak" });
 
     others = [];
     for (const [index, text] of OTHERS.entries()) others.push(await write(await player("arena", `Other ${index}`), text));
@@ -165,6 +170,20 @@ describe("outbreaks through the real stack", () => {
     // Still one incident, and no second webhook.
     expect(await incidents(agents.ada)).toHaveLength(1);
     expect(receiver.received.filter((request) => request.body.includes('"incident.opened"'))).toHaveLength(1);
+
+    // The outbreak rule ran once on each ticket of the incident, and on no other.
+    const runs = async () => {
+      const response = await agentRead(stack, agents.dana, `/agent-api/settings/rule-runs?ruleId=${ruleId}&limit=200`);
+      expect(response.status, response.text).toBe(200);
+      return (response.body as { runs: { ticketId: string; trigger: string; outcome: string }[] }).runs;
+    };
+    await eventually(async () => (await runs()).length >= burstTickets.length, 20_000);
+    const ran = await runs();
+    expect(ran.map((run) => run.ticketId).sort()).toEqual([...burstTickets].sort());
+    for (const run of ran) expect(run).toMatchObject({ trigger: "outbreak", outcome: "applied" });
+    const tagsOf = async (ticketId: string) => ((await agentRead(stack, agents.ada, `/agent-api/tickets/${ticketId}`)).body as { ticket: { tags: string[] } }).ticket.tags;
+    for (const ticketId of burstTickets) expect(await tagsOf(ticketId), ticketId).toEqual(["outage"]);
+    for (const ticketId of [...others, unrelated]) expect(await tagsOf(ticketId), ticketId).toEqual([]);
   });
 
   it("is the agent's games' only: another game's agent neither lists nor reads it", async () => {

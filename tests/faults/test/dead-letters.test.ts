@@ -1,6 +1,7 @@
 // No message stops a consumer, on the whole stack: a message that is not JSON and an envelope of
 // a version nobody knows are published on every subject a durable consumer filters on
-// (tickets.ticket.> for webhooks-tickets, players.> for webhooks-players, players.deletion.>
+// (tickets.ticket.> for webhooks-tickets, tickets.incident.> for the incidents' consumers of
+// webhooks and rules, players.> for webhooks-players, players.deletion.>
 // for players-deletion, players.session.ended also for the gateway's session cache) and on
 // content.> (the plain subscriptions of the gateway and tickets).
 // Within seconds every consumer handles the next events (a new ticket is delivered to a webhook
@@ -99,7 +100,7 @@ describe("bad messages on every consumed subject", () => {
       JSON.stringify({ id: randomUUID(), version: 99, type, occurredAt: new Date().toISOString(), companyId: companyIdOfNobody, data: { shape: "of the future" } });
     // Into the streams: each subject is read by durable consumers (one at a time, for webhooks).
     // players.session.ended is also read by the gateway's plain subscription (its session cache).
-    for (const type of ["tickets.ticket.created", "players.deletion.started", "players.session.ended"]) {
+    for (const type of ["tickets.ticket.created", "tickets.incident.opened", "players.deletion.started", "players.session.ended"]) {
       await js.publish(`${prefix}${type}`, `not json at all: ${type}`);
       await js.publish(`${prefix}${type}`, futureEnvelope(type));
     }
@@ -178,24 +179,33 @@ describe("bad messages on every consumed subject", () => {
       [`${prefix}content.game.created`, "unparseable"],
       [`${prefix}content.game.created`, "unknown_version"],
     ]);
-    // Rules (in tickets) read the tickets' stream.
+    // Rules (in tickets) read the tickets' stream: its ticket events and its incident events.
     expect(kept("tickets-rules")).toEqual([
       [`${prefix}tickets.ticket.created`, "unparseable"],
       [`${prefix}tickets.ticket.created`, "unknown_version"],
+    ]);
+    expect(kept("tickets-rules-incidents")).toEqual([
+      [`${prefix}tickets.incident.opened`, "unparseable"],
+      [`${prefix}tickets.incident.opened`, "unknown_version"],
+    ]);
+    // So do webhooks (the incident.opened webhook).
+    expect(kept("webhooks-tickets-incidents")).toEqual([
+      [`${prefix}tickets.incident.opened`, "unparseable"],
+      [`${prefix}tickets.incident.opened`, "unknown_version"],
     ]);
     // Outbreak detection (in tickets) reads the new tickets.
     expect(kept("tickets-outbreaks")).toEqual([
       [`${prefix}tickets.ticket.created`, "unparseable"],
       [`${prefix}tickets.ticket.created`, "unknown_version"],
     ]);
-    expect(deadLetters).toHaveLength(22);
+    expect(deadLetters).toHaveLength(26);
 
     // Each process counted what it set aside, the plain subscriptions included.
     const expected: Record<string, string[]> = {
-      webhooks: ["webhooks-tickets", "webhooks-players"],
+      webhooks: ["webhooks-tickets", "webhooks-tickets-incidents", "webhooks-players"],
       players: ["players-deletion"],
       gateway: ["gateway-content-changed", "gateway-ticket-events", "gateway-session-changed"],
-      tickets: ["tickets-content-changed", "tickets-routing", "tickets-routing-content", "tickets-triage-content", "tickets-rules", "tickets-outbreaks"],
+      tickets: ["tickets-content-changed", "tickets-routing", "tickets-routing-content", "tickets-triage-content", "tickets-rules", "tickets-rules-incidents", "tickets-outbreaks"],
       email: ["email-tickets", "email-content"],
     };
     for (const [process, consumers] of Object.entries(expected)) {

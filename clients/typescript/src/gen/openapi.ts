@@ -3848,13 +3848,15 @@ export interface components {
          * @description What runs the rule: `ticket_created`, `player_message` (a player's message on an existing
          *     ticket, not its first), `status_changed` (to `to` when given, any status otherwise),
          *     `ticket_closed`, `sla_warning` or `sla_breached` (an SLA clock of the ticket comes within
-         *     its policy's warning time of its target, or passes it), or `time`: the ticket has been in
-         *     `status` for `hours` without a player message since it entered it (once per entry into the
-         *     status; checked every minute).
+         *     its policy's warning time of its target, or passes it), `outbreak` (the ticket became part
+         *     of an incident of outbreak detection: each ticket linked when it opens, and each ticket
+         *     that joins it later; once per ticket), or `time`: the ticket has been in `status` for
+         *     `hours` without a player message since it entered it (once per entry into the status;
+         *     checked every minute).
          */
         AgentRuleTrigger: {
             /** @enum {string} */
-            type: "ticket_created" | "player_message" | "status_changed" | "ticket_closed" | "sla_warning" | "sla_breached" | "time";
+            type: "ticket_created" | "player_message" | "status_changed" | "ticket_closed" | "sla_warning" | "sla_breached" | "outbreak" | "time";
             /** @enum {string} */
             to?: "new" | "assigned" | "unassigned" | "waiting" | "on_hold" | "closed";
             /** @enum {string} */

@@ -187,7 +187,7 @@ export const ticketMerged = defineEvent({
 export const incidentOpened = defineEvent({
   type: "tickets.incident.opened",
   description:
-    "Outbreak detection opened an incident: at least the company's `minTickets` new tickets of one game within its window are alike (docs/automation.md#outbreaks). `ticketIds` are the tickets linked when it opened, oldest first; tickets that join it later are recorded in their history, not published here.",
+    "Outbreak detection opened an incident: at least the company's `minTickets` new tickets of one game within its window are alike (docs/automation.md#outbreaks). `ticketIds` are the tickets linked when it opened, oldest first; each ticket that joins it later is `tickets.incident.ticket_joined`.",
   version: 1,
   schema: Type.Object({
     incidentId: Uuid(),
@@ -195,6 +195,20 @@ export const incidentOpened = defineEvent({
     title: Type.String({ description: "The first line of the first ticket's message, at most 120 characters" }),
     openedAt: DateTime(),
     ticketIds: Type.Array(Uuid()),
+  }),
+});
+
+export const incidentTicketJoined = defineEvent({
+  type: "tickets.incident.ticket_joined",
+  description:
+    "A new ticket joined an open incident of outbreak detection: it is alike with the incident's tickets (docs/automation.md#outbreaks). One event per ticket; the tickets that opened the incident are in `tickets.incident.opened`. Internal (rules' `outbreak` trigger); no public webhook.",
+  version: 1,
+  schema: Type.Object({
+    incidentId: Uuid(),
+    gameId: Uuid(),
+    ticketId: Uuid(),
+    similarity: Type.Number({ minimum: 0, maximum: 1, description: "How alike the ticket is with the incident (cosine similarity, rounded to 3 decimals)" }),
+    joinedAt: DateTime(),
   }),
 });
 
@@ -227,5 +241,5 @@ export const slaBreached = defineEvent({
 
 export const ticketsEvents = [
   ticketCreated, statusChanged, ticketClosed, ticketAssigned, messageAdded, tagsChanged, fieldsChanged, ticketRated,
-  collectorResultAdded, ticketDeleted, ticketMerged, incidentOpened, slaWarning, slaBreached,
+  collectorResultAdded, ticketDeleted, ticketMerged, incidentOpened, incidentTicketJoined, slaWarning, slaBreached,
 ] as const;

@@ -14,17 +14,14 @@ import type { TicketsContext } from "../context.ts";
 import type { TicketsDatabase } from "../database.ts";
 import { insertEvents } from "../ticket-events/event.repository.ts";
 import { findTicket } from "../tickets/ticket.repository.ts";
-import type { Actor, Ticket } from "../tickets/ticket.ts";
+import type { Ticket } from "../tickets/ticket.ts";
 import {
   closeIncidentRow, findIncident, firstPlayerMessage, gameState, incidentTicketIds, insertIncident, insertVector, linkTickets, listIncidents, lockGameOutbreaks,
   readSettings, vectorsOf, writeSettings, type IncidentRow,
 } from "./outbreaks.repository.ts";
-import { decide, decodeVector, encodeVector, incidentTitle, OUTBREAK_LIMITS, outbreakVector, RECENT_LIMIT, type OutbreakDecision, type OutbreakSettings } from "./outbreaks.ts";
+import { decide, decodeVector, encodeVector, incidentTitle, OUTBREAK_LIMITS, OUTBREAKS_ACTOR, outbreakVector, RECENT_LIMIT, type OutbreakDecision, type OutbreakSettings } from "./outbreaks.ts";
 
 type Db = Kysely<TicketsDatabase>;
-
-/** Who detection's changes are attributed to in the tickets' history. */
-export const OUTBREAKS_ACTOR: Actor = { type: "system", id: "outbreaks" };
 
 /** Most incidents one list answers. */
 const LIST_LIMIT = 100;
@@ -110,7 +107,10 @@ export async function detectOutbreak(ctx: OutbreaksContext & { vectors?: VectorC
     ctx.vectors?.set(ticketId, vector);
     if (decided.kind === "join") {
       const linked = await linkTickets(trx, decided.incidentId, [ticketId], now);
-      await recordLinked(trx, companyId, decided.incidentId, linked.map((id) => ({ ticketId: id, similarity: decided.similarity })));
+      const similarity = Math.round(decided.similarity * 1000) / 1000;
+      await recordLinked(trx, companyId, decided.incidentId, linked.map((id) => ({ ticketId: id, similarity })));
+      // For rules' outbreak trigger (a join is not a public webhook).
+      await writeEvents(trx, linked.map((id) => newEvent("tickets.incident.ticket_joined", companyId, { incidentId: decided.incidentId, gameId, ticketId: id, similarity, joinedAt: now.toISOString() })));
     } else if (decided.kind === "open") {
       const incidentId = randomUUID();
       // Oldest first (events may be handled out of order): the first ticket names the incident.

@@ -3,6 +3,10 @@
 // it, or nothing). The service (outbreaks.service.ts) reads the game's recent vectors and open
 // incidents under the game's lock, decides with these functions and writes the result.
 import { vectorize, type SparseVector } from "@support/triage";
+import type { Actor } from "../tickets/ticket.ts";
+
+/** Who detection's changes are attributed to in the tickets' history (and rules' outbreak moments). */
+export const OUTBREAKS_ACTOR: Actor = { type: "system", id: "outbreaks" };
 
 /** A company's outbreak settings (docs/automation.md#outbreaks). */
 export interface OutbreakSettings {

@@ -136,9 +136,12 @@ export async function setPositions(trx: Db, companyId: string, ruleIds: readonly
     where rules.company_id = ${companyId} and rules.id = ordered.id`.execute(trx);
 }
 
-/** The rules that already ran for this event (a redelivered event runs none of them again). */
-export async function rulesRunForEvent(trx: Db, eventId: string): Promise<Set<string>> {
-  const rows = await trx.selectFrom("rule_runs").select("rule_id").where("event_id", "=", eventId).execute();
+/**
+ * The rules that already ran on the ticket for this event (a redelivered event runs none of them
+ * again); an event naming several tickets (an incident's opening) runs each rule once per ticket.
+ */
+export async function rulesRunForEvent(trx: Db, eventId: string, ticketId: string): Promise<Set<string>> {
+  const rows = await trx.selectFrom("rule_runs").select("rule_id").where("event_id", "=", eventId).where("ticket_id", "=", ticketId).execute();
   return new Set(rows.map((row) => row.rule_id));
 }
 

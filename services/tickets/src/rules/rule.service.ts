@@ -1,6 +1,7 @@
 // Rules' use cases: an admin's management of the company's rules (list, create, change, delete,
 // order, history), and the engine that runs them. A triggering event runs the company's enabled
-// rules of its trigger in their order, in one transaction under the ticket's row lock: each rule
+// rules of its trigger in their order on each ticket it names (an incident's opening names
+// several), in one transaction per ticket under the ticket's row lock: each rule
 // sees the ticket as the rules before it left it, its actions go through the ticket's state
 // machine (apply-actions) as the rule's system actor, with the same ticket events and outbox
 // events as an agent's, and each run is recorded. A redelivered event finds its runs recorded and
@@ -10,7 +11,6 @@
 // loop_refused); a chain through other rules is bounded by MAX_RULE_DEPTH (recorded as
 // depth_limit). The depth of an event caused by rule R is one more than R's last applied run on
 // the ticket.
-import { createHash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import { writeEvents } from "@support/bus";
 import { failedPrecondition, isAppError, isUuid, notFound, validationError, type ValidationIssue } from "@support/errors";
@@ -25,7 +25,7 @@ import {
   lockCompanyRules, rulesRunForEvent, setPositions, updateRuleRow, type RuleRun,
 } from "./rule.repository.ts";
 import {
-  checkRule, conditionsMatch, MAX_RULE_DEPTH, MAX_RULES, ruleActor, ruleOfActor, triggerMatches, type Rule, type RuleDefinition, type RuleInput, type TriggerEvent,
+  checkRule, conditionsMatch, MAX_RULE_DEPTH, MAX_RULES, ruleActor, ruleOfActor, runMomentId, triggerMatches, type Rule, type RuleDefinition, type RuleInput, type TriggerEvent,
 } from "./rule.ts";
 
 export type RulesContext = Pick<TicketsContext, "db" | "logger" | "reference" | "players">;
@@ -203,13 +203,39 @@ function needsDefinitions(actions: readonly TicketAction[]): boolean {
   return actions.some((action) => action.type === "addTags" || action.type === "removeTags" || action.type === "setFields");
 }
 
-/** Runs the company's enabled rules of the moment's trigger; answers how many applied their actions. */
-export async function runRules(ctx: RulesContext, moment: TriggerEvent): Promise<number> {
-  const { companyId, ticketId } = moment;
-  const rules = (await listEnabledRules(ctx.db, companyId, moment.trigger)).filter((rule) => triggerMatches(rule.trigger, moment));
+/**
+ * Runs the company's enabled rules of the trigger on each moment of one event (one ticket each:
+ * an incident's opening names many); answers how many runs applied their actions. Each ticket
+ * runs in its own transaction, so one ticket's failure does not stop the others; once every
+ * ticket had its turn the failure is thrown, the event is delivered again, and the runs recorded
+ * per rule, event and ticket make that delivery run only what is missing.
+ */
+export async function runRules(ctx: RulesContext, moments: readonly TriggerEvent[]): Promise<number> {
+  const [first] = moments;
+  if (!first) return 0;
+  // One event's moments share its company and trigger: one read of the rules serves every ticket.
+  const enabled = await listEnabledRules(ctx.db, first.companyId, first.trigger);
+  if (enabled.length === 0) return 0;
+  let applied = 0;
+  const failures: unknown[] = [];
+  for (const moment of moments) {
+    try {
+      applied += await runMoment(ctx, moment, enabled);
+    } catch (error) {
+      if (moments.length === 1) throw error;
+      failures.push(error);
+      ctx.logger.warn({ err: error, companyId: moment.companyId, ticketId: moment.ticketId, eventId: moment.eventId }, "rules failed on one ticket of the event; the others go on");
+    }
+  }
+  if (failures.length > 0) throw new AggregateError(failures, `rules failed on ${failures.length} of the event's ${moments.length} tickets`);
+  return applied;
+}
+
+async function runMoment(ctx: RulesContext, moment: TriggerEvent, enabled: readonly Rule[]): Promise<number> {
+  const rules = enabled.filter((rule) => triggerMatches(rule.trigger, moment));
   if (rules.length === 0) return 0;
   // A ticket's first message is its creation, not a player's answer.
-  if (moment.trigger === "player_message" && (await isFirstPlayerMessage(ctx.db, ticketId, moment.messageEventId!))) return 0;
+  if (moment.trigger === "player_message" && (await isFirstPlayerMessage(ctx.db, moment.ticketId, moment.messageEventId!))) return 0;
   return runOnTicket(ctx, moment, rules);
 }
 
@@ -219,8 +245,7 @@ export async function runRules(ctx: RulesContext, moment: TriggerEvent): Promise
  * replica's sweep agrees on it and the rule runs once per entry.
  */
 export async function runTimeRule(ctx: RulesContext, rule: Rule, ticketId: string, enteredAt: Date): Promise<number> {
-  const digest = createHash("sha256").update(`${rule.id}:${ticketId}:${enteredAt.toISOString()}`).digest("hex");
-  const eventId = `${digest.slice(0, 8)}-${digest.slice(8, 12)}-5${digest.slice(13, 16)}-8${digest.slice(17, 20)}-${digest.slice(20, 32)}`;
+  const eventId = runMomentId(rule.id, ticketId, enteredAt.toISOString());
   return runOnTicket(ctx, { trigger: "time", eventId, companyId: rule.companyId, ticketId, actor: { type: "system", id: "rules-sweep" } }, [rule]);
 }
 
@@ -246,7 +271,7 @@ async function runOnTicket(ctx: RulesContext, moment: TriggerEvent, rules: Rule[
   return ctx.db.transaction().execute(async (trx) => {
     let ticket: Ticket | undefined = await findTicket(trx, companyId, ticketId, true);
     if (!ticket) return 0;
-    const done = await rulesRunForEvent(trx, moment.eventId);
+    const done = await rulesRunForEvent(trx, moment.eventId, ticketId);
     let applied = 0;
     for (const rule of rules) {
       if (done.has(rule.id)) continue;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isAppError } from "@support/errors";
 import type { Ticket } from "../tickets/ticket.ts";
-import { checkRule, conditionsMatch, ruleActor, ruleOfActor, triggerMatches, triggerOf, type RuleInput } from "./rule.ts";
+import { checkRule, conditionsMatch, ruleActor, ruleOfActor, runMomentId, triggerMatches, triggersOf, type RuleInput } from "./rule.ts";
 
 const GAME = "7c1e2d3f-0000-4000-8000-000000000001";
 const ticket = (over: Partial<Ticket> = {}): Ticket => ({
@@ -71,10 +71,38 @@ describe("triggers", () => {
   const envelope = { id: "e1", version: 1, occurredAt: "2026-12-01T00:00:00Z", companyId: ticket().companyId };
 
   it("reads the moment from each triggering event, and nothing from the others", () => {
-    expect(triggerOf({ ...envelope, type: "tickets.ticket.status_changed", data: { ...ref, from: "new", to: "waiting", actor } } as never)).toMatchObject({ trigger: "status_changed", status: "waiting", ticketId: ref.ticketId, eventId: "e1" });
-    expect(triggerOf({ ...envelope, type: "tickets.ticket.message_added", data: { ...ref, eventId: "m", type: "AGENT_MESSAGE", message: "x", language: "en", attachments: [], actor } } as never)).toBeUndefined();
-    expect(triggerOf({ ...envelope, type: "tickets.ticket.message_added", data: { ...ref, eventId: "m", type: "PLAYER_MESSAGE", message: "x", language: "en", attachments: [], actor } } as never)).toMatchObject({ trigger: "player_message", message: "x", messageEventId: "m" });
-    expect(triggerOf({ ...envelope, type: "tickets.ticket.tags_changed", data: { ...ref, added: [], removed: [], tags: [], actor } } as never)).toBeUndefined();
+    expect(triggersOf({ ...envelope, type: "tickets.ticket.status_changed", data: { ...ref, from: "new", to: "waiting", actor } } as never)).toEqual([
+      expect.objectContaining({ trigger: "status_changed", status: "waiting", ticketId: ref.ticketId, eventId: "e1" }),
+    ]);
+    expect(triggersOf({ ...envelope, type: "tickets.ticket.message_added", data: { ...ref, eventId: "m", type: "AGENT_MESSAGE", message: "x", language: "en", attachments: [], actor } } as never)).toEqual([]);
+    expect(triggersOf({ ...envelope, type: "tickets.ticket.message_added", data: { ...ref, eventId: "m", type: "PLAYER_MESSAGE", message: "x", language: "en", attachments: [], actor } } as never)).toEqual([
+      expect.objectContaining({ trigger: "player_message", message: "x", messageEventId: "m" }),
+    ]);
+    expect(triggersOf({ ...envelope, type: "tickets.ticket.tags_changed", data: { ...ref, added: [], removed: [], tags: [], actor } } as never)).toEqual([]);
+  });
+
+  it("reads an incident's opening as one outbreak moment per ticket, each with an id of its own, and a join as one", () => {
+    const incidentId = "7c1e2d3f-0000-4000-8000-0000000000dd";
+    const ticketIds = ["7c1e2d3f-0000-4000-8000-000000000101", "7c1e2d3f-0000-4000-8000-000000000102", "7c1e2d3f-0000-4000-8000-000000000103"];
+    const opened = { ...envelope, type: "tickets.incident.opened", data: { incidentId, gameId: GAME, title: "t", openedAt: envelope.occurredAt, ticketIds } } as never;
+    const moments = triggersOf(opened);
+    expect(moments.map((moment) => [moment.trigger, moment.ticketId, moment.incidentId, moment.actor])).toEqual(ticketIds.map((id) => ["outbreak", id, incidentId, { type: "system", id: "outbreaks" }]));
+    // Per ticket, the same on every delivery, and never another event's or ticket's.
+    expect(moments.map((moment) => moment.eventId)).toEqual(ticketIds.map((id) => runMomentId("e1", id)));
+    expect(new Set(moments.map((moment) => moment.eventId)).size).toBe(3);
+    expect(triggersOf(opened).map((moment) => moment.eventId)).toEqual(moments.map((moment) => moment.eventId));
+    expect(triggersOf({ ...(opened as object), id: "e2" } as never)[0]!.eventId).not.toBe(moments[0]!.eventId);
+    expect(moments[0]!.eventId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-8[0-9a-f]{3}-[0-9a-f]{12}$/);
+
+    const joined = { ...envelope, type: "tickets.incident.ticket_joined", data: { incidentId, gameId: GAME, ticketId: ticketIds[0], similarity: 0.8, joinedAt: envelope.occurredAt } } as never;
+    expect(triggersOf(joined)).toEqual([expect.objectContaining({ trigger: "outbreak", ticketId: ticketIds[0], incidentId, eventId: "e1" })]);
+    expect(triggerMatches({ type: "outbreak" }, triggersOf(joined)[0]!)).toBe(true);
+    expect(triggerMatches({ type: "ticket_created" }, triggersOf(joined)[0]!)).toBe(false);
+  });
+
+  it("accepts the outbreak trigger without options, and refuses any", () => {
+    expect(checkRule({ ...base, trigger: { type: "outbreak" } }).trigger).toEqual({ type: "outbreak" });
+    expect(issuesOf({ ...base, trigger: { type: "outbreak", incidentId: "x" } })).toEqual(["/trigger/incidentId"]);
   });
 
   it("filters status changes by the status reached", () => {

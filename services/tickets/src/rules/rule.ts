@@ -3,9 +3,11 @@
 // path); which trigger a domain event is; and whether a ticket matches the conditions. The
 // actions are the ticket actions of POST /tickets/{ticketId}/actions, checked by their own
 // checks and applied by apply-actions as the rule's system actor.
+import { createHash } from "node:crypto";
 import { RE2JS } from "re2js";
 import { isAppError, validationError, type ValidationIssue } from "@support/errors";
 import type { DomainEvent } from "@support/events";
+import { OUTBREAKS_ACTOR } from "../outbreaks/outbreaks.ts";
 import { checkActions, type TicketAction, type TicketActionInput } from "../tickets/ticket-actions.ts";
 import { CHANNELS, LANGUAGES, PLAYER_TIERS, TICKET_STATUSES, type Actor, type FieldValue, type Ticket, type TicketStatus } from "../tickets/ticket.ts";
 
@@ -27,7 +29,7 @@ export const MAX_RULE_DEPTH = 5;
  * The triggers. Each event trigger is one line of EVENT_TRIGGERS below (the domain event it
  * reads) and a name here.
  */
-export const RULE_TRIGGERS = ["ticket_created", "player_message", "status_changed", "ticket_closed", "sla_warning", "sla_breached", "time"] as const;
+export const RULE_TRIGGERS = ["ticket_created", "player_message", "status_changed", "ticket_closed", "sla_warning", "sla_breached", "outbreak", "time"] as const;
 export type RuleTriggerType = (typeof RULE_TRIGGERS)[number];
 
 export type RuleTrigger =
@@ -39,6 +41,11 @@ export type RuleTrigger =
   /** An SLA clock of the ticket comes within its policy's warning time of its target, or passes it (any metric). */
   | { type: "sla_warning" }
   | { type: "sla_breached" }
+  /**
+   * The ticket became part of an incident of outbreak detection: each ticket linked when the
+   * incident opened, and each ticket that joins it later (once per ticket and incident).
+   */
+  | { type: "outbreak" }
   /**
    * The ticket has been in `status` for at least `hours` without a player message since it
    * entered it; fires once per ticket each time it enters the status (the sweep, rule.job.ts).
@@ -100,6 +107,10 @@ export function ruleOfActor(actor: { type: string; id: string | null }): string 
 /** A triggering moment on one ticket, read from a domain event. */
 export interface TriggerEvent {
   trigger: RuleTriggerType;
+  /**
+   * The id the moment's runs are recorded under (once per rule): the event's id, or one derived
+   * from it and the ticket when the event names several tickets (runMomentId).
+   */
   eventId: string;
   companyId: string;
   ticketId: string;
@@ -109,14 +120,18 @@ export interface TriggerEvent {
   /** player_message: the message's ticket event id and text. */
   messageEventId?: string;
   message?: string;
+  /** outbreak: the incident the ticket became part of. */
+  incidentId?: string;
 }
 
 type EventOf<T extends DomainEvent["type"]> = Extract<DomainEvent, { type: T }>;
-type TriggerReader<T extends DomainEvent["type"]> = (event: EventOf<T>) => Omit<TriggerEvent, "eventId" | "companyId"> | undefined;
+type Moment = Omit<TriggerEvent, "eventId" | "companyId">;
+type TriggerReader<T extends DomainEvent["type"]> = (event: EventOf<T>) => Moment | Moment[] | undefined;
 
 /**
  * The domain events that trigger rules, one line each. tickets.ticket.created has no actor field
- * (the player or the API opened it): it is attributed to the player, which no rule is.
+ * (the player or the API opened it): it is attributed to the player, which no rule is. An
+ * incident's opening names several tickets: a moment for each.
  */
 const EVENT_TRIGGERS: { [T in DomainEvent["type"]]?: TriggerReader<T> } = {
   "tickets.ticket.created": (e) => ({ trigger: "ticket_created", ticketId: e.data.id, actor: { type: "player", id: null } }),
@@ -126,15 +141,34 @@ const EVENT_TRIGGERS: { [T in DomainEvent["type"]]?: TriggerReader<T> } = {
   "tickets.ticket.closed": (e) => ({ trigger: "ticket_closed", ticketId: e.data.ticketId, actor: e.data.actor }),
   "tickets.ticket.sla_warning": (e) => ({ trigger: "sla_warning", ticketId: e.data.ticketId, actor: e.data.actor }),
   "tickets.ticket.sla_breached": (e) => ({ trigger: "sla_breached", ticketId: e.data.ticketId, actor: e.data.actor }),
+  "tickets.incident.opened": (e) => e.data.ticketIds.map((ticketId) => ({ trigger: "outbreak", ticketId, actor: OUTBREAKS_ACTOR, incidentId: e.data.incidentId })),
+  "tickets.incident.ticket_joined": (e) => ({ trigger: "outbreak", ticketId: e.data.ticketId, actor: OUTBREAKS_ACTOR, incidentId: e.data.incidentId }),
 };
 
 /** The event types rules listen to (the consumer's filter). */
 export const TRIGGERING_EVENT_TYPES: readonly string[] = Object.keys(EVENT_TRIGGERS);
 
-export function triggerOf(event: DomainEvent): TriggerEvent | undefined {
+/**
+ * A moment's id derived from its parts (an event and a ticket; a time rule, a ticket and when it
+ * entered the status): the same parts give the same id on every replica and every delivery.
+ */
+export function runMomentId(...parts: string[]): string {
+  const digest = createHash("sha256").update(parts.join(":")).digest("hex");
+  return `${digest.slice(0, 8)}-${digest.slice(8, 12)}-5${digest.slice(13, 16)}-8${digest.slice(17, 20)}-${digest.slice(20, 32)}`;
+}
+
+/**
+ * The moments of a domain event: none for an event that triggers no rule, one per ticket
+ * otherwise. An event naming several tickets (an incident's opening) gives each ticket's moment
+ * an id of its own, derived from the event and the ticket: runs are unique per rule and moment
+ * id, so each ticket runs each rule once, and a redelivered event runs none again.
+ */
+export function triggersOf(event: DomainEvent): TriggerEvent[] {
   const read = EVENT_TRIGGERS[event.type] as TriggerReader<DomainEvent["type"]> | undefined;
   const found = read?.(event as never);
-  return found ? { ...found, eventId: event.id, companyId: event.companyId } : undefined;
+  if (found === undefined) return [];
+  if (!Array.isArray(found)) return [{ ...found, eventId: event.id, companyId: event.companyId }];
+  return found.map((moment) => ({ ...moment, eventId: runMomentId(event.id, moment.ticketId), companyId: event.companyId }));
 }
 
 /** Whether the rule's trigger is this moment (a status filter included). */

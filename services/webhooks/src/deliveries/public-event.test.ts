@@ -39,12 +39,14 @@ describe("public events", () => {
     expect(merged).toEqual([]);
   });
 
-  it("passes on an incident of outbreak detection as incident.opened, of its game", () => {
+  it("passes on an incident of outbreak detection as incident.opened, of its game, and not a ticket joining it", () => {
     const incidentId = randomUUID();
     const data = { incidentId, gameId: ref.gameId, title: "Can't log in", openedAt: "2026-11-28T12:00:00.000Z", ticketIds: [ref.ticketId, randomUUID()] };
     expect(publicEventsOf(envelope("tickets.incident.opened", data))).toEqual([
       { type: "incident.opened", gameId: ref.gameId, orderingKey: `incident:${incidentId}`, ticketId: null, playerId: null, data },
     ]);
+    // A ticket joining it later is internal (rules' outbreak trigger): no webhook.
+    expect(publicEventsOf(envelope("tickets.incident.ticket_joined", { incidentId, gameId: ref.gameId, ticketId: randomUUID(), similarity: 0.8, joinedAt: "2026-11-28T12:05:00.000Z" }))).toEqual([]);
   });
 
   it("passes on ids and counts of an erasure, not who asked", () => {

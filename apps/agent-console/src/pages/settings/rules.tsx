@@ -14,7 +14,7 @@ import { formatDateTime } from "../../format.ts";
 import { t } from "../../i18n.ts";
 import type { MessageKey } from "../../messages/en.ts";
 
-const TRIGGERS = ["ticket_created", "player_message", "status_changed", "ticket_closed", "sla_warning", "sla_breached", "time"] as const;
+const TRIGGERS = ["ticket_created", "player_message", "status_changed", "ticket_closed", "sla_warning", "sla_breached", "outbreak", "time"] as const;
 type TriggerType = (typeof TRIGGERS)[number];
 const STATUSES = ["new", "assigned", "unassigned", "waiting", "on_hold", "closed"] as const;
 const OPEN_STATUSES = STATUSES.filter((status) => status !== "closed");
