@@ -14,6 +14,7 @@ import { durationSeconds, type Row, type SuiteResult } from "./measure.ts";
 import { Worker } from "node:worker_threads";
 import { closedLoop, percentile, round, type LoopResult, type Request } from "./closed-loop.ts";
 import { isCleaningUp, onBeforeStop, progress, root, startStack, type Stack } from "./stack.ts";
+import { stallWindow, type ProcessStalls } from "./stalls.ts";
 
 const here = import.meta.dirname;
 /** Connections at which ticket creation reaches its best rate on the 2-core machine (docs/performance.md). */
@@ -55,16 +56,28 @@ function residentMb(pid: number | undefined): number {
   }
 }
 
-/** Runs `work` while sampling the gateway's memory every 250 ms; the highest value seen. */
-async function withPeakMemory<T>(stack: Stack, work: () => Promise<T>): Promise<{ result: T; peakMb: number }> {
+/**
+ * Runs `work` while sampling the gateway's memory every 250 ms (the highest value seen), and
+ * reads each process's event-loop delays and GC time over it: whether a slow probe met a stall of
+ * a process (a long task, a major GC) or waited for a core.
+ */
+async function withPeakMemory<T>(stack: Stack, work: () => Promise<T>): Promise<{ result: T; peakMb: number; stalls: Record<string, ProcessStalls> }> {
   const pid = stack.processes.find((p) => p.name === "gateway")?.child.pid;
   let peakMb = residentMb(pid);
   const timer = setInterval(() => (peakMb = Math.max(peakMb, residentMb(pid))), 250);
+  const endWindow = await stallWindow(stack.metricsPorts);
   try {
-    return { result: await work(), peakMb };
+    const result = await work();
+    return { result, peakMb, stalls: await endWindow() };
   } finally {
     clearInterval(timer);
   }
+}
+
+/** One line per process: its longest event-loop delay, the delays' p99, and its GC time (major). */
+function stallsLine(label: string, stalls: Record<string, ProcessStalls>): string {
+  const parts = Object.entries(stalls).map(([name, s]) => `${name} ${s.lagMaxMs}/${s.lagP99Ms} ms, GC ${s.gcMs} (${s.majorGcMs}) ms`);
+  return `- ${label}: ${parts.join("; ")}`;
 }
 
 export interface ProbeSettings {
@@ -211,6 +224,12 @@ export async function floodSuite(): Promise<SuiteResult> {
     "| target | value | required | |",
     "|---|---|---|---|",
     ...targets.map((t) => `| ${t.target} | ${t.value} | ${t.required} | ${t.met ? "met" : "**missed**"} |`),
+    "",
+    "Each process's longest event-loop delay / the delays' p99, and its time in GC (of it major), over each flood:",
+    "",
+    stallsLine("the flood", flood.stalls),
+    stallsLine("the hammering", hammer.stalls),
+    stallsLine("the mixed flood", mixed.stalls),
   ].join("\n");
-  return { rows: all.map(toRow), table, details: { targets, breakers, floodRefusalsInGateway, memoryMb: { afterSaturation: idleMb, flood: flood.peakMb, hammering: hammer.peakMb, mixed: mixed.peakMb } } };
+  return { rows: all.map(toRow), table, details: { targets, breakers, floodRefusalsInGateway, memoryMb: { afterSaturation: idleMb, flood: flood.peakMb, hammering: hammer.peakMb, mixed: mixed.peakMb }, stalls: { flood: flood.stalls, hammering: hammer.stalls, mixed: mixed.stalls } } };
 }
