@@ -1,6 +1,7 @@
 // The pool's waiting line for calls with a caller: a query whose caller's deadline passed while it
 // waited never reaches the database, one behind a full line is refused at once, and work without
-// a caller waits as before. A pool of one connection, held by a transaction the test ends.
+// a caller waits as before; the queries of reads take the read lane while the pool is busy. A
+// pool of one connection, held by a transaction the test ends.
 import { BUSY_MESSAGE, isAppError } from "@support/errors";
 import { withRequestContext } from "@support/logging";
 import { createTestInfra, type TestInfra } from "@support/testkit";
@@ -50,6 +51,7 @@ async function holdTheConnection(): Promise<() => Promise<void>> {
 }
 
 const asCaller = <T>(deadlineInMs: number, fn: () => Promise<T>) => withRequestContext({ deadline: Date.now() + deadlineInMs }, fn);
+const asReader = <T>(deadlineInMs: number, fn: () => Promise<T>) => withRequestContext({ deadline: Date.now() + deadlineInMs, readOnly: true }, fn);
 const insert = (body: string) => db.insertInto("entries").values({ body }).execute();
 const bodies = async () => (await db.selectFrom("entries").select("body").orderBy("id").execute()).map((row) => row.body);
 
@@ -82,5 +84,50 @@ describe("the pool's waiting line", () => {
     const stored = await bodies();
     expect(stored).toEqual(expect.arrayContaining(["first in line", "no caller"]));
     expect(stored).not.toContain("behind a full line");
+  });
+});
+
+describe("the read lane", () => {
+  const settled = (promise: Promise<unknown>) => Promise.race([promise.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 300))]);
+
+  it("answers a read's query while writes hold every pooled connection, and keeps writers waiting", async () => {
+    const release = await holdTheConnection();
+    try {
+      const started = performance.now();
+      const read = await asReader(5_000, () => db.selectFrom("entries").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow());
+      expect(read.n).toBeGreaterThanOrEqual(0);
+      expect(performance.now() - started).toBeLessThan(250);
+      // A write of a caller still waits for the pool's own connection.
+      const write = asCaller(5_000, () => insert("a write waits"));
+      expect(await settled(write)).toBe(false);
+      await release();
+      await write;
+      expect(await bodies()).toContain("a write waits");
+    } finally {
+      await release();
+    }
+  });
+
+  it("is not there with a lane of 0: a read waits like any query", async () => {
+    const laneless = createDb<Database>({ url: infra.databaseUrl, schema: "waiting_line", maxConnections: 1, readLaneConnections: 0 });
+    try {
+      let free!: () => void;
+      const freed = new Promise<void>((resolve) => (free = resolve));
+      let holding!: () => void;
+      const held = new Promise<void>((resolve) => (holding = resolve));
+      const transaction = laneless.transaction().execute(async (trx) => {
+        await sql`select 1`.execute(trx);
+        holding();
+        await freed;
+      });
+      await held;
+      const read = asReader(5_000, () => laneless.selectFrom("entries").select("id").execute());
+      expect(await settled(read)).toBe(false);
+      free();
+      await transaction;
+      await read;
+    } finally {
+      await laneless.destroy();
+    }
   });
 });

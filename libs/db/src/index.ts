@@ -50,6 +50,11 @@ export interface DatabaseSettings {
    * own admission (RPC_MAX_IN_FLIGHT calls per service and gateway replica).
    */
   maxWaiting?: number;
+  /**
+   * Connections kept apart for reads (calls whose RPC method declares no side effects), used
+   * when every connection of the pool is in use (see admission.ts); 0: none. Default 2.
+   */
+  readLaneConnections?: number;
 }
 
 const schemaName = /^[a-z_][a-z0-9_]*$/;
@@ -94,13 +99,32 @@ export function createClient(config: pg.ClientConfig & { connectionString: strin
   return new Client({ ...config, connectionString: multi.firstUrl });
 }
 
+// The read lane of each pool made by createPool (see admission.ts), for its gauges and its end.
+const readLanes = new WeakMap<pg.Pool, pg.Pool>();
+
 export function createPool(settings: DatabaseSettings): pg.Pool {
+  const pool = openPool(settings, settings.maxConnections ?? 10);
+  const laneSize = settings.readLaneConnections ?? 2;
+  const readLane = laneSize > 0 ? openPool(settings, laneSize) : undefined;
+  boundWaitingLine(pool, settings.maxWaiting ?? 256, readLane);
+  if (readLane) {
+    readLanes.set(pool, readLane);
+    // kysely ends the pool at destroy(): the lane ends with it.
+    const end = pool.end.bind(pool) as () => Promise<void>;
+    pool.end = (async () => {
+      await Promise.all([end(), readLane.end()]);
+    }) as typeof pool.end;
+  }
+  return pool;
+}
+
+function openPool(settings: DatabaseSettings, max: number): pg.Pool {
   assertSchemaName(settings.schema);
   const multi = writableHostOf(settings.url, settings.connectTimeoutMs ?? 5_000);
   const pool = new pg.Pool({
     connectionString: multi?.firstUrl ?? settings.url,
     ...(multi ? { Client: writableClientClass(multi.writable) } : {}),
-    max: settings.maxConnections ?? 10,
+    max,
     application_name: settings.applicationName ?? settings.schema,
     // Unqualified names resolve in the service's schema first; `public` holds extensions.
     options: `-c search_path=${settings.schema},public`,
@@ -125,7 +149,6 @@ export function createPool(settings: DatabaseSettings): pg.Pool {
     traceQueries(client, database);
   });
   pool.on("error", () => undefined); // idle clients: already reported by their own listener
-  boundWaitingLine(pool, settings.maxWaiting ?? 256);
   return pool;
 }
 
@@ -141,7 +164,8 @@ export function createDb<DB>(settings: DatabaseSettings): Kysely<DB> {
 
 /**
  * db_pool_connections{state="in_use"|"idle"} and db_pool_waiting of the pool behind `db` (made
- * by createDb), read at each scrape. Returns a function that stops reporting it.
+ * by createDb), and db_read_lane_connections{state} of its read lane, read at each scrape.
+ * Returns a function that stops reporting it.
  */
 export function registerPoolMetrics(registry: Registry, db: Kysely<any>): () => void { // eslint-disable-line @typescript-eslint/no-explicit-any
   const pool = pools.get(db);
@@ -159,9 +183,21 @@ export function registerPoolMetrics(registry: Registry, db: Kysely<any>): () => 
     { name: "db_pool_waiting", help: "Queries waiting for a connection of the Postgres pool" },
     () => [{ value: pool.waitingCount }],
   );
+  const lane = readLanes.get(pool);
+  const removeLane = lane
+    ? addScrapeSource(
+        registry,
+        { name: "db_read_lane_connections", help: "Connections of the pool's read lane (reads while every pooled connection is in use), checked out (in_use) or idle", labelNames: ["state"] },
+        () => [
+          { labels: { state: "in_use" }, value: lane.totalCount - lane.idleCount },
+          { labels: { state: "idle" }, value: lane.idleCount },
+        ],
+      )
+    : () => undefined;
   return () => {
     removeConnections();
     removeWaiting();
+    removeLane();
   };
 }
 

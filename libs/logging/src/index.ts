@@ -22,6 +22,11 @@ export interface RequestContext {
   deadline?: number | undefined;
   /** Aborted when the call ends early (deadline passed, caller hung up, shutdown). */
   signal?: AbortSignal | undefined;
+  /**
+   * The call being handled declares no side effects (a read: its RPC method's
+   * idempotency_level is NO_SIDE_EFFECTS); its queries may take the database pool's read lane.
+   */
+  readOnly?: boolean | undefined;
 }
 
 const requestContext = new AsyncLocalStorage<RequestContext>();

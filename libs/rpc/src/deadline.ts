@@ -12,7 +12,7 @@ export interface CallScope {
 
 /**
  * The request context of a call with `scope` added to what is current: the smaller deadline,
- * and a signal that aborts when either does. The request id, kept in the same context (see
+ * and a signal that aborts when either does; a read stays a read. The request id, kept in the same context (see
  * @support/logging), is `requestId` when given, else the current one.
  */
 export function scopedContext(scope: CallScope, requestId?: string): RequestContext {
@@ -21,7 +21,7 @@ export function scopedContext(scope: CallScope, requestId?: string): RequestCont
     outer?.deadline === undefined ? scope.deadline : scope.deadline === undefined ? outer.deadline : Math.min(outer.deadline, scope.deadline);
   const outerSignal = outer?.signal;
   const signal = outerSignal === undefined ? scope.signal : scope.signal === undefined ? outerSignal : AbortSignal.any([outerSignal, scope.signal]);
-  return { requestId: requestId ?? outer?.requestId, deadline, signal };
+  return { requestId: requestId ?? outer?.requestId, deadline, signal, readOnly: outer?.readOnly };
 }
 
 /** Runs `fn` with a deadline (and cancellation) that outgoing calls made inside it respect. */

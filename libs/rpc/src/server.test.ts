@@ -4,8 +4,8 @@ import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError, validationError } from "@support/errors";
-import { createLogger, withRequestId, currentRequestId } from "@support/logging";
-import { ContentService, health } from "@support/proto";
+import { createLogger, currentRequestContext, withRequestId, currentRequestId } from "@support/logging";
+import { ContentService, health, TicketsService } from "@support/proto";
 import { createRpcServer, createServiceClient, toHttpError, connectToAppError } from "./index.ts";
 
 const silent = createLogger({ service: "test", destination: new Writable({ write: (_c, _e, done) => done() }) });
@@ -125,5 +125,39 @@ describe("rpc server", () => {
     ready = false;
     expect((await client.check({ service: "" })).status).toBe(health.HealthCheckResponse_ServingStatus.NOT_SERVING);
     ready = true;
+  });
+});
+
+describe("reads declared in the proto", () => {
+  const seen: Record<string, boolean | undefined> = {};
+  const server = createRpcServer({
+    serviceName: "tickets.v1.TicketsService",
+    logger: silent,
+    isReady: async () => true,
+    port: 0,
+    host: "127.0.0.1",
+    routes: (router) =>
+      router.service(TicketsService, {
+        async listTickets() {
+          seen.listTickets = currentRequestContext()?.readOnly;
+          return {};
+        },
+        async markTicketRead() {
+          seen.markTicketRead = currentRequestContext()?.readOnly;
+          return {};
+        },
+      }),
+  });
+  let baseUrl = "";
+  beforeAll(async () => {
+    baseUrl = `http://127.0.0.1:${(await server.start()).port}`;
+  });
+  afterAll(() => server.stop());
+
+  it("runs a method declared NO_SIDE_EFFECTS as a read (its queries may take the pool's read lane), any other not", async () => {
+    const client = createServiceClient(TicketsService, baseUrl);
+    await client.listTickets({});
+    await client.markTicketRead({});
+    expect(seen).toEqual({ listTickets: true, markTicketRead: false });
   });
 });

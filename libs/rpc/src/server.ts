@@ -3,6 +3,7 @@
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
+import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ConnectRouter, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { REQUEST_ID_HEADER, requestIdFrom, withRequestContext, type Logger } from "@support/logging";
@@ -62,7 +63,9 @@ function serverInterceptor(logger: Logger): Interceptor {
     const requestId = requestIdFrom(request.header.get(REQUEST_ID_HEADER));
     const timeoutMs = incomingTimeoutMs(request.header);
     const scope = { deadline: timeoutMs === undefined ? undefined : Date.now() + timeoutMs, signal: request.signal };
-    return withRequestContext(scopedContext(scope, requestId), async () => {
+    // A read (declared NO_SIDE_EFFECTS in the proto) may take the database pool's read lane.
+    const readOnly = request.method.idempotency === MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS;
+    return withRequestContext({ ...scopedContext(scope, requestId), readOnly }, async () => {
       try {
         const response = await next(request);
         // One line per answered call at debug level: which replica served what (balancing checks).

@@ -7,6 +7,10 @@ export const serviceConfigSpecs = {
   HOST: str({ default: "127.0.0.1", desc: "Address the RPC port binds to (0.0.0.0: every interface, as in a cluster)" }),
   DATABASE_URL: str({ default: "postgres://postgres@127.0.0.1:5432/support", desc: "Postgres connection URL" }),
   DB_POOL_MAX: num({ default: 10, desc: "Connections in the service's pool" }),
+  DB_READ_LANE_MAX: num({
+    default: 2,
+    desc: "Connections kept apart for reads (RPC methods without side effects), taken when every pooled connection is in use; 0: none",
+  }),
   DB_PREPARED_STATEMENTS_MAX: num({
     default: 256,
     desc: "Most statement texts Postgres parses and plans once per connection (named statements); 0: none (a pooler in transaction mode)",

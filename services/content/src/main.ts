@@ -16,7 +16,7 @@ const logger = createLogger({ service: "content", level: config.LOG_LEVEL });
 if (tracing.enabled) logger.info({ endpoint: tracing.endpoint }, "exporting traces over OTLP");
 
 await runUntilSignal(async () => {
-  const db = createDb<ContentDatabase>({ url: config.DATABASE_URL, schema: "content", maxConnections: config.DB_POOL_MAX, preparedStatementsMax: config.DB_PREPARED_STATEMENTS_MAX });
+  const db = createDb<ContentDatabase>({ url: config.DATABASE_URL, schema: "content", maxConnections: config.DB_POOL_MAX, readLaneConnections: config.DB_READ_LANE_MAX, preparedStatementsMax: config.DB_PREPARED_STATEMENTS_MAX });
   const nc = await connectBus(config.NATS_URL, "content", logger);
   const server = createServer({ config, logger, db, nc });
   await server.start();

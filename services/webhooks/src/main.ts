@@ -16,7 +16,7 @@ const logger = createLogger({ service: "webhooks", level: config.LOG_LEVEL });
 if (tracing.enabled) logger.info({ endpoint: tracing.endpoint }, "exporting traces over OTLP");
 
 await runUntilSignal(async () => {
-  const db = createDb<WebhooksDatabase>({ url: config.DATABASE_URL, schema: "webhooks", maxConnections: config.DB_POOL_MAX, preparedStatementsMax: config.DB_PREPARED_STATEMENTS_MAX });
+  const db = createDb<WebhooksDatabase>({ url: config.DATABASE_URL, schema: "webhooks", maxConnections: config.DB_POOL_MAX, readLaneConnections: config.DB_READ_LANE_MAX, preparedStatementsMax: config.DB_PREPARED_STATEMENTS_MAX });
   const nc = await connectBus(config.NATS_URL, "webhooks", logger);
   const server = createServer({ config, logger, db, nc });
   await server.start();

@@ -3945,6 +3945,9 @@ export declare const GetSlaReportResponseSchema: GenMessage<GetSlaReportResponse
  */
 export declare const TicketsService: GenService<{
   /**
+   * Reads are declared idempotency_level = NO_SIDE_EFFECTS: the service's database pool gives
+   * their queries a lane of their own while writes hold every pooled connection, and a failed
+   * read is retried once on another address.
    * CreateTicket opens a ticket for a player: status new, the message as its first
    * PLAYER_MESSAGE. Business rejections are FAILED_PRECONDITION with details PLAYER_BLOCKED
    * or DUPLICATE_OPEN_TICKET_DETECTED.
