@@ -170,12 +170,16 @@ describe("Settings → Rules in Chromium", () => {
     await screenshot(page, "346-ticket-rule-note-and-history");
     await expectAccessible(page, "a ticket a rule changed");
 
-    // An agent of the game sees the note as by an automation rule (the rules are the admins').
+    // An agent of the game sees the note by the rule's name and the rule's run on the ticket
+    // (the rules themselves and their settings are the admins').
     const agent = await signedInPage(browser, base, bo, PASSWORD);
     await agent.page.goto(`${base}/app/tickets/${ticketId}`);
-    await agent.page.getByText("Private note · An automation rule").waitFor();
-    expect(await agent.page.locator(".rule-runs-list").count()).toBe(0);
+    await agent.page.getByText("Private note · Rule VIP refunds").waitFor();
+    const agentHistory = agent.page.locator(".rule-runs-list li");
+    await agentHistory.first().waitFor();
+    expect(await agentHistory.allTextContents()).toEqual([expect.stringContaining("Rule VIP refunds: Applied (Add tags, Add a private note)")]);
     await screenshot(agent.page, "347-ticket-rule-note-agent");
+    await expectAccessible(agent.page, "a ticket a rule changed, as an agent");
     expect(agent.problems).toEqual([]);
     await agent.context.close();
 

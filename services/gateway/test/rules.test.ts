@@ -3,7 +3,8 @@
 // the player side trigger them in the tickets service (JetStream, outbox), in their order; their
 // changes are attributed to the rule in the ticket's events; a rule never re-triggers itself, a
 // chain of rules stops at the depth limit, and the run history shows all of it per rule and per
-// ticket. Agents get 403, another company's rule is 404, bad input a 400 naming its path.
+// ticket. Agents get 403 on the rules (they read a ticket's runs), another company's rule is 404,
+// bad input a 400 naming its path.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentRead, agentWrite, signInAgent, type SignedInAgent } from "./signed-in-agent.ts";
@@ -207,6 +208,13 @@ describe("event triggers", () => {
       expect((theirs.body as { runs: RunDto[] }).runs).toEqual([]);
     }
     expect(issuePaths(await read(users.ada, "/agent-api/settings/rule-runs?limit=0"))).toEqual(["/query/limit"]);
+
+    // The ticket's own runs, for anyone who sees the ticket: an agent of its game reads what the
+    // admins' history holds for it; another company, or a ticket that is not there, is a 404.
+    const ticketRuns = ok(await read(users.abe, `/agent-api/tickets/${vip}/rule-runs`)) as { runs: RunDto[] };
+    expect(ticketRuns.runs).toEqual(history);
+    expect((await read(users.oto, `/agent-api/tickets/${vip}/rule-runs`)).status).toBe(404);
+    expect((await read(users.abe, `/agent-api/tickets/${randomUUID()}/rule-runs`)).status).toBe(404);
   });
 
   it("player_message: the player's answer on an open ticket, not the message that opened it", async () => {

@@ -31,7 +31,7 @@ const TYPING_EVERY_MS = 3_000;
 
 type Mode = "reply" | "note";
 
-/** The names of the rules that ran on the ticket, by id (an admin reads them from the rule runs; an agent does not). */
+/** The names of the rules that ran on the ticket, by id (from the ticket's rule runs). */
 type RuleNames = ReadonlyMap<string, string>;
 
 /** A system actor's name: a rule (`rule:<ruleId>`) by its name when known, else the system. */
@@ -145,13 +145,11 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
         ({ body: triage }) => setPredictions(triage.predictions),
         () => undefined,
       );
-      // The rules that ran on the ticket, with their names: the run history is the admins' (Settings → Rules).
-      if (me.value?.user.role === "admin") {
-        void call<{ runs: RuleRun[] }>("GET", `/settings/rule-runs?ticketId=${ticketId}&limit=50`).then(
-          ({ body: history }) => setRuleRuns(history.runs),
-          () => undefined,
-        );
-      }
+      // The rules that ran on the ticket, with their names (everyone who sees the ticket reads them).
+      void call<{ runs: RuleRun[] }>("GET", `/tickets/${ticketId}/rule-runs`).then(
+        ({ body: history }) => setRuleRuns(history.runs),
+        () => undefined,
+      );
       void call<TicketSla>("GET", `/tickets/${ticketId}/sla`).then(
         ({ body: clocks }) => setSla(clocks),
         () => undefined,

@@ -3,9 +3,10 @@
 // at its path) and runs them; this answers an agent with a 403 before calling anything.
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Context } from "koa";
-import type { Rule, RuleRun } from "@support/proto";
+import type { Rule } from "@support/proto";
 import type { AgentSessionState } from "../agent-api/sessions.ts";
 import type { TicketsClient } from "../clients.ts";
+import { ruleRunDto } from "../mappings/rules.ts";
 import { isoTimestamp } from "../mappings/timestamps.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import type { Schemas } from "../openapi/types.ts";
@@ -33,21 +34,6 @@ function ruleDto(rule: Rule): Schemas["AgentRule"] {
   };
 }
 
-function runDto(run: RuleRun): Schemas["AgentRuleRun"] {
-  return {
-    id: run.id,
-    ruleId: run.ruleId,
-    ruleName: run.ruleName,
-    ticketId: run.ticketId,
-    trigger: run.trigger,
-    eventId: run.eventId,
-    outcome: run.outcome as Schemas["AgentRuleRun"]["outcome"],
-    depth: run.depth,
-    actions: run.actions as unknown as Schemas["Action"][],
-    error: run.error ?? null,
-    createdAt: isoTimestamp(run.createdAt, "tickets", "rule run createdAt"),
-  };
-}
 
 const companyOf = (ctx: Context) => (ctx.state as AgentSessionState).agentSession.companyId;
 const json = (value: unknown) => value as JsonObject;
@@ -126,7 +112,7 @@ export function registerAgentSettingsRulesRoutes(api: ApiRoutes, deps: AgentSett
     async (ctx) => {
       const { query } = ctx.state.validated;
       const { runs } = await tickets.listRuleRuns({ companyId: companyOf(ctx), ruleId: query.ruleId, ticketId: query.ticketId, limit: query.limit ?? 50 });
-      respond(ctx, 200, { runs: runs.map(runDto) });
+      respond(ctx, 200, { runs: runs.map(ruleRunDto) });
     },
     { before: read },
   );

@@ -13,6 +13,7 @@ import type { EmailClient, MediaClient, PlayersClient, TicketsClient } from "../
 import { toCreateAttachmentUploadRequest, toUploadInstructionDto } from "../mappings/attachments.ts";
 import { conversationAttachmentIds, toEventAuthorDto, toTicketListItemDto, toTicketViewDto, toViewCountDto } from "../mappings/agent-tickets.ts";
 import { toActionMessage, toTicketDto } from "../mappings/tickets.ts";
+import { ruleRunDto } from "../mappings/rules.ts";
 import { isoTimestamp, isoTimestampOrNull } from "../mappings/timestamps.ts";
 import { idempotencyKey } from "../middleware/idempotency.ts";
 import { jsonBody } from "../middleware/json-body.ts";
@@ -306,6 +307,17 @@ export function registerAgentTicketRoutes(api: ApiRoutes, deps: AgentTicketRoute
           by: toEventAuthorDto(change),
         })),
       });
+    },
+    { before: guards.read },
+  );
+
+  api.operation<"listAgentTicketRuleRuns", AgentSessionState>(
+    "listAgentTicketRuleRuns",
+    async (ctx) => {
+      const session = ctx.state.agentSession;
+      const ticket = await ticketInScope(session, ctx.state.validated.params.ticketId);
+      const { runs } = await tickets.listRuleRuns({ companyId: session.companyId, ticketId: ticket.id, limit: 200 });
+      respond(ctx, 200, { runs: runs.map(ruleRunDto) });
     },
     { before: guards.read },
   );
