@@ -1,6 +1,7 @@
 // The open incidents of the user's games (docs/automation.md, "Outbreaks"), for the banner every
-// page shows. Read on each page change and every minute while the console is open; the incident
-// page reads its own.
+// page shows. Read on each page change, on each incident change the live stream announces (one
+// opened, a ticket joining, one closed), and every minute while the console is open (a stream
+// that is down); the incident page reads its own.
 import { signal } from "@preact/signals";
 import { call } from "./api.ts";
 

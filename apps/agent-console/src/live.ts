@@ -1,8 +1,10 @@
 // The console's live connection: one EventSource on /agent-api/stream while signed in. Ticket
-// changes bump a counter that lists and the open ticket watch (and patch what they can);
+// changes bump a counter that lists and the open ticket watch (and patch what they can); an
+// incident's change (opened, a ticket joined, closed) reads the banner's incidents again;
 // presence is kept per ticket. EventSource reconnects by itself with Last-Event-ID, so no
 // change is missed; a "reload" event means the missed changes are gone: everything reloads.
 import { signal } from "@preact/signals";
+import { loadIncidents } from "./incidents.ts";
 
 export interface TicketChange {
   seq: number;
@@ -44,8 +46,12 @@ export function connectLive(): void {
   source.addEventListener("ticket", (event) => {
     lastChange.value = JSON.parse((event as MessageEvent<string>).data) as TicketChange;
   });
+  source.addEventListener("incident", () => {
+    void loadIncidents().catch(() => undefined);
+  });
   source.addEventListener("reload", () => {
     reloads.value++;
+    void loadIncidents().catch(() => undefined);
   });
   source.addEventListener("presence", (event) => {
     const update = JSON.parse((event as MessageEvent<string>).data) as TicketPresence;

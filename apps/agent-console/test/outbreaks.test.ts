@@ -1,9 +1,10 @@
 // Outbreaks in headless Chromium over the real stack (docs/automation.md, "Outbreaks"): an admin
 // turns detection on in Settings → Outbreaks (a value out of range is refused at its field); a
-// burst of alike tickets opens an incident, shown to the agent in a banner; the incident page
+// burst of alike tickets opens an incident, shown to the agent in a banner as it happens (the live
+// stream); the incident page
 // lists its tickets; "Answer all" with a canned response chosen by keyboard answers every
 // ticket; the admin publishes the game's announcement; the agent closes the incident and the
-// banner goes. axe on every page, a screenshot of every step (320–329) in .ci/out/agent-console/.
+// banner goes, from the admin's open page too. axe on every page, a screenshot of every step (320–329) in .ci/out/agent-console/.
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { startStack, type Stack, type TenantResult } from "@support/gateway/test-stack";
@@ -95,17 +96,17 @@ describe("outbreaks in Chromium", () => {
     });
     expect(canned.status, canned.text).toBe(201);
 
-    // A burst of alike tickets opens an incident: Mia sees it in the banner.
-    const tickets: string[] = [];
-    for (const message of BURST) tickets.push(await newTicket(message));
+    // A burst of alike tickets opens an incident: Mia, in her inbox, sees the banner appear
+    // without reading the page again (the live stream's incident change).
     const agent = await signedInPage(browser, base, mia, PASSWORD);
     const page = agent.page;
+    await page.goto(`${base}/app/`);
+    await page.getByRole("heading", { level: 1 }).first().waitFor();
     const banner = page.getByRole("region", { name: "Open incidents" });
-    await expect.poll(async () => {
-      await page.reload();
-      await banner.waitFor({ timeout: 2000 }).catch(() => undefined);
-      return banner.isVisible();
-    }, { timeout: 20_000 }).toBe(true);
+    expect(await banner.count()).toBe(0);
+    const tickets: string[] = [];
+    for (const message of BURST) tickets.push(await newTicket(message));
+    await banner.waitFor({ timeout: 20_000 });
     // The game's name once the console's directory has loaded.
     await expect.poll(() => banner.textContent()).toContain(`Outbreak in Arena: ${BURST[0]} (3 tickets)`);
     await screenshot(page, "322-outbreaks-banner");
@@ -143,10 +144,13 @@ describe("outbreaks in Chromium", () => {
     await screenshot(adminPage, "325-outbreaks-announcement");
     await expectAccessible(adminPage, "the incident with its announcement published");
 
-    // Mia closes it; the banner goes.
+    // Mia closes it; the banner goes, on the admin's open page too (live, no page change).
+    const adminBanner = adminPage.getByRole("region", { name: "Open incidents" });
+    await adminBanner.waitFor();
     await page.getByRole("button", { name: "Close incident" }).click();
     await page.getByText("The incident is closed.").waitFor();
     await expect.poll(() => banner.count()).toBe(0);
+    await expect.poll(() => adminBanner.count(), { timeout: 10_000 }).toBe(0);
     expect(await page.getByText(/^Closed\. Arena, opened/).count()).toBe(1);
     await screenshot(page, "326-outbreaks-closed");
     await expectAccessible(page, "the closed incident");

@@ -100,7 +100,7 @@ function AvailabilitySwitch({ available, onError }: { available: boolean; onErro
 /**
  * The banner of open incidents (docs/automation.md, "Outbreaks") on every page of a signed-in
  * user: an outbreak in one of their games, the number of its tickets and a link to the
- * incident. Read again when the page changes and every minute.
+ * incident. Read again when the page changes, on every incident change of the live stream, and every minute.
  */
 function IncidentBanner() {
   const path = currentPath.value;

@@ -2839,6 +2839,10 @@ export interface paths {
          *       `assigneeId` and `tags` are there when the change sets them, so that a list can be
          *       updated without reading the ticket again; `merged` names the merged ticket and, in
          *       `targetTicketId`, the ticket it was merged into.
+         *     - `id: <n>` / `event: incident` / `data: {seq, incidentId, gameId, incidentChange,
+         *       occurredAt}`: an incident of outbreak detection in one of the user's games was opened,
+         *       had a ticket join it, or was closed (`incidentChange`: `opened`, `ticket_joined`,
+         *       `closed`); `GET /agent-api/incidents` has it as it is now.
          *     - `event: presence` / `data: {ticketId, gameId, agents: [{userId, displayName, state}]}`
          *       (no `id`): who is on a ticket now (`viewing` or `typing`), first for every ticket
          *       someone is on, then whenever it changes; an empty `agents` means nobody is left.

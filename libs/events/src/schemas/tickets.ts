@@ -212,6 +212,19 @@ export const incidentTicketJoined = defineEvent({
   }),
 });
 
+export const incidentClosed = defineEvent({
+  type: "tickets.incident.closed",
+  description:
+    "A user closed an open incident of outbreak detection (docs/automation.md#outbreaks): its tickets stay as they are, and new alike tickets no longer join it. Internal (the console's live incident banner); no public webhook.",
+  version: 1,
+  schema: Type.Object({
+    incidentId: Uuid(),
+    gameId: Uuid(),
+    closedAt: DateTime(),
+    closedByUserId: Uuid(),
+  }),
+});
+
 const SlaNotice = {
   policyId: Type.String({ description: "The SLA policy's id (GET /agent-api/settings/sla)" }),
   policyName: Type.String(),
@@ -241,5 +254,5 @@ export const slaBreached = defineEvent({
 
 export const ticketsEvents = [
   ticketCreated, statusChanged, ticketClosed, ticketAssigned, messageAdded, tagsChanged, fieldsChanged, ticketRated,
-  collectorResultAdded, ticketDeleted, ticketMerged, incidentOpened, incidentTicketJoined, slaWarning, slaBreached,
+  collectorResultAdded, ticketDeleted, ticketMerged, incidentOpened, incidentTicketJoined, incidentClosed, slaWarning, slaBreached,
 ] as const;

@@ -1,11 +1,11 @@
 // One agent's live stream (GET /agent-api/stream, Server-Sent Events): the changes of the
-// tickets of the games the agent may see, each with its id (the change's sequence in the
-// tickets stream), and who is on which ticket. A stream opened with `Last-Event-ID` first sends
+// tickets and of the outbreak incidents of the games the agent may see, each with its id (the
+// change's sequence in the tickets stream), and who is on which ticket. A stream opened with `Last-Event-ID` first sends
 // every change after that id, then the live ones, none twice and none lost: live changes that
 // arrive while the earlier ones are read wait behind them.
 import { PassThrough } from "node:stream";
 import type { Logger } from "@support/logging";
-import type { AgentLiveFeed, TicketChange } from "./live-feed.ts";
+import type { AgentLiveFeed, FeedChange } from "./live-feed.ts";
 import type { PresenceBoard, TicketPresence } from "./presence.ts";
 
 export interface AgentStreamOptions {
@@ -25,10 +25,10 @@ export interface AgentStreamOptions {
   logger: Logger;
 }
 
-/** The change as the stream sends it: without the company, which the agent knows. */
-function changeFrame(change: TicketChange): string {
+/** The change as the stream sends it (a ticket's or an incident's): without the company, which the agent knows. */
+function changeFrame(change: FeedChange): string {
   const { companyId: _companyId, ...visible } = change;
-  return `id: ${change.seq}\nevent: ticket\ndata: ${JSON.stringify(visible)}\n\n`;
+  return `id: ${change.seq}\nevent: ${"incidentId" in change ? "incident" : "ticket"}\ndata: ${JSON.stringify(visible)}\n\n`;
 }
 
 function presenceFrame(presence: TicketPresence): string {
@@ -40,12 +40,12 @@ export function openAgentStream(options: AgentStreamOptions): { body: PassThroug
   let closed = false;
   let lastSent = options.lastEventId ?? options.feed.lastSeq;
   /** Live changes that arrived while the earlier ones were being read. */
-  let waiting: TicketChange[] | undefined = options.lastEventId === undefined ? undefined : [];
+  let waiting: FeedChange[] | undefined = options.lastEventId === undefined ? undefined : [];
 
   const write = (frame: string) => {
     if (!closed) body.write(frame);
   };
-  const sendChange = (change: TicketChange) => {
+  const sendChange = (change: FeedChange) => {
     if (change.seq <= lastSent) return;
     lastSent = change.seq;
     if (options.canSee(change.gameId)) write(changeFrame(change));

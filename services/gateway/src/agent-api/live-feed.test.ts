@@ -7,7 +7,7 @@ import { connectBus, createEnvelope, ensureStream, streamNameFor, subjectFor, ty
 import { newEvent } from "@support/events";
 import { createLogger } from "@support/logging";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentLiveFeed, toTicketChange, type TicketChange } from "./live-feed.ts";
+import { AgentLiveFeed, toFeedChange, type FeedChange } from "./live-feed.ts";
 
 const logger = createLogger({ service: "live-feed-test", level: "silent" });
 const companyA = randomUUID();
@@ -48,8 +48,8 @@ describe("the agents' live feed", () => {
     const before = await publish(companyA, randomUUID(), null);
     const feed = await startFeed();
     expect(feed.lastSeq).toBe(before);
-    const seenA: TicketChange[] = [];
-    const seenB: TicketChange[] = [];
+    const seenA: FeedChange[] = [];
+    const seenB: FeedChange[] = [];
     feed.listen(companyA, (change) => seenA.push(change));
     feed.listen(companyB, (change) => seenB.push(change));
     const ticketId = randomUUID();
@@ -64,8 +64,18 @@ describe("the agents' live feed", () => {
     const ticketId = randomUUID();
     const targetTicketId = randomUUID();
     const event = newEvent("tickets.ticket.merged", companyA, { ticketId, runningId: 7, gameId, targetTicketId, targetRunningId: 6, copiedEvents: 2, addedTags: [], actor });
-    const change = toTicketChange(41, new TextEncoder().encode(JSON.stringify(createEnvelope(event))));
+    const change = toFeedChange(41, new TextEncoder().encode(JSON.stringify(createEnvelope(event))));
     expect(change).toEqual({ seq: 41, companyId: companyA, gameId, ticketId, runningId: 7, change: "merged", occurredAt: expect.any(String), targetTicketId, actor });
+  });
+
+  it("carries an incident's opening, a ticket joining it and its closing, and nothing else of the stream", () => {
+    const incidentId = randomUUID();
+    const read = (event: ReturnType<typeof newEvent>) => toFeedChange(50, new TextEncoder().encode(JSON.stringify(createEnvelope(event))));
+    const at = "2026-11-28T12:00:00.000Z";
+    const common = { seq: 50, companyId: companyA, gameId, incidentId, occurredAt: expect.any(String) };
+    expect(read(newEvent("tickets.incident.opened", companyA, { incidentId, gameId, title: "Can't log in", openedAt: at, ticketIds: [randomUUID()] }))).toEqual({ ...common, incidentChange: "opened" });
+    expect(read(newEvent("tickets.incident.ticket_joined", companyA, { incidentId, gameId, ticketId: randomUUID(), similarity: 0.8, joinedAt: at }))).toEqual({ ...common, incidentChange: "ticket_joined" });
+    expect(read(newEvent("tickets.incident.closed", companyA, { incidentId, gameId, closedAt: at, closedByUserId: actor.id }))).toEqual({ ...common, incidentChange: "closed" });
   });
 
   it("gives a reconnecting stream every change after its last id, from memory and, past it, from the stream", async () => {

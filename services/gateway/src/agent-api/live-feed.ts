@@ -1,4 +1,5 @@
-// The ticket changes of the agents' live streams (GET /agent-api/stream). Every gateway
+// The ticket changes of the agents' live streams (GET /agent-api/stream), and the changes of the
+// outbreak incidents (opened, a ticket joined, closed) for the consoles' banners. Every gateway
 // replica reads the tickets service's event stream on JetStream once, with an ordered consumer,
 // and fans each change out to its open agent streams of that company. A change's id is its
 // sequence in that stream, so a client that reconnects with `Last-Event-ID` on any replica gets
@@ -33,19 +34,42 @@ export interface TicketChange {
   actor?: { type: string; id: string | null };
 }
 
-export type ChangeListener = (change: TicketChange) => void;
+/** One change of an incident of outbreak detection, as an agent's stream sends it. */
+export interface IncidentChange {
+  /** The change's sequence in the tickets service's stream, as a ticket change's. */
+  seq: number;
+  companyId: string;
+  gameId: string;
+  incidentId: string;
+  /** The domain event's type without `tickets.incident.`: opened, ticket_joined or closed. */
+  incidentChange: "opened" | "ticket_joined" | "closed";
+  occurredAt: string;
+}
+
+/** What the feed carries: a ticket's change or an incident's. */
+export type FeedChange = TicketChange | IncidentChange;
+
+export type ChangeListener = (change: FeedChange) => void;
 
 /** The answer of `since`: the changes after a sequence, or that the stream no longer holds them. */
-export type Since = { changes: TicketChange[] } | { gone: true };
+export type Since = { changes: FeedChange[] } | { gone: true };
+
+const INCIDENT_CHANGES = new Set(["opened", "ticket_joined", "closed"]);
 
 /** Reads a tickets event from the stream into a change; undefined for anything else. */
-export function toTicketChange(seq: number, data: Uint8Array): TicketChange | undefined {
+export function toFeedChange(seq: number, data: Uint8Array): FeedChange | undefined {
   const read = readEnvelope(data);
   if (!("envelope" in read)) return undefined;
   const event = readEvent(read.envelope);
-  if (!("event" in event) || !event.event.type.startsWith("tickets.ticket.")) return undefined;
+  if (!("event" in event)) return undefined;
   const { type, companyId, occurredAt } = event.event;
   const d = event.event.data as Record<string, unknown>;
+  if (type.startsWith("tickets.incident.")) {
+    const incidentChange = type.slice("tickets.incident.".length);
+    if (!INCIDENT_CHANGES.has(incidentChange)) return undefined;
+    return { seq, companyId, gameId: d.gameId as string, incidentId: d.incidentId as string, incidentChange: incidentChange as IncidentChange["incidentChange"], occurredAt };
+  }
+  if (!type.startsWith("tickets.ticket.")) return undefined;
   if (typeof d.ticketId !== "string" && typeof d.id !== "string") return undefined;
   const change: TicketChange = {
     seq,
@@ -83,8 +107,8 @@ export class AgentLiveFeed {
   private readonly subject: string;
   private readonly capacity: number;
   /** The most recent changes, by ascending sequence. */
-  private readonly recent: TicketChange[] = [];
-  private readonly listeners = new KeyedListeners<TicketChange>();
+  private readonly recent: FeedChange[] = [];
+  private readonly listeners = new KeyedListeners<FeedChange>();
   /** The last sequence of the stream this replica has read (every subject, not only tickets'). */
   private readThrough = 0;
   private messages: ConsumerMessages | undefined;
@@ -95,7 +119,8 @@ export class AgentLiveFeed {
   constructor(settings: AgentLiveFeedSettings) {
     this.settings = settings;
     this.stream = streamNameFor(settings.natsPrefix, "tickets");
-    this.subject = `${settings.natsPrefix}tickets.ticket.>`;
+    // Tickets' and incidents' changes (and the few other subjects of the stream, skipped as read).
+    this.subject = `${settings.natsPrefix}tickets.>`;
     this.capacity = settings.capacity ?? 20_000;
   }
 
@@ -135,7 +160,7 @@ export class AgentLiveFeed {
     this.running = (async () => {
       for await (const message of messages) {
         this.readThrough = Math.max(this.readThrough, message.seq);
-        const change = toTicketChange(message.seq, message.data);
+        const change = toFeedChange(message.seq, message.data);
         if (change) this.add(change);
       }
     })().catch((error: unknown) => {
@@ -143,7 +168,7 @@ export class AgentLiveFeed {
     });
   }
 
-  private add(change: TicketChange): void {
+  private add(change: FeedChange): void {
     this.recent.push(change);
     if (this.recent.length > this.capacity) this.recent.splice(0, this.recent.length - this.capacity);
     this.listeners.emit(change.companyId, change);
@@ -186,14 +211,14 @@ export class AgentLiveFeed {
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: afterSeq + 1,
     });
-    const changes: TicketChange[] = [];
+    const changes: FeedChange[] = [];
     // Nothing of tickets after afterSeq (only other subjects): the consumer would wait forever.
     if ((await consumer.info()).num_pending === 0) return { changes };
     const messages = await consumer.consume();
     try {
       for await (const message of messages) {
         if (message.seq > upTo) break;
-        const change = toTicketChange(message.seq, message.data);
+        const change = toFeedChange(message.seq, message.data);
         if (change && change.companyId === companyId) changes.push(change);
         if (message.seq === upTo || message.info.pending === 0) break;
       }

@@ -199,7 +199,12 @@ export async function getIncident(ctx: OutbreaksContext, companyId: string, inci
 export async function closeIncident(ctx: OutbreaksContext, companyId: string, incidentId: string, userId: string, gameIds: readonly string[] | undefined): Promise<IncidentRow> {
   return ctx.db.transaction().execute(async (trx) => {
     const incident = await incidentInScope(trx, companyId, incidentId, gameIds, true);
-    if (incident.status === "open") await closeIncidentRow(trx, incident.id, userId, new Date());
+    if (incident.status === "open") {
+      const closedAt = new Date();
+      await closeIncidentRow(trx, incident.id, userId, closedAt);
+      // For the consoles' banners, which drop the incident at once.
+      await writeEvents(trx, [newEvent("tickets.incident.closed", companyId, { incidentId: incident.id, gameId: incident.gameId, closedAt: closedAt.toISOString(), closedByUserId: userId })]);
+    }
     return (await findIncident(trx, companyId, incident.id))!;
   });
 }
