@@ -70,7 +70,7 @@ describe("the agents' live feed", () => {
 
   it("carries an incident's opening, a ticket joining it and its closing, and nothing else of the stream", () => {
     const incidentId = randomUUID();
-    const read = (event: ReturnType<typeof newEvent>) => toFeedChange(50, new TextEncoder().encode(JSON.stringify(createEnvelope(event))));
+    const read = (event: Parameters<typeof createEnvelope>[0]) => toFeedChange(50, new TextEncoder().encode(JSON.stringify(createEnvelope(event))));
     const at = "2026-11-28T12:00:00.000Z";
     const common = { seq: 50, companyId: companyA, gameId, incidentId, occurredAt: expect.any(String) };
     expect(read(newEvent("tickets.incident.opened", companyA, { incidentId, gameId, title: "Can't log in", openedAt: at, ticketIds: [randomUUID()] }))).toEqual({ ...common, incidentChange: "opened" });
