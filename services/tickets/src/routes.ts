@@ -18,6 +18,7 @@ import type { IncidentRow } from "./outbreaks/outbreaks.repository.ts";
 import type { OutbreakSettings } from "./outbreaks/outbreaks.ts";
 import { applySuggestion, dismissSuggestion, listTicketTriage, setThreshold, trainCompany, triageReport, type TriageReport } from "./triage/triage.service.ts";
 import { ruleHandlers } from "./rules/rule.routes.ts";
+import { adminOrigin } from "./audit/automation-audit.ts";
 import { getSlaSettings, putSlaSettings, slaReport, ticketSlaClocks } from "./sla/sla.service.ts";
 import type { SlaSettings } from "./sla/sla.ts";
 import { addEmailReply, openEmailTicket } from "./tickets/email-reply.service.ts";
@@ -331,7 +332,7 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
         windowMinutes: req.settings?.windowMinutes ?? Number.NaN,
         similarity: req.settings?.similarity ?? Number.NaN,
       };
-      return { settings: await updateOutbreakSettings(ctx, company(req.companyId), input) };
+      return { settings: await updateOutbreakSettings(ctx, company(req.companyId), input, adminOrigin(req.actingUserId, req.clientAddress)) };
     },
 
     listIncidents: async (req) => ({
@@ -362,7 +363,7 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
     },
 
     setSlaSettings: async (req) => {
-      const saved = await putSlaSettings(ctx, company(req.companyId), req.settings ?? null);
+      const saved = await putSlaSettings(ctx, company(req.companyId), req.settings ?? null, adminOrigin(req.actingUserId, req.clientAddress));
       return { settings: slaSettingsJson(saved), updatedAt: timestampFromDate(saved.updatedAt) };
     },
 
@@ -421,7 +422,7 @@ export function registerRoutes(router: ConnectRouter, ctx: TicketsContext): void
 
     updateTriageSettings: async (req) => {
       const companyId = company(req.companyId);
-      await setThreshold(ctx, companyId, req.threshold);
+      await setThreshold(ctx, companyId, req.threshold, adminOrigin(req.actingUserId, req.clientAddress));
       return { settings: triageSettingsMessage(await triageReport(ctx, companyId)) };
     },
 

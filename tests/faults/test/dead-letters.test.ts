@@ -1,7 +1,7 @@
 // No message stops a consumer, on the whole stack: a message that is not JSON and an envelope of
 // a version nobody knows are published on every subject a durable consumer filters on
 // (tickets.ticket.> for webhooks-tickets, tickets.incident.> for the incidents' consumers of
-// webhooks and rules, players.> for webhooks-players, players.deletion.>
+// webhooks and rules, tickets.audit.> for content-tickets-audit, players.> for webhooks-players, players.deletion.>
 // for players-deletion, players.session.ended also for the gateway's session cache) and on
 // content.> (the plain subscriptions of the gateway and tickets).
 // Within seconds every consumer handles the next events (a new ticket is delivered to a webhook
@@ -47,8 +47,8 @@ describe("bad messages on every consumed subject", () => {
     const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
 
     // The processes whose /metrics the test reads get a known metrics port each.
-    stack = await FaultStack.start({}, { env: { PLAYER_DELETION_DELAY_SECONDS: "1" }, start: ["content", "media"] });
-    for (const name of ["tickets", "players", "webhooks", "email", "gateway"] as const) {
+    stack = await FaultStack.start({}, { env: { PLAYER_DELETION_DELAY_SECONDS: "1" }, start: ["media"] });
+    for (const name of ["content", "tickets", "players", "webhooks", "email", "gateway"] as const) {
       metricsPorts[name] = await freePort();
       stack.startProcess(name, { METRICS_PORT: String(metricsPorts[name]) });
     }
@@ -100,7 +100,7 @@ describe("bad messages on every consumed subject", () => {
       JSON.stringify({ id: randomUUID(), version: 99, type, occurredAt: new Date().toISOString(), companyId: companyIdOfNobody, data: { shape: "of the future" } });
     // Into the streams: each subject is read by durable consumers (one at a time, for webhooks).
     // players.session.ended is also read by the gateway's plain subscription (its session cache).
-    for (const type of ["tickets.ticket.created", "tickets.incident.opened", "players.deletion.started", "players.session.ended"]) {
+    for (const type of ["tickets.ticket.created", "tickets.incident.opened", "tickets.audit.recorded", "players.deletion.started", "players.session.ended"]) {
       await js.publish(`${prefix}${type}`, `not json at all: ${type}`);
       await js.publish(`${prefix}${type}`, futureEnvelope(type));
     }
@@ -198,7 +198,12 @@ describe("bad messages on every consumed subject", () => {
       [`${prefix}tickets.ticket.created`, "unparseable"],
       [`${prefix}tickets.ticket.created`, "unknown_version"],
     ]);
-    expect(deadLetters).toHaveLength(26);
+    // Content records the audit entries the tickets service hands over (its automation settings).
+    expect(kept("content-tickets-audit")).toEqual([
+      [`${prefix}tickets.audit.recorded`, "unparseable"],
+      [`${prefix}tickets.audit.recorded`, "unknown_version"],
+    ]);
+    expect(deadLetters).toHaveLength(28);
 
     // Each process counted what it set aside, the plain subscriptions included.
     const expected: Record<string, string[]> = {
@@ -207,6 +212,7 @@ describe("bad messages on every consumed subject", () => {
       gateway: ["gateway-content-changed", "gateway-ticket-events", "gateway-session-changed"],
       tickets: ["tickets-content-changed", "tickets-routing", "tickets-routing-content", "tickets-triage-content", "tickets-rules", "tickets-rules-incidents", "tickets-outbreaks"],
       email: ["email-tickets", "email-content"],
+      content: ["content-tickets-audit"],
     };
     for (const [process, consumers] of Object.entries(expected)) {
       await waitUntil(`${process}'s counts`, async () => {

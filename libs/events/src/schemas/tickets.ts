@@ -4,6 +4,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { defineEvent } from "../contract.ts";
 import { AttachmentRef, DateTime, FieldValue, FieldValues, Nullable, OneOf, Tier, Uuid } from "./common.ts";
+import { auditEntryProperties } from "./content.ts";
 
 export const TicketStatus = OneOf(["new", "assigned", "unassigned", "waiting", "on_hold", "closed"]);
 const ResolutionType = OneOf(["resolved", "rejected", "auto_closed", "merged"]);
@@ -252,7 +253,26 @@ export const slaBreached = defineEvent({
   schema: Type.Object({ ...ticketRef, ...SlaNotice }),
 });
 
+export const ticketsAuditRecorded = defineEvent({
+  type: "tickets.audit.recorded",
+  description:
+    "A change of the company's automation settings, which the tickets service keeps: a rule created, changed (turned on or off included), deleted or the rules reordered, the SLA calendar and policies, the triage threshold or the outbreak settings changed, by an admin in the settings (actor `user`) or by a tenant file applied with `pnpm admin` (actor `operator`). Written in the change's transaction; a save that changes nothing writes none. Content records it in the company's audit log once per event id (and publishes content.audit.recorded for it). `before` and `after` hold only the parts that changed (a rule's name always, to tell which rule).",
+  version: 1,
+  schema: Type.Object({
+    ...auditEntryProperties,
+    action: Type.String({
+      pattern: "^(rule|sla|triage|outbreaks)\\.[a-z_]+$",
+      description: "`rule.created`, `rule.updated`, `rule.deleted`, `rule.reordered`, `sla.updated`, `triage.updated`, `outbreaks.updated`",
+    }),
+    target: Type.Object(
+      { type: OneOf(["rule", "rules", "sla_settings", "triage_settings", "outbreak_settings"]), id: Uuid("The rule's id; the company's id for the company-wide settings and the rules' order") },
+      { description: "The rule, or the company's settings changed" },
+    ),
+  }),
+});
+
 export const ticketsEvents = [
   ticketCreated, statusChanged, ticketClosed, ticketAssigned, messageAdded, tagsChanged, fieldsChanged, ticketRated,
   collectorResultAdded, ticketDeleted, ticketMerged, incidentOpened, incidentTicketJoined, incidentClosed, slaWarning, slaBreached,
+  ticketsAuditRecorded,
 ] as const;

@@ -83,6 +83,15 @@ export type AuditAction =
   | "player.unblocked"
   | "player.deletion_cancelled"
   | "player.deleted"
+  // The automation settings the tickets service keeps, changed by admins in the settings or by a
+  // tenant file: recorded by the tickets service and handed over as tickets.audit.recorded.
+  | "rule.created"
+  | "rule.updated"
+  | "rule.deleted"
+  | "rule.reordered"
+  | "sla.updated"
+  | "triage.updated"
+  | "outbreaks.updated"
   // A tenant file applied by an operator (tenants/): what it created.
   | "tenant.applied";
 

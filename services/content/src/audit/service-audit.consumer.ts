@@ -1,8 +1,10 @@
 // The durable JetStream consumers of the audit entries other services hand to the company's
 // audit log, since they must not write content's tables: webhooks.audit.recorded (changes of
-// webhook subscriptions made by an admin in the settings) and players.audit.recorded (players
+// webhook subscriptions made by an admin in the settings), players.audit.recorded (players
 // blocked, unblocked, their scheduled deletion cancelled or their data deleted by a user of the
-// company), each written to its service's outbox in the change's transaction. One consumer per
+// company) and tickets.audit.recorded (the automation settings: rules, SLA, triage threshold,
+// outbreaks, changed by an admin or a tenant file), each written to its service's outbox in the
+// change's transaction. One consumer per
 // service's stream. Each entry is recorded with writeAudit, like content's own (so it is
 // published as content.audit.recorded too), once per event id: a redelivered event records
 // nothing. One message at a time per stream, so a service's entries keep their order; an event
@@ -28,6 +30,7 @@ export interface ServiceAuditConsumerSettings {
 const SOURCES = [
   { service: "webhooks", durable: "content-webhooks-audit", type: "webhooks.audit.recorded" },
   { service: "players", durable: "content-players-audit", type: "players.audit.recorded" },
+  { service: "tickets", durable: "content-tickets-audit", type: "tickets.audit.recorded" },
 ] as const;
 
 export type ServiceAuditEvent = DomainEvent<(typeof SOURCES)[number]["type"]>;

@@ -179,7 +179,8 @@ export function registerAgentIncidentRoutes(api: ApiRoutes, deps: AgentIncidentR
     "setAgentSettingsOutbreaks",
     async (ctx) => {
       const session = ctx.state.agentSession;
-      const { settings } = await tickets.updateOutbreakSettings({ companyId: session.companyId, actingUserId: session.user.id, settings: ctx.state.validated.body });
+      // The admin and their address: a change is recorded in the audit log (tickets.audit.recorded).
+      const { settings } = await tickets.updateOutbreakSettings({ companyId: session.companyId, actingUserId: session.user.id, clientAddress: guards.clientAddress(ctx), settings: ctx.state.validated.body });
       respond(ctx, 200, settingsDto(settings));
     },
     { before: [...guards.write, requireAdmin, jsonBody(deps.bodyLimitBytes)] },

@@ -42,6 +42,8 @@ export function registerAgentSettingsRulesRoutes(api: ApiRoutes, deps: AgentSett
   const { tickets, guards } = deps;
   const read = [...guards.read, requireAdmin];
   const write = [...guards.write, requireAdmin];
+  /** The admin and their address: each change is recorded in the audit log (tickets.audit.recorded). */
+  const origin = (ctx: Context) => ({ actingUserId: (ctx.state as AgentSessionState).agentSession.user.id, clientAddress: guards.clientAddress(ctx) });
 
   api.operation<"listAgentSettingsRules", AgentSessionState>(
     "listAgentSettingsRules",
@@ -63,6 +65,7 @@ export function registerAgentSettingsRulesRoutes(api: ApiRoutes, deps: AgentSett
         trigger: json(body.trigger),
         conditions: (body.conditions ?? []).map(json),
         actions: body.actions.map(json),
+        ...origin(ctx),
       });
       respond(ctx, 201, ruleDto(rule!));
     },
@@ -83,6 +86,7 @@ export function registerAgentSettingsRulesRoutes(api: ApiRoutes, deps: AgentSett
         conditions: (body.conditions ?? []).map(json),
         hasActions: body.actions !== undefined,
         actions: (body.actions ?? []).map(json),
+        ...origin(ctx),
       });
       respond(ctx, 200, ruleDto(rule!));
     },
@@ -92,7 +96,7 @@ export function registerAgentSettingsRulesRoutes(api: ApiRoutes, deps: AgentSett
   api.operation<"deleteAgentSettingsRule", AgentSessionState>(
     "deleteAgentSettingsRule",
     async (ctx) => {
-      await tickets.deleteRule({ companyId: companyOf(ctx), ruleId: ctx.state.validated.params.ruleId });
+      await tickets.deleteRule({ companyId: companyOf(ctx), ruleId: ctx.state.validated.params.ruleId, ...origin(ctx) });
       respond(ctx, 204, "");
     },
     { before: write },
@@ -101,7 +105,7 @@ export function registerAgentSettingsRulesRoutes(api: ApiRoutes, deps: AgentSett
   api.operation<"reorderAgentSettingsRules", AgentSessionState>(
     "reorderAgentSettingsRules",
     async (ctx) => {
-      const { rules } = await tickets.reorderRules({ companyId: companyOf(ctx), ruleIds: ctx.state.validated.body.ruleIds });
+      const { rules } = await tickets.reorderRules({ companyId: companyOf(ctx), ruleIds: ctx.state.validated.body.ruleIds, ...origin(ctx) });
       respond(ctx, 200, { rules: rules.map(ruleDto) });
     },
     { before: [...write, jsonBody(deps.bodyLimitBytes)] },

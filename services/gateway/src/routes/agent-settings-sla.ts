@@ -38,7 +38,9 @@ export function registerAgentSettingsSlaRoutes(api: ApiRoutes, deps: AgentSettin
     "setAgentSettingsSla",
     async (ctx) => {
       const body = ctx.state.validated.body;
-      const saved = await tickets.setSlaSettings({ companyId: ctx.state.agentSession.companyId, settings: body as unknown as JsonObject });
+      const session = ctx.state.agentSession;
+      // The admin and their address: a change is recorded in the audit log (tickets.audit.recorded).
+      const saved = await tickets.setSlaSettings({ companyId: session.companyId, settings: body as unknown as JsonObject, actingUserId: session.user.id, clientAddress: guards.clientAddress(ctx) });
       respond(ctx, 200, settingsDto(saved.settings, isoTimestamp(saved.updatedAt, "tickets", "SLA settings updatedAt")));
     },
     { before: [...guards.write, requireAdmin, jsonBody(deps.bodyLimitBytes)] },

@@ -106,8 +106,10 @@ export function registerAgentTriageRoutes(api: ApiRoutes, deps: AgentTriageRoute
   api.operation<"updateAgentTriageSettings", AgentSessionState>(
     "updateAgentTriageSettings",
     async (ctx) => {
-      const companyId = ctx.state.agentSession.companyId;
-      respond(ctx, 200, settingsDto(await tickets.updateTriageSettings({ companyId, threshold: ctx.state.validated.body.threshold })));
+      const session = ctx.state.agentSession;
+      // The admin and their address: a change is recorded in the audit log (tickets.audit.recorded).
+      const answer = await tickets.updateTriageSettings({ companyId: session.companyId, threshold: ctx.state.validated.body.threshold, actingUserId: session.user.id, clientAddress: guards.clientAddress(ctx) });
+      respond(ctx, 200, settingsDto(answer));
     },
     { before: [...write, jsonBody(deps.bodyLimitBytes)] },
   );

@@ -7,8 +7,11 @@ import type { IncidentTable } from "./outbreaks.table.ts";
 
 type Db = Kysely<TicketsDatabase>;
 
-export async function readSettings(db: Db, companyId: string): Promise<OutbreakSettings> {
-  const row = await db.selectFrom("outbreak_settings").select(["enabled", "min_tickets", "window_minutes", "similarity"]).where("company_id", "=", companyId).executeTakeFirst();
+/** `lock`: the row is held until the transaction ends (a change's audit entry must see what the change replaced). */
+export async function readSettings(db: Db, companyId: string, lock = false): Promise<OutbreakSettings> {
+  let query = db.selectFrom("outbreak_settings").select(["enabled", "min_tickets", "window_minutes", "similarity"]).where("company_id", "=", companyId);
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
   if (!row) return { ...DEFAULT_OUTBREAK_SETTINGS };
   return { enabled: row.enabled, minTickets: row.min_tickets, windowMinutes: row.window_minutes, similarity: row.similarity };
 }

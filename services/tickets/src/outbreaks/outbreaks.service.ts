@@ -10,6 +10,7 @@ import { LRUCache } from "lru-cache";
 import { isUuid, notFound, validationError, type ValidationIssue } from "@support/errors";
 import { newEvent } from "@support/events";
 import type { Kysely } from "kysely";
+import { changedParts, OPERATOR_ORIGIN, recordAutomationAudit, type AuditOrigin } from "../audit/automation-audit.ts";
 import type { TicketsContext } from "../context.ts";
 import type { TicketsDatabase } from "../database.ts";
 import { insertEvents } from "../ticket-events/event.repository.ts";
@@ -151,12 +152,23 @@ export function settingsIssues(settings: OutbreakSettings): ValidationIssue[] {
   return issues;
 }
 
-export async function updateOutbreakSettings(ctx: OutbreaksContext, companyId: string, settings: OutbreakSettings): Promise<OutbreakSettings> {
+/** Writes the settings and records what changed of them in the audit log for `origin`, in the caller's transaction. */
+async function writeAndAudit(trx: Db, origin: AuditOrigin | undefined, companyId: string, before: OutbreakSettings, settings: OutbreakSettings): Promise<void> {
+  await writeSettings(trx, companyId, settings);
+  const changed = changedParts({ ...before }, { ...settings });
+  if (changed) await recordAutomationAudit(trx, origin, { action: "outbreaks.updated", companyId, target: { type: "outbreak_settings", id: companyId }, ...changed });
+}
+
+/** An admin's settings, checked; a change is recorded in the audit log for `origin`, the same settings again record nothing. */
+export async function updateOutbreakSettings(ctx: OutbreaksContext, companyId: string, settings: OutbreakSettings, origin?: AuditOrigin): Promise<OutbreakSettings> {
   const issues = settingsIssues(settings);
   if (issues.length > 0) throw validationError(issues);
-  await writeSettings(ctx.db, companyId, settings);
+  const saved = await ctx.db.transaction().execute(async (trx) => {
+    await writeAndAudit(trx, origin, companyId, await readSettings(trx, companyId, true), settings);
+    return readSettings(trx, companyId);
+  });
   ctx.logger.info({ companyId, settings }, "outbreak settings changed");
-  return readSettings(ctx.db, companyId);
+  return saved;
 }
 
 /**
@@ -170,9 +182,9 @@ export async function fileOutbreakSettings(ctx: OutbreaksContext, companyId: str
 
 /** Writes settings from fileOutbreakSettings; the same again writes nothing. Run inside the caller's transaction (ctx.db). */
 export async function applyFileOutbreakSettings(ctx: OutbreaksContext, companyId: string, settings: OutbreakSettings): Promise<"updated" | "unchanged"> {
-  const current = await readSettings(ctx.db, companyId);
+  const current = await readSettings(ctx.db, companyId, true);
   if (current.enabled === settings.enabled && current.minTickets === settings.minTickets && current.windowMinutes === settings.windowMinutes && current.similarity === settings.similarity) return "unchanged";
-  await writeSettings(ctx.db, companyId, settings);
+  await writeAndAudit(ctx.db, OPERATOR_ORIGIN, companyId, current, settings);
   ctx.logger.info({ companyId, settings }, "outbreak settings changed by a tenant file");
   return "updated";
 }

@@ -5,6 +5,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { isUuid, validationError } from "@support/errors";
 import type { TicketsService } from "@support/proto";
 import type { ServiceImpl } from "@connectrpc/connect";
+import { adminOrigin } from "../audit/automation-audit.ts";
 import type { RuleRun } from "./rule.repository.ts";
 import { createRule, deleteRule, listCompanyRules, listRuleRuns, reorderRules, updateRule, type RulesContext } from "./rule.service.ts";
 import type { Rule } from "./rule.ts";
@@ -50,7 +51,7 @@ export function ruleHandlers(ctx: RulesContext): RuleRpcs {
   return {
     listRules: async (req) => ({ rules: (await listCompanyRules(ctx, company(req.companyId))).map(ruleMessage) }),
     createRule: async (req) => ({
-      rule: ruleMessage(await createRule(ctx, company(req.companyId), { name: req.name, enabled: req.enabled, trigger: req.trigger, conditions: req.conditions, actions: req.actions })),
+      rule: ruleMessage(await createRule(ctx, company(req.companyId), { name: req.name, enabled: req.enabled, trigger: req.trigger, conditions: req.conditions, actions: req.actions }, adminOrigin(req.actingUserId, req.clientAddress))),
     }),
     updateRule: async (req) => ({
       rule: ruleMessage(
@@ -60,14 +61,14 @@ export function ruleHandlers(ctx: RulesContext): RuleRpcs {
           trigger: req.trigger,
           conditions: req.hasConditions ? req.conditions : undefined,
           actions: req.hasActions ? req.actions : undefined,
-        }),
+        }, adminOrigin(req.actingUserId, req.clientAddress)),
       ),
     }),
     deleteRule: async (req) => {
-      await deleteRule(ctx, company(req.companyId), req.ruleId);
+      await deleteRule(ctx, company(req.companyId), req.ruleId, adminOrigin(req.actingUserId, req.clientAddress));
       return {};
     },
-    reorderRules: async (req) => ({ rules: (await reorderRules(ctx, company(req.companyId), req.ruleIds)).map(ruleMessage) }),
+    reorderRules: async (req) => ({ rules: (await reorderRules(ctx, company(req.companyId), req.ruleIds, adminOrigin(req.actingUserId, req.clientAddress))).map(ruleMessage) }),
     listRuleRuns: async (req) => ({
       runs: (await listRuleRuns(ctx, company(req.companyId), { ruleId: req.ruleId, ticketId: req.ticketId, limit: req.limit })).map(runMessage),
     }),

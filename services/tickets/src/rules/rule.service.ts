@@ -14,6 +14,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { writeEvents } from "@support/bus";
 import { failedPrecondition, isAppError, isUuid, notFound, validationError, type ValidationIssue } from "@support/errors";
+import { changedParts, OPERATOR_ORIGIN, recordAutomationAudit, type AuditOrigin } from "../audit/automation-audit.ts";
 import type { TicketsContext } from "../context.ts";
 import { applyActions } from "../tickets/apply-actions.ts";
 import type { Definitions } from "../tickets/field-values.ts";
@@ -91,7 +92,23 @@ export async function checkFileRules(ctx: RulesContext, companyId: string, raw: 
 
 export type FileRuleAction = "created" | "updated" | "unchanged" | "deleted";
 
-const definitionOf = (rule: RuleDefinition) => JSON.parse(JSON.stringify({ name: rule.name, enabled: rule.enabled, trigger: rule.trigger, conditions: rule.conditions, actions: rule.actions })) as unknown;
+const definitionOf = (rule: RuleDefinition) => JSON.parse(JSON.stringify({ name: rule.name, enabled: rule.enabled, trigger: rule.trigger, conditions: rule.conditions, actions: rule.actions })) as Record<string, unknown>;
+
+/** The audit entries of a rule's management (audit/automation-audit.ts): the rule as defined, or what of it changed (with its name). */
+const ruleTarget = (rule: Pick<Rule, "id">) => ({ type: "rule" as const, id: rule.id });
+
+function auditCreated(ctx: RulesContext, origin: AuditOrigin | undefined, companyId: string, rule: Rule): Promise<void> {
+  return recordAutomationAudit(ctx.db, origin, { action: "rule.created", companyId, target: ruleTarget(rule), before: null, after: definitionOf(rule) });
+}
+
+async function auditUpdated(ctx: RulesContext, origin: AuditOrigin | undefined, companyId: string, before: Rule, after: Rule): Promise<void> {
+  const changed = changedParts(definitionOf(before), definitionOf(after), ["name"]);
+  if (changed) await recordAutomationAudit(ctx.db, origin, { action: "rule.updated", companyId, target: ruleTarget(after), ...changed });
+}
+
+function auditDeleted(ctx: RulesContext, origin: AuditOrigin | undefined, companyId: string, rule: Rule): Promise<void> {
+  return recordAutomationAudit(ctx.db, origin, { action: "rule.deleted", companyId, target: ruleTarget(rule), before: definitionOf(rule), after: null });
+}
 
 /**
  * Makes the company's tenant-file rules match `rules` (checked by checkFileRules), by name: a
@@ -106,7 +123,10 @@ export async function applyFileRules(ctx: RulesContext, companyId: string, rules
   const listed = new Set(rules.map((rule) => rule.name));
   // Deleted first, so a file that swaps rules never passes the company's limit on the way.
   const gone = [...existing.values()].filter((rule) => !listed.has(rule.name));
-  for (const rule of gone) await deleteRuleRow(ctx.db, companyId, rule.id);
+  for (const rule of gone) {
+    await deleteRuleRow(ctx.db, companyId, rule.id);
+    await auditDeleted(ctx, OPERATOR_ORIGIN, companyId, rule);
+  }
   let count = await countRules(ctx.db, companyId);
   for (const rule of rules) {
     const current = existing.get(rule.name);
@@ -114,11 +134,13 @@ export async function applyFileRules(ctx: RulesContext, companyId: string, rules
       if (count >= MAX_RULES) throw failedPrecondition(`A company has at most ${MAX_RULES} rules: the file's rules and the settings' together`, { type: "TOO_MANY_RULES" });
       count += 1;
       const created = await insertRule(ctx.db, companyId, rule, count, "tenant_file");
+      await auditCreated(ctx, OPERATOR_ORIGIN, companyId, created);
       results.push({ name: rule.name, id: created.id, action: "created" });
     } else if (isDeepStrictEqual(definitionOf(current), definitionOf(rule))) {
       results.push({ name: rule.name, id: current.id, action: "unchanged" });
     } else {
-      await updateRuleRow(ctx.db, companyId, current.id, rule);
+      const updated = await updateRuleRow(ctx.db, companyId, current.id, rule);
+      await auditUpdated(ctx, OPERATOR_ORIGIN, companyId, current, updated!);
       results.push({ name: rule.name, id: current.id, action: "updated" });
     }
   }
@@ -130,19 +152,22 @@ export function listCompanyRules(ctx: RulesContext, companyId: string): Promise<
   return listRules(ctx.db, companyId);
 }
 
-export async function createRule(ctx: RulesContext, companyId: string, input: RuleInput): Promise<Rule> {
+/** A new rule, last in the order; `origin` (an admin in the settings) is recorded in the audit log. */
+export async function createRule(ctx: RulesContext, companyId: string, input: RuleInput, origin?: AuditOrigin): Promise<Rule> {
   const rule = checkRule(input);
   await checkNames(ctx, companyId, rule);
   return ctx.db.transaction().execute(async (trx) => {
     await lockCompanyRules(trx, companyId);
     const count = await countRules(trx, companyId);
     if (count >= MAX_RULES) throw failedPrecondition(`A company has at most ${MAX_RULES} rules: delete one first`, { type: "TOO_MANY_RULES" });
-    return insertRule(trx, companyId, rule, count + 1);
+    const created = await insertRule(trx, companyId, rule, count + 1);
+    await auditCreated({ ...ctx, db: trx }, origin, companyId, created);
+    return created;
   });
 }
 
-/** Changes the parts given; the result is checked as a whole. */
-export async function updateRule(ctx: RulesContext, companyId: string, id: string, input: RuleInput): Promise<Rule> {
+/** Changes the parts given; the result is checked as a whole. A change that changes nothing records nothing in the audit log. */
+export async function updateRule(ctx: RulesContext, companyId: string, id: string, input: RuleInput, origin?: AuditOrigin): Promise<Rule> {
   const current = await findRule(ctx.db, companyId, ruleId(id));
   if (!current) throw notFound("rule not found");
   const rule = checkRule({
@@ -154,22 +179,29 @@ export async function updateRule(ctx: RulesContext, companyId: string, id: strin
     actions: input.actions ?? current.actions,
   });
   await checkNames(ctx, companyId, rule);
-  const updated = await updateRuleRow(ctx.db, companyId, current.id, rule);
-  if (!updated) throw notFound("rule not found");
-  return updated;
-}
-
-export async function deleteRule(ctx: RulesContext, companyId: string, id: string): Promise<void> {
-  const key = ruleId(id);
-  const deleted = await ctx.db.transaction().execute(async (trx) => {
+  return ctx.db.transaction().execute(async (trx) => {
+    // Under the company's lock: the audit's "before" is the rule as this change found it.
     await lockCompanyRules(trx, companyId);
-    return deleteRuleRow(trx, companyId, key);
+    const before = await findRule(trx, companyId, current.id);
+    const updated = before && (await updateRuleRow(trx, companyId, current.id, rule));
+    if (!before || !updated) throw notFound("rule not found");
+    await auditUpdated({ ...ctx, db: trx }, origin, companyId, before, updated);
+    return updated;
   });
-  if (!deleted) throw notFound("rule not found");
 }
 
-/** Sets the order; the list must name every rule of the company exactly once. */
-export async function reorderRules(ctx: RulesContext, companyId: string, ruleIds: readonly string[]): Promise<Rule[]> {
+export async function deleteRule(ctx: RulesContext, companyId: string, id: string, origin?: AuditOrigin): Promise<void> {
+  const key = ruleId(id);
+  await ctx.db.transaction().execute(async (trx) => {
+    await lockCompanyRules(trx, companyId);
+    const rule = await findRule(trx, companyId, key);
+    if (!rule || !(await deleteRuleRow(trx, companyId, key))) throw notFound("rule not found");
+    await auditDeleted({ ...ctx, db: trx }, origin, companyId, rule);
+  });
+}
+
+/** Sets the order; the list must name every rule of the company exactly once. The same order again records nothing in the audit log. */
+export async function reorderRules(ctx: RulesContext, companyId: string, ruleIds: readonly string[], origin?: AuditOrigin): Promise<Rule[]> {
   return ctx.db.transaction().execute(async (trx) => {
     await lockCompanyRules(trx, companyId);
     const rules = await listRules(trx, companyId);
@@ -185,7 +217,13 @@ export async function reorderRules(ctx: RulesContext, companyId: string, ruleIds
     if (issues.length === 0 && seen.size !== known.size) issues.push({ path: "/ruleIds", message: `must name every rule of the company (${known.size}) once` });
     if (issues.length > 0) throw validationError(issues);
     await setPositions(trx, companyId, given);
-    return listRules(trx, companyId);
+    const reordered = await listRules(trx, companyId);
+    // Recorded by the rules' names, as an admin reads the order (two rules may share a name: compared by id).
+    const order = (list: readonly Rule[]) => ({ order: list.map((rule) => rule.name) });
+    if (rules.some((rule, index) => reordered[index]?.id !== rule.id)) {
+      await recordAutomationAudit(trx, origin, { action: "rule.reordered", companyId, target: { type: "rules", id: companyId }, before: order(rules), after: order(reordered) });
+    }
+    return reordered;
   });
 }
 

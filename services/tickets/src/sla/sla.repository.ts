@@ -11,8 +11,11 @@ export interface StoredSlaSettings extends SlaSettings {
   updatedAt: Date;
 }
 
-export async function findSlaSettings(db: Db, companyId: string): Promise<StoredSlaSettings | undefined> {
-  const row = await db.selectFrom("sla_settings").selectAll().where("company_id", "=", companyId).executeTakeFirst();
+/** `lock`: the row is held until the transaction ends (a change's audit entry must see what the change replaced). */
+export async function findSlaSettings(db: Db, companyId: string, lock = false): Promise<StoredSlaSettings | undefined> {
+  let query = db.selectFrom("sla_settings").selectAll().where("company_id", "=", companyId);
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
   return row && { calendar: row.calendar ?? null, policies: row.policies, updatedAt: row.updated_at };
 }
 

@@ -9,6 +9,7 @@ import { isUuid, notFound, validationError } from "@support/errors";
 import { DateTime } from "luxon";
 import type { Logger } from "@support/logging";
 import { createPeriodicJob, type Startable } from "@support/runtime";
+import { changedParts, OPERATOR_ORIGIN, recordAutomationAudit, type AuditOrigin } from "../audit/automation-audit.ts";
 import type { TicketsContext } from "../context.ts";
 import { TICKET_EVENT_TYPES } from "../tickets/domain-events.ts";
 import { findTicket } from "../tickets/ticket.repository.ts";
@@ -25,13 +26,29 @@ export async function getSlaSettings(ctx: SlaContext, companyId: string): Promis
   return (await findSlaSettings(ctx.db, companyId)) ?? { ...NO_SLA_SETTINGS, updatedAt: null };
 }
 
-/** Replaces the company's settings as a whole after checking them (INVALID_ARGUMENT naming every problem; nothing stored then). */
-export async function putSlaSettings(ctx: SlaContext, companyId: string, raw: unknown): Promise<StoredSlaSettings> {
+/** The audited parts of the settings: the calendar and the policies, each whole when it changed (none saved yet: no calendar, no policies). */
+async function auditSlaChange(ctx: SlaContext, origin: AuditOrigin | undefined, companyId: string, before: SlaSettings | undefined, after: SlaSettings): Promise<void> {
+  const parts = (settings: SlaSettings) => ({ calendar: settings.calendar, policies: settings.policies });
+  const changed = changedParts(parts(before ?? NO_SLA_SETTINGS), parts(after));
+  if (changed) await recordAutomationAudit(ctx.db, origin, { action: "sla.updated", companyId, target: { type: "sla_settings", id: companyId }, ...changed }, ctx.now());
+}
+
+/**
+ * Replaces the company's settings as a whole after checking them (INVALID_ARGUMENT naming every
+ * problem; nothing stored then). What changed is recorded in the audit log for `origin` (an admin
+ * in the settings); a save that changes nothing records nothing.
+ */
+export async function putSlaSettings(ctx: SlaContext, companyId: string, raw: unknown, origin?: AuditOrigin): Promise<StoredSlaSettings> {
   const settings = parseSlaSettings(raw);
-  const saved = await saveSlaSettings(ctx.db, companyId, settings, ctx.now());
-  // Without policies no sweep looks at the company's tickets again: their due times go now.
-  if (settings.policies.length === 0) await clearDueTimes(ctx.db, companyId);
-  return saved;
+  return ctx.db.transaction().execute(async (trx) => {
+    const local = { ...ctx, db: trx };
+    const before = await findSlaSettings(trx, companyId, true);
+    const saved = await saveSlaSettings(trx, companyId, settings, ctx.now());
+    // Without policies no sweep looks at the company's tickets again: their due times go now.
+    if (settings.policies.length === 0) await clearDueTimes(trx, companyId);
+    await auditSlaChange(local, origin, companyId, before, settings);
+    return saved;
+  });
 }
 
 /**
@@ -39,12 +56,13 @@ export async function putSlaSettings(ctx: SlaContext, companyId: string, raw: un
  * the same settings again write nothing. Run inside the caller's transaction (ctx.db).
  */
 export async function applyFileSla(ctx: SlaContext, companyId: string, settings: SlaSettings): Promise<"updated" | "unchanged"> {
-  const current = await findSlaSettings(ctx.db, companyId);
+  const current = await findSlaSettings(ctx.db, companyId, true);
   // Compared as JSON values: jsonb keeps its own key order and drops nothing the parser left undefined.
   const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
   if (current && isDeepStrictEqual(plain({ calendar: current.calendar, policies: current.policies }), plain({ calendar: settings.calendar, policies: settings.policies }))) return "unchanged";
   await saveSlaSettings(ctx.db, companyId, settings, ctx.now());
   if (settings.policies.length === 0) await clearDueTimes(ctx.db, companyId);
+  await auditSlaChange(ctx, OPERATOR_ORIGIN, companyId, current, settings);
   return "updated";
 }
 

@@ -82,8 +82,11 @@ export async function deleteModel(db: Db, companyId: string): Promise<void> {
   await db.deleteFrom("triage_models").where("company_id", "=", companyId).execute();
 }
 
-export async function findThreshold(db: Db, companyId: string): Promise<number | undefined> {
-  const row = await db.selectFrom("triage_settings").select("threshold").where("company_id", "=", companyId).executeTakeFirst();
+/** `lock`: the row is held until the transaction ends (a change's audit entry must see what the change replaced). */
+export async function findThreshold(db: Db, companyId: string, lock = false): Promise<number | undefined> {
+  let query = db.selectFrom("triage_settings").select("threshold").where("company_id", "=", companyId);
+  if (lock) query = query.forUpdate();
+  const row = await query.executeTakeFirst();
   return row?.threshold;
 }
 

@@ -9,6 +9,7 @@ import {
   type PrecisionCount, type SerializedTriageModel, type TriageModel, type TriageSchema,
 } from "@support/triage";
 import type { Kysely } from "kysely";
+import { changedParts, OPERATOR_ORIGIN, recordAutomationAudit, type AuditOrigin } from "../audit/automation-audit.ts";
 import type { TicketsContext } from "../context.ts";
 import type { TicketsDatabase } from "../database.ts";
 import { applyActions } from "../tickets/apply-actions.ts";
@@ -244,17 +245,27 @@ export async function triageReport(ctx: Pick<TicketsContext, "db">, companyId: s
   };
 }
 
-/** Sets the company's threshold: a number from 0.5 to 1 (1 sets only what the model is sure of; nothing below 0.5 is ever shown). */
-export async function setThreshold(ctx: Pick<TicketsContext, "db">, companyId: string, threshold: number): Promise<void> {
+/**
+ * Sets the company's threshold: a number from 0.5 to 1 (1 sets only what the model is sure of;
+ * nothing below 0.5 is ever shown). A change is recorded in the audit log for `origin` (an admin
+ * in the settings, or a tenant file); the same threshold again records nothing.
+ */
+export async function setThreshold(ctx: Pick<TicketsContext, "db">, companyId: string, threshold: number, origin?: AuditOrigin): Promise<void> {
   if (!Number.isFinite(threshold) || threshold < SUGGEST_THRESHOLD || threshold > 1) {
     throw validationError([{ path: "/threshold", message: "must be a number from 0.5 to 1" }]);
   }
-  await saveThreshold(ctx.db, companyId, threshold);
+  const work = async (trx: Db) => {
+    const before = (await findThreshold(trx, companyId, true)) ?? DEFAULT_THRESHOLD;
+    await saveThreshold(trx, companyId, threshold);
+    const changed = changedParts({ threshold: before }, { threshold });
+    if (changed) await recordAutomationAudit(trx, origin, { action: "triage.updated", companyId, target: { type: "triage_settings", id: companyId }, ...changed });
+  };
+  await (ctx.db.isTransaction ? work(ctx.db) : ctx.db.transaction().execute(work));
 }
 
-/** Sets a tenant file's threshold (checked as setThreshold does); the same again writes nothing. */
+/** Sets a tenant file's threshold (checked as setThreshold does); the same again writes nothing. Run inside the caller's transaction (ctx.db). */
 export async function applyFileThreshold(ctx: Pick<TicketsContext, "db">, companyId: string, threshold: number): Promise<"updated" | "unchanged"> {
   if ((await findThreshold(ctx.db, companyId)) === threshold) return "unchanged";
-  await setThreshold(ctx, companyId, threshold);
+  await setThreshold(ctx, companyId, threshold, OPERATOR_ORIGIN);
   return "updated";
 }

@@ -27,7 +27,7 @@ function loadTeamNames(): void {
 }
 
 /** The kinds of action the filter offers: a family of actions each (the API's `action=<family>.`). */
-const FAMILIES = ["sign_in.", "session.", "password.", "two_factor.", "user.", "api_key.", "game.", "environment.", "tag.", "field.", "collector.", "resource.", "announcement.", "webhook.", "player.", "canned_response.", "tenant."] as const;
+const FAMILIES = ["sign_in.", "session.", "password.", "two_factor.", "user.", "api_key.", "game.", "environment.", "tag.", "field.", "collector.", "resource.", "announcement.", "webhook.", "player.", "rule.", "sla.", "triage.", "outbreaks.", "canned_response.", "tenant."] as const;
 
 interface Filters {
   action: string;
@@ -86,10 +86,10 @@ function showSetting(name: string, value: unknown): string {
   return show(value);
 }
 
-/** A setting's name in words; one this console has no words for as it is. */
-function settingLabel(name: string): string {
-  const key = `audit.setting.${name}`;
-  return key in en ? t(key as MessageKey) : name;
+/** A setting's name in words, the object's own words first (a rule's `enabled` is not a webhook's); one this console has no words for as it is. */
+function settingLabel(name: string, targetType: string | undefined): string {
+  const key = [`audit.setting.${targetType}.${name}`, `audit.setting.${name}`].find((candidate) => candidate in en);
+  return key ? t(key as MessageKey) : name;
 }
 
 const isEmpty = (value: unknown) => value === null || value === undefined || (Array.isArray(value) && value.length === 0);
@@ -105,7 +105,7 @@ function Changes({ entry }: { entry: AuditEntry }) {
     <ul class="changes">
       {changed.map((name) => (
         <li key={name}>
-          <span class="change-name">{settingLabel(name)}</span>:{" "}
+          <span class="change-name">{settingLabel(name, entry.target?.type)}</span>:{" "}
           {entry.before === null ? showSetting(name, entry.after?.[name]) : entry.after === null ? `${showSetting(name, entry.before[name])} → —` : `${showSetting(name, entry.before[name])} → ${showSetting(name, entry.after[name])}`}
         </li>
       ))}

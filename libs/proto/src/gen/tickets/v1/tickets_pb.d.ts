@@ -2539,9 +2539,19 @@ export declare type UpdateOutbreakSettingsRequest = Message<"tickets.v1.UpdateOu
   settings?: OutbreakSettings | undefined;
 
   /**
+   * The admin making the change: recorded in the company's audit log (tickets.audit.recorded,
+   * written in the change's transaction) as its actor.
+   *
    * @generated from field: string acting_user_id = 3;
    */
   actingUserId: string;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 4;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -3155,6 +3165,22 @@ export declare type UpdateTriageSettingsRequest = Message<"tickets.v1.UpdateTria
    * @generated from field: double threshold = 2;
    */
   threshold: number;
+
+  /**
+   * The admin making the change in the settings (Settings → Rules, SLA, Triage, Outbreaks): the
+   * change is recorded in the company's audit log (tickets.audit.recorded, written in the
+   * change's transaction). Absent: nothing is recorded.
+   *
+   * @generated from field: optional string acting_user_id = 3;
+   */
+  actingUserId?: string | undefined;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 4;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -3343,6 +3369,22 @@ export declare type CreateRuleRequest = Message<"tickets.v1.CreateRuleRequest"> 
    * @generated from field: repeated google.protobuf.Struct actions = 6;
    */
   actions: JsonObject[];
+
+  /**
+   * The admin making the change in the settings (Settings → Rules, SLA, Triage, Outbreaks): the
+   * change is recorded in the company's audit log (tickets.audit.recorded, written in the
+   * change's transaction). Absent: nothing is recorded.
+   *
+   * @generated from field: optional string acting_user_id = 7;
+   */
+  actingUserId?: string | undefined;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 8;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -3420,6 +3462,22 @@ export declare type UpdateRuleRequest = Message<"tickets.v1.UpdateRuleRequest"> 
    * @generated from field: repeated google.protobuf.Struct actions = 9;
    */
   actions: JsonObject[];
+
+  /**
+   * The admin making the change in the settings (Settings → Rules, SLA, Triage, Outbreaks): the
+   * change is recorded in the company's audit log (tickets.audit.recorded, written in the
+   * change's transaction). Absent: nothing is recorded.
+   *
+   * @generated from field: optional string acting_user_id = 10;
+   */
+  actingUserId?: string | undefined;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 11;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -3461,6 +3519,22 @@ export declare type DeleteRuleRequest = Message<"tickets.v1.DeleteRuleRequest"> 
    * @generated from field: string rule_id = 2;
    */
   ruleId: string;
+
+  /**
+   * The admin making the change in the settings (Settings → Rules, SLA, Triage, Outbreaks): the
+   * change is recorded in the company's audit log (tickets.audit.recorded, written in the
+   * change's transaction). Absent: nothing is recorded.
+   *
+   * @generated from field: optional string acting_user_id = 3;
+   */
+  actingUserId?: string | undefined;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 4;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -3498,6 +3572,22 @@ export declare type ReorderRulesRequest = Message<"tickets.v1.ReorderRulesReques
    * @generated from field: repeated string rule_ids = 2;
    */
   ruleIds: string[];
+
+  /**
+   * The admin making the change in the settings (Settings → Rules, SLA, Triage, Outbreaks): the
+   * change is recorded in the company's audit log (tickets.audit.recorded, written in the
+   * change's transaction). Absent: nothing is recorded.
+   *
+   * @generated from field: optional string acting_user_id = 3;
+   */
+  actingUserId?: string | undefined;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 4;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
@@ -3712,6 +3802,22 @@ export declare type SetSlaSettingsRequest = Message<"tickets.v1.SetSlaSettingsRe
    * @generated from field: google.protobuf.Struct settings = 2;
    */
   settings?: JsonObject | undefined;
+
+  /**
+   * The admin making the change in the settings (Settings → Rules, SLA, Triage, Outbreaks): the
+   * change is recorded in the company's audit log (tickets.audit.recorded, written in the
+   * change's transaction). Absent: nothing is recorded.
+   *
+   * @generated from field: optional string acting_user_id = 3;
+   */
+  actingUserId?: string | undefined;
+
+  /**
+   * The address the admin's request came from, for the audit entry.
+   *
+   * @generated from field: optional string client_address = 4;
+   */
+  clientAddress?: string | undefined;
 };
 
 /**
