@@ -39,6 +39,17 @@ describe("CoalescingCache", () => {
     expect(cache.get("k", async () => "other")).toBe("fresh");
   });
 
+  it("drops the entries whose value matches, and only those", async () => {
+    const cache = new CoalescingCache<{ apiKeyId: string }>({ max: 10, ttlMs: 10_000 });
+    await cache.get("hash-a", async () => ({ apiKeyId: "a" }));
+    await cache.get("hash-a2", async () => ({ apiKeyId: "a" }));
+    await cache.get("hash-b", async () => ({ apiKeyId: "b" }));
+    cache.evictWhere((value) => value.apiKeyId === "a");
+    expect(cache.size).toBe(1);
+    expect(cache.get("hash-b", async () => ({ apiKeyId: "reloaded" }))).toEqual({ apiKeyId: "b" });
+    expect(cache.get("hash-a", async () => ({ apiKeyId: "reloaded" }))).toBeInstanceOf(Promise);
+  });
+
   it("does not cache failures", async () => {
     const cache = new CoalescingCache<string>({ max: 10, ttlMs: 10_000 });
     await expect(cache.get("k", async () => Promise.reject(new Error("down")))).rejects.toThrow("down");

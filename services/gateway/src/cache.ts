@@ -66,6 +66,11 @@ export class CoalescingCache<V extends NonNullable<unknown>> {
     this.#inflight.delete(key);
   }
 
+  /** Drops every kept entry whose value matches (a scan: for rare changes, as a key revoked). */
+  evictWhere(matches: (value: V) => boolean): void {
+    for (const [key, value] of this.#entries.entries()) if (matches(value)) this.evict(key);
+  }
+
   clear(): void {
     this.#entries.clear();
     this.#inflight.clear();

@@ -244,6 +244,7 @@ export function createServer(deps: GatewayDeps): Gateway {
     guards: agentGuards,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
     defaultRateLimitPerMinute: config.API_RATE_LIMIT_PER_MINUTE,
+    apiKeys: caches.keys,
   });
   registerAgentSettingsCollectorsRoutes(api, { companySettings: clients.companySettings, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSettingsArticlesRoutes(api, { companySettings: clients.companySettings, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });

@@ -1,7 +1,7 @@
 // Form parts shared by the pages: a labelled field whose error is tied to its input
 // (aria-describedby, aria-invalid), and an alert announced when it appears.
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 import { t } from "../i18n.ts";
 
 export function Alert({ children, kind = "error" }: { children: ComponentChildren; kind?: "error" | "success" }) {
@@ -28,9 +28,11 @@ interface FieldProps {
 
 export function Field({ id, label, type = "text", value, onInput, autoComplete, inputMode, error, hint, required = true, autoFocus }: FieldProps) {
   const input = useRef<HTMLInputElement>(null);
-  // The first field of a form takes the focus when its page opens (after the page's heading
-  // took it, see PageTitle): the autofocus attribute alone is not applied to a page drawn later.
-  useEffect(() => {
+  // The first field of a form takes the focus when its page opens: the autofocus attribute alone
+  // is not applied to a page drawn later. A layout effect, so the focus moves as the field is
+  // drawn and nothing typed meanwhile lands elsewhere; the page's heading leaves a field alone
+  // (see PageTitle).
+  useLayoutEffect(() => {
     if (autoFocus) input.current?.focus();
   }, [autoFocus]);
   const describedBy = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;

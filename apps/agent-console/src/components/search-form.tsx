@@ -1,6 +1,6 @@
 // The search field of the inbox and the search page: Enter searches (the search page shows the
 // results); `/` focuses it from anywhere outside a field.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { t } from "../i18n.ts";
 import { navigate } from "../router.ts";
 import { SEARCH_INPUT_ID } from "./shortcuts-dialog.tsx";
@@ -12,7 +12,7 @@ export function SearchForm({ initial = "", autoFocus = false }: { initial?: stri
   const [text, setText] = useState(initial);
   const input = useRef<HTMLInputElement>(null);
   // After the page's heading took focus (the form comes after it): the page exists to type a search.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (autoFocus) input.current?.focus();
   }, [autoFocus]);
   useEffect(() => setText(initial), [initial]);

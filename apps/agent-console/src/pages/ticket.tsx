@@ -3,7 +3,7 @@
 // who else is on it. The page says
 // "viewing" while it is open and "typing" while its user writes, so the other agents see it;
 // it reads the ticket again when the live stream says the ticket changed.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { ApiError, call, type AssignmentChange, type CannedActions, type ConversationItem, type TicketCannedResponse, type TicketSla, type TicketView } from "../api.ts";
 import { SlaPanel } from "../components/sla-panel.tsx";
 import { ComposerFilesField, useComposerFiles } from "../components/composer-files.tsx";
@@ -121,7 +121,7 @@ export function TicketPage({ ticketId }: { ticketId: string }) {
   const lastTyping = useRef(0);
   const composer = useRef<HTMLTextAreaElement>(null);
   const composerWanted = useRef(false);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (composerWanted.current && composer.current) {
       composerWanted.current = false;
       composer.current.focus();

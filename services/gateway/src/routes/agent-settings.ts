@@ -5,6 +5,7 @@
 import type { Context } from "koa";
 import type { CompanyApiKey, FieldDefinition, Tag, TeamMember } from "@support/proto";
 import type { AgentSessionState } from "../agent-api/sessions.ts";
+import type { ApiKeyCache } from "../auth.ts";
 import type { CompanySettingsClient } from "../clients.ts";
 import { isoTimestamp, isoTimestampOrNull } from "../mappings/timestamps.ts";
 import { HttpProblem } from "../middleware/errors.ts";
@@ -19,6 +20,8 @@ export interface AgentSettingsRoutesDeps {
   bodyLimitBytes: number;
   /** The service's limit for keys of companies without one (API_RATE_LIMIT_PER_MINUTE). */
   defaultRateLimitPerMinute: number;
+  /** This gateway's cache of API keys: a key revoked here is dropped from it at once. */
+  apiKeys: ApiKeyCache;
 }
 
 /** Only the company's admins reach the settings: an agent learns so before anything is read. */
@@ -86,6 +89,9 @@ export function registerAgentSettingsRoutes(api: ApiRoutes, deps: AgentSettingsR
     "revokeAgentApiKey",
     async (ctx) => {
       const { apiKey, companyRateLimitPerMinute } = await companySettings.revokeCompanyApiKey({ change: changeOf(ctx), apiKeyId: ctx.state.validated.params.apiKeyId });
+      // Refused from this answer on by this gateway; the other replicas drop it on content's
+      // content.api_key.revoked event (events/content-changed.consumer.ts), moments later.
+      deps.apiKeys.evictWhere((identity) => identity.apiKeyId === apiKey!.id);
       respond(ctx, 200, apiKeyDto(apiKey!, companyRateLimitPerMinute));
     },
     { before: write },

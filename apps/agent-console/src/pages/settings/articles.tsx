@@ -3,7 +3,7 @@
 // click confirms). The editor has a tab per language of the game (title, section and Markdown
 // body) and beside it a live preview rendered with the web support page's own renderer and
 // stylesheet (@support/article-markdown), in the tab's language.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import { renderMarkdown } from "@support/article-markdown";
 import { ApiError, call, type GameSettings } from "../../api.ts";
 import { Alert, Field } from "../../components/form.tsx";
@@ -94,7 +94,7 @@ function Editor({ game, editing, onDone, onCancel }: { game: GameSettings; editi
   const [invalid, setInvalid] = useState<ReadonlySet<string>>(new Set());
   const [saving, setSaving] = useState(false);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     document.getElementById("article-title")?.focus();
   }, []);
 

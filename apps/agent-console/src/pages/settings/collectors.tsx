@@ -3,7 +3,7 @@
 // with options), change it, retire it (a second click confirms; results players submitted stay
 // on their tickets) and choose the game's contact form. Beside the builder, a live preview drawn
 // with the web support page's own component and stylesheet (@support/collector-form).
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import { CollectorFieldset, CollectorLabel, type CollectorFieldValue, type CollectorFormField } from "@support/collector-form";
 import { ApiError, call } from "../../api.ts";
 import { Alert, Field } from "../../components/form.tsx";
@@ -236,10 +236,10 @@ function Builder({ editing, gameId: initialGame, onDone, onCancel }: { editing?:
   const [focusRequest, setFocusRequest] = useState<{ id: string }>();
   const setFocusField = (id: string) => setFocusRequest({ id });
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     document.getElementById("collector-title")?.focus();
   }, []);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (focusRequest) document.getElementById(focusRequest.id)?.focus();
   }, [focusRequest]);
 

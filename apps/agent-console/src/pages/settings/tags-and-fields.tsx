@@ -2,7 +2,7 @@
 // may change (a tag's description and flags; a field's name, description, flag and a dropdown's
 // options), and retire them (a second click confirms). A tag's name and a field's key, type and
 // game never change: tickets carry them. Retiring keeps what tickets already have.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import { ApiError, call } from "../../api.ts";
 import { Alert, Field } from "../../components/form.tsx";
 import { SettingsLayout } from "../../components/settings-layout.tsx";
@@ -105,7 +105,7 @@ function TagsSection() {
   const load = () => call<{ tags: SettingsTag[] }>("GET", "/settings/tags").then(({ body }) => setTags(body.tags), () => setMessage({ kind: "error", text: t("app.error") }));
   useEffect(() => void load(), []);
   // Editing starts at the form, above the list: its first input takes the focus.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (editing) document.getElementById("tag-description")?.focus();
   }, [editing?.id]);
 
@@ -243,7 +243,9 @@ function FieldsSection() {
 
   const load = () => call<{ fields: SettingsField[] }>("GET", "/settings/fields").then(({ body }) => setFields(body.fields), () => setMessage({ kind: "error", text: t("app.error") }));
   useEffect(() => void load(), []);
-  useEffect(() => {
+  // As the edit form is drawn (a layout effect): a later effect would take the focus from the
+  // field the user already went on to.
+  useLayoutEffect(() => {
     if (editing) document.getElementById("field-name")?.focus();
   }, [editing?.id]);
 
