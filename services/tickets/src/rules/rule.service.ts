@@ -81,6 +81,9 @@ async function checkNames(ctx: RulesContext, companyId: string, rule: RuleDefini
  * than its id: turned into `cannedResponseId` here, a name that is not one live response of the
  * company (unknown, or the same name in two games) named at its path.
  */
+/** The id a name that names no one canned response stands for while the rest of its rule is checked. */
+const UNRESOLVED_NAME = "00000000-0000-4000-8000-000000000000";
+
 async function resolveCannedNames(ctx: RulesContext, companyId: string, input: Record<string, unknown>, issues: ValidationIssue[], at: string): Promise<Record<string, unknown>> {
   if (!Array.isArray(input.actions) || !input.actions.some((action) => typeof action === "object" && action !== null && "cannedResponse" in action)) return input;
   const responses = await ctx.cannedReplies.list(companyId);
@@ -92,7 +95,8 @@ async function resolveCannedNames(ctx: RulesContext, companyId: string, input: R
     const named = responses.filter((response) => response.name === name);
     if (named.length !== 1) {
       issues.push({ path, message: named.length === 0 ? `no canned response of the company is named ${JSON.stringify(name)}` : `names ${named.length} canned responses (one per game): give cannedResponseId` });
-      return rest;
+      // The rest of the rule is still checked; this action's id stands for the name's issue.
+      return { ...rest, cannedResponseId: UNRESOLVED_NAME };
     }
     return { ...rest, cannedResponseId: named[0]!.id };
   });
@@ -120,21 +124,21 @@ export async function checkFileRules(ctx: RulesContext, companyId: string, raw: 
       issues.push({ path: `/rules/${index}`, message: "must be a rule object" });
       continue;
     }
+    const resolved: ValidationIssue[] = [];
+    const named = await resolveCannedNames(ctx, companyId, input as Record<string, unknown>, resolved, `/rules/${index}`);
+    issues.push(...resolved);
+    // The id of a name that was not resolved is not a second issue.
+    const unresolved = new Set(resolved.map((issue) => issue.path.replace(/cannedResponse$/, "cannedResponseId")));
     try {
-      const resolved: ValidationIssue[] = [];
-      const named = await resolveCannedNames(ctx, companyId, input as Record<string, unknown>, resolved, `/rules/${index}`);
-      if (resolved.length > 0) {
-        issues.push(...resolved);
-        continue;
-      }
       const rule = checkRule(named as RuleInput);
       await checkNames(ctx, companyId, rule);
+      if (resolved.length > 0) continue;
       const earlier = names.get(rule.name);
       if (earlier !== undefined) issues.push({ path: `/rules/${index}/name`, message: `duplicates the name of /rules/${earlier}/name` });
       names.set(rule.name, index);
       rules.push(rule);
     } catch (error) {
-      issues.push(...issuesUnder(error, `/rules/${index}`));
+      issues.push(...issuesUnder(error, `/rules/${index}`).filter((issue) => !unresolved.has(issue.path)));
     }
   }
   return { rules, issues };
