@@ -231,3 +231,25 @@ describe("the tenant file", () => {
     expect((await playerEvents(ticketId, sessionCode)).map((event) => event.message)).toEqual(["Servers down?", "We know, Rae: a fix is on its way."]);
   });
 });
+
+describe("a platform that does not allow private targets (as in production)", () => {
+  let strict: Stack;
+  afterAll(async () => {
+    await strict?.stop();
+  });
+
+  it("refuses a rule whose URL is a private address, at its path", async () => {
+    strict = await startStack({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: "false" } });
+    await strict.applyTenant({ company: { name: "Strict Studio" }, users: [{ ref: "ada", name: "Ada Admin", email: emails.ada, role: "admin" }] });
+    await strict.admin(["users", "set-password", "--email", emails.ada], `${PASSWORD}\n`);
+    const ada = await signInAgent(strict, emails.ada, PASSWORD);
+    const refused = await agentWrite(strict, ada, "POST", "/agent-api/settings/rules", {
+      name: "Inside",
+      trigger: { type: "ticket_created" },
+      actions: [{ type: "callWebhook", url: "https://93.184.215.14/public" }, { type: "callWebhook", url: receiver.url }, { type: "callWebhook", url: "http://10.0.0.7/hook" }],
+    });
+    expect(refused.status, refused.text).toBe(400);
+    expect(issuePaths(refused)).toEqual(["/actions/1/url", "/actions/2/url"]);
+    expect(refused.text).toContain("private address");
+  }, 120_000);
+});
