@@ -6,7 +6,6 @@
 // announcement goes through the company settings like the Settings page's (audited, admins).
 import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { notFound } from "@support/errors";
 import type { Incident } from "@support/proto";
 import { connectToAppError } from "@support/rpc";
 import type { Middleware } from "koa";
