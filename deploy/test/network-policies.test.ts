@@ -1,5 +1,5 @@
 // The rendered network policies of each overlay, evaluated: exactly the platform's flows are
-// open (ingress controller -> gateway -> services, tickets -> content/players/media, media -> content,
+// open (ingress controller -> gateway -> services, tickets -> content/players/media/webhooks, media -> content,
 // players -> content/tickets/media, webhooks -> content and public internet :443, content -> public
 // internet :443 (OpenID providers), email -> tickets/content, players/content/email -> the SMTP relay :587/:465, the admin
 // tool -> content/players/webhooks, DNS, NATS, S3 for media, Prometheus -> every pod's metrics
@@ -64,6 +64,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     expect(allowed(pod("media"), pod("content"), PORT.content)).toBe(true);
     expect(allowed(pod("players"), pod("content"), PORT.content)).toBe(true);
     expect(allowed(pod("tickets"), pod("media"), PORT.media)).toBe(true);
+    expect(allowed(pod("tickets"), pod("webhooks"), PORT.webhooks), "tickets -> webhooks (rules' callWebhook URLs)").toBe(true);
     expect(allowed(pod("players"), pod("tickets"), PORT.tickets)).toBe(true);
     expect(allowed(pod("players"), pod("media"), PORT.media)).toBe(true);
     expect(allowed(pod("webhooks"), pod("content"), PORT.content)).toBe(true);
@@ -132,7 +133,7 @@ describe.each(OVERLAYS.map((overlay) => [overlay]))("network policies of %s", (o
     }
     // Services call only what they use.
     const calls = new Set([
-      "tickets>content", "tickets>players", "tickets>media", "media>content", "players>content", "players>tickets", "players>media", "webhooks>content",
+      "tickets>content", "tickets>players", "tickets>media", "tickets>webhooks", "media>content", "players>content", "players>tickets", "players>media", "webhooks>content",
       "email>tickets", "email>content", "email>media",
     ]);
     for (const from of INTERNAL) {

@@ -31,7 +31,8 @@ export const ALLOWED_CALLERS: Readonly<Record<string, readonly IdentityName[]>> 
   "content.v1.ContentService": ["gateway", "tickets", "media", "players", "webhooks", "email"],
   "content.v1.ContentAdminService": ["admin"],
   "content.v1.AgentAccessService": ["gateway"],
-  "content.v1.CannedResponseService": ["gateway"],
+  // tickets: a rule's sendCannedResponse action (RenderCannedReply, and the ids a rule names).
+  "content.v1.CannedResponseService": ["gateway", "tickets"],
   "content.v1.CompanySettingsService": ["gateway"],
   "tickets.v1.TicketsService": ["gateway", "players", "email"],
   "tickets.v1.PlayerSideService": ["gateway"],
@@ -40,6 +41,8 @@ export const ALLOWED_CALLERS: Readonly<Record<string, readonly IdentityName[]>> 
   "players.v1.PlayersAdminService": ["admin"],
   "webhooks.v1.WebhooksService": ["gateway"],
   "webhooks.v1.WebhooksAdminService": ["admin"],
+  // A rule's callWebhook URLs, checked when it is saved.
+  "webhooks.v1.RuleTargetsService": ["tickets"],
   "tickets.v1.TicketsAdminService": ["admin"],
   "email.v1.EmailService": ["gateway"],
 };

@@ -232,7 +232,6 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerAgentIncidentRoutes(api, {
     tickets: clients.tickets,
     cannedResponses: clients.cannedResponses,
-    content: clients.content,
     companySettings: clients.companySettings,
     guards: agentGuards,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
@@ -253,7 +252,7 @@ export function createServer(deps: GatewayDeps): Gateway {
   registerAgentSettingsWebhooksRoutes(api, { webhooks: clients.webhooks, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSettingsPlayersRoutes(api, { players: clients.players, content: clients.content, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSavedViewRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
-  registerAgentSettingsRulesRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
+  registerAgentSettingsRulesRoutes(api, { tickets: clients.tickets, webhooks: clients.webhooks, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   registerAgentSettingsSlaRoutes(api, { tickets: clients.tickets, guards: agentGuards, bodyLimitBytes: config.BODY_LIMIT_BYTES });
   const liveFeed = live && deps.nc
     ? new AgentLiveFeed({ nc: deps.nc, natsPrefix: config.NATS_PREFIX, logger, capacity: config.AGENT_LIVE_FEED_CAPACITY })

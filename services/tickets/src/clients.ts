@@ -3,11 +3,12 @@
 // implemented here as the operations the use cases need; the clients already answer
 // AppErrors, so nothing here converts errors.
 import type { Client } from "@connectrpc/connect";
-import { ContentService, MediaService, PlayersService, type Player } from "@support/proto";
+import { CannedResponseService, ContentService, MediaService, PlayersService, RuleTargetsService, type Player } from "@support/proto";
 import type { Registry } from "@support/metrics";
-import { balancingOf, createServiceClient, loadServiceCaller, type ServiceIdentitySettings } from "@support/rpc";
+import { balancingOf, createServiceClient, createServiceTransport, loadServiceCaller, type ServiceIdentitySettings } from "@support/rpc";
 import type { TicketsConfig } from "./config.ts";
-import type { AttachmentClaims, KnownPlayer, PlayerContact, PlayerDirectory } from "./context.ts";
+import { isAppError } from "@support/errors";
+import type { AttachmentClaims, CannedReplies, KnownPlayer, PlayerContact, PlayerDirectory, RuleTargets } from "./context.ts";
 import type { ContentSource } from "./reference/content-reference.ts";
 import type { RoutingSource } from "./routing/routing.service.ts";
 import type { FieldType } from "./tickets/field-values.ts";
@@ -17,6 +18,8 @@ export interface TicketsClients {
   routing: RoutingSource;
   players: PlayerDirectory;
   media: AttachmentClaims;
+  cannedReplies: CannedReplies;
+  ruleTargets: RuleTargets;
 }
 
 export function contentSource(content: Client<typeof ContentService>): ContentSource {
@@ -95,15 +98,50 @@ export function attachmentClaims(media: Client<typeof MediaService>): Attachment
   };
 }
 
+export function cannedReplies(canned: Client<typeof CannedResponseService>): CannedReplies {
+  return {
+    async list(companyId) {
+      const { responses } = await canned.listCannedResponses({ companyId, allGames: true });
+      return responses.map((response) => ({ id: response.id, name: response.name, gameId: response.gameId ?? null }));
+    },
+    async render(companyId, cannedResponseId, ticket) {
+      try {
+        const { actions } = await canned.renderCannedReply({
+          companyId, cannedResponseId, gameId: ticket.gameId, language: ticket.language, ticketNumber: BigInt(ticket.runningId), playerName: ticket.playerName ?? undefined,
+        });
+        return actions;
+      } catch (error) {
+        if (isAppError(error) && error.code === "not_found") return undefined;
+        throw error;
+      }
+    },
+  };
+}
+
+export function ruleTargets(webhooks: Client<typeof RuleTargetsService>): RuleTargets {
+  return {
+    async check(companyId, urls) {
+      const { problems } = await webhooks.checkRuleTargets({ companyId, urls });
+      return problems.map((problem) => ({ index: problem.index, message: problem.message }));
+    },
+  };
+}
+
 /** `registry`: where the calls' durations are recorded (rpc_client_duration_seconds). */
 export function createClients(
-  config: Pick<TicketsConfig, "CONTENT_URL" | "PLAYERS_URL" | "MEDIA_URL" | "RPC_TIMEOUT_MS" | "RPC_RESOLVE_INTERVAL_MS" | "RPC_HOSTS_FILE"> & ServiceIdentitySettings,
+  config: Pick<TicketsConfig, "CONTENT_URL" | "PLAYERS_URL" | "MEDIA_URL" | "WEBHOOKS_URL" | "RPC_TIMEOUT_MS" | "RPC_RESOLVE_INTERVAL_MS" | "RPC_HOSTS_FILE"> & ServiceIdentitySettings,
   registry?: Registry,
 ): TicketsClients {
   const options = { timeoutMs: config.RPC_TIMEOUT_MS, balancing: balancingOf(config), registry, identity: loadServiceCaller("tickets", config) };
+  // One transport to content for its two services.
+  const contentTransport = createServiceTransport(config.CONTENT_URL, options);
+  const content = createServiceClient(ContentService, contentTransport, options);
   return {
-    ...((content) => ({ content: contentSource(content), routing: routingSource(content) }))(createServiceClient(ContentService, config.CONTENT_URL, options)),
+    content: contentSource(content),
+    routing: routingSource(content),
     players: playerDirectory(createServiceClient(PlayersService, config.PLAYERS_URL, options)),
     media: attachmentClaims(createServiceClient(MediaService, config.MEDIA_URL, options)),
+    cannedReplies: cannedReplies(createServiceClient(CannedResponseService, contentTransport, options)),
+    ruleTargets: ruleTargets(createServiceClient(RuleTargetsService, config.WEBHOOKS_URL, options)),
   };
 }

@@ -13,6 +13,7 @@ export const configSpecs = {
   CONTENT_URL: str({ default: "http://127.0.0.1:50051", desc: "Where the content service answers" }),
   PLAYERS_URL: str({ default: "http://127.0.0.1:50054", desc: "Where the players service answers" }),
   MEDIA_URL: str({ default: "http://127.0.0.1:50053", desc: "Where the media service answers (attachments of new tickets)" }),
+  WEBHOOKS_URL: str({ default: "http://127.0.0.1:50055", desc: "Where the webhooks service answers (the URLs of rules' callWebhook actions, checked when a rule is saved)" }),
   RPC_TIMEOUT_MS: num({ default: 10_000, desc: "Deadline of each call to another service" }),
   SUPPORT_APP_URL: str({ default: "https://support.example.com/app", desc: "The support application's address (the console, served by the gateway at /app): a ticket's url is <SUPPORT_APP_URL>/tickets/<id>, which opens the ticket there" }),
   NODE_ENV: str({ default: "development", desc: "production makes CURSOR_SECRET required" }),

@@ -66,6 +66,32 @@ export interface AttachmentClaim {
   attachmentIds: string[];
 }
 
+/** A canned response of the company as a rule names it. */
+export interface CannedResponseRef {
+  id: string;
+  name: string;
+  /** null: company-wide. */
+  gameId: string | null;
+}
+
+/** What a rule's sendCannedResponse action asks of content, which owns canned responses. */
+export interface CannedReplies {
+  /** The company's live canned responses, of every game. */
+  list(companyId: string): Promise<CannedResponseRef[]>;
+  /**
+   * The reply to send on the ticket as the public API's ticket actions (JSON: sendMessage with
+   * the text in the ticket's language, then the response's own actions); undefined when the
+   * response is not a live one for the ticket's game.
+   */
+  render(companyId: string, cannedResponseId: string, ticket: { gameId: string; language: string; runningId: number; playerName: string | null }): Promise<unknown[] | undefined>;
+}
+
+/** What saving a rule with callWebhook actions asks of the webhooks service. */
+export interface RuleTargets {
+  /** Why each refused URL would not be sent to, by its index (none: every URL is fine). */
+  check(companyId: string, urls: string[]): Promise<{ index: number; message: string }[]>;
+}
+
 export interface TicketsContext {
   db: Kysely<TicketsDatabase>;
   logger: Logger;
@@ -79,6 +105,10 @@ export interface TicketsContext {
   cursorSecret: string;
   /** What routing asks content (a game's switch, its eligible agents, the skill tags). */
   routing: RoutingSource;
+  /** Canned responses for rules' sendCannedResponse actions (content). */
+  cannedReplies: CannedReplies;
+  /** The check of rules' callWebhook URLs (webhooks). */
+  ruleTargets: RuleTargets;
   routingMetrics: RoutingMetrics;
   /** The companies' triage models, loaded once per stored version. */
   triage: TriageModels;

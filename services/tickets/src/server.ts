@@ -65,6 +65,8 @@ export function createServer(deps: TicketsDeps): TicketsServer {
     supportAppUrl: config.SUPPORT_APP_URL,
     cursorSecret: config.cursorSecret,
     routing: clients.routing,
+    cannedReplies: clients.cannedReplies,
+    ruleTargets: clients.ruleTargets,
     routingMetrics: registerRoutingMetrics(registry, deps.db, logger),
     triage: createTriageModels(),
     now: deps.now ?? (() => new Date()),

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { readEvent, type DomainEvent } from "@support/events";
 import { createLogger } from "@support/logging";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { playerDirectory } from "../src/clients.ts";
+import { createClients, playerDirectory } from "../src/clients.ts";
 import { runRules, type RulesContext } from "../src/rules/rule.service.ts";
 import { triggersOf } from "../src/rules/rule.ts";
 import { eventually, startTickets, tenantFile, type TenantResult, type TicketsTestContext } from "./context.ts";
@@ -51,7 +51,11 @@ describe("rules on outbreaks", () => {
     tenant = applied;
     expect(applied.rules.map(({ name, action }) => [name, action])).toEqual([["Outage", "created"]]);
     ruleIds.outage = applied.rules[0]!.id;
-    rulesCtx = { db: ctx.db, logger: createLogger({ service: "test", level: "silent" }), reference: ctx.server.reference, players: playerDirectory(ctx.players) };
+    const { cannedReplies, ruleTargets } = createClients(ctx.config);
+    rulesCtx = {
+      db: ctx.db, logger: createLogger({ service: "test", level: "silent" }), reference: ctx.server.reference, players: playerDirectory(ctx.players),
+      cannedReplies, ruleTargets, supportAppUrl: ctx.config.SUPPORT_APP_URL,
+    };
     await ctx.tickets.updateOutbreakSettings({ companyId: tenant.companyId, settings: { enabled: true, minTickets: 4, windowMinutes: 30, similarity: 0.6 } });
     ruleIds.french = (await ctx.tickets.createRule({
       companyId: tenant.companyId, name: "French outage", enabled: true, trigger: { type: "outbreak" }, conditions: [{ type: "language", in: ["fr"] }], actions: [{ type: "addTags", tagNames: ["vip"] }],

@@ -4,9 +4,10 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { idempotent, type ResponseSeal } from "@support/idempotency";
-import { WebhooksService, type DeliverySchema, type WebhookSchema } from "@support/proto";
+import { RuleTargetsService, WebhooksService, type DeliverySchema, type RuleCallSecretSchema, type WebhookSchema } from "@support/proto";
 import { listDeliveries, retryDelivery, sendTestEvent } from "./deliveries/delivery.service.ts";
 import type { Delivery } from "./deliveries/delivery.ts";
+import { checkRuleTargets, getRuleCallSecret, rotateRuleCallSecret, type RuleCallSecret } from "./webhooks/rule-calls.ts";
 import { createWebhook, deleteWebhook, getWebhook, listCompanyWebhooks, rotateSecret, updateWebhook, type WebhooksContext } from "./webhooks/webhook.service.ts";
 import { activePreviousExpiry, type Webhook } from "./webhooks/webhook.ts";
 
@@ -43,6 +44,14 @@ export function deliveryMessage(delivery: Delivery): MessageInitShape<typeof Del
     lastResponseBody: delivery.lastResponseBody ?? undefined,
     lastError: delivery.lastError ?? undefined,
     payload: delivery.payload,
+  };
+}
+
+function ruleCallSecretMessage(secret: RuleCallSecret): MessageInitShape<typeof RuleCallSecretSchema> {
+  return {
+    secret: secret.secret,
+    previousSecretExpiresAt: secret.previousSecretExpiresAt ? timestampFromDate(secret.previousSecretExpiresAt) : undefined,
+    updatedAt: timestampFromDate(secret.updatedAt),
   };
 }
 
@@ -119,5 +128,13 @@ export function registerRoutes(router: ConnectRouter, ctx: WebhooksContext): voi
 
     sendTestEvent: (req, context) =>
       idempotent(ctx.db, req, context, async (db) => ({ delivery: deliveryMessage(await sendTestEvent({ ...ctx, db }, req.companyId, req.webhookId, new Date(), originOf(req))) })),
+
+    getRuleCallSecret: async (req) => ({ secret: ruleCallSecretMessage(await getRuleCallSecret(ctx, req.companyId)) }),
+
+    rotateRuleCallSecret: async (req) => ({ secret: ruleCallSecretMessage(await rotateRuleCallSecret(ctx, req.companyId, new Date(), originOf(req))) }),
+  });
+
+  router.service(RuleTargetsService, {
+    checkRuleTargets: async (req) => ({ problems: await checkRuleTargets(ctx, req.urls) }),
   });
 }

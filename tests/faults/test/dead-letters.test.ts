@@ -1,7 +1,7 @@
 // No message stops a consumer, on the whole stack: a message that is not JSON and an envelope of
 // a version nobody knows are published on every subject a durable consumer filters on
 // (tickets.ticket.> for webhooks-tickets, tickets.incident.> for the incidents' consumers of
-// webhooks and rules, tickets.audit.> for content-tickets-audit, players.> for webhooks-players, players.deletion.>
+// webhooks and rules, tickets.audit.> for content-tickets-audit, tickets.rule.> for webhooks-tickets-rules, players.> for webhooks-players, players.deletion.>
 // for players-deletion, players.session.ended also for the gateway's session cache) and on
 // content.> (the plain subscriptions of the gateway and tickets).
 // Within seconds every consumer handles the next events (a new ticket is delivered to a webhook
@@ -100,7 +100,7 @@ describe("bad messages on every consumed subject", () => {
       JSON.stringify({ id: randomUUID(), version: 99, type, occurredAt: new Date().toISOString(), companyId: companyIdOfNobody, data: { shape: "of the future" } });
     // Into the streams: each subject is read by durable consumers (one at a time, for webhooks).
     // players.session.ended is also read by the gateway's plain subscription (its session cache).
-    for (const type of ["tickets.ticket.created", "tickets.incident.opened", "tickets.audit.recorded", "players.deletion.started", "players.session.ended"]) {
+    for (const type of ["tickets.ticket.created", "tickets.incident.opened", "tickets.audit.recorded", "tickets.rule.webhook_requested", "players.deletion.started", "players.session.ended"]) {
       await js.publish(`${prefix}${type}`, `not json at all: ${type}`);
       await js.publish(`${prefix}${type}`, futureEnvelope(type));
     }
@@ -145,6 +145,11 @@ describe("bad messages on every consumed subject", () => {
     expect(kept("webhooks-tickets")).toEqual([
       [`${prefix}tickets.ticket.created`, "unparseable"],
       [`${prefix}tickets.ticket.created`, "unknown_version"],
+    ]);
+    // Rules' callWebhook calls (webhooks) have their own durable on tickets.rule.>.
+    expect(kept("webhooks-tickets-rules")).toEqual([
+      [`${prefix}tickets.rule.webhook_requested`, "unparseable"],
+      [`${prefix}tickets.rule.webhook_requested`, "unknown_version"],
     ]);
     expect(kept("players-deletion")).toEqual([
       [`${prefix}players.deletion.started`, "unparseable"],
@@ -203,11 +208,11 @@ describe("bad messages on every consumed subject", () => {
       [`${prefix}tickets.audit.recorded`, "unparseable"],
       [`${prefix}tickets.audit.recorded`, "unknown_version"],
     ]);
-    expect(deadLetters).toHaveLength(28);
+    expect(deadLetters).toHaveLength(30);
 
     // Each process counted what it set aside, the plain subscriptions included.
     const expected: Record<string, string[]> = {
-      webhooks: ["webhooks-tickets", "webhooks-tickets-incidents", "webhooks-players"],
+      webhooks: ["webhooks-tickets", "webhooks-tickets-incidents", "webhooks-tickets-rules", "webhooks-players"],
       players: ["players-deletion"],
       gateway: ["gateway-content-changed", "gateway-ticket-events", "gateway-session-changed"],
       tickets: ["tickets-content-changed", "tickets-routing", "tickets-routing-content", "tickets-triage-content", "tickets-rules", "tickets-rules-incidents", "tickets-outbreaks"],

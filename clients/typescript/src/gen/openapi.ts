@@ -2632,7 +2632,9 @@ export interface paths {
          * Add an automation rule (admins)
          * @description The new rule goes last in the order. Each problem is a **400** at its path (`/trigger/type`,
          *     `/conditions/1/matches` for a pattern RE2 does not accept, `/actions/0/tagNames/2` for a tag
-         *     the company does not define, `/actions/1/userId`: a rule's actions are the rule's). A
+         *     the company does not define, `/actions/1/userId`: a rule's actions are the rule's,
+         *     `/actions/2/cannedResponseId` for an unknown canned response, `/actions/3/url` for a URL
+         *     the webhooks would not send to). A
          *     company has at most 100 rules (**400** `TOO_MANY_RULES`).
          */
         post: operations["createAgentSettingsRule"];
@@ -2810,6 +2812,50 @@ export interface paths {
         get: operations["listAgentTicketRuleRuns"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/rule-signing-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signing secret of rules' webhook calls (admins)
+         * @description The company's one signing secret of every rule's `callWebhook` calls, made on first use.
+         *     A receiver verifies `webhook-id`, `webhook-timestamp` and `webhook-signature` with it as
+         *     for a webhook subscription.
+         */
+        get: operations["getAgentSettingsRuleSigningSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agent-api/settings/rule-signing-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret of rules' webhook calls (admins)
+         * @description Issues a new secret; the previous one keeps signing beside it for 24 hours
+         *     (`previousSecretExpiresAt`), so receivers can switch without missing a call. Recorded in
+         *     the audit log.
+         */
+        post: operations["rotateAgentSettingsRuleSigningSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3915,15 +3961,15 @@ export interface components {
             enabled?: boolean;
             trigger: components["schemas"]["AgentRuleTrigger"];
             conditions?: components["schemas"]["AgentRuleCondition"][];
-            /** @description The ticket actions, in order, without `userId` or attachments. */
-            actions: components["schemas"]["Action"][];
+            /** @description The ticket actions without `userId` or attachments, `sendCannedResponse` and `callWebhook`, in order. */
+            actions: components["schemas"]["AgentRuleAction"][];
         };
         AgentRuleUpdate: {
             name?: string;
             enabled?: boolean;
             trigger?: components["schemas"]["AgentRuleTrigger"];
             conditions?: components["schemas"]["AgentRuleCondition"][];
-            actions?: components["schemas"]["Action"][];
+            actions?: components["schemas"]["AgentRuleAction"][];
         };
         AgentRule: {
             /** Format: uuid */
@@ -3934,7 +3980,7 @@ export interface components {
             position: number;
             trigger: components["schemas"]["AgentRuleTrigger"];
             conditions: components["schemas"]["AgentRuleCondition"][];
-            actions: components["schemas"]["Action"][];
+            actions: components["schemas"]["AgentRuleAction"][];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -3959,7 +4005,7 @@ export interface components {
             outcome: "applied" | "failed" | "loop_refused" | "depth_limit";
             /** @description How many rules' actions led to the run; 0: a person's, the API's or the player's event. */
             depth: number;
-            actions: components["schemas"]["Action"][];
+            actions: components["schemas"]["AgentRuleAction"][];
             /** @description Why the actions did not apply (failed). */
             error: string | null;
             /** Format: date-time */
@@ -4062,6 +4108,58 @@ export interface components {
             breached: number;
             /** @description met / (met + breached) */
             shareMet: number;
+        };
+        /**
+         * @description One action of a rule; `type` selects its shape: a ticket action (as `Action`, without
+         *     `userId` or attachments: a rule's actions are the rule's), `sendCannedResponse` or
+         *     `callWebhook`.
+         */
+        AgentRuleAction: components["schemas"]["AddTagsAction"] | components["schemas"]["RemoveTagsAction"] | components["schemas"]["SetFieldsAction"] | components["schemas"]["SetOnHoldAction"] | components["schemas"]["SetStatusAction"] | components["schemas"]["SetPlayerInfoAction"] | components["schemas"]["SendMessageAction"] | components["schemas"]["AddPrivateNoteAction"] | components["schemas"]["ResolveTicketAction"] | components["schemas"]["RejectTicketAction"] | components["schemas"]["AssignTicketAction"] | components["schemas"]["UnassignTicketAction"] | components["schemas"]["SendCannedResponseRuleAction"] | components["schemas"]["CallWebhookRuleAction"];
+        /**
+         * sendCannedResponse
+         * @description Sends a canned response of the company to the player as the rule's message: its text in
+         *     the ticket's language (else the nearest it has) with the placeholders filled for the ticket
+         *     (`{{agent.name}}` stays empty), then its own actions (tags, waiting / on hold, resolve).
+         *     An unknown or deleted response is a **400** at `cannedResponseId` when the rule is saved,
+         *     and a `failed` run when it is gone (or not for the ticket's game) when the rule runs.
+         */
+        SendCannedResponseRuleAction: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "sendCannedResponse";
+            /** Format: uuid */
+            cannedResponseId: string;
+        };
+        /**
+         * callWebhook
+         * @description Posts the ticket (as the rule's actions left it, in the `ticket.*` webhooks' shape) to
+         *     `url`, signed the Standard Webhooks way with the company's rule signing secret
+         *     (`GET /agent-api/settings/rule-signing-secret`), retried like a webhook delivery. The URL
+         *     has a webhook subscription's rules (https, no credentials, public addresses only), checked
+         *     when the rule is saved (**400** at `url`) and again before every attempt.
+         */
+        CallWebhookRuleAction: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "callWebhook";
+            /** Format: uri */
+            url: string;
+        };
+        /** @description The signing secret of the company's rule calls (one for every rule and URL). */
+        AgentRuleSigningSecret: {
+            /** @description `whsec_` and base64: verify the calls' `webhook-signature` with it (Standard Webhooks). */
+            secret: string;
+            /**
+             * Format: date-time
+             * @description After a rotation, until when the calls also carry a signature with the previous secret.
+             */
+            previousSecretExpiresAt: string | null;
+            /** Format: date-time */
+            updatedAt: string;
         };
         AgentTicketCannedResponse: {
             /** Format: uuid */
@@ -11296,6 +11394,64 @@ export interface operations {
             401: components["responses"]["AgentUnauthenticated"];
             403: components["responses"]["AgentEnrolFirst"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    getAgentSettingsRuleSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRuleSigningSecret"];
+                };
+            };
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["AgentTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            504: components["responses"]["DeadlineExceeded"];
+        };
+    };
+    rotateAgentSettingsRuleSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session's `csrfToken` (`GET /agent-api/me`). Required on every state-changing request but sign-in: a missing or wrong token is a 403. */
+                "X-CSRF-Token"?: components["parameters"]["CsrfToken"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret. */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRuleSigningSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["AgentUnauthenticated"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["AgentTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -271,8 +271,23 @@ export const ticketsAuditRecorded = defineEvent({
   }),
 });
 
+export const ruleWebhookRequested = defineEvent({
+  type: "tickets.rule.webhook_requested",
+  description:
+    "A rule's `callWebhook` action ran on a ticket (docs/automation.md, \"Rules\"): the webhooks service posts `ticket` to `url`, signed with the company's rule signing secret, through its delivery pipeline (target check at send time, retries, delivery log). Written in the run's transaction, after the rule's ticket actions: `ticket` is the ticket as the rule left it. Actor `{type: system, id: rule:<ruleId>}`.",
+  version: 1,
+  schema: Type.Object({
+    ...ticketRef,
+    ruleId: Uuid(),
+    ruleName: Type.String(),
+    url: Type.String({ description: "The action's URL, checked when the rule was saved (and again by webhooks before each attempt)" }),
+    ticket: PublicTicket,
+    actor: Actor,
+  }),
+});
+
 export const ticketsEvents = [
   ticketCreated, statusChanged, ticketClosed, ticketAssigned, messageAdded, tagsChanged, fieldsChanged, ticketRated,
   collectorResultAdded, ticketDeleted, ticketMerged, incidentOpened, incidentTicketJoined, incidentClosed, slaWarning, slaBreached,
-  ticketsAuditRecorded,
+  ticketsAuditRecorded, ruleWebhookRequested,
 ] as const;

@@ -1,12 +1,12 @@
 // content.v1.CannedResponseService mapped onto the canned response use cases.
-import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { CannedResponseService, type CannedActions as CannedActionsMessage, type CannedResponseInput as InputMessage, type CannedResponseSchema } from "@support/proto";
 import { validationError } from "@support/errors";
 import type { ContentDeps } from "../context.ts";
 import type { CannedResponse, CannedResponseInput, Placeholder } from "./canned-response.ts";
-import { changeCannedResponse, createCannedResponse, listForGames, renderForTicket, retire } from "./canned-response.service.ts";
+import { changeCannedResponse, createCannedResponse, listForGames, renderForTicket, renderReply, retire } from "./canned-response.service.ts";
 
 function responseMessage(response: CannedResponse): MessageInitShape<typeof CannedResponseSchema> {
   return {
@@ -55,6 +55,12 @@ export function registerCannedResponseRoutes(router: ConnectRouter, deps: Pick<C
     retireCannedResponse: async (req) => {
       await retire(db, req.companyId, actingUser(req.actingUserId), req.id);
       return {};
+    },
+    renderCannedReply: async (req) => {
+      const reply = await renderReply(db, req.companyId, req.cannedResponseId, {
+        gameId: req.gameId, language: req.language, runningId: Number(req.ticketNumber), playerName: req.playerName ?? null, agentName: req.agentName ?? null,
+      });
+      return { reply: { response: responseMessage(reply.response), language: reply.language, text: reply.text }, actions: reply.actions as JsonObject[] };
     },
   });
 }

@@ -8,7 +8,7 @@ import { inTransaction } from "../common/transaction.ts";
 import { isUuid } from "../common/validation.ts";
 import { findCompany } from "../companies/company.repository.ts";
 import type { ContentDatabase } from "../database.ts";
-import { requireLiveGame } from "../games/game.service.ts";
+import { getGame, requireLiveGame } from "../games/game.service.ts";
 import { requireCompanyAdmin } from "../users/user.service.ts";
 import { fillPlaceholders, parseCannedResponse, pickLanguage, type CannedResponse, type CannedResponseInput, type Placeholder } from "./canned-response.ts";
 import { insertCannedResponse, listCannedResponses, retireCannedResponse, updateCannedResponse } from "./canned-response.repository.ts";
@@ -85,4 +85,46 @@ export async function renderForTicket(db: Db, companyId: string, ticket: TicketC
     const language = pickLanguage(response.texts, ticket.language, company.primaryLanguage);
     return { response, language, text: fillPlaceholders(response.texts[language]!, ticket.values) };
   });
+}
+
+/** A ticket as a reply to it names it: its game and language, and what the placeholders say of it. */
+export interface ReplyTicket {
+  gameId: string;
+  language: string;
+  runningId: number;
+  playerName: string | null;
+  /** Who sends the reply ({{agent.name}}); null for a rule. */
+  agentName: string | null;
+}
+
+export interface CannedReply extends RenderedCannedResponse {
+  /** The reply as ticket actions (the public API's JSON), in the order the ticket takes them. */
+  actions: Record<string, unknown>[];
+}
+
+/**
+ * One response ready to send on one ticket: the one way an agent's "answer all" (the gateway)
+ * and a rule's sendCannedResponse action (tickets) send it. Not found when it is not a live
+ * response of the company for the ticket's game.
+ */
+export async function renderReply(db: Db, companyId: string, cannedResponseId: string, ticket: ReplyTicket): Promise<CannedReply> {
+  const { game } = isUuid(ticket.gameId) ? await getGame(db, companyId, ticket.gameId) : { game: undefined };
+  const values: Partial<Record<Placeholder, string>> = { "ticket.number": String(ticket.runningId) };
+  if (ticket.playerName) values["player.name"] = ticket.playerName;
+  if (ticket.agentName) values["agent.name"] = ticket.agentName;
+  if (game?.name) values["game.name"] = game.name;
+  const id = cannedResponseId.toLowerCase();
+  const rendered = (await renderForTicket(db, companyId, { gameId: ticket.gameId, language: ticket.language, values })).find((candidate) => candidate.response.id === id);
+  if (!rendered) throw notFound("canned response not found");
+  return { ...rendered, actions: [{ type: "sendMessage", message: rendered.text }, ...replyActions(rendered.response.actions)] };
+}
+
+/** A response's own actions as ticket actions, after its message: tags, then waiting / on hold, or resolved. */
+function replyActions(actions: CannedResponse["actions"]): Record<string, unknown>[] {
+  const list: Record<string, unknown>[] = [];
+  if (actions.addTags.length > 0) list.push({ type: "addTags", tagNames: [...actions.addTags] });
+  if (actions.status === "waiting") list.push({ type: "setStatus", status: "waiting" });
+  if (actions.status === "on_hold") list.push({ type: "setOnHold", onHold: true });
+  if (actions.resolve) list.push({ type: "resolveTicket" });
+  return list;
 }

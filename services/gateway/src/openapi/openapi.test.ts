@@ -188,9 +188,11 @@ const AGENT_OPERATIONS = [
   ["put", "/agent-api/settings/rule-order", "reorderAgentSettingsRules"],
   ["get", "/agent-api/settings/rule-runs", "listAgentSettingsRuleRuns"],
   ["get", "/agent-api/tickets/{ticketId}/rule-runs", "listAgentTicketRuleRuns"],
+  ["get", "/agent-api/settings/rule-signing-secret", "getAgentSettingsRuleSigningSecret"],
+  ["post", "/agent-api/settings/rule-signing-secret/rotate", "rotateAgentSettingsRuleSigningSecret"],
 ] as const;
 // Routes behind requireFullSession: a session limited to two-factor enrolment gets 403 on a GET too.
-const AGENT_FULL_SESSION_READS = new Set<string>(["getAgentSettingsOutbreaks", "listAgentIncidents", "getAgentIncident", "listAgentTicketAssignments", "getAgentTicketSla", "getAgentSettingsSla", "getAgentSlaReport", "listAgentSettingsRules", "listAgentSettingsRuleRuns", "listAgentTicketRuleRuns", "listAgentTicketTriage", "getAgentTriageSettings", "listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding", "listAgentSettingsArticles", "listAgentSettingsAnnouncements", "listAgentSettingsWebhooks", "listAgentSettingsWebhookDeliveries", "getAgentSettingsImmediateDeletion", "listAgentSettingsBlockedPlayers", "listAgentSettingsScheduledDeletions"]);
+const AGENT_FULL_SESSION_READS = new Set<string>(["getAgentSettingsOutbreaks", "listAgentIncidents", "getAgentIncident", "listAgentTicketAssignments", "getAgentTicketSla", "getAgentSettingsSla", "getAgentSlaReport", "listAgentSettingsRules", "listAgentSettingsRuleRuns", "listAgentTicketRuleRuns", "getAgentSettingsRuleSigningSecret", "listAgentTicketTriage", "getAgentTriageSettings", "listAgentAuditLog", "listAgentTickets", "listAgentViews", "getAgentTicket", "getAgentTicketAttachment", "streamAgentChanges", "listAgentCannedResponses", "listAgentTicketCannedResponses", "listAgentUsers", "listAgentTags", "listAgentSavedViews", "listAgentFields", "listAgentGames", "exportAgentAuditLog", "listAgentApiKeys", "listAgentSettingsTags", "listAgentSettingsFields", "listAgentTeamMembers", "listAgentSettingsGames", "getAgentSettingsGame", "listAgentSettingsCollectors", "getAgentSettingsGameBranding", "listAgentSettingsArticles", "listAgentSettingsAnnouncements", "listAgentSettingsWebhooks", "listAgentSettingsWebhookDeliveries", "getAgentSettingsImmediateDeletion", "listAgentSettingsBlockedPlayers", "listAgentSettingsScheduledDeletions"]);
 const AGENT_SESSION_OPERATIONS = new Set<string>([
   "listAgentSettingsArticles", "createAgentSettingsArticle", "reorderAgentSettingsArticles", "updateAgentSettingsArticle", "removeAgentSettingsArticle",
   "listAgentSettingsAnnouncements", "setAgentSettingsAnnouncement", "clearAgentSettingsAnnouncement",
@@ -211,6 +213,7 @@ const AGENT_SESSION_OPERATIONS = new Set<string>([
   "getAgentSettingsOutbreaks", "setAgentSettingsOutbreaks", "listAgentIncidents", "getAgentIncident", "closeAgentIncident", "answerAgentIncident", "publishAgentIncidentAnnouncement",
   "listAgentTicketTriage", "applyAgentTicketTriage", "dismissAgentTicketTriage", "getAgentTriageSettings", "updateAgentTriageSettings", "trainAgentTriageModel",
   "listAgentSettingsRules", "createAgentSettingsRule", "updateAgentSettingsRule", "deleteAgentSettingsRule", "reorderAgentSettingsRules", "listAgentSettingsRuleRuns", "listAgentTicketRuleRuns",
+  "getAgentSettingsRuleSigningSecret", "rotateAgentSettingsRuleSigningSecret",
   "getAgentTicketSla", "getAgentSettingsSla", "setAgentSettingsSla", "getAgentSlaReport",
 ]);
 const AGENT_API_OPERATIONS = new Set<string>(AGENT_OPERATIONS.map((op) => op[2]));
@@ -243,7 +246,7 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false);
   });
 
-  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 119 of the agent API, each with its operationId", () => {
+  it("has exactly the 27 operations of the public API plus the 14 of the player side and the 121 of the agent API, each with its operationId", () => {
     const actual = [...operations.values()].map((op) => [op.method, op.path, op.operationId]).sort();
     expect(actual).toEqual([...API_OPERATIONS, ...PLAYER_SIDE_OPERATIONS, ...AGENT_OPERATIONS].map((op) => [...op]).sort());
   });

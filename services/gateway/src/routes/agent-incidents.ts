@@ -1,18 +1,17 @@
 // /agent-api/incidents: outbreaks as agents handle them (docs/automation.md, "Outbreaks").
 // Detection, the incidents and their tickets live in the tickets service; this scopes them to
 // the session's games, and composes "answer all" from what the ticket view already does for
-// one ticket: the canned response filled in by content for each ticket, sent through the
+// one ticket: the canned reply content makes for each ticket (RenderCannedReply), sent through the
 // ticket actions as the user's reply (so each player gets it by their channel). The game's
 // announcement goes through the company settings like the Settings page's (audited, admins).
-import type { JsonObject, MessageInitShape } from "@bufbuild/protobuf";
+import type { JsonObject } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { notFound } from "@support/errors";
-import type { CannedActions, Incident, TicketActionSchema } from "@support/proto";
+import type { Incident } from "@support/proto";
 import { connectToAppError } from "@support/rpc";
 import type { Middleware } from "koa";
 import type { AgentSessionState, AgentSessionView } from "../agent-api/sessions.ts";
-import type { CannedResponsesClient, CompanySettingsClient, ContentClient, TicketsClient } from "../clients.ts";
-import { toTicketDto } from "../mappings/tickets.ts";
+import type { CannedResponsesClient, CompanySettingsClient, TicketsClient } from "../clients.ts";
+import { toActionMessage, toTicketDto } from "../mappings/tickets.ts";
 import { idempotencyKey } from "../middleware/idempotency.ts";
 import { jsonBody } from "../middleware/json-body.ts";
 import { getOperation } from "../openapi/operations.ts";
@@ -25,7 +24,6 @@ import { respond, type ApiRoutes } from "./api.ts";
 export interface AgentIncidentRoutesDeps {
   tickets: TicketsClient;
   cannedResponses: CannedResponsesClient;
-  content: ContentClient;
   companySettings: CompanySettingsClient;
   guards: AgentApiGuards;
   bodyLimitBytes: number;
@@ -50,19 +48,8 @@ export function incidentDto(incident: Incident): Schemas["AgentIncident"] {
   };
 }
 
-/** The actions a canned response adds to its reply, in the order the ticket takes them (as the ticket view's composer). */
-function cannedActions(actions: CannedActions | undefined): MessageInitShape<typeof TicketActionSchema>[] {
-  const list: MessageInitShape<typeof TicketActionSchema>[] = [];
-  if (!actions) return list;
-  if (actions.addTags.length > 0) list.push({ action: { case: "addTags", value: { tagNames: [...actions.addTags] } } });
-  if (actions.status === "waiting") list.push({ action: { case: "setStatus", value: { status: "waiting" } } });
-  if (actions.status === "on_hold") list.push({ action: { case: "setOnHold", value: { onHold: true } } });
-  if (actions.resolve) list.push({ action: { case: "resolveTicket", value: {} } });
-  return list;
-}
-
 export function registerAgentIncidentRoutes(api: ApiRoutes, deps: AgentIncidentRoutesDeps): void {
-  const { tickets, cannedResponses, content, companySettings, guards } = deps;
+  const { tickets, cannedResponses, companySettings, guards } = deps;
   const scope = (session: AgentSessionView) => ({ companyId: session.companyId, gameIds: session.gameIds });
 
   api.operation<"listAgentIncidents", AgentSessionState>(
@@ -104,28 +91,26 @@ export function registerAgentIncidentRoutes(api: ApiRoutes, deps: AgentIncidentR
       const { cannedResponseId } = ctx.state.validated.body;
       await idempotency(ctx as never, async () => {
         const { incident, tickets: linked } = await tickets.getIncident({ ...scope(session), incidentId: ctx.state.validated.params.incidentId });
-        const gameId = incident!.gameId;
-        const { game } = await content.getGame({ companyId: session.companyId, gameId });
-        const render = async (language: string, values: Record<string, string>) => {
-          const { responses } = await cannedResponses.renderCannedResponses({ companyId: session.companyId, gameId, language, values });
-          return responses.find((rendered) => rendered.response?.id === cannedResponseId.toLowerCase());
-        };
+        // The reply of each ticket is content's (RenderCannedReply: the text in the ticket's
+        // language, the placeholders, the response's actions), the same as a rule's
+        // sendCannedResponse action sends.
+        const render = (ticket: { gameId: string; language: string; runningId: bigint; playerName?: string | undefined }) =>
+          cannedResponses.renderCannedReply({
+            companyId: session.companyId, cannedResponseId, gameId: ticket.gameId, language: ticket.language, ticketNumber: ticket.runningId,
+            playerName: ticket.playerName, agentName: session.user.displayName,
+          });
         // Refused before anything is sent: not the company's, retired, or of another game.
-        if ((await render(linked[0]?.language ?? "en", {})) === undefined) throw notFound("canned response not found");
+        await render({ gameId: incident!.gameId, language: linked[0]?.language ?? "en", runningId: linked[0]?.runningId ?? 1n });
         type Outcome = { answered: string } | { skipped: string } | { failed: Schemas["AgentIncidentAnswer"]["failed"][number] };
         const answerOne = async (ticket: (typeof linked)[number]): Promise<Outcome> => {
           if (ticket.status === "closed") return { skipped: ticket.id };
-          const values: Record<string, string> = { "ticket.number": String(ticket.runningId), "agent.name": session.user.displayName };
-          if (ticket.playerName) values["player.name"] = ticket.playerName;
-          if (game?.name) values["game.name"] = game.name;
           try {
-            const rendered = await render(ticket.language, values);
-            if (rendered === undefined) throw notFound("canned response not found");
+            const { actions } = await render(ticket);
             await tickets.performTicketActions({
               companyId: session.companyId,
               ticketId: ticket.id,
               actingUserId: session.user.id,
-              actions: [{ action: { case: "sendMessage", value: { message: rendered.text, attachments: [] } } }, ...cannedActions(rendered.response?.actions)],
+              actions: actions.map((action) => toActionMessage(action as unknown as Schemas["Action"])),
             });
             return { answered: ticket.id };
           } catch (error) {

@@ -3,9 +3,9 @@
 // at its path) and runs them; this answers an agent with a 403 before calling anything.
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Context } from "koa";
-import type { Rule } from "@support/proto";
+import type { Rule, RuleCallSecret } from "@support/proto";
 import type { AgentSessionState } from "../agent-api/sessions.ts";
-import type { TicketsClient } from "../clients.ts";
+import type { TicketsClient, WebhooksClient } from "../clients.ts";
 import { ruleRunDto } from "../mappings/rules.ts";
 import { isoTimestamp } from "../mappings/timestamps.ts";
 import { jsonBody } from "../middleware/json-body.ts";
@@ -16,6 +16,8 @@ import { respond, type ApiRoutes } from "./api.ts";
 
 export interface AgentSettingsRulesRoutesDeps {
   tickets: TicketsClient;
+  /** The signing secret of rules' callWebhook calls lives with the webhooks' secrets. */
+  webhooks: WebhooksClient;
   guards: AgentApiGuards;
   bodyLimitBytes: number;
 }
@@ -34,6 +36,15 @@ function ruleDto(rule: Rule): Schemas["AgentRule"] {
   };
 }
 
+
+function signingSecretDto(secret: RuleCallSecret | undefined): Schemas["AgentRuleSigningSecret"] {
+  if (!secret) throw new Error("webhooks returned no secret");
+  return {
+    secret: secret.secret,
+    previousSecretExpiresAt: secret.previousSecretExpiresAt ? isoTimestamp(secret.previousSecretExpiresAt, "webhooks", "previousSecretExpiresAt") : null,
+    updatedAt: isoTimestamp(secret.updatedAt, "webhooks", "rule secret updatedAt"),
+  };
+}
 
 const companyOf = (ctx: Context) => (ctx.state as AgentSessionState).agentSession.companyId;
 const json = (value: unknown) => value as JsonObject;
@@ -119,5 +130,24 @@ export function registerAgentSettingsRulesRoutes(api: ApiRoutes, deps: AgentSett
       respond(ctx, 200, { runs: runs.map(ruleRunDto) });
     },
     { before: read },
+  );
+
+  api.operation<"getAgentSettingsRuleSigningSecret", AgentSessionState>(
+    "getAgentSettingsRuleSigningSecret",
+    async (ctx) => {
+      const { secret } = await deps.webhooks.getRuleCallSecret({ companyId: companyOf(ctx) });
+      respond(ctx, 200, signingSecretDto(secret));
+    },
+    { before: read },
+  );
+
+  api.operation<"rotateAgentSettingsRuleSigningSecret", AgentSessionState>(
+    "rotateAgentSettingsRuleSigningSecret",
+    async (ctx) => {
+      const session = (ctx.state as AgentSessionState).agentSession;
+      const { secret } = await deps.webhooks.rotateRuleCallSecret({ companyId: session.companyId, actorUserId: session.user.id, clientAddress: guards.clientAddress(ctx) });
+      respond(ctx, 200, signingSecretDto(secret));
+    },
+    { before: write },
   );
 }

@@ -2,9 +2,8 @@
 // the order take the company's rules lock (an advisory lock) so two admins never interleave.
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { TicketsDatabase } from "../database.ts";
-import type { Rule, RuleCondition, RuleDefinition, RuleOutcome, RuleTrigger } from "./rule.ts";
+import type { Rule, RuleAction, RuleCondition, RuleDefinition, RuleOutcome, RuleTrigger } from "./rule.ts";
 import type { RuleRunTable, RuleTable } from "./rule.table.ts";
-import type { TicketAction } from "../tickets/ticket-actions.ts";
 
 type Db = Kysely<TicketsDatabase>;
 
@@ -17,7 +16,7 @@ export interface RuleRun {
   eventId: string;
   outcome: RuleOutcome;
   depth: number;
-  actions: TicketAction[];
+  actions: RuleAction[];
   error: string | null;
   createdAt: Date;
 }
@@ -31,7 +30,7 @@ function toRule(row: Selectable<RuleTable>): Rule {
     position: row.position,
     trigger: row.trigger as RuleTrigger,
     conditions: row.conditions as RuleCondition[],
-    actions: row.actions as TicketAction[],
+    actions: row.actions as RuleAction[],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -47,7 +46,7 @@ function toRun(row: Selectable<RuleRunTable>): RuleRun {
     eventId: row.event_id,
     outcome: row.outcome as RuleOutcome,
     depth: row.depth,
-    actions: row.actions as TicketAction[],
+    actions: row.actions as RuleAction[],
     error: row.error,
     createdAt: row.created_at,
   };
@@ -167,7 +166,7 @@ export interface NewRuleRun {
   eventId: string;
   outcome: RuleOutcome;
   depth: number;
-  actions: readonly TicketAction[];
+  actions: readonly RuleAction[];
   error: string | null;
 }
 

@@ -13,6 +13,7 @@
 // the ticket.
 import { isDeepStrictEqual } from "node:util";
 import { writeEvents } from "@support/bus";
+import { newEvent } from "@support/events";
 import { failedPrecondition, isAppError, isUuid, notFound, validationError, type ValidationIssue } from "@support/errors";
 import { changedParts, OPERATOR_ORIGIN, recordAutomationAudit, type AuditOrigin } from "../audit/automation-audit.ts";
 import type { TicketsContext } from "../context.ts";
@@ -20,39 +21,86 @@ import { applyActions } from "../tickets/apply-actions.ts";
 import type { Definitions } from "../tickets/field-values.ts";
 import { referencedUsers, type TicketAction } from "../tickets/ticket-actions.ts";
 import { findTicket, updateTicket } from "../tickets/ticket.repository.ts";
-import type { Ticket } from "../tickets/ticket.ts";
+import { ticketEventData, ticketUrl, type Ticket } from "../tickets/ticket.ts";
 import {
   countRules, deleteRuleRow, findRule, listFileRules, firstMessageOf, insertRule, insertRun, isFirstPlayerMessage, lastAppliedDepth, listEnabledRules, listRules, listRuns,
   lockCompanyRules, rulesRunForEvent, setPositions, updateRuleRow, type RuleRun,
 } from "./rule.repository.ts";
 import {
-  checkRule, conditionsMatch, MAX_RULE_DEPTH, MAX_RULES, ruleActor, ruleOfActor, runMomentId, triggerMatches, type Rule, type RuleDefinition, type RuleInput, type TriggerEvent,
+  cannedResponsesOf, checkRule, conditionsMatch, runActions, MAX_RULE_DEPTH, MAX_RULES, ruleActor, ruleOfActor, runMomentId, triggerMatches, type Rule, type RuleDefinition, type RuleInput, type TriggerEvent,
 } from "./rule.ts";
 
-export type RulesContext = Pick<TicketsContext, "db" | "logger" | "reference" | "players">;
+export type RulesContext = Pick<TicketsContext, "db" | "logger" | "reference" | "players" | "cannedReplies" | "ruleTargets" | "supportAppUrl">;
 
 function ruleId(id: string): string {
   if (!isUuid(id)) throw notFound("rule not found");
   return id.toLowerCase();
 }
 
-/** Tags and fields a rule's actions name must exist in the company (for some game): a typo is a 400 now, not a failed run later. */
+/**
+ * What a rule's actions name must exist when it is saved: tags and fields in the company (for
+ * some game), canned responses among the company's live ones, and callWebhook URLs must be ones
+ * the webhooks service sends to. A typo is a 400 now, not a failed run later.
+ */
 async function checkNames(ctx: RulesContext, companyId: string, rule: RuleDefinition): Promise<void> {
-  if (!rule.actions.some((action) => action.type === "addTags" || action.type === "removeTags" || action.type === "setFields")) return;
-  const definitions = await ctx.reference.getDefinitions(companyId, { fresh: true });
-  const tags = new Set(definitions.tags.map((tag) => tag.name));
-  const fields = new Set(definitions.fields.map((field) => field.key));
   const issues: { path: string; message: string }[] = [];
-  rule.actions.forEach((action, index) => {
-    if (action.type === "addTags" || action.type === "removeTags") {
-      action.tagNames.forEach((name, at) => {
-        if (!tags.has(name)) issues.push({ path: `/actions/${index}/tagNames/${at}`, message: `tag "${name}" is not defined` });
-      });
-    } else if (action.type === "setFields") {
-      for (const key of Object.keys(action.fields)) if (!fields.has(key)) issues.push({ path: `/actions/${index}/fields/${key}`, message: `field "${key}" is not defined` });
+  if (rule.actions.some((action) => action.type === "addTags" || action.type === "removeTags" || action.type === "setFields")) {
+    const definitions = await ctx.reference.getDefinitions(companyId, { fresh: true });
+    const tags = new Set(definitions.tags.map((tag) => tag.name));
+    const fields = new Set(definitions.fields.map((field) => field.key));
+    rule.actions.forEach((action, index) => {
+      if (action.type === "addTags" || action.type === "removeTags") {
+        action.tagNames.forEach((name, at) => {
+          if (!tags.has(name)) issues.push({ path: `/actions/${index}/tagNames/${at}`, message: `tag "${name}" is not defined` });
+        });
+      } else if (action.type === "setFields") {
+        for (const key of Object.keys(action.fields)) if (!fields.has(key)) issues.push({ path: `/actions/${index}/fields/${key}`, message: `field "${key}" is not defined` });
+      }
+    });
+  }
+  if (cannedResponsesOf(rule.actions).length > 0) {
+    const known = new Set((await ctx.cannedReplies.list(companyId)).map((response) => response.id));
+    rule.actions.forEach((action, index) => {
+      if (action.type === "sendCannedResponse" && !known.has(action.cannedResponseId)) {
+        issues.push({ path: `/actions/${index}/cannedResponseId`, message: "is not a canned response of the company (unknown or deleted)" });
+      }
+    });
+  }
+  const calls = rule.actions.flatMap((action, index) => (action.type === "callWebhook" ? [{ url: action.url, index }] : []));
+  if (calls.length > 0) {
+    for (const problem of await ctx.ruleTargets.check(companyId, calls.map((call) => call.url))) {
+      const call = calls[problem.index];
+      if (call) issues.push({ path: `/actions/${call.index}/url`, message: problem.message });
     }
-  });
+  }
   if (issues.length > 0) throw validationError(issues);
+}
+
+/**
+ * A tenant file may name a sendCannedResponse's response by its name (`cannedResponse`) rather
+ * than its id: turned into `cannedResponseId` here, a name that is not one live response of the
+ * company (unknown, or the same name in two games) named at its path.
+ */
+/** The id a name that names no one canned response stands for while the rest of its rule is checked. */
+const UNRESOLVED_NAME = "00000000-0000-4000-8000-000000000000";
+
+async function resolveCannedNames(ctx: RulesContext, companyId: string, input: Record<string, unknown>, issues: ValidationIssue[], at: string): Promise<Record<string, unknown>> {
+  if (!Array.isArray(input.actions) || !input.actions.some((action) => typeof action === "object" && action !== null && "cannedResponse" in action)) return input;
+  const responses = await ctx.cannedReplies.list(companyId);
+  const actions = input.actions.map((action: unknown, index) => {
+    if (typeof action !== "object" || action === null || !("cannedResponse" in action)) return action;
+    const { cannedResponse: name, ...rest } = action as Record<string, unknown>;
+    const path = `${at}/actions/${index}/cannedResponse`;
+    if (rest.cannedResponseId !== undefined) issues.push({ path, message: "must not be given with cannedResponseId" });
+    const named = responses.filter((response) => response.name === name);
+    if (named.length !== 1) {
+      issues.push({ path, message: named.length === 0 ? `no canned response of the company is named ${JSON.stringify(name)}` : `names ${named.length} canned responses (one per game): give cannedResponseId` });
+      // The rest of the rule is still checked; this action's id stands for the name's issue.
+      return { ...rest, cannedResponseId: UNRESOLVED_NAME };
+    }
+    return { ...rest, cannedResponseId: named[0]!.id };
+  });
+  return { ...input, actions };
 }
 
 /** The issues of a VALIDATION_ERROR under `prefix` (another error is thrown on). */
@@ -76,15 +124,21 @@ export async function checkFileRules(ctx: RulesContext, companyId: string, raw: 
       issues.push({ path: `/rules/${index}`, message: "must be a rule object" });
       continue;
     }
+    const resolved: ValidationIssue[] = [];
+    const named = await resolveCannedNames(ctx, companyId, input as Record<string, unknown>, resolved, `/rules/${index}`);
+    issues.push(...resolved);
+    // The id of a name that was not resolved is not a second issue.
+    const unresolved = new Set(resolved.map((issue) => issue.path.replace(/cannedResponse$/, "cannedResponseId")));
     try {
-      const rule = checkRule(input as RuleInput);
+      const rule = checkRule(named as RuleInput);
       await checkNames(ctx, companyId, rule);
+      if (resolved.length > 0) continue;
       const earlier = names.get(rule.name);
       if (earlier !== undefined) issues.push({ path: `/rules/${index}/name`, message: `duplicates the name of /rules/${earlier}/name` });
       names.set(rule.name, index);
       rules.push(rule);
     } catch (error) {
-      issues.push(...issuesUnder(error, `/rules/${index}`));
+      issues.push(...issuesUnder(error, `/rules/${index}`).filter((issue) => !unresolved.has(issue.path)));
     }
   }
   return { rules, issues };
@@ -241,6 +295,40 @@ function needsDefinitions(actions: readonly TicketAction[]): boolean {
   return actions.some((action) => action.type === "addTags" || action.type === "removeTags" || action.type === "setFields");
 }
 
+/** A rule's actions as they run on the ticket, or why they cannot (a canned response gone). */
+type PreparedRun = { actions: TicketAction[]; webhookUrls: string[] } | { error: string };
+
+/**
+ * Read-only lookups of the rules' actions before the row lock, as an agent's actions do: each
+ * canned response's reply for the ticket (content renders it in its language, with its values).
+ */
+async function prepareRuns(ctx: RulesContext, ticket: Ticket, rules: readonly Rule[]): Promise<Map<string, PreparedRun>> {
+  const ids = [...new Set(rules.flatMap((rule) => cannedResponsesOf(rule.actions)))];
+  const replies = new Map(
+    await Promise.all(
+      ids.map(async (id) => [id, await ctx.cannedReplies.render(ticket.companyId, id, { gameId: ticket.gameId, language: ticket.language, runningId: ticket.runningId, playerName: ticket.playerName })] as const),
+    ),
+  );
+  const prepared = new Map<string, PreparedRun>();
+  for (const rule of rules) {
+    try {
+      prepared.set(rule.id, runActions(rule.actions, replies));
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      prepared.set(rule.id, { error: error.message });
+    }
+  }
+  return prepared;
+}
+
+/** The domain event of a callWebhook action: the ticket as the rule left it, for the webhooks service to post. */
+function webhookRequested(ctx: RulesContext, rule: Rule, ticket: Ticket, url: string) {
+  const { assigneeId: _assignee, ...publicTicket } = ticketEventData(ticket, ticketUrl(ctx.supportAppUrl, ticket.id));
+  return newEvent("tickets.rule.webhook_requested", ticket.companyId, {
+    ticketId: ticket.id, runningId: ticket.runningId, gameId: ticket.gameId, ruleId: rule.id, ruleName: rule.name, url, ticket: publicTicket, actor: ruleActor(rule.id),
+  });
+}
+
 /**
  * Runs the company's enabled rules of the trigger on each moment of one event (one ticket each:
  * an incident's opening names many); answers how many runs applied their actions. Each ticket
@@ -302,8 +390,10 @@ async function runOnTicket(ctx: RulesContext, moment: TriggerEvent, rules: Rule[
   const causedBy = ruleOfActor(moment.actor);
   const depth = causedBy === null ? 0 : ((await lastAppliedDepth(ctx.db, causedBy, ticketId)) ?? 0) + 1;
   // Read-only lookups before the row lock, as an agent's actions do.
-  const definitions: Definitions | undefined = rules.some((rule) => needsDefinitions(rule.actions)) ? await ctx.reference.getDefinitions(companyId) : undefined;
-  const assignees = [...new Set(rules.flatMap((rule) => rule.actions.flatMap((action, index) => referencedUsers(action, index).map((user) => user.userId))))];
+  const prepared = await prepareRuns(ctx, current, rules);
+  const runnable = [...prepared.values()].flatMap((run) => ("actions" in run ? [run.actions] : []));
+  const definitions: Definitions | undefined = runnable.some(needsDefinitions) ? await ctx.reference.getDefinitions(companyId) : undefined;
+  const assignees = [...new Set(runnable.flatMap((actions) => actions.flatMap((action, index) => referencedUsers(action, index).map((user) => user.userId))))];
   const access = new Map(await Promise.all(assignees.map(async (userId) => [userId, await ctx.reference.hasGameAccess(companyId, userId, current.gameId)] as const)));
 
   return ctx.db.transaction().execute(async (trx) => {
@@ -325,20 +415,31 @@ async function runOnTicket(ctx: RulesContext, moment: TriggerEvent, rules: Rule[
         await insertRun(trx, { ...run, outcome: "depth_limit", actions: [], error: null });
         continue;
       }
-      let plan;
-      try {
-        plan = applyActions(ticket, rule.actions, { now: new Date(), apiKeyId: null, actor: ruleActor(rule.id), hasAccess: (userId) => access.get(userId) === true, definitions });
-      } catch (error) {
-        // The rule's actions do not fit the ticket now (a closed ticket, a tag not of its game, an
-        // assignee without the game): nothing of this rule is written, the next rules run.
-        if (!isAppError(error)) throw error;
-        await insertRun(trx, { ...run, outcome: "failed", actions: [], error: error.message });
+      const runActions = prepared.get(rule.id)!;
+      if ("error" in runActions) {
+        // A canned response deleted since the rule was saved: nothing of this rule is written.
+        await insertRun(trx, { ...run, outcome: "failed", actions: [], error: runActions.error });
         continue;
       }
-      const before: Ticket = ticket;
-      ticket = await updateTicket(trx, before.id, plan.changes, { ticket: before, events: plan.events });
-      await writeEvents(trx, plan.domainEvents);
-      if (plan.playerInfo && before.servicePlayerId !== null) await ctx.players.setPlayerInfo(companyId, before.servicePlayerId, plan.playerInfo);
+      if (runActions.actions.length > 0) {
+        let plan;
+        try {
+          plan = applyActions(ticket, runActions.actions, { now: new Date(), apiKeyId: null, actor: ruleActor(rule.id), hasAccess: (userId) => access.get(userId) === true, definitions });
+        } catch (error) {
+          // The rule's actions do not fit the ticket now (a closed ticket, a tag not of its game, an
+          // assignee without the game): nothing of this rule is written, the next rules run.
+          if (!isAppError(error)) throw error;
+          await insertRun(trx, { ...run, outcome: "failed", actions: [], error: error.message });
+          continue;
+        }
+        const before: Ticket = ticket;
+        ticket = await updateTicket(trx, before.id, plan.changes, { ticket: before, events: plan.events });
+        await writeEvents(trx, plan.domainEvents);
+        if (plan.playerInfo && before.servicePlayerId !== null) await ctx.players.setPlayerInfo(companyId, before.servicePlayerId, plan.playerInfo);
+      }
+      // The webhooks service posts the ticket as the rule's actions left it.
+      const after = ticket;
+      await writeEvents(trx, runActions.webhookUrls.map((url) => webhookRequested(ctx, rule, after, url)));
       await insertRun(trx, { ...run, outcome: "applied", actions: rule.actions, error: null });
       applied += 1;
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isAppError } from "@support/errors";
 import type { Ticket } from "../tickets/ticket.ts";
-import { checkRule, conditionsMatch, ruleActor, ruleOfActor, runMomentId, triggerMatches, triggersOf, type RuleInput } from "./rule.ts";
+import { checkRule, conditionsMatch, ruleActor, ruleOfActor, runActions, runMomentId, triggerMatches, triggersOf, type RuleInput } from "./rule.ts";
 
 const GAME = "7c1e2d3f-0000-4000-8000-000000000001";
 const ticket = (over: Partial<Ticket> = {}): Ticket => ({
@@ -38,6 +38,32 @@ describe("checking a rule", () => {
     ]);
     expect(issuesOf({ ...base, actions: [{ type: "setStatus", status: "closed" }] })).toEqual(["/actions/0/status"]);
     expect(issuesOf({ ...base, conditions: [{ type: "text", contains: "a", matches: "b" }] })).toEqual(["/conditions/0"]);
+  });
+});
+
+describe("a rule's own actions", () => {
+  const CANNED = "7c1e2d3f-0000-4000-8000-0000000000dd";
+
+  it("takes sendCannedResponse and callWebhook beside ticket actions, and names bad ones by the rule's indexes", () => {
+    const rule = checkRule({ ...base, actions: [{ type: "sendCannedResponse", cannedResponseId: CANNED.toUpperCase() }, { type: "addTags", tagNames: ["vip"] }, { type: "callWebhook", url: " https://hooks.example/x " }] });
+    expect(rule.actions).toEqual([{ type: "sendCannedResponse", cannedResponseId: CANNED }, { type: "addTags", tagNames: ["vip"] }, { type: "callWebhook", url: "https://hooks.example/x" }]);
+    expect(issuesOf({ ...base, actions: [{ type: "sendCannedResponse", cannedResponseId: "nope" }, { type: "callWebhook" }, { type: "callWebhook", url: "https://x", secret: "s" }] })).toEqual([
+      "/actions/0/cannedResponseId", "/actions/1/url", "/actions/2/secret",
+    ]);
+    // checkActions' own paths are the rule's, whatever comes before.
+    expect(issuesOf({ ...base, actions: [{ type: "callWebhook", url: "https://x" }, { type: "setStatus", status: "closed" }] })).toEqual(["/actions/1/status"]);
+  });
+
+  it("runs a canned reply in its place, collects the URLs, and fails when a response is gone or the actions clash", () => {
+    const reply = [{ type: "sendMessage", message: "Hallo" }, { type: "addTags", tagNames: ["answered"] }, { type: "setStatus", status: "waiting" }];
+    const actions = checkRule({ ...base, actions: [{ type: "callWebhook", url: "https://a" }, { type: "sendCannedResponse", cannedResponseId: CANNED }, { type: "addPrivateNote", message: "n" }] }).actions;
+    expect(runActions(actions, new Map([[CANNED, reply]]))).toEqual({
+      actions: [{ type: "sendMessage", message: "Hallo", attachments: [] }, { type: "addTags", tagNames: ["answered"] }, { type: "setStatus", status: "waiting" }, { type: "addPrivateNote", message: "n", attachments: [] }],
+      webhookUrls: ["https://a"],
+    });
+    expect(() => runActions(actions, new Map([[CANNED, undefined]]))).toThrow(`canned response ${CANNED} of /actions/1 is not found: deleted, or not for this ticket's game`);
+    const onHold = checkRule({ ...base, actions: [{ type: "setOnHold", onHold: true }, { type: "sendCannedResponse", cannedResponseId: CANNED }] }).actions;
+    expect(() => runActions(onHold, new Map([[CANNED, reply]]))).toThrow(/the actions do not go together on this ticket: only one status action/);
   });
 });
 

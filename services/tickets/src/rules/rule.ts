@@ -2,10 +2,12 @@
 // the checks of a rule as an admin or a tenant file gives it (every problem named by its JSON
 // path); which trigger a domain event is; and whether a ticket matches the conditions. The
 // actions are the ticket actions of POST /tickets/{ticketId}/actions, checked by their own
-// checks and applied by apply-actions as the rule's system actor.
+// checks and applied by apply-actions as the rule's system actor, and two of the rule's own:
+// sendCannedResponse (content's reply, as ticket actions) and callWebhook (a signed POST that
+// the webhooks service makes).
 import { createHash } from "node:crypto";
 import { RE2JS } from "re2js";
-import { isAppError, validationError, type ValidationIssue } from "@support/errors";
+import { failedPrecondition, isAppError, validationError, type ValidationIssue } from "@support/errors";
 import type { DomainEvent } from "@support/events";
 import { OUTBREAKS_ACTOR } from "../outbreaks/outbreaks.ts";
 import { checkActions, type TicketAction, type TicketActionInput } from "../tickets/ticket-actions.ts";
@@ -75,12 +77,23 @@ export type RuleCondition = { not?: boolean } & (
   | { type: "text"; matches: string }
 );
 
+/**
+ * The actions only a rule has: a canned response of content sent to the player (its text in the
+ * ticket's language and its own actions), and the ticket posted to a URL (by the webhooks
+ * service, signed with the company's rule signing secret).
+ */
+export type RuleOnlyAction = { type: "sendCannedResponse"; cannedResponseId: string } | { type: "callWebhook"; url: string };
+export type RuleAction = TicketAction | RuleOnlyAction;
+
+/** Longest URL of a callWebhook action (a webhook subscription's bound). */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
 export interface RuleDefinition {
   name: string;
   enabled: boolean;
   trigger: RuleTrigger;
   conditions: RuleCondition[];
-  actions: TicketAction[];
+  actions: RuleAction[];
 }
 
 export interface Rule extends RuleDefinition {
@@ -330,18 +343,55 @@ function checkCondition(value: Json, path: string, issues: ValidationIssue[]): R
   }
 }
 
-/** Paths of checkActions are /actions/<i>/...: the same as in a rule's body. */
-function checkRuleActions(value: Json, issues: ValidationIssue[]): TicketAction[] {
+/** The issues of a VALIDATION_ERROR thrown by `work`, added to `issues` (another error is thrown on). */
+function collectIssues<T>(work: () => T, issues: ValidationIssue[], mapPath: (path: string) => string = (path) => path): T | undefined {
+  try {
+    return work();
+  } catch (error) {
+    if (isAppError(error) && error.details?.type === "VALIDATION_ERROR" && "issues" in error.details) {
+      issues.push(...(error.details.issues as ValidationIssue[]).map((issue) => ({ ...issue, path: mapPath(issue.path) })));
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/** The action of a rule only (sendCannedResponse, callWebhook), checked; undefined for a ticket action. */
+function ruleOnlyAction(action: Record<string, Json>, at: string, issues: ValidationIssue[]): RuleOnlyAction | undefined {
+  if (action.type === "sendCannedResponse") {
+    unknownKeys(action, ["type", "cannedResponseId"], at, issues);
+    if (typeof action.cannedResponseId !== "string" || !UUID.test(action.cannedResponseId)) issues.push({ path: `${at}/cannedResponseId`, message: "must be a canned response id (uuid)" });
+    return { type: "sendCannedResponse", cannedResponseId: String(action.cannedResponseId).toLowerCase() };
+  }
+  if (action.type === "callWebhook") {
+    unknownKeys(action, ["type", "url"], at, issues);
+    if (typeof action.url !== "string" || action.url.trim() === "" || action.url.length > MAX_WEBHOOK_URL_LENGTH) {
+      issues.push({ path: `${at}/url`, message: `must be a URL of at most ${MAX_WEBHOOK_URL_LENGTH} characters` });
+    }
+    return { type: "callWebhook", url: String(action.url ?? "").trim() };
+  }
+  return undefined;
+}
+
+/** Paths of checkActions are /actions/<i>/...: the same as in a rule's body (the ticket actions' indexes mapped back to the rule's). */
+function checkRuleActions(value: Json, issues: ValidationIssue[]): RuleAction[] {
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_RULE_ACTIONS) {
     issues.push({ path: "/actions", message: `must be a list of 1 to ${MAX_RULE_ACTIONS} actions` });
     return [];
   }
   const inputs: TicketActionInput[] = [];
+  const inputIndexes: number[] = [];
+  const actions: (RuleOnlyAction | undefined)[] = [];
   value.forEach((action, index) => {
     const at = `/actions/${index}`;
+    actions.push(undefined);
     if (!isObject(action) || typeof action.type !== "string") {
       issues.push({ path: `${at}/type`, message: "is not a known action type" });
-      inputs.push({ type: "unknown" });
+      return;
+    }
+    const own = ruleOnlyAction(action, at, issues);
+    if (own) {
+      actions[index] = own;
       return;
     }
     // A rule's actions are the rule's: nobody else is named as their author, and a rule has no
@@ -349,17 +399,56 @@ function checkRuleActions(value: Json, issues: ValidationIssue[]): TicketAction[
     if (action.userId !== undefined) issues.push({ path: `${at}/userId`, message: "is not accepted: a rule's actions are attributed to the rule" });
     if (Array.isArray(action.attachments) && action.attachments.length > 0) issues.push({ path: `${at}/attachments`, message: "is not accepted in a rule" });
     inputs.push(actionInput(action, at, issues));
+    inputIndexes.push(index);
   });
   if (issues.length > 0) return [];
-  try {
-    return checkActions(inputs);
-  } catch (error) {
-    if (isAppError(error) && error.details?.type === "VALIDATION_ERROR" && "issues" in error.details) {
-      issues.push(...(error.details.issues as ValidationIssue[]));
-      return [];
-    }
-    throw error;
-  }
+  if (inputs.length === 0) return actions as RuleAction[];
+  const checked = collectIssues(() => checkActions(inputs), issues, (path) => path.replace(/^\/actions\/(\d+)/, (_whole, at: string) => `/actions/${inputIndexes[Number(at)]}`));
+  if (!checked) return [];
+  return actions.map((own, index) => own ?? checked[inputIndexes.indexOf(index)]!);
+}
+
+/**
+ * A canned reply (content's RenderCannedReply: the public API's ticket actions as JSON) as
+ * ticket actions; throws a VALIDATION_ERROR when content answered something this version does
+ * not take.
+ */
+export function replyActions(json: readonly unknown[]): TicketAction[] {
+  const issues: ValidationIssue[] = [];
+  const inputs = json.map((action, index) => (isObject(action) ? actionInput(action, `/actions/${index}`, issues) : ({ type: "unknown" } as const)));
+  if (issues.length > 0) throw validationError(issues);
+  return checkActions(inputs);
+}
+
+/**
+ * A rule's actions as they run on one ticket: the ticket actions in order (a canned response's
+ * reply in its place), checked together (one status action per run), and the URLs its
+ * callWebhook actions post the ticket to. `replies`: each canned response's reply for the
+ * ticket, undefined when it is not found.
+ */
+export function runActions(actions: readonly RuleAction[], replies: ReadonlyMap<string, readonly unknown[] | undefined>): { actions: TicketAction[]; webhookUrls: string[] } {
+  const ticketActions: TicketAction[] = [];
+  const webhookUrls: string[] = [];
+  actions.forEach((action, index) => {
+    if (action.type === "callWebhook") webhookUrls.push(action.url);
+    else if (action.type === "sendCannedResponse") {
+      const reply = replies.get(action.cannedResponseId);
+      if (reply === undefined) {
+        throw failedPrecondition(`canned response ${action.cannedResponseId} of /actions/${index} is not found: deleted, or not for this ticket's game`, { type: "RULE_ACTION_UNAVAILABLE" });
+      }
+      ticketActions.push(...replyActions(reply));
+    } else ticketActions.push(action);
+  });
+  if (ticketActions.length === 0) return { actions: [], webhookUrls };
+  const issues: ValidationIssue[] = [];
+  const checked = collectIssues(() => checkActions(ticketActions), issues);
+  if (!checked) throw failedPrecondition(`the actions do not go together on this ticket: ${issues.map((issue) => issue.message).join("; ")}`, { type: "RULE_ACTION_UNAVAILABLE" });
+  return { actions: checked, webhookUrls };
+}
+
+/** The canned responses a rule's actions name. */
+export function cannedResponsesOf(actions: readonly RuleAction[]): string[] {
+  return actions.flatMap((action) => (action.type === "sendCannedResponse" ? [action.cannedResponseId] : []));
 }
 
 /** The JSON of one action as checkActions takes it; wrong types of its properties are named here. */

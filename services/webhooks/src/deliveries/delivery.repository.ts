@@ -19,6 +19,7 @@ function toDelivery(row: Row): Delivery {
     eventType: row.event_type,
     orderingKey: row.ordering_key,
     payload: row.payload,
+    url: row.url,
     status: row.status as DeliveryStatus,
     attempts: row.attempts,
     createdAt: row.created_at,
@@ -40,6 +41,8 @@ export interface NewDelivery {
   ticketId: string | null;
   playerId: string | null;
   payload: string;
+  /** A rule's call: where it goes (the webhook's URL otherwise). */
+  url?: string | null;
 }
 
 /** Inserts pending deliveries, due now; one already made for the same event and type is kept as it is. */
@@ -58,6 +61,7 @@ export async function insertDeliveries(db: Db, deliveries: NewDelivery[], now: D
         ticket_id: d.ticketId,
         player_id: d.playerId,
         payload: d.payload,
+        url: d.url ?? null,
         status: "pending",
         next_attempt_at: now,
         created_at: now,

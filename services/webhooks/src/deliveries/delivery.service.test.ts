@@ -29,7 +29,7 @@ describe("fan-out", () => {
   it("leaves the database alone for a domain event that is neither public nor part of an erasure", async () => {
     const { db, used } = recordingDb();
     for (const type of ["players.player.created", "players.player.updated", "players.session.created", "media.attachment.uploaded"]) {
-      expect(await fanOut({ db, wake: () => undefined }, envelope(type))).toBe(0);
+      expect(await fanOut({ db, box: undefined as never, wake: () => undefined }, envelope(type))).toBe(0);
     }
     expect(used).toEqual([]);
   });
@@ -43,7 +43,7 @@ describe("fan-out", () => {
       ["players.player.deleted", "transaction"],
     ] as const) {
       const { db, used } = recordingDb();
-      await expect(fanOut({ db, wake: () => undefined }, envelope(type)), type).rejects.toThrow(/no database/);
+      await expect(fanOut({ db, box: undefined as never, wake: () => undefined }, envelope(type)), type).rejects.toThrow(/no database/);
       expect(used, type).toEqual([first]);
     }
   });

@@ -8,6 +8,7 @@ import type { WebhooksDatabase } from "../database.ts";
 import type { Kysely } from "@support/db";
 import { findWebhook, listEnabledSubscriptions, updateWebhook } from "../webhooks/webhook.repository.ts";
 import { inTransaction, recordAudit, type AuditOrigin } from "../webhooks/webhook.audit.ts";
+import { queueRuleCall } from "../webhooks/rule-calls.ts";
 import { getWebhook, type WebhooksContext } from "../webhooks/webhook.service.ts";
 import { wants, type Webhook } from "../webhooks/webhook.ts";
 import {
@@ -34,7 +35,7 @@ const isErasing = (event: DomainEvent): event is ErasingEvent => erasing.has(eve
  * each enabled subscription of the company that wants each public event it makes. A domain
  * event seen again makes nothing new (unique webhook, event and type).
  */
-export async function fanOut(ctx: Pick<WebhooksContext, "db" | "wake">, event: DomainEvent): Promise<number> {
+export async function fanOut(ctx: Pick<WebhooksContext, "db" | "box" | "wake">, event: DomainEvent): Promise<number> {
   if (!isUuid(event.companyId) || !isUuid(event.id)) return 0;
   const publicEvents = publicEventsOf(event);
   let inserted: number;
@@ -50,7 +51,7 @@ export async function fanOut(ctx: Pick<WebhooksContext, "db" | "wake">, event: D
     // repaired by the event's redelivery, so they need no transaction. An event of no interest
     // (a player created, a session opened) touches nothing.
     if (event.type === "tickets.ticket.created") await rememberCreatedTicket(ctx.db, event);
-    inserted = await deliver(ctx.db, event, publicEvents);
+    inserted = event.type === "tickets.rule.webhook_requested" ? await queueRuleCall(ctx, event) : await deliver(ctx.db, event, publicEvents);
   }
   if (inserted > 0) ctx.wake();
   return inserted;

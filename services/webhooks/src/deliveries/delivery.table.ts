@@ -16,6 +16,8 @@ export interface DeliveryTable {
   ticket_id: string | null;
   player_id: string | null;
   payload: string;
+  /** Where this delivery goes when not to its webhook's URL: a rule's callWebhook action. */
+  url: string | null;
   /** "pending", "succeeded" or "failed". */
   status: string;
   attempts: Generated<number>;

@@ -12,6 +12,8 @@ export interface Delivery {
   eventType: string;
   orderingKey: string;
   payload: string;
+  /** A rule's call: its own URL (the webhook's otherwise). */
+  url: string | null;
   status: DeliveryStatus;
   attempts: number;
   createdAt: Date;

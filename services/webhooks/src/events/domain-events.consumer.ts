@@ -25,13 +25,15 @@ export interface DomainEventsConsumerSettings {
   registry?: Registry;
 }
 
-export function createDomainEventsConsumer(ctx: Pick<WebhooksContext, "db" | "wake">, settings: DomainEventsConsumerSettings): Consumer {
+export function createDomainEventsConsumer(ctx: Pick<WebhooksContext, "db" | "box" | "wake">, settings: DomainEventsConsumerSettings): Consumer {
   const consumers: Consumer[] = [];
   const sources = [
     { service: "tickets", durable: "webhooks-tickets", filter: "tickets.ticket.>" },
     // Incidents of outbreak detection: a durable of their own, so that the tickets' consumer
     // (and its order) stays as it is.
     { service: "tickets", durable: "webhooks-tickets-incidents", filter: "tickets.incident.>" },
+    // Rules' callWebhook actions (tickets.rule.webhook_requested): their own durable too.
+    { service: "tickets", durable: "webhooks-tickets-rules", filter: "tickets.rule.>" },
     // players.deletion.started (erasure begins) and players.player.deleted (done) matter; the
     // rest is acknowledged without effect.
     { service: "players", durable: "webhooks-players", filter: "players.>" },

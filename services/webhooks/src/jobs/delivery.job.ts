@@ -72,7 +72,7 @@ export function createDeliveryEngine(settings: DeliveryEngineSettings): Delivery
     let result: AttemptResult;
     try {
       result = secrets.length === 0 ? { error: "signing secret unavailable" } : await sendDelivery(
-        { id: delivery.id, url: webhook.url, payload: delivery.payload, secrets },
+        { id: delivery.id, url: delivery.url ?? webhook.url, payload: delivery.payload, secrets },
         { policy: settings.policy, timeoutMs: settings.timeoutMs },
         started,
         cancel.signal,
@@ -103,6 +103,9 @@ export function createDeliveryEngine(settings: DeliveryEngineSettings): Delivery
       return;
     }
     logger.debug({ deliveryId: delivery.id, webhookId: webhook.id, status: result.status, error: result.error, attempts }, "delivery attempt failed");
+    // Rule calls go to many URLs through one subscription: one failing receiver must not turn
+    // off every rule's calls, so their failures stay in their own deliveries.
+    if (webhook.source === "rules") return;
     const failing = await markFailing(db, webhook.id, now);
     if (failing?.enabled && failing.failingSince && now.getTime() - failing.failingSince.getTime() >= settings.disableAfterHours * 3_600_000) {
       const reason = `every delivery failed for ${settings.disableAfterHours} hours`;

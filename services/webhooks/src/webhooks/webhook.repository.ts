@@ -52,6 +52,15 @@ export async function insertWebhook(db: Db, id: string, companyId: string, field
   return toWebhook(row);
 }
 
+/** The company's rule-calls subscription (source 'rules', no URL or event type of its own); nothing when it has one. */
+export async function insertRuleCallsWebhook(db: Db, id: string, companyId: string, sealedSecret: string): Promise<void> {
+  await db
+    .insertInto("webhooks")
+    .values({ id, company_id: companyId, url: "", description: "Rules' callWebhook actions", event_types: [], game_ids: [], enabled: true, source: "rules", secret_sealed: sealedSecret })
+    .onConflict((oc) => oc.column("company_id").where("source", "=", "rules").doNothing())
+    .execute();
+}
+
 export async function findWebhook(db: Db, companyId: string, id: string, options: { lock?: boolean } = {}): Promise<Webhook | undefined> {
   let query = db.selectFrom("webhooks").selectAll().where("id", "=", id).where("company_id", "=", companyId);
   if (options.lock) query = query.forUpdate();
@@ -61,7 +70,8 @@ export async function findWebhook(db: Db, companyId: string, id: string, options
 
 export async function listWebhooks(db: Db, companyId: string, options: { source?: WebhookSource; lock?: boolean } = {}): Promise<Webhook[]> {
   let query = db.selectFrom("webhooks").selectAll().where("company_id", "=", companyId);
-  if (options.source) query = query.where("source", "=", options.source);
+  // The rule calls' subscription is not one the studio made.
+  query = options.source ? query.where("source", "=", options.source) : query.where("source", "<>", "rules");
   query = query.orderBy("created_at").orderBy("id");
   if (options.lock) query = query.forUpdate();
   return (await query.execute()).map(toWebhook);
@@ -80,6 +90,7 @@ export async function listEnabledSubscriptions(db: Db, companyId: string): Promi
     .select(["id", "enabled", "event_types", "game_ids"])
     .where("company_id", "=", companyId)
     .where("enabled", "=", true)
+    .where("source", "<>", "rules")
     .orderBy("created_at")
     .execute();
   return rows.map((row) => ({ id: row.id, enabled: row.enabled, eventTypes: row.event_types, gameIds: row.game_ids }));

@@ -80,7 +80,7 @@ export async function listCompanyWebhooks(ctx: WebhooksContext, companyId: strin
 export async function getWebhook(ctx: WebhooksContext, companyId: string, webhookId: string): Promise<Webhook> {
   requireCompany(companyId);
   const webhook = isUuid(webhookId) ? await findWebhook(ctx.db, companyId, webhookId) : undefined;
-  if (!webhook) throw webhookNotFound();
+  if (!webhook || webhook.source === "rules") throw webhookNotFound();
   return webhook;
 }
 
@@ -119,7 +119,7 @@ export async function deleteWebhook(ctx: WebhooksContext, companyId: string, web
   await inTransaction(ctx.db, async (trx) => {
     const current = await findWebhook(trx, companyId, webhookId, { lock: true });
     // The delivery log goes with it (foreign key cascade).
-    if (!current || !(await deleteRow(trx, companyId, webhookId))) throw webhookNotFound();
+    if (!current || current.source === "rules" || !(await deleteRow(trx, companyId, webhookId))) throw webhookNotFound();
     await recordAudit(trx, origin, { action: "webhook.deleted", webhook: current, before: auditedSettings(current) });
   });
 }

@@ -30,7 +30,11 @@ export type PublicEventType = (typeof publicEventTypes)[number];
 const known = new Set<string>(publicEventTypes);
 export const isPublicEventType = (value: string): value is PublicEventType => known.has(value);
 
-export type WebhookSource = "api" | "tenant_file";
+/**
+ * "rules": the hidden subscription of a company's rule calls (rule-calls.ts), never listed or
+ * changed through the subscriptions' API.
+ */
+export type WebhookSource = "api" | "tenant_file" | "rules";
 
 /** How long the previous secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;

@@ -1,6 +1,8 @@
 // The company's automation rules (docs/automation.md, "Rules"): the list in the order they run,
 // each with its on/off switch, moved up or down; a rule made or changed in a form (its trigger,
-// its conditions and its actions, the common ones as fields, any other action as its JSON);
+// its conditions and its actions, the common ones as fields (a canned response picked from the
+// company's, a webhook call's URL), any other action as its JSON; the signing secret of the
+// webhook calls below the form);
 // deleted with a second click; and each rule's run history (the ticket, the outcome, the
 // actions, the reason of a failure). The tickets service checks every rule: a refusal names its
 // path (/trigger/hours, /conditions/1/matches, /actions/0/tagNames/2), shown at that part of the form.
@@ -13,6 +15,7 @@ import { games, loadDirectory } from "../../directory.ts";
 import { formatDateTime } from "../../format.ts";
 import { t } from "../../i18n.ts";
 import type { MessageKey } from "../../messages/en.ts";
+import { RuleSigningSecret } from "./rule-signing-secret.tsx";
 
 const TRIGGERS = ["ticket_created", "player_message", "status_changed", "ticket_closed", "sla_warning", "sla_breached", "outbreak", "time"] as const;
 type TriggerType = (typeof TRIGGERS)[number];
@@ -21,7 +24,9 @@ const OPEN_STATUSES = STATUSES.filter((status) => status !== "closed");
 const CONDITIONS = ["game", "language", "tier", "channel", "status", "tags", "field", "metadata", "contains", "matches"] as const;
 type ConditionKind = (typeof CONDITIONS)[number];
 /** The actions the form has fields for; any other (setFields, setPlayerInfo, assignTicket) is edited as its JSON. */
-const ACTIONS = ["addTags", "removeTags", "setStatus", "setOnHold", "sendMessage", "addPrivateNote", "resolveTicket", "rejectTicket", "unassignTicket", "json"] as const;
+const ACTIONS = [
+  "addTags", "removeTags", "setStatus", "setOnHold", "sendMessage", "sendCannedResponse", "addPrivateNote", "resolveTicket", "rejectTicket", "unassignTicket", "callWebhook", "json",
+] as const;
 type ActionKind = (typeof ACTIONS)[number];
 
 
@@ -62,8 +67,15 @@ interface ConditionDraft {
 
 interface ActionDraft {
   kind: ActionKind;
-  /** Tag names separated by commas; the message; the status; the JSON of another action. */
+  /** Tag names separated by commas; the message; the status; the canned response's id; the URL; the JSON of another action. */
   value: string;
+}
+
+/** A canned response of the company, to pick for a sendCannedResponse action. */
+interface CannedResponseChoice {
+  id: string;
+  name: string;
+  gameId: string | null;
 }
 
 interface Draft {
@@ -100,6 +112,8 @@ function actionDraft(stored: Record<string, unknown>): ActionDraft {
     if (Object.keys(action).every((key) => key === "type" || key === "message")) return { kind: type, value: String(action.message ?? "") };
   }
   if (type === "setStatus") return { kind: type, value: String(action.status ?? "waiting") };
+  if (type === "sendCannedResponse") return { kind: type, value: String(action.cannedResponseId ?? "") };
+  if (type === "callWebhook") return { kind: type, value: String(action.url ?? "") };
   if (type === "setOnHold" && action.onHold === true) return { kind: type, value: "" };
   if ((type === "resolveTicket" || type === "rejectTicket" || type === "unassignTicket") && Object.keys(action).length === 1) return { kind: type, value: "" };
   return { kind: "json", value: JSON.stringify(action) };
@@ -148,6 +162,10 @@ function actionBody(draft: ActionDraft): Record<string, unknown> | undefined {
       return { type: "setStatus", status: draft.value || "waiting" };
     case "setOnHold":
       return { type: "setOnHold", onHold: true };
+    case "sendCannedResponse":
+      return { type: "sendCannedResponse", cannedResponseId: draft.value };
+    case "callWebhook":
+      return { type: "callWebhook", url: draft.value.trim() };
     case "resolveTicket":
     case "rejectTicket":
     case "unassignTicket":
@@ -223,10 +241,51 @@ function ConditionRow({ index, draft, error, onChange, onRemove }: { index: numb
   );
 }
 
-function ActionRow({ index, draft, error, onChange, onRemove }: { index: number; draft: ActionDraft; error: string | undefined; onChange: (changes: Partial<ActionDraft>) => void; onRemove: () => void }) {
+function ActionRow({ index, draft, error, canned, onChange, onRemove }: {
+  index: number;
+  draft: ActionDraft;
+  error: string | undefined;
+  /** The company's canned responses; undefined while they load. */
+  canned: CannedResponseChoice[] | undefined;
+  onChange: (changes: Partial<ActionDraft>) => void;
+  onRemove: () => void;
+}) {
   const id = `rule-action-${index}`;
   const number = index + 1;
   const valueField = () => {
+    if (draft.kind === "sendCannedResponse") {
+      const gameName = (gameId: string | null) => (gameId === null ? t("rules.cannedEveryGame") : (games.value.find((game) => game.id === gameId)?.name ?? gameId));
+      // A response deleted since the rule was saved stays selected, as what it is.
+      const known = draft.value === "" || (canned?.some((response) => response.id === draft.value) ?? true);
+      return (
+        <div class="field">
+          <label for={`${id}-value`}>{t("rules.actionCanned")}</label>
+          <p class="hint" id={`${id}-hint`}>
+            {t("rules.actionCannedHint")}
+          </p>
+          <select id={`${id}-value`} value={draft.value} aria-describedby={`${id}-hint`} onChange={(event) => onChange({ value: (event.currentTarget as HTMLSelectElement).value })}>
+            <option value="">{canned === undefined ? t("app.loading") : t("rules.cannedPick")}</option>
+            {!known && <option value={draft.value}>{t("rules.cannedGone")}</option>}
+            {(canned ?? []).map((response) => (
+              <option key={response.id} value={response.id}>
+                {t("rules.cannedOption", { name: response.name, game: gameName(response.gameId) })}
+              </option>
+            ))}
+          </select>
+        </div>
+      );
+    }
+    if (draft.kind === "callWebhook") {
+      return (
+        <div class="field">
+          <label for={`${id}-value`}>{t("rules.actionUrl")}</label>
+          <p class="hint" id={`${id}-hint`}>
+            {t("rules.actionUrlHint")}
+          </p>
+          <input id={`${id}-value`} type="url" inputMode="url" value={draft.value} aria-describedby={`${id}-hint`} onInput={(event) => onChange({ value: (event.currentTarget as HTMLInputElement).value })} />
+        </div>
+      );
+    }
     if (draft.kind === "addTags" || draft.kind === "removeTags") {
       return (
         <div class="field">
@@ -309,6 +368,17 @@ function RuleForm({ editing, onSaved, onCancel }: { editing: Rule | undefined; o
   const set = (changes: Partial<Draft>) => setDraft((current) => ({ ...current, ...changes }));
   const setCondition = (index: number, changes: Partial<ConditionDraft>) => set({ conditions: draft.conditions.map((item, at) => (at === index ? { ...item, ...changes } : item)) });
   const setAction = (index: number, changes: Partial<ActionDraft>) => set({ actions: draft.actions.map((item, at) => (at === index ? { ...item, ...changes } : item)) });
+  const [canned, setCanned] = useState<CannedResponseChoice[]>();
+  useEffect(() => {
+    let current = true;
+    call<{ responses: CannedResponseChoice[] }>("GET", "/canned-responses").then(
+      ({ body }) => current && setCanned(body.responses),
+      () => current && setCanned([]),
+    );
+    return () => {
+      current = false;
+    };
+  }, []);
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -419,6 +489,7 @@ function RuleForm({ editing, onSaved, onCancel }: { editing: Rule | undefined; o
           index={index}
           draft={action}
           error={errors[`actions/${index}`]}
+          canned={canned}
           onChange={(changes) => setAction(index, changes)}
           onRemove={() => set({ actions: draft.actions.filter((_, at) => at !== index) })}
         />
@@ -635,6 +706,7 @@ export function RulesPage() {
       )}
       {shownHistory && <RunHistory rule={shownHistory} />}
       <RuleForm key={editing?.id ?? `new-${formKey}`} editing={editing} onSaved={(rule) => void saved(rule)} onCancel={() => setEditing(undefined)} />
+      <RuleSigningSecret />
     </SettingsLayout>
   );
 }

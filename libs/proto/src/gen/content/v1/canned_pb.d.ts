@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
@@ -373,6 +373,85 @@ export declare type RetireCannedResponseResponse = Message<"content.v1.RetireCan
 export declare const RetireCannedResponseResponseSchema: GenMessage<RetireCannedResponseResponse>;
 
 /**
+ * @generated from message content.v1.RenderCannedReplyRequest
+ */
+export declare type RenderCannedReplyRequest = Message<"content.v1.RenderCannedReplyRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string canned_response_id = 2;
+   */
+  cannedResponseId: string;
+
+  /**
+   * The ticket's game and language.
+   *
+   * @generated from field: string game_id = 3;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string language = 4;
+   */
+  language: string;
+
+  /**
+   * {{ticket.number}}: the ticket's running id.
+   *
+   * @generated from field: int64 ticket_number = 5;
+   */
+  ticketNumber: bigint;
+
+  /**
+   * {{player.name}}; absent: empty.
+   *
+   * @generated from field: optional string player_name = 6;
+   */
+  playerName?: string | undefined;
+
+  /**
+   * {{agent.name}}: the agent who sends it; absent (a rule): empty.
+   *
+   * @generated from field: optional string agent_name = 7;
+   */
+  agentName?: string | undefined;
+};
+
+/**
+ * Describes the message content.v1.RenderCannedReplyRequest.
+ * Use `create(RenderCannedReplyRequestSchema)` to create a new message.
+ */
+export declare const RenderCannedReplyRequestSchema: GenMessage<RenderCannedReplyRequest>;
+
+/**
+ * @generated from message content.v1.RenderCannedReplyResponse
+ */
+export declare type RenderCannedReplyResponse = Message<"content.v1.RenderCannedReplyResponse"> & {
+  /**
+   * @generated from field: content.v1.RenderedCannedResponse reply = 1;
+   */
+  reply?: RenderedCannedResponse | undefined;
+
+  /**
+   * The reply as the ticket actions of POST /tickets/{ticketId}/actions (their JSON): sendMessage
+   * with the text, then the response's own actions (addTags; setStatus waiting or setOnHold;
+   * resolveTicket).
+   *
+   * @generated from field: repeated google.protobuf.Struct actions = 2;
+   */
+  actions: JsonObject[];
+};
+
+/**
+ * Describes the message content.v1.RenderCannedReplyResponse.
+ * Use `create(RenderCannedReplyResponseSchema)` to create a new message.
+ */
+export declare const RenderCannedReplyResponseSchema: GenMessage<RenderCannedReplyResponse>;
+
+/**
  * CannedResponseService keeps a company's canned responses: ready answers, company-wide or for
  * one game, with texts by language, placeholders ({{player.name}}, {{ticket.number}},
  * {{agent.name}}, {{game.name}}) and optional actions. Only the gateway calls it, for the support
@@ -431,6 +510,21 @@ export declare const CannedResponseService: GenService<{
     methodKind: "unary";
     input: typeof RetireCannedResponseRequestSchema;
     output: typeof RetireCannedResponseResponseSchema;
+  },
+  /**
+   * RenderCannedReply makes one response ready to send on one ticket, the one way both an
+   * agent's "answer all" of an incident and a rule's sendCannedResponse action send it: the text
+   * in the ticket's language (as RenderCannedResponses) with the placeholders filled from the
+   * ticket (the game's name looked up here), and the reply as ticket actions in the order a
+   * ticket takes them. NOT_FOUND when the response is not a live one of the company for the
+   * ticket's game (unknown, retired, or of another game).
+   *
+   * @generated from rpc content.v1.CannedResponseService.RenderCannedReply
+   */
+  renderCannedReply: {
+    methodKind: "unary";
+    input: typeof RenderCannedReplyRequestSchema;
+    output: typeof RenderCannedReplyResponseSchema;
   },
 }>;
 

@@ -830,6 +830,174 @@ export declare type ApplyWebhooksResponse = Message<"webhooks.v1.ApplyWebhooksRe
 export declare const ApplyWebhooksResponseSchema: GenMessage<ApplyWebhooksResponse>;
 
 /**
+ * @generated from message webhooks.v1.GetRuleCallSecretRequest
+ */
+export declare type GetRuleCallSecretRequest = Message<"webhooks.v1.GetRuleCallSecretRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message webhooks.v1.GetRuleCallSecretRequest.
+ * Use `create(GetRuleCallSecretRequestSchema)` to create a new message.
+ */
+export declare const GetRuleCallSecretRequestSchema: GenMessage<GetRuleCallSecretRequest>;
+
+/**
+ * RuleCallSecret is the signing secret of a company's rule calls ("whsec_" and base64).
+ *
+ * @generated from message webhooks.v1.RuleCallSecret
+ */
+export declare type RuleCallSecret = Message<"webhooks.v1.RuleCallSecret"> & {
+  /**
+   * @generated from field: string secret = 1;
+   */
+  secret: string;
+
+  /**
+   * While a rotation's overlap lasts: until when the previous secret still signs too.
+   *
+   * @generated from field: optional google.protobuf.Timestamp previous_secret_expires_at = 2;
+   */
+  previousSecretExpiresAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 3;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message webhooks.v1.RuleCallSecret.
+ * Use `create(RuleCallSecretSchema)` to create a new message.
+ */
+export declare const RuleCallSecretSchema: GenMessage<RuleCallSecret>;
+
+/**
+ * @generated from message webhooks.v1.GetRuleCallSecretResponse
+ */
+export declare type GetRuleCallSecretResponse = Message<"webhooks.v1.GetRuleCallSecretResponse"> & {
+  /**
+   * @generated from field: webhooks.v1.RuleCallSecret secret = 1;
+   */
+  secret?: RuleCallSecret | undefined;
+};
+
+/**
+ * Describes the message webhooks.v1.GetRuleCallSecretResponse.
+ * Use `create(GetRuleCallSecretResponseSchema)` to create a new message.
+ */
+export declare const GetRuleCallSecretResponseSchema: GenMessage<GetRuleCallSecretResponse>;
+
+/**
+ * @generated from message webhooks.v1.RotateRuleCallSecretRequest
+ */
+export declare type RotateRuleCallSecretRequest = Message<"webhooks.v1.RotateRuleCallSecretRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * The admin who rotates it: recorded in the company's audit log.
+   *
+   * @generated from field: optional string actor_user_id = 2;
+   */
+  actorUserId?: string | undefined;
+
+  /**
+   * @generated from field: optional string client_address = 3;
+   */
+  clientAddress?: string | undefined;
+};
+
+/**
+ * Describes the message webhooks.v1.RotateRuleCallSecretRequest.
+ * Use `create(RotateRuleCallSecretRequestSchema)` to create a new message.
+ */
+export declare const RotateRuleCallSecretRequestSchema: GenMessage<RotateRuleCallSecretRequest>;
+
+/**
+ * @generated from message webhooks.v1.RotateRuleCallSecretResponse
+ */
+export declare type RotateRuleCallSecretResponse = Message<"webhooks.v1.RotateRuleCallSecretResponse"> & {
+  /**
+   * @generated from field: webhooks.v1.RuleCallSecret secret = 1;
+   */
+  secret?: RuleCallSecret | undefined;
+};
+
+/**
+ * Describes the message webhooks.v1.RotateRuleCallSecretResponse.
+ * Use `create(RotateRuleCallSecretResponseSchema)` to create a new message.
+ */
+export declare const RotateRuleCallSecretResponseSchema: GenMessage<RotateRuleCallSecretResponse>;
+
+/**
+ * @generated from message webhooks.v1.CheckRuleTargetsRequest
+ */
+export declare type CheckRuleTargetsRequest = Message<"webhooks.v1.CheckRuleTargetsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: repeated string urls = 2;
+   */
+  urls: string[];
+};
+
+/**
+ * Describes the message webhooks.v1.CheckRuleTargetsRequest.
+ * Use `create(CheckRuleTargetsRequestSchema)` to create a new message.
+ */
+export declare const CheckRuleTargetsRequestSchema: GenMessage<CheckRuleTargetsRequest>;
+
+/**
+ * RuleTargetProblem is why one URL of the request is refused.
+ *
+ * @generated from message webhooks.v1.RuleTargetProblem
+ */
+export declare type RuleTargetProblem = Message<"webhooks.v1.RuleTargetProblem"> & {
+  /**
+   * Its index in the request's urls.
+   *
+   * @generated from field: int32 index = 1;
+   */
+  index: number;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message webhooks.v1.RuleTargetProblem.
+ * Use `create(RuleTargetProblemSchema)` to create a new message.
+ */
+export declare const RuleTargetProblemSchema: GenMessage<RuleTargetProblem>;
+
+/**
+ * @generated from message webhooks.v1.CheckRuleTargetsResponse
+ */
+export declare type CheckRuleTargetsResponse = Message<"webhooks.v1.CheckRuleTargetsResponse"> & {
+  /**
+   * @generated from field: repeated webhooks.v1.RuleTargetProblem problems = 1;
+   */
+  problems: RuleTargetProblem[];
+};
+
+/**
+ * Describes the message webhooks.v1.CheckRuleTargetsResponse.
+ * Use `create(CheckRuleTargetsResponseSchema)` to create a new message.
+ */
+export declare const CheckRuleTargetsResponseSchema: GenMessage<CheckRuleTargetsResponse>;
+
+/**
  * WebhooksService owns the studios' webhook subscriptions and the log of their deliveries.
  * It consumes the domain events of the other services from JetStream, turns the ones a studio
  * can act on into public events (`ticket.created`, `player.deleted`, ...) and delivers them,
@@ -940,6 +1108,49 @@ export declare const WebhooksService: GenService<{
     methodKind: "unary";
     input: typeof SendTestEventRequestSchema;
     output: typeof SendTestEventResponseSchema;
+  },
+  /**
+   * GetRuleCallSecret answers the company's signing secret of rules' `callWebhook` calls (one per
+   * company, for every rule and URL; docs/automation.md), made on first use. Only admins see it
+   * (the gateway's check): a receiver needs it to verify the calls.
+   *
+   * @generated from rpc webhooks.v1.WebhooksService.GetRuleCallSecret
+   */
+  getRuleCallSecret: {
+    methodKind: "unary";
+    input: typeof GetRuleCallSecretRequestSchema;
+    output: typeof GetRuleCallSecretResponseSchema;
+  },
+  /**
+   * RotateRuleCallSecret issues a new signing secret of rules' calls; the previous one keeps
+   * signing, beside it, for 24 hours (as RotateWebhookSecret).
+   *
+   * @generated from rpc webhooks.v1.WebhooksService.RotateRuleCallSecret
+   */
+  rotateRuleCallSecret: {
+    methodKind: "unary";
+    input: typeof RotateRuleCallSecretRequestSchema;
+    output: typeof RotateRuleCallSecretResponseSchema;
+  },
+}>;
+
+/**
+ * RuleTargetsService is what the tickets service asks when an admin or a tenant file saves a
+ * rule with `callWebhook` actions: whether each URL is one the delivery pipeline would send to
+ * (the rules of a subscription's URL, WEBHOOK_ALLOW_HTTP and WEBHOOK_ALLOW_PRIVATE_TARGETS).
+ *
+ * @generated from service webhooks.v1.RuleTargetsService
+ */
+export declare const RuleTargetsService: GenService<{
+  /**
+   * CheckRuleTargets answers one problem per refused URL, in the order given (none: all fine).
+   *
+   * @generated from rpc webhooks.v1.RuleTargetsService.CheckRuleTargets
+   */
+  checkRuleTargets: {
+    methodKind: "unary";
+    input: typeof CheckRuleTargetsRequestSchema;
+    output: typeof CheckRuleTargetsResponseSchema;
   },
 }>;
 
