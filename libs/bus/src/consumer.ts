@@ -15,7 +15,7 @@ import { addScrapeSource, eventsDeadLettered, jetstreamRedeliveries, jetstreamTe
 import { DEAD_LETTER_REASONS, ensureDeadLetterStream, publishDeadLetter, type DeadLetterReason } from "./dead-letters.ts";
 import { readEnvelope, UNREADABLE_REASONS, type ContractRead, type EventEnvelope } from "./envelope.ts";
 import { withConsumerSpan } from "./tracing.ts";
-import { JETSTREAM_SETUP_TIMEOUT_MS } from "./nats.ts";
+import { JETSTREAM_SETUP_TIMEOUT_MS, retryingSetup } from "./nats.ts";
 
 export type Verdict = { ack: true } | { retryInMs: number } | { term: string };
 
@@ -238,20 +238,23 @@ export function createConsumer<E = EventEnvelope>(settings: ConsumerSettings<E>)
 
   return {
     async start() {
-      const jsm = await jetstreamManager(settings.nc, { timeout: JETSTREAM_SETUP_TIMEOUT_MS });
-      // The store has as many replicas as the stream consumed: it is as precious.
-      const replicas = (await jsm.streams.info(settings.stream)).config.num_replicas || 1;
-      await ensureDeadLetterStream(settings.nc, settings.natsPrefix, replicas);
-      await jsm.consumers.add(settings.stream, {
-        durable_name: settings.durable,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        filter_subject: settings.filterSubject,
-        ack_wait: (settings.ackWaitMs ?? 30_000) * 1_000_000,
-        max_deliver: settings.maxDeliver ?? -1,
-        max_ack_pending: maxAckPending,
-      });
-      const consumer = await jetstream(settings.nc, { timeout: JETSTREAM_SETUP_TIMEOUT_MS }).consumers.get(settings.stream, settings.durable);
+      // Each step is idempotent, so the whole setup is asked again while JetStream does not answer.
+      const consumer = await retryingSetup(`consumer ${settings.durable}`, async () => {
+        const jsm = await jetstreamManager(settings.nc, { timeout: JETSTREAM_SETUP_TIMEOUT_MS });
+        // The store has as many replicas as the stream consumed: it is as precious.
+        const replicas = (await jsm.streams.info(settings.stream)).config.num_replicas || 1;
+        await ensureDeadLetterStream(settings.nc, settings.natsPrefix, replicas);
+        await jsm.consumers.add(settings.stream, {
+          durable_name: settings.durable,
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: DeliverPolicy.All,
+          filter_subject: settings.filterSubject,
+          ack_wait: (settings.ackWaitMs ?? 30_000) * 1_000_000,
+          max_deliver: settings.maxDeliver ?? -1,
+          max_ack_pending: maxAckPending,
+        });
+        return jetstream(settings.nc, { timeout: JETSTREAM_SETUP_TIMEOUT_MS }).consumers.get(settings.stream, settings.durable);
+      }, { logger: settings.logger });
       removeGauges?.();
       // The gauges' scrapes keep the client's default timeout: a scrape must not wait 20 s.
       if (settings.registry) removeGauges = registerConsumerGauges(settings.registry, await jetstreamManager(settings.nc), settings);

@@ -52,7 +52,44 @@ export type StreamOutcome = "created" | "updated" | "unchanged";
  */
 export const JETSTREAM_SETUP_TIMEOUT_MS = 20_000;
 
-export async function ensureStream(nc: NatsConnection, settings: StreamSettings): Promise<StreamOutcome> {
+/**
+ * How long a service keeps trying its JetStream setup when requests go unanswered (a cluster
+ * electing leaders, a node restarting) before it gives up and exits: longer than one request's
+ * timeout, since a request lost in a leader change is answered at once when asked again.
+ */
+export const JETSTREAM_SETUP_DEADLINE_MS = 120_000;
+
+/** An error of JetStream's setup that asking again may not meet: no answer in time, or JetStream busy. */
+export function isTransientSetupError(error: unknown): boolean {
+  const name = (error as { name?: string })?.name;
+  const text = String((error as { message?: string })?.message ?? error);
+  return name === "TimeoutError" || /timeout|no responders|temporarily unavailable/i.test(text);
+}
+
+/**
+ * Runs a JetStream setup step (idempotent: an info, an add of the same settings) again after a
+ * growing pause while it fails transiently, until JETSTREAM_SETUP_DEADLINE_MS; any other error,
+ * or one past the deadline, is thrown.
+ */
+export async function retryingSetup<T>(what: string, step: () => Promise<T>, options: { logger?: Logger | undefined; deadlineMs?: number } = {}): Promise<T> {
+  const deadline = Date.now() + (options.deadlineMs ?? JETSTREAM_SETUP_DEADLINE_MS);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await step();
+    } catch (error) {
+      const pauseMs = Math.min(5_000, 500 * 2 ** (attempt - 1));
+      if (!isTransientSetupError(error) || Date.now() + pauseMs >= deadline) throw error;
+      options.logger?.warn({ err: error, attempt }, `${what}: JetStream did not answer in time; asking again`);
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+}
+
+export async function ensureStream(nc: NatsConnection, settings: StreamSettings, logger?: Logger): Promise<StreamOutcome> {
+  return retryingSetup(`stream ${settings.name}`, () => ensureStreamOnce(nc, settings), { logger });
+}
+
+async function ensureStreamOnce(nc: NatsConnection, settings: StreamSettings): Promise<StreamOutcome> {
   const jsm = await jetstreamManager(nc, { timeout: JETSTREAM_SETUP_TIMEOUT_MS });
   const replicas = settings.replicas ?? 1;
   if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) {
@@ -137,11 +174,15 @@ export function isBusConnected(nc: NatsConnection): boolean {
 export async function streamOfService(nc: NatsConnection, settings: { natsPrefix: string; service: string; replicas: number }): Promise<string> {
   const name = streamNameFor(settings.natsPrefix, settings.service);
   const jsm = await jetstreamManager(nc, { timeout: JETSTREAM_SETUP_TIMEOUT_MS });
-  try {
-    await jsm.streams.info(name);
-  } catch (error) {
-    if (!String((error as Error).message ?? error).includes("not found")) throw error;
-    await ensureStream(nc, { name, subjects: [`${settings.natsPrefix}${settings.service}.>`], replicas: settings.replicas });
-  }
+  const exists = await retryingSetup(`stream ${name}`, async () => {
+    try {
+      await jsm.streams.info(name);
+      return true;
+    } catch (error) {
+      if (!String((error as Error).message ?? error).includes("not found")) throw error;
+      return false;
+    }
+  });
+  if (!exists) await ensureStream(nc, { name, subjects: [`${settings.natsPrefix}${settings.service}.>`], replicas: settings.replicas });
   return name;
 }

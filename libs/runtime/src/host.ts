@@ -166,7 +166,7 @@ export function createServiceHost(options: ServiceHostOptions): ServiceHost {
         name: streamNameFor(config.NATS_PREFIX, options.name),
         subjects: [`${config.NATS_PREFIX}${options.name}.>`],
         replicas: config.NATS_STREAM_REPLICAS ?? 1,
-      });
+      }, options.logger);
       relay.start();
     },
     async stop() {

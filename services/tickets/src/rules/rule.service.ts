@@ -76,14 +76,14 @@ async function checkNames(ctx: RulesContext, companyId: string, rule: RuleDefini
   if (issues.length > 0) throw validationError(issues);
 }
 
+/** The id a name that names no one canned response stands for while the rest of its rule is checked. */
+const UNRESOLVED_NAME = "00000000-0000-4000-8000-000000000000";
+
 /**
  * A tenant file may name a sendCannedResponse's response by its name (`cannedResponse`) rather
  * than its id: turned into `cannedResponseId` here, a name that is not one live response of the
  * company (unknown, or the same name in two games) named at its path.
  */
-/** The id a name that names no one canned response stands for while the rest of its rule is checked. */
-const UNRESOLVED_NAME = "00000000-0000-4000-8000-000000000000";
-
 async function resolveCannedNames(ctx: RulesContext, companyId: string, input: Record<string, unknown>, issues: ValidationIssue[], at: string): Promise<Record<string, unknown>> {
   if (!Array.isArray(input.actions) || !input.actions.some((action) => typeof action === "object" && action !== null && "cannedResponse" in action)) return input;
   const responses = await ctx.cannedReplies.list(companyId);
