@@ -148,3 +148,18 @@ export function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests:
   result.client = per(after.client - before.client);
   return result;
 }
+
+/** Per process, the mean of several batches' CPU per unit (rounded). */
+export function meanPerProcess(batches: readonly Record<string, number>[]): Record<string, number> {
+  const names = [...new Set(batches.flatMap((batch) => Object.keys(batch)))];
+  return Object.fromEntries(names.map((name) => [name, Math.round(batches.reduce((total, batch) => total + (batch[name] ?? 0), 0) / batches.length)]));
+}
+
+/** Per process, how far apart several batches of the same work are (max - min): the noise of the measurement. */
+export function spreadPerProcess(batches: readonly Record<string, number>[]): Record<string, number> {
+  const names = [...new Set(batches.flatMap((batch) => Object.keys(batch)))];
+  return Object.fromEntries(names.map((name) => {
+    const values = batches.map((batch) => batch[name] ?? 0);
+    return [name, Math.max(...values) - Math.min(...values)];
+  }));
+}

@@ -6,8 +6,9 @@
 // costs what an agent's assignment costs, with its events) and "manual" (off, and the bench
 // assigning each ticket to the four agents in turn through POST /tickets/{id}/actions: what the
 // assignment costs when nobody automates it). Tickets are created one after another in batches
-// (plain, unstaffed, routed, manual, plain again to see drift), each waited for until its events
-// are handled. CPU of every process and of the bench database's Postgres backends per
+// (plain, unstaffed, routed, manual; BENCH_ROUTING_ROUNDS rounds, and "plain" once more at the
+// end, so that a drift of the machine falls on every game alike), each waited for until its
+// events are handled. CPU of every process and of the bench database's Postgres backends per
 // ticket, from /proc, less what each process spends idle (measured first, per second, times the
 // batch's duration). Target: routing adds at most 1 ms of CPU per ticket creation: the decision
 // ("unstaffed" less "plain"), and an assignment beyond the change itself ("routed" less "manual").
@@ -15,13 +16,15 @@ import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { cpuMeter, idleCorrectedMeter } from "./cpu.ts";
+import { cpuMeter, idleCorrectedMeter, meanPerProcess, spreadPerProcess } from "./cpu.ts";
 import type { Row, SuiteResult } from "./measure.ts";
 import { progress, runDirectory, startStack } from "./stack.ts";
 
 type Game = "plain" | "unstaffed" | "routed" | "manual";
 
 const TICKETS = Number(process.env.BENCH_ROUTING_TICKETS ?? 300);
+/** Rounds of the four batches: their means are compared (one round alone moved by about 1 ms per process). */
+const ROUNDS = Number(process.env.BENCH_ROUTING_ROUNDS ?? 3);
 const PASSWORD = "a quiet harbour at dawn, 2026";
 const AGENTS = 4;
 const TARGET_MICROS = 1000;
@@ -129,16 +132,21 @@ export async function routingSuite(): Promise<SuiteResult> {
     await settled(game);
   }
   await cpu.measureIdle(10);
-  const first = await batch("plain");
-  const unstaffed = await batch("unstaffed");
-  const routed = await batch("routed");
-  const manual = await batch("manual");
-  const last = await batch("plain");
+  const samples: Record<Game, Record<string, number>[]> = { plain: [], unstaffed: [], routed: [], manual: [] };
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const game of ["plain", "unstaffed", "routed", "manual"] as Game[]) samples[game].push(await batch(game));
+  }
+  samples.plain.push(await batch("plain"));
   await db.end();
   await admin.end();
+  const off = meanPerProcess(samples.plain);
+  const spread = spreadPerProcess(samples.plain);
+  const unstaffed = meanPerProcess(samples.unstaffed);
+  const routed = meanPerProcess(samples.routed);
+  const manual = meanPerProcess(samples.manual);
 
-  const names = [...new Set([...Object.keys(first), ...Object.keys(routed), ...Object.keys(last)])].filter((name) => name !== "client").sort();
-  const plain = (name: string) => ((first[name] ?? 0) + (last[name] ?? 0)) / 2;
+  const names = [...new Set([...Object.keys(off), ...Object.keys(routed)])].filter((name) => name !== "client").sort();
+  const plain = (name: string) => off[name] ?? 0;
   const added = (of: Record<string, number>, name: string) => Math.round((of[name] ?? 0) - plain(name));
   const sum = (of: Record<string, number>, list: string[]) => list.reduce((total, name) => total + added(of, name), 0);
   const decisionMicros = sum(unstaffed, ROUTING_PROCESSES);
@@ -149,14 +157,16 @@ export async function routingSuite(): Promise<SuiteResult> {
   const beyondChangeMicros = routingMicros - manualMicros;
   const rows: Row[] = [];
   const table = [
-    `| process | CPU µs/ticket, routing off | on, nobody eligible | on, assigned | off, assigned through the API | off again | added: decision only | added: decision + assignment | added: the same assignment through the API |`,
+    `Means of ${ROUNDS} rounds (${ROUNDS + 1} batches with routing off) of ${TICKETS} tickets per batch.`,
+    ``,
+    `| process | CPU µs/ticket, routing off | its batches' spread | on, nobody eligible | on, assigned | off, assigned through the API | added: decision only | added: decision + assignment | added: the same assignment through the API |`,
     `|---|---|---|---|---|---|---|---|---|`,
-    ...names.map((name) => `| ${name} | ${first[name] ?? "-"} | ${unstaffed[name] ?? "-"} | ${routed[name] ?? "-"} | ${manual[name] ?? "-"} | ${last[name] ?? "-"} | ${added(unstaffed, name)} | ${added(routed, name)} | ${added(manual, name)} |`),
+    ...names.map((name) => `| ${name} | ${off[name] ?? "-"} | ${spread[name] ?? "-"} | ${unstaffed[name] ?? "-"} | ${routed[name] ?? "-"} | ${manual[name] ?? "-"} | ${added(unstaffed, name)} | ${added(routed, name)} | ${added(manual, name)} |`),
     `| **tickets + content + postgres** | | | | | | **${decisionMicros}** (target ≤ ${TARGET_MICROS}) | **${routingMicros}** | **${manualMicros}** |`,
     `| all processes (with the assignment's events to webhooks, email, the gateway) | | | | | | ${sum(unstaffed, names)} | ${allMicros} | ${sum(manual, names)} |`,
     ``,
     `Routing's assignment beyond the same assignment through the API (tickets + content + postgres): **${beyondChangeMicros} µs** (target ≤ ${TARGET_MICROS}).`,
   ].join("\n");
-  const result: SuiteResult = { rows, table, details: { tickets: TICKETS, agents: AGENTS, idlePerSecond: cpu.idlePerSecond, perTicket: { plainBefore: first, unstaffed, routed, manual, plainAfter: last }, decisionMicrosPerTicket: decisionMicros, routingMicrosPerTicket: routingMicros, manualAssignmentMicrosPerTicket: manualMicros, beyondChangeMicrosPerTicket: beyondChangeMicros, allMicrosPerTicket: allMicros, targetMicros: TARGET_MICROS } };
+  const result: SuiteResult = { rows, table, details: { tickets: TICKETS, agents: AGENTS, idlePerSecond: cpu.idlePerSecond, rounds: ROUNDS, perTicket: { plain: off, plainSpread: spread, unstaffed, routed, manual }, batches: samples, decisionMicrosPerTicket: decisionMicros, routingMicrosPerTicket: routingMicros, manualAssignmentMicrosPerTicket: manualMicros, beyondChangeMicrosPerTicket: beyondChangeMicros, allMicrosPerTicket: allMicros, targetMicros: TARGET_MICROS } };
   return result;
 }

@@ -6,7 +6,8 @@
 // events), and "manual" (the same ten, none holding, and the bench making the applying rule's
 // change itself through POST /tickets/{id}/actions after each creation: what the change costs
 // when nobody automates it). Tickets are created one after another in batches (none, nomatch,
-// applies, manual, none again to see drift), each waited for until its events are handled. CPU
+// applies, manual; BENCH_RULES_ROUNDS rounds, and "none" once more at the end, so that a drift of
+// the machine falls on every company alike), each waited for until its events are handled. CPU
 // of every process and of the bench database's Postgres backends per ticket, from /proc, less
 // what each process spends idle.
 // Target: rules add at most 1 ms of CPU per ticket creation: the evaluation ("nomatch" less
@@ -15,13 +16,15 @@ import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { cpuMeter, idleCorrectedMeter } from "./cpu.ts";
+import { cpuMeter, idleCorrectedMeter, meanPerProcess, spreadPerProcess } from "./cpu.ts";
 import type { Row, SuiteResult } from "./measure.ts";
 import { progress, runDirectory, startStack } from "./stack.ts";
 
 type Company = "none" | "nomatch" | "applies" | "manual";
 
 const TICKETS = Number(process.env.BENCH_RULES_TICKETS ?? 300);
+/** Rounds of the four batches: their means are compared (one round alone moved by about 1 ms per process). */
+const ROUNDS = Number(process.env.BENCH_RULES_ROUNDS ?? 3);
 const PASSWORD = "a quiet harbour at dawn, 2026";
 const TARGET_MICROS = 1000;
 /** The processes rules run in, or ask: what the target counts. */
@@ -132,16 +135,21 @@ export async function rulesSuite(): Promise<SuiteResult> {
     await settled(company);
   }
   await cpu.measureIdle(10);
-  const first = await batch("none");
-  const nomatch = await batch("nomatch");
-  const applies = await batch("applies");
-  const manual = await batch("manual");
-  const last = await batch("none");
+  const samples: Record<Company, Record<string, number>[]> = { none: [], nomatch: [], applies: [], manual: [] };
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const company of ["none", "nomatch", "applies", "manual"] as Company[]) samples[company].push(await batch(company));
+  }
+  samples.none.push(await batch("none"));
   await db.end();
   await admin.end();
+  const none = meanPerProcess(samples.none);
+  const spread = spreadPerProcess(samples.none);
+  const nomatch = meanPerProcess(samples.nomatch);
+  const applies = meanPerProcess(samples.applies);
+  const manual = meanPerProcess(samples.manual);
 
-  const names = [...new Set([...Object.keys(first), ...Object.keys(applies), ...Object.keys(last)])].filter((name) => name !== "client").sort();
-  const plain = (name: string) => ((first[name] ?? 0) + (last[name] ?? 0)) / 2;
+  const names = [...new Set([...Object.keys(none), ...Object.keys(applies)])].filter((name) => name !== "client").sort();
+  const plain = (name: string) => none[name] ?? 0;
   const added = (of: Record<string, number>, name: string) => Math.round((of[name] ?? 0) - plain(name));
   const sum = (of: Record<string, number>, list: string[]) => list.reduce((total, name) => total + added(of, name), 0);
   const evaluationMicros = sum(nomatch, RULES_PROCESSES);
@@ -151,13 +159,15 @@ export async function rulesSuite(): Promise<SuiteResult> {
   const beyondChangeMicros = appliedMicros - manualMicros;
   const rows: Row[] = [];
   const table = [
-    `| process | CPU µs/ticket, no rules | 10 rules, none holds | 11 rules, one applies | 10 rules, the change made through the API | no rules again | added: evaluation only | added: evaluation + one rule's change | added: the same change through the API |`,
+    `Means of ${ROUNDS} rounds (${ROUNDS + 1} batches without rules) of ${TICKETS} tickets per batch.`,
+    ``,
+    `| process | CPU µs/ticket, no rules | its batches' spread | 10 rules, none holds | 11 rules, one applies | 10 rules, the change made through the API | added: evaluation only | added: evaluation + one rule's change | added: the same change through the API |`,
     `|---|---|---|---|---|---|---|---|---|`,
-    ...names.map((name) => `| ${name} | ${first[name] ?? "-"} | ${nomatch[name] ?? "-"} | ${applies[name] ?? "-"} | ${manual[name] ?? "-"} | ${last[name] ?? "-"} | ${added(nomatch, name)} | ${added(applies, name)} | ${added(manual, name)} |`),
+    ...names.map((name) => `| ${name} | ${none[name] ?? "-"} | ${spread[name] ?? "-"} | ${nomatch[name] ?? "-"} | ${applies[name] ?? "-"} | ${manual[name] ?? "-"} | ${added(nomatch, name)} | ${added(applies, name)} | ${added(manual, name)} |`),
     `| **tickets + content + postgres** | | | | | | **${evaluationMicros}** (target ≤ ${TARGET_MICROS}) | **${appliedMicros}** | **${manualMicros}** |`,
     `| all processes | | | | | | ${sum(nomatch, names)} | ${sum(applies, names)} | ${sum(manual, names)} |`,
     ``,
     `An applying rule beyond the change it makes (tickets + content + postgres): **${beyondChangeMicros} µs** (target ≤ ${TARGET_MICROS}).`,
   ].join("\n");
-  return { rows, table, details: { tickets: TICKETS, idlePerSecond: cpu.idlePerSecond, perTicket: { noneBefore: first, nomatch, applies, manual, noneAfter: last }, evaluationMicrosPerTicket: evaluationMicros, appliedMicrosPerTicket: appliedMicros, manualChangeMicrosPerTicket: manualMicros, beyondChangeMicrosPerTicket: beyondChangeMicros, targetMicros: TARGET_MICROS } };
+  return { rows, table, details: { tickets: TICKETS, idlePerSecond: cpu.idlePerSecond, rounds: ROUNDS, perTicket: { none, noneSpread: spread, nomatch, applies, manual }, batches: samples, evaluationMicrosPerTicket: evaluationMicros, appliedMicrosPerTicket: appliedMicros, manualChangeMicrosPerTicket: manualMicros, beyondChangeMicrosPerTicket: beyondChangeMicros, targetMicros: TARGET_MICROS } };
 }
