@@ -275,4 +275,30 @@ describe("Settings → Rules in Chromium", () => {
     expect(problems).toEqual([]);
     await context.close();
   });
+
+  it("marks a rule a tenant file keeps, and says so where it is changed", async () => {
+    await stack.applyTenant({
+      company: { name: "Rules Studio" },
+      apiKeys: [{ name: "main" }],
+      games: [{ ref: "galaxy", name: "Galaxy", slug: `galaxy-${suffix}`, languages: ["en"], environments: [{ ref: "galaxy-prod", name: "production" }] }],
+      users: [
+        { ref: "rita", name: "Rita Rules", email: rita, role: "admin", displayName: "Rita" },
+        { ref: "bo", name: "Bo Agent", email: bo, role: "agent", displayName: "Bo", games: ["galaxy"] },
+      ],
+      tags: [{ name: "vip-refund", game: null }],
+      rules: [{ name: "Operator refunds", trigger: { type: "ticket_created" }, conditions: [{ type: "text", contains: "refund" }], actions: [{ type: "addTags", tagNames: ["vip-refund"] }] }],
+    });
+    const { context, page, problems } = await signedInPage(browser, base, rita, PASSWORD);
+    await page.goto(`${base}/app/settings/rules`);
+    await expect.poll(() => names(page)).toContain("Operator refunds");
+    expect(await itemOf(page, "Operator refunds").locator(".badge").textContent()).toBe("Set up by the platform operator");
+    expect(await itemOf(page, "VIP refunds (payments)").locator(".badge").count()).toBe(0);
+    await screenshot(page, "354-settings-rules-from-tenant-file");
+    await page.getByRole("button", { name: "Change the rule Operator refunds" }).click();
+    await page.getByText("The platform operator keeps this rule in the company's tenant file").waitFor();
+    await screenshot(page, "355-settings-rules-tenant-file-rule-editing");
+    await expectAccessible(page, "a rule a tenant file keeps, being changed");
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 });

@@ -23,6 +23,7 @@ interface RuleDto {
   trigger: { type: string; to?: string };
   conditions: Record<string, unknown>[];
   actions: Record<string, unknown>[];
+  source: string;
 }
 interface RunDto {
   ruleId: string;
@@ -159,6 +160,8 @@ describe("managing rules", () => {
     const changed = ok(await write(users.ada, "PATCH", `/agent-api/settings/rules/${rules.seen!.id}`, { name: "Seen by rules" })) as RuleDto;
     expect(changed).toMatchObject({ name: "Seen by rules", position: 3, enabled: true, actions: [{ type: "addTags", tagNames: ["seen"] }] });
     expect((await listed()).map((rule) => rule.name)).toEqual(["VIP refunds", "Escalate VIP refunds", "Seen by rules"]);
+    // Made through this API: the settings keep them (a tenant file's are `tenant_file`).
+    expect(new Set((await listed()).map((rule) => rule.source))).toEqual(new Set(["console"]));
 
     // A time rule (its sweep is tested with an injected clock in the tickets service's tests).
     const timed = ok(await write(users.ada, "POST", "/agent-api/settings/rules", {

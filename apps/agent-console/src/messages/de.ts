@@ -1262,6 +1262,8 @@ export const de: Catalog = {
   "rules.gone": "Diese Regel gibt es nicht mehr.",
   "rules.newTitle": "Neue Regel",
   "rules.editTitle": "Regel {name} ändern",
+  "rules.fromTenantFile": "Vom Plattformbetreiber eingerichtet",
+  "rules.fromTenantFileNote": "Der Plattformbetreiber pflegt diese Regel in der Mandantendatei des Unternehmens: Beim nächsten Anwenden der Datei wird die Regel auf deren Fassung zurückgesetzt. Bitten Sie ihn, sie dort zu ändern.",
   "rules.name": "Name",
   "rules.nameMissing": "Gib der Regel einen Namen.",
   "rules.enabled": "An (läuft bei ihrem Auslöser)",

@@ -1260,6 +1260,8 @@ export const en = {
   "rules.gone": "This rule no longer exists.",
   "rules.newTitle": "New rule",
   "rules.editTitle": "Change the rule {name}",
+  "rules.fromTenantFile": "Set up by the platform operator",
+  "rules.fromTenantFileNote": "The platform operator keeps this rule in the company's tenant file: the next time the file is applied, the rule goes back to the file's version. Ask them to change it there.",
   "rules.name": "Name",
   "rules.nameMissing": "Give the rule a name.",
   "rules.enabled": "On (runs on its trigger)",

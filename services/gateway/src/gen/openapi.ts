@@ -3978,6 +3978,11 @@ export interface components {
             enabled: boolean;
             /** @description Its place in the order, from 1. */
             position: number;
+            /**
+             * @description Who keeps the rule: `console` (made in the settings or this API) or `tenant_file` (made by a tenant file applied with the admin tool; the file's next apply sets it back to the file's version, so change it in the file).
+             * @enum {string}
+             */
+            source: "console" | "tenant_file";
             trigger: components["schemas"]["AgentRuleTrigger"];
             conditions: components["schemas"]["AgentRuleCondition"][];
             actions: components["schemas"]["AgentRuleAction"][];

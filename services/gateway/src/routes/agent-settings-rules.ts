@@ -33,6 +33,7 @@ function ruleDto(rule: Rule): Schemas["AgentRule"] {
     actions: rule.actions as unknown as Schemas["Action"][],
     createdAt: isoTimestamp(rule.createdAt, "tickets", "rule createdAt"),
     updatedAt: isoTimestamp(rule.updatedAt, "tickets", "rule updatedAt"),
+    source: rule.source === "tenant_file" ? "tenant_file" : "console",
   };
 }
 

@@ -28,6 +28,7 @@ function toRule(row: Selectable<RuleTable>): Rule {
     name: row.name,
     enabled: row.enabled,
     position: row.position,
+    source: row.source === "tenant_file" ? "tenant_file" : "console",
     trigger: row.trigger as RuleTrigger,
     conditions: row.conditions as RuleCondition[],
     actions: row.actions as RuleAction[],

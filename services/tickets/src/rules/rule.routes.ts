@@ -26,6 +26,7 @@ function ruleMessage(rule: Rule) {
     actions: rule.actions as unknown as JsonObject[],
     createdAt: timestampFromDate(rule.createdAt),
     updatedAt: timestampFromDate(rule.updatedAt),
+    source: rule.source,
   };
 }
 

@@ -96,10 +96,14 @@ export interface RuleDefinition {
   actions: RuleAction[];
 }
 
+/** Who keeps a rule: the settings, or a tenant file (whose next apply sets the rule back to the file's version). */
+export type RuleSource = "console" | "tenant_file";
+
 export interface Rule extends RuleDefinition {
   id: string;
   companyId: string;
   position: number;
+  source: RuleSource;
   createdAt: Date;
   updatedAt: Date;
 }

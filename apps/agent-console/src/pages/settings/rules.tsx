@@ -38,6 +38,8 @@ export interface Rule {
   trigger: { type: TriggerType; to?: string; status?: string; hours?: number };
   conditions: Record<string, unknown>[];
   actions: Record<string, unknown>[];
+  /** `tenant_file`: a tenant file keeps the rule (its next apply sets it back to the file's version). */
+  source: "console" | "tenant_file";
 }
 
 export interface RuleRun {
@@ -411,6 +413,7 @@ function RuleForm({ editing, onSaved, onCancel }: { editing: Rule | undefined; o
   return (
     <form class="rule-form" onSubmit={submit} noValidate aria-labelledby="rule-form-title">
       <h2 id="rule-form-title">{editing ? t("rules.editTitle", { name: editing.name }) : t("rules.newTitle")}</h2>
+      {editing?.source === "tenant_file" && <p class="hint">{t("rules.fromTenantFileNote")}</p>}
       {failure && <Alert>{failure}</Alert>}
       {errors.form && <Alert>{t("form.refused", { reason: errors.form })}</Alert>}
       <Field id="rule-name" label={t("rules.name")} value={draft.name} onInput={(name) => set({ name })} autoFocus={editing !== undefined} error={errors.name && (errors.name === t("rules.nameMissing") ? errors.name : t("form.refused", { reason: errors.name }))} />
@@ -673,6 +676,7 @@ export function RulesPage() {
               <div class="rule-head">
                 <span class="rule-position">{rule.position}.</span>
                 <strong class="rule-name">{rule.name}</strong>
+                {rule.source === "tenant_file" && <span class="badge">{t("rules.fromTenantFile")}</span>}
                 <label class="switch">
                   <input type="checkbox" role="switch" checked={rule.enabled} onChange={(event) => void toggle(rule, (event.currentTarget as HTMLInputElement).checked)} aria-label={t("rules.enabledLabel", { name: rule.name })} />
                   <span>{rule.enabled ? t("rules.on") : t("rules.off")}</span>

@@ -3290,6 +3290,14 @@ export declare type Rule = Message<"tickets.v1.Rule"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 9;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * Who keeps the rule: "console" (the settings) or "tenant_file" (a tenant file applied with the
+   * admin tool, whose next apply sets it back to the file's version).
+   *
+   * @generated from field: string source = 10;
+   */
+  source: string;
 };
 
 /**
