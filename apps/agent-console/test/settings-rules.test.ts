@@ -28,6 +28,18 @@ describe("Settings → Rules in Chromium", () => {
   const suffix = randomUUID().slice(0, 8);
   const rita = `rita-${suffix}@rules.example`;
   const bo = `bo-${suffix}@rules.example`;
+  /** The company's tenant file, with `extra` parts (applied again, it changes only what differs). */
+  const tenantFile = (extra: Record<string, unknown> = {}) => ({
+    company: { name: "Rules Studio" },
+    apiKeys: [{ name: "main" }],
+    games: [{ ref: "galaxy", name: "Galaxy", slug: `galaxy-${suffix}`, languages: ["en"], environments: [{ ref: "galaxy-prod", name: "production" }] }],
+    users: [
+      { ref: "rita", name: "Rita Rules", email: rita, role: "admin", displayName: "Rita" },
+      { ref: "bo", name: "Bo Agent", email: bo, role: "agent", displayName: "Bo", games: ["galaxy"] },
+    ],
+    tags: [{ name: "vip-refund", game: null }],
+    ...extra,
+  });
 
   beforeAll(async () => {
     consoleBundle = await buildBundle(fileURLToPath(new URL("..", import.meta.url)));
@@ -37,16 +49,7 @@ describe("Settings → Rules in Chromium", () => {
       gateway: { PORT: port, AGENT_CONSOLE_DIR: consoleBundle.dir, SUPPORT_APP_URL: `${base}/app` },
       env: { SUPPORT_APP_URL: `${base}/app` },
     });
-    tenant = await stack.applyTenant({
-      company: { name: "Rules Studio" },
-      apiKeys: [{ name: "main" }],
-      games: [{ ref: "galaxy", name: "Galaxy", slug: `galaxy-${suffix}`, languages: ["en"], environments: [{ ref: "galaxy-prod", name: "production" }] }],
-      users: [
-        { ref: "rita", name: "Rita Rules", email: rita, role: "admin", displayName: "Rita" },
-        { ref: "bo", name: "Bo Agent", email: bo, role: "agent", displayName: "Bo", games: ["galaxy"] },
-      ],
-      tags: [{ name: "vip-refund", game: null }],
-    });
+    tenant = await stack.applyTenant(tenantFile());
     for (const email of [rita, bo]) await stack.admin(["users", "set-password", "--email", email], `${PASSWORD}\n`);
     browser = await launchBrowser();
   }, 900_000);
@@ -277,17 +280,9 @@ describe("Settings → Rules in Chromium", () => {
   });
 
   it("marks a rule a tenant file keeps, and says so where it is changed", async () => {
-    await stack.applyTenant({
-      company: { name: "Rules Studio" },
-      apiKeys: [{ name: "main" }],
-      games: [{ ref: "galaxy", name: "Galaxy", slug: `galaxy-${suffix}`, languages: ["en"], environments: [{ ref: "galaxy-prod", name: "production" }] }],
-      users: [
-        { ref: "rita", name: "Rita Rules", email: rita, role: "admin", displayName: "Rita" },
-        { ref: "bo", name: "Bo Agent", email: bo, role: "agent", displayName: "Bo", games: ["galaxy"] },
-      ],
-      tags: [{ name: "vip-refund", game: null }],
+    await stack.applyTenant(tenantFile({
       rules: [{ name: "Operator refunds", trigger: { type: "ticket_created" }, conditions: [{ type: "text", contains: "refund" }], actions: [{ type: "addTags", tagNames: ["vip-refund"] }] }],
-    });
+    }));
     const { context, page, problems } = await signedInPage(browser, base, rita, PASSWORD);
     await page.goto(`${base}/app/settings/rules`);
     await expect.poll(() => names(page)).toContain("Operator refunds");
