@@ -289,6 +289,11 @@ describe("Settings → Rules in Chromium", () => {
     expect(await itemOf(page, "Operator refunds").locator(".badge").textContent()).toBe("Set up by the platform operator");
     expect(await itemOf(page, "VIP refunds (payments)").locator(".badge").count()).toBe(0);
     await screenshot(page, "354-settings-rules-from-tenant-file");
+    // At 360 px the badge wraps under the name; the switch stays in its row.
+    await page.setViewportSize({ width: 360, height: 740 });
+    await itemOf(page, "Operator refunds").scrollIntoViewIfNeeded();
+    await screenshot(page, "356-settings-rules-from-tenant-file-360");
+    await page.setViewportSize({ width: 1280, height: 860 });
     await page.getByRole("button", { name: "Change the rule Operator refunds" }).click();
     await page.getByText("The platform operator keeps this rule in the company's tenant file").waitFor();
     await screenshot(page, "355-settings-rules-tenant-file-rule-editing");
