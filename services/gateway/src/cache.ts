@@ -68,7 +68,9 @@ export class CoalescingCache<V extends NonNullable<unknown>> {
 
   /** Drops every kept entry whose value matches (a scan: for rare changes, as a key revoked). */
   evictWhere(matches: (value: V) => boolean): void {
-    for (const [key, value] of this.#entries.entries()) if (matches(value)) this.evict(key);
+    // The keys first: the cache is not changed while it is being walked.
+    const keys = [...this.#entries.entries()].filter(([, value]) => matches(value)).map(([key]) => key);
+    for (const key of keys) this.evict(key);
   }
 
   clear(): void {

@@ -415,16 +415,16 @@ async function runOnTicket(ctx: RulesContext, moment: TriggerEvent, rules: Rule[
         await insertRun(trx, { ...run, outcome: "depth_limit", actions: [], error: null });
         continue;
       }
-      const runActions = prepared.get(rule.id)!;
-      if ("error" in runActions) {
+      const planned = prepared.get(rule.id)!;
+      if ("error" in planned) {
         // A canned response deleted since the rule was saved: nothing of this rule is written.
-        await insertRun(trx, { ...run, outcome: "failed", actions: [], error: runActions.error });
+        await insertRun(trx, { ...run, outcome: "failed", actions: [], error: planned.error });
         continue;
       }
-      if (runActions.actions.length > 0) {
+      if (planned.actions.length > 0) {
         let plan;
         try {
-          plan = applyActions(ticket, runActions.actions, { now: new Date(), apiKeyId: null, actor: ruleActor(rule.id), hasAccess: (userId) => access.get(userId) === true, definitions });
+          plan = applyActions(ticket, planned.actions, { now: new Date(), apiKeyId: null, actor: ruleActor(rule.id), hasAccess: (userId) => access.get(userId) === true, definitions });
         } catch (error) {
           // The rule's actions do not fit the ticket now (a closed ticket, a tag not of its game, an
           // assignee without the game): nothing of this rule is written, the next rules run.
@@ -439,7 +439,7 @@ async function runOnTicket(ctx: RulesContext, moment: TriggerEvent, rules: Rule[
       }
       // The webhooks service posts the ticket as the rule's actions left it.
       const after = ticket;
-      await writeEvents(trx, runActions.webhookUrls.map((url) => webhookRequested(ctx, rule, after, url)));
+      await writeEvents(trx, planned.webhookUrls.map((url) => webhookRequested(ctx, rule, after, url)));
       await insertRun(trx, { ...run, outcome: "applied", actions: rule.actions, error: null });
       applied += 1;
     }
