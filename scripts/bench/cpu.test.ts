@@ -1,6 +1,6 @@
 // CPU accounting of a run: /proc/<pid>/stat parsing and µs per request between two snapshots.
 import { describe, expect, it } from "vitest";
-import { cpuMicros, cpuPerRequest, idleCorrectedMeter, parseStatTicks } from "./cpu.ts";
+import { cpuMicros, cpuPerRequest, idleCorrectedMeter, interleavedRounds, meanPerProcess, parseStatTicks, spreadPerProcess } from "./cpu.ts";
 
 describe("parseStatTicks", () => {
   it("adds utime and stime, counting fields after the command name", () => {
@@ -57,5 +57,23 @@ describe("idleCorrectedMeter", () => {
     // 4,000 µs of work per unit; the idle burn of ~150 ms (1,500 µs per unit) is taken out, within timer slack.
     expect(per.tickets).toBeGreaterThan(3_900);
     expect(per.tickets).toBeLessThan(4_100);
+  });
+});
+
+describe("rounds of batches", () => {
+  it("interleaves the kinds, ends with one more of the first, and gives each kind its batches in order", async () => {
+    const order: string[] = [];
+    const samples = await interleavedRounds(["none", "some"], 2, async (kind) => {
+      order.push(kind);
+      return { tickets: order.length };
+    });
+    expect(order).toEqual(["none", "some", "none", "some", "none"]);
+    expect(samples).toEqual({ none: [{ tickets: 1 }, { tickets: 3 }, { tickets: 5 }], some: [{ tickets: 2 }, { tickets: 4 }] });
+  });
+
+  it("averages and spreads per process, a process missing from a batch counted as 0", () => {
+    const batches = [{ tickets: 100, postgres: 10 }, { tickets: 300 }];
+    expect(meanPerProcess(batches)).toEqual({ tickets: 200, postgres: 5 });
+    expect(spreadPerProcess(batches)).toEqual({ tickets: 200, postgres: 10 });
   });
 });

@@ -149,6 +149,20 @@ export function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests:
   return result;
 }
 
+/**
+ * Batches of each kind in interleaved rounds (a, b, c, a, b, c, ...), and one more of the first
+ * kind (the baseline) at the end: a drift of the machine then falls on every kind alike. Each
+ * kind's batches, in order.
+ */
+export async function interleavedRounds<K extends string>(kinds: readonly [K, ...K[]], rounds: number, batch: (kind: K) => Promise<Record<string, number>>): Promise<Record<K, Record<string, number>[]>> {
+  const samples = Object.fromEntries(kinds.map((kind) => [kind, [] as Record<string, number>[]])) as Record<K, Record<string, number>[]>;
+  for (let round = 0; round < rounds; round += 1) {
+    for (const kind of kinds) samples[kind].push(await batch(kind));
+  }
+  samples[kinds[0]].push(await batch(kinds[0]));
+  return samples;
+}
+
 /** Per process, the mean of several batches' CPU per unit (rounded). */
 export function meanPerProcess(batches: readonly Record<string, number>[]): Record<string, number> {
   const names = [...new Set(batches.flatMap((batch) => Object.keys(batch)))];

@@ -16,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { cpuMeter, idleCorrectedMeter, meanPerProcess, spreadPerProcess } from "./cpu.ts";
+import { cpuMeter, idleCorrectedMeter, interleavedRounds, meanPerProcess, spreadPerProcess } from "./cpu.ts";
 import type { Row, SuiteResult } from "./measure.ts";
 import { progress, runDirectory, startStack } from "./stack.ts";
 
@@ -132,11 +132,7 @@ export async function routingSuite(): Promise<SuiteResult> {
     await settled(game);
   }
   await cpu.measureIdle(10);
-  const samples: Record<Game, Record<string, number>[]> = { plain: [], unstaffed: [], routed: [], manual: [] };
-  for (let round = 0; round < ROUNDS; round += 1) {
-    for (const game of ["plain", "unstaffed", "routed", "manual"] as Game[]) samples[game].push(await batch(game));
-  }
-  samples.plain.push(await batch("plain"));
+  const samples = await interleavedRounds<Game>(["plain", "unstaffed", "routed", "manual"], ROUNDS, batch);
   await db.end();
   await admin.end();
   const off = meanPerProcess(samples.plain);

@@ -16,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { cpuMeter, idleCorrectedMeter, meanPerProcess, spreadPerProcess } from "./cpu.ts";
+import { cpuMeter, idleCorrectedMeter, interleavedRounds, meanPerProcess, spreadPerProcess } from "./cpu.ts";
 import type { Row, SuiteResult } from "./measure.ts";
 import { progress, runDirectory, startStack } from "./stack.ts";
 
@@ -135,11 +135,7 @@ export async function rulesSuite(): Promise<SuiteResult> {
     await settled(company);
   }
   await cpu.measureIdle(10);
-  const samples: Record<Company, Record<string, number>[]> = { none: [], nomatch: [], applies: [], manual: [] };
-  for (let round = 0; round < ROUNDS; round += 1) {
-    for (const company of ["none", "nomatch", "applies", "manual"] as Company[]) samples[company].push(await batch(company));
-  }
-  samples.none.push(await batch("none"));
+  const samples = await interleavedRounds<Company>(["none", "nomatch", "applies", "manual"], ROUNDS, batch);
   await db.end();
   await admin.end();
   const none = meanPerProcess(samples.none);
