@@ -72,7 +72,7 @@ describe("rounds of batches", () => {
   });
 
   it("averages and spreads per process, a process missing from a batch counted as 0", () => {
-    const batches = [{ tickets: 100, postgres: 10 }, { tickets: 300 }];
+    const batches: Record<string, number>[] = [{ tickets: 100, postgres: 10 }, { tickets: 300 }];
     expect(meanPerProcess(batches)).toEqual({ tickets: 200, postgres: 5 });
     expect(spreadPerProcess(batches)).toEqual({ tickets: 200, postgres: 10 });
   });
