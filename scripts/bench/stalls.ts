@@ -73,3 +73,31 @@ export function longestStall(stalls: Record<string, ProcessStalls> | undefined):
   const [name, worst] = entries.reduce((a, b) => (b[1].lagMaxMs > a[1].lagMaxMs ? b : a));
   return `${worst.lagMaxMs} (${name})`;
 }
+
+/** Events not yet handled by the stack: written to an outbox and not published, or published and not yet delivered or acknowledged by a consumer. */
+async function backlogOf(port: number): Promise<number> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+    if (!response.ok) return 0;
+    const metrics = parseMetricsText(await response.text());
+    return ["support_outbox_pending", "support_jetstream_consumer_pending", "support_jetstream_consumer_ack_pending"].reduce((sum, name) => sum + (metrics.value(name) ?? 0), 0);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Waits until no process has events left to publish or to handle (at most `timeoutMs`), so that
+ * the next measurement does not pay for the one before it: the event consumers (players,
+ * webhooks, email) handle a burst of creations behind the requests. Resolves with the time it
+ * took and what was left.
+ */
+export async function drainBacklog(ports: Record<string, number>, timeoutMs = 60_000): Promise<{ ms: number; left: number }> {
+  const started = performance.now();
+  for (;;) {
+    const left = (await Promise.all(Object.values(ports).map(backlogOf))).reduce((a, b) => a + b, 0);
+    const ms = Math.round(performance.now() - started);
+    if (left === 0 || ms >= timeoutMs) return { ms, left };
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

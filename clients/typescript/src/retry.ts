@@ -21,7 +21,7 @@ export interface RetryOptions {
   maxAttempts?: number;
   /** Without Retry-After, the wait before retry n is a random delay up to baseDelayMs·2^(n-1) (default 200 ms). */
   baseDelayMs?: number;
-  /** Longest wait (default 30 s): a Retry-After asking for more is not waited for, its answer is returned. */
+  /** Longest wait (default 30 s): a Retry-After asking for more is not waited for, its answer is returned; a wait with its random part is cut to it. */
   maxDelayMs?: number;
   /** Told before each wait (logging, metrics). */
   onRetry?: (event: RetryEvent) => void;
@@ -38,6 +38,16 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * The wait before retrying an answer that said Retry-After: at least what it asked, plus a random
+ * part of up to one more second (never more than the Retry-After itself). Clients refused in the
+ * same instant, as a flood refuses hundreds, then come back spread over that second rather than
+ * all at once, so the retries meet free capacity instead of the next wall of refusals.
+ */
+export function retryAfterWithJitter(retryAfterMs: number, random: () => number = Math.random): number {
+  return Math.round(retryAfterMs + random() * Math.min(retryAfterMs, 1000));
 }
 
 /** Whether sending `request` again cannot do the same thing twice. */
@@ -72,8 +82,8 @@ export function withRetries(fetch: FetchFunction, options: RetryOptions = {}): F
       const response = await fetch(request.clone(), init);
       if (!RETRYABLE_STATUSES.has(response.status) || attempt >= maxAttempts) return response;
       const retryAfter = parseRetryAfter(response.headers.get("retry-after"));
-      const delayMs = retryAfter ?? Math.round(Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1)));
-      if (delayMs > maxDelayMs) return response;
+      if (retryAfter !== undefined && retryAfter > maxDelayMs) return response;
+      const delayMs = retryAfter !== undefined ? Math.min(maxDelayMs, retryAfterWithJitter(retryAfter)) : Math.round(Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1)));
       await response.body?.cancel();
       options.onRetry?.({ attempt, status: response.status, delayMs, fromRetryAfter: retryAfter !== undefined, method: request.method, url: request.url });
       await sleep(delayMs, request.signal);

@@ -2,7 +2,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import { freePort } from "@support/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createSupportClient, parseRetryAfter, withoutIdempotencyKey, type components, type RetryEvent, type SupportClientOptions } from "../src/index.ts";
+import { createSupportClient, parseRetryAfter, retryAfterWithJitter, withoutIdempotencyKey, type components, type RetryEvent, type SupportClientOptions } from "../src/index.ts";
 
 interface Received {
   method: string;
@@ -55,14 +55,16 @@ describe("retries and idempotency keys", () => {
 
   const client = (options: Partial<SupportClientOptions> = {}) => createSupportClient({ baseUrl, apiKey: "psk_test", ...options });
 
-  it.each([503, 429])("retries a GET answered %i with Retry-After: 1 once, after waiting that second", async (status) => {
+  it.each([503, 429])("retries a GET answered %i with Retry-After: 1 once, after waiting that second and a random part of another", async (status) => {
     script = [{ status, headers: { "retry-after": "1" } }, { status: 200, body: { games: [] } }];
     const retries: RetryEvent[] = [];
     const { data, response } = await client({ retry: { onRetry: (event) => retries.push(event) } }).GET("/games");
     expect(response.status).toBe(200);
     expect(data).toEqual({ games: [] });
     expect(received.map((request) => request.method)).toEqual(["GET", "GET"]);
-    expect(retries).toEqual([expect.objectContaining({ attempt: 1, status, delayMs: 1000, fromRetryAfter: true, method: "GET" })]);
+    expect(retries).toEqual([expect.objectContaining({ attempt: 1, status, fromRetryAfter: true, method: "GET" })]);
+    expect(retries[0]!.delayMs).toBeGreaterThanOrEqual(1000);
+    expect(retries[0]!.delayMs).toBeLessThanOrEqual(2000);
     // The second request came no sooner than the server asked (timers may fire a hair early).
     expect(received[1]!.at - received[0]!.at).toBeGreaterThanOrEqual(990);
   });
@@ -144,6 +146,27 @@ describe("retries and idempotency keys", () => {
     const { response } = await client({ retry: false }).GET("/games");
     expect(response.status).toBe(503);
     expect(received).toHaveLength(1);
+  });
+
+  it("spreads the waits of clients refused together over the second after Retry-After, never more than Retry-After again", () => {
+    expect(retryAfterWithJitter(1000, () => 0)).toBe(1000);
+    expect(retryAfterWithJitter(1000, () => 0.999)).toBe(1999);
+    expect(retryAfterWithJitter(200, () => 0.999)).toBe(400);
+    expect(retryAfterWithJitter(30_000, () => 0.5)).toBe(30_500);
+    expect(retryAfterWithJitter(0, () => 0.7)).toBe(0);
+    // 500 clients refused at once come back spread over the second: no tenth of it takes more than a fifth of them.
+    const waits = Array.from({ length: 500 }, () => retryAfterWithJitter(1000));
+    const tenths = Array.from({ length: 10 }, (_, i) => waits.filter((ms) => ms >= 1000 + i * 100 && ms < 1100 + i * 100).length);
+    expect(Math.max(...tenths)).toBeLessThan(100);
+    expect(waits.every((ms) => ms >= 1000 && ms <= 2000)).toBe(true);
+  });
+
+  it("cuts a wait with its random part to maxDelayMs", async () => {
+    script = [{ status: 503, headers: { "retry-after": "1" } }, ok];
+    const retries: RetryEvent[] = [];
+    const { response } = await client({ retry: { maxDelayMs: 1000, onRetry: (event) => retries.push(event) } }).GET("/games");
+    expect(response.status).toBe(200);
+    expect(retries.map((event) => event.delayMs)).toEqual([1000]);
   });
 
   it("reads Retry-After as seconds or as an HTTP date", () => {

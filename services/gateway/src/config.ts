@@ -41,7 +41,7 @@ export const configSpecs = {
   RPC_BREAKER_FAILURES: num({ default: 5, desc: "Consecutive failed calls to a service (refused, lost, gone; never a passed deadline) that open its circuit breaker" }),
   RPC_BREAKER_OPEN_MS: num({ default: 5_000, desc: "How long an open breaker answers 503 at once before one trial call goes through" }),
   MAX_READS_IN_PROGRESS: num({ default: 256, desc: "Reads (GET, HEAD, OPTIONS) this gateway handles at once; more are refused at once with 503 and Retry-After (0: no limit); probes and event streams are not counted" }),
-  MAX_WRITES_IN_PROGRESS: num({ default: 32, desc: "Writes this gateway handles at once; more are refused at once with 503 and Retry-After (0: no limit). Below RPC_MAX_IN_FLIGHT, so that writes never take every slot of a service from its reads" }),
+  MAX_WRITES_IN_PROGRESS: num({ default: 16, desc: "Writes this gateway handles at once; more are refused at once with 503 and Retry-After (0: no limit). Below RPC_MAX_IN_FLIGHT, so that writes never take every slot of a service from its reads" }),
   RPC_MAX_IN_FLIGHT: num({
     default: 64,
     desc: "Calls this gateway has on their way to one service at once (admission control; 0: no limit): a few times the concurrency at which the service answers its most, divided among the gateway replicas",

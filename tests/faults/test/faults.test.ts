@@ -72,7 +72,7 @@ describe("fault suite", () => {
     });
   });
 
-  describe("a flood of creations on a healthy stack: 160 clients, five times the writes the gateway takes at once", () => {
+  describe("a flood of creations on a healthy stack: 160 clients, ten times the writes the gateway takes at once", () => {
     let load: LoadResult;
     let breakers: Record<string, string>;
     beforeAll(async () => {
