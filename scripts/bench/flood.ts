@@ -5,10 +5,10 @@
 // pace (GET /games, a reference read, and GET /tickets?limit=20) measure what the other
 // routes see. The targets (admission control, docs/operations.md): goodput at 16x at least 90 %
 // of the saturating rate, refusals answered within 50 ms (p99), the p99 of accepted creations
-// within twice its saturating value, the probes' p99 within twice their value at saturation (and,
-// reported beside it, their quiet value), no 504, no
-// circuit breaker opened, and the gateway's memory bounded. Each answer's latency is kept with its
-// status, so refusals and accepted answers are measured apart.
+// within twice its saturating value, the probes' p99 within twice their value at saturation (their
+// quiet value reported beside it), no 504, no circuit breaker opened, and the gateway's memory
+// bounded. Each answer's latency is kept with its status, so refusals and accepted answers are
+// measured apart.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { durationSeconds, type Row, type SuiteResult } from "./measure.ts";
@@ -197,18 +197,18 @@ export async function floodSuite(): Promise<SuiteResult> {
   const floodPeaksMb: number[] = [];
   let idleMb = NaN;
   const floodRefusalsInGateway: number[] = [];
-  for (let round = 1; round <= ROUNDS; round++) {
-    const saturation = await phase(`saturating, round ${round}`, () =>
+  for (let n = 1; n <= ROUNDS; n++) {
+    const saturation = await phase(`saturating, round ${n}`, () =>
       withPeakMemory(stack, () =>
         Promise.all([closedLoop(`POST /tickets at ${SATURATING} connections (saturating)`, stack.gateway, SATURATING, durationSeconds, create, false, 0, isCleaningUp), probes("at saturation")]),
       ),
     );
     saturatingRounds.push(saturation);
-    progress(`saturating, round ${round}: ${saturation.result[0].goodput}/s, p99 ${saturation.result[0].accepted.p99} ms, statuses ${JSON.stringify(saturation.result[0].statuses)}; probes' p99 ${saturation.result[1].map((p) => p.accepted.p99).join(", ")} ms`);
-    if (round === 1) idleMb = residentMb(stack.processes.find((p) => p.name === "gateway")?.child.pid);
+    progress(`saturating, round ${n}: ${saturation.result[0].goodput}/s, p99 ${saturation.result[0].accepted.p99} ms, statuses ${JSON.stringify(saturation.result[0].statuses)}; probes' p99 ${saturation.result[1].map((p) => p.accepted.p99).join(", ")} ms`);
+    if (n === 1) idleMb = residentMb(stack.processes.find((p) => p.name === "gateway")?.child.pid);
 
     const floodStarted = Date.now();
-    const flood = await phase(`flood, round ${round}`, () =>
+    const flood = await phase(`flood, round ${n}`, () =>
       withPeakMemory(stack, () =>
         Promise.all([closedLoop(`POST /tickets at ${FLOOD} connections (16x), clients waiting Retry-After`, stack.gateway, FLOOD, durationSeconds, create, true, 0, isCleaningUp), probes("during the flood")]),
       ),
@@ -219,7 +219,7 @@ export async function floodSuite(): Promise<SuiteResult> {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     floodRefusalsInGateway.push(...refusalTimesInGateway(stack, floodStarted, Date.now() - 1500));
     const [floodRound, floodRoundProbes] = flood.result;
-    progress(`flood, round ${round}: ${floodRound.goodput}/s, statuses ${JSON.stringify(floodRound.statuses)}, refused p99 ${floodRound.refused.p99} ms, accepted p99 ${floodRound.accepted.p99} ms; probes' p99 ${floodRoundProbes.map((p) => p.accepted.p99).join(", ")} ms`);
+    progress(`flood, round ${n}: ${floodRound.goodput}/s, statuses ${JSON.stringify(floodRound.statuses)}, refused p99 ${floodRound.refused.p99} ms, accepted p99 ${floodRound.accepted.p99} ms; probes' p99 ${floodRoundProbes.map((p) => p.accepted.p99).join(", ")} ms`);
   }
   const saturating = combineLoops(saturatingRounds.map((r) => r.result[0]));
   const saturatingProbes = quiet.map((_, i) => combineLoops(saturatingRounds.map((r) => r.result[1][i]!)));
@@ -259,7 +259,7 @@ export async function floodSuite(): Promise<SuiteResult> {
   const unexpected = all.reduce((sum, r) => sum + Object.entries(r.statuses).filter(([status]) => !["200", "503", "429"].includes(status)).reduce((s, [, n]) => s + n, 0), 0);
   /**
    * The worst of the probes' p99 ratios, each against the same probe in `reference` (counted as
-   * at least 5 ms). In the mixed flood GET /tickets is itself flooded (256 connections read it):
+   * at least 5 ms). In the mixed flood GET /tickets is itself flooded (half its connections read it):
    * there only GET /games is another route.
    */
   const probeRatio = (during: LoopResult[], reference: LoopResult[], onlyOtherRoutes = false) =>
