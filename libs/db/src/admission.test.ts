@@ -2,7 +2,9 @@
 // waited never reaches the database, one behind a full line is refused at once, and work without
 // a caller waits as before; the queries of reads take the read lane while the pool is busy. A
 // pool of one connection, held by a transaction the test ends.
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { BUSY_MESSAGE, isAppError } from "@support/errors";
+import { isDependencyUnavailable } from "@support/rpc";
 import { withRequestContext } from "@support/logging";
 import { createTestInfra, type TestInfra } from "@support/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -84,6 +86,45 @@ describe("the pool's waiting line", () => {
     const stored = await bodies();
     expect(stored).toEqual(expect.arrayContaining(["first in line", "no caller"]));
     expect(stored).not.toContain("behind a full line");
+  });
+});
+
+describe("the connect timeout", () => {
+  it("bounds opening a connection, not a caller's wait behind a busy pool", async () => {
+    const short = createDb<Database>({ url: infra.databaseUrl, schema: "waiting_line", maxConnections: 1, connectTimeoutMs: 200 });
+    try {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const holding = short.transaction().execute(async (trx) => {
+        await sql`select 1`.execute(trx);
+        await released;
+      });
+      const waiting = asCaller(10_000, () => short.insertInto("entries").values({ body: "waited past the connect timeout" }).execute());
+      // Four times the connect timeout in the line: the caller still waits, so the query does.
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      release();
+      await holding;
+      await waiting;
+      expect(await bodies()).toContain("waited past the connect timeout");
+    } finally {
+      await short.destroy();
+    }
+  });
+
+  it("fails a query within it when the server accepts the connection and never answers, as unavailable", async () => {
+    const silent = createNetServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    const mute = createDb<Database>({ url: `postgres://postgres@127.0.0.1:${port}/none`, schema: "waiting_line", connectTimeoutMs: 300 });
+    try {
+      const started = performance.now();
+      const error = await asCaller(10_000, () => sql`select 1`.execute(mute)).catch((e: unknown) => e);
+      expect(performance.now() - started).toBeLessThan(3_000);
+      expect(isDependencyUnavailable(error), String(error)).toBe(true);
+    } finally {
+      await mute.destroy();
+      silent.close();
+    }
   });
 });
 

@@ -36,7 +36,10 @@ export interface DatabaseSettings {
    * discards it and opens a new one for the next query.
    */
   onConnectionError?: (error: Error) => void;
-  /** Longest wait for a new connection, so that a query (and readiness) fails fast while Postgres is down. */
+  /**
+   * Longest wait for a new connection to open, so that a query (and readiness) fails fast while
+   * Postgres is down. Not a bound on waiting for a busy pool: that is the caller's deadline.
+   */
   connectTimeoutMs?: number;
   /**
    * Most statement texts sent as named (prepared) statements, parsed and planned once per
@@ -118,18 +121,34 @@ export function createPool(settings: DatabaseSettings): pg.Pool {
   return pool;
 }
 
+/**
+ * The pool's client class with its own connect timeout. The pool's `connectionTimeoutMillis`
+ * bounds both opening a connection and waiting in the pool's line for a busy one; the line is
+ * bounded by the caller's deadline instead (admission.ts), so the pool gets none and each new
+ * connection gets the timeout itself: a server that does not answer still fails a query fast,
+ * while a query behind a busy pool waits as long as its caller does.
+ */
+function withConnectTimeout(Base: typeof pg.Client, connectTimeoutMs: number): typeof pg.Client {
+  return class TimedClient extends Base {
+    constructor(config?: string | pg.ClientConfig) {
+      super({ ...(typeof config === "string" ? { connectionString: config } : config), connectionTimeoutMillis: connectTimeoutMs });
+    }
+  };
+}
+
 function openPool(settings: DatabaseSettings, max: number): pg.Pool {
   assertSchemaName(settings.schema);
-  const multi = writableHostOf(settings.url, settings.connectTimeoutMs ?? 5_000);
+  const connectTimeoutMs = settings.connectTimeoutMs ?? 5_000;
+  const multi = writableHostOf(settings.url, connectTimeoutMs);
   const pool = new pg.Pool({
     connectionString: multi?.firstUrl ?? settings.url,
-    ...(multi ? { Client: writableClientClass(multi.writable) } : {}),
+    Client: withConnectTimeout(multi ? writableClientClass(multi.writable) : pg.Client, connectTimeoutMs),
     max,
     application_name: settings.applicationName ?? settings.schema,
     // Unqualified names resolve in the service's schema first; `public` holds extensions.
     options: `-c search_path=${settings.schema},public`,
     idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: settings.connectTimeoutMs ?? 5_000,
+    connectionTimeoutMillis: 0,
   });
   // A connection that the server ends must never crash the process. A pg client emits
   // 'error' when that happens; the pool listens only while the client sits idle, so a client

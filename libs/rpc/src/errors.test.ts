@@ -62,6 +62,7 @@ describe("the error contract", () => {
       Object.assign(new Error("connect ETIMEDOUT 10.0.0.7:5432"), { code: "ETIMEDOUT" }),
       new Error("Connection terminated unexpectedly"),
       new Error("timeout exceeded when trying to connect"),
+      new Error("timeout expired"),
       pgError("57P01", "terminating connection due to administrator command"),
       pgError("57P02", "terminating connection because of crash of another server process"),
       pgError("57P03", "the database system is starting up"),

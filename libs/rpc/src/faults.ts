@@ -35,8 +35,9 @@ const networkErrorCodes = new Set([
 const unavailableSqlStates = new Set(["57P01", "57P02", "57P03", "53300"]);
 
 // Messages of node-postgres and its pool that carry no code: a connection closed under a
-// query, and a pool that could not hand out a connection within connectionTimeoutMillis.
-const unavailableMessages = [/connection terminated/i, /timeout exceeded when trying to connect/i, /connection timeout/i, /client has encountered a connection error/i];
+// query, a connection that did not open within connectionTimeoutMillis (the client's "timeout
+// expired", the pool's "timeout exceeded when trying to connect").
+const unavailableMessages = [/connection terminated/i, /timeout exceeded when trying to connect/i, /^timeout expired$/i, /connection timeout/i, /client has encountered a connection error/i];
 
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
