@@ -1,6 +1,6 @@
 // CPU accounting of a run: /proc/<pid>/stat parsing and µs per request between two snapshots.
 import { describe, expect, it } from "vitest";
-import { cpuMicros, cpuPerRequest, idleCorrectedMeter, interleavedRounds, meanPerProcess, parseStatTicks, spreadPerProcess } from "./cpu.ts";
+import { addedOver, cpuMicros, cpuPerRequest, idleCorrectedMeter, interleavedRounds, meanPerProcess, parseStatTicks, spreadPerProcess } from "./cpu.ts";
 
 describe("parseStatTicks", () => {
   it("adds utime and stime, counting fields after the command name", () => {
@@ -75,5 +75,17 @@ describe("rounds of batches", () => {
     const batches: Record<string, number>[] = [{ tickets: 100, postgres: 10 }, { tickets: 300 }];
     expect(meanPerProcess(batches)).toEqual({ tickets: 200, postgres: 5 });
     expect(spreadPerProcess(batches)).toEqual({ tickets: 200, postgres: 10 });
+  });
+});
+
+describe("addedOver", () => {
+  it("gives each process's CPU over the baseline, rounded, a process missing on either side counted as 0, and their sum", () => {
+    const { added, sum } = addedOver({ tickets: 100, gateway: 40.4 });
+    const on = { tickets: 130.6, gateway: 41, content: 12 };
+    expect(added(on, "tickets")).toBe(31);
+    expect(added(on, "gateway")).toBe(1);
+    expect(added(on, "content")).toBe(12);
+    expect(added({}, "tickets")).toBe(-100);
+    expect(sum(on, ["tickets", "gateway", "content"])).toBe(44);
   });
 });

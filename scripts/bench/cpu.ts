@@ -177,3 +177,12 @@ export function spreadPerProcess(batches: readonly Record<string, number>[]): Re
     return [name, Math.max(...values) - Math.min(...values)];
   }));
 }
+
+/**
+ * CPU added over a baseline (µs per unit, per process, as meanPerProcess gives them): `added` of
+ * one process, `sum` of several. What the automation benches report for a feature on against off.
+ */
+export function addedOver(baseline: Record<string, number>): { added(of: Record<string, number>, name: string): number; sum(of: Record<string, number>, names: readonly string[]): number } {
+  const added = (of: Record<string, number>, name: string) => Math.round((of[name] ?? 0) - (baseline[name] ?? 0));
+  return { added, sum: (of, names) => names.reduce((total, name) => total + added(of, name), 0) };
+}

@@ -16,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { cpuMeter, idleCorrectedMeter, interleavedRounds, meanPerProcess, spreadPerProcess } from "./cpu.ts";
+import { addedOver, cpuMeter, idleCorrectedMeter, interleavedRounds, meanPerProcess, spreadPerProcess } from "./cpu.ts";
 import type { Row, SuiteResult } from "./measure.ts";
 import { progress, runDirectory, startStack } from "./stack.ts";
 
@@ -142,9 +142,7 @@ export async function routingSuite(): Promise<SuiteResult> {
   const manual = meanPerProcess(samples.manual);
 
   const names = [...new Set([...Object.keys(off), ...Object.keys(routed)])].filter((name) => name !== "client").sort();
-  const plain = (name: string) => off[name] ?? 0;
-  const added = (of: Record<string, number>, name: string) => Math.round((of[name] ?? 0) - plain(name));
-  const sum = (of: Record<string, number>, list: string[]) => list.reduce((total, name) => total + added(of, name), 0);
+  const { added, sum } = addedOver(off);
   const decisionMicros = sum(unstaffed, ROUTING_PROCESSES);
   const routingMicros = sum(routed, ROUTING_PROCESSES);
   const allMicros = sum(routed, names);

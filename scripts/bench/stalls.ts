@@ -6,7 +6,7 @@
 // shows about 0.3 ms. A slow answer
 // of the open loop is then either a stall inside one process (a long task, a major GC: its
 // event loop was late by as much) or a wait for a CPU (every process on time, the machine busy).
-import { parseMetricsText } from "@support/metrics";
+import { parseMetricsText, type ParsedMetrics } from "@support/metrics";
 
 export interface ProcessStalls {
   /** Longest event-loop delay during the window (ms): how late a timer fired at worst. */
@@ -25,21 +25,27 @@ interface Scrape {
   majorGcMs: number;
 }
 
-async function scrape(port: number): Promise<Scrape | undefined> {
+/** A process's /metrics, read; undefined when it does not answer. */
+async function metricsOf(port: number): Promise<ParsedMetrics | undefined> {
   try {
     const response = await fetch(`http://127.0.0.1:${port}/metrics`);
-    if (!response.ok) return undefined;
-    const metrics = parseMetricsText(await response.text());
-    const seconds = (name: string, labels?: Record<string, string>) => (metrics.value(name, labels) ?? 0) * 1000;
-    return {
-      lagMaxMs: seconds("nodejs_eventloop_lag_max_seconds"),
-      lagP99Ms: seconds("nodejs_eventloop_lag_p99_seconds"),
-      gcMs: seconds("nodejs_gc_duration_seconds_sum"),
-      majorGcMs: seconds("nodejs_gc_duration_seconds_sum", { kind: "major" }),
-    };
+    return response.ok ? parseMetricsText(await response.text()) : undefined;
   } catch {
-    return undefined; // a process that does not answer is left out of the window
+    return undefined;
   }
+}
+
+async function scrape(port: number): Promise<Scrape | undefined> {
+  const metrics = await metricsOf(port);
+  // A process that does not answer is left out of the window.
+  if (!metrics) return undefined;
+  const seconds = (name: string, labels?: Record<string, string>) => (metrics.value(name, labels) ?? 0) * 1000;
+  return {
+    lagMaxMs: seconds("nodejs_eventloop_lag_max_seconds"),
+    lagP99Ms: seconds("nodejs_eventloop_lag_p99_seconds"),
+    gcMs: seconds("nodejs_gc_duration_seconds_sum"),
+    majorGcMs: seconds("nodejs_gc_duration_seconds_sum", { kind: "major" }),
+  };
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
@@ -76,14 +82,8 @@ export function longestStall(stalls: Record<string, ProcessStalls> | undefined):
 
 /** Events not yet handled by the stack: written to an outbox and not published, or published and not yet delivered or acknowledged by a consumer. */
 async function backlogOf(port: number): Promise<number> {
-  try {
-    const response = await fetch(`http://127.0.0.1:${port}/metrics`);
-    if (!response.ok) return 0;
-    const metrics = parseMetricsText(await response.text());
-    return ["support_outbox_pending", "support_jetstream_consumer_pending", "support_jetstream_consumer_ack_pending"].reduce((sum, name) => sum + (metrics.value(name) ?? 0), 0);
-  } catch {
-    return 0;
-  }
+  const metrics = await metricsOf(port);
+  return ["support_outbox_pending", "support_jetstream_consumer_pending", "support_jetstream_consumer_ack_pending"].reduce((sum, name) => sum + (metrics?.value(name) ?? 0), 0);
 }
 
 /**
