@@ -173,8 +173,9 @@ export function isBusConnected(nc: NatsConnection): boolean {
  */
 export async function streamOfService(nc: NatsConnection, settings: { natsPrefix: string; service: string; replicas: number }): Promise<string> {
   const name = streamNameFor(settings.natsPrefix, settings.service);
-  const jsm = await jetstreamManager(nc, { timeout: JETSTREAM_SETUP_TIMEOUT_MS });
   const exists = await retryingSetup(`stream ${name}`, async () => {
+    // Inside the retries: getting the manager is itself a JetStream request.
+    const jsm = await jetstreamManager(nc, { timeout: JETSTREAM_SETUP_TIMEOUT_MS });
     try {
       await jsm.streams.info(name);
       return true;
