@@ -453,11 +453,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     // `pnpm admin` runs in the repository root, where .data/admin-token is.
     const config = loadAdminConfig(io.env, process.cwd());
     logger = createLogger({ service: "admin", level: config.logLevel, destination: io.stderr });
-    const result = await runCommand(command, {
-      clients: createAdminClients(config),
-      retry: { attempts: config.playersAttempts, delayMs: config.retryDelayMs },
-      logger,
-    });
+    const clients = createAdminClients(config);
+    let result;
+    try {
+      result = await runCommand(command, { clients, retry: { attempts: config.playersAttempts, delayMs: config.retryDelayMs }, logger });
+    } finally {
+      clients.close();
+    }
     if (command.verb === "apply") {
       const output = result as TenantOutput;
       if (output.report) io.stderr.write(describeReport(output.report, output.dryRun === true));

@@ -1,7 +1,7 @@
 // Clients of the four admin services, each call carrying the admin token and the tool's service identity.
 import type { Client } from "@connectrpc/connect";
 import { ContentAdminService, PlayersAdminService, TicketsAdminService, WebhooksAdminService } from "@support/proto";
-import { adminTokenHeader, createServiceClient } from "@support/rpc";
+import { adminTokenHeader, createServiceClient, createServiceTransport } from "@support/rpc";
 import type { AdminConfig } from "./config.ts";
 
 export interface AdminClients {
@@ -11,12 +11,22 @@ export interface AdminClients {
   tickets: Client<typeof TicketsAdminService>;
 }
 
-export function createAdminClients(config: AdminConfig): AdminClients {
+/** The clients and `close`, which ends their connections (a command run inside a longer-lived process leaves none open). */
+export function createAdminClients(config: AdminConfig): AdminClients & { close(): void } {
   const options = { timeoutMs: config.timeoutMs, interceptors: [adminTokenHeader(config.adminToken)], identity: config.identity };
+  const transports = {
+    content: createServiceTransport(config.contentUrl, options),
+    players: createServiceTransport(config.playersUrl, options),
+    webhooks: createServiceTransport(config.webhooksUrl, options),
+    tickets: createServiceTransport(config.ticketsUrl, options),
+  };
   return {
-    content: createServiceClient(ContentAdminService, config.contentUrl, options),
-    players: createServiceClient(PlayersAdminService, config.playersUrl, options),
-    webhooks: createServiceClient(WebhooksAdminService, config.webhooksUrl, options),
-    tickets: createServiceClient(TicketsAdminService, config.ticketsUrl, options),
+    content: createServiceClient(ContentAdminService, transports.content, options),
+    players: createServiceClient(PlayersAdminService, transports.players, options),
+    webhooks: createServiceClient(WebhooksAdminService, transports.webhooks, options),
+    tickets: createServiceClient(TicketsAdminService, transports.tickets, options),
+    close: () => {
+      for (const transport of Object.values(transports)) transport.close();
+    },
   };
 }

@@ -1,6 +1,7 @@
-// The operators' admin command end to end: run as a child process against the content and
-// players services started in-process, with its results checked through content's RPCs and in
-// the services' schemas and event streams.
+// The operators' admin command end to end against the content and players services started
+// in-process, with its results checked through content's RPCs and in the services' schemas and
+// event streams. The command runs in this process (its `main`); the tests of what an operator
+// sees of the process itself (exit code, stdout, stderr, stdin) run it as a child process.
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,6 +37,7 @@ afterAll(async () => {
 });
 
 const runCli = (args: string[], stdin?: string) => ctx.runCli(args, { stdin });
+const runCliProcess = (args: string[], stdin?: string) => ctx.runCliProcess(args, { stdin });
 
 async function failureOf(call: Promise<unknown>) {
   try {
@@ -109,7 +111,7 @@ const uuid = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 
 describe("pnpm admin apply", () => {
   it("creates a company from the demo tenant file and prints one JSON object of ids and secrets", async () => {
-    const run = await runCli(["apply", tenantFile(demoTenant)]);
+    const run = await runCliProcess(["apply", tenantFile(demoTenant)]);
     expect(run.code, run.stderr).toBe(0);
     const output = JSON.parse(run.stdout);
     expect(output).toEqual({
@@ -171,7 +173,7 @@ describe("pnpm admin apply", () => {
 
   it("reads the file from stdin with - and converges when the same file is applied again", async () => {
     const file = { company: { name: "Stdin Studio", primaryLanguage: "de", autoCloseWaitingAfterHours: 1.5 }, apiKeys: [{ name: "a" }, { name: "b" }] };
-    const first = await runCli(["apply", "-"], JSON.stringify(file));
+    const first = await runCliProcess(["apply", "-"], JSON.stringify(file));
     expect(first.code, first.stderr).toBe(0);
     const a = JSON.parse(first.stdout);
     expect(Object.keys(a.apiKeys)).toEqual(["a", "b"]);
@@ -568,14 +570,14 @@ describe("pnpm admin api-keys and games", () => {
   });
 
   it("prints usage for help and refuses unknown commands", async () => {
-    const help = await runCli(["--help"]);
+    const help = await runCliProcess(["--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Usage: pnpm admin");
-    const none = await runCli([]);
+    const none = await runCliProcess([]);
     expect(none.code).toBe(2);
     expect(none.stdout).toBe("");
     expect(none.stderr).toContain("Usage: pnpm admin");
-    const unknown = await runCli(["frobnicate"]);
+    const unknown = await runCliProcess(["frobnicate"]);
     expect(unknown.code).toBe(2);
     expect(JSON.parse(unknown.stdout)).toMatchObject({ error: { code: "usage" } });
   });

@@ -1,7 +1,9 @@
 // The content and players services started in-process for the admin tool's tests: one database
 // and NATS prefix (testkit) shared by both, each service on a free port with its migrations
-// applied, an admin token and service identity keys (the tool runs as a child process, so it
-// signs with the `admin` key as deployed), and clients and pools to check what the tool did.
+// applied, an admin token and service identity keys (the tool signs with the `admin` key as
+// deployed), and clients and pools to check what the tool did. The tool runs inside the test's
+// process (its `main`, with an environment of its own) or, where the process itself is under
+// test, as a child process.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
@@ -14,6 +16,7 @@ import { createServer as createPlayersServer, loadPlayersConfig, migrations as p
 import { CompanySettingsService, ContentService } from "@support/proto";
 import { createServiceCaller, createServiceClient } from "@support/rpc";
 import type { ServiceHost } from "@support/runtime";
+import { runAdminCommand } from "../src/in-process.ts";
 import { createTestInfra, createTestServiceIdentities, type TestInfra } from "@support/testkit";
 
 const cliPath = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
@@ -36,8 +39,13 @@ export interface AdminTestContext {
   contentDb: Kysely<ContentDatabase>;
   playersDb: Kysely<PlayersDatabase>;
   contentServer: ServiceHost;
-  /** Runs `pnpm admin <args>` as a child process against the two services; `env` adds to or overrides its environment. */
+  /**
+   * Runs `pnpm admin <args>` against the two services inside this process (the command's `main`
+   * with its own environment, stdin, stdout and stderr); `env` adds to or overrides its environment.
+   */
   runCli(args: string[], options?: { stdin?: string; env?: Record<string, string> }): Promise<CliRun>;
+  /** The same as a child process, `node src/cli.ts <args>`, as an operator runs it. */
+  runCliProcess(args: string[], options?: { stdin?: string; env?: Record<string, string> }): Promise<CliRun>;
   stop(): Promise<void>;
 }
 
@@ -72,12 +80,19 @@ export async function startServices(): Promise<AdminTestContext> {
     hosts.push(playersServer);
     const playersUrl = `http://127.0.0.1:${(await playersServer.start()).port}`;
 
-    const runCli: AdminTestContext["runCli"] = (args, options = {}) =>
+    const cliEnv = (extra: Record<string, string> = {}) => ({
+      PATH: process.env.PATH,
+      CONTENT_URL: contentUrl,
+      PLAYERS_URL: playersUrl,
+      ADMIN_TOKEN: token,
+      ...identities.env("admin"),
+      LOG_LEVEL: "warn",
+      ...extra,
+    });
+    const runCli: AdminTestContext["runCli"] = (args, options = {}) => runAdminCommand(args, { env: cliEnv(options.env), stdin: options.stdin });
+    const runCliProcess: AdminTestContext["runCliProcess"] = (args, options = {}) =>
       new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [cliPath, ...args], {
-          env: { PATH: process.env.PATH, CONTENT_URL: contentUrl, PLAYERS_URL: playersUrl, ADMIN_TOKEN: token, ...identities.env("admin"), LOG_LEVEL: "warn", ...options.env },
-          stdio: ["pipe", "pipe", "pipe"],
-        });
+        const child = spawn(process.execPath, [cliPath, ...args], { env: cliEnv(options.env), stdio: ["pipe", "pipe", "pipe"] });
         let stdout = "";
         let stderr = "";
         child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -99,6 +114,7 @@ export async function startServices(): Promise<AdminTestContext> {
       playersDb,
       contentServer,
       runCli,
+      runCliProcess,
       stop: async () => {
         for (const host of hosts.reverse()) await host.stop();
         await infra.stop();

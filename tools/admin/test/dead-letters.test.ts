@@ -1,16 +1,15 @@
-// `pnpm admin dead-letters list|replay|delete` as a child process against real NATS, under this
-// run's own prefix: the messages a consumer (libs/bus) set aside are listed, replayed to their
-// original subject (where the consumer receives them again, within the stream's duplicate
-// window) and deleted. No service and no admin token are involved.
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+// `pnpm admin dead-letters list|replay|delete` (the command's `main`, in this process, with an
+// environment of its own) against real NATS, under this run's own prefix: the messages a
+// consumer (libs/bus) set aside are listed, replayed to their original subject (where the
+// consumer receives them again, within the stream's duplicate window) and deleted. No service
+// and no admin token are involved.
 import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ack, connectBus, createConsumer, createEnvelope, ensureStream, streamNameFor, term, type Consumer, type EventEnvelope, type NatsConnection } from "@support/bus";
 import { createLogger } from "@support/logging";
 import { createTestInfra, type TestInfra } from "@support/testkit";
+import { runAdminCommand, type AdminRun } from "../src/in-process.ts";
 
-const cliPath = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
 const companyId = "7b0e4bb2-6b0e-4c53-9c1e-4a0b7c1b2a11";
 
 let infra: TestInfra;
@@ -22,25 +21,10 @@ const consumers: Consumer[] = [];
 const handled: EventEnvelope[] = [];
 let rejecting = true;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    // No ADMIN_TOKEN and no token file: these verbs must not need one.
-    const child = spawn(process.execPath, [cliPath, ...args], {
-      env: { PATH: process.env.PATH, NATS_URL: infra.natsUrl, NATS_PREFIX: infra.natsPrefix, ADMIN_TOKEN_FILE: "/nonexistent/admin-token", LOG_LEVEL: "warn", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+function runCli(args: string[], env: Record<string, string> = {}): Promise<AdminRun> {
+  // No ADMIN_TOKEN and no token file: these verbs must not need one.
+  return runAdminCommand(args, {
+    env: { NATS_URL: infra.natsUrl, NATS_PREFIX: infra.natsPrefix, ADMIN_TOKEN_FILE: "/nonexistent/admin-token", LOG_LEVEL: "warn", ...env },
   });
 }
 

@@ -1,7 +1,7 @@
 // `pnpm admin apply --company <id> FILE` end to end: a tenant file applied, the company edited
 // in "the dashboard" (content's settings RPCs, as the gateway calls them for a signed-in admin),
-// then the edited file applied to the company it created. Run as a child process against the
-// content and players services started in-process.
+// then the edited file applied to the company it created. Run in this process (the command's
+// `main`) against the content and players services started in-process.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
