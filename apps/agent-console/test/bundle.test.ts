@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildBundle, measure, type BuiltBundle } from "@support/testkit/bundle";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
 const BUDGET_BYTES = 150 * 1024;
 
@@ -15,7 +15,6 @@ describe("the built console", () => {
   beforeAll(async () => {
     bundle = await buildBundle(fileURLToPath(new URL("..", import.meta.url)));
   }, 120_000);
-  afterAll(() => bundle?.remove());
 
   it("transfers at most 150 KB of JavaScript and CSS, compressed", async () => {
     const { files, gzipTotal } = await measure(bundle.dir);

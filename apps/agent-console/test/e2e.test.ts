@@ -74,7 +74,6 @@ describe("the support application in Chromium", () => {
     await browser?.close();
     await stack?.stop();
     await provider?.stop();
-    await bundle?.remove();
     if (secrets) await rm(secrets, { recursive: true, force: true });
   });
 

@@ -62,7 +62,6 @@ describe("the email channel in the console", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await consoleBundle?.remove();
   });
 
   it("answers an email ticket, shows it emailed, and shows the player's answer by mail live", async () => {

@@ -98,8 +98,6 @@ describe("files and fields on the ticket page", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await consoleBundle?.remove();
-    await pageBundle?.remove();
   });
 
   /** The player, in a phone-sized web view, opens a ticket; its id. */

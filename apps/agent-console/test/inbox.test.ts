@@ -50,7 +50,6 @@ describe("the inbox and the ticket page in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await bundle?.remove();
   });
 
   const agentPage = (email: string) => signedInPage(browser, base, email, PASSWORD);

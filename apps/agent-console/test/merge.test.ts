@@ -49,7 +49,6 @@ describe("merging tickets on the ticket page in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await bundle?.remove();
   });
 
   const agentPage = (email: string) => signedInPage(browser, base, email, PASSWORD);

@@ -63,7 +63,6 @@ describe("outbreaks in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await bundle?.remove();
   });
 
   it("turns detection on, shows the incident in a banner, answers all its tickets, publishes the announcement and closes it", async () => {

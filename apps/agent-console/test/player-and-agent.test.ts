@@ -47,8 +47,6 @@ describe("a player and an agent, each in their own browser", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await consoleBundle?.remove();
-    await pageBundle?.remove();
   });
 
   it("opens, answers, resolves and rates a ticket, each side seeing the other live", async () => {

@@ -68,7 +68,6 @@ describe("routing in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await bundle?.remove();
   });
 
   const availability = (page: Page) => page.getByRole("switch", { name: "Availability for automatic assignment" });

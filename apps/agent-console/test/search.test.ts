@@ -46,7 +46,6 @@ describe("search and shortcuts in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await bundle?.remove();
   });
 
   const agentPage = (email: string) => signedInPage(browser, base, email, PASSWORD);

@@ -53,7 +53,6 @@ describe("Settings → Help articles: the answers to “Was this helpful?”", (
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await consoleBundle?.remove();
   });
 
   const answer = async (language: string, player: string, helpful: boolean[]) => {

@@ -54,8 +54,6 @@ describe("Settings → Help articles and Announcements in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await consoleBundle?.remove();
-    await supportBundle?.remove();
   });
 
   const rows = (page: Page) => page.locator(".settings-table tbody tr");

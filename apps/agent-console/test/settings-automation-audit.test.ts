@@ -53,7 +53,6 @@ describe("the automation settings in Settings → Audit log, in Chromium", () =>
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await consoleBundle?.remove();
   });
 
   /** The rows' kinds (the action in words), after choosing `kind` in the filter; polled until the entries are in. */

@@ -85,8 +85,6 @@ describe("Settings → Games → Look of the support page in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await consoleBundle?.remove();
-    await supportBundle?.remove();
   });
 
   const gamePath = () => `/app/settings/games/${tenant.games.aurora!.id}`;

@@ -51,8 +51,6 @@ describe("Settings → Collectors in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await consoleBundle?.remove();
-    await supportBundle?.remove();
   });
 
   const gameTable = (page: Page, game: string) => page.getByRole("table", { name: game }).locator("tbody tr");

@@ -56,8 +56,6 @@ describe("Settings → Games in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await consoleBundle?.remove();
-    await supportBundle?.remove();
   });
 
   const openSession = (token: string) => stack.request("/support/sessions", { method: "POST", json: { token } });

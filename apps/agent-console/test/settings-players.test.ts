@@ -64,7 +64,6 @@ describe("Settings → Players in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await consoleBundle?.remove();
   });
 
   const blockedRow = (page: Page, label: string) => page.locator("#blocked-title ~ table tbody tr", { has: page.locator("th", { hasText: label }) });

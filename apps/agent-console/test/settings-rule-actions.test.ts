@@ -62,7 +62,6 @@ describe("Settings → Rules: canned response and webhook actions in Chromium", 
     await browser?.close();
     await stack?.stop();
     await receiver?.stop();
-    await consoleBundle?.remove();
   });
 
   const newTicket = async (player: string) => {

@@ -57,7 +57,6 @@ describe("Settings → Rules in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await consoleBundle?.remove();
   });
 
   const names = (page: Page) => page.locator(".rules-list .rule-name").allTextContents();

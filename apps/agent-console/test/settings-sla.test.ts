@@ -65,7 +65,6 @@ describe("Settings → SLA in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await consoleBundle?.remove();
   });
 
   const policy = (page: Page, index: number) => page.locator(".sla-policy").nth(index);

@@ -45,7 +45,6 @@ describe("tags and fields in the settings, in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await bundle?.remove();
   });
 
   const tagRows = (page: Page) => page.getByRole("table", { name: "Tags" }).locator("tbody tr");

@@ -67,7 +67,6 @@ describe("the team settings in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await bundle?.remove();
   });
 
   const rowOf = (page: Page, name: string) => page.getByRole("table", { name: "People" }).locator("tbody tr").filter({ hasText: name });

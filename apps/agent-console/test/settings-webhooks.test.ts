@@ -53,7 +53,6 @@ describe("Settings → Webhooks in Chromium", () => {
     await browser?.close();
     await receiver?.stop();
     await stack?.stop();
-    await consoleBundle?.remove();
   });
 
   const rowOf = (page: Page, url: string) => page.locator(".webhooks-table tbody tr", { has: page.locator(".webhook-url", { hasText: url }) });

@@ -50,7 +50,6 @@ describe("the settings in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await bundle?.remove();
   });
 
   const keyRows = (page: Page) => page.getByRole("table", { name: "Keys" }).locator("tbody tr");

@@ -68,7 +68,6 @@ describe("SLA clocks in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await bundle?.remove();
   });
 
   const rows = (page: Page) => page.getByRole("list", { name: /^Tickets: / }).getByRole("listitem");

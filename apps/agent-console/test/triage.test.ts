@@ -81,7 +81,6 @@ describe("triage in Chromium", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await bundle?.remove();
   });
 
   it("trains, sets above the threshold, suggests below, applies a suggestion with one key press and counts it", async () => {

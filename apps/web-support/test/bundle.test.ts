@@ -5,7 +5,7 @@
 // the gateway also offers brotli, which is smaller). The other catalogs are never loaded
 // together, so they are not counted. The measured sizes are printed and stated in the docs
 // (docs/web-support.md).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,7 +21,6 @@ describe("the built page", () => {
   beforeAll(async () => {
     bundle = await buildBundle(fileURLToPath(new URL("..", import.meta.url)));
   }, 120_000);
-  afterAll(() => bundle?.remove());
 
   /** The entry's files (index.html's script and stylesheet), by name in assets/. */
   async function entryFiles(): Promise<string[]> {

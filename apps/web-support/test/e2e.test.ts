@@ -147,7 +147,6 @@ describe("the web support page in a browser", () => {
     await browser?.close();
     await db?.destroy();
     await stack?.stop();
-    await bundle?.remove();
   });
 
   const token = () => a.games.quest!.environments["quest-production"]!.token;

@@ -92,7 +92,6 @@ describe("the help center in a browser", () => {
     await browser?.close();
     await content?.destroy();
     await stack?.stop();
-    await bundle?.remove();
   });
 
   async function journey(options: {

@@ -75,7 +75,6 @@ describe("the web support page in every language", () => {
   afterAll(async () => {
     await browser?.close();
     await stack?.stop();
-    await bundle?.remove();
   });
 
   const redirect = (language: string, player: string) =>
