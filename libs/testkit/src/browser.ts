@@ -11,6 +11,23 @@ import { chromium, type Browser } from "playwright-core";
 const HEADLESS_SHELL = "/usr/bin/chromium-headless-shell";
 const FULL_BROWSERS = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
 
+/** Whether this process may install Debian packages: root, with apt-get present. */
+function mayInstallPackages(): boolean {
+  return typeof process.getuid === "function" && process.getuid() === 0 && existsSync("/usr/bin/apt-get");
+}
+
+/** apt-get install of `packages`, updating the package lists once when that fails (they may be missing or stale on a fresh machine); throws when it still fails. */
+function aptInstall(packages: string[]): void {
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  const install = () => execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...packages], { stdio: "inherit", env, timeout: 600_000 });
+  try {
+    install();
+  } catch {
+    execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit", env, timeout: 240_000 });
+    install();
+  }
+}
+
 /** The path of a Chromium binary, installing Debian's headless shell first when it is missing and root may. */
 export function ensureChromium(): string {
   const chosen = process.env.TEST_CHROMIUM_PATH;
@@ -19,27 +36,18 @@ export function ensureChromium(): string {
     throw new Error(`TEST_CHROMIUM_PATH names ${chosen}, which does not exist.`);
   }
   if (existsSync(HEADLESS_SHELL)) return HEADLESS_SHELL;
-  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-  if (isRoot && existsSync("/usr/bin/apt-get")) {
-    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-    const install = () => execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium-headless-shell"], { stdio: "inherit", env, timeout: 600_000 });
+  let installFailure: string | undefined;
+  if (mayInstallPackages()) {
     try {
-      try {
-        install();
-      } catch {
-        // The package lists may be missing or stale on a fresh machine.
-        execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit", env, timeout: 240_000 });
-        install();
-      }
+      aptInstall(["chromium-headless-shell"]);
     } catch (error) {
-      const full = FULL_BROWSERS.find((path) => existsSync(path));
-      if (full) return full;
-      throw new Error(`Installing Chromium failed (apt-get install chromium-headless-shell): ${(error as Error).message}`);
+      installFailure = (error as Error).message;
     }
     if (existsSync(HEADLESS_SHELL)) return HEADLESS_SHELL;
   }
   const full = FULL_BROWSERS.find((path) => existsSync(path));
   if (full) return full;
+  if (installFailure !== undefined) throw new Error(`Installing Chromium failed (apt-get install chromium-headless-shell): ${installFailure}`);
   throw new Error(
     "The browser apps' end-to-end tests need Chromium and it is not installed. Install it with " +
       "`apt-get install chromium-headless-shell` (as root), or set TEST_CHROMIUM_PATH to a Chromium or Chrome binary.",
@@ -66,24 +74,15 @@ export function ensureScreenshotFonts(): void {
   fontsChecked = true;
   const missing = SCREENSHOT_FONTS.filter((font) => !existsSync(font.file)).map((font) => font.name);
   if (missing.length === 0) return;
-  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
-  if (isRoot && existsSync("/usr/bin/apt-get")) {
-    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-    try {
-      execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing], { stdio: "inherit", env, timeout: 600_000 });
-      return;
-    } catch {
-      try {
-        execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit", env, timeout: 240_000 });
-        execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing], { stdio: "inherit", env, timeout: 600_000 });
-        return;
-      } catch (error) {
-        console.warn(`Installing ${missing.join(", ")} failed (${(error as Error).message}): screenshots of Chinese, Japanese, Korean and Thai pages show boxes.`);
-        return;
-      }
-    }
+  if (!mayInstallPackages()) {
+    console.warn(`${missing.join(", ")} missing (apt-get install ${missing.join(" ")} as root): screenshots of Chinese, Japanese, Korean and Thai pages show boxes.`);
+    return;
   }
-  console.warn(`${missing.join(", ")} missing (apt-get install ${missing.join(" ")} as root): screenshots of Chinese, Japanese, Korean and Thai pages show boxes.`);
+  try {
+    aptInstall(missing);
+  } catch (error) {
+    console.warn(`Installing ${missing.join(", ")} failed (${(error as Error).message}): screenshots of Chinese, Japanese, Korean and Thai pages show boxes.`);
+  }
 }
 
 export async function launchBrowser(): Promise<Browser> {
