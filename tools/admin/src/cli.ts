@@ -454,12 +454,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     const config = loadAdminConfig(io.env, process.cwd());
     logger = createLogger({ service: "admin", level: config.logLevel, destination: io.stderr });
     const clients = createAdminClients(config);
-    let result;
-    try {
-      result = await runCommand(command, { clients, retry: { attempts: config.playersAttempts, delayMs: config.retryDelayMs }, logger });
-    } finally {
-      clients.close();
-    }
+    const result = await runCommand(command, { clients, retry: { attempts: config.playersAttempts, delayMs: config.retryDelayMs }, logger }).finally(() => clients.close());
     if (command.verb === "apply") {
       const output = result as TenantOutput;
       if (output.report) io.stderr.write(describeReport(output.report, output.dryRun === true));
